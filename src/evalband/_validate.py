@@ -1,0 +1,164 @@
+"""Argument checks shared by every public function.
+
+All checks live here (as SciPy keeps them in ``_bootstrap_iv``) so that each error names the argument in
+backticks and says what was received. Data errors about a file, row or column use :class:`InputError`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+__all__ = [
+    "InputError",
+    "as_generator",
+    "check_alternative",
+    "check_confidence_level",
+    "check_choice",
+    "check_positive_int",
+    "check_probability",
+    "OVERLAP_CONFIDENCE",
+]
+
+#: Confidence level at which two independent, equally precise intervals that just touch correspond to a
+#: two-sided test at about alpha = 0.05 (Goldstein & Healy 1995). Offered by name as ``"overlap"``.
+OVERLAP_CONFIDENCE = 0.834
+
+_ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+class InputError(ValueError):
+    """Bad input data: the message names the source, and where known the row and column.
+
+    Parameters
+    ----------
+    problem : str
+        What is wrong, in one line.
+    source : str, optional
+        File name (or ``"<DataFrame>"``).
+    row : int or str, optional
+        The row as the user sees it (a file line number, or a DataFrame row label).
+    column : str, optional
+        The column involved.
+    """
+
+    def __init__(self, problem: str, *, source: str | None = None, row=None, column: str | None = None):
+        self.problem = problem
+        self.source = source
+        self.row = row
+        self.column = column
+        where = []
+        if source:
+            where.append(str(source))
+        if row is not None:
+            where.append(f"row {row}" if not isinstance(row, str) else row)
+        if column is not None:
+            where.append(f"column '{column}'")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {problem}" if prefix else problem)
+
+
+def as_generator(rng) -> np.random.Generator:
+    """Turn ``rng`` into a :class:`numpy.random.Generator` once, so it can be passed down.
+
+    Accepts ``None`` (fresh OS entropy), an int seed, a :class:`numpy.random.SeedSequence`, a
+    :class:`numpy.random.BitGenerator` or a Generator (returned unchanged). The legacy
+    :class:`numpy.random.RandomState` is refused because it would tie results to the global state API.
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, np.random.RandomState):
+        raise TypeError("`rng` must be a numpy.random.Generator, a seed or None; RandomState is not supported.")
+    if isinstance(rng, bool) or (rng is not None and isinstance(rng, float)):
+        raise TypeError(f"`rng` must be an integer seed, a Generator or None; got {rng!r}.")
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`rng` must be an integer seed, a Generator or None; got {rng!r}.") from exc
+
+
+def check_confidence_level(confidence_level, name: str = "confidence_level") -> float:
+    """Return the confidence level as a float in (0, 1).
+
+    ``"overlap"`` (or ``"83.4%"``) gives :data:`OVERLAP_CONFIDENCE`; a string such as ``"95%"`` is read as a
+    percent. Values in (1, 100) given as numbers are refused, so that 95 is never silently read as 0.95.
+    """
+    value = confidence_level
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text == "overlap":
+            return OVERLAP_CONFIDENCE
+        try:
+            value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+        except ValueError:
+            raise ValueError(
+                f"`{name}` must be a number in (0, 1), a percent such as '95%', or 'overlap'; got {confidence_level!r}."
+            ) from None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a number in (0, 1); got {confidence_level!r}.")
+    value = float(value)
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"`{name}` must lie strictly between 0 and 1; got {confidence_level!r}.")
+    return value
+
+
+def check_probability(value, name: str, *, open_interval: bool = True) -> float:
+    """Return ``value`` as a float probability, in (0, 1) or [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a number; got {value!r}.")
+    value = float(value)
+    ok = 0.0 < value < 1.0 if open_interval else 0.0 <= value <= 1.0
+    if not ok:
+        bounds = "(0, 1)" if open_interval else "[0, 1]"
+        raise ValueError(f"`{name}` must lie in {bounds}; got {value!r}.")
+    return value
+
+
+def check_alternative(alternative: str) -> str:
+    """Return ``alternative`` if it is one of 'two-sided', 'less', 'greater'."""
+    if alternative not in _ALTERNATIVES:
+        raise ValueError(f"`alternative` must be one of {', '.join(map(repr, _ALTERNATIVES))}; got {alternative!r}.")
+    return alternative
+
+
+def check_choice(value, choices: Iterable[str], name: str) -> str:
+    """Return ``value`` (lower-cased, '_' read as '-') if it is a valid choice; the error lists the valid ones."""
+    choices = tuple(choices)
+    if not isinstance(value, str):
+        raise TypeError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.")
+    key = value.strip().lower().replace("_", "-")
+    lookup = {c.lower().replace("_", "-"): c for c in choices}
+    if key not in lookup:
+        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.")
+    return lookup[key]
+
+
+def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
+    """Return ``value`` as an int >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise TypeError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+    value = int(value)
+    if value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+    return value
+
+
+def check_names(selected: Sequence[str] | None, available: Sequence[str], name: str) -> list[str]:
+    """Return the selected labels in the order given, each checked against ``available``."""
+    if selected is None:
+        return list(available)
+    if isinstance(selected, str):
+        selected = [s.strip() for s in selected.split(",") if s.strip()]
+    selected = list(selected)
+    unknown = [s for s in selected if s not in set(available)]
+    if unknown:
+        shown = ", ".join(map(repr, list(available)[:12])) + (" ..." if len(available) > 12 else "")
+        raise ValueError(f"`{name}`: unknown {', '.join(map(repr, unknown))}; available: {shown}.")
+    if len(set(selected)) != len(selected):
+        raise ValueError(f"`{name}` lists a name twice: {selected!r}.")
+    return selected

@@ -1,0 +1,65 @@
+"""Readers: one per source, all ending in one :class:`~evalband.table.ResultsTable` through :func:`read`."""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+
+from ..table import ResultsTable
+from .tabular import TABULAR_SUFFIXES, read_tabular
+
+__all__ = ["read", "SOURCES"]
+
+#: source name -> reader; harness readers register here too.
+SOURCES = {"csv": read_tabular, "tsv": read_tabular, "parquet": read_tabular, "jsonl": read_tabular,
+           "json": read_tabular, "table": read_tabular}
+
+
+def read(data, *, source: str = "auto", **options) -> ResultsTable:
+    """Read evaluation results from a file, a folder of logs, a DataFrame or a bundled example.
+
+    Parameters
+    ----------
+    data : str, os.PathLike, pandas.DataFrame or ResultsTable
+        A path, a DataFrame, an existing table (returned unchanged) or ``"example:NAME"``.
+    source : str
+        'auto' (by file suffix and content), or one of :data:`SOURCES`.
+    **options
+        Passed to the reader, e.g. ``model_col=``, ``shape=``, ``unbounded=``.
+
+    Returns
+    -------
+    ResultsTable
+    """
+    if isinstance(data, ResultsTable):
+        return data
+    if isinstance(data, str) and data.startswith("example:"):
+        from ..examples import load_example
+
+        return load_example(data.split(":", 1)[1])
+    if source == "auto":
+        if isinstance(data, pd.DataFrame):
+            return read_tabular(data, **options)
+        if not isinstance(data, (str, os.PathLike)):
+            raise TypeError(f"`data` must be a path, a DataFrame or a ResultsTable; got {type(data).__name__}.")
+        detected = _detect(data)
+        return SOURCES[detected](data, **options)
+    if source not in SOURCES:
+        raise ValueError(f"`source` must be 'auto' or one of {', '.join(map(repr, SOURCES))}; got {source!r}.")
+    reader = SOURCES[source]
+    if reader is read_tabular and source in TABULAR_SUFFIXES.values():
+        options.setdefault("file_format", source)
+    return reader(data, **options)
+
+
+def _detect(path) -> str:
+    """Name the reader for ``path``; tabular files unless a registered detector claims it."""
+    for name, detector in _DETECTORS:
+        if detector(path):
+            return name
+    return "table"
+
+
+#: (source name, predicate) pairs tried in order by ``source='auto'``; harness readers add theirs.
+_DETECTORS: list = []

@@ -1,0 +1,229 @@
+"""Tables in files or DataFrames: CSV/TSV, Parquet, JSON Lines, in long, wide or summary shape.
+
+A tabular source reaches :class:`~evalband.table.ResultsTable` in three shapes:
+
+* ``long``: one row per model, task, item (and trial) with a score column;
+* ``wide``: one row per item and one score column per model (blank where a model has no result);
+* ``summary``: one row per model and task with ``n`` and ``correct`` or ``accuracy``.
+
+``shape='auto'`` picks ``long`` when a score column exists, ``summary`` when ``n`` and ``correct``/``accuracy``
+exist, and ``wide`` otherwise (every column not named as item, task, group or cluster is a model). Column names
+are mapped with the ``*_col`` options. Error messages give file line numbers for text files.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._validate import InputError
+from ..table import ResultsTable
+
+__all__ = ["read_tabular", "load_frame", "TABULAR_SUFFIXES"]
+
+TABULAR_SUFFIXES = {
+    ".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "csv",
+    ".parquet": "parquet", ".pq": "parquet",
+    ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
+}
+
+
+def _suffix(path: Path) -> str:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in (".gz", ".bz2", ".xz", ".zst", ".zip"):
+        suffixes = suffixes[:-1]
+    return suffixes[-1] if suffixes else ""
+
+
+def load_frame(path, *, file_format: str = "auto") -> tuple[pd.DataFrame, str, str]:
+    """Read a file into a DataFrame whose index holds the row names users see.
+
+    Returns
+    -------
+    frame, source, row_word : DataFrame, str, str
+        ``row_word`` is 'line' for text files (the index is then the file line, header = line 1) and 'row'
+        otherwise.
+    """
+    path = Path(path)
+    source = str(path)
+    if not path.exists():
+        raise InputError("no such file", source=source)
+    if path.is_dir():
+        raise InputError("is a folder; name a file (harness log folders need --source lm-eval/inspect/helm)",
+                         source=source)
+    fmt = TABULAR_SUFFIXES.get(_suffix(path)) if file_format == "auto" else file_format
+    if fmt is None:
+        raise InputError(f"cannot tell the format from the name; give source_format= one of "
+                         f"{sorted(set(TABULAR_SUFFIXES.values()))}", source=source)
+    try:
+        if fmt in ("csv", "tsv"):
+            df = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", low_memory=False,
+                             keep_default_na=True, na_values=[""])
+            df.index = np.arange(2, len(df) + 2)
+            return df, source, "line"
+        if fmt == "parquet":
+            df = pd.read_parquet(path)
+            df.index = np.arange(1, len(df) + 1)
+            return df, source, "row"
+        if fmt == "jsonl":
+            df = pd.read_json(path, lines=True)
+            df.index = np.arange(1, len(df) + 1)
+            return df, source, "line"
+        if fmt == "json":
+            df = pd.read_json(path)
+            df.index = np.arange(1, len(df) + 1)
+            return df, source, "record"
+    except InputError:
+        raise
+    except (ValueError, OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"could not be read as {fmt}: {first}", source=source) from None
+    except Exception as exc:  # pyarrow raises its own error types
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"could not be read as {fmt}: {first}", source=source) from None
+    raise ValueError(f"`source_format` must be one of {sorted(set(TABULAR_SUFFIXES.values()))}; got {fmt!r}.")
+
+
+def read_tabular(
+    data,
+    *,
+    shape: str = "auto",
+    file_format: str = "auto",
+    model_col: str = "model",
+    task_col: str = "task",
+    item_col: str = "item",
+    score_col: str = "score",
+    trial_col: str | None = "trial",
+    cluster_col: str | None = None,
+    group_col: str | None = "group",
+    n_col: str = "n",
+    correct_col: str = "correct",
+    accuracy_col: str = "accuracy",
+    models=None,
+    task: str | None = None,
+    unbounded: bool = False,
+    count_rule: str = "floor",
+    accuracy_scale: str = "auto",
+) -> ResultsTable:
+    """Read a table (file path or DataFrame) into a validated :class:`ResultsTable`.
+
+    Parameters
+    ----------
+    data : str, os.PathLike or pandas.DataFrame
+    shape : {'auto', 'long', 'wide', 'summary'}
+    model_col, task_col, item_col, score_col, trial_col, cluster_col, group_col, n_col, correct_col, accuracy_col
+        The source's names for each column. ``cluster_col`` defaults to a column named 'cluster' if present.
+    models : list of str, optional
+        Wide shape: the model columns (default: every column not used for item, task, group or cluster).
+    task : str, optional
+        Wide or long shape without a task column: the single task's name (default: the file's stem).
+    unbounded : bool
+        Declare scores outside [0, 1] legitimate (rewards, BLEU...).
+    count_rule, accuracy_scale
+        Summary shape: see :meth:`ResultsTable.from_summary`.
+    """
+    if isinstance(data, pd.DataFrame):
+        df, source, row_word = data, "<DataFrame>", "row"
+    elif isinstance(data, (str, os.PathLike)):
+        df, source, row_word = load_frame(data, file_format=file_format)
+    else:
+        raise TypeError(f"`data` must be a path or a pandas DataFrame; got {type(data).__name__}.")
+    df = df.copy()
+    df.columns = [str(c) for c in df.columns]
+    if cluster_col is None and "cluster" in df.columns:
+        cluster_col = "cluster"
+    for name, col in (("cluster_col", cluster_col),):
+        if col is not None and col not in df.columns:
+            raise InputError(f"no column '{col}' (given as {name}); found {', '.join(map(repr, df.columns))}",
+                             source=source)
+    default_task = task or (Path(data).name.split(".")[0] if not isinstance(data, pd.DataFrame) else "task")
+
+    if shape == "auto":
+        if score_col in df.columns:
+            shape = "long"
+        elif n_col in df.columns and (correct_col in df.columns or accuracy_col in df.columns):
+            shape = "summary"
+        elif item_col in df.columns or models is not None:
+            shape = "wide"
+        else:
+            raise InputError(
+                f"cannot tell the table's shape: no '{score_col}' column (long), no '{n_col}' with"
+                f" '{correct_col}' or '{accuracy_col}' (summary), no '{item_col}' column (wide); found"
+                f" {', '.join(map(repr, df.columns))}. Map the columns with --score-col, --item-col, ...",
+                source=source)
+    if shape == "long":
+        mapping = {model_col: "model", task_col: "task", item_col: "item", score_col: "score"}
+        for opt, canon in ((trial_col, "trial"), (cluster_col, "cluster"), (group_col, "group")):
+            if opt is not None and opt in df.columns:
+                mapping[opt] = canon
+        df = _rename(df, mapping, source)
+        if "task" not in df.columns:
+            df["task"] = default_task
+        return ResultsTable.from_items(df, source=source, unbounded=unbounded, row_word=row_word)
+    if shape == "summary":
+        mapping = {model_col: "model", task_col: "task", n_col: "n"}
+        for opt, canon in ((correct_col, "correct"), (accuracy_col, "accuracy"), (group_col, "group")):
+            if opt is not None and opt in df.columns:
+                mapping[opt] = canon
+        df = _rename(df, mapping, source)
+        if "correct" in df.columns and "accuracy" in df.columns:
+            df = df.drop(columns="accuracy")
+        return ResultsTable.from_summary(df, source=source, count_rule=count_rule, accuracy_scale=accuracy_scale,
+                                         row_word=row_word)
+    if shape == "wide":
+        return _from_wide(df, source, row_word, item_col=item_col, task_col=task_col, group_col=group_col,
+                          cluster_col=cluster_col, models=models, task=default_task, unbounded=unbounded)
+    raise ValueError(f"`shape` must be one of 'auto', 'long', 'wide', 'summary'; got {shape!r}.")
+
+
+def _rename(df: pd.DataFrame, mapping: dict, source: str) -> pd.DataFrame:
+    clash = [c for c in mapping.values() if c in df.columns and c not in mapping]
+    if clash:
+        df = df.drop(columns=clash)
+    return df.rename(columns=mapping)
+
+
+def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_col, models, task, unbounded):
+    if item_col not in df.columns:
+        raise InputError(f"wide shape needs an item column '{item_col}' (set --item-col)", source=source)
+    id_cols = [c for c in (item_col, task_col, group_col, cluster_col) if c is not None and c in df.columns]
+    if models is None:
+        models = [c for c in df.columns if c not in id_cols]
+        # columns that are clearly not scores (text) are named, not guessed
+        texty = [c for c in models if df[c].dtype == object
+                 and pd.to_numeric(df[c].dropna().astype(str).str.strip().replace(
+                     {"C": "1", "I": "0", "P": "0.5", "N": "0", "True": "1", "False": "0",
+                      "true": "1", "false": "0"}), errors="coerce").isna().any()]
+        if texty:
+            raise InputError(f"column{'s' if len(texty) > 1 else ''} {', '.join(map(repr, texty))} hold text, not"
+                             " scores; name the model columns (models=..., --models) or the id columns"
+                             " (--item-col, --task-col, --group-col, --cluster)", source=source)
+    else:
+        missing = [m for m in models if m not in df.columns]
+        if missing:
+            raise InputError(f"no model column {', '.join(map(repr, missing))}", source=source)
+    if not models:
+        raise InputError("wide shape found no model columns", source=source)
+    long = df.melt(id_vars=id_cols, value_vars=list(models), var_name="model", value_name="score",
+                   ignore_index=False)
+    blank = long["score"].isna()
+    notes = []
+    if blank.any():
+        per = long.loc[blank, "model"].value_counts()
+        notes.append("blank cells read as 'no result' and left out (" +
+                     ", ".join(f"{m}: {int(v):,}" for m, v in per.items()) + ")")
+        long = long.loc[~blank]
+    mapping = {item_col: "item"}
+    if task_col in long.columns:
+        mapping[task_col] = "task"
+    if group_col is not None and group_col in long.columns:
+        mapping[group_col] = "group"
+    if cluster_col is not None and cluster_col in long.columns:
+        mapping[cluster_col] = "cluster"
+    long = long.rename(columns=mapping)
+    if "task" not in long.columns:
+        long["task"] = task
+    return ResultsTable.from_items(long, source=source, unbounded=unbounded, row_word=row_word, notes=notes)

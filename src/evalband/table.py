@@ -1,0 +1,563 @@
+"""The one results table every estimator reads.
+
+Two levels reach it:
+
+* **item level** (long): one row per model, task, item and optional trial, with a score in [0, 1] (or any real
+  number when the user declares the score unbounded), and optional ``cluster`` (constant within an item) and
+  ``group`` (constant within a task) columns;
+* **summary level**: one row per model and task with ``n`` and ``correct``, as papers publish them.
+
+Readers (``evalband.io``) build the table; it validates on construction, so every later stage can rely on clean
+input. Each check raises :class:`~evalband._validate.InputError` naming the source, row and column. Nothing is
+dropped silently: what a reader or the table leaves out is counted in :attr:`ResultsTable.notes` and in
+:meth:`ResultsTable.coverage`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from ._validate import InputError, check_names
+
+__all__ = ["ResultsTable", "TaskData", "Counts", "SCORE_LETTERS", "parse_scores"]
+
+#: inspect_ai-style score letters: Correct, Incorrect, Partial, No answer.
+SCORE_LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+_TRUE = {"true", "t", "yes", "y"}
+_FALSE = {"false", "f", "no", "n"}
+
+ITEM_COLUMNS = ("model", "task", "item", "trial", "cluster", "group", "score")
+SUMMARY_COLUMNS = ("model", "task", "group", "n", "correct")
+
+
+def _row_name(index_label, row_word: str) -> str:
+    return f"{row_word} {index_label}"
+
+
+def parse_scores(values: pd.Series, *, source: str, row_word: str = "row", column: str = "score") -> np.ndarray:
+    """Turn a score column into float64: numbers, booleans, 'true'/'false' and the letters C/I/P/N.
+
+    Raises
+    ------
+    InputError
+        On the first value that is none of these, or that is missing, naming its row.
+    """
+    if pd.api.types.is_bool_dtype(values):
+        return values.to_numpy(dtype=np.float64)
+    if pd.api.types.is_numeric_dtype(values):
+        out = values.to_numpy(dtype=np.float64)
+    else:
+        text = values.astype("string").str.strip()
+        out = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.isnan(out) & text.notna().to_numpy()
+        if bad.any():
+            lowered = text[bad].str.lower()
+            letters = text[bad].map(SCORE_LETTERS)
+            mapped = np.where(
+                letters.notna(), letters.astype("float64"),
+                np.where(lowered.isin(_TRUE), 1.0, np.where(lowered.isin(_FALSE), 0.0, np.nan)),
+            )
+            # 'nan' typed as text is a missing value, not a word to map
+            mapped = np.where(lowered.isin(["nan", "na", "null", "none", ""]), np.nan, mapped)
+            out[bad] = mapped
+            still = np.flatnonzero(bad)[np.isnan(mapped) & ~lowered.isin(["nan", "na", "null", "none", ""]).to_numpy()]
+            if still.size:
+                pos = still[0]
+                raise InputError(
+                    f"score {values.iloc[pos]!r} is not a number, a boolean or one of C/I/P/N"
+                    f" ({still.size} such value{'s' if still.size > 1 else ''})",
+                    source=source, row=_row_name(values.index[pos], row_word), column=column,
+                )
+    missing = np.flatnonzero(np.isnan(out))
+    if missing.size:
+        pos = missing[0]
+        raise InputError(
+            f"missing score (NaN or blank; {missing.size} such row{'s' if missing.size > 1 else ''})",
+            source=source, row=_row_name(values.index[pos], row_word), column=column,
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class TaskData:
+    """One task's item-level scores, paired across models on their common items.
+
+    Attributes
+    ----------
+    task : str
+    models : tuple of str
+    items : numpy.ndarray, shape (n_items,)
+        Item labels of the common items, in order of first appearance.
+    scores : numpy.ndarray, shape (n_models, n_items)
+        Each model's score on each item, averaged over its trials.
+    trials : numpy.ndarray of int, shape (n_models, n_items)
+        Number of trials behind each entry of ``scores``.
+    trial_scores : numpy.ndarray or None, shape (n_models, n_items, max_trials)
+        The individual trial scores, padded with NaN; None when the table has no trial column.
+    clusters : numpy.ndarray of int or None, shape (n_items,)
+        Cluster code of each item (0 .. n_clusters - 1); None without a cluster column.
+    cluster_labels : tuple of str
+    left_out : dict
+        For each model, how many of its items in this task were left out because not every model has them.
+    """
+
+    task: str
+    models: tuple[str, ...]
+    items: np.ndarray
+    scores: np.ndarray
+    trials: np.ndarray
+    trial_scores: np.ndarray | None = None
+    clusters: np.ndarray | None = None
+    cluster_labels: tuple[str, ...] = ()
+    left_out: dict = field(default_factory=dict)
+
+    @property
+    def n_items(self) -> int:
+        return self.scores.shape[1]
+
+    @property
+    def n_clusters(self) -> int:
+        return len(self.cluster_labels)
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Correct counts and test-set sizes, shaped (n_models, n_tasks)."""
+
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
+    correct: np.ndarray
+    n: np.ndarray
+
+    @property
+    def accuracy(self) -> np.ndarray:
+        return self.correct / self.n
+
+
+@dataclass(frozen=True, eq=False)
+class ResultsTable:
+    """A validated table of evaluation results. Build it with ``evalband.read`` or the ``from_*`` methods.
+
+    Attributes
+    ----------
+    data : pandas.DataFrame
+        Item level: columns ``model, task, item, trial, score`` plus ``cluster``/``group`` when present (``trial``
+        is 0 everywhere when the source had none). Summary level: ``model, task, n, correct`` plus ``group``.
+        Its index holds the source's row names (file line numbers for text files).
+    level : {'item', 'summary'}
+    score_kind : {'binary', 'bounded', 'unbounded'}
+        'binary' when every score is 0 or 1 (always so at summary level), 'bounded' for scores in [0, 1],
+        'unbounded' when the user declared it; proportion intervals (Wilson, exact, ...) and pass@k then do not
+        apply, while means with CLT or bootstrap intervals do.
+    source : str
+        Where the data came from, for messages and reports.
+    notes : tuple of str
+        Everything assumed, converted or left out while reading, one sentence each.
+    attribution : str or None
+        Attribution line of a bundled example.
+    """
+
+    data: pd.DataFrame
+    level: str
+    score_kind: str
+    source: str = "<DataFrame>"
+    notes: tuple[str, ...] = ()
+    attribution: str | None = None
+    has_trials: bool = False
+
+    # ---------------------------------------------------------------- construction
+    @classmethod
+    def from_items(cls, df: pd.DataFrame, *, source: str = "<DataFrame>", unbounded: bool = False,
+                   row_word: str = "row", notes=(), attribution=None) -> "ResultsTable":
+        """Validate a long item-level frame with canonical column names and build the table."""
+        notes = list(notes)
+        _require(df, ("model", "task", "item", "score"), source)
+        if len(df) == 0:
+            raise InputError("no rows to analyse", source=source)
+        out = pd.DataFrame(index=df.index)
+        for col in ("model", "task", "item"):
+            out[col] = _labels(df[col], col, source, row_word)
+        has_trials = "trial" in df.columns
+        if has_trials:
+            trial = df["trial"]
+            if trial.isna().any():
+                pos = int(np.flatnonzero(trial.isna().to_numpy())[0])
+                raise InputError("missing trial", source=source, row=_row_name(df.index[pos], row_word),
+                                 column="trial")
+            out["trial"] = pd.factorize(trial, sort=True)[0].astype(np.int64)
+        else:
+            out["trial"] = np.zeros(len(df), dtype=np.int64)
+        for col in ("cluster", "group"):
+            if col in df.columns:
+                out[col] = _labels(df[col], col, source, row_word)
+        score = parse_scores(df["score"], source=source, row_word=row_word)
+        if not unbounded:
+            bad = np.flatnonzero((score < 0) | (score > 1))
+            if bad.size:
+                pos = bad[0]
+                raise InputError(
+                    f"score {score[pos]!r} lies outside [0, 1] ({bad.size} such row{'s' if bad.size > 1 else ''});"
+                    " if the score is not a proportion, declare it unbounded (unbounded=True, --unbounded)",
+                    source=source, row=_row_name(df.index[pos], row_word), column="score",
+                )
+        out["score"] = score
+        if np.isin(score, (0.0, 1.0)).all() and not unbounded:
+            kind = "binary"
+        elif unbounded:
+            kind = "unbounded"
+            notes.append("scores declared unbounded: proportion intervals and pass@k do not apply")
+        else:
+            kind = "bounded"
+
+        key = ["model", "task", "item", "trial"]
+        dup = out.duplicated(key, keep=False)
+        if dup.any():
+            rows = out.index[dup.to_numpy()]
+            first = out.loc[dup].iloc[0]
+            what = f"model '{first.model}', task '{first.task}', item '{first.item}'"
+            if has_trials:
+                what += f", trial {df.loc[rows[0], 'trial']!r}"
+            raise InputError(
+                f"duplicate result for {what} (also at {row_word} {rows[1]}; {int(dup.sum())} duplicated rows);"
+                + ("" if has_trials else " repeated trials need a trial column"),
+                source=source, row=_row_name(rows[0], row_word),
+            )
+        _constant_within(out, "cluster", ["task", "item"], "item", source, row_word)
+        _constant_within(out, "group", ["task"], "task", source, row_word)
+        for col in ("model", "task", "item", "cluster", "group"):
+            if col in out.columns:
+                out[col] = pd.Categorical(out[col], categories=pd.unique(out[col]))
+        table = cls(out, "item", kind, source, tuple(notes), attribution, has_trials)
+        return table._with_coverage_notes()
+
+    @classmethod
+    def from_summary(cls, df: pd.DataFrame, *, source: str = "<DataFrame>", count_rule: str = "floor",
+                     accuracy_scale: str = "auto", row_word: str = "row", notes=(),
+                     attribution=None) -> "ResultsTable":
+        """Validate a summary frame (``model, task, n`` and ``correct`` or ``accuracy``) and build the table.
+
+        Parameters
+        ----------
+        count_rule : {'floor', 'round'}
+            How counts are recovered from accuracies: ``floor(n * accuracy)`` (the rule of Longjohn et al.
+            2025) or the nearest integer.
+        accuracy_scale : {'auto', 'fraction', 'percent'}
+            'auto' reads accuracies as percent when any exceeds 1, and says which it assumed.
+        """
+        notes = list(notes)
+        _require(df, ("model", "task", "n"), source)
+        if "correct" not in df.columns and "accuracy" not in df.columns:
+            raise InputError(f"needs a 'correct' or an 'accuracy' column; found {', '.join(map(repr, df.columns))}",
+                             source=source)
+        if len(df) == 0:
+            raise InputError("no rows to analyse", source=source)
+        out = pd.DataFrame(index=df.index)
+        for col in ("model", "task"):
+            out[col] = _labels(df[col], col, source, row_word)
+        if "group" in df.columns:
+            out["group"] = _labels(df["group"], "group", source, row_word)
+        n = _numbers(df["n"], "n", source, row_word)
+        bad = np.flatnonzero((n <= 0) | (n != np.floor(n)))
+        if bad.size:
+            raise InputError(f"test-set size n must be a positive integer; got {n[bad[0]]!r}",
+                             source=source, row=_row_name(df.index[bad[0]], row_word), column="n")
+        if "correct" in df.columns:
+            correct = _numbers(df["correct"], "correct", source, row_word)
+            bad = np.flatnonzero((correct < 0) | (correct > n) | (correct != np.floor(correct)))
+            if bad.size:
+                raise InputError(f"correct must be an integer between 0 and n = {int(n[bad[0]])};"
+                                 f" got {correct[bad[0]]!r}",
+                                 source=source, row=_row_name(df.index[bad[0]], row_word), column="correct")
+        else:
+            acc = _numbers(df["accuracy"], "accuracy", source, row_word)
+            scale = accuracy_scale
+            if scale == "auto":
+                scale = "percent" if np.nanmax(acc) > 1 else "fraction"
+                notes.append(f"accuracy read as {'percent' if scale == 'percent' else 'fractions'}"
+                             f" (largest value {np.nanmax(acc):g}); say accuracy_scale= to override")
+            elif scale not in ("fraction", "percent"):
+                raise ValueError(f"`accuracy_scale` must be 'auto', 'fraction' or 'percent'; got {accuracy_scale!r}.")
+            if scale == "percent":
+                acc = acc / 100.0
+            bad = np.flatnonzero((acc < 0) | (acc > 1))
+            if bad.size:
+                raise InputError(f"accuracy {df['accuracy'].iloc[bad[0]]!r} lies outside the {scale} range",
+                                 source=source, row=_row_name(df.index[bad[0]], row_word), column="accuracy")
+            if count_rule == "floor":
+                # round away float noise first: 0.29 * 100 is 28.999999999999996, which must count as 29
+                correct = np.floor(np.round(n * acc, 6))
+            elif count_rule == "round":
+                correct = np.round(n * acc)
+            else:
+                raise ValueError(f"`count_rule` must be 'floor' or 'round'; got {count_rule!r}.")
+            notes.append(f"correct counts recovered as {count_rule}(n * accuracy)")
+        out["n"] = n.astype(np.int64)
+        out["correct"] = correct.astype(np.int64)
+        dup = out.duplicated(["model", "task"], keep=False)
+        if dup.any():
+            rows = out.index[dup.to_numpy()]
+            first = out.loc[dup].iloc[0]
+            raise InputError(f"duplicate summary for model '{first.model}', task '{first.task}'"
+                             f" (also at {row_word} {rows[1]})", source=source, row=_row_name(rows[0], row_word))
+        _constant_within(out, "group", ["task"], "task", source, row_word)
+        for col in ("model", "task", "group"):
+            if col in out.columns:
+                out[col] = pd.Categorical(out[col], categories=pd.unique(out[col]))
+        table = cls(out, "summary", "binary", source, tuple(notes), attribution, False)
+        return table._with_coverage_notes()
+
+    # ---------------------------------------------------------------- labels
+    @cached_property
+    def models(self) -> tuple[str, ...]:
+        """Model names in order of first appearance."""
+        return tuple(self.data["model"].cat.categories)
+
+    @cached_property
+    def tasks(self) -> tuple[str, ...]:
+        """Task names in order of first appearance."""
+        return tuple(self.data["task"].cat.categories)
+
+    @property
+    def has_clusters(self) -> bool:
+        return "cluster" in self.data.columns
+
+    @property
+    def has_groups(self) -> bool:
+        return "group" in self.data.columns
+
+    @cached_property
+    def task_groups(self) -> dict[str, str] | None:
+        """Mapping task -> group, or None without a group column."""
+        if not self.has_groups:
+            return None
+        first = self.data.drop_duplicates("task")
+        return {str(t): str(g) for t, g in zip(first["task"], first["group"])}
+
+    @cached_property
+    def groups(self) -> tuple[str, ...]:
+        """Group names in order of first appearance (empty without a group column)."""
+        return tuple(dict.fromkeys(self.task_groups.values())) if self.has_groups else ()
+
+    @property
+    def is_binary(self) -> bool:
+        return self.score_kind == "binary"
+
+    def require_models(self, k: int = 2, what: str = "a comparison") -> None:
+        """Raise a clear error when fewer than ``k`` models are present."""
+        if len(self.models) < k:
+            raise InputError(f"{what} needs at least {k} models; found {len(self.models)}"
+                             f" ({', '.join(self.models)})", source=self.source)
+
+    # ---------------------------------------------------------------- selection
+    def select(self, *, models=None, tasks=None) -> "ResultsTable":
+        """A table restricted to some models and/or tasks (in the order given)."""
+        models = check_names(models, self.models, "models")
+        tasks = check_names(tasks, self.tasks, "tasks")
+        keep = self.data["model"].isin(models) & self.data["task"].isin(tasks)
+        data = self.data.loc[keep].copy()
+        data["model"] = data["model"].cat.set_categories(models)
+        data["task"] = data["task"].cat.set_categories(tasks)
+        for col in ("item", "cluster", "group"):
+            if col in data.columns:
+                data[col] = data[col].cat.remove_unused_categories()
+        notes = tuple(n for n in self.notes if not n.startswith(_COVERAGE_PREFIX))
+        out = ResultsTable(data, self.level, self.score_kind, self.source, notes, self.attribution, self.has_trials)
+        return out._with_coverage_notes()
+
+    # ---------------------------------------------------------------- views
+    def task_data(self, task: str, *, models=None) -> TaskData:
+        """The paired (models x common items) score matrix of one task. Item level only."""
+        self._need_items("task_data")
+        models = check_names(models, self.models, "models")
+        sub = self.data.loc[(self.data["task"] == task) & self.data["model"].isin(models)]
+        if len(sub) == 0:
+            raise InputError(f"task '{task}' has no rows for the selected models", source=self.source)
+        m_code = pd.Categorical(sub["model"], categories=models).codes.astype(np.int64)
+        i_code, item_labels = pd.factorize(sub["item"].astype(str))
+        n_m, n_i = len(models), len(item_labels)
+        flat = m_code * n_i + i_code
+        count = np.bincount(flat, minlength=n_m * n_i).reshape(n_m, n_i)
+        total = np.bincount(flat, weights=sub["score"].to_numpy(), minlength=n_m * n_i).reshape(n_m, n_i)
+        have = count > 0
+        common = have.all(axis=0)
+        left_out = {m: int(have[k].sum() - common.sum()) for k, m in enumerate(models)}
+        if not common.any():
+            raise InputError(f"task '{task}': the selected models share no item", source=self.source)
+        scores = total[:, common] / count[:, common]
+        trials = count[:, common]
+        trial_scores = None
+        if self.has_trials:
+            kmax = int(trials.max())
+            position = sub.groupby(["model", "item"], observed=True, sort=False).cumcount().to_numpy()
+            full = np.full((n_m, n_i, kmax), np.nan)
+            keep = common[i_code]
+            full_idx = (m_code[keep], i_code[keep], position[keep])
+            full[full_idx] = sub["score"].to_numpy()[keep]
+            trial_scores = full[:, common, :]
+        clusters, cluster_labels = None, ()
+        if self.has_clusters:
+            first = np.full(n_i, -1, dtype=np.int64)
+            lab = sub["cluster"].astype(str).to_numpy()
+            first[i_code] = np.arange(len(sub))  # any row of the item will do: clusters are constant within it
+            item_cluster = lab[first[common]]
+            codes, uniq = pd.factorize(item_cluster)
+            clusters, cluster_labels = codes.astype(np.int64), tuple(uniq)
+        return TaskData(task, tuple(models), np.asarray(item_labels)[common], scores, trials, trial_scores,
+                        clusters, cluster_labels, left_out)
+
+    def counts(self, *, models=None, tasks=None) -> Counts:
+        """Correct counts and sizes, (n_models, n_tasks). Summary level, or binary scores at item level.
+
+        At item level each model is counted on its own items, without trials (one trial per item is needed).
+        """
+        models = check_names(models, self.models, "models")
+        tasks = check_names(tasks, self.tasks, "tasks")
+        if self.level == "item":
+            if not self.is_binary:
+                raise InputError("counts need binary (0/1) scores", source=self.source)
+            if self.has_trials:
+                raise InputError("counts need one trial per item; average trials first or use item-level"
+                                 " estimators", source=self.source)
+            d = self.data
+            grouped = d.groupby(["model", "task"], observed=False)["score"].agg(["sum", "count"])
+        else:
+            grouped = self.data.set_index(["model", "task"])[["correct", "n"]]
+            grouped.columns = ["sum", "count"]
+        idx = pd.MultiIndex.from_product([models, tasks], names=["model", "task"])
+        g = grouped.reindex(idx)
+        missing = g["count"].isna() | (g["count"] == 0)
+        if missing.any():
+            m, t = g.index[missing.to_numpy()][0]
+            raise InputError(f"model '{m}' has no result for task '{t}'", source=self.source)
+        shape = (len(models), len(tasks))
+        return Counts(tuple(models), tuple(tasks), g["sum"].to_numpy(np.float64).reshape(shape),
+                      g["count"].to_numpy(np.float64).reshape(shape))
+
+    def coverage(self) -> pd.DataFrame:
+        """Per model and task: items the model has, items shared by all models, and items left out of paired
+        analyses."""
+        if self.level == "summary":
+            d = self.data[["model", "task", "n"]].rename(columns={"n": "items"}).copy()
+            d["common_items"] = d["items"]
+            d["left_out"] = 0
+            return d.reset_index(drop=True)
+        per = (self.data.drop_duplicates(["model", "task", "item"])
+               .groupby(["model", "task"], observed=True).size().rename("items").reset_index())
+        n_models = len(self.models)
+        shared = (self.data.drop_duplicates(["model", "task", "item"])
+                  .groupby(["task", "item"], observed=True).size())
+        common = (shared == n_models).groupby(level="task", observed=True).sum().rename("common_items")
+        per = per.merge(common.reset_index(), on="task", how="left")
+        per["left_out"] = per["items"] - per["common_items"]
+        return per
+
+    def describe(self) -> str:
+        """One paragraph saying what was read."""
+        d = self.data
+        if self.level == "item":
+            parts = [f"{len(d):,} item-level rows", f"{len(self.models)} models", f"{len(self.tasks)} tasks",
+                     f"{d.drop_duplicates(['task', 'item']).shape[0]:,} items"]
+            if self.has_trials:
+                parts.append(f"up to {int(d['trial'].max()) + 1} trials per item")
+            if self.has_clusters:
+                parts.append(f"{d.drop_duplicates(['task', 'cluster']).shape[0]:,} clusters")
+        else:
+            parts = [f"{len(d):,} summary rows", f"{len(self.models)} models", f"{len(self.tasks)} tasks"]
+        if self.has_groups:
+            parts.append(f"{len(self.groups)} groups")
+        text = f"{self.source}: " + ", ".join(parts) + f"; scores {self.score_kind}."
+        if self.notes:
+            text += " " + " ".join(n if n.endswith(".") else n + "." for n in self.notes)
+        return text
+
+    # ---------------------------------------------------------------- internals
+    def _need_items(self, what: str) -> None:
+        if self.level != "item":
+            raise InputError(f"{what} needs item-level data; this table holds per-task summaries",
+                             source=self.source)
+
+    def _with_coverage_notes(self) -> "ResultsTable":
+        notes = [n for n in self.notes if not n.startswith(_COVERAGE_PREFIX)]
+        if self.level == "item":
+            cov = self.coverage()
+            lost = cov.groupby("model", observed=True)["left_out"].sum()
+            lost = lost[lost > 0]
+            if len(lost):
+                shown = ", ".join(f"{m}: {int(v):,}" for m, v in lost.items())
+                notes.append(f"{_COVERAGE_PREFIX} items not shared by every model are left out of paired analyses"
+                             f" ({shown})")
+            if self.has_trials:
+                k = self.data.groupby(["model", "task", "item"], observed=True).size()
+                if k.nunique() > 1:
+                    notes.append(f"{_COVERAGE_PREFIX} trial counts differ between items ({int(k.min())} to"
+                                 f" {int(k.max())}); items are averaged over their own trials")
+        else:
+            sizes = self.data.groupby("task", observed=True)["n"].nunique()
+            tasks_per_model = self.data.groupby("model", observed=True).size()
+            if (tasks_per_model < len(self.tasks)).any():
+                short = tasks_per_model[tasks_per_model < len(self.tasks)]
+                notes.append(f"{_COVERAGE_PREFIX} some models lack some tasks ("
+                             + ", ".join(f"{m}: {int(v)} of {len(self.tasks)}" for m, v in short.items()) + ")")
+            if (sizes > 1).any():
+                notes.append(f"{_COVERAGE_PREFIX} test-set sizes differ between models within"
+                             f" {int((sizes > 1).sum())} task(s)")
+        object.__setattr__(self, "notes", tuple(notes))
+        return self
+
+
+_COVERAGE_PREFIX = "coverage:"
+
+
+def _require(df: pd.DataFrame, cols, source: str) -> None:
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"missing column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))};"
+            f" found {', '.join(map(repr, map(str, df.columns)))} (map names with --model-col, --score-col, ...)",
+            source=source,
+        )
+
+
+def _labels(col: pd.Series, name: str, source: str, row_word: str) -> pd.Series:
+    missing = col.isna().to_numpy()
+    if missing.any():
+        pos = int(np.flatnonzero(missing)[0])
+        raise InputError(f"missing {name}", source=source, row=_row_name(col.index[pos], row_word), column=name)
+    if pd.api.types.is_float_dtype(col) and (col == np.floor(col)).all():
+        col = col.astype(np.int64)
+    return col.astype(str)
+
+
+def _numbers(col: pd.Series, name: str, source: str, row_word: str) -> np.ndarray:
+    values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(np.isnan(values))
+    if bad.size:
+        raise InputError(f"{name} {col.iloc[bad[0]]!r} is not a number", source=source,
+                         row=_row_name(col.index[bad[0]], row_word), column=name)
+    return values
+
+
+def _constant_within(out: pd.DataFrame, col: str, by: list[str], what: str, source: str, row_word: str) -> None:
+    if col not in out.columns:
+        return
+    n = out.groupby(by, sort=False)[col].nunique()
+    bad = n[n > 1]
+    if len(bad):
+        key = bad.index[0]
+        key = key if isinstance(key, tuple) else (key,)
+        mask = np.ones(len(out), dtype=bool)
+        for b, k in zip(by, key):
+            mask &= (out[b] == k).to_numpy()
+        rows = out.loc[mask]
+        first = rows.iloc[0][col]
+        other = rows.loc[rows[col] != first].iloc[0]
+        label = " of task ".join(f"'{k}'" for k in reversed(key)) if what == "item" else f"'{key[0]}'"
+        raise InputError(
+            f"{col} changes within {what} {label}: '{first}' at {row_word} {rows.index[0]}, '{other[col]}' at"
+            f" {row_word} {other.name} ({len(bad)} such {what}{'s' if len(bad) > 1 else ''})",
+            source=source, row=_row_name(other.name, row_word), column=col,
+        )
