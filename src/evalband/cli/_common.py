@@ -1,0 +1,110 @@
+"""Options and helpers shared by every command: reading the input, writing the output, reporting errors.
+
+A command module defines one function and registers it in ``main.py``. Its signature lists the input options
+with the aliases below, so every command reads files the same way::
+
+    def summarize(path: PathArg = None, example: ExampleOpt = None, source: SourceOpt = "auto", ...,
+                  fmt: FormatOpt = "table"):
+        with errors():
+            table = load_input(path, example, source=source, ...)
+            ...
+            emit(render(frame, fmt, ...))
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from .._validate import InputError
+
+__all__ = [
+    "PathArg", "ExampleOpt", "SourceOpt", "ShapeOpt", "ModelColOpt", "TaskColOpt", "ItemColOpt", "ScoreColOpt",
+    "TrialColOpt", "ClusterOpt", "GroupColOpt", "UnboundedOpt", "CountRuleOpt", "FormatOpt", "ConfidenceOpt",
+    "SeedOpt", "ModelsOpt", "errors", "emit", "load_input", "parse_list", "fail",
+]
+
+PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL) or log folder.",
+                                                  show_default=False)]
+ExampleOpt = Annotated[Optional[str], typer.Option("--example", help="Bundled example instead of a file:"
+                                                   " vtab or mmlu-pro.", show_default=False)]
+SourceOpt = Annotated[str, typer.Option("--source", help="Input kind: auto, csv, tsv, parquet, jsonl, ...")]
+ShapeOpt = Annotated[str, typer.Option("--shape", help="Table shape: auto, long, wide or summary.")]
+ModelColOpt = Annotated[str, typer.Option("--model-col", help="Column holding the model name.")]
+TaskColOpt = Annotated[str, typer.Option("--task-col", help="Column holding the task name.")]
+ItemColOpt = Annotated[str, typer.Option("--item-col", help="Column holding the item id.")]
+ScoreColOpt = Annotated[str, typer.Option("--score-col", help="Column holding the score.")]
+TrialColOpt = Annotated[str, typer.Option("--trial-col", help="Column holding the trial (repeat) number.")]
+ClusterOpt = Annotated[Optional[str], typer.Option("--cluster", help="Column of clusters (passage, document,"
+                                                   " sub-source); default 'cluster' if present.",
+                                                   show_default=False)]
+GroupColOpt = Annotated[str, typer.Option("--group-col", help="Column holding the task group.")]
+UnboundedOpt = Annotated[bool, typer.Option("--unbounded", help="Scores are not proportions (rewards, BLEU, ...):"
+                                            " allow values outside [0, 1].")]
+CountRuleOpt = Annotated[str, typer.Option("--count-rule", help="Summary input: counts from accuracies as"
+                                           " floor(n*acc) or round(n*acc).")]
+FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: table, markdown, csv, json or latex.")]
+ConfidenceOpt = Annotated[str, typer.Option("--confidence", help="Confidence level in (0, 1), e.g. 0.95, '95%'"
+                                            " or 'overlap' (83.4%).")]
+SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Random seed; the same seed gives the same numbers.",
+                                                show_default=False)]
+ModelsOpt = Annotated[Optional[str], typer.Option("--models", help="Comma-separated models to keep.",
+                                                  show_default=False)]
+
+
+def fail(message: str, code: int = 2):
+    """Print one line to stderr and exit with ``code``."""
+    typer.echo(f"evalband: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+@contextlib.contextmanager
+def errors():
+    """Turn input and argument errors into one line on stderr and exit code 2 (no traceback)."""
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except (InputError, ValueError, TypeError, FileNotFoundError, ImportError) as exc:
+        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+
+
+def emit(text: str) -> None:
+    """Write command output to stdout (no trailing blank line duplication)."""
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
+
+
+def parse_list(text: str | None, *, cast=str, name: str = "list"):
+    """'a,b,c' -> ['a', 'b', 'c'] (None stays None)."""
+    if text is None:
+        return None
+    items = [t.strip() for t in str(text).split(",") if t.strip()]
+    try:
+        return [cast(t) for t in items]
+    except ValueError:
+        raise ValueError(f"`{name}` must be a comma-separated list; got {text!r}.") from None
+
+
+def load_input(path, example, *, source="auto", shape="auto", model_col="model", task_col="task",
+               item_col="item", score_col="score", trial_col="trial", cluster=None, group_col="group",
+               unbounded=False, count_rule="floor", models=None, **extra):
+    """Read PATH or --example into a ResultsTable, restricted to --models when given."""
+    from ..examples import load_example
+    from ..io import read
+
+    if (path is None) == (example is None):
+        raise ValueError("give either a results file PATH or --example NAME (one of them)")
+    if example is not None:
+        table = load_example(example)
+    else:
+        options = dict(model_col=model_col, task_col=task_col, item_col=item_col, score_col=score_col,
+                       trial_col=trial_col, cluster_col=cluster, group_col=group_col, unbounded=unbounded,
+                       count_rule=count_rule, shape=shape, **extra)
+        table = read(path, source=source, **options)
+    if models:
+        table = table.select(models=parse_list(models, name="models"))
+    return table

@@ -1,0 +1,38 @@
+"""The ``evalband`` command: a typer app with one sub-command per module in this package."""
+
+from __future__ import annotations
+
+import typer
+
+from .. import __version__
+
+app = typer.Typer(
+    name="evalband",
+    help="Honest error bars for machine-learning evaluation results.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool):
+    if value:
+        typer.echo(f"evalband {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")):
+    """Honest error bars for machine-learning evaluation results."""
+
+
+# one line per command module: each registers its own function
+from . import summarize as _summarize  # noqa: E402
+
+app.command("summarize")(_summarize.summarize)
+
+
+def run() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,1 @@
+"""Presentation: number formatting, terminal/markdown/LaTeX tables, plots and the HTML report."""
