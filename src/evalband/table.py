@@ -487,7 +487,13 @@ class ResultsTable:
             lost = cov.groupby("model", observed=True)["left_out"].sum()
             lost = lost[lost > 0]
             if len(lost):
-                shown = ", ".join(f"{m}: {int(v):,}" for m, v in lost.items())
+                # models losing the same number of items are named together, so 29 models stay one short line
+                by_count = {}
+                for m, v in lost.items():
+                    by_count.setdefault(int(v), []).append(str(m))
+                shown = "; ".join(
+                    f"{v:,} for {len(ms)} models" if len(ms) > 3 else f"{v:,} for {', '.join(ms)}"
+                    for v, ms in sorted(by_count.items(), key=lambda kv: -len(kv[1])))
                 notes.append(f"{_COVERAGE_PREFIX} items not shared by every model are left out of paired analyses"
                              f" ({shown})")
             if self.has_trials:
