@@ -39,6 +39,8 @@ def format_value(x, decimals: int) -> str:
 def _rounded_strings(df: pd.DataFrame, value_cols, se_col, scale: float, pvalue_cols=()) -> pd.DataFrame:
     out = df.copy()
     value_cols = [c for c in value_cols if c in df.columns]
+    for c in value_cols:  # pandas 3 refuses strings in a float column
+        out[c] = out[c].astype(object)
     se = df[se_col].to_numpy(dtype=float) * scale if se_col and se_col in df.columns else None
     for i in range(len(df)):
         d = decimals_for(se[i]) if se is not None else 3

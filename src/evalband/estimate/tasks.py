@@ -1,0 +1,205 @@
+"""Per-(model, task) estimates of a whole results table: :func:`estimate`."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .._validate import InputError, check_confidence_level
+from ..results import ConfidenceInterval
+from ._cells import concat_tasks, task_arrays
+from .cluster import cluster_interval
+from .mean import mean_interval
+from .proportion import PROPORTION_METHODS, _ALIASES, proportion_interval
+from .result import Estimate, TaskEstimates
+from .trials import trial_interval
+
+__all__ = ["estimate", "METHODS"]
+
+#: Every method :func:`estimate` accepts (plus 'auto' and 'exact' for 'clopper-pearson').
+METHODS = PROPORTION_METHODS + ("t", "normal", "cluster")
+
+
+def _applicable(table, clustered: bool) -> tuple[str, ...]:
+    """Methods that apply to this table."""
+    if table.level == "summary":
+        return PROPORTION_METHODS
+    out = ()
+    if table.is_binary and not table.has_trials:
+        out += PROPORTION_METHODS
+    out += ("t", "normal")
+    if clustered:
+        out += ("cluster",)
+    return out
+
+
+def _resolve(table, method, cluster) -> tuple[str, bool, list[str]]:
+    notes = []
+    if cluster not in (None, True, False):
+        raise TypeError(f"`cluster` must be None (use the table's clusters when it has them), True or False;"
+                        f" got {cluster!r}.")
+    if cluster is True and not (table.level == "item" and table.has_clusters):
+        raise InputError("cluster-robust errors need a cluster column (item level; --cluster COL)",
+                         source=table.source)
+    has_clusters = table.level == "item" and table.has_clusters and cluster is not False
+    if not isinstance(method, str):
+        raise TypeError(f"`method` must be a string; got {method!r}.")
+    key = method.strip().lower().replace("_", "-")
+    key = _ALIASES.get(key, key)
+    valid = ("auto",) + METHODS
+    if key not in valid:
+        raise ValueError(f"`method` must be one of {', '.join(map(repr, valid))}; got {method!r}.")
+    if key == "auto":
+        if has_clusters:
+            key = "cluster"
+        elif table.level == "summary" or (table.is_binary and not table.has_trials):
+            key = "wilson"
+        else:
+            key = "t"
+    applicable = _applicable(table, has_clusters)
+    if key not in applicable:
+        why = ("the table holds per-task summaries" if table.level == "summary"
+               else "there is no cluster column (or cluster=False)" if key == "cluster"
+               else f"scores are {table.score_kind}" + (" with repeated trials" if table.has_trials else "")
+               if table.level == "item" else "")
+        raise InputError(f"method '{key}' does not apply: {why}; applicable: {', '.join(applicable)}",
+                         source=table.source)
+    if cluster is True and key != "cluster":
+        raise ValueError(f"`cluster=True` asks for cluster-robust errors but `method` is {method!r}; use"
+                         " method='cluster' or 'auto'.")
+    if has_clusters and key != "cluster":
+        notes.append(f"clusters ignored by method '{key}': items are treated as independent, so the standard"
+                     " errors may be too small")
+    return key, has_clusters, notes
+
+
+def estimate(table, *, method: str = "auto", confidence_level=0.95, cluster: bool | None = None,
+             tolerance: float = 0.1) -> TaskEstimates:
+    """Estimate each model's score on each task, with standard errors and confidence intervals.
+
+    Parameters
+    ----------
+    table : ResultsTable
+        From :func:`evalband.read` or :func:`evalband.load_example`.
+    method : str
+        'auto' (default): cluster-robust 'cluster' when the table has clusters, 'wilson' for summary data and
+        for 0/1 item scores with one trial, otherwise 't'. Proportion methods ('wilson', 'clopper-pearson' or
+        'exact', 'jeffreys', 'agresti-coull', 'wald'; :func:`proportion_interval`) need summary counts or 0/1
+        scores with one trial per item; 't' and 'normal' (:func:`mean_interval`) and 'cluster'
+        (:func:`cluster_interval`) need item-level data and work for bounded and unbounded scores. With repeated
+        trials, item scores are averaged over their trials first (:func:`trial_interval`). An inapplicable method
+        is an error listing the applicable ones.
+    confidence_level : float or str
+        In (0, 1), e.g. 0.95 or '95%'; 'overlap' is 83.4% (for overlap displays only; see
+        :func:`proportion_interval` for its caveat).
+    cluster : bool or None
+        None: use the table's cluster column when it has one; True: require it; False: ignore it.
+    tolerance : float
+        With trials, the tolerance of ``k_enough`` (:meth:`TrialVariance.k_enough`).
+
+    Returns
+    -------
+    TaskEstimates
+        Arrays (n_models, n_tasks) and each model's ``pooled`` estimate: at item level the micro average over
+        all of the model's items in all tasks (each item weighs the same; not the mean of the task means) with
+        the same method, clusters taken per task; at summary level the pooled proportion
+        ``sum(correct) / sum(n)`` with the chosen proportion interval.
+
+    Notes
+    -----
+    Each model is estimated on its own items: models need not share items here (paired comparisons use the common
+    items; the table's notes count what they leave out). A model without any result for a task gets NaN in that
+    cell and a note. The standard errors describe sampling of items from a population of similar items; the
+    pooled standard error treats all items as one sample (ignoring that tasks are fixed strata it is somewhat
+    conservative).
+
+    References
+    ----------
+    Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
+    Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a binomial proportion. Statistical
+    Science 16(2), 101-133.
+    """
+    level = check_confidence_level(confidence_level)
+    key, clustered, notes = _resolve(table, method, cluster)
+    notes = list(table.notes) + notes
+    models, tasks = tuple(table.models), tuple(table.tasks)
+    if table.level == "summary":
+        return _summary(table, key, level, notes)
+    arrays = task_arrays(table)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        cells = [_one(a, key, level, clustered, table.has_trials, tolerance) for a in arrays]
+        pooled = _one(concat_tasks(arrays), key, level, clustered, table.has_trials, tolerance)
+    few = [c for c in cells if c.notes]
+    if few:
+        worst = min(int(np.nanmin(c.extras["n_clusters"])) for c in few)
+        message = (f"few clusters: {len(few)} of {len(cells)} task(s) have fewer than 30 (as few as {worst});"
+                   " cluster-robust intervals are unreliable there" + (" and can be badly off" if worst < 10 else ""))
+        notes.append(message)
+        warnings.warn(message, UserWarning, stacklevel=2)
+    notes += list(pooled.notes)
+    if pooled.notes:
+        warnings.warn(pooled.notes[0], UserWarning, stacklevel=2)
+    del caught
+    stack = lambda f: np.stack([np.asarray(f(c), dtype=np.float64) for c in cells], axis=1)
+    est, se = stack(lambda c: c.estimate), stack(lambda c: c.se)
+    ci = ConfidenceInterval(stack(lambda c: c.ci.low), stack(lambda c: c.ci.high))
+    n = stack(lambda c: c.n).astype(np.int64)
+    extras = {}
+    if cells[0].df is not None:
+        extras["df"] = stack(lambda c: c.df)
+    for name in cells[0].extras:
+        extras[name] = stack(lambda c, name=name: c.extras[name])
+    notes += _empty_cells(models, tasks, n)
+    return TaskEstimates(models, tasks, est, se, ci, n, key, level, extras, pooled, tuple(notes))
+
+
+def _one(arr, key: str, level: float, clustered: bool, has_trials: bool, tolerance: float) -> Estimate:
+    if key in PROPORTION_METHODS:
+        scores = arr.scores
+        n = np.sum(~np.isnan(scores), axis=1)
+        correct = np.nansum(scores, axis=1)
+        return _proportion_cells(correct, n, key, level)
+    if has_trials:
+        return trial_interval(arr.trial_scores, method=key, confidence_level=level,
+                              clusters=arr.clusters if key == "cluster" else None, tolerance=tolerance)
+    if key == "cluster":
+        return cluster_interval(arr.scores, arr.clusters, confidence_level=level)
+    return mean_interval(arr.scores, method=key, confidence_level=level)
+
+
+def _proportion_cells(correct, n, key: str, level: float) -> Estimate:
+    """Proportion intervals where n > 0, NaN elsewhere."""
+    correct = np.asarray(correct, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    ok = n > 0
+    res = proportion_interval(np.where(ok, correct, 0.0), np.where(ok, n, 1.0), method=key, confidence_level=level)
+    nan = lambda x: np.where(ok, x, np.nan)
+    return Estimate(nan(res.estimate), nan(res.se), ConfidenceInterval(nan(res.ci.low), nan(res.ci.high)),
+                    n.astype(np.int64), key, level)
+
+
+def _summary(table, key: str, level: float, notes: list) -> TaskEstimates:
+    models, tasks = tuple(table.models), tuple(table.tasks)
+    d = table.data
+    idx = pd.MultiIndex.from_product([models, tasks], names=["model", "task"])
+    g = d.assign(model=d["model"].astype(str), task=d["task"].astype(str)).set_index(["model", "task"])
+    g = g[["correct", "n"]].reindex(idx)
+    shape = (len(models), len(tasks))
+    correct = g["correct"].to_numpy(np.float64).reshape(shape)
+    n = np.nan_to_num(g["n"].to_numpy(np.float64), nan=0.0).reshape(shape)
+    cells = _proportion_cells(np.nan_to_num(correct), n, key, level)
+    pooled = _proportion_cells(np.nansum(correct, axis=1), n.sum(axis=1), key, level)
+    notes = notes + _empty_cells(models, tasks, n)
+    return TaskEstimates(models, tasks, cells.estimate, cells.se, cells.ci, cells.n, key, level, {}, pooled,
+                         tuple(notes))
+
+
+def _empty_cells(models, tasks, n) -> list[str]:
+    empty = np.argwhere(np.asarray(n) == 0)
+    if not len(empty):
+        return []
+    shown = ", ".join(f"{models[i]} on {tasks[j]}" for i, j in empty[:5]) + (" ..." if len(empty) > 5 else "")
+    return [f"{len(empty)} model-task cell(s) have no result and are left empty (NaN): {shown}"]

@@ -1,0 +1,195 @@
+"""Repeated trials: average within item first, standard error across items, and the split of the variance
+into a between-item part and a within-item (output) part."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._validate import check_choice, check_confidence_level, check_probability
+from .cluster import cluster_interval
+from .mean import MEAN_METHODS, mean_interval
+from .result import Estimate
+
+__all__ = ["trial_interval", "trial_variance", "TrialVariance", "DEFAULT_KS"]
+
+#: Trial counts shown by :meth:`TrialVariance.to_frame`.
+DEFAULT_KS = (1, 2, 4, 8, 16, 32)
+
+
+@dataclass(frozen=True)
+class TrialVariance:
+    """Between-item and within-item (output) variance of repeated-trial scores, elementwise over cells.
+
+    Attributes
+    ----------
+    var_between : numpy.ndarray
+        Unbiased estimate of the variance of the items' true mean scores (can be slightly negative by chance).
+    var_within : numpy.ndarray
+        Unbiased estimate of the average variance of one trial's score around its item's mean (output noise);
+        NaN when no item has two trials.
+    n_items : numpy.ndarray
+        Items with at least one trial.
+    mean_trials : numpy.ndarray
+        Average number of trials per item.
+    """
+
+    var_between: np.ndarray
+    var_within: np.ndarray
+    n_items: np.ndarray
+    mean_trials: np.ndarray
+
+    def total_variance(self, k) -> np.ndarray:
+        """Variance of one item's k-trial mean, ``var_between + var_within / k`` (negative parts set to 0);
+        divide by the number of items for the variance of the overall mean."""
+        k = np.asarray(k, dtype=np.float64)
+        return np.maximum(self.var_between, 0.0) + np.maximum(self.var_within, 0.0) / k
+
+    def reduction(self, k) -> np.ndarray:
+        """Share of the one-trial variance removed by averaging ``k`` trials per item:
+        ``1 - total_variance(k) / total_variance(1)``. Its limit as k grows is the output share of the variance."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return 1.0 - self.total_variance(k) / self.total_variance(1)
+
+    def k_enough(self, *, tolerance: float = 0.1) -> np.ndarray:
+        """The number of trials beyond which more trials stop paying.
+
+        The smallest k at which output noise is at most ``tolerance`` of the remaining variance,
+        ``(var_within / k) / (var_between + var_within / k) <= tolerance``: more trials can then remove at most that
+        share. ``inf`` when the item variance is estimated at or below 0 (then only output noise is left and every
+        trial helps); 1 when there is no output noise.
+        """
+        tol = check_probability(tolerance, "tolerance")
+        vb = np.maximum(self.var_between, 0.0)
+        vw = np.maximum(self.var_within, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            raw = vw * (1.0 - tol) / (tol * vb)
+            k = np.where(vw <= 0, 1.0, np.where(vb <= 0, np.inf, np.maximum(np.ceil(raw - 1e-12), 1.0)))
+        return np.where(np.isnan(self.var_within) | np.isnan(self.var_between), np.nan, k)
+
+    def to_frame(self, ks=DEFAULT_KS) -> pd.DataFrame:
+        """Flattened cells x ``ks``: k, total variance per item, variance of the overall mean, reduction."""
+        rows = []
+        n = np.ravel(self.n_items).astype(float)
+        for k in ks:
+            tv = np.ravel(self.total_variance(k))
+            rows.append(pd.DataFrame({"cell": np.arange(len(tv)), "k": int(k), "item_variance": tv,
+                                      "variance_of_mean": tv / n, "reduction": np.ravel(self.reduction(k))}))
+        return pd.concat(rows, ignore_index=True).sort_values(["cell", "k"], kind="stable").reset_index(drop=True)
+
+
+def trial_variance(trial_scores) -> TrialVariance:
+    """Split the variance of repeated-trial scores into between-item and within-item parts.
+
+    Parameters
+    ----------
+    trial_scores : array_like, shape (..., n_items, max_trials)
+        Scores of each trial, NaN-padded where an item has fewer trials (unequal counts are allowed); an item
+        with no trial at all is a missing item.
+
+    Returns
+    -------
+    TrialVariance
+
+    Notes
+    -----
+    Item i has k_i trials with mean ybar_i and sample variance s_i^2 (ddof = 1). The within-item variance is the
+    average of s_i^2 over items with k_i >= 2, unbiased for the mean output variance. The sample variance of
+    the item means over-states the between-item variance by the output noise left in each mean:
+    E[var(ybar_i)] = var_between + mean_i(sigma_i^2 / k_i). The estimator subtracts the unbiased
+    ``mean_i(s_i^2 / k_i)`` (the one-way ANOVA / U-statistic correction; items with one trial use the pooled
+    within-item variance), so output noise does not inflate the item variance. It is unbiased, hence can fall
+    below 0 when the items barely differ.
+
+    With k trials per item the variance of the overall mean is ``(var_between + var_within / k) / n``: trials
+    help until the item variance dominates (Miller 2024, section on resampling). When var_within is twice
+    var_between (e.g. 0/1 scores with item success rates uniform on [0, 1]), two trials remove a third of the
+    variance, four a half, and no number more than two thirds.
+
+    References
+    ----------
+    Miller, E. (2024). Adding Error Bars to Evals: A Statistical Approach to Language Model Evaluations.
+    arXiv:2411.00640.
+    Searle, S. R., Casella, G. & McCulloch, C. E. (1992). Variance Components. Wiley, ch. 3.
+    """
+    x = np.asarray(trial_scores, dtype=np.float64)
+    if x.ndim < 2:
+        raise ValueError(f"`trial_scores` must have shape (..., n_items, max_trials); got shape {x.shape}.")
+    valid = ~np.isnan(x)
+    k = valid.sum(axis=-1).astype(np.float64)
+    has = k > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ybar = np.where(has, np.nansum(x, axis=-1) / k, np.nan)
+        resid = np.where(valid, x - ybar[..., None], 0.0)
+        s2 = np.where(k > 1, np.sum(resid * resid, axis=-1) / (k - 1), np.nan)
+        multi = k > 1
+        n_multi = multi.sum(axis=-1)
+        var_within = np.where(n_multi > 0, np.nansum(np.where(multi, s2, 0.0), axis=-1) / n_multi, np.nan)
+        n = has.sum(axis=-1).astype(np.float64)
+        grand = np.where(n > 0, np.nansum(np.where(has, ybar, 0.0), axis=-1) / n, np.nan)
+        dev = np.where(has, ybar - grand[..., None], 0.0)
+        var_means = np.where(n > 1, np.sum(dev * dev, axis=-1) / (n - 1), np.nan)
+        noise = np.where(multi, s2 / k, np.where(has, var_within[..., None] / k, 0.0))
+        correction = np.sum(np.where(has, noise, 0.0), axis=-1) / n
+        var_between = var_means - correction
+        mean_trials = np.where(n > 0, k.sum(axis=-1) / n, np.nan)
+    return TrialVariance(var_between, var_within, n.astype(np.int64), mean_trials)
+
+
+def trial_interval(trial_scores, *, method: str = "t", confidence_level=0.95, clusters=None,
+                   tolerance: float = 0.1) -> Estimate:
+    """Mean score over items with repeated trials: average within item, standard error across items.
+
+    Parameters
+    ----------
+    trial_scores : array_like, shape (..., n_items, max_trials)
+        NaN-padded trial scores (unequal trial counts allowed; an all-NaN item is missing).
+    method : {'t', 'normal', 'cluster'}
+        Interval of the item means: t or normal CLT interval (:func:`mean_interval`), or cluster-robust CR1
+        (:func:`cluster_interval`, needs ``clusters``).
+    confidence_level : float or str
+    clusters : array_like of int, shape (n_items,), optional
+    tolerance : float
+        For ``k_enough``, see :meth:`TrialVariance.k_enough`.
+
+    Returns
+    -------
+    Estimate
+        Over the item means (each item weighs the same whatever its trial count), with ``extras``
+        ``mean_trials``, ``var_between``, ``var_within`` and ``k_enough`` from :func:`trial_variance`.
+
+    Notes
+    -----
+    Averaging within an item before taking the standard error across items treats the items, not the trials,
+    as the independent units: trials of one item share its difficulty, so counting them as separate items would
+    understate the standard error. The standard error across item means already contains the output noise left
+    after averaging, so it needs no correction; the decomposition says how much more trials would help.
+
+    References
+    ----------
+    Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
+    """
+    check_confidence_level(confidence_level)
+    method = check_choice(method, MEAN_METHODS + ("cluster",), "method")
+    x = np.asarray(trial_scores, dtype=np.float64)
+    if x.ndim < 2:
+        raise ValueError(f"`trial_scores` must have shape (..., n_items, max_trials); got shape {x.shape}.")
+    k = np.sum(~np.isnan(x), axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        item_means = np.where(k > 0, np.nansum(x, axis=-1) / k, np.nan)
+    if method == "cluster":
+        if clusters is None:
+            raise ValueError("`clusters` must be given with method='cluster'.")
+        est = cluster_interval(item_means, clusters, confidence_level=confidence_level)
+    else:
+        if clusters is not None:
+            raise ValueError(f"`clusters` applies only with method='cluster'; got method={method!r}.")
+        est = mean_interval(item_means, method=method, confidence_level=confidence_level)
+    tv = trial_variance(x)
+    extras = dict(est.extras)
+    extras.update(mean_trials=tv.mean_trials, var_between=tv.var_between, var_within=tv.var_within,
+                  k_enough=tv.k_enough(tolerance=tolerance))
+    return Estimate(est.estimate, est.se, est.ci, est.n, est.method, est.confidence_level, est.df, extras,
+                    est.notes)
