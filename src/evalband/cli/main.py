@@ -31,6 +31,9 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
 from . import summarize as _summarize  # noqa: E402
 
 app.command("summarize")(_summarize.summarize)
+from . import passk as _passk  # noqa: E402
+
+app.command("passk")(_passk.passk)
 
 
 def run() -> None:

@@ -160,9 +160,14 @@ def read_tabular(
             if opt is not None and opt in df.columns:
                 mapping[opt] = canon
         df = _rename(df, mapping, source)
+        notes = []
         if "task" not in df.columns:
             df["task"] = default_task
-        return ResultsTable.from_items(df, source=source, unbounded=unbounded, row_word=row_word)
+            notes.append(f"no '{task_col}' column: one task named '{default_task}'")
+        if "model" not in df.columns:  # a single model's log (e.g. tau-bench rewards)
+            df["model"] = default_task
+            notes.append(f"no '{model_col}' column: one model named '{default_task}'")
+        return ResultsTable.from_items(df, source=source, unbounded=unbounded, row_word=row_word, notes=notes)
     if shape == "summary":
         mapping = {model_col: "model", task_col: "task", n_col: "n"}
         for opt, canon in ((correct_col, "correct"), (accuracy_col, "accuracy"), (group_col, "group")):

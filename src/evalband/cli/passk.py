@@ -1,0 +1,63 @@
+"""``evalband passk``: pass@k (any of k samples correct) and pass^k (all k correct) per model and task."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from ._common import (ConfidenceOpt, ExampleOpt, FormatOpt, ItemColOpt, ModelColOpt, ModelsOpt, PathArg,
+                      ScoreColOpt, ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt, emit, errors, load_input,
+                      parse_list)
+
+KOpt = Annotated[str, typer.Option("--k", "-k", help="Comma-separated k values, e.g. 1,5,10 (each at most the"
+                                   " number of samples per item).")]
+
+
+def passk(
+    path: PathArg = None,
+    example: ExampleOpt = None,
+    k: KOpt = "1",
+    confidence: ConfidenceOpt = "0.95",
+    fmt: FormatOpt = "table",
+    source: SourceOpt = "auto",
+    shape: ShapeOpt = "auto",
+    model_col: ModelColOpt = "model",
+    task_col: TaskColOpt = "task",
+    item_col: ItemColOpt = "item",
+    score_col: ScoreColOpt = "score",
+    trial_col: TrialColOpt = "trial",
+    models: ModelsOpt = None,
+):
+    """pass@k and pass^k per model and task, averaged over items, with standard errors across items.
+
+    The input needs several 0/1 samples per item: an item-level table with a trial column (e.g. tau-bench
+    rewards: --item-col task_id --score-col reward).
+    """
+    from ..estimate import passk as passk_estimate
+    from ..report.format import FORMATS, render
+
+    with errors():
+        if fmt not in FORMATS:
+            raise ValueError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
+        ks = parse_list(k, cast=int, name="--k")
+        if not ks:
+            raise ValueError("`--k` must list at least one value, e.g. --k 1,5,10.")
+        table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
+                           item_col=item_col, score_col=score_col, trial_col=trial_col, models=models)
+        try:
+            level = float(confidence)
+        except ValueError:
+            level = confidence
+        result = passk_estimate(table, k=ks, confidence_level=level)
+        frame = result.to_frame().drop(columns="method")
+        notes = list(result.notes) + [f"{result.pass_at_k.confidence_level:.1%} t intervals over items;"
+                                      " pass@k = 1 - C(n-c,k)/C(n,k), pass^k = C(c,k)/C(n,k), per item then"
+                                      " averaged"]
+        if fmt in ("table", "markdown"):
+            emit(render(frame, fmt, notes=notes))
+        else:
+            emit(render(frame, fmt))
+            for note in notes:
+                sys.stderr.write(f"note: {note}\n") if fmt != "latex" else emit(f"% note: {note}")
