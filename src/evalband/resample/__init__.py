@@ -1,0 +1,15 @@
+"""Bootstrap engine: one replicate set per run, stratified by task, paired across models, clusters kept whole.
+
+>>> from evalband.resample import bootstrap, interval
+>>> reps = bootstrap("example:mmlu-pro", n_resamples=2000, rng=1)      # doctest: +SKIP
+>>> ci = interval(reps.replicates.mean(axis=2), reps.observed.mean(axis=1))  # doctest: +SKIP
+"""
+
+from .columns import ItemColumns
+from .engine import RESAMPLING, bootstrap
+from .intervals import INTERVAL_METHODS, bca_acceleration, interval
+from .replicates import Replicates
+from .statistics import STATISTICS, Statistic, get_statistic
+
+__all__ = ["bootstrap", "Replicates", "interval", "ItemColumns", "Statistic", "STATISTICS", "get_statistic",
+           "INTERVAL_METHODS", "RESAMPLING", "bca_acceleration"]

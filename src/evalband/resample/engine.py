@@ -1,0 +1,290 @@
+"""The bootstrap engine: stratified by task, paired across models, clusters resampled whole.
+
+For each task the engine draws bootstrap indices of items (or clusters), counts how often each unit was drawn,
+and multiplies the count matrix into the per-unit sufficient sums of every model at once (one BLAS product per
+task and block). No Python loop runs over replicates or items; the loops are over tasks and blocks of replicates.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validate import InputError, as_generator, check_choice, check_names, check_positive_int
+from ._kernels import block_generator, block_size, count_indices, draw_indices, name_key
+from ._progress import track
+from .columns import ItemColumns
+from .replicates import Replicates, TaskUnits
+from .statistics import get_statistic
+
+__all__ = ["bootstrap", "RESAMPLING"]
+
+RESAMPLING = ("auto", "paired", "independent", "binomial")
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """Everything one worker needs for one task (picklable, for process or Dask executors)."""
+
+    index: int
+    key: int
+    entropy: tuple
+    mode: str
+    n_resamples: int
+    block: int
+    n_models: int
+    X2: np.ndarray | None = None          # paired: (K, M*k)
+    X: np.ndarray | None = None           # independent: (M, K, k)
+    sizes: np.ndarray | None = None       # (K,) or None when every unit is one item
+    finish: object = None
+    model_keys: tuple = ()
+    correct: np.ndarray | None = None     # binomial: (M,)
+    n: np.ndarray | None = None           # binomial: (M,)
+
+
+def _block(spec: _Spec, b: int) -> np.ndarray:
+    c = min(spec.block, spec.n_resamples - b * spec.block)
+    if spec.mode == "paired":
+        k_units = spec.X2.shape[0]
+        gen = block_generator(spec.entropy, (spec.key, b))
+        w = count_indices(draw_indices(gen, k_units, (c,)), k_units)
+        sums = (w @ spec.X2).reshape(c, spec.n_models, -1)
+        total = np.full(c, float(k_units)) if spec.sizes is None else w @ spec.sizes
+        return spec.finish(sums, total[:, None])
+    out = np.empty((c, spec.n_models))
+    for m, mkey in enumerate(spec.model_keys):
+        gen = block_generator(spec.entropy, (spec.key, b, mkey))
+        if spec.mode == "binomial":
+            out[:, m] = gen.binomial(spec.n[m], spec.correct[m] / spec.n[m], size=c) / spec.n[m]
+            continue
+        xm = spec.X[m]
+        w = count_indices(draw_indices(gen, xm.shape[0], (c,)), xm.shape[0])
+        total = np.full(c, float(xm.shape[0])) if spec.sizes is None else w @ spec.sizes
+        out[:, m] = spec.finish((w @ xm)[:, None, :], total[:, None])[:, 0]
+    return out
+
+
+def _run_job(job) -> tuple[int, int, np.ndarray]:
+    """Worker: replicates of blocks ``[b0, b1)`` of one task -> (task index, first replicate, (c, M) values)."""
+    spec, b0, b1 = job
+    vals = np.concatenate([_block(spec, b) for b in range(b0, b1)], axis=0)
+    return spec.index, b0 * spec.block, vals
+
+
+def _units_from_columns(task, cols, stat, codes):
+    missing = [c for c in stat.requires if c not in cols]
+    if missing:
+        raise InputError(f"task '{task}': statistic '{stat.name}' needs column(s) {', '.join(map(repr, missing))};"
+                         f" found {', '.join(map(repr, cols))}")
+    x = np.asarray(stat.columns({c: cols[c] for c in stat.requires}), dtype=np.float64)
+    if x.ndim != 3:
+        raise ValueError(f"statistic '{stat.name}': columns() must return (n_models, n_items, k); got {x.shape}.")
+    if codes is None:
+        return TaskUnits(task, x, np.ones(x.shape[1]), stat.finish)
+    codes = np.asarray(codes)
+    if codes.dtype.kind not in "iu":
+        _, codes = np.unique(codes, return_inverse=True)
+    k = int(codes.max()) + 1
+    xc = np.zeros((k, x.shape[0], x.shape[2]))
+    np.add.at(xc, codes, np.moveaxis(x, 1, 0))
+    return TaskUnits(task, np.ascontiguousarray(np.moveaxis(xc, 0, 1)), np.bincount(codes, minlength=k)
+                     .astype(np.float64), stat.finish)
+
+
+def _virtual_units(task, correct, n, stat):
+    """0/1 vectors reproducing summary counts (ones first), for the jackknife only; None if sizes differ."""
+    if not np.all(n == n[0]):
+        return None
+    size = int(n[0])
+    x = (np.arange(size)[None, :] < correct[:, None]).astype(np.float64)[..., None]
+    return TaskUnits(task, x, np.ones(size), stat.finish)
+
+
+def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: int = 10_000, rng=None,
+              models=None, tasks=None, cluster=None, progress=None, executor=None,
+              chunk_size: int | None = None) -> Replicates:
+    """Bootstrap every model's per-task statistic, stratified by task and paired across models.
+
+    Parameters
+    ----------
+    data : ResultsTable, ItemColumns, path or DataFrame
+        Item-level or summary-level results (anything :func:`evalband.read` accepts), or an
+        :class:`ItemColumns` for statistics that need several columns per item.
+    statistic : str or Statistic
+        'mean' (default; accuracy for 0/1 scores), 'f1', 'macro-f1', or a :class:`Statistic` built from
+        per-item sufficient columns.
+    resampling : {'auto', 'paired', 'independent', 'binomial'}
+        'paired' (default for item data): the same item (cluster) indices for every model, within each task.
+        'independent': each model resampled on its own (what analyses without item-level data amount to).
+        'binomial' (the only choice, and the default, for summary data): a binomial draw of each model's correct
+        count per task, which equals resampling a 0/1 vector of that model's items; necessarily independent.
+    n_resamples : int
+        Number of bootstrap replicates B.
+    rng : None, int, SeedSequence, BitGenerator or Generator
+        Turned into one Generator, from which the run's entropy is drawn once. Same seed, same numbers.
+    models, tasks : sequence of str or comma-separated str, optional
+        Restrict the analysis (in the order given).
+    cluster : bool or None
+        None: resample whole clusters within a task when the data have clusters; False: resample items even so;
+        True: require clusters.
+    progress : bool or None
+        None: a progress bar on stderr when the run takes more than about a second and stderr is a terminal.
+    executor : object with ``map(fn, iterable)``, optional
+        Runs the blocks of work (e.g. ``concurrent.futures.ThreadPoolExecutor``, a process pool, or a Dask
+        client's executor); results do not depend on it.
+    chunk_size : int, optional
+        Replicates per unit of work handed to the executor (rounded up to whole random blocks). Default: one
+        unit per task without an executor, one block per unit with one. Results do not depend on it.
+
+    Returns
+    -------
+    Replicates
+        ``observed`` (M, T), ``replicates`` (B, M, T), and what was assumed in ``notes``.
+
+    Notes
+    -----
+    Resampling items within each task (stratification) keeps each task's test-set size fixed, as in the data.
+    Paired resampling keeps the between-model correlation of item scores, which makes differences between models
+    precise; treating models as independent when they share items overstates the uncertainty of differences
+    (Miller 2024). Items are assumed independent within a task; when they come in clusters (passages, sources,
+    templates) whole clusters are resampled, and a cluster replicate's statistic uses the items drawn
+    (a ratio estimator for item means). Repeated trials stay attached to their item: items are resampled with
+    their trial average. With few clusters (< ~20 per task) the bootstrap understates the uncertainty.
+
+    Random numbers: each task (and block of replicates, and model under 'independent'/'binomial') draws from
+    its own stream, ``PCG64(SeedSequence(entropy, spawn_key=(crc32(task), block[, crc32(model)])))``, with a
+    block size fixed by the number of units, so results do not depend on ``chunk_size``, ``executor``, on the
+    order of models, or on which other tasks are analysed.
+
+    References
+    ----------
+    Efron, B. & Tibshirani, R. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    Davison, A. C. & Hinkley, D. V. (1997). Bootstrap Methods and their Application, section 3.8 (clusters). CUP.
+    Miller, E. (2024). Adding error bars to evals: a statistical approach to language model evaluations.
+    arXiv:2411.00640.
+    Longjohn, R., Gopalan, G. & Casleton, E. (2025). Statistical uncertainty quantification for aggregate
+    performance metrics in machine learning benchmarks. arXiv:2501.04234.
+    """
+    seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
+    gen = as_generator(rng)
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
+    resampling = check_choice(resampling, RESAMPLING, "resampling")
+    stat = get_statistic(statistic)
+    if chunk_size is not None:
+        chunk_size = check_positive_int(chunk_size, "chunk_size")
+    if cluster not in (None, True, False):
+        raise TypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
+    if executor is not None and not callable(getattr(executor, "map", None)):
+        raise TypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
+
+    if not isinstance(data, ItemColumns):
+        from ..io import read
+
+        data = read(data)
+        if models is not None or tasks is not None:
+            data = data.select(models=models, tasks=tasks)
+        model_names, task_names = data.models, data.tasks
+    else:
+        model_names = tuple(check_names(models, data.models, "models"))
+        task_names = tuple(check_names(tasks, data.tasks, "tasks"))
+    n_m, n_t = len(model_names), len(task_names)
+    notes = list(getattr(data, "notes", ()))
+    entropy = tuple(int(v) for v in gen.integers(0, 2**63, size=4))
+    keys = [name_key(t) for t in task_names]
+    if len(set(keys)) < n_t:  # a CRC-32 collision between task names: fall back to positions
+        keys = list(range(n_t))
+    model_keys = [name_key(m) for m in model_names]
+    if len(set(model_keys)) < n_m:
+        model_keys = list(range(n_m))
+
+    units: list[TaskUnits | None] = []
+    specs: list[_Spec] = []
+    if data.level == "summary":
+        if resampling == "paired":
+            raise InputError("paired resampling needs item-level data; summary counts can only be resampled"
+                             " independently (resampling='binomial')", source=data.source)
+        if stat.name != "mean":
+            raise InputError(f"statistic '{stat.name}' needs item-level data", source=data.source)
+        resampling, unit = "binomial", "item"
+        counts = data.counts(models=list(model_names), tasks=list(task_names))
+        n_units = counts.n.max(axis=0).astype(np.int64)
+        notes.append("summary counts resampled by a binomial draw per model and task (equivalent to resampling"
+                     " each model's 0/1 items); models are necessarily treated as independent, which overstates"
+                     " the uncertainty of differences between models that share test items")
+        for t in range(n_t):
+            units.append(_virtual_units(task_names[t], counts.correct[:, t], counts.n[:, t], stat))
+            specs.append(_Spec(t, keys[t], entropy, "binomial", n_resamples, MAX_SUMMARY_BLOCK, n_m,
+                               model_keys=tuple(model_keys), correct=counts.correct[:, t], n=counts.n[:, t]))
+        if any(u is None for u in units):
+            notes.append("jackknife (for BCa) unavailable: test-set sizes differ between models within a task")
+            units = None
+    else:
+        if resampling == "binomial":
+            raise ValueError("`resampling='binomial'` is for summary counts; use 'paired' or 'independent' for"
+                             " item-level data.")
+        resampling = "paired" if resampling == "auto" else resampling
+        has_clusters = data.has_clusters
+        if cluster is True and not has_clusters:
+            raise InputError("cluster=True, but the data have no cluster column", source=data.source)
+        use_clusters = has_clusters and cluster is not False
+        unit = "cluster" if use_clusters else "item"
+        if has_clusters and not use_clusters:
+            notes.append("clusters ignored (cluster=False): items resampled as if independent, which understates"
+                         " the uncertainty when items within a cluster are correlated")
+        if getattr(data, "has_trials", False):
+            notes.append("repeated trials stay with their item: items are resampled with their trial average")
+        for t, task in enumerate(task_names):
+            if isinstance(data, ItemColumns):
+                cols = data.data[task]
+                idx = [data.models.index(m) for m in model_names]
+                cols = {k: (np.asarray(v)[idx] if np.ndim(v) == 2 else np.asarray(v)) for k, v in cols.items()}
+                codes = data.clusters[task] if use_clusters else None
+            else:
+                td = data.task_data(task, models=list(model_names))
+                cols = {"score": td.scores}
+                codes = td.clusters if use_clusters else None
+            u = _units_from_columns(task, cols, stat, codes)
+            units.append(u)
+            sizes = None if codes is None else u.sizes
+            if resampling == "paired":
+                x2 = np.ascontiguousarray(np.moveaxis(u.X, 1, 0).reshape(u.n_units, -1))
+                specs.append(_Spec(t, keys[t], entropy, "paired", n_resamples, block_size(u.n_units), n_m,
+                                   X2=x2, sizes=sizes, finish=stat.finish))
+            else:
+                specs.append(_Spec(t, keys[t], entropy, "independent", n_resamples, block_size(u.n_units), n_m,
+                                   X=u.X, sizes=sizes, finish=stat.finish, model_keys=tuple(model_keys)))
+        n_units = np.array([u.n_units for u in units], dtype=np.int64)
+        if use_clusters and n_units.min() < 20:
+            notes.append(f"some tasks have few clusters (as few as {int(n_units.min())}): the cluster bootstrap"
+                         " understates uncertainty with fewer than about 20 clusters")
+
+    observed = np.empty((n_m, n_t))
+    if units is not None:
+        for t, u in enumerate(units):
+            observed[:, t] = u.observed()
+    else:
+        observed = (counts.correct / counts.n)[:, :]
+
+    jobs = []
+    for spec in specs:
+        n_blocks = math.ceil(n_resamples / spec.block)
+        if chunk_size is not None:
+            per_job = math.ceil(chunk_size / spec.block)
+        else:
+            per_job = n_blocks if executor is None else 1
+        jobs.extend((spec, b0, min(b0 + per_job, n_blocks)) for b0 in range(0, n_blocks, per_job))
+    out = np.empty((n_resamples, n_m, n_t))
+    mapper = map if executor is None else executor.map
+    for t, start, vals in track(iter(mapper(_run_job, jobs)), len(jobs), progress=progress):
+        out[start:start + vals.shape[0], :, t] = vals
+
+    return Replicates(model_names, task_names, observed, out, resampling, unit, n_resamples, n_units,
+                      getattr(data, "task_groups", None), seed, tuple(notes), stat.name,
+                      tuple(units) if units is not None else None, entropy)
+
+
+#: replicates per block for binomial draws (cheap: one number per model and replicate)
+MAX_SUMMARY_BLOCK = 10_000

@@ -1,0 +1,167 @@
+"""The replicate set: one bootstrap sample of every per-task statistic, shared by all later stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ._kernels import block_generator, name_key
+
+__all__ = ["Replicates", "TaskUnits", "JACKKNIFE_MAX_BYTES"]
+
+#: above this size (bytes of the (n_jack, M, T) array) :meth:`Replicates.jackknife` deletes random groups of units
+JACKKNIFE_MAX_BYTES = 128 * 2**20
+
+
+@dataclass(frozen=True)
+class TaskUnits:
+    """One task's resampling units: per-unit sufficient sums ``X`` (M, K, k), unit sizes (K,), the finish."""
+
+    task: str
+    X: np.ndarray
+    sizes: np.ndarray
+    finish: object
+
+    @property
+    def n_units(self) -> int:
+        return self.X.shape[1]
+
+    def observed(self) -> np.ndarray:
+        return self.finish(self.X.sum(axis=1), np.array([self.sizes.sum()]))
+
+    def delete_groups(self, groups: np.ndarray | None) -> np.ndarray:
+        """Statistic with each unit (``groups`` None) or each group of units deleted: (n_rows, M)."""
+        total_x = self.X.sum(axis=1)  # (M, k)
+        total_n = self.sizes.sum()
+        if groups is None:
+            gx = np.moveaxis(self.X, 1, 0)  # (K, M, k)
+            gn = self.sizes
+        else:
+            n_groups = int(groups.max()) + 1
+            gx = np.zeros((n_groups,) + total_x.shape)
+            np.add.at(gx, groups, np.moveaxis(self.X, 1, 0))
+            gn = np.bincount(groups, weights=self.sizes, minlength=n_groups)
+        return self.finish(total_x[None] - gx, (total_n - gn)[:, None])
+
+
+@dataclass(frozen=True)
+class Replicates:
+    """Bootstrap replicates of a per-task statistic for every model and task.
+
+    Attributes
+    ----------
+    models, tasks : tuple of str
+    observed : numpy.ndarray, shape (M, T)
+        The per-task statistic on the data (item mean by default).
+    replicates : numpy.ndarray, shape (B, M, T)
+        The same statistic on each bootstrap replicate (float64).
+    resampling : {'paired', 'independent', 'binomial'}
+        'paired': the same items (clusters) drawn for every model; 'independent': each model drawn on its own;
+        'binomial': summary counts, a binomial draw per model and task (necessarily independent).
+    unit : {'item', 'cluster'}
+    n_resamples : int
+    n_units : numpy.ndarray, shape (T,)
+        Items (or clusters) resampled per task.
+    task_groups : dict or None
+    seed : int or None
+        The integer seed given, for reports (None when a Generator or nothing was given).
+    notes : tuple of str
+    statistic : str
+        Name of the per-task statistic.
+
+    Notes
+    -----
+    Every statistic of a run (per-task values, aggregates, differences, ranks) should be computed from this one
+    replicate set, so that they agree with each other: ``agg(reps.replicates)`` is (B, M) and ``agg(reps.observed)``
+    is (M,).
+    """
+
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
+    observed: np.ndarray
+    replicates: np.ndarray
+    resampling: str
+    unit: str
+    n_resamples: int
+    n_units: np.ndarray
+    task_groups: dict | None = None
+    seed: int | None = None
+    notes: tuple[str, ...] = ()
+    statistic: str = "mean"
+    _units: tuple | None = field(default=None, repr=False, compare=False)
+    _entropy: object = field(default=None, repr=False, compare=False)
+
+    # ------------------------------------------------------------------ views
+    @property
+    def se(self) -> np.ndarray:
+        """Bootstrap standard deviation of each per-task statistic, (M, T)."""
+        return self.replicates.std(axis=0, ddof=1)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy frame: model, task, estimate, se (bootstrap SD), n (units resampled)."""
+        m, t = len(self.models), len(self.tasks)
+        return pd.DataFrame({
+            "model": np.repeat(self.models, t),
+            "task": np.tile(self.tasks, m),
+            "estimate": self.observed.ravel(),
+            "se": self.se.ravel(),
+            "n": np.tile(self.n_units, m),
+        })
+
+    def model_index(self, model: str) -> int:
+        return self.models.index(model)
+
+    # ------------------------------------------------------------------ jackknife
+    def _jack_plan(self):
+        if self._units is None:
+            return None
+        m, t = len(self.models), len(self.tasks)
+        total = int(sum(u.n_units for u in self._units))
+        limit = max(2 * t, JACKKNIFE_MAX_BYTES // (8 * m * t))
+        plan = []
+        for u in self._units:
+            if total <= limit:
+                plan.append(None)
+                continue
+            g = max(2, min(u.n_units, int(u.n_units * limit / total)))
+            gen = block_generator(self._entropy, (name_key(u.task), 0xFFFFFFFF))
+            groups = np.empty(u.n_units, dtype=np.int64)
+            groups[gen.permutation(u.n_units)] = np.arange(u.n_units) % g
+            plan.append(groups)
+        return plan
+
+    def jackknife(self) -> np.ndarray | None:
+        """Delete-one jackknife values of the per-task statistic, (n_jack, M, T), for BCa; None if unavailable.
+
+        Row ``j`` deletes one unit (item, or cluster when ``unit == 'cluster'``) of one task and keeps every other
+        task at its observed value; rows are grouped by task (see :meth:`jackknife_strata`). For item means the
+        value is closed-form, ``(n * mean - x_i) / (n - 1)``.
+
+        Notes
+        -----
+        When the array would exceed :data:`JACKKNIFE_MAX_BYTES`, each task's units are split into random groups
+        (fixed by the run's seed) and one group is deleted per row; the acceleration computed from such
+        delete-group values is consistent for smooth statistics (Efron & Tibshirani 1993, section 11.5). Rows
+        delete a unit from every model at once (the paired jackknife). Summary input gives one row per virtual 0/1
+        item when every model has the same test-set size in a task, and None otherwise.
+        """
+        plan = self._jack_plan()
+        if plan is None:
+            return None
+        blocks = []
+        for t, (u, groups) in enumerate(zip(self._units, plan)):
+            vals = u.delete_groups(groups)  # (rows, M)
+            block = np.broadcast_to(self.observed, (vals.shape[0],) + self.observed.shape).copy()
+            block[:, :, t] = vals
+            blocks.append(block)
+        return np.concatenate(blocks, axis=0)
+
+    def jackknife_strata(self) -> np.ndarray | None:
+        """Task index of each row of :meth:`jackknife`, (n_jack,): pass it to ``interval(jackknife_strata=)``."""
+        plan = self._jack_plan()
+        if plan is None:
+            return None
+        sizes = [u.n_units if g is None else int(g.max()) + 1 for u, g in zip(self._units, plan)]
+        return np.repeat(np.arange(len(self.tasks)), sizes)
