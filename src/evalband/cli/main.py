@@ -34,6 +34,9 @@ app.command("summarize")(_summarize.summarize)
 from . import passk as _passk  # noqa: E402
 
 app.command("passk")(_passk.passk)
+from . import bayes as _bayes  # noqa: E402
+
+app.command("bayes")(_bayes.bayes)
 
 
 def run() -> None:

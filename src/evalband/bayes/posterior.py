@@ -1,0 +1,222 @@
+"""The result of a Bayesian fit: posterior draws of every theta_ij and of each model's aggregate, with summaries.
+
+Two kinds of interval are reported and must not be confused:
+
+* **credible interval** (``ci_low``/``ci_high``, equal-tailed; ``hdi_low``/``hdi_high``, highest density): where
+  the model's true accuracy (theta, or its aggregate) lies given the data. Comparable in role to a bootstrap
+  confidence interval.
+* **posterior predictive interval** (``pred_low``/``pred_high``): where the *observed* accuracy on a new test set
+  of the same sizes would fall. It adds binomial test-set noise to the credible interval and is therefore wider;
+  it is the interval published Bayesian benchmark analyses (Longjohn, Gopalan & Casleton 2025) report, and it is
+  wider than the bootstrap's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .intervals import equal_tailed, hdi, pair_indices, rank_probabilities, ranks, verdict
+
+__all__ = ["BayesResult", "make_aggregator"]
+
+
+def make_aggregator(tasks, task_groups=None, *, aggregate="mean", weights=None, group_weights=None):
+    """A callable mapping scores (..., M, T) to the aggregate (..., M), and a one-line description.
+
+    Uses :func:`evalband.aggregate.get_aggregate` when that module is installed; otherwise (and always for the
+    plain weighted mean) a weighted mean with task weights (mapping task -> weight or a sequence of T) or group
+    weights (mapping group -> weight, split equally among each group's tasks).
+    """
+    tasks = tuple(tasks)
+    if aggregate != "mean":
+        try:
+            from ..aggregate import get_aggregate
+        except ImportError:
+            raise ValueError(f"`aggregate` {aggregate!r} needs evalband.aggregate; only 'mean' is available"
+                             " without it.") from None
+        fn = get_aggregate(aggregate, weights=weights, group_weights=group_weights, task_groups=task_groups)
+        return fn, f"{aggregate} over tasks"
+    w = task_weight_vector(tasks, task_groups, weights=weights, group_weights=group_weights)
+    equal = np.allclose(w, 1.0 / len(tasks))
+    text = "unweighted mean over tasks" if equal else "weighted mean over tasks (" + ", ".join(
+        f"{t}: {x:.3g}" for t, x in zip(tasks, w)) + ")"
+    return _WeightedMean(w), text
+
+
+class _WeightedMean:
+    """scores (..., M, T) -> (..., M) weighted mean over tasks; ``weights`` exposed for analytic intervals."""
+
+    def __init__(self, weights):
+        self.weights = weights
+
+    def __call__(self, scores):
+        return np.asarray(scores, dtype=np.float64) @ self.weights
+
+
+def task_weight_vector(tasks, task_groups=None, *, weights=None, group_weights=None) -> np.ndarray:
+    """Normalised task weights (T,) from task weights or group weights (not both)."""
+    tasks = tuple(tasks)
+    if weights is not None and group_weights is not None:
+        raise ValueError("give `weights` (per task) or `group_weights` (per group), not both.")
+    if group_weights is not None:
+        if not task_groups:
+            raise ValueError("`group_weights` needs task groups; this table has none.")
+        unknown = set(group_weights) - set(task_groups.values())
+        if unknown:
+            raise ValueError(f"`group_weights`: unknown group(s) {', '.join(map(repr, sorted(unknown)))};"
+                             f" groups are {', '.join(map(repr, dict.fromkeys(task_groups.values())))}.")
+        size = {g: sum(1 for t in tasks if task_groups[t] == g) for g in set(task_groups.values())}
+        w = np.array([float(group_weights.get(task_groups[t], 0.0)) / size[task_groups[t]] for t in tasks])
+    elif weights is None:
+        w = np.ones(len(tasks))
+    elif isinstance(weights, dict):
+        unknown = set(weights) - set(tasks)
+        if unknown:
+            raise ValueError(f"`weights`: unknown task(s) {', '.join(map(repr, sorted(unknown)))}.")
+        w = np.array([float(weights.get(t, 0.0)) for t in tasks])
+    else:
+        w = np.asarray(weights, dtype=np.float64).ravel()
+        if w.shape != (len(tasks),):
+            raise ValueError(f"`weights` must have one weight per task ({len(tasks)}); got {w.size}.")
+    if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(f"`weights` must be non-negative, finite and not all zero; got {w.tolist()}.")
+    return w / w.sum()
+
+
+@dataclass(frozen=True)
+class BayesResult:
+    """Posterior draws from :func:`~evalband.bayes.beta_binomial` or :func:`~evalband.bayes.logistic`.
+
+    Attributes
+    ----------
+    method : {'beta-binomial', 'logistic'}
+    models, tasks : tuple of str
+    theta : numpy.ndarray, shape (D, M, T)
+        Posterior draws of each model's true accuracy on each task.
+    theta_pred : numpy.ndarray, shape (D, M, T)
+        Posterior predictive draws of the observed accuracy on a new test set of the same sizes.
+    aggregate, aggregate_pred : numpy.ndarray, shape (D, M)
+        The aggregate (``aggregate_name``) of ``theta`` and of ``theta_pred`` in each draw.
+    observed : numpy.ndarray, shape (M, T)
+        Observed accuracies; ``observed_aggregate`` (M,) their aggregate.
+    n : numpy.ndarray, shape (M, T)
+        Test-set sizes.
+    confidence_level : float
+    prior : str
+        Description of the prior.
+    alpha, beta : numpy.ndarray or None, shape (D, M)
+        Beta-Binomial hyperparameter draws.
+    grid : GridPosterior or None
+        The grid behind the exact sampler (extent, refinement shift).
+    diagnostics : pandas.DataFrame or None
+        MCMC diagnostics (NumPyro fits): R-hat, bulk and tail ESS per parameter, with ``divergences``.
+    inference_data : arviz.InferenceData or None
+        The NumPyro fit, where NumPyro was used.
+    aggregator : callable
+        The aggregate applied to (..., M, T) scores (reused to aggregate bootstrap replicates alike).
+    task_weights : numpy.ndarray or None
+        The normalised task weights when the aggregate is a weighted mean.
+    warnings : tuple of str
+        Problems the user must see (a grid at its limit, R-hat above 1.01, low ESS, divergences).
+    notes : tuple of str
+        Everything assumed.
+    """
+
+    method: str
+    models: tuple
+    tasks: tuple
+    theta: np.ndarray
+    theta_pred: np.ndarray
+    aggregate: np.ndarray
+    aggregate_pred: np.ndarray
+    observed: np.ndarray
+    observed_aggregate: np.ndarray
+    n: np.ndarray
+    confidence_level: float
+    prior: str
+    aggregate_name: str
+    seed: object = None
+    alpha: np.ndarray | None = None
+    beta: np.ndarray | None = None
+    grid: object = None
+    diagnostics: pd.DataFrame | None = None
+    inference_data: object = None
+    task_groups: dict | None = None
+    aggregator: object = None
+    task_weights: np.ndarray | None = None
+    warnings: tuple = ()
+    notes: tuple = field(default_factory=tuple)
+
+    @property
+    def n_draws(self) -> int:
+        return self.theta.shape[0]
+
+    def _interval(self, draws, kind):
+        return hdi(draws, self.confidence_level) if kind == "hdi" else equal_tailed(draws, self.confidence_level)
+
+    def rank_draws(self) -> np.ndarray:
+        """(D, M) rank of each model's aggregate in each draw, 1 = best."""
+        return ranks(self.aggregate)
+
+    def summary(self) -> pd.DataFrame:
+        """One row per model: the aggregate's posterior mean, sd, equal-tailed and HDI credible intervals, the
+        posterior predictive interval, P(best) and the rank's mean and equal-tailed interval."""
+        lo, hi = equal_tailed(self.aggregate, self.confidence_level)
+        hlo, hhi = hdi(self.aggregate, self.confidence_level)
+        plo, phi = equal_tailed(self.aggregate_pred, self.confidence_level)
+        r = self.rank_draws()
+        rlo, rhi = equal_tailed(r, self.confidence_level)
+        return pd.DataFrame({
+            "model": list(self.models),
+            "observed": self.observed_aggregate,
+            "posterior_mean": self.aggregate.mean(axis=0),
+            "posterior_sd": self.aggregate.std(axis=0, ddof=1),
+            "ci_low": lo, "ci_high": hi, "hdi_low": hlo, "hdi_high": hhi,
+            "pred_low": plo, "pred_high": phi,
+            "p_best": (r == 1).mean(axis=0),
+            "rank_mean": r.mean(axis=0), "rank_low": np.floor(rlo).astype(int), "rank_high": np.ceil(rhi).astype(int),
+        })
+
+    to_frame = summary
+
+    def pairs(self) -> pd.DataFrame:
+        """One row per pair (model_a listed first): the posterior of the aggregate difference A - B."""
+        a, b = pair_indices(len(self.models))
+        diff = self.aggregate[:, a] - self.aggregate[:, b]
+        pred = self.aggregate_pred[:, a] - self.aggregate_pred[:, b]
+        lo, hi = equal_tailed(diff, self.confidence_level)
+        hlo, hhi = hdi(diff, self.confidence_level)
+        plo, phi = equal_tailed(pred, self.confidence_level)
+        names = np.array(self.models, dtype=object)
+        return pd.DataFrame({
+            "model_a": names[a], "model_b": names[b],
+            "observed": self.observed_aggregate[a] - self.observed_aggregate[b],
+            "posterior_mean": diff.mean(axis=0), "posterior_sd": diff.std(axis=0, ddof=1),
+            "ci_low": lo, "ci_high": hi, "hdi_low": hlo, "hdi_high": hhi, "pred_low": plo, "pred_high": phi,
+            "p_a_better": (diff > 0).mean(axis=0),
+            "verdict": verdict(lo, hi, names[a], names[b]),
+        })
+
+    def rank_probabilities(self) -> pd.DataFrame:
+        """P(rank = r) per model (rows) and rank 1..M (columns)."""
+        p = rank_probabilities(self.rank_draws())
+        return pd.DataFrame(p, index=pd.Index(self.models, name="model"),
+                            columns=[f"rank_{r}" for r in range(1, len(self.models) + 1)])
+
+    def task_summary(self) -> pd.DataFrame:
+        """One row per model and task: observed accuracy, posterior mean and sd of theta, credible and
+        predictive intervals."""
+        lo, hi = equal_tailed(self.theta, self.confidence_level)
+        hlo, hhi = hdi(self.theta, self.confidence_level)
+        plo, phi = equal_tailed(self.theta_pred, self.confidence_level)
+        m, t = self.observed.shape
+        return pd.DataFrame({
+            "model": np.repeat(self.models, t), "task": np.tile(self.tasks, m),
+            "n": self.n.ravel(), "observed": self.observed.ravel(),
+            "posterior_mean": self.theta.mean(axis=0).ravel(), "posterior_sd": self.theta.std(axis=0, ddof=1).ravel(),
+            "ci_low": lo.ravel(), "ci_high": hi.ravel(), "hdi_low": hlo.ravel(), "hdi_high": hhi.ravel(),
+            "pred_low": plo.ravel(), "pred_high": phi.ravel(),
+        })

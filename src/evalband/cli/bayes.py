@@ -1,0 +1,155 @@
+"""``evalband bayes``: Bayesian hierarchical intervals (exact Beta-Binomial, or a NumPyro logistic model)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Optional
+
+import numpy as np
+import pandas as pd
+import typer
+
+from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
+                      ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
+                      emit, errors, load_input)
+
+MODEL_CHOICES = ("beta-binomial", "logistic")
+
+_MODEL_COLS = ["model", "observed", "posterior_mean", "posterior_sd", "ci_low", "ci_high", "hdi_low", "hdi_high",
+               "pred_low", "pred_high", "p_best", "rank_mean", "rank_low", "rank_high"]
+_PAIR_COLS = ["model_a", "model_b", "observed", "posterior_mean", "posterior_sd", "ci_low", "ci_high", "hdi_low",
+              "hdi_high", "pred_low", "pred_high", "p_a_better", "verdict"]
+
+
+def parse_weights(text, tasks, groups):
+    """--weights: 'equal' (default), 'groups' (each group weighs the same), or 'name=w,...' over tasks or groups.
+
+    Returns (weights, group_weights) for the library.
+    """
+    if text is None or text.strip().lower() in ("", "equal", "tasks"):
+        return None, None
+    key = text.strip().lower()
+    if key == "groups":
+        if not groups:
+            raise ValueError("`--weights groups` needs task groups; this input has none.")
+        return None, {g: 1.0 for g in groups}
+    pairs = {}
+    for part in text.split(","):
+        name, eq, value = part.partition("=")
+        if not eq:
+            raise ValueError(f"`--weights` must be 'equal', 'groups' or 'name=weight,...'; got {text!r}.")
+        try:
+            pairs[name.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"`--weights`: weight of {name.strip()!r} must be a number; got {value!r}.") from None
+    if set(pairs) <= set(groups or ()):
+        return None, pairs
+    if set(pairs) <= set(tasks):
+        return pairs, None
+    unknown = sorted(set(pairs) - set(tasks) - set(groups or ()))
+    raise ValueError(f"`--weights`: {', '.join(map(repr, unknown)) or 'names'} are neither all tasks nor all"
+                     f" groups; tasks: {', '.join(tasks[:8])}{' ...' if len(tasks) > 8 else ''}"
+                     + (f"; groups: {', '.join(groups)}" if groups else ""))
+
+
+def bayes(
+    path: PathArg = None,
+    example: ExampleOpt = None,
+    model: Annotated[str, typer.Option("--model", help="beta-binomial (exact, no MCMC) or logistic (NumPyro"
+                                       " NUTS; needs evalband[bayes]).")] = "beta-binomial",
+    prior: Annotated[Optional[str], typer.Option("--prior", help="Beta-Binomial prior on each alpha, beta:"
+                                                 " exponential[:rate] (default 1e-4), half-normal[:scale],"
+                                                 " gamma[:shape,rate].", show_default=False)] = None,
+    weights: Annotated[Optional[str], typer.Option("--weights", help="Aggregate weights: equal (tasks), groups,"
+                                                   " or name=w,... over tasks or groups.",
+                                                   show_default=False)] = None,
+    draws: Annotated[int, typer.Option("--draws", help="Posterior draws (beta-binomial) or draws per chain"
+                                       " (logistic).")] = 10_000,
+    pairs: Annotated[bool, typer.Option("--pairs", help="Also report every pairwise difference.")] = False,
+    sensitivity: Annotated[bool, typer.Option("--sensitivity", help="Refit under alternative priors and report"
+                                              " how intervals and verdicts move.")] = False,
+    compare: Annotated[bool, typer.Option("--compare", help="Bootstrap and Bayesian intervals side by side,"
+                                          " flagging verdict disagreements.")] = False,
+    confidence: ConfidenceOpt = "0.95",
+    seed: SeedOpt = None,
+    models: ModelsOpt = None,
+    source: SourceOpt = "auto",
+    shape: ShapeOpt = "auto",
+    model_col: ModelColOpt = "model",
+    task_col: TaskColOpt = "task",
+    item_col: ItemColOpt = "item",
+    score_col: ScoreColOpt = "score",
+    cluster: ClusterOpt = None,
+    group_col: GroupColOpt = "group",
+    count_rule: CountRuleOpt = "floor",
+    fmt: FormatOpt = "table",
+):
+    """Posterior means, credible intervals (ci, hdi), predictive intervals (pred) and P(best) per model."""
+    from .._validate import check_choice, check_confidence_level
+    from ..report.format import render
+
+    with errors():
+        kind = check_choice(model, MODEL_CHOICES, "--model")
+        level = check_confidence_level(confidence, "--confidence")
+        table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
+                           item_col=item_col, score_col=score_col, cluster=cluster, group_col=group_col,
+                           count_rule=count_rule, models=models)
+        w, gw = parse_weights(weights, table.tasks, table.groups)
+        if kind == "logistic":
+            from ..bayes.numpyro_models import logistic
+
+            if prior is not None:
+                raise ValueError("`--prior` applies to the beta-binomial model; the logistic model uses its own"
+                                 " weakly informative priors (see evalband.bayes.logistic).")
+            result = logistic(table, num_samples=min(draws, 100_000), confidence_level=level, weights=w,
+                              group_weights=gw, rng=seed)
+        else:
+            from ..bayes import beta_binomial
+
+            result = beta_binomial(table, prior=prior, n_draws=draws, confidence_level=level, weights=w,
+                                   group_weights=gw, rng=seed)
+        for message in result.warnings:
+            typer.echo(f"evalband: warning: {message}", err=True)
+        frames = [("model", result.summary()[_MODEL_COLS])]
+        if pairs:
+            frames.append(("pair", result.pairs()[_PAIR_COLS]))
+        if sensitivity:
+            from ..bayes.sensitivity import prior_sensitivity
+
+            if kind != "beta-binomial":
+                raise ValueError("`--sensitivity` refits the beta-binomial model; drop --model logistic.")
+            sens = prior_sensitivity(table, n_draws=min(draws, 10_000), confidence_level=level, weights=w,
+                                     group_weights=gw, rng=seed)
+            frames += [("sensitivity", sens.models_frame()), ("sensitivity_pair", sens.pairs_frame())]
+        if compare:
+            from ..bayes.agreement import compare_with_bootstrap
+
+            cmp = compare_with_bootstrap(table, result, rng=seed)
+            frames += [("compare", cmp.models), ("compare_pair", cmp.pairs)]
+        emit(_output(frames, fmt, result, table))
+
+
+def _output(frames, fmt, result, table) -> str:
+    from ..report.format import render
+
+    if fmt == "json":
+        records = []
+        for kind, frame in frames:
+            for rec in json.loads(frame.to_json(orient="records", double_precision=15)):
+                records.append({"record": kind, **rec})
+        return json.dumps(records, indent=2)
+    if fmt == "csv":
+        return pd.concat([f.assign(record=k) for k, f in frames], ignore_index=True).to_csv(index=False)
+    titles = {"model": f"Bayesian {result.method}: {result.aggregate_name} ({result.confidence_level:.1%})",
+              "pair": "Pairwise differences A - B", "sensitivity": "Prior sensitivity: model intervals",
+              "sensitivity_pair": "Prior sensitivity: verdicts", "compare": "Bootstrap vs Bayesian: models",
+              "compare_pair": "Bootstrap vs Bayesian: pairs"}
+    parts = []
+    for i, (kind, frame) in enumerate(frames):
+        value_cols = [c for c in frame.columns if c.endswith(("_low", "_high", "_mean", "observed", "_sd", "_diff"))
+                      and not c.startswith("rank")]
+        se_col = "posterior_sd" if "posterior_sd" in frame.columns else None
+        notes = list(result.notes) + [f"data: {table.describe()}"] if i == len(frames) - 1 else ()
+        parts.append(render(frame, fmt, value_cols=value_cols, se_col=se_col, title=titles.get(kind), notes=notes))
+    return "\n".join(parts)
