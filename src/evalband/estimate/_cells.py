@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 __all__ = ["TaskArrays", "task_arrays"]
 
@@ -37,22 +36,45 @@ class TaskArrays:
 def task_arrays(table) -> list[TaskArrays]:
     """The :class:`TaskArrays` of every task of an item-level table, in the table's task order."""
     data = table.data
-    models = list(table.models)
-    out = {}
-    for task, sub in data.groupby("task", observed=True, sort=False):
-        m_code = pd.Categorical(sub["model"].astype(str), categories=models).codes.astype(np.int64)
-        i_code, items = pd.factorize(sub["item"].astype(str))
-        position = sub.groupby(["model", "item"], observed=True, sort=False).cumcount().to_numpy()
-        kmax = int(position.max()) + 1
-        full = np.full((len(models), len(items), kmax), np.nan)
-        full[m_code, i_code, position] = sub["score"].to_numpy(dtype=np.float64)
+    n_models = len(table.models)
+    m = data["model"].cat.codes.to_numpy(np.int64)
+    t = data["task"].cat.codes.to_numpy(np.int64)
+    i = data["item"].cat.codes.to_numpy(np.int64)
+    score = data["score"].to_numpy(np.float64)
+    labels = np.asarray(data["item"].cat.categories.astype(str))
+    # (task, item) pairs -> an item index local to its task
+    ti, ti_inv = np.unique(t * (i.max() + 1) + i, return_inverse=True)
+    ti_task = ti // (i.max() + 1)
+    block_start = np.searchsorted(ti_task, np.arange(len(table.tasks)))
+    local = ti_inv - block_start[t]
+    # the trial slot of each row: its rank among the rows of the same (model, task, item)
+    key = ti_inv * n_models + m
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    first = np.r_[0, np.flatnonzero(np.diff(sorted_key)) + 1]
+    run_start = np.repeat(first, np.diff(np.r_[first, len(key)]))
+    position = np.empty(len(key), dtype=np.int64)
+    position[order] = np.arange(len(key)) - run_start
+    cluster = data["cluster"].cat.codes.to_numpy(np.int64) if "cluster" in data.columns else None
+    out = []
+    rows_by_task = np.argsort(t, kind="stable")
+    bounds = np.searchsorted(t[rows_by_task], np.arange(len(table.tasks) + 1))
+    for k, task in enumerate(table.tasks):
+        rows = rows_by_task[bounds[k]:bounds[k + 1]]
+        if rows.size == 0:
+            continue
+        n_items = int(local[rows].max()) + 1
+        kmax = int(position[rows].max()) + 1
+        full = np.full((n_models, n_items, kmax), np.nan)
+        full[m[rows], local[rows], position[rows]] = score[rows]
+        items = labels[(ti[block_start[k]:block_start[k] + n_items]) % (i.max() + 1)]
         clusters = None
-        if "cluster" in sub.columns:
-            first = np.empty(len(items), dtype=np.int64)
-            first[i_code[::-1]] = np.arange(len(sub))[::-1]
-            clusters = pd.factorize(sub["cluster"].astype(str).to_numpy()[first])[0].astype(np.int64)
-        out[str(task)] = TaskArrays(str(task), np.asarray(items), full, clusters)
-    return [out[t] for t in table.tasks if t in out]
+        if cluster is not None:
+            item_cluster = np.empty(n_items, dtype=np.int64)
+            item_cluster[local[rows]] = cluster[rows]
+            clusters = np.unique(item_cluster, return_inverse=True)[1].astype(np.int64)
+        out.append(TaskArrays(str(task), items, full, clusters))
+    return out
 
 
 def concat_tasks(arrays: list[TaskArrays]) -> TaskArrays:

@@ -30,7 +30,7 @@ def _check_k(n: np.ndarray, k: int, items) -> None:
     short = np.flatnonzero(np.ravel(n) < k)
     if short.size:
         pos = short[0]
-        label = f"item {np.ravel(items)[pos]!r}" if items is not None else f"item at position {pos}"
+        label = f"item '{np.ravel(items)[pos]}'" if items is not None else f"item at position {pos}"
         raise ValueError(f"`k` = {k} exceeds the number of samples of {label} (n = {int(np.ravel(n)[pos])};"
                          f" {short.size} item{'s' if short.size > 1 else ''} with n < k); pass@k and pass^k"
                          " need n >= k samples per item.")
@@ -217,14 +217,12 @@ def passk(table, *, k=(1,), confidence_level=0.95) -> PassKResult:
         n = arr.trials
         c = np.nansum(arr.trial_scores, axis=-1).astype(np.int64)
         samples[:, t] = np.where((n > 0).any(axis=1), np.where(n > 0, n, np.iinfo(np.int64).max).min(axis=1), 0)
-        for i_m, model in enumerate(table.models):
-            short = (n[i_m] > 0) & (n[i_m] < max(ks))
-            if short.any():
-                pos = int(np.flatnonzero(short)[0])
-                raise InputError(f"k = {max(ks)} exceeds the {int(n[i_m, pos])} sample(s) of item"
-                                 f" '{arr.items[pos]}' of model '{model}', task '{arr.task}'"
-                                 f" ({int(short.sum())} such item{'s' if short.sum() > 1 else ''})",
-                                 source=table.source)
+        short = (n > 0) & (n < max(ks))
+        if short.any():
+            i_m, pos = np.argwhere(short)[0]
+            raise InputError(f"k = {max(ks)} exceeds the {int(n[i_m, pos])} sample(s) of item '{arr.items[pos]}'"
+                             f" of model '{table.models[i_m]}', task '{arr.task}' ({int(short.sum())} such"
+                             f" item{'s' if short.sum() > 1 else ''})", source=table.source)
         for j, kv in enumerate(ks):
             for metric in PASSK_METRICS:
                 e = passk_interval(n, c, kv, metric=metric, confidence_level=level)
