@@ -1,0 +1,29 @@
+"""Tests that treat tasks as the sample (Demsar 2006; Benavoli et al. 2017; Agarwal et al. 2021).
+
+Each model gets one score per task (:func:`score_matrix`); the tests then ask how models compare across tasks:
+
+* :func:`friedman` (with Iman-Davenport) and :func:`nemenyi` (critical difference, cliques);
+* :func:`signed_rank_tests`: Wilcoxon signed-rank or sign tests against a control or all pairs, Holm-corrected;
+* :func:`rm_anova`: repeated-measures ANOVA with Mauchly / Greenhouse-Geisser / Shapiro-Wilk checks and Tukey HSD;
+* :func:`bayes_signed_rank`: Bayesian signed-rank test with a region of practical equivalence;
+* :func:`performance_profile`: rliable performance profiles with stratified-bootstrap bands;
+* :func:`run_test`: one call for the command line.
+"""
+
+from ._matrix import ScoreMatrix, as_score_matrix, complete_cases, rank_matrix, score_matrix
+from .anova import RMAnovaResult, greenhouse_geisser, mauchly, rm_anova
+from .bayes_signedrank import BayesSignedRankResult, BayesSignedRankTests, bayes_signed_rank, bayes_signed_rank_tests
+from .friedman import FriedmanResult, NemenyiResult, cliques_from_significance, friedman, nemenyi
+from .profiles import PerformanceProfile, performance_profile, run_scores
+from .run import TESTS, TaskTestResult, run_test
+from .signedrank import SignedRankResult, holm, signed_rank_tests
+
+__all__ = [
+    "ScoreMatrix", "as_score_matrix", "complete_cases", "rank_matrix", "score_matrix",
+    "RMAnovaResult", "greenhouse_geisser", "mauchly", "rm_anova",
+    "BayesSignedRankResult", "BayesSignedRankTests", "bayes_signed_rank", "bayes_signed_rank_tests",
+    "FriedmanResult", "NemenyiResult", "cliques_from_significance", "friedman", "nemenyi",
+    "PerformanceProfile", "performance_profile", "run_scores",
+    "TESTS", "TaskTestResult", "run_test",
+    "SignedRankResult", "holm", "signed_rank_tests",
+]

@@ -1,0 +1,189 @@
+"""The (models x tasks) score matrix that the tests over tasks read, and how it is made complete.
+
+When tasks are the sample (Demsar 2006; Benavoli et al. 2017), each model has one number per task: its mean score
+on the task's items (item level, trials averaged first) or ``correct / n`` (summary level). This module builds that
+matrix from a :class:`~evalband.table.ResultsTable`, a wide pandas DataFrame (models as rows, tasks as columns) or
+an array with labels, and handles the cells that are missing: the complete-case subset keeps the tasks that every
+selected model has, and counts and names the tasks it drops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._validate import InputError, check_names
+
+__all__ = ["ScoreMatrix", "as_score_matrix", "score_matrix", "complete_cases", "rank_matrix"]
+
+
+@dataclass(frozen=True)
+class ScoreMatrix:
+    """One number per model and task.
+
+    Attributes
+    ----------
+    scores : numpy.ndarray, shape (n_models, n_tasks)
+        NaN where a model has no result on a task.
+    models, tasks : tuple of str
+    source : str
+        Where the numbers came from.
+    notes : tuple of str
+        What was averaged, assumed or left out.
+    dropped_tasks : tuple of str
+        Tasks left out by :func:`complete_cases` (empty before it).
+    """
+
+    scores: np.ndarray
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
+    source: str = "<array>"
+    notes: tuple[str, ...] = ()
+    dropped_tasks: tuple[str, ...] = ()
+
+    @property
+    def n_models(self) -> int:
+        return len(self.models)
+
+    @property
+    def n_tasks(self) -> int:
+        return len(self.tasks)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy frame: model, task, score (missing cells included as NaN)."""
+        m, t = np.meshgrid(np.arange(self.n_models), np.arange(self.n_tasks), indexing="ij")
+        return pd.DataFrame({"model": np.asarray(self.models, dtype=object)[m.ravel()],
+                             "task": np.asarray(self.tasks, dtype=object)[t.ravel()],
+                             "score": self.scores.ravel()})
+
+
+def score_matrix(table, *, models=None, tasks=None) -> ScoreMatrix:
+    """Per-task scores of each model from a :class:`~evalband.table.ResultsTable`.
+
+    Item level: each model's mean over its items in the task, each item's trials averaged first. Summary level:
+    ``correct / n``. A model without rows in a task gives a NaN cell (see :func:`complete_cases`).
+
+    Parameters
+    ----------
+    table : ResultsTable
+    models, tasks : sequence of str, optional
+        Subsets (and order); default all, in order of first appearance.
+
+    Returns
+    -------
+    ScoreMatrix
+    """
+    models = check_names(models, table.models, "models")
+    tasks = check_names(tasks, table.tasks, "tasks")
+    notes = []
+    d = table.data
+    d = d.loc[d["model"].isin(models) & d["task"].isin(tasks)]
+    if table.level == "summary":
+        cell = d.groupby(["model", "task"], observed=True)[["correct", "n"]].sum()
+        values = cell["correct"] / cell["n"]
+        notes.append("per-task score = correct / n")
+    else:
+        per_item = d.groupby(["model", "task", "item"], observed=True)["score"].mean()
+        grouped = per_item.groupby(level=["model", "task"], observed=True)
+        values = grouped.mean()
+        n_items = grouped.size().unstack("task")
+        notes.append("per-task score = mean over items" + (" (trials averaged first)" if table.has_trials else ""))
+        n_items = n_items.reindex(index=models, columns=tasks)
+        differ = [t for t in tasks if n_items[t].nunique(dropna=True) > 1]
+        if differ:
+            notes.append(f"{len(differ)} task(s) where models were scored on different numbers of items"
+                         f" (each model's own items were averaged): {', '.join(differ[:5])}"
+                         + (" ..." if len(differ) > 5 else ""))
+    wide = values.unstack("task").reindex(index=models, columns=tasks)
+    scores = wide.to_numpy(dtype=np.float64)
+    n_missing = int(np.isnan(scores).sum())
+    if n_missing:
+        notes.append(f"{n_missing} (model, task) cell(s) have no result")
+    return ScoreMatrix(scores, tuple(models), tuple(tasks), table.source, tuple(notes))
+
+
+def as_score_matrix(data, models=None, tasks=None) -> ScoreMatrix:
+    """Accept a ResultsTable, a ScoreMatrix, a wide DataFrame (models x tasks) or an array (models x tasks)."""
+    if isinstance(data, ScoreMatrix):
+        if models is None and tasks is None:
+            return data
+        mi = [data.models.index(m) for m in check_names(models, data.models, "models")]
+        ti = [data.tasks.index(t) for t in check_names(tasks, data.tasks, "tasks")]
+        return ScoreMatrix(data.scores[np.ix_(mi, ti)], tuple(data.models[i] for i in mi),
+                           tuple(data.tasks[i] for i in ti), data.source, data.notes)
+    if hasattr(data, "level") and hasattr(data, "data") and hasattr(data, "models"):
+        return score_matrix(data, models=models, tasks=tasks)
+    if isinstance(data, pd.DataFrame):
+        frame = data
+        if models is not None:
+            frame = frame.loc[check_names(models, [str(i) for i in frame.index], "models")]
+        if tasks is not None:
+            frame = frame[check_names(tasks, [str(c) for c in frame.columns], "tasks")]
+        try:
+            scores = frame.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError("`scores`: the DataFrame must hold numbers only (models as rows, tasks as columns).") \
+                from None
+        return ScoreMatrix(scores, tuple(map(str, frame.index)), tuple(map(str, frame.columns)), "<DataFrame>")
+    try:
+        scores = np.asarray(data, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"`scores` must be a ResultsTable, a DataFrame or a numeric array; got"
+                        f" {type(data).__name__}.") from None
+    if scores.ndim != 2:
+        raise ValueError(f"`scores` must be 2-D (models x tasks); got shape {scores.shape}.")
+    models = tuple(map(str, models)) if models is not None else tuple(f"model {i}" for i in range(scores.shape[0]))
+    tasks = tuple(map(str, tasks)) if tasks is not None else tuple(f"task {j}" for j in range(scores.shape[1]))
+    if len(models) != scores.shape[0]:
+        raise ValueError(f"`models` has {len(models)} names for {scores.shape[0]} rows of `scores`.")
+    if len(tasks) != scores.shape[1]:
+        raise ValueError(f"`tasks` has {len(tasks)} names for {scores.shape[1]} columns of `scores`.")
+    if len(set(models)) != len(models) or len(set(tasks)) != len(tasks):
+        raise ValueError("`models` and `tasks` must not repeat a name.")
+    if np.isinf(scores).any():
+        raise ValueError("`scores` holds an infinite value.")
+    return ScoreMatrix(scores, models, tasks)
+
+
+def complete_cases(matrix: ScoreMatrix, *, min_tasks: int = 2, what: str = "this test") -> ScoreMatrix:
+    """Keep the tasks on which every model has a score; name and count the tasks dropped.
+
+    Raises
+    ------
+    InputError
+        When fewer than ``min_tasks`` tasks remain.
+    """
+    keep = ~np.isnan(matrix.scores).any(axis=0)
+    dropped = tuple(t for t, k in zip(matrix.tasks, keep) if not k)
+    notes = list(matrix.notes)
+    if dropped:
+        shown = ", ".join(dropped[:8]) + (" ..." if len(dropped) > 8 else "")
+        notes.append(f"complete-case analysis: {len(dropped)} of {matrix.n_tasks} task(s) dropped because some"
+                     f" model has no result there ({shown})")
+    if keep.sum() < min_tasks:
+        raise InputError(f"{what} needs at least {min_tasks} tasks with a result for every model; found"
+                         f" {int(keep.sum())} of {matrix.n_tasks}", source=matrix.source)
+    return ScoreMatrix(matrix.scores[:, keep], matrix.models, tuple(t for t, k in zip(matrix.tasks, keep) if k),
+                       matrix.source, tuple(notes), matrix.dropped_tasks + dropped)
+
+
+def rank_matrix(scores: np.ndarray, *, higher_is_better: bool = True) -> np.ndarray:
+    """Ranks of the models within each task (axis 0), 1 = best, ties given their mean rank (midranks)."""
+    from scipy.stats import rankdata
+
+    return rankdata(-scores if higher_is_better else scores, axis=0, method="average")
+
+
+def tie_counts(scores: np.ndarray) -> np.ndarray:
+    """Per task (column), sum over tie groups of t**3 - t (0 when a task has no ties)."""
+    s = np.sort(scores, axis=0)
+    out = np.zeros(scores.shape[1])
+    # run lengths of equal values down each column, vectorized over columns
+    same = np.vstack([np.zeros((1, s.shape[1]), bool), s[1:] == s[:-1]])
+    run_id = np.cumsum(~same, axis=0)
+    for j in range(s.shape[1]):  # columns are tasks (tens), not replicates or items
+        t = np.bincount(run_id[:, j])
+        out[j] = float(np.sum(t.astype(np.float64) ** 3 - t))
+    return out

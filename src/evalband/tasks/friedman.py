@@ -1,0 +1,261 @@
+"""Friedman test over tasks with the Iman-Davenport correction, and the Nemenyi post-hoc critical difference.
+
+Tasks are the sample: each task ranks the models (1 = best, ties get midranks) and the test asks whether the mean
+ranks differ more than chance would make them (Demsar 2006, section 3.2.2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .._validate import check_confidence_level
+from ._matrix import ScoreMatrix, as_score_matrix, complete_cases, rank_matrix, tie_counts
+
+__all__ = ["FriedmanResult", "NemenyiResult", "friedman", "nemenyi", "cliques_from_significance"]
+
+
+@dataclass(frozen=True)
+class FriedmanResult:
+    """Friedman chi-square and Iman-Davenport F over tasks.
+
+    Attributes
+    ----------
+    statistic, pvalue, df : float
+        Friedman chi-square (tie-corrected when ``tie_correction``), its p-value and k - 1 degrees of freedom.
+    iman_davenport, iman_davenport_pvalue : float
+        F = (N - 1) chi2 / (N (k - 1) - chi2) on (k - 1, (k - 1)(N - 1)) degrees of freedom.
+    df1, df2 : float
+    mean_ranks : numpy.ndarray, shape (n_models,)
+        Mean rank of each model over tasks, 1 = best.
+    models, tasks : tuple of str
+        Models and the tasks used (complete cases).
+    dropped_tasks : tuple of str
+    tie_correction : bool
+    notes : tuple of str
+    """
+
+    statistic: float
+    pvalue: float
+    df: float
+    iman_davenport: float
+    iman_davenport_pvalue: float
+    df1: float
+    df2: float
+    mean_ranks: np.ndarray
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
+    dropped_tasks: tuple[str, ...] = ()
+    tie_correction: bool = True
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def n_tasks(self) -> int:
+        return len(self.tasks)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per model: model, mean_rank (1 = best), sorted as given."""
+        return pd.DataFrame({"model": list(self.models), "mean_rank": self.mean_ranks})
+
+    def summary(self) -> str:
+        k, n = len(self.models), self.n_tasks
+        return (f"Friedman chi2({self.df:g}) = {self.statistic:.4g}, p = {self.pvalue:.3g}; Iman-Davenport"
+                f" F({self.df1:g}, {self.df2:g}) = {self.iman_davenport:.4g}, p = {self.iman_davenport_pvalue:.3g}"
+                f" ({k} models, {n} tasks{', ties corrected' if self.tie_correction else ''})")
+
+
+@dataclass(frozen=True)
+class NemenyiResult:
+    """All-pairs Nemenyi comparison of mean ranks with the critical difference.
+
+    Attributes
+    ----------
+    mean_ranks : numpy.ndarray, shape (n_models,)
+    critical_difference : float
+        q_alpha / sqrt(2) * sqrt(k (k + 1) / (6 N)), q_alpha the studentized range quantile with infinite df.
+    q_alpha : float
+        The studentized range quantile divided by sqrt(2) (Demsar's Table 5a).
+    pvalues : numpy.ndarray, shape (n_models, n_models)
+        Two-sided Nemenyi p-value of each pair (1 on the diagonal).
+    significant : numpy.ndarray of bool, shape (n_models, n_models)
+        Pairs whose mean ranks differ by more than the critical difference.
+    cliques : tuple of tuple of str
+        Maximal groups of models, consecutive in mean rank, with no significant difference inside.
+    confidence_level : float
+    models, tasks, dropped_tasks, notes
+    """
+
+    mean_ranks: np.ndarray
+    critical_difference: float
+    q_alpha: float
+    pvalues: np.ndarray
+    significant: np.ndarray
+    cliques: tuple[tuple[str, ...], ...]
+    confidence_level: float
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
+    dropped_tasks: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def n_tasks(self) -> int:
+        return len(self.tasks)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair: model_a (better mean rank), model_b, their mean ranks, difference, p-value."""
+        i, j = np.triu_indices(len(self.models), 1)
+        a_first = self.mean_ranks[i] <= self.mean_ranks[j]
+        a = np.where(a_first, i, j)
+        b = np.where(a_first, j, i)
+        names = np.asarray(self.models, dtype=object)
+        out = pd.DataFrame({"model_a": names[a], "model_b": names[b], "mean_rank_a": self.mean_ranks[a],
+                            "mean_rank_b": self.mean_ranks[b], "difference": self.mean_ranks[b] - self.mean_ranks[a],
+                            "critical_difference": self.critical_difference, "pvalue": self.pvalues[a, b],
+                            "significant": self.significant[a, b]})
+        return out.sort_values(["mean_rank_a", "mean_rank_b"], kind="stable").reset_index(drop=True)
+
+
+def _prepare(scores, models, tasks, what):
+    matrix = as_score_matrix(scores, models, tasks)
+    if matrix.n_models < 2:
+        raise ValueError(f"{what} needs at least 2 models; got {matrix.n_models}.")
+    return complete_cases(matrix, min_tasks=2, what=what)
+
+
+def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
+             tie_correction: bool = True) -> FriedmanResult:
+    """Friedman test of equal mean ranks over tasks, with the Iman-Davenport F correction.
+
+    Parameters
+    ----------
+    scores : ResultsTable, ScoreMatrix, DataFrame or array_like, shape (n_models, n_tasks)
+        One score per model and task (see :func:`evalband.tasks.score_matrix`).
+    models, tasks : sequence of str, optional
+        Labels for an array, or subsets of a table.
+    higher_is_better : bool, default True
+        Rank 1 goes to the highest score.
+    tie_correction : bool, default True
+        Divide chi2 by 1 - sum(t^3 - t) / (N k (k^2 - 1)) as SciPy and R do. Demsar (2006) reports the
+        uncorrected statistic.
+
+    Returns
+    -------
+    FriedmanResult
+
+    Notes
+    -----
+    Valid when tasks are an independent sample from the population of tasks of interest and the models are
+    ranked within each task; ranks ignore how large the differences are. Iman and Davenport's F is less
+    conservative than the chi-square approximation (Demsar 2006). Tasks where some model has no score are
+    dropped (complete cases) and named in ``dropped_tasks``; the Skillings-Mack test, which uses incomplete
+    blocks, is not implemented.
+
+    References
+    ----------
+    Demsar, J. (2006). Statistical comparisons of classifiers over multiple data sets. JMLR 7, 1-30.
+    Iman, R. L. & Davenport, J. M. (1980). Approximations of the critical region of the Friedman statistic.
+    Communications in Statistics A 9, 571-595.
+    """
+    m = _prepare(scores, models, tasks, "the Friedman test")
+    x = m.scores
+    k, n = x.shape
+    ranks = rank_matrix(x, higher_is_better=higher_is_better)
+    mean_ranks = ranks.mean(axis=1)
+    chi2 = 12.0 * n / (k * (k + 1)) * (np.sum(mean_ranks ** 2) - k * (k + 1) ** 2 / 4.0)
+    notes = list(m.notes)
+    if tie_correction:
+        c = 1.0 - tie_counts(x).sum() / (k * (k * k - 1) * n)
+        chi2 = chi2 / c if c > 0 else 0.0
+    chi2 = float(max(chi2, 0.0))
+    df = k - 1.0
+    p = float(stats.chi2.sf(chi2, df))
+    df1, df2 = k - 1.0, (k - 1.0) * (n - 1.0)
+    denom = n * (k - 1.0) - chi2
+    if denom <= 1e-12 * n * k:
+        f_stat, f_p = np.inf, 0.0
+        notes.append("every task ranks the models identically: Iman-Davenport F is infinite")
+    else:
+        f_stat = (n - 1.0) * chi2 / denom
+        f_p = float(stats.f.sf(f_stat, df1, df2))
+    return FriedmanResult(chi2, p, df, float(f_stat), f_p, df1, df2, mean_ranks, m.models, m.tasks,
+                          m.dropped_tasks, bool(tie_correction), tuple(notes))
+
+
+def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95,
+            higher_is_better: bool = True) -> NemenyiResult:
+    """Nemenyi all-pairs post-hoc test on mean ranks, with the critical difference (CD).
+
+    Parameters
+    ----------
+    scores : ResultsTable, ScoreMatrix, DataFrame or array_like, shape (n_models, n_tasks)
+    models, tasks : sequence of str, optional
+    confidence_level : float, default 0.95
+        Family-wise: alpha = 1 - confidence_level.
+    higher_is_better : bool, default True
+
+    Returns
+    -------
+    NemenyiResult
+
+    Notes
+    -----
+    Two models differ significantly when their mean ranks differ by more than
+    CD = q_alpha sqrt(k (k + 1) / (6 N)), q_alpha = studentized range quantile (k groups, infinite df) / sqrt(2).
+    The pairwise p-value is the studentized range survival function at |R_i - R_j| sqrt(2) / sqrt(k(k+1)/(6N)).
+    The test controls the family-wise error over all k (k - 1) / 2 pairs and is conservative; against a single
+    control, Holm-corrected signed-rank tests are more powerful (:func:`evalband.tasks.signed_rank_tests`).
+    Mean ranks depend on which models are compared: adding a model can change the verdict for another pair.
+
+    References
+    ----------
+    Demsar, J. (2006). JMLR 7, 1-30, section 3.2.2 and Table 5.
+    Nemenyi, P. B. (1963). Distribution-free multiple comparisons. PhD thesis, Princeton University.
+    """
+    level = check_confidence_level(confidence_level)
+    m = _prepare(scores, models, tasks, "the Nemenyi test")
+    k, n = m.scores.shape
+    ranks = rank_matrix(m.scores, higher_is_better=higher_is_better)
+    mean_ranks = ranks.mean(axis=1)
+    se = np.sqrt(k * (k + 1) / (6.0 * n))
+    q = float(stats.studentized_range.ppf(level, k, np.inf)) / np.sqrt(2.0) if k > 1 else np.nan
+    cd = q * se
+    diff = np.abs(mean_ranks[:, None] - mean_ranks[None, :])
+    pvalues = np.ones((k, k))
+    iu = np.triu_indices(k, 1)
+    pv = np.clip(stats.studentized_range.sf(diff[iu] * np.sqrt(2.0) / se, k, np.inf), 0.0, 1.0)
+    pvalues[iu] = pv
+    pvalues[(iu[1], iu[0])] = pv
+    significant = diff > cd
+    np.fill_diagonal(significant, False)
+    cl = cliques_from_significance(mean_ranks, significant, m.models)
+    return NemenyiResult(mean_ranks, float(cd), q, pvalues, significant, cl, level, m.models, m.tasks,
+                         m.dropped_tasks, m.notes)
+
+
+def cliques_from_significance(mean_ranks, significant, models) -> tuple[tuple[str, ...], ...]:
+    """Maximal runs of models, consecutive in mean rank, with no significant pair inside.
+
+    Works for any post-hoc verdict (Nemenyi, Holm-corrected signed-rank), not only for a critical difference.
+    Single models are not cliques.
+    """
+    mean_ranks = np.asarray(mean_ranks, dtype=float)
+    sig = np.asarray(significant, dtype=bool)
+    order = np.argsort(mean_ranks, kind="stable")
+    k = len(order)
+    s = sig[np.ix_(order, order)]
+    ends = np.arange(k)
+    for i in range(k):
+        j = i
+        while j + 1 < k and not s[i:j + 2, i:j + 2].any():
+            j += 1
+        ends[i] = j
+    out = []
+    last_end = -1
+    for i in range(k):
+        if ends[i] > i and ends[i] > last_end:
+            out.append(tuple(models[o] for o in order[i:ends[i] + 1]))
+            last_end = ends[i]
+    return tuple(out)

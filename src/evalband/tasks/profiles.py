@@ -1,0 +1,258 @@
+"""Performance profiles (Agarwal et al. 2021, rliable): the fraction of runs or tasks scoring above each tau.
+
+A performance profile shows the whole distribution of (normalized) scores instead of one aggregate: for each
+threshold tau, the fraction of runs scoring above tau (run-score distribution, each task weighted equally), or
+the fraction of tasks whose mean over runs is above tau (average-score distribution). Bands come from a
+bootstrap stratified over tasks: runs are resampled with replacement within each task, as in rliable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._validate import as_generator, check_choice, check_confidence_level, check_positive_int
+
+__all__ = ["PerformanceProfile", "performance_profile", "run_scores"]
+
+KINDS = ("runs", "tasks")
+#: entries per vectorized bootstrap block (replicates x models x tasks x runs), to bound memory
+_BLOCK = 2_000_000
+
+
+@dataclass(frozen=True)
+class PerformanceProfile:
+    """Fraction of runs (or tasks) above each threshold, with pointwise bootstrap bands.
+
+    Attributes
+    ----------
+    models, tasks : tuple of str
+    taus : numpy.ndarray, shape (n_taus,)
+    profile, low, high : numpy.ndarray, shape (n_models, n_taus)
+        The observed fraction and the ends of its percentile bootstrap interval at each tau.
+    kind : {'runs', 'tasks'}
+    n_runs : numpy.ndarray of int, shape (n_models, n_tasks)
+        Runs behind each model and task.
+    n_resamples : int
+    confidence_level : float
+    resampling : str
+        How the bands were made.
+    seed : int or None
+        The integer seed given, if any (for reports).
+    notes : tuple of str
+    """
+
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
+    taus: np.ndarray
+    profile: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    kind: str
+    n_runs: np.ndarray
+    n_resamples: int
+    confidence_level: float
+    resampling: str
+    seed: int | None = None
+    notes: tuple[str, ...] = ()
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy: model, tau, fraction, low, high (fractions, not percent)."""
+        m, k = np.meshgrid(np.arange(len(self.models)), np.arange(self.taus.size), indexing="ij")
+        return pd.DataFrame({"model": np.asarray(self.models, dtype=object)[m.ravel()],
+                             "tau": self.taus[k.ravel()], "fraction": self.profile.ravel(),
+                             "low": self.low.ravel(), "high": self.high.ravel()})
+
+
+def _as_runs(runs, models, tasks):
+    """-> (x (M, R, T) NaN-padded, models, tasks)."""
+    if isinstance(runs, dict):
+        names = list(runs)
+        arrays = [np.asarray(runs[n], dtype=float) for n in names]
+        for n, a in zip(names, arrays):
+            if a.ndim != 2:
+                raise ValueError(f"`runs[{n!r}]` must be 2-D (runs x tasks); got shape {a.shape}.")
+        n_t = {a.shape[1] for a in arrays}
+        if len(n_t) != 1:
+            raise ValueError(f"`runs`: every model needs the same number of tasks; got {sorted(n_t)}.")
+        r_max = max(a.shape[0] for a in arrays)
+        x = np.full((len(arrays), r_max, n_t.pop()), np.nan)
+        for i, a in enumerate(arrays):
+            x[i, : a.shape[0]] = a
+        models = names if models is None else list(models)
+    else:
+        x = np.asarray(runs, dtype=float)
+        if x.ndim != 3:
+            raise ValueError(f"`runs` must be a dict of (runs x tasks) arrays or a (models x runs x tasks) array;"
+                             f" got shape {x.shape}.")
+        models = [f"model {i}" for i in range(x.shape[0])] if models is None else list(models)
+    tasks = [f"task {j}" for j in range(x.shape[2])] if tasks is None else list(tasks)
+    if len(models) != x.shape[0] or len(tasks) != x.shape[2]:
+        raise ValueError(f"`models`/`tasks`: {len(models)} and {len(tasks)} names for runs shaped"
+                         f" {x.shape} (models x runs x tasks).")
+    if np.isinf(x).any():
+        raise ValueError("`runs` holds an infinite score.")
+    return x, tuple(map(str, models)), tuple(map(str, tasks))
+
+
+def run_scores(table, *, models=None, tasks=None, run: str = "auto"):
+    """Run-level scores from an item-level :class:`~evalband.table.ResultsTable`.
+
+    Parameters
+    ----------
+    run : {'auto', 'item', 'trial'}
+        What a run is: 'item' (rliable score files, read by ``evalband.io``, hold one item per run), 'trial'
+        (each run's score on a task is its mean over the task's items), or 'auto': 'trial' when the table has
+        trials, else 'item'.
+
+    Returns
+    -------
+    (runs, models, tasks)
+        ``runs`` shaped (n_models, max_runs, n_tasks), NaN where a model has fewer runs.
+    """
+    from .._validate import check_names
+
+    if table.level != "item":
+        raise ValueError("`table`: run-level scores need an item-level table (runs as items or trials).")
+    run = check_choice(run, ("auto", "item", "trial"), "run")
+    if run == "auto":
+        run = "trial" if table.has_trials else "item"
+    models = check_names(models, table.models, "models")
+    tasks = check_names(tasks, table.tasks, "tasks")
+    d = table.data
+    d = d.loc[d["model"].isin(models) & d["task"].isin(tasks)]
+    if run == "trial":
+        per = d.groupby(["model", "task", "trial"], observed=True)["score"].mean()
+        ri = per.index.get_level_values("trial").to_numpy()
+    else:
+        per = d.groupby(["model", "task", "item"], observed=True)["score"].mean()
+        # runs numbered within each (model, task) in order of appearance
+        ri = per.groupby(level=["model", "task"], observed=True).cumcount().to_numpy()
+    x = np.full((len(models), int(ri.max()) + 1, len(tasks)), np.nan)
+    mi = pd.Categorical(per.index.get_level_values("model"), categories=models).codes
+    ti = pd.Categorical(per.index.get_level_values("task"), categories=tasks).codes
+    x[mi, ri, ti] = per.to_numpy()
+    return x, tuple(models), tuple(tasks)
+
+
+def performance_profile(runs, models=None, tasks=None, *, taus=None, kind: str = "runs",
+                        n_resamples: int = 2000, confidence_level=0.95, rng=None,
+                        replicates=None) -> PerformanceProfile:
+    """Performance profiles with stratified-bootstrap bands.
+
+    Parameters
+    ----------
+    runs : dict or array_like
+        ``{model: array (n_runs, n_tasks)}`` (rliable's convention; models may have different numbers of runs),
+        or an array (n_models, n_runs, n_tasks) with NaN for missing runs (see :func:`run_scores`). Scores should
+        be normalized so that one tau means the same on every task (e.g. human-normalized).
+    models, tasks : sequence of str, optional
+    taus : array_like, optional
+        Thresholds; default 101 points from the lowest to the highest score.
+    kind : {'runs', 'tasks'}
+        'runs': fraction of runs with score > tau, averaged over tasks (each task weighted equally).
+        'tasks': fraction of tasks whose mean score over runs is > tau.
+    n_resamples : int, default 2000
+    confidence_level : float, default 0.95
+        Pointwise percentile intervals.
+    rng : None, int or numpy.random.Generator
+    replicates : evalband.resample.Replicates, optional
+        For ``kind='tasks'``: use the engine's replicates of the per-task means, shape (B, M, T), instead of
+        resampling here (``runs`` is then ignored except for labels).
+
+    Returns
+    -------
+    PerformanceProfile
+
+    Notes
+    -----
+    The bootstrap resamples runs within each task independently (stratified over tasks), which treats the tasks
+    as fixed and the runs as the random part; it does not resample tasks. Profiles are step functions; the bands
+    are pointwise, not simultaneous over tau. A profile that lies above another everywhere is "stochastically
+    dominant" (Agarwal et al. 2021, section 4).
+
+    References
+    ----------
+    Agarwal, R., Schwarzer, M., Castro, P. S., Courville, A. & Bellemare, M. G. (2021). Deep reinforcement
+    learning at the edge of the statistical precipice. NeurIPS 34.
+    Dolan, E. D. & More, J. J. (2002). Benchmarking optimization software with performance profiles. Math.
+    Program. 91, 201-213.
+    """
+    kind = check_choice(kind, KINDS, "kind")
+    level = check_confidence_level(confidence_level)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    seed = int(rng) if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
+    gen = as_generator(rng)
+    notes = []
+    if replicates is not None:
+        if kind != "tasks":
+            raise ValueError("`replicates` (per-task means) can only make the 'tasks' profile; use kind='tasks'.")
+        reps = np.asarray(replicates.replicates, dtype=float)
+        obs = np.asarray(replicates.observed, dtype=float)
+        models_t, tasks_t = tuple(replicates.models), tuple(replicates.tasks)
+        taus = _taus(taus, obs)
+        profile = (obs[..., None] > taus).mean(axis=-2)
+        boot = (reps[..., None] > taus).mean(axis=-2)
+        n_runs = np.asarray(getattr(replicates, "n_units", np.zeros(len(tasks_t))), dtype=np.int64)
+        n_runs = np.broadcast_to(n_runs, obs.shape).copy()
+        resampling = f"engine replicates ({getattr(replicates, 'resampling', '?')}, {reps.shape[0]} resamples)"
+        n_resamples = reps.shape[0]
+        seed = getattr(replicates, "seed", seed)
+        models, tasks = models_t, tasks_t
+    else:
+        x, models, tasks = _as_runs(runs, models, tasks)
+        have = ~np.isnan(x)
+        n_runs = have.sum(axis=1)  # (M, T)
+        if (n_runs == 0).any():
+            bad = np.argwhere(n_runs == 0)[0]
+            raise ValueError(f"`runs`: model {models[bad[0]]!r} has no run on task {tasks[bad[1]]!r}.")
+        taus = _taus(taus, x[have])
+        ind = np.where(have[..., None], x[..., None] > taus, False).astype(np.float64)  # (M, R, T, K)
+        xz = np.where(have, x, 0.0)
+        if kind == "runs":
+            profile = (ind.sum(axis=1) / n_runs[..., None]).mean(axis=1)  # (M, K)
+        else:
+            means = xz.sum(axis=1) / n_runs
+            profile = (means[..., None] > taus).mean(axis=1)
+        boot = _bootstrap(xz, ind, have, n_runs, taus, kind, n_resamples, gen)
+        resampling = (f"stratified bootstrap over tasks: runs resampled within each task, {n_resamples}"
+                      " resamples (evalband.tasks)")
+        if len(set(n_runs.ravel().tolist())) > 1:
+            notes.append(f"models have different numbers of runs ({n_runs.min()} to {n_runs.max()} per task)")
+    alpha = 1 - level
+    low, high = np.quantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
+    return PerformanceProfile(models, tasks, taus, profile, low, high, kind, n_runs, int(n_resamples), level,
+                              resampling, seed, tuple(notes))
+
+
+def _taus(taus, values):
+    if taus is None:
+        lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
+        return np.linspace(lo, hi, 101)
+    taus = np.asarray(taus, dtype=float).ravel()
+    if taus.size == 0 or not np.isfinite(taus).all():
+        raise ValueError("`taus` must be a non-empty sequence of finite thresholds.")
+    return taus
+
+
+def _bootstrap(xz, ind, have, n_runs, taus, kind, n_resamples, gen):
+    """(B, M, K) profiles on resamples of runs within each (model, task), drawn as multinomial counts."""
+    m, r, t = xz.shape
+    pvals = have / n_runs[:, None, :]  # (M, R, T), zero on padding
+    pvals = np.moveaxis(pvals, 1, -1)  # (M, T, R)
+    block = max(1, _BLOCK // (m * r * t))
+    out = np.empty((n_resamples, m, taus.size))
+    ind_t = np.moveaxis(ind, 1, 2)  # (M, T, R, K)
+    x_t = np.moveaxis(xz, 1, 2)  # (M, T, R)
+    for start in range(0, n_resamples, block):  # memory blocks, each one vectorized draw
+        stop = min(n_resamples, start + block)
+        counts = gen.multinomial(n_runs, pvals, size=(stop - start, m, t)).astype(np.float64)  # (b, M, T, R)
+        w = counts / n_runs[None, :, :, None]
+        if kind == "runs":
+            out[start:stop] = np.einsum("bmtr,mtrk->bmk", w, ind_t, optimize=True) / t
+        else:
+            means = np.einsum("bmtr,mtr->bmt", w, x_t, optimize=True)
+            out[start:stop] = (means[..., None] > taus).mean(axis=2)
+    return out

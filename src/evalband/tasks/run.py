@@ -1,0 +1,145 @@
+"""One entry point for the tests over tasks, so that a command-line option is a thin call.
+
+``run_test(data, test='friedman' | 'wilcoxon' | 'sign' | 'bayes-signed-rank' | 'rm-anova', ...)`` builds the
+(models x tasks) matrix, drops incomplete tasks (counted), runs the omnibus test and its post-hoc comparisons,
+and returns a :class:`TaskTestResult` with ``.to_frame()`` and ``.summary()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._validate import check_choice, check_confidence_level
+from ._matrix import as_score_matrix, complete_cases
+from .anova import rm_anova
+from .bayes_signedrank import bayes_signed_rank_tests
+from .friedman import friedman, nemenyi
+from .signedrank import signed_rank_tests
+
+__all__ = ["TESTS", "TaskTestResult", "run_test"]
+
+TESTS = ("friedman", "wilcoxon", "sign", "bayes-signed-rank", "rm-anova")
+
+
+@dataclass(frozen=True)
+class TaskTestResult:
+    """The outcome of :func:`run_test`.
+
+    Attributes
+    ----------
+    test : str
+    omnibus : FriedmanResult, RMAnovaResult or None
+        The test of "all models equal" (Friedman for 'friedman', 'wilcoxon' and 'sign').
+    posthoc : NemenyiResult, SignedRankResult, BayesSignedRankTests or RMAnovaResult
+        Pairwise comparisons.
+    models, tasks : tuple of str
+        Models and the tasks used.
+    dropped_tasks : tuple of str
+    notes : tuple of str
+    """
+
+    test: str
+    omnibus: object
+    posthoc: object
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
+    dropped_tasks: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def to_frame(self) -> pd.DataFrame:
+        """The pairwise table of the post-hoc comparisons (see each result's ``to_frame``)."""
+        return self.posthoc.to_frame()
+
+    def summary(self) -> str:
+        """A few lines: the omnibus test, the post-hoc method and its verdict, what was dropped."""
+        lines = []
+        k, n = len(self.models), len(self.tasks)
+        lines.append(f"{k} models compared over {n} tasks (tasks are the sample).")
+        if self.dropped_tasks:
+            lines.append(f"{len(self.dropped_tasks)} task(s) dropped for missing results (complete cases).")
+        if self.omnibus is not None and hasattr(self.omnibus, "summary"):
+            lines.append(self.omnibus.summary())
+        p = self.posthoc
+        if self.test == "friedman":
+            order = np.argsort(p.mean_ranks, kind="stable")
+            ranks = ", ".join(f"{self.models[i]} {p.mean_ranks[i]:.3g}" for i in order)
+            lines.append(f"Mean ranks (1 = best): {ranks}.")
+            lines.append(f"Nemenyi critical difference at {p.confidence_level:.0%}: {p.critical_difference:.3g};"
+                         f" {int(np.triu(p.significant, 1).sum())} of {k * (k - 1) // 2} pairs differ.")
+            if p.cliques:
+                lines.append("Not significantly different: "
+                             + "; ".join("{" + ", ".join(c) + "}" for c in p.cliques) + ".")
+        elif self.test in ("wilcoxon", "sign"):
+            what = "Wilcoxon signed-rank" if self.test == "wilcoxon" else "sign"
+            scope = f"against control {p.control}" if p.control else "for all pairs"
+            lines.append(f"{what} tests {scope}, Holm-corrected at {p.confidence_level:.0%}:"
+                         f" {int(p.reject.sum())} of {len(p.reject)} rejected.")
+        elif self.test == "bayes-signed-rank":
+            lines.append(f"Bayesian signed-rank (ROPE +/- {p.rope:g}); decisions need posterior probability"
+                         f" >= {p.results[0].confidence_level:.0%}.")
+        lines.extend(self.notes)
+        return "\n".join(lines)
+
+
+def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=None, rope: float = 0.0,
+             confidence_level=0.95, higher_is_better: bool = True, rng=None, n_samples: int = 20_000,
+             tie_correction: bool = True) -> TaskTestResult:
+    """Run a test over tasks: omnibus plus post-hoc comparisons.
+
+    Parameters
+    ----------
+    data : ResultsTable, ScoreMatrix, DataFrame or array_like, shape (n_models, n_tasks)
+        Per-task scores (a table is reduced to per-task means, or correct / n).
+    models, tasks : sequence of str, optional
+        Labels for an array, or subsets of a table.
+    test : {'friedman', 'wilcoxon', 'sign', 'bayes-signed-rank', 'rm-anova'}
+        'friedman': Friedman + Iman-Davenport, Nemenyi critical difference for all pairs.
+        'wilcoxon' / 'sign': Friedman as omnibus, then Holm-corrected paired tests (against ``control`` or all
+        pairs). 'bayes-signed-rank': Bayesian signed-rank with ROPE ``rope`` (against ``control`` or all pairs).
+        'rm-anova': repeated-measures ANOVA with assumption checks and Tukey HSD.
+    control : str, optional
+        Model to compare each other model with (not used by 'friedman' and 'rm-anova', which compare all pairs).
+    rope : float, default 0
+        Bayesian test only: half-width of the region of practical equivalence in score units.
+    confidence_level : float, default 0.95
+    higher_is_better : bool, default True
+    rng : None, int or numpy.random.Generator
+        Bayesian test only.
+    n_samples : int, default 20_000
+        Bayesian test only: posterior draws per pair.
+    tie_correction : bool, default True
+        Friedman statistic corrected for tied ranks.
+
+    Returns
+    -------
+    TaskTestResult
+    """
+    test = check_choice(test, TESTS, "test")
+    level = check_confidence_level(confidence_level)
+    m = as_score_matrix(data, models, tasks)
+    if m.n_models < 2:
+        raise ValueError(f"a test over tasks needs at least 2 models; got {m.n_models}.")
+    if control is not None and test in ("friedman", "rm-anova"):
+        raise ValueError(f"`control` applies to the wilcoxon, sign and bayes-signed-rank tests, not to {test!r}"
+                         " (which compares all pairs).")
+    if rope and test != "bayes-signed-rank":
+        raise ValueError("`rope` applies to the bayes-signed-rank test only.")
+    m = complete_cases(m, min_tasks=2, what=f"the {test} test")
+    omnibus = None
+    if test == "friedman":
+        omnibus = friedman(m, higher_is_better=higher_is_better, tie_correction=tie_correction)
+        posthoc = nemenyi(m, confidence_level=level, higher_is_better=higher_is_better)
+    elif test in ("wilcoxon", "sign"):
+        if m.n_models > 2:
+            omnibus = friedman(m, higher_is_better=higher_is_better, tie_correction=tie_correction)
+        posthoc = signed_rank_tests(m, control=control, method=test, confidence_level=level,
+                                    higher_is_better=higher_is_better)
+    elif test == "bayes-signed-rank":
+        posthoc = bayes_signed_rank_tests(m, control=control, rope=rope, n_samples=n_samples,
+                                          confidence_level=level, higher_is_better=higher_is_better, rng=rng)
+    else:
+        omnibus = posthoc = rm_anova(m, confidence_level=level)
+    return TaskTestResult(test, omnibus, posthoc, m.models, m.tasks, m.dropped_tasks, m.notes)
