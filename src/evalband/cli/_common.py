@@ -25,13 +25,32 @@ __all__ = [
     "PathArg", "ExampleOpt", "SourceOpt", "ShapeOpt", "ModelColOpt", "TaskColOpt", "ItemColOpt", "ScoreColOpt",
     "TrialColOpt", "ClusterOpt", "GroupColOpt", "UnboundedOpt", "CountRuleOpt", "FormatOpt", "ConfidenceOpt",
     "SeedOpt", "ModelsOpt", "errors", "emit", "load_input", "parse_list", "fail",
+    "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for",
 ]
 
 PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL) or log folder.",
                                                   show_default=False)]
 ExampleOpt = Annotated[Optional[str], typer.Option("--example", help="Bundled example instead of a file:"
                                                    " vtab or mmlu-pro.", show_default=False)]
-SourceOpt = Annotated[str, typer.Option("--source", help="Input kind: auto, csv, tsv, parquet, jsonl, ...")]
+SourceOpt = Annotated[str, typer.Option("--source", help="Input kind: auto, csv, tsv, parquet, jsonl, json, or a"
+                                        " harness's logs: lm-eval, inspect, helm, rliable (a file, folder or"
+                                        " glob).")]
+MetricOpt = Annotated[Optional[str], typer.Option("--metric", help="Harness logs: the per-item metric (lm-eval"
+                                                  " acc, acc_norm, exact_match; HELM exact_match, f1_score) or"
+                                                  " inspect scorer; comma-separated preferences allowed.",
+                                                  show_default=False)]
+FilterOpt = Annotated[Optional[str], typer.Option("--filter", help="lm-eval logs: the filter whose records to use"
+                                                  " (none, strict-match, flexible-extract, ...).",
+                                                  show_default=False)]
+SplitOpt = Annotated[Optional[str], typer.Option("--split", help="HELM runs: the split (default test, else"
+                                                 " valid).", show_default=False)]
+BaselinesOpt = Annotated[Optional[str], typer.Option("--baselines", help="rliable score files: CSV of task,"
+                                                     " random, human scores to normalize by.",
+                                                     show_default=False)]
+SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Run bootstrap chunks on a Dask cluster:"
+                                                     " scheduler address (tcp://host:8786), or 'local' for a"
+                                                     " local cluster; needs evalband[dist].",
+                                                     show_default=False)]
 ShapeOpt = Annotated[str, typer.Option("--shape", help="Table shape: auto, long, wide or summary.")]
 ModelColOpt = Annotated[str, typer.Option("--model-col", help="Column holding the model name.")]
 TaskColOpt = Annotated[str, typer.Option("--task-col", help="Column holding the task name.")]
@@ -101,6 +120,8 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
     if example is not None:
         table = load_example(example)
     else:
+        # reader-specific options (--metric, --filter, --split, --baselines) reach the reader only when given
+        extra = {k: v for k, v in extra.items() if v is not None}
         options = dict(model_col=model_col, task_col=task_col, item_col=item_col, score_col=score_col,
                        trial_col=trial_col, cluster_col=cluster, group_col=group_col, unbounded=unbounded,
                        count_rule=count_rule, shape=shape, **extra)
@@ -108,3 +129,15 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
     if models:
         table = table.select(models=parse_list(models, name="models"))
     return table
+
+
+@contextlib.contextmanager
+def executor_for(scheduler: str | None):
+    """``--scheduler``: yield an executor for the bootstrap engine (None when not given), closed afterwards."""
+    if scheduler is None:
+        yield None
+        return
+    from ..dist import dask_executor
+
+    with dask_executor(scheduler) as executor:
+        yield executor

@@ -7,13 +7,19 @@ import os
 import pandas as pd
 
 from ..table import ResultsTable
+from .folders import detect as _detect_harness
+from .helm import read_helm
+from .inspect import read_inspect
+from .lm_eval import read_lm_eval
+from .rliable import read_rliable
 from .tabular import TABULAR_SUFFIXES, read_tabular
 
 __all__ = ["read", "SOURCES"]
 
 #: source name -> reader; harness readers register here too.
 SOURCES = {"csv": read_tabular, "tsv": read_tabular, "parquet": read_tabular, "jsonl": read_tabular,
-           "json": read_tabular, "table": read_tabular}
+           "json": read_tabular, "table": read_tabular,
+           "lm-eval": read_lm_eval, "inspect": read_inspect, "helm": read_helm, "rliable": read_rliable}
 
 
 def read(data, *, source: str = "auto", **options) -> ResultsTable:
@@ -63,3 +69,6 @@ def _detect(path) -> str:
 
 #: (source name, predicate) pairs tried in order by ``source='auto'``; harness readers add theirs.
 _DETECTORS: list = []
+# one detector per harness source; a folder or glob that mixes them raises InputError (evalband.io.folders)
+_DETECTORS.extend((name, lambda path, _name=name: _detect_harness(path) == _name)
+                  for name in ("lm-eval", "inspect", "helm", "rliable"))

@@ -1,0 +1,339 @@
+"""Shared plumbing of the harness readers: which files a path names, what kind of log each is, and safe parsing.
+
+A harness reader (lm-eval, inspect_ai, HELM, rliable) accepts one log file, a folder (searched recursively), a
+glob such as ``"logs/**/*.eval"`` or a list of these, and turns every log it finds into rows of one long table.
+This module
+
+* expands such an argument into files (:func:`expand`) and names each file's kind (:func:`classify`), so that
+  ``source='auto'`` can pick a reader and refuse a folder that mixes kinds (:func:`detect`);
+* parses JSON and JSON Lines with errors that name the file and line (:func:`load_json`, :func:`iter_jsonl`) and
+  checks the type of every field it reads (:func:`field`), so that truncated files, malformed lines, wrong types
+  and missing keys end in one :class:`~evalband._validate.InputError`, never a traceback;
+* collects what was skipped and why (:class:`Skipped`), for ``ResultsTable.notes``;
+* builds the table from the rows (:func:`build_table`).
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._validate import InputError
+from ..table import ResultsTable
+
+__all__ = ["expand", "classify", "detect", "load_json", "iter_jsonl", "field", "Skipped", "build_table",
+           "check_tabular_unused", "HARNESS_SOURCES"]
+
+#: harness sources that a folder or glob may hold
+HARNESS_SOURCES = ("lm-eval", "inspect", "helm", "rliable")
+_HELM_FILES = {"per_instance_stats.json", "run_spec.json", "stats.json", "scenario.json", "scenario_state.json",
+               "instances.json", "display_predictions.json", "display_requests.json"}
+_GLOB_CHARS = re.compile(r"[*?\[]")
+_PEEK = 4096
+
+
+def _is_glob(text: str) -> bool:
+    return bool(_GLOB_CHARS.search(text)) and not Path(text).exists()
+
+
+def expand(data) -> tuple[str, list[Path]]:
+    """Turn a file, folder, glob or list of these into a sorted list of files.
+
+    Returns
+    -------
+    source, files : str, list of Path
+        ``source`` names the argument in messages (the path or pattern as given).
+    """
+    if isinstance(data, (list, tuple)):
+        if not data:
+            raise InputError("an empty list of log paths")
+        files: list[Path] = []
+        for item in data:
+            files.extend(expand(item)[1])
+        return f"{len(data)} paths", sorted(set(files))
+    if not isinstance(data, (str, os.PathLike)):
+        raise TypeError(f"`data` must be a path, a glob or a list of paths; got {type(data).__name__}.")
+    text = os.fspath(data)
+    if _is_glob(text):
+        found = [Path(p) for p in _glob.glob(text, recursive=True)]
+        files = []
+        for p in found:
+            files.extend(_walk(p) if p.is_dir() else [p])
+        if not files:
+            raise InputError("the pattern matches no file", source=text)
+        return text, sorted(set(files))
+    path = Path(text)
+    if not path.exists():
+        raise InputError("no such file or folder", source=text)
+    if path.is_dir():
+        files = _walk(path)
+        if not files:
+            raise InputError("the folder holds no file", source=text)
+        return text, files
+    return text, [path]
+
+
+def _walk(folder: Path) -> list[Path]:
+    out = []
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        out.extend(Path(root) / n for n in sorted(names) if not n.startswith("."))
+    return out
+
+
+def _peek(path: Path) -> str:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(_PEEK).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+_RLIABLE_HEAD = re.compile(r'^\s*\{\s*"[^"]*"\s*:\s*(\[\s*[-+\d.eEnNaIf\]]|\{\s*"[^"]*"\s*:\s*\[)')
+
+
+def classify(path: Path) -> str | None:
+    """Name the kind of log a file is ('lm-eval', 'inspect', 'helm', 'rliable'), or None for other files.
+
+    Decided from the name and, for other ``.json`` files, the first few kilobytes (a whole large log is not
+    parsed just to classify it).
+    """
+    name = path.name
+    lower = name.lower()
+    if lower.endswith(".eval"):
+        return "inspect"
+    if re.fullmatch(r"results_.*\.json", name) or re.fullmatch(r"samples_.*\.jsonl", name):
+        return "lm-eval"
+    if name in _HELM_FILES:
+        return "helm" if (path.parent / "run_spec.json").exists() else None
+    if lower.endswith(".json"):
+        head = _peek(path)
+        if re.search(r'"eval"\s*:\s*\{', head) and re.search(r'"(version|status)"\s*:', head):
+            return "inspect"
+        if _RLIABLE_HEAD.match(head):
+            return "rliable"
+    return None
+
+
+def detect(data) -> str | None:
+    """The one harness source ``data`` holds, None when it holds none; mixed sources raise :class:`InputError`."""
+    try:
+        source, files = expand(data)
+    except (InputError, TypeError):
+        return None
+    kinds: dict[str, list[Path]] = {}
+    for f in files:
+        kind = classify(f)
+        if kind is not None:
+            kinds.setdefault(kind, []).append(f)
+    if not kinds:
+        return None
+    if len(kinds) > 1:
+        shown = "; ".join(f"{k} ({len(v)} file{'s' if len(v) > 1 else ''}, e.g. {v[0].name})"
+                          for k, v in sorted(kinds.items()))
+        raise InputError(f"mixes logs of different tools: {shown}. Read each kind separately, or name one with"
+                         " --source (the other files are then skipped and listed)", source=source)
+    return next(iter(kinds))
+
+
+def files_of(data, kind: str) -> tuple[str, list[Path], "Skipped"]:
+    """The files of ``kind`` under ``data``; every other file is listed as skipped."""
+    source, files = expand(data)
+    skipped = Skipped(data if isinstance(data, (str, os.PathLike)) else None)
+    mine = []
+    for f in files:
+        k = classify(f)
+        if k == kind:
+            mine.append(f)
+        elif k is not None:
+            skipped.add(f, f"a {k} log, not read by the {kind} reader")
+        elif len(files) > 1:
+            skipped.add(f, f"not a log for the {kind} reader")
+    if not mine:
+        if len(files) == 1:
+            # a single file named explicitly: let the reader try it and say precisely what is wrong
+            return source, files, Skipped()
+        raise InputError(f"holds no {kind} log ({len(files)} other files)", source=source)
+    return source, mine, skipped
+
+
+class Skipped:
+    """What a reader left out, with the reason, for ``ResultsTable.notes``."""
+
+    def __init__(self, root=None):
+        self.items: list[tuple[str, str]] = []
+        self.root = Path(root) if root is not None and Path(root).is_dir() else None
+
+    def add(self, what, reason: str) -> None:
+        self.items.append((str(what), reason))
+
+    def notes(self, limit: int = 8) -> list[str]:
+        """One note per distinct reason, naming up to ``limit`` of the things skipped for it."""
+        by_reason: dict[str, list[str]] = {}
+        for what, reason in self.items:
+            by_reason.setdefault(reason, []).append(what)
+        out = []
+        for reason, whats in by_reason.items():
+            shown = ", ".join(self._show(w) for w in whats[:limit])
+            more = f" and {len(whats) - limit} more" if len(whats) > limit else ""
+            out.append(f"skipped {len(whats)} ({reason}): {shown}{more}")
+        return out
+
+
+    def _show(self, what: str) -> str:
+        if os.sep not in what:
+            return what
+        path = Path(what)
+        if self.root is not None:
+            try:
+                return str(path.relative_to(self.root))
+            except ValueError:
+                pass
+        return path.name
+
+
+# ---------------------------------------------------------------------------------------------- parsing
+def _where_line(lineno) -> str:
+    return f"line {lineno}"
+
+
+def load_json(path, text: bytes | str | None = None, *, member: str | None = None):
+    """Parse a JSON file (or given bytes); errors name the file (and archive member) and line."""
+    source = f"{path}:{member}" if member else str(path)
+    if text is None:
+        try:
+            text = Path(path).read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot be read ({exc.strerror or type(exc).__name__})", source=source) from None
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = text[:exc.start].count(b"\n") + 1
+            raise InputError("is not UTF-8 text", source=source, row=_where_line(line)) from None
+    if not text.strip():
+        raise InputError("is empty", source=source)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON ({exc.msg}, column {exc.colno}); is the file truncated?",
+                         source=source, row=_where_line(exc.lineno)) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply", source=source) from None
+
+
+def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, record) for each non-blank line of a JSON Lines file; a bad line raises."""
+    source = str(path)
+    try:
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise InputError(f"cannot be read ({exc.strerror or type(exc).__name__})", source=source) from None
+    with fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                line = raw.decode("utf-8")
+                record = json.loads(line)
+            except UnicodeDecodeError:
+                raise InputError("is not UTF-8 text", source=source, row=_where_line(lineno)) from None
+            except json.JSONDecodeError as exc:
+                raise InputError(f"malformed JSON line ({exc.msg}, column {exc.colno}); is the file truncated?",
+                                 source=source, row=_where_line(lineno)) from None
+            except RecursionError:
+                raise InputError("JSON nested too deeply", source=source, row=_where_line(lineno)) from None
+            if not isinstance(record, dict):
+                raise InputError(f"each line must hold a JSON object; got {_kind(record)}", source=source,
+                                 row=_where_line(lineno))
+            yield lineno, record
+
+
+def _kind(value) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+_MISSING = object()
+
+
+def field(obj, key, types, *, source: str, row=None, path: str = "", default=_MISSING):
+    """``obj[key]`` checked to be one of ``types``; a missing key (without default) or a wrong type raises.
+
+    ``path`` names where ``obj`` sits in the file (e.g. ``samples[3]``) for the message.
+    """
+    where = f"{path}.{key}" if path else str(key)
+    if not isinstance(obj, dict):
+        raise InputError(f"'{path or 'the file'}' must be a JSON object; got {_kind(obj)}", source=source, row=row)
+    if key not in obj or obj[key] is None:
+        if default is not _MISSING:
+            return default
+        raise InputError(f"missing key '{where}'", source=source, row=row)
+    value = obj[key]
+    types = types if isinstance(types, tuple) else (types,)
+    if bool not in types and isinstance(value, bool) and (int in types or float in types):
+        raise InputError(f"'{where}' must be a number; got a boolean", source=source, row=row)
+    if not isinstance(value, types):
+        want = " or ".join(_kind(t()) if t in (dict, list, str, bool, int, float) else t.__name__ for t in types)
+        raise InputError(f"'{where}' must be {want}; got {_kind(value)}", source=source, row=row)
+    return value
+
+
+def as_label(value, *, what: str, source: str, row=None) -> str:
+    """An id (str, int, float that is an integer) as a label string."""
+    if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
+        raise InputError(f"{what} must be a string or an integer; got {_kind(value)}", source=source, row=row)
+    if isinstance(value, float):
+        if not np.isfinite(value):
+            raise InputError(f"{what} must be finite; got {value!r}", source=source, row=row)
+        return str(int(value)) if value.is_integer() else repr(value)
+    return str(value)
+
+
+# ---------------------------------------------------------------------------------------------- building
+#: options of the tabular reader that ``load_input`` passes to every reader, with their defaults
+_TABULAR_DEFAULTS = {"shape": "auto", "file_format": "auto", "model_col": "model", "task_col": "task",
+                     "item_col": "item", "score_col": "score", "trial_col": "trial", "group_col": "group",
+                     "count_rule": "floor", "accuracy_scale": "auto", "n_col": "n", "correct_col": "correct",
+                     "accuracy_col": "accuracy", "task": None, "models": None, "cluster_col": None}
+
+
+def check_tabular_unused(options: dict, source_name: str) -> None:
+    """Refuse column-mapping options that a harness reader cannot honour (defaults pass silently)."""
+    for key, value in options.items():
+        if key not in _TABULAR_DEFAULTS:
+            raise TypeError(f"the {source_name} reader got an unexpected option `{key}`.")
+        if value != _TABULAR_DEFAULTS[key]:
+            raise ValueError(f"`{key}` does not apply to {source_name} logs (their fields are fixed); got {value!r}.")
+
+
+def build_table(rows: dict, *, source: str, notes: list[str], skipped: Skipped, unbounded: bool = False,
+                what: str = "logs") -> ResultsTable:
+    """Build the item-level table from column lists; ``rows['where']`` names each row (file and line)."""
+    n = len(rows.get("score", ()))
+    if n == 0:
+        reasons = "; ".join(skipped.notes()) or "no scored record"
+        raise InputError(f"no usable result in these {what} ({reasons})", source=source)
+    frame = pd.DataFrame({k: v for k, v in rows.items() if k != "where" and v is not None and len(v) == n},
+                         index=pd.Index(rows["where"], dtype=object))
+    if "trial" in frame.columns and frame["trial"].nunique() <= 1:
+        frame = frame.drop(columns="trial")
+    return ResultsTable.from_items(frame, source=source, unbounded=unbounded, row_word="at",
+                                   notes=list(notes) + skipped.notes())
+
+
+def require_zstandard():
+    """Import :mod:`zstandard` or say which extra installs it."""
+    try:
+        import zstandard
+    except ImportError:  # pragma: no cover - exercised only without the extra
+        raise ImportError("reading inspect_ai .eval archives needs the zstandard package:"
+                          " pip install 'evalband[logs]'") from None
+    return zstandard
