@@ -200,7 +200,7 @@ class ResultsTable:
             if bad.size:
                 pos = bad[0]
                 raise InputError(
-                    f"score {score[pos]!r} lies outside [0, 1] ({bad.size} such row{'s' if bad.size > 1 else ''});"
+                    f"score {float(score[pos])!r} lies outside [0, 1] ({bad.size} such row{'s' if bad.size > 1 else ''});"
                     " if the score is not a proportion, declare it unbounded (unbounded=True, --unbounded)",
                     source=source, row=_row_name(df.index[pos], row_word), column="score",
                 )
@@ -218,12 +218,12 @@ class ResultsTable:
         if dup.any():
             rows = out.index[dup.to_numpy()]
             first = out.loc[dup].iloc[0]
-            what = f"model '{first.model}', task '{first.task}', item '{first.item}'"
+            what = f"model '{first['model']}', task '{first['task']}', item '{first['item']}'"
             if has_trials:
-                what += f", trial {df.loc[rows[0], 'trial']!r}"
+                what += f", trial '{df.loc[rows[0], 'trial']}'"
             raise InputError(
-                f"duplicate result for {what} (also at {row_word} {rows[1]}; {int(dup.sum())} duplicated rows);"
-                + ("" if has_trials else " repeated trials need a trial column"),
+                f"duplicate result for {what} (also at {row_word} {rows[1]}; {int(dup.sum())} duplicated rows)"
+                + ("" if has_trials else "; repeated trials need a trial column"),
                 source=source, row=_row_name(rows[0], row_word),
             )
         _constant_within(out, "cluster", ["task", "item"], "item", source, row_word)
@@ -263,14 +263,14 @@ class ResultsTable:
         n = _numbers(df["n"], "n", source, row_word)
         bad = np.flatnonzero((n <= 0) | (n != np.floor(n)))
         if bad.size:
-            raise InputError(f"test-set size n must be a positive integer; got {n[bad[0]]!r}",
+            raise InputError(f"test-set size n must be a positive integer; got {float(n[bad[0]]):g}",
                              source=source, row=_row_name(df.index[bad[0]], row_word), column="n")
         if "correct" in df.columns:
             correct = _numbers(df["correct"], "correct", source, row_word)
             bad = np.flatnonzero((correct < 0) | (correct > n) | (correct != np.floor(correct)))
             if bad.size:
                 raise InputError(f"correct must be an integer between 0 and n = {int(n[bad[0]])};"
-                                 f" got {correct[bad[0]]!r}",
+                                 f" got {float(correct[bad[0]]):g}",
                                  source=source, row=_row_name(df.index[bad[0]], row_word), column="correct")
         else:
             acc = _numbers(df["accuracy"], "accuracy", source, row_word)
@@ -285,7 +285,7 @@ class ResultsTable:
                 acc = acc / 100.0
             bad = np.flatnonzero((acc < 0) | (acc > 1))
             if bad.size:
-                raise InputError(f"accuracy {df['accuracy'].iloc[bad[0]]!r} lies outside the {scale} range",
+                raise InputError(f"accuracy {df['accuracy'].iloc[bad[0]]} lies outside the {scale} range",
                                  source=source, row=_row_name(df.index[bad[0]], row_word), column="accuracy")
             if count_rule == "floor":
                 # round away float noise first: 0.29 * 100 is 28.999999999999996, which must count as 29

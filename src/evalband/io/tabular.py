@@ -221,6 +221,12 @@ def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_c
         notes.append("blank cells read as 'no result' and left out (" +
                      ", ".join(f"{m}: {int(v):,}" for m, v in per.items()) + ")")
         long = long.loc[~blank]
+    if task_col in df.columns:
+        empty = sorted(set(df[task_col].dropna().astype(str)) - set(long[task_col].dropna().astype(str)))
+        if empty:
+            raise InputError(f"task{'s' if len(empty) > 1 else ''} {', '.join(map(repr, empty))} ha"
+                             f"{'ve' if len(empty) > 1 else 's'} no result at all (every model's cell is blank)",
+                             source=source, column=task_col)
     mapping = {item_col: "item"}
     if task_col in long.columns:
         mapping[task_col] = "task"
