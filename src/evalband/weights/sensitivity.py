@@ -199,7 +199,7 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
         scores (cluster-robust when the table has clusters) or binomial variances ``p (1 - p) / n``.
         'auto': bootstrap for Replicates and item-level tables, analytic for summaries.
     resolution : int, optional
-        Grid steps along each weight: default 200 for two groups, 60 for three.
+        Grid steps along each weight: default 200 for two groups, 90 for three (4,186 points).
     n_points : int
         Dirichlet-sampled weightings for more than three groups.
     n_resamples : int
@@ -294,7 +294,7 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
         resolution = check_positive_int(200 if resolution is None else resolution, "resolution")
         W, layout = line_grid(resolution), "line"
     elif G == 3:
-        resolution = check_positive_int(60 if resolution is None else resolution, "resolution")
+        resolution = check_positive_int(90 if resolution is None else resolution, "resolution")
         W, layout = simplex_lattice(resolution), "simplex"
     else:
         n_points = check_positive_int(n_points, "n_points")

@@ -1,0 +1,110 @@
+"""Interval plots: the forest plot of per-model aggregates and Bayesian vs bootstrap intervals side by side."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._style import GREY, as_pair, categorical_colors, label_fontsize, new_axes, rows_height, sort_order, styled
+
+__all__ = ["forest_plot", "interval_comparison_plot"]
+
+
+@styled
+def forest_plot(models, estimate, ci, ci_overlap=None, *, ax=None, sort=True, scale=1.0,
+                xlabel="aggregate score", title=None, confidence_level=0.95, overlap_level=0.834):
+    """Per-model estimates with a thin 95% interval and a thick 83.4% ("overlap") interval.
+
+    Parameters
+    ----------
+    models : sequence of str
+    estimate : array, shape (M,)
+    ci : ConfidenceInterval or (low, high)
+        The ``confidence_level`` interval of each model (thin bar).
+    ci_overlap : ConfidenceInterval or (low, high), optional
+        The ``overlap_level`` interval (thick bar): two models whose thick bars do not overlap differ at about
+        the 5% level when their estimates are independent (Goldstein & Healy 1995).
+    ax : matplotlib Axes, optional
+    sort : bool
+        Best model at the top.
+    scale : float
+        Multiply values for display (100 for percent).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    References
+    ----------
+    H. Goldstein, M. J. R. Healy (1995). The graphical presentation of a collection of means. JRSS A 158, 175-177.
+    """
+    names = [str(m) for m in models]
+    M = len(names)
+    est = np.asarray(estimate, dtype=np.float64).reshape(-1) * scale
+    if est.shape != (M,):
+        raise ValueError(f"`estimate` must hold one value per model ({M}); got shape {est.shape}.")
+    lo, hi = (v * scale for v in as_pair(ci, M, "ci"))
+    pair2 = as_pair(ci_overlap, M, "ci_overlap")
+    ax = new_axes(ax, width=6.4, height=rows_height(M))
+    order = sort_order(est) if sort else np.arange(M)
+    y = np.arange(M)[::-1]                      # first in order at the top
+    color = categorical_colors(1)[0]
+    ax.hlines(y, lo[order], hi[order], color=color, lw=1.2, label=f"{confidence_level:.0%} interval")
+    if pair2 is not None:
+        lo2, hi2 = (v * scale for v in pair2)
+        ax.hlines(y, lo2[order], hi2[order], color=color, lw=4.5, alpha=0.55,
+                  label=f"{overlap_level:.1%} interval (no overlap ≈ significant at 5%)")
+    ax.plot(est[order], y, "o", color="black", ms=3.5, zorder=3, label="estimate")
+    ax.set_yticks(y, [names[i] for i in order], fontsize=label_fontsize(M))
+    ax.set_ylim(-0.7, M - 0.3)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", color=GREY, lw=0.5, alpha=0.6)
+    ax.legend(loc="lower right" if sort else "best", fontsize=7.5, frameon=False)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+@styled
+def interval_comparison_plot(models, intervals: dict, estimates: dict | None = None, *, ax=None, sort=True,
+                             scale=1.0, xlabel="aggregate score", title=None):
+    """Several interval methods per model, drawn side by side (e.g. Bayesian credible vs bootstrap intervals).
+
+    Parameters
+    ----------
+    models : sequence of str
+    intervals : dict
+        Method label -> ConfidenceInterval or (low, high), each of length M.
+    estimates : dict, optional
+        Method label -> (M,) point estimates (posterior mean, observed mean).
+    sort : bool
+        Order models by the first method's estimate (or interval midpoint).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    names = [str(m) for m in models]
+    M = len(names)
+    if not intervals:
+        raise ValueError("`intervals` must name at least one method.")
+    pairs = {k: tuple(v * scale for v in as_pair(ci, M, f"intervals[{k!r}]")) for k, ci in intervals.items()}
+    ests = {k: np.asarray(v, dtype=np.float64).reshape(-1) * scale for k, v in (estimates or {}).items()}
+    first = next(iter(pairs))
+    key = ests.get(first, (pairs[first][0] + pairs[first][1]) / 2)
+    order = sort_order(key) if sort else np.arange(M)
+    K = len(pairs)
+    ax = new_axes(ax, width=6.4, height=rows_height(M, per_row=0.22 + 0.1 * K))
+    y = np.arange(M)[::-1].astype(float)
+    offsets = (np.arange(K) - (K - 1) / 2) * min(0.28, 0.8 / K)
+    for (label, (lo, hi)), off, color in zip(pairs.items(), offsets, categorical_colors(K)):
+        ax.hlines(y - off, lo[order], hi[order], color=color, lw=2.2, label=label)
+        if label in ests:
+            ax.plot(ests[label][order], y - off, "o", color=color, ms=3, mec="black", mew=0.4)
+    ax.set_yticks(y, [names[i] for i in order], fontsize=label_fontsize(M))
+    ax.set_ylim(-0.7, M - 0.3)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", color=GREY, lw=0.5, alpha=0.6)
+    ax.legend(fontsize=7.5, frameon=False, loc="lower right")
+    if title:
+        ax.set_title(title)
+    return ax
