@@ -1,0 +1,298 @@
+"""Release gate: is a candidate run non-inferior to a baseline run on the same items?
+
+The candidate and baseline are paired on their common items; the interval for the mean difference
+``candidate - baseline`` (paired t, cluster-robust when items are clustered, or an anytime-valid betting
+confidence sequence) is compared with the non-inferiority margin ``-margin``:
+
+* **pass** (exit 0): the whole interval lies above ``-margin``: the candidate is non-inferior;
+* **fail** (exit 1): the whole interval lies below ``-margin``: a regression larger than the margin is decided;
+* **undecided** (exit 3): the interval contains ``-margin``; the result says how many more items would decide
+  it (80% power if the true difference equals the observed one, from :func:`~evalband.plan.power.solve_power`).
+
+Exit code 2 stays reserved for usage and input errors. With a two-sided interval at ``confidence_level`` each
+of the two decisions is a one-sided test at level ``(1 - confidence_level) / 2`` (the CONSORT convention for
+non-inferiority trials, Piaggio et al. 2012).
+
+References
+----------
+Piaggio, G., Elbourne, D. R., Pocock, S. J., Evans, S. J. W. and Altman, D. G. (2012). Reporting of
+noninferiority and equivalence randomized trials: extension of the CONSORT 2010 statement. JAMA 308, 2594-2604.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._validate import InputError, check_choice, check_confidence_level, check_probability
+from ..estimate.cluster import cluster_interval
+from ..estimate.mean import mean_interval
+from ..results import ConfidenceInterval
+from .power import solve_power
+from .sequential import SequentialComparison
+
+__all__ = ["release_gate", "GateResult", "paired_runs", "GATE_METHODS", "EXIT_CODES"]
+
+GATE_METHODS = ("t", "betting")
+#: decision -> process exit code (2 is usage/input error in every evalband command)
+EXIT_CODES = {"pass": 0, "fail": 1, "undecided": 3}
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """Outcome of :func:`release_gate` (fractions, unrounded).
+
+    Attributes
+    ----------
+    decision : {'pass', 'fail', 'undecided'}
+    exit_code : int
+        0, 1 or 3 (see :data:`EXIT_CODES`).
+    n : int
+        Paired items compared.
+    baseline_mean, candidate_mean, difference, se_difference : float
+    ci : ConfidenceInterval
+        Two-sided interval for ``candidate - baseline`` at ``confidence_level``.
+    margin, confidence_level : float
+    method : {'t', 'betting'}
+    more_items : float
+        Undecided only: additional paired items for 80% power to decide if the true difference is the observed
+        one (``inf`` when it sits exactly on the margin); nan otherwise.
+    n_clusters : int
+        Clusters used by the cluster-robust interval (0 when not clustered).
+    left_out : dict
+        Items only the baseline or only the candidate has (excluded from the pairing).
+    models : tuple of two str
+        Baseline and candidate model names.
+    notes : tuple of str
+    """
+
+    decision: str
+    exit_code: int
+    n: int
+    baseline_mean: float
+    candidate_mean: float
+    difference: float
+    se_difference: float
+    ci: ConfidenceInterval
+    margin: float
+    confidence_level: float
+    method: str
+    more_items: float
+    n_clusters: int
+    left_out: dict = field(default_factory=dict)
+    models: tuple[str, str] = ("baseline", "candidate")
+    notes: tuple[str, ...] = ()
+
+    @property
+    def message(self) -> str:
+        """The one line a CI log shows."""
+        lo, hi = 100 * self.ci.low, 100 * self.ci.high
+        head = {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}[self.decision]
+        text = (f"{head}: candidate {self.candidate_mean:.4f} vs baseline {self.baseline_mean:.4f} on {self.n:,}"
+                f" paired items, difference {100 * self.difference:+.2f} points,"
+                f" {self.confidence_level:.0%} {'anytime-valid ' if self.method == 'betting' else ''}interval"
+                f" [{lo:+.2f}, {hi:+.2f}]")
+        m = 100 * self.margin
+        if self.decision == "pass":
+            return text + f" lies above -{m:g} (margin): non-inferior."
+        if self.decision == "fail":
+            return text + f" lies below -{m:g} (margin): regression."
+        more = ("no number of items decides it while the difference sits on the margin"
+                if not math.isfinite(self.more_items) else
+                f"about {int(self.more_items):,} more paired items would decide it (80% power if the observed"
+                " difference is the true one)")
+        return text + f" contains -{m:g} (margin): {more}."
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("ci")
+        d["ci_low"], d["ci_high"] = float(self.ci.low), float(self.ci.high)
+        d["models"] = list(self.models)
+        d["notes"] = list(self.notes)
+        d["message"] = self.message
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+
+    def to_frame(self) -> pd.DataFrame:
+        d = self.to_dict()
+        d.pop("left_out")
+        d.pop("notes")
+        d["models"] = ",".join(d["models"])
+        return pd.DataFrame([d])
+
+
+def _one_model(table, model, role: str) -> str:
+    if model is None:
+        if len(table.models) != 1:
+            raise InputError(f"the {role} file holds {len(table.models)} models ({', '.join(table.models[:8])});"
+                             " choose one with --model", source=table.source)
+        return table.models[0]
+    if model not in table.models:
+        raise InputError(f"model '{model}' is not in the {role} file (it has {', '.join(table.models[:8])})",
+                         source=table.source)
+    return model
+
+
+def paired_runs(baseline, candidate, *, models=None):
+    """Pair two runs on their common (task, item) keys; trial scores are averaged per item.
+
+    Parameters
+    ----------
+    baseline, candidate : ResultsTable
+        Item-level tables (anything :func:`evalband.io.read` accepts is read first).
+    models : str or (str, str), optional
+        The model to take from each table (one name for both, or baseline and candidate names); needed only
+        when a table holds several models.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        Columns ``task, item, baseline, candidate`` and ``cluster`` (when either table has clusters), in the
+        baseline's item order.
+    names : (str, str)
+    left_out : dict
+        ``{'baseline_only': int, 'candidate_only': int}``.
+    """
+    from ..io import read
+
+    baseline, candidate = read(baseline), read(candidate)
+    for t, role in ((baseline, "baseline"), (candidate, "candidate")):
+        if t.level != "item":
+            raise InputError(f"the {role} file holds per-task summaries; the gate needs per-item scores",
+                             source=t.source)
+    if models is None or isinstance(models, str):
+        mb = mc = models
+    else:
+        models = list(models)
+        if len(models) == 1:
+            mb = mc = models[0]
+        elif len(models) == 2:
+            mb, mc = models
+        else:
+            raise ValueError(f"`models` must be one name or two (baseline, candidate); got {models!r}.")
+    mb, mc = _one_model(baseline, mb, "baseline"), _one_model(candidate, mc, "candidate")
+
+    def per_item(table, model):
+        d = table.data.loc[table.data["model"] == model]
+        keys = [d["task"].astype(str), d["item"].astype(str)]
+        g = d.groupby(keys, sort=False, observed=True)
+        out = g["score"].mean().rename("score").to_frame()
+        if "cluster" in d.columns:
+            out["cluster"] = g["cluster"].first().astype(str)
+        out.index.names = ["task", "item"]
+        return out
+
+    b, c = per_item(baseline, mb), per_item(candidate, mc)
+    joined = b.join(c, how="inner", lsuffix="_b", rsuffix="_c")
+    left = {"baseline_only": int(len(b) - len(joined)), "candidate_only": int(len(c) - len(joined))}
+    if len(joined) == 0:
+        raise InputError("the baseline and candidate runs share no (task, item); are they runs of the same"
+                         " evaluation?", source=f"{baseline.source} / {candidate.source}")
+    frame = pd.DataFrame({"task": joined.index.get_level_values(0), "item": joined.index.get_level_values(1),
+                          "baseline": joined["score_b"].to_numpy(), "candidate": joined["score_c"].to_numpy()})
+    if "cluster_b" in joined.columns or "cluster_c" in joined.columns or "cluster" in joined.columns:
+        col = "cluster_b" if "cluster_b" in joined.columns else "cluster_c" if "cluster_c" in joined.columns \
+            else "cluster"
+        frame["cluster"] = frame["task"].astype(str) + "\x1f" + joined[col].to_numpy().astype(str)
+    return frame, (str(mb), str(mc)), left
+
+
+def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=0.95, method: str = "t",
+                 power: float = 0.8, models=None) -> GateResult:
+    """Decide whether a candidate run may replace a baseline run (paired non-inferiority).
+
+    Parameters
+    ----------
+    baseline, candidate : ResultsTable (or anything :func:`evalband.io.read` accepts)
+        Item-level results of the two runs on the same items (one model each, or pick with ``models``).
+    margin : float
+        Largest acceptable drop, as a fraction (0.01 = one point); >= 0.
+    confidence_level : float or str
+        Two-sided level of the interval; each decision errs with probability at most ``(1 - level) / 2``.
+    method : {'t', 'betting'}
+        't': paired t interval on the per-item differences (cluster-robust with ``clusters - 1`` degrees of
+        freedom when items carry clusters). 'betting': the anytime-valid hedged-capital confidence sequence
+        (:mod:`evalband.plan.sequential`), for pipelines that re-run the gate as items accumulate; needs scores
+        in [0, 1] and ignores clusters.
+    power : float
+        Power used for the "more items" estimate when undecided.
+    models : str or (str, str), optional
+
+    Returns
+    -------
+    GateResult
+
+    Notes
+    -----
+    The t interval is valid when items are an independent sample (or clusters are, with enough clusters,
+    roughly 30 or more) and ``n`` is large enough for the mean difference to be near normal.
+    """
+    conf = check_confidence_level(confidence_level)
+    method = check_choice(method, GATE_METHODS, "method")
+    power = check_probability(power, "power")
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not (0 <= margin < 1):
+        raise ValueError(f"`margin` must be a number in [0, 1) (a fraction: 0.01 is one point); got {margin!r}.")
+    margin = float(margin)
+    frame, names, left = paired_runs(baseline, candidate, models=models)
+    notes = []
+    if left["baseline_only"] or left["candidate_only"]:
+        notes.append(f"items left out of the pairing: {left['baseline_only']:,} only in the baseline,"
+                     f" {left['candidate_only']:,} only in the candidate")
+    b = frame["baseline"].to_numpy(float)
+    c = frame["candidate"].to_numpy(float)
+    d = c - b
+    n = d.size
+    if n < 2:
+        raise InputError(f"only {n} paired item: too few for an interval", source="gate")
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1))
+    G = 0
+    deff = 1.0
+    clustered = "cluster" in frame.columns and frame["cluster"].nunique() >= 2
+    if "cluster" in frame.columns and not clustered:
+        notes.append("all items are in one cluster; clustering ignored")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if clustered:
+            codes = pd.factorize(frame["cluster"])[0]
+            est = cluster_interval(d, codes, confidence_level=conf)
+            G = int(est.extras["n_clusters"])
+            deff = float(est.extras["design_effect"]) if sd > 0 else 1.0
+        else:
+            est = mean_interval(d, confidence_level=conf)
+    notes.extend(str(w.message) for w in caught)
+    se = float(est.se)
+    if method == "t":
+        low, high = float(est.ci.low), float(est.ci.high)
+    else:
+        if b.min() < 0 or b.max() > 1 or c.min() < 0 or c.max() > 1:
+            raise InputError("method 'betting' needs scores in [0, 1]", source="gate")
+        seq = SequentialComparison(confidence_level=conf, names=("candidate", "baseline"))
+        state = seq.update(c, b)
+        low, high = float(state.ci.low), float(state.ci.high)
+        if G:
+            notes.append("the betting interval treats items as independent; clusters are not used")
+    if low > -margin:
+        decision = "pass"
+    elif high < -margin:
+        decision = "fail"
+    else:
+        decision = "undecided"
+    more = math.nan
+    if decision == "undecided":
+        gap = mean + margin
+        if gap == 0 or sd == 0:
+            more = math.inf
+        else:
+            need = solve_power(effect=abs(gap), power=power, variance=sd ** 2 * deff, alpha=(1 - conf) / 2,
+                               alternative="greater", method="t" if method == "t" else "normal",
+                               cluster_size=n / G if G else 1.0)
+            more = float(max(math.ceil(need - n), 1)) if math.isfinite(need) else math.inf
+            if method == "betting":
+                notes.append("more items estimated with the fixed-sample normal formula; the anytime-valid"
+                             " interval narrows more slowly, so expect to need more")
+    return GateResult(decision, EXIT_CODES[decision], n, float(b.mean()), float(c.mean()), mean, se,
+                      ConfidenceInterval(low, high), margin, conf, method, more, G, left, names, tuple(notes))

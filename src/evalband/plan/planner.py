@@ -1,0 +1,366 @@
+"""Plan a comparison of two models: standard error, interval, items (and trials) needed, detectable effect.
+
+:func:`plan_comparison` takes the numbers a user knows or a pilot estimated (see :mod:`evalband.plan.pilot`) and
+answers, in one :class:`ComparisonPlan`: the standard error and interval of the difference at a given ``n``,
+the items needed to detect ``effect`` with the requested power, the minimum detectable effect at ``n``, the power
+at ``n``, and what repeated trials and clustering change.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .._validate import (check_alternative, check_choice, check_confidence_level, check_positive_int,
+                         check_probability)
+from .design import (_nonneg, binary_variance_of_difference, design_effect, recommend_trials,
+                     variance_of_difference)
+from .power import MULTIPLICITY_METHODS, POWER_METHODS, adjusted_alpha, solve_power
+
+__all__ = ["plan_comparison", "ComparisonPlan", "SCORE_KINDS"]
+
+SCORE_KINDS = ("binary", "continuous")
+_TRIALS_SHOWN = (1, 2, 3, 4, 5, 8, 10, 16, 20, 32, 50, 100)
+
+
+@dataclass(frozen=True)
+class ComparisonPlan:
+    """Answer of :func:`plan_comparison`. Differences are fractions (0.04 is four points), never rounded.
+
+    Attributes
+    ----------
+    effect : float
+        The difference to detect (model A minus model B; A = baseline + effect for typed binary numbers).
+    n : int or None
+        Items per model at which ``se_difference``, the interval, ``mde`` and ``power_at_n`` are given.
+    se_difference, ci_low, ci_high : float
+        Standard error of the estimated difference at ``n`` and the interval ``effect +- crit * se`` (nan
+        without ``n``).
+    n_required : float
+        Items per model needed for ``power`` (``inf`` when unreachable); whole items, rounded up.
+    clusters_required : float
+        ``n_required / cluster_size`` when clustered, else nan.
+    mde : float
+        Minimum detectable effect at ``n`` with ``power`` (nan without ``n``, or when none in range).
+    power_at_n : float
+        Power at ``n`` to detect ``effect`` (nan without ``n``).
+    variance_difference : float
+        Per-item variance of the difference on one trial (``Var(a) + Var(b)`` when unpaired), at ``effect``.
+    design_effect : float
+        Variance of the planned mean relative to independent single-trial items (clusters and trials).
+    effective_n : float
+        ``n / design_effect`` (nan without ``n``).
+    trials, recommended_trials : int
+    trial_table : pandas.DataFrame
+        For each ``k``: per-item variance, the reduction relative to one trial, items required.
+    alpha_per_comparison : float
+    inputs : dict
+        Every input used, and for each whether it was 'given' or 'estimated' (``sources``).
+    notes : tuple of str
+    """
+
+    effect: float
+    n: int | None
+    se_difference: float
+    ci_low: float
+    ci_high: float
+    n_required: float
+    clusters_required: float
+    mde: float
+    power_at_n: float
+    variance_difference: float
+    design_effect: float
+    effective_n: float
+    trials: int
+    recommended_trials: int
+    n_required_recommended_trials: float
+    alpha_per_comparison: float
+    inputs: dict = field(default_factory=dict)
+    trial_table: pd.DataFrame | None = field(default=None, compare=False, repr=False)
+    notes: tuple[str, ...] = ()
+
+    # ------------------------------------------------------------------ sentences
+    @property
+    def sentence_required(self) -> str:
+        """One sentence: how many items (and trials) to detect ``effect``."""
+        i = self.inputs
+        what = (f"To detect a difference of {_pts(self.effect)} with {i['power']:.0%} power"
+                f" ({_test_words(i)})")
+        if not math.isfinite(self.n_required):
+            return what + ", no number of items is enough under these assumptions."
+        text = what + f", about {_count(self.n_required)} items are needed"
+        text += f" with {self.trials} trial{'s' if self.trials > 1 else ''} each" if i.get("output_variance") else ""
+        if math.isfinite(self.clusters_required):
+            text += f" (about {_count(self.clusters_required)} clusters of {i['cluster_size']:.3g})"
+        if i.get("output_variance") and self.recommended_trials != self.trials \
+                and math.isfinite(self.n_required_recommended_trials):
+            text += (f", or about {_count(self.n_required_recommended_trials)} items with"
+                     f" {self.recommended_trials} trials each")
+        return text + "."
+
+    @property
+    def sentence_detectable(self) -> str:
+        """One sentence: what the evaluation can detect at its current ``n``."""
+        if self.n is None:
+            return "Give the current number of items (n) to see what this evaluation can detect now."
+        i = self.inputs
+        if not math.isfinite(self.mde):
+            return (f"With {self.n:,} items no difference within the score range reaches {i['power']:.0%} power"
+                    f" ({_test_words(i)}).")
+        return (f"With {self.n:,} items this evaluation can detect a difference of {_pts(self.mde)} or more"
+                f" with {i['power']:.0%} power ({_test_words(i)}); the standard error of the difference is"
+                f" {_pts(self.se_difference)}, and a true difference of {_pts(self.effect)} would be detected with"
+                f" probability {self.power_at_n:.0%}.")
+
+    @property
+    def sentences(self) -> tuple[str, str]:
+        return self.sentence_required, self.sentence_detectable
+
+    # ------------------------------------------------------------------ frames
+    def to_dict(self) -> dict:
+        """One flat record: the answers plus every input used (JSON-ready; no rounding)."""
+        out = {k: v for k, v in asdict(self).items() if k not in ("trial_table", "inputs", "notes")}
+        out.update({k: v for k, v in self.inputs.items() if k not in out})
+        out["answer_required"] = self.sentence_required
+        out["answer_detectable"] = self.sentence_detectable
+        out["notes"] = list(self.notes)
+        return {k: _plain(v) for k, v in out.items()}
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy two-column frame ``quantity, value`` of the record (for tables)."""
+        d = self.to_dict()
+        d.pop("notes")
+        return pd.DataFrame({"quantity": list(d), "value": [str(v) if not isinstance(v, str) else v
+                                                            for v in d.values()]})
+
+
+def _plain(v):
+    if isinstance(v, (np.floating, np.integer)):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None  # JSON has no nan/inf: unreachable or undefined answers are null (the sentences say which)
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    return v
+
+
+def _pts(x: float) -> str:
+    """A fraction as percentage points, two significant-ish decimals."""
+    p = 100 * x
+    return f"{p:.1f} points" if abs(p) >= 1 else f"{p:.2f} points"
+
+
+def _count(x: float) -> str:
+    return f"{int(math.ceil(x - 1e-9)):,}"
+
+
+def _test_words(i: dict) -> str:
+    sided = {"two-sided": "two-sided", "greater": "one-sided", "less": "one-sided"}[i["alternative"]]
+    text = f"{sided} alpha {i['alpha']:g}"
+    if i["n_comparisons"] > 1 and i["multiplicity"] != "none":
+        name = "Bonferroni" if i["multiplicity"] == "bonferroni" else "Holm, planned at its strictest step"
+        text += f" split over {i['n_comparisons']} comparisons ({name}: {i['alpha_per_comparison']:.3g} each)"
+    text += ", paired" if i["paired"] else ", unpaired"
+    return text
+
+
+def plan_comparison(*, effect: float, baseline: float | None = None, correlation: float | None = None,
+                    variance_difference: float | None = None, sd_a: float | None = None, sd_b: float | None = None,
+                    n: int | None = None, power: float = 0.8, alpha: float = 0.05, alternative: str = "two-sided",
+                    paired: bool = True, score_kind: str = "binary", method: str = "t",
+                    confidence_level=None, cluster_size: float | None = None, icc: float | None = None,
+                    cluster_cv: float = 0.0, trials: int = 1, output_variance: float | None = None,
+                    cost_ratio: float | None = None, n_comparisons: int = 1, multiplicity: str = "bonferroni",
+                    sources: dict | None = None, notes=()) -> ComparisonPlan:
+    """Plan (or audit) a comparison of two models on per-item scores.
+
+    Parameters
+    ----------
+    effect : float
+        Difference to detect, as a fraction (0.04 = 4 points); negative only with ``alternative='less'``.
+    baseline : float, optional
+        Binary scores: proportion of model B; model A scores ``baseline + effect``. The per-item variance of the
+        difference follows from the two Bernoulli variances and ``correlation``.
+    correlation : float, optional
+        Per-item correlation of the two models' scores (paired designs). Unpaired designs ignore it.
+    variance_difference : float, optional
+        Per-item variance of the difference on one trial, given directly (``Var(a) + Var(b)`` when unpaired);
+        takes precedence over ``baseline``/``sd_a``.
+    sd_a, sd_b : float, optional
+        Continuous scores: per-item standard deviations (``sd_b`` defaults to ``sd_a``).
+    n : int, optional
+        Items per model now (or planned): the standard error, interval, ``mde`` and power are given at it.
+    power, alpha, alternative
+        Requested power, family-wise significance level and direction ('greater': A better).
+    paired : bool
+        Same items for both models (default) or independent item sets of ``n`` each.
+    score_kind : {'binary', 'continuous'}
+    method : {'t', 'normal'}
+        't' (default): noncentral t power with ``clusters - 1`` degrees of freedom (the analysis a paired t test
+        or a cluster-robust interval does); 'normal': normal approximation, ``n ~ (z_{1-a/2} + z_{pow})^2 *
+        var / effect^2``.
+    confidence_level : float or str, optional
+        Level of the reported interval; default ``1 - alpha`` (two-sided interval always).
+    cluster_size, icc, cluster_cv
+        Clustered items: mean cluster size, intra-cluster correlation of the per-item difference on one trial,
+        and the coefficient of variation of cluster sizes (Eldridge et al. 2006).
+    trials : int
+        Planned trials per item (default 1).
+    output_variance : float, optional
+        Within-item variance of one model's single-trial score (both models alike); a part of the per-item
+        variance that trials average away. The difference's output variance is twice it.
+    cost_ratio : float, optional
+        Cost of a new item relative to one more trial, for the recommended number of trials.
+    n_comparisons, multiplicity
+        Several comparisons planned at family-wise ``alpha``: 'bonferroni', 'holm' (planned at ``alpha / m``, its
+        strictest step) or 'none'.
+    sources : dict, optional
+        For each input, 'given' or 'estimated' (pilot data); recorded in ``inputs``.
+
+    Returns
+    -------
+    ComparisonPlan
+
+    Notes
+    -----
+    Binary scores: the variance is evaluated at the alternative (both proportions as planned), the usual
+    planning convention; the McNemar-type paired test has nearly the same power for moderate ``n`` (Connor
+    1987). With clusters and trials the variance of the mean difference is
+    ``[V_k + ((cv^2 + 1) m - 1) rho V_1] / n``, where ``V_k = V_1 - 2 v + 2 v / k``: output noise is independent
+    between items, so trials shrink the item's own variance but not the covariance inside clusters.
+
+    References
+    ----------
+    Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640 (paired differences, trials, power).
+    Connor, R. J. (1987). Sample size for testing differences in proportions for the paired-sample design.
+    Biometrics 43, 207-211.
+    Eldridge, S. M., Ashby, D. and Kerry, S. (2006). Int. J. Epidemiol. 35, 1292-1300.
+    """
+    alternative = check_alternative(alternative)
+    method = check_choice(method, POWER_METHODS, "method")
+    score_kind = check_choice(score_kind, SCORE_KINDS, "score_kind")
+    multiplicity = check_choice(multiplicity, MULTIPLICITY_METHODS, "multiplicity")
+    power = check_probability(power, "power")
+    alpha = check_probability(alpha, "alpha")
+    n_comparisons = check_positive_int(n_comparisons, "n_comparisons")
+    trials = check_positive_int(trials, "trials")
+    alpha_c = adjusted_alpha(alpha, n_comparisons, method=multiplicity)
+    conf = 1 - alpha if confidence_level is None else check_confidence_level(confidence_level)
+    if effect is None or isinstance(effect, bool) or not isinstance(effect, (int, float, np.floating)):
+        raise TypeError(f"`effect` must be a number; got {effect!r}.")
+    effect = float(effect)
+    if n is not None:
+        n = check_positive_int(n, "n", minimum=2)
+    notes = list(notes)
+
+    # ---- per-item variance of the difference on one trial, as a function of the effect
+    if variance_difference is not None:
+        v0 = _nonneg(variance_difference, "variance_difference")
+        var1 = lambda e: v0  # noqa: E731
+        spec = "variance_difference"
+    elif score_kind == "binary":
+        if baseline is None:
+            raise ValueError("binary scores need `baseline` (the proportion of model B) or `variance_difference`.")
+        baseline = check_probability(baseline, "baseline")
+        if paired and correlation is None:
+            raise ValueError("a paired plan needs `correlation` (per-item correlation of the two models' scores)"
+                             " or `variance_difference`; use paired=False for independent item sets.")
+        rho = correlation if paired else 0.0
+
+        def var1(e, p=baseline, rho=rho):
+            q = p + e
+            if not 0.0 <= q <= 1.0:
+                raise ValueError(f"`baseline` + `effect` = {q:g} is not a proportion.")
+            return binary_variance_of_difference(q, p, correlation=rho)
+
+        spec = "baseline and correlation" if paired else "baseline"
+    else:
+        if sd_a is None:
+            raise ValueError("continuous scores need `sd_a` (and optionally `sd_b`) or `variance_difference`.")
+        sb = sd_a if sd_b is None else sd_b
+        if paired and correlation is None:
+            raise ValueError("a paired plan needs `correlation` or `variance_difference`.")
+        v0 = variance_of_difference(_nonneg(sd_a, "sd_a") ** 2, _nonneg(sb, "sd_b") ** 2,
+                                    correlation=correlation if paired else 0.0)
+        var1 = lambda e: v0  # noqa: E731
+        spec = "sd_a, sd_b and correlation" if paired else "sd_a and sd_b"
+    v_at = var1(effect)
+    if not v_at > 0:
+        raise ValueError("the per-item variance of the difference is 0: nothing varies, so there is nothing to plan.")
+
+    # ---- trials and clusters
+    out_diff = 0.0
+    if output_variance is not None:
+        out_diff = 2.0 * _nonneg(output_variance, "output_variance")
+        if out_diff > v_at * (1 + 1e-9):
+            raise ValueError(f"`output_variance` {output_variance!r} is more than half the per-item variance of the"
+                             f" difference ({v_at:.4g}): the output noise of both models cannot exceed it.")
+    elif trials > 1:
+        notes.append("trials > 1 without `output_variance`: trials are assumed to change nothing")
+    clustered = cluster_size is not None or icc is not None
+    if clustered and (cluster_size is None or icc is None):
+        raise ValueError("a clustered plan needs both `cluster_size` and `icc`.")
+    m_bar = float(cluster_size) if clustered else 1.0
+    rho_c = float(icc) if clustered else 0.0
+    deff_cluster = design_effect(m_bar, rho_c, cv=cluster_cv) if clustered else 1.0
+    inflation = deff_cluster - 1.0  # ((cv^2+1) m - 1) rho
+
+    def var_k(e, k):
+        v = var1(e)
+        return max(v - out_diff, 0.0) + out_diff / k + inflation * v
+
+    def var_fn(e, k=trials):
+        return var_k(e, k)
+
+    deff = var_k(effect, trials) / v_at
+    common = dict(alpha=alpha_c, alternative=alternative, method=method, paired=paired, cluster_size=m_bar)
+    n_req = solve_power(effect=effect, power=power, variance=var_fn, **common)
+    n_req = math.ceil(n_req - 1e-9) if math.isfinite(n_req) else math.inf
+
+    # trials: reduction per k and the recommended k
+    item_part = max(v_at - out_diff, 0.0)
+    k_rec = recommend_trials(item_part + inflation * v_at, out_diff, cost_ratio=cost_ratio) if out_diff > 0 \
+        else trials
+    ks = sorted(set(_TRIALS_SHOWN) | {trials, k_rec})
+    rows = []
+    for k in ks:
+        nk = solve_power(effect=effect, power=power, variance=lambda e, k=k: var_k(e, k), **common)
+        rows.append({"trials": k, "variance": var_k(effect, k),
+                     "variance_reduction": 1.0 - var_k(effect, k) / var_k(effect, 1),
+                     "n_required": math.ceil(nk - 1e-9) if math.isfinite(nk) else math.inf,
+                     "trials_required": (math.ceil(nk - 1e-9) * k) if math.isfinite(nk) else math.inf})
+    trial_table = pd.DataFrame(rows)
+    n_req_rec = float(trial_table.loc[trial_table["trials"] == k_rec, "n_required"].iloc[0])
+
+    se = ci_low = ci_high = mde = pw = eff_n = math.nan
+    if n is not None:
+        se = math.sqrt(var_fn(effect) / n)
+        df = None if method == "normal" else max(n / m_bar - 1.0, 1.0) if paired else max(2 * n / m_bar - 2, 1.0)
+        crit = stats.norm.isf((1 - conf) / 2) if df is None else stats.t.isf((1 - conf) / 2, df)
+        ci_low, ci_high = effect - crit * se, effect + crit * se
+        mde = solve_power(n=n, power=power, variance=var_fn, **common)
+        pw = solve_power(effect=effect, n=n, variance=var_fn, **common)
+        eff_n = n / deff
+    if multiplicity == "holm" and n_comparisons > 1:
+        notes.append("Holm planned at its strictest step (alpha / m); achieved power is at least the stated power")
+    if not paired:
+        notes.append("unpaired: n is the number of items per model, each model on its own items")
+
+    inputs = dict(baseline=baseline, correlation=correlation if paired else None,
+                  variance_given_as=spec, sd_a=sd_a, sd_b=sd_b, power=power, alpha=alpha, alternative=alternative,
+                  paired=paired, score_kind=score_kind, method=method, confidence_level=conf,
+                  cluster_size=cluster_size, icc=icc, cluster_cv=cluster_cv if clustered else None,
+                  output_variance=output_variance, cost_ratio=cost_ratio, n_comparisons=n_comparisons,
+                  multiplicity=multiplicity, alpha_per_comparison=alpha_c,
+                  sources=dict(sources or {}))
+    return ComparisonPlan(
+        effect=effect, n=n, se_difference=se, ci_low=ci_low, ci_high=ci_high, n_required=float(n_req),
+        clusters_required=float(n_req / m_bar) if clustered and math.isfinite(n_req) else math.nan,
+        mde=mde, power_at_n=pw, variance_difference=v_at, design_effect=deff, effective_n=eff_n, trials=trials,
+        recommended_trials=int(k_rec), n_required_recommended_trials=n_req_rec, alpha_per_comparison=alpha_c,
+        inputs=inputs, trial_table=trial_table, notes=tuple(notes))
+
