@@ -155,16 +155,24 @@ def read_tabular(
                 f" {', '.join(map(repr, df.columns))}. Map the columns with --score-col, --item-col, ...",
                 source=source)
     if shape == "long":
+        original = list(df.columns)
         mapping = {model_col: "model", task_col: "task", item_col: "item", score_col: "score"}
         for opt, canon in ((trial_col, "trial"), (cluster_col, "cluster"), (group_col, "group")):
             if opt is not None and opt in df.columns:
                 mapping[opt] = canon
         df = _rename(df, mapping, source)
         notes = []
+        missing = [c for c in (item_col, score_col) if c not in original]
+        if model_col not in original and (missing or model_col != "model"):
+            missing.insert(0, model_col)  # a file without any model column is one model's results (below)
+        if missing:
+            raise InputError(f"missing column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))};"
+                             f" found {', '.join(map(repr, original))} (map names with --model-col, --item-col,"
+                             " --score-col, ...)", source=source)
         if "task" not in df.columns:
             df["task"] = default_task
             notes.append(f"no '{task_col}' column: one task named '{default_task}'")
-        if "model" not in df.columns:  # a single model's log (e.g. tau-bench rewards)
+        if "model" not in df.columns and model_col == "model":  # one model's log (e.g. tau-bench rewards)
             df["model"] = default_task
             notes.append(f"no '{model_col}' column: one model named '{default_task}'")
         return ResultsTable.from_items(df, source=source, unbounded=unbounded, row_word=row_word, notes=notes)
@@ -198,12 +206,12 @@ def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_c
     if models is None:
         models = [c for c in df.columns if c not in id_cols]
         # columns that are clearly not scores (text) are named, not guessed
-        texty = [c for c in models if df[c].dtype == object
+        texty = [c for c in models if (df[c].dtype == object or pd.api.types.is_string_dtype(df[c]))
                  and pd.to_numeric(df[c].dropna().astype(str).str.strip().replace(
                      {"C": "1", "I": "0", "P": "0.5", "N": "0", "True": "1", "False": "0",
                       "true": "1", "false": "0"}), errors="coerce").isna().any()]
         if texty:
-            raise InputError(f"column{'s' if len(texty) > 1 else ''} {', '.join(map(repr, texty))} hold text, not"
+            raise InputError(f"column{'s' if len(texty) > 1 else ''} {', '.join(map(repr, texty))} hold{'' if len(texty) > 1 else 's'} text, not"
                              " scores; name the model columns (models=..., --models) or the id columns"
                              " (--item-col, --task-col, --group-col, --cluster)", source=source)
     else:
