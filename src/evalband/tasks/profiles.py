@@ -238,20 +238,26 @@ def _taus(taus, values):
 
 
 def _bootstrap(xz, ind, have, n_runs, taus, kind, n_resamples, gen):
-    """(B, M, K) profiles on resamples of runs within each (model, task), drawn as multinomial counts."""
+    """(B, M, K) profiles on resamples of runs within each (model, task), tallied as counts per run."""
     m, r, t = xz.shape
-    pvals = have / n_runs[:, None, :]  # (M, R, T), zero on padding
-    pvals = np.moveaxis(pvals, 1, -1)  # (M, T, R)
     block = max(1, _BLOCK // (m * r * t))
     out = np.empty((n_resamples, m, taus.size))
     ind_t = np.moveaxis(ind, 1, 2)  # (M, T, R, K)
     x_t = np.moveaxis(xz, 1, 2)  # (M, T, R)
+    real = np.arange(r)[None, None, :] < n_runs[:, :, None]  # (M, T, R): draws that exist
     for start in range(0, n_resamples, block):  # memory blocks, each one vectorized draw
         stop = min(n_resamples, start + block)
-        counts = gen.multinomial(n_runs, pvals, size=(stop - start, m, t)).astype(np.float64)  # (b, M, T, R)
+        b = stop - start
+        # n_runs[m, t] draws with replacement among the real runs of (m, t), tallied per run
+        pick = (gen.random((b, m, t, r)) * n_runs[None, :, :, None]).astype(np.int64)
+        cell = np.arange(b * m * t).reshape(b, m, t, 1) * r
+        flat = (cell + pick)[:, real] if not real.all() else cell + pick
+        counts = np.bincount(flat.ravel(), minlength=b * m * t * r).reshape(b, m, t, r)
         w = counts / n_runs[None, :, :, None]
         if kind == "runs":
-            out[start:stop] = np.einsum("bmtr,mtrk->bmk", w, ind_t, optimize=True) / t
+            # per model one matrix product over (task, run): (b, T R) @ (T R, K)
+            wm = np.moveaxis(w, 1, 0).reshape(m, b, t * r)
+            out[start:stop] = np.moveaxis(wm @ ind_t.reshape(m, t * r, -1), 0, 1) / t
         else:
             means = np.einsum("bmtr,mtr->bmt", w, x_t, optimize=True)
             out[start:stop] = (means[..., None] > taus).mean(axis=2)
