@@ -328,7 +328,9 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
     ks = sorted(set(_TRIALS_SHOWN) | {trials, k_rec})
     rows = []
     for k in ks:
-        nk = solve_power(effect=effect, power=power, variance=lambda e, k=k: var_k(e, k), **common)
+        # without output noise every k needs the same items
+        nk = n_req if out_diff == 0 else solve_power(effect=effect, power=power,
+                                                      variance=lambda e, k=k: var_k(e, k), **common)
         rows.append({"trials": k, "variance": var_k(effect, k),
                      "variance_reduction": 1.0 - var_k(effect, k) / var_k(effect, 1),
                      "n_required": math.ceil(nk - 1e-9) if math.isfinite(nk) else math.inf,

@@ -182,9 +182,11 @@ class SequentialState:
     @property
     def message(self) -> str:
         a, b = self.names
-        words = {"a_better": f"stop: {a} is better than {b}", "b_better": f"stop: {b} is better than {a}",
-                 "equivalent": f"stop: {a} and {b} are equivalent within {self.margin:g}",
-                 "continue": "continue: not yet decided"}[self.decision]
+        if self.decision == "equivalent":
+            words = f"stop: {a} and {b} are equivalent within {self.margin:g}"
+        else:
+            words = {"a_better": f"stop: {a} is better than {b}", "b_better": f"stop: {b} is better than {a}",
+                     "continue": "continue: not yet decided"}[self.decision]
         return (f"{words} (n={self.n}, difference {self.estimate:+.4f}, anytime-valid"
                 f" {self.confidence_level:.0%} interval [{self.ci.low:+.4f}, {self.ci.high:+.4f}])")
 
