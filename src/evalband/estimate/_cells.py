@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 __all__ = ["TaskArrays", "task_arrays"]
 
@@ -37,11 +38,12 @@ def task_arrays(table) -> list[TaskArrays]:
     """The :class:`TaskArrays` of every task of an item-level table, in the table's task order."""
     data = table.data
     n_models = len(table.models)
-    m = data["model"].cat.codes.to_numpy(np.int64)
-    t = data["task"].cat.codes.to_numpy(np.int64)
-    i = data["item"].cat.codes.to_numpy(np.int64)
+    m = _codes(data["model"], table.models)
+    t = _codes(data["task"], table.tasks)
+    item = data["item"] if isinstance(data["item"].dtype, pd.CategoricalDtype) else data["item"].astype("category")
+    i = item.cat.codes.to_numpy(np.int64)
     score = data["score"].to_numpy(np.float64)
-    labels = np.asarray(data["item"].cat.categories.astype(str))
+    labels = np.asarray(item.cat.categories.astype(str))
     # (task, item) pairs -> an item index local to its task
     ti, ti_inv = np.unique(t * (i.max() + 1) + i, return_inverse=True)
     ti_task = ti // (i.max() + 1)
@@ -55,7 +57,9 @@ def task_arrays(table) -> list[TaskArrays]:
     run_start = np.repeat(first, np.diff(np.r_[first, len(key)]))
     position = np.empty(len(key), dtype=np.int64)
     position[order] = np.arange(len(key)) - run_start
-    cluster = data["cluster"].cat.codes.to_numpy(np.int64) if "cluster" in data.columns else None
+    cluster = None
+    if "cluster" in data.columns:
+        cluster = pd.factorize(data["cluster"])[0].astype(np.int64)
     out = []
     rows_by_task = np.argsort(t, kind="stable")
     bounds = np.searchsorted(t[rows_by_task], np.arange(len(table.tasks) + 1))
@@ -75,6 +79,13 @@ def task_arrays(table) -> list[TaskArrays]:
             clusters = np.unique(item_cluster, return_inverse=True)[1].astype(np.int64)
         out.append(TaskArrays(str(task), items, full, clusters))
     return out
+
+
+def _codes(column, labels) -> np.ndarray:
+    """Codes of ``column`` against ``labels`` (the table's model or task order)."""
+    if isinstance(column.dtype, pd.CategoricalDtype) and list(column.cat.categories) == list(labels):
+        return column.cat.codes.to_numpy(np.int64)
+    return pd.Categorical(column.astype(str), categories=list(labels)).codes.astype(np.int64)
 
 
 def concat_tasks(arrays: list[TaskArrays]) -> TaskArrays:

@@ -93,7 +93,7 @@ def proportion_interval(correct, n, *, method: str = "wilson", confidence_level=
             high = np.where(correct < n, stats.beta.isf(alpha / 2, correct + 0.5, n - correct + 0.5), 1.0)
     low = np.clip(low, 0.0, 1.0)
     high = np.clip(high, 0.0, 1.0)
-    return Estimate(p, se, ConfidenceInterval(low, high), n, method, level)
+    return Estimate(p, se, ConfidenceInterval(low, high), n.astype(np.int64), method, level)
 
 
 def _check_counts(correct, n) -> tuple[np.ndarray, np.ndarray]:

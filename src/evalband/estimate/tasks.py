@@ -128,8 +128,8 @@ def estimate(table, *, method: str = "auto", confidence_level=0.95, cluster: boo
     if table.level == "summary":
         return _summary(table, key, level, notes)
     arrays = task_arrays(table)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)
+    with warnings.catch_warnings():  # one summary warning below instead of one per task
+        warnings.simplefilter("ignore", UserWarning)
         cells = [_one(a, key, level, clustered, table.has_trials, tolerance) for a in arrays]
         pooled = _one(concat_tasks(arrays), key, level, clustered, table.has_trials, tolerance)
     few = [c for c in cells if c.notes]
@@ -142,7 +142,6 @@ def estimate(table, *, method: str = "auto", confidence_level=0.95, cluster: boo
     notes += list(pooled.notes)
     if pooled.notes:
         warnings.warn(pooled.notes[0], UserWarning, stacklevel=2)
-    del caught
     stack = lambda f: np.stack([np.asarray(f(c), dtype=np.float64) for c in cells], axis=1)
     est, se = stack(lambda c: c.estimate), stack(lambda c: c.se)
     ci = ConfidenceInterval(stack(lambda c: c.ci.low), stack(lambda c: c.ci.high))
