@@ -165,3 +165,16 @@ def test_cluster_with_trials_uses_item_means(rng):
     g = np.arange(160) // 4
     fit = sm.OLS(means, np.ones(160)).fit(cov_type="cluster", cov_kwds={"groups": g})
     assert res.se[0, 0] == pytest.approx(fit.bse[0])
+
+
+def test_result_frames(vtab):
+    from evalband.estimate import proportion_interval
+
+    est = proportion_interval([[3, 4]], [[10, 10]])
+    frame = est.to_frame()
+    assert frame.columns.tolist() == ["estimate", "se", "ci_low", "ci_high", "n", "method"]
+    assert frame["estimate"].tolist() == [0.3, 0.4] and frame["n"].tolist() == [10, 10]
+    res = estimate(vtab)
+    one = res[vtab.models[1]]
+    assert len(one) == 19 and (one["model"] == vtab.models[1]).all()
+    assert one["estimate"].tolist() == res.estimate[1].tolist()
