@@ -140,6 +140,10 @@ def test_trials_average_within_item_and_decompose():
     assert res.se[0, 0] == pytest.approx(means.std(ddof=1) / np.sqrt(40))
     assert res.extras["mean_trials"][0, 0] == 3.0
     assert {"var_between", "var_within", "k_enough"} <= set(res.extras)
+    tv = res.trial_variance()
+    assert tv.var_within.shape == (1, 1) and tv.reduction(1)[0, 0] == 0.0
+    assert tv.k_enough()[0, 0] == res.extras["k_enough"][0, 0]
+    assert estimate(table, method="t").trial_variance() is not None
     assert any("trial counts differ" in n for n in res.notes)
     with pytest.raises(ValueError, match="applicable: t, normal"):
         estimate(table, method="wilson")
@@ -149,6 +153,7 @@ def test_missing_cell_is_nan_and_reported():
     table = _items(model=["a", "a", "a", "b", "b"], task=["x", "x", "y", "x", "x"], item=[1, 2, 3, 1, 2],
                    score=[1, 0, 1, 1, 1])
     res = estimate(table, method="t")
+    assert res.trial_variance() is None
     assert np.isnan(res.estimate[1, 1]) and res.n[1, 1] == 0
     assert any("1 model-task cell(s) have no result" in n and "b on y" in n for n in res.notes)
 

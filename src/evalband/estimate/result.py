@@ -153,6 +153,17 @@ class TaskEstimates:
         both = both.iloc[np.lexsort((sub, key))].reset_index(drop=True)
         return both
 
+    def trial_variance(self):
+        """With repeated trials, the between-item / within-item split of every cell as a
+        :class:`~evalband.estimate.TrialVariance` (arrays (n_models, n_tasks)), whose ``reduction(k)``,
+        ``k_enough()`` and ``to_frame(ks)`` say how much more trials would help; None without trials."""
+        from .trials import TrialVariance
+
+        if "var_within" not in self.extras:
+            return None
+        return TrialVariance(self.extras["var_between"], self.extras["var_within"], self.n,
+                             self.extras["mean_trials"])
+
     def __getitem__(self, model: str) -> pd.DataFrame:
         """The rows of one model (``result['gpt-4o']``)."""
         frame = self.to_frame()
