@@ -37,6 +37,12 @@ app.command("passk")(_passk.passk)
 from . import bayes as _bayes  # noqa: E402
 
 app.command("bayes")(_bayes.bayes)
+from . import plan as _plan  # noqa: E402
+
+app.command("plan")(_plan.plan)
+from . import gate as _gate  # noqa: E402
+
+app.command("gate")(_gate.gate)
 
 
 def run() -> None:

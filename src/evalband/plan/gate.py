@@ -186,7 +186,7 @@ def paired_runs(baseline, candidate, *, models=None):
         return out
 
     b, c = per_item(baseline, mb), per_item(candidate, mc)
-    joined = b.join(c, how="inner", lsuffix="_b", rsuffix="_c")
+    joined = b.merge(c, how="inner", left_index=True, right_index=True, suffixes=("_b", "_c"))
     left = {"baseline_only": int(len(b) - len(joined)), "candidate_only": int(len(c) - len(joined))}
     if len(joined) == 0:
         raise InputError("the baseline and candidate runs share no (task, item); are they runs of the same"

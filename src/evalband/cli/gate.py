@@ -1,0 +1,93 @@
+"""``evalband gate``: a release gate for CI pipelines (paired non-inferiority of a candidate run).
+
+Exit codes: 0 pass (non-inferior within the margin), 1 fail (a decided regression beyond the margin),
+3 undecided (the output says how many more items would decide it), 2 usage or input error.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ._common import (ClusterOpt, ConfidenceOpt, ItemColOpt, ModelColOpt, ShapeOpt, SourceOpt, TaskColOpt,
+                      TrialColOpt, UnboundedOpt, emit, errors, load_input, parse_list)
+
+BaselineArg = Annotated[str, typer.Argument(help="Baseline results file (or log folder).", show_default=False)]
+CandidateArg = Annotated[str, typer.Argument(help="Candidate results file (or log folder), same items.",
+                                             show_default=False)]
+MetricGateOpt = Annotated[Optional[str], typer.Option(
+    "--metric", help="The per-item score to compare: a column of a results table (default 'score'), or a"
+                     " harness log's metric.", show_default=False)]
+MarginOpt = Annotated[float, typer.Option("--margin", help="Largest acceptable drop, as a fraction (0.01 = one"
+                                          " point).")]
+GateMethodOpt = Annotated[str, typer.Option("--method", help="t (paired t; cluster-robust with clusters) or"
+                                            " betting (anytime-valid: safe to re-run as items accumulate).")]
+ModelOpt = Annotated[Optional[str], typer.Option("--model", help="Model to take when a file holds several: NAME"
+                                                 " for both, or BASELINE,CANDIDATE.", show_default=False)]
+GateFormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: line (one line) or json.")]
+
+
+def _tabular(path: str, source: str) -> bool:
+    from ..io.tabular import TABULAR_SUFFIXES
+
+    if source != "auto":
+        return source in ("csv", "tsv", "parquet", "jsonl", "json", "table")
+    return any(s.lower() in TABULAR_SUFFIXES for s in Path(path).suffixes[-2:])  # also x.csv.gz
+
+
+def gate(
+    baseline: BaselineArg,
+    candidate: CandidateArg,
+    metric: MetricGateOpt = None,
+    margin: MarginOpt = 0.01,
+    confidence: ConfidenceOpt = "0.95",
+    method: GateMethodOpt = "t",
+    model: ModelOpt = None,
+    fmt: GateFormatOpt = "line",
+    cluster: ClusterOpt = None,
+    source: SourceOpt = "auto",
+    shape: ShapeOpt = "auto",
+    model_col: ModelColOpt = "model",
+    task_col: TaskColOpt = "task",
+    item_col: ItemColOpt = "item",
+    trial_col: TrialColOpt = "trial",
+    unbounded: UnboundedOpt = False,
+):
+    """Compare a candidate run with a baseline run on the same items; exit 0 pass, 1 fail, 3 undecided.
+
+    Pass: the interval for candidate - baseline lies above -margin (non-inferior). Fail: it lies below -margin
+    (a decided regression). Undecided: it contains -margin; the line says how many more items would decide it.
+    Exit code 2 means a usage or input error.
+    """
+    from ..plan import release_gate
+
+    with errors():
+        if fmt not in ("line", "json"):
+            raise ValueError(f"`--format` must be 'line' or 'json'; got {fmt!r}.")
+        tables = []
+        for path in (baseline, candidate):
+            options = dict(source=source, shape=shape, model_col=model_col, task_col=task_col, item_col=item_col,
+                           trial_col=trial_col, cluster=cluster, unbounded=unbounded)
+            if metric is not None and _tabular(path, source):
+                options["score_col"] = metric
+            elif metric is not None:
+                options["metric"] = metric
+            tables.append(load_input(path, None, **options))
+        chosen = parse_list(model, name="model")
+        result = release_gate(tables[0], tables[1], margin=margin, confidence_level=_level(confidence),
+                              method=method, models=chosen)
+        if fmt == "json":
+            emit(json.dumps(result.to_dict(), indent=2))
+        else:
+            emit(result.message)
+    raise typer.Exit(result.exit_code)
+
+
+def _level(text):
+    try:
+        return float(text)
+    except ValueError:
+        return text

@@ -1,0 +1,212 @@
+"""``evalband plan``: items (and trials) needed to detect a difference, and what an evaluation can detect now.
+
+From typed numbers::
+
+    evalband plan --baseline 0.74 --effect 0.04 --correlation 0.5 --n 120
+
+or from pilot results (variances, correlation, clustering and output noise estimated)::
+
+    evalband plan results.csv --effect 0.03 --models A,B
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Annotated, Optional
+
+import typer
+
+from ._common import (ClusterOpt, CountRuleOpt, ExampleOpt, ItemColOpt, ModelColOpt, PathArg, ScoreColOpt,
+                      ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt, UnboundedOpt, emit, errors, load_input,
+                      parse_list)
+
+_F = Optional[float]
+EffectOpt = Annotated[_F, typer.Option("--effect", help="Difference to detect, as a fraction (0.04 = 4 points).",
+                                       show_default=False)]
+BaselineOpt = Annotated[_F, typer.Option("--baseline", help="Typed numbers, 0/1 scores: model B's proportion;"
+                                         " model A scores baseline + effect.", show_default=False)]
+CorrOpt = Annotated[_F, typer.Option("--correlation", help="Per-item correlation of the two models' scores"
+                                     " (paired). With a summary file: the correlation to assume.",
+                                     show_default=False)]
+VarDiffOpt = Annotated[_F, typer.Option("--variance-difference", help="Per-item variance of the difference A - B"
+                                        " on one trial, instead of --baseline/--sd with --correlation.",
+                                        show_default=False)]
+SdOpt = Annotated[_F, typer.Option("--sd", help="Continuous scores: per-item standard deviation of model A"
+                                   " (and B unless --sd-b).", show_default=False)]
+SdBOpt = Annotated[_F, typer.Option("--sd-b", help="Continuous scores: per-item sd of model B.", show_default=False)]
+NOpt = Annotated[Optional[int], typer.Option("--n", help="Items per model now: SE, interval, MDE and power are"
+                                             " given at this n.", show_default=False)]
+PowerOpt = Annotated[float, typer.Option("--power", help="Requested power.")]
+AlphaOpt = Annotated[float, typer.Option("--alpha", help="Family-wise significance level.")]
+AltOpt = Annotated[str, typer.Option("--alternative", help="two-sided, greater (A better) or less.")]
+UnpairedOpt = Annotated[bool, typer.Option("--unpaired", help="Each model on its own items (n per model).")]
+ScoresOpt = Annotated[str, typer.Option("--scores", help="Typed numbers: binary (0/1) or continuous.")]
+MethodOpt = Annotated[str, typer.Option("--method", help="t (noncentral t, exact for normal scores) or normal"
+                                        " (the (z + z)^2 approximation).")]
+ConfOpt = Annotated[Optional[str], typer.Option("--confidence", help="Level of the reported interval (default"
+                                                " 1 - alpha).", show_default=False)]
+ClusterSizeOpt = Annotated[_F, typer.Option("--cluster-size", help="Mean items per cluster (passage, document).",
+                                            show_default=False)]
+IccOpt = Annotated[_F, typer.Option("--icc", help="Intra-cluster correlation of the per-item differences.",
+                                    show_default=False)]
+CvOpt = Annotated[float, typer.Option("--cluster-cv", help="Coefficient of variation of cluster sizes (0 ="
+                                      " equal sizes).")]
+TrialsOpt = Annotated[Optional[int], typer.Option("--trials", help="Planned trials per item (default 1, or the"
+                                                  " pilot's).", show_default=False)]
+OutVarOpt = Annotated[_F, typer.Option("--output-variance", help="Within-item variance of one model's single-"
+                                       "trial score (the part trials average away).", show_default=False)]
+CostOpt = Annotated[_F, typer.Option("--cost-ratio", help="Cost of a new item relative to one more trial, for"
+                                     " the recommended number of trials.", show_default=False)]
+CompOpt = Annotated[int, typer.Option("--comparisons", help="Number of comparisons planned at family-wise"
+                                      " --alpha.")]
+MultOpt = Annotated[str, typer.Option("--multiplicity", help="bonferroni, holm (planned at alpha/m) or none.")]
+PlanFormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: table, markdown or json.")]
+PlanModelsOpt = Annotated[Optional[str], typer.Option("--models", help="Results file: the two models A,B to"
+                                                      " compare.", show_default=False)]
+
+_SHOWN = ("effect", "n", "se_difference", "ci_low", "ci_high", "n_required", "clusters_required", "mde",
+          "power_at_n", "variance_difference", "design_effect", "effective_n", "trials", "recommended_trials",
+          "n_required_recommended_trials", "alpha_per_comparison")
+
+
+def plan(
+    path: PathArg = None,
+    example: ExampleOpt = None,
+    effect: EffectOpt = None,
+    baseline: BaselineOpt = None,
+    correlation: CorrOpt = None,
+    variance_difference: VarDiffOpt = None,
+    sd: SdOpt = None,
+    sd_b: SdBOpt = None,
+    n: NOpt = None,
+    power: PowerOpt = 0.8,
+    alpha: AlphaOpt = 0.05,
+    alternative: AltOpt = "two-sided",
+    unpaired: UnpairedOpt = False,
+    scores: ScoresOpt = "binary",
+    method: MethodOpt = "t",
+    confidence: ConfOpt = None,
+    cluster_size: ClusterSizeOpt = None,
+    icc: IccOpt = None,
+    cluster_cv: CvOpt = 0.0,
+    trials: TrialsOpt = None,
+    output_variance: OutVarOpt = None,
+    cost_ratio: CostOpt = None,
+    comparisons: CompOpt = 1,
+    multiplicity: MultOpt = "bonferroni",
+    models: PlanModelsOpt = None,
+    fmt: PlanFormatOpt = "table",
+    cluster: ClusterOpt = None,
+    source: SourceOpt = "auto",
+    shape: ShapeOpt = "auto",
+    model_col: ModelColOpt = "model",
+    task_col: TaskColOpt = "task",
+    item_col: ItemColOpt = "item",
+    score_col: ScoreColOpt = "score",
+    trial_col: TrialColOpt = "trial",
+    unbounded: UnboundedOpt = False,
+    count_rule: CountRuleOpt = "floor",
+):
+    """Power, sample size and minimum detectable effect for comparing two models.
+
+    Answers, in one sentence each, how many items (and trials) are needed to detect --effect, and what the
+    evaluation can detect now (MDE at --n, or at the results file's item count). Differences are fractions.
+    """
+    from ..plan import plan_comparison, plan_from_pilot
+
+    with errors():
+        if fmt not in ("table", "markdown", "json"):
+            raise ValueError(f"`--format` must be one of 'table', 'markdown', 'json'; got {fmt!r}.")
+        if effect is None:
+            raise ValueError("give --effect, the difference to detect as a fraction (e.g. 0.03)")
+        common = dict(power=power, alpha=alpha, alternative=alternative, method=method,
+                      confidence_level=_level(confidence), cost_ratio=cost_ratio, n_comparisons=comparisons,
+                      multiplicity=multiplicity)
+        if path is not None or example is not None:
+            typed = {"--baseline": baseline, "--variance-difference": variance_difference, "--sd": sd,
+                     "--n": n, "--cluster-size": cluster_size, "--icc": icc, "--output-variance": output_variance}
+            given = [k for k, v in typed.items() if v is not None] + (["--unpaired"] if unpaired else [])
+            if given:
+                raise ValueError(f"{', '.join(given)} are estimated from the results file; drop them or drop the"
+                                 " file")
+            table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
+                               item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
+                               unbounded=unbounded, count_rule=count_rule)
+            chosen = parse_list(models, name="models")
+            result = plan_from_pilot(table, effect=effect, models=chosen, correlation=correlation,
+                                     trials=trials, **common)
+            header = f"Plan from {table.source}: {result.inputs['pilot']['model_a']} vs" \
+                     f" {result.inputs['pilot']['model_b']}"
+        else:
+            if models is not None:
+                raise ValueError("--models chooses models from a results file; none was given")
+            sources = {k: "given" for k, v in dict(baseline=baseline, correlation=correlation,
+                                                   variance_difference=variance_difference, sd_a=sd, sd_b=sd_b,
+                                                   cluster_size=cluster_size, icc=icc,
+                                                   output_variance=output_variance).items() if v is not None}
+            result = plan_comparison(effect=effect, baseline=baseline, correlation=correlation,
+                                     variance_difference=variance_difference, sd_a=sd, sd_b=sd_b, n=n,
+                                     paired=not unpaired, score_kind=scores, cluster_size=cluster_size, icc=icc,
+                                     cluster_cv=cluster_cv, trials=1 if trials is None else trials,
+                                     output_variance=output_variance, sources=sources, **common)
+            header = "Plan from typed numbers"
+        if fmt == "json":
+            emit(json.dumps(result.to_dict(), indent=2))
+            return
+        emit(_text(result, header, fmt))
+
+
+def _level(text):
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _fmt(key: str, v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if isinstance(v, float) and math.isinf(v):
+        return "unreachable"
+    if key in ("n", "n_required", "trials", "recommended_trials", "n_required_recommended_trials",
+               "clusters_required"):
+        return f"{int(math.ceil(v)):,}"
+    if key in ("power_at_n",):
+        return f"{v:.1%}"
+    if key in ("design_effect", "effective_n", "variance_difference", "alpha_per_comparison"):
+        return f"{v:.4g}"
+    return f"{v:+.4f}" if key in ("ci_low", "ci_high") else f"{v:.4f}"
+
+
+def _text(result, header: str, fmt: str) -> str:
+    import pandas as pd
+
+    from ..report.format import render
+
+    d = result.to_dict()
+    rows = [(k, _fmt(k, getattr(result, k))) for k in _SHOWN]
+    src = result.inputs.get("sources", {})
+    for k in ("baseline", "correlation", "sd_a", "sd_b", "cluster_size", "icc", "cluster_cv", "output_variance"):
+        if d.get(k) is not None:
+            rows.append((f"{k} ({src.get(k, 'given')})", f"{d[k]:.4g}"))
+    pilot = result.inputs.get("pilot")
+    if pilot:
+        for k in ("mean_a", "mean_b", "difference", "se_difference", "correlation", "output_variance_a",
+                  "output_variance_b", "design_effect_observed"):
+            v = pilot.get(k)
+            if v is not None and v == v:
+                rows.append((f"pilot {k}", f"{v:.4g}"))
+        for k in ("n", "trials", "n_clusters"):
+            rows.append((f"pilot {k}", f"{pilot[k]:,}"))
+    frame = pd.DataFrame(rows, columns=["quantity", "value"])
+    notes = list(result.notes)
+    notes.append("fractions throughout (0.04 = 4 points); n = items per model")
+    parts = [header, "", result.sentence_required, result.sentence_detectable, ""]
+    parts.append(render(frame, fmt, value_cols=(), se_col=None, notes=notes))
+    if result.inputs.get("output_variance") and result.trial_table is not None:
+        parts.append(render(result.trial_table, fmt, value_cols=(), se_col=None,
+                            title="Repeated trials: variance per item and items required"))
+    return "\n".join(parts)
