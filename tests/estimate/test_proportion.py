@@ -122,3 +122,18 @@ def test_bad_arguments(kwargs, message):
 def test_bad_counts(correct, n, message):
     with pytest.raises(ValueError, match=message):
         proportion_interval(correct, n)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 5000), frac=st.floats(0, 1), lo=st.floats(0.5, 0.9), hi=st.floats(0.9, 0.999))
+def test_intervals_are_ordered_nested_and_contain_the_estimate(n, frac, lo, hi):
+    correct = int(round(frac * n))
+    for method in ("wilson", "clopper-pearson", "jeffreys", "agresti-coull", "wald"):
+        narrow = proportion_interval(correct, n, method=method, confidence_level=lo)
+        wide = proportion_interval(correct, n, method=method, confidence_level=hi)
+        assert 0.0 <= wide.ci.low <= narrow.ci.low + 1e-12
+        assert narrow.ci.high <= wide.ci.high + 1e-12 <= 1.0 + 1e-12
+        assert narrow.ci.low - 1e-12 <= correct / n <= narrow.ci.high + 1e-12
