@@ -127,7 +127,11 @@ def test_record_is_json_ready():
     assert json.loads(text)["n_required"] == 897
     no_n = plan_comparison(effect=0.04, baseline=0.74, correlation=0.5).to_dict()
     assert no_n["mde"] is None and no_n["se_difference"] is None
-    assert set(seed_plan().to_frame().columns) == {"quantity", "value"}
+    frame = seed_plan().to_frame()
+    assert len(frame) == 1 and frame.loc[0, "n_required"] == 897
+    given = plan_comparison(effect=0.04, baseline=0.74, correlation=0.5, sources={"baseline": "given"})
+    assert given.to_frame().loc[0, "source_baseline"] == "given"
+    assert {"se_difference", "ci_low", "ci_high", "mde", "baseline"} <= set(frame.columns)
 
 
 def test_errors_name_the_argument():

@@ -13,6 +13,7 @@ effect) come from :mod:`evalband.estimate`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import asdict, dataclass
@@ -200,6 +201,9 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None) -> P
             notes.append("no item has two or more trials: output noise cannot be separated")
         else:
             oa, ob = (float(max(v, 0.0)) if np.isfinite(v) else 0.0 for v in tv.var_within)
+    else:
+        notes.append("one trial per item: output noise cannot be told apart from item variance; score a sample of"
+                     " items two or more times to plan the number of trials")
     noise_now = float(np.mean(oa / k[0] + ob / k[1]))
     item_part = vd_obs - noise_now
     if item_part < 0:
@@ -283,5 +287,4 @@ def plan_from_pilot(table, *, effect: float, models=None, correlation: float | N
                            notes=est.notes, **kw)
     inputs = dict(plan.inputs)
     inputs["pilot"] = {k: v for k, v in est.to_dict().items() if k != "notes"}
-    object.__setattr__(plan, "inputs", inputs)
-    return plan
+    return dataclasses.replace(plan, inputs=inputs)

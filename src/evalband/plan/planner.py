@@ -131,11 +131,18 @@ class ComparisonPlan:
         return {k: _plain(v) for k, v in out.items()}
 
     def to_frame(self) -> pd.DataFrame:
-        """Tidy two-column frame ``quantity, value`` of the record (for tables)."""
+        """One row: the answers and inputs as columns (fractions; ``sources`` and pilot estimates flattened as
+        ``source_<input>`` and ``pilot_<estimate>``)."""
         d = self.to_dict()
         d.pop("notes")
-        return pd.DataFrame({"quantity": list(d), "value": [str(v) if not isinstance(v, str) else v
-                                                            for v in d.values()]})
+        flat = {}
+        for k, v in d.items():
+            if isinstance(v, dict):
+                prefix = "source" if k == "sources" else k
+                flat.update({f"{prefix}_{kk}": vv for kk, vv in v.items()})
+            else:
+                flat[k] = v
+        return pd.DataFrame([flat])
 
 
 def _plain(v):

@@ -89,6 +89,17 @@ def power_of_test(effect, se, *, alpha: float = 0.05, alternative: str = "two-si
     Returns
     -------
     float or numpy.ndarray
+
+    Notes
+    -----
+    Two-sided power counts both rejection tails, ``P(T > c) + P(T < -c)`` with ``T`` noncentral t (or normal)
+    with noncentrality ``effect / se``; this is the formulation of statsmodels' ``TTestPower`` and
+    ``NormalIndPower``. The noncentral t is exact for normally distributed per-item differences; for 0/1
+    scores it is the usual large-sample approximation.
+
+    References
+    ----------
+    Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences, 2nd ed. Erlbaum.
     """
     alternative = check_alternative(alternative)
     alpha = check_probability(alpha, "alpha")
@@ -156,6 +167,17 @@ def solve_power(*, effect=None, n=None, power=None, variance, alpha: float = 0.0
     float
         The solved quantity: ``n`` unrounded (round up for a plan), the effect (the minimum detectable effect,
         positive unless ``alternative='less'``), or the power. ``nan`` when no effect in range reaches the power.
+
+    Notes
+    -----
+    Root finding (Brent) on :func:`power_of_test`; the power increases in ``n`` and in ``|effect|``. A variance
+    that depends on the effect (binary scores) is re-evaluated at each trial effect, so the minimum detectable
+    effect of a proportion accounts for the variance changing with it.
+
+    References
+    ----------
+    statsmodels ``stats.power.TTestPower.solve_power`` (the same formulation, tested against it).
+    Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640 (the paired planning formula).
     """
     given = [v is None for v in (effect, n, power)]
     if sum(given) != 1:
