@@ -39,14 +39,12 @@ def format_value(x, decimals: int) -> str:
 def _rounded_strings(df: pd.DataFrame, value_cols, se_col, scale: float, pvalue_cols=()) -> pd.DataFrame:
     out = df.copy()
     value_cols = [c for c in value_cols if c in df.columns]
-    for c in value_cols:  # pandas 3 refuses strings in a float column
-        out[c] = out[c].astype(object)
     se = df[se_col].to_numpy(dtype=float) * scale if se_col and se_col in df.columns else None
-    for i in range(len(df)):
-        d = decimals_for(se[i]) if se is not None else 3
-        for c in value_cols:
-            v = df[c].iloc[i]
-            out.iloc[i, out.columns.get_loc(c)] = format_value(float(v) * scale, d) if pd.notna(v) else ""
+    decimals = [decimals_for(s) for s in se] if se is not None else [3] * len(df)
+    for c in value_cols:  # a new object column: pandas 3 refuses strings in a float column
+        values = pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float) * scale
+        out[c] = [format_value(float(v), d) if np.isfinite(v) or np.isinf(v) else ""
+                  for v, d in zip(values, decimals)]
     for c in pvalue_cols:
         if c in df.columns:
             out[c] = [_format_p(v) for v in df[c]]
