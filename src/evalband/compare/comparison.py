@@ -1,0 +1,560 @@
+"""All pairwise comparisons of models, for any aggregate and per task, from one bootstrap replicate set."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from .._validate import check_alternative, check_choice, check_confidence_level, check_positive_int
+from ..results import ConfidenceInterval
+from ._setup import AggregateValues, pair_indices, prepare, resolve_aggregates
+from .exact import mcnemar_exact
+from .multiplicity import CORRECTIONS, adjust_pvalues, correction_level, max_t_intervals
+from .paired import paired_difference
+from .permutation import paired_permutation_test
+from .pvalues import INTERVAL_METHODS, bootstrap_pvalue
+from .sensitivity import DEFAULT_CORRELATIONS, correlated_replicates, describe_sweep
+from .verdict import check_margin, reading, verdict
+
+__all__ = ["compare", "Comparison", "PairwiseComparison", "pairwise_differences"]
+
+
+@dataclass(frozen=True)
+class PairwiseComparison:
+    """All pairwise differences ``A - B`` of one statistic: an aggregate over tasks, or one task's mean.
+
+    Pairs are oriented best first: ``model_a`` has the better observed value, so differences are positive for
+    statistics where higher is better.
+
+    Attributes
+    ----------
+    statistic : str
+        Aggregate name, or task name for per-task comparisons.
+    level : {'aggregate', 'task'}
+    model_a, model_b : tuple of str
+    index_a, index_b : numpy.ndarray of int
+        Positions of the models in ``Comparison.models`` (to recompute differences from the replicates).
+    difference : numpy.ndarray, shape (P,)
+    se : numpy.ndarray
+        Bootstrap standard deviation of each difference.
+    ci : ConfidenceInterval
+        Interval for each difference at ``interval_level`` (or simultaneous, for max-t).
+    p_value, p_adjusted : numpy.ndarray
+        Bootstrap p-value for ``difference = 0`` (inverting the interval method), and after the correction.
+    verdict : numpy.ndarray of str
+        'A better', 'B better', 'equivalent' or 'not yet decided' (see :func:`~evalband.compare.verdict`).
+    se_analytic : numpy.ndarray
+        Analytic standard error: paired (``sqrt(var_a + var_b - 2 cov) / sqrt(n)`` on common items, summed over
+        tasks with the aggregate's weights) for item-level data, binomial at the assumed correlation for summary
+        data; NaN for aggregates that are not weighted means.
+    correlation : numpy.ndarray
+        Between-model correlation: of per-item scores (per task), of the two aggregate estimates (aggregates),
+        or the assumed one (summary data).
+    p_mcnemar, p_permutation : numpy.ndarray
+        Exact McNemar and sign-flip permutation p-values (per task, binary/item data; NaN where not computed).
+    replicates : numpy.ndarray or None, shape (B, P)
+        Bootstrap replicates of the differences (kept for aggregates).
+    readings : tuple of str
+        One sentence per pair.
+    confidence_level : float
+        Family (or per-comparison when correction is 'none') confidence level asked for.
+    interval_level : float
+        Confidence level of each interval after the correction (simultaneous level for max-t).
+    correction, method : str
+    margin : float
+    higher_is_better : bool
+    assumed_correlation : float or None
+        Set for summary data (no pairing): the correlation the replicates were given.
+    """
+
+    statistic: str
+    level: str
+    model_a: tuple
+    model_b: tuple
+    index_a: np.ndarray
+    index_b: np.ndarray
+    difference: np.ndarray
+    se: np.ndarray
+    ci: ConfidenceInterval
+    p_value: np.ndarray
+    p_adjusted: np.ndarray
+    verdict: np.ndarray
+    se_analytic: np.ndarray
+    correlation: np.ndarray
+    p_mcnemar: np.ndarray
+    p_permutation: np.ndarray
+    replicates: np.ndarray | None
+    readings: tuple
+    confidence_level: float
+    interval_level: float
+    correction: str
+    method: str
+    margin: float
+    higher_is_better: bool
+    assumed_correlation: float | None = None
+    scale: float = 100.0
+    """Display multiplier (100 for accuracy-like statistics, shown in points; 1 for ranks)."""
+    verdict_by_correlation: tuple | None = None
+    """Summary data: how each pair's verdict moves as the assumed correlation sweeps (e.g. 'not yet decided at
+    0-0.4, A better at 0.5')."""
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair: model_a, model_b, difference, se, ci_low, ci_high, p_value, p_adjusted, verdict, ..."""
+        key = "aggregate" if self.level == "aggregate" else "task"
+        frame = pd.DataFrame({
+            key: self.statistic, "model_a": list(self.model_a), "model_b": list(self.model_b),
+            "difference": self.difference, "se": self.se, "ci_low": np.asarray(self.ci.low, dtype=float),
+            "ci_high": np.asarray(self.ci.high, dtype=float), "p_value": self.p_value,
+            "p_adjusted": self.p_adjusted, "verdict": list(self.verdict), "se_analytic": self.se_analytic,
+            "correlation": self.correlation,
+        })
+        if self.level == "task":
+            frame["p_mcnemar"] = self.p_mcnemar
+            frame["p_permutation"] = self.p_permutation
+        if self.assumed_correlation is not None:
+            frame["assumed_correlation"] = self.assumed_correlation
+        if self.verdict_by_correlation is not None:
+            frame["verdict_by_correlation"] = list(self.verdict_by_correlation)
+        frame["confidence_level"] = self.confidence_level
+        frame["interval_level"] = self.interval_level
+        frame["correction"] = self.correction
+        frame["reading"] = list(self.readings)
+        return frame
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Result of :func:`compare`.
+
+    Attributes
+    ----------
+    models : tuple of str
+    aggregates : tuple of PairwiseComparison
+        One per aggregate asked for.
+    tasks : tuple of PairwiseComparison
+        One per task (empty when ``per_task=False``).
+    sensitivity : tuple of PairwiseComparison
+        Summary data only: the aggregate comparisons again at each assumed between-model correlation.
+    replicates : evalband.resample.Replicates
+        The one replicate set behind every number.
+    paired : bool
+        Whether the replicates keep models paired (item-level data resampled with the same items).
+    notes : tuple of str
+        What was assumed or left out.
+    """
+
+    models: tuple
+    aggregates: tuple
+    tasks: tuple
+    sensitivity: tuple
+    replicates: object
+    paired: bool
+    notes: tuple = ()
+
+    def to_frame(self, level: str = "aggregate") -> pd.DataFrame:
+        """Tidy table of the pairs: ``level`` 'aggregate', 'task' or 'sensitivity'."""
+        level = check_choice(level, ("aggregate", "task", "sensitivity"), "level")
+        parts = {"aggregate": self.aggregates, "task": self.tasks, "sensitivity": self.sensitivity}[level]
+        if not parts:
+            return pd.DataFrame()
+        return pd.concat([p.to_frame() for p in parts], ignore_index=True)
+
+    def readings(self, level: str = "aggregate") -> list[str]:
+        """The one-sentence reading of every pair."""
+        parts = {"aggregate": self.aggregates, "task": self.tasks, "sensitivity": self.sensitivity}[level]
+        return [r for p in parts for r in p.readings]
+
+    def __getitem__(self, name: str) -> PairwiseComparison:
+        for p in self.aggregates + self.tasks:
+            if p.statistic == name:
+                return p
+        raise KeyError(f"no aggregate or task named {name!r}")
+
+
+def pairwise_differences(observed, samples, names, *, statistic: str = "statistic", level: str = "aggregate",
+                         jackknife=None, jackknife_strata=None, higher_is_better: bool = True, method: str = "percentile",
+                         confidence_level: float = 0.95, alternative: str = "two-sided",
+                         correction: str = "none", margin: float = 0.0, se_analytic=None, correlation=None,
+                         scale: float = 100.0, unit: str = "points", keep_replicates: bool = True,
+                         assumed_correlation: float | None = None, extra_readings=None,
+                         order=None) -> PairwiseComparison:
+    """All pairwise differences of a per-model statistic from its joint bootstrap replicates.
+
+    Parameters
+    ----------
+    observed : array_like, shape (M,)
+        The statistic for each model on the data.
+    samples : array_like, shape (B, M)
+        Its replicates, drawn jointly for all models (one replicate set).
+    names : sequence of str
+        Model names.
+    jackknife : array_like, shape (n_jack, M), optional
+        Delete-one values, for BCa.
+    se_analytic, correlation : callable or array, optional
+        ``f(ia, ib) -> (P,)`` arrays for the pairs, or None.
+    order : array_like of int, optional
+        Model order (best first) defining the pairs; default by ``observed``.
+
+    Returns
+    -------
+    PairwiseComparison
+    """
+    from ..resample import interval
+
+    method = check_choice(method, INTERVAL_METHODS, "method")
+    correction = check_choice(correction, CORRECTIONS, "correction")
+    alternative = check_alternative(alternative)
+    confidence_level = check_confidence_level(confidence_level)
+    margin = check_margin(margin)
+    obs = np.asarray(observed, dtype=np.float64)
+    s = np.asarray(samples, dtype=np.float64)
+    if order is None:
+        order = np.argsort(-obs if higher_is_better else obs, kind="stable")
+    ia, ib = pair_indices(order)
+    d = obs[ia] - obs[ib]
+    reps = s[:, ia] - s[:, ib]
+    jack = None
+    if jackknife is not None and method == "bca":
+        jk = np.asarray(jackknife, dtype=np.float64)
+        jack = jk[:, ia] - jk[:, ib]
+    m = d.size
+    strata = jackknife_strata if jack is not None else None
+    p = bootstrap_pvalue(reps, d, method=method, alternative=alternative, jackknife=jack, jackknife_strata=strata)
+    se = reps.std(axis=0, ddof=1) if reps.shape[0] > 1 else np.full(m, np.nan)
+    if correction == "max-t":
+        sim = max_t_intervals(reps, d, confidence_level=confidence_level, alternative=alternative)
+        low, high, p_adj, level_used = sim.low, sim.high, sim.pvalue, confidence_level
+    else:
+        if correction in ("bonferroni", "holm", "bh"):
+            p_adj = adjust_pvalues(p, method=correction)
+        else:
+            p_adj = p.copy()
+        rejected = int(np.sum(p_adj <= 1 - confidence_level)) if correction == "bh" else None
+        level_used = correction_level(confidence_level, m, correction, n_rejected=rejected)
+        kw = {"jackknife": jack, "jackknife_strata": strata} if jack is not None else {}
+        ci = interval(reps, d, method=method, confidence_level=level_used, alternative=alternative, **kw)
+        low, high = np.asarray(ci.low, dtype=float), np.asarray(ci.high, dtype=float)
+    verdicts = verdict(low, high, margin=margin, higher_is_better=higher_is_better)
+    names = tuple(names)
+    ma = tuple(names[i] for i in ia)
+    mb = tuple(names[j] for j in ib)
+    se_an = _pair_values(se_analytic, ia, ib, m)
+    corr = _pair_values(correlation, ia, ib, m)
+    label = "simultaneous CI" if correction == "max-t" else "CI"
+    if correction in ("bonferroni", "holm", "bh"):
+        label = f"{correction.capitalize() if correction != 'bh' else 'BH'}-corrected CI"
+    extras = list(extra_readings) if extra_readings is not None else [""] * m
+    readings = tuple(
+        reading(ma[k], mb[k], d[k], low[k], high[k], verdicts[k], se=se[k], confidence_level=level_used,
+                scale=scale, unit=unit, label=label, extra=extras[k])
+        for k in range(m))
+    nan = np.full(m, np.nan)
+    return PairwiseComparison(statistic, level, ma, mb, ia, ib, d, se, ConfidenceInterval(low, high), p, p_adj,
+                              verdicts, se_an, corr, nan, nan.copy(), reps if keep_replicates else None, readings,
+                              confidence_level, float(level_used), correction, method, margin,
+                              bool(higher_is_better), assumed_correlation, float(scale))
+
+
+def _pair_values(values, ia, ib, m):
+    if values is None:
+        return np.full(m, np.nan)
+    if callable(values):
+        return np.asarray(values(ia, ib), dtype=np.float64)
+    return np.asarray(values, dtype=np.float64)
+
+
+def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=None, tasks=None,
+            replicates=None, resampling: str = "auto", n_resamples: int = 10_000, method: str = "percentile",
+            confidence_level=0.95, alternative: str = "two-sided", correction: str = "none",
+            margin: float = 0.0, correlation: float | None = None, correlations=DEFAULT_CORRELATIONS,
+            per_task: bool = True, permutation: bool = False, n_permutations: int = 9999, cluster=None,
+            aggregate_options=None, rng=None) -> Comparison:
+    """Compare every pair of models on any aggregate over tasks and on each task.
+
+    Parameters
+    ----------
+    data : ResultsTable, path, DataFrame or Replicates
+        Evaluation results (anything :func:`evalband.read` accepts), or replicates already drawn.
+    aggregate : str, callable or sequence
+        Aggregate(s) over tasks by name ('mean', 'geometric', 'minmax', 'mean-rank', ...; see
+        ``evalband.aggregate.AGGREGATES``), a comma-separated string, or a function of the (..., models, tasks)
+        score array.
+    weights, group_weights : optional
+        Task weights (array in task order or mapping task -> weight) and group weights ('equal' or mapping
+        group -> weight) for weighted aggregates (see ``evalband.aggregate.get_aggregate``).
+    models, tasks : sequence of str, optional
+        Restrict the comparison (and so the pairs).
+    replicates : Replicates, optional
+        Reuse a replicate set (drawn by ``evalband.resample.bootstrap`` on the same table).
+    resampling : {'auto', 'paired', 'independent'}
+        'auto' pairs item-level data and resamples summary data independently (binomially).
+    n_resamples : int
+    method : {'percentile', 'basic', 'bca'}
+        Bootstrap interval method (BCa needs the replicates' jackknife values).
+    confidence_level : float or str
+        Family confidence level (0.95, '95%').
+    alternative : {'two-sided', 'less', 'greater'}
+    correction : {'none', 'bonferroni', 'holm', 'bh', 'max-t'}
+        Multiple-comparison control over the pairs of each aggregate (and, separately, of each task).
+    margin : float
+        Practical margin on the statistic's scale (0.01 = one accuracy point) for the verdicts.
+    correlation : float, optional
+        Summary data: assumed between-model correlation of the main result (default 0, independent).
+    correlations : sequence of float
+        Summary data: correlations swept in ``Comparison.sensitivity``.
+    per_task : bool
+        Also compare pairs within each task.
+    permutation : bool
+        Item-level data: add a paired sign-flip permutation p-value per task and pair (``n_permutations``).
+    cluster : bool, optional
+        Passed to the bootstrap: None resamples whole clusters when the data have them, False resamples items.
+    aggregate_options : dict, optional
+        Further options of ``evalband.aggregate.get_aggregate`` (floors, ceilings, chance, bin_width, ...).
+    rng : seed or Generator
+        The same seed gives the same numbers.
+
+    Returns
+    -------
+    Comparison
+
+    Notes
+    -----
+    Every interval, p-value and verdict comes from the bootstrap distribution of the **difference** of the two
+    models' statistics on the same replicates, never from overlapping per-model intervals. With item-level data
+    the replicates are paired (the same items for every model), which keeps the between-model correlation; the
+    analytic paired standard error is reported beside the bootstrap one as a check (Miller 2024). Summary data
+    carry no pairing: the replicates are independent across models, which overstates the variance of a difference
+    when models are positively correlated, so the comparison is repeated with the correlation assumed from 0 to 0.5
+    (seed 000, section 5.3) and each reading says how its verdict moves.
+
+    The bootstrap is valid for smooth statistics of many items per task (means, weighted means, min-max
+    normalized means); for rank-based aggregates and the maximum over models it is a useful description, but
+    intervals can undercover when models are tied.
+
+    References
+    ----------
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
+    Longjohn, R., Gopalan, G. & Casleton, E. (2025). Statistical Uncertainty Quantification for Aggregate
+    Performance Metrics in Machine Learning Benchmarks. arXiv:2501.04234.
+    """
+    method = check_choice(method, INTERVAL_METHODS, "method")
+    correction = check_choice(correction, CORRECTIONS, "correction")
+    alternative = check_alternative(alternative)
+    confidence_level = check_confidence_level(confidence_level)
+    margin = check_margin(margin)
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
+    n_permutations = check_positive_int(n_permutations, "n_permutations")
+    table, reps, gen = prepare(data, replicates=replicates, models=models, tasks=tasks, resampling=resampling,
+                               n_resamples=n_resamples, rng=rng, cluster=cluster)
+    summary = table is None or table.level == "summary"
+    paired = (not summary) and reps.resampling == "paired"
+    if not summary and table is not None and table.level == "item":
+        paired = reps.resampling != "independent"
+    notes = list(getattr(reps, "notes", ()))
+    if summary:
+        rho = 0.0 if correlation is None else float(correlation)
+        sweep = sorted({float(c) for c in correlations} | {rho})
+        notes.append("summary-level data carry no pairing: models were resampled independently (binomially);"
+                     f" the main result assumes a between-model correlation of {rho:g}, and `sensitivity` repeats"
+                     f" the comparison at correlations {', '.join(f'{c:g}' for c in sweep)}")
+    else:
+        rho = None
+        sweep = []
+        if correlation is not None:
+            raise ValueError("`correlation` applies to summary-level data only; item-level data are paired and"
+                             " their correlation is measured.")
+    options = dict(method=method, confidence_level=confidence_level, alternative=alternative,
+                   correction=correction, margin=margin)
+    aggs = resolve_aggregates(reps, aggregate, weights=weights, group_weights=group_weights,
+                              jackknife=(method == "bca"), **dict(aggregate_options or {}))
+    per_task_var = _task_variances(table, reps, paired) if not summary else None
+    strata = None
+    if method == "bca" and hasattr(reps, "jackknife_strata"):
+        strata = reps.jackknife_strata()
+
+    def run(obs_mt, reps_bmt, assumed, keep, sweep_texts=None):
+        agg_out = []
+        for av in aggs:
+            if reps_bmt is reps.replicates:
+                samples = av.samples
+            else:
+                samples = np.asarray(av.function(reps_bmt), dtype=np.float64)
+            observed_ = av.observed
+            se_fn, corr_fn = _analytic(av.linear_weights, reps, per_task_var, assumed)
+            extra = None if sweep_texts is None else sweep_texts.get(av.name)
+            agg_out.append(pairwise_differences(
+                observed_, samples, reps.models, statistic=av.name, level="aggregate", jackknife=av.jackknife,
+                jackknife_strata=strata,
+                higher_is_better=av.higher_is_better, se_analytic=se_fn, correlation=corr_fn, scale=av.scale,
+                unit=av.unit, keep_replicates=keep, assumed_correlation=assumed, extra_readings=extra, **options))
+        return agg_out
+
+    sens = []
+    sweep_texts = None
+    if summary:
+        by_rho = {}
+        for c in sweep:
+            r = reps.replicates if c == 0 else correlated_replicates(reps.observed, reps.replicates, c, rng=gen)
+            by_rho[c] = run(reps.observed, r, c, keep=False)
+        sens = [pc for c in sweep for pc in by_rho[c]]
+        sweep_texts, sweep_plain = {}, {}
+        for k, av in enumerate(aggs):
+            verdict_grid = np.array([by_rho[c][k].verdict for c in sweep])  # (C, P)
+            first = by_rho[sweep[0]][k]
+            texts, plain = [], []
+            for p in range(verdict_grid.shape[1]):
+                named = {"A better": f"{first.model_a[p]} better", "B better": f"{first.model_b[p]} better"}
+                steps = [named.get(v, v) for v in verdict_grid[:, p]]
+                texts.append(f"(assumed correlation {min(sweep):g} to {max(sweep):g}: "
+                             f"{describe_sweep(sweep, steps)})")
+                plain.append(describe_sweep(sweep, list(verdict_grid[:, p])))
+            sweep_texts[av.name] = texts
+            sweep_plain[av.name] = tuple(plain)
+        main_reps = reps.replicates if rho == 0 else correlated_replicates(reps.observed, reps.replicates, rho,
+                                                                           rng=gen)
+        aggregates = [replace(pc, verdict_by_correlation=sweep_plain[pc.statistic])
+                      for pc in run(reps.observed, main_reps, rho, keep=True, sweep_texts=sweep_texts)]
+    else:
+        main_reps = reps.replicates
+        aggregates = run(reps.observed, main_reps, None, keep=True)
+
+    b = reps.replicates.shape[0]
+    for pc in aggregates:
+        tail = (1 - pc.interval_level) / (2 if alternative == "two-sided" else 1)
+        if pc.correction in ("bonferroni", "holm", "bh") and tail * b < 10:
+            notes.append(f"{pc.statistic}: the {pc.correction} intervals at {pc.interval_level:.4%} rest on fewer"
+                         f" than 10 replicates per tail (B = {b:,}; {len(pc.difference)} pairs) and p-values"
+                         f" cannot fall below {1 / (b + 1):.2g}; raise n_resamples or use correction='max-t'")
+    task_results = []
+    if per_task:
+        for t, task in enumerate(reps.tasks):
+            task_results.append(_task_comparison(t, task, table, reps, main_reps, paired, summary, rho,
+                                                 per_task_var, permutation, n_permutations, gen, options,
+                                                 strata))
+    return Comparison(tuple(reps.models), tuple(aggregates), tuple(task_results), tuple(sens), reps, paired,
+                      tuple(notes))
+
+
+def _task_variances(table, reps, paired):
+    """Per task and unordered pair (i < j): variances of the two means and of their difference (item data)."""
+    if table is None or table.level != "item":
+        return None
+    m = len(reps.models)
+    i, j = np.triu_indices(m, k=1)
+    out = []
+    for task in reps.tasks:
+        td = table.task_data(task, models=list(reps.models))
+        clusters = td.clusters if getattr(reps, "unit", "item") == "cluster" else None
+        if td.n_items < 2:
+            out.append(None)
+            continue
+        pd_ = paired_difference(td.scores[i], td.scores[j], clusters=clusters)
+        var_d = pd_.se ** 2 if paired else pd_.se_a ** 2 + pd_.se_b ** 2
+        out.append(dict(va=pd_.se_a ** 2, vb=pd_.se_b ** 2, vd=var_d, corr=pd_.correlation, scores=td.scores,
+                        clusters=clusters, index=(i, j)))
+    return out
+
+
+def _unordered(ia, ib, m):
+    """Position of each pair in the i < j enumeration, and whether it is flipped."""
+    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    pos = lo * m - lo * (lo + 1) // 2 + (hi - lo - 1)
+    return pos, ia > ib
+
+
+def _analytic(weights, reps, per_task_var, assumed):
+    """Functions (ia, ib) -> analytic SE and correlation of an aggregate difference (None when not linear)."""
+    if weights is None:
+        return None, None
+    m = len(reps.models)
+    if per_task_var is not None:
+        if any(v is None for v in per_task_var):
+            return None, None
+
+        def parts(ia, ib):
+            pos, flip = _unordered(ia, ib, m)
+            va = np.stack([np.where(flip, v["vb"][pos], v["va"][pos]) for v in per_task_var], axis=-1)
+            vb = np.stack([np.where(flip, v["va"][pos], v["vb"][pos]) for v in per_task_var], axis=-1)
+            vd = np.stack([v["vd"][pos] for v in per_task_var], axis=-1)
+            cov = (va + vb - vd) / 2
+            return va, vb, cov
+    elif assumed is not None:
+        p = np.asarray(reps.observed, dtype=np.float64)
+        n = np.asarray(reps.n_units, dtype=np.float64)
+        var = p * (1 - p) / n
+
+        def parts(ia, ib):
+            va, vb = var[ia], var[ib]
+            return va, vb, assumed * np.sqrt(va * vb)
+    else:
+        return None, None
+
+    def agg_vars(ia, ib):
+        va, vb, cov = parts(ia, ib)
+        wa, wb = weights[ia], weights[ib]
+        var_a = (wa ** 2 * va).sum(-1)
+        var_b = (wb ** 2 * vb).sum(-1)
+        c = (wa * wb * cov).sum(-1)
+        return var_a, var_b, c
+
+    def se_fn(ia, ib):
+        var_a, var_b, c = agg_vars(ia, ib)
+        return np.sqrt(np.maximum(var_a + var_b - 2 * c, 0.0))
+
+    def corr_fn(ia, ib):
+        var_a, var_b, c = agg_vars(ia, ib)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where((var_a > 0) & (var_b > 0), c / np.sqrt(var_a * var_b), np.nan)
+
+    return se_fn, corr_fn
+
+
+def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_task_var, permutation,
+                     n_permutations, gen, options, strata=None):
+    m = len(reps.models)
+    obs = np.asarray(reps.observed[:, t], dtype=np.float64)
+    samples = main_reps[:, :, t]
+    jk = None
+    if options["method"] == "bca":
+        j = reps.jackknife()
+        jk = None if j is None else j[:, :, t]
+    info = None if per_task_var is None else per_task_var[t]
+
+    if info is not None:
+        def se_fn(ia, ib):
+            pos, _ = _unordered(ia, ib, m)
+            return np.sqrt(info["vd"][pos])
+
+        def corr_fn(ia, ib):
+            pos, _ = _unordered(ia, ib, m)
+            return info["corr"][pos]
+    elif summary:
+        var = obs * (1 - obs) / float(np.asarray(reps.n_units)[t])
+
+        def se_fn(ia, ib):
+            return np.sqrt(np.maximum(var[ia] + var[ib] - 2 * rho * np.sqrt(var[ia] * var[ib]), 0.0))
+
+        def corr_fn(ia, ib):
+            return np.full(ia.shape, rho, dtype=float)
+    else:
+        se_fn = corr_fn = None
+    res = pairwise_differences(obs, samples, reps.models, statistic=str(task), level="task", jackknife=jk,
+                               jackknife_strata=strata,
+                               se_analytic=se_fn, correlation=corr_fn, keep_replicates=False,
+                               assumed_correlation=rho if summary else None, **options)
+    if info is not None and table is not None:
+        scores = info["scores"]
+        a, b = scores[res.index_a], scores[res.index_b]
+        extra = {}
+        if table.is_binary and not table.has_trials:
+            extra["p_mcnemar"] = mcnemar_exact(a, b, alternative=options["alternative"]).pvalue.astype(float)
+        if permutation:
+            perm = paired_permutation_test(a, b, n_resamples=n_permutations, alternative=options["alternative"],
+                                           rng=gen)
+            extra["p_permutation"] = np.asarray(perm.pvalue, dtype=float)
+        if extra:
+            res = replace(res, **extra)
+    return res
