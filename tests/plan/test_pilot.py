@@ -1,7 +1,6 @@
 """Plan from pilot data: estimates checked against direct computations (pandas, statsmodels) and a simulation
 with known variance components."""
 
-import math
 
 import numpy as np
 import pandas as pd

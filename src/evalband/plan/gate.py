@@ -25,7 +25,6 @@ import math
 import warnings
 from dataclasses import asdict, dataclass, field
 
-import numpy as np
 import pandas as pd
 
 from .._validate import InputError, check_choice, check_confidence_level, check_probability
@@ -98,14 +97,14 @@ class GateResult:
                 f" [{lo:+.2f}, {hi:+.2f}]")
         m = 100 * self.margin
         if self.decision == "pass":
-            return text + f" lies above -{m:g} (margin): non-inferior."
+            return text + f" lies above the margin -{m:g} points: non-inferior."
         if self.decision == "fail":
-            return text + f" lies below -{m:g} (margin): regression."
+            return text + f" lies below the margin -{m:g} points: regression."
         more = ("no number of items decides it while the difference sits on the margin"
                 if not math.isfinite(self.more_items) else
                 f"about {int(self.more_items):,} more paired items would decide it (80% power if the observed"
                 " difference is the true one)")
-        return text + f" contains -{m:g} (margin): {more}."
+        return text + f" contains the margin -{m:g} points: {more}."
 
     def to_dict(self) -> dict:
         d = asdict(self)
