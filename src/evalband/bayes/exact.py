@@ -50,7 +50,7 @@ def _groups(table, tasks):
 
 
 def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0.95, weights=None,
-                  group_weights=None, aggregate: str = "mean", models=None, tasks=None, grid_size: int = 128,
+                  group_weights=None, aggregate: str = "mean", models=None, tasks=None, grid_size: int = 96,
                   rng=None) -> BayesResult:
     """Exact posterior draws of the Beta-Binomial hierarchy for every model, task and aggregate.
 

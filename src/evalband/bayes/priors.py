@@ -124,7 +124,8 @@ def parse_prior(spec) -> Prior:
     """Turn ``prior=`` (a :class:`Prior`, a callable log density, or text) into a :class:`Prior`.
 
     Text is ``family`` or ``family:value,...`` or ``family:key=value,...``, e.g. ``exponential``,
-    ``exponential:1e-4``, ``half-normal:scale=100``, ``gamma:2,0.01``.
+    ``exponential:1e-4``, ``half-normal:scale=100``, ``gamma:2,0.01``; a prior's label
+    (``gamma(shape=2, rate=0.01)``) reads back as the same prior.
     """
     if spec is None:
         return DEFAULT_PRIOR
@@ -135,7 +136,10 @@ def parse_prior(spec) -> Prior:
     if not isinstance(spec, str):
         raise TypeError(f"`prior` must be a Prior, a log-density callable or text such as 'gamma:2,0.01';"
                         f" got {spec!r}.")
-    name, _, rest = spec.strip().partition(":")
+    text = spec.strip()
+    if text.endswith(")") and "(" in text:  # a label such as 'gamma(shape=2, rate=0.01)' reads back
+        text = text[:-1].replace("(", ":", 1)
+    name, _, rest = text.partition(":")
     key = name.strip().lower().replace("_", "-").replace("halfnormal", "half-normal")
     if key not in _MAKERS:
         raise ValueError(f"`prior` family must be one of {', '.join(map(repr, _MAKERS))} (or a callable log"

@@ -1,0 +1,378 @@
+"""NumPyro models fitted with NUTS (extra ``evalband[bayes]``): the Beta-Binomial hierarchy itself (the
+reference for the exact sampler) and a richer logistic model for item-level data.
+
+Logistic model (all effects non-centred, weakly informative priors)::
+
+    logit P(y_mtk = 1) = mu + a_m + b_t + c_mt + d_k + e_g(k)
+    mu ~ Normal(0, 2.5);  a_m ~ Normal(0, s_a);  b_t ~ Normal(0, s_b);  c_mt ~ Normal(0, s_c)
+    d_k ~ Normal(0, s_d)  (item k, item-level data: IRT-like difficulty);  e_g ~ Normal(0, s_e)  (cluster g)
+    s_a, s_b, s_d, s_e ~ HalfNormal(1);  s_c ~ HalfNormal(0.5)
+
+``b_t`` is each task's difficulty shared by all models, ``c_mt`` the model-by-task interaction. The reported
+``theta_mt`` is the model's expected accuracy on the task's own items (the mean of the fitted probabilities over
+them); the predictive interval is that of the accuracy on a new test set of the same size drawn from the same
+item population (new item and cluster effects), i.e. Binomial(n, E_d[expit(eta + d)]).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from .._validate import InputError, as_generator, check_confidence_level, check_positive_int
+from ..table import Counts, ResultsTable
+from .diagnostics import diagnose, import_arviz
+from .exact import as_counts
+from .posterior import BayesResult, make_aggregator
+from .priors import parse_prior
+
+__all__ = ["nuts_beta_binomial", "logistic", "require_numpyro", "EXTRA_MESSAGE"]
+
+EXTRA_MESSAGE = ("needs NumPyro, JAX and ArviZ: pip install 'evalband[bayes]'"
+                 " (the exact beta-binomial model, evalband.bayes.beta_binomial, works without them)")
+
+
+def require_numpyro(num_chains: int = 4):
+    """Import numpyro (and JAX, ArviZ); raise ImportError naming the extra when missing.
+
+    Before JAX starts, asks for one host device per chain (up to the CPU count) so chains can run in parallel.
+    """
+    if "jax" not in sys.modules:
+        flags = os.environ.get("XLA_FLAGS", "")
+        if "xla_force_host_platform_device_count" not in flags:
+            count = max(1, min(num_chains, os.cpu_count() or 1))
+            os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={count}".strip()
+    try:
+        import jax  # noqa: F401
+        import numpyro
+        import_arviz()
+    except ImportError as exc:
+        raise ImportError(f"this model {EXTRA_MESSAGE}") from exc
+    return numpyro
+
+
+def _run_nuts(model, kwargs, *, num_warmup, num_samples, num_chains, seed, target_accept, max_tree_depth,
+              init_strategy=None):
+    import jax
+    from numpyro.infer import MCMC, NUTS, init_to_median
+
+    kernel = NUTS(model, target_accept_prob=target_accept, max_tree_depth=max_tree_depth,
+                  init_strategy=init_strategy or init_to_median(num_samples=15))
+    method = "parallel" if jax.local_device_count() >= num_chains else "sequential"
+    mcmc = MCMC(kernel, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
+                chain_method=method, progress_bar=False)
+    mcmc.run(jax.random.PRNGKey(seed), **kwargs)
+    az = import_arviz()
+    idata = az.from_numpyro(mcmc, log_likelihood=False)
+    return mcmc, idata
+
+
+def _mcmc_options(num_warmup, num_samples, num_chains, rng, confidence_level):
+    num_warmup = check_positive_int(num_warmup, "num_warmup")
+    num_samples = check_positive_int(num_samples, "num_samples")
+    num_chains = check_positive_int(num_chains, "num_chains")
+    level = check_confidence_level(confidence_level)
+    seed_given = rng if isinstance(rng, (int, np.integer)) else None
+    gen = as_generator(rng)
+    return num_warmup, num_samples, num_chains, level, seed_given, gen
+
+
+# --------------------------------------------------------------------------------------------- Beta-Binomial
+def _bb_model(y, n, family, params):
+    import numpyro
+    import numpyro.distributions as dist
+
+    m, t = y.shape
+    if family == "exponential":
+        d = dist.Exponential(params["rate"])
+    elif family == "half-normal":
+        d = dist.HalfNormal(params["scale"])
+    else:
+        d = dist.Gamma(params["shape"], params["rate"])
+    with numpyro.plate("model", m):
+        alpha = numpyro.sample("alpha", d)
+        beta = numpyro.sample("beta", d)
+        with numpyro.plate("task", t):
+            theta = numpyro.sample("theta", dist.Beta(alpha, beta))  # (T, M)
+            numpyro.sample("y", dist.Binomial(n.T, probs=theta), obs=y.T)
+
+
+def nuts_beta_binomial(data, *, prior=None, num_warmup: int = 1000, num_samples: int = 1000, num_chains: int = 4,
+                       confidence_level=0.95, weights=None, group_weights=None, models=None, tasks=None,
+                       target_accept: float = 0.9, max_tree_depth: int = 10, rng=None) -> BayesResult:
+    """The Beta-Binomial hierarchy of :func:`beta_binomial`, fitted with NUTS (theta_ij sampled explicitly).
+
+    This is the MCMC reference for the exact sampler (tests and ``benchmarks/bayes.py``); use
+    :func:`beta_binomial` for analyses. Diagnostics (R-hat, bulk/tail ESS, divergences) are in
+    ``result.diagnostics`` and problems in ``result.warnings``.
+
+    Notes
+    -----
+    Only the named prior families can be used (a custom log density would need to be written in JAX).
+
+    References
+    ----------
+    Hoffman, M. D. & Gelman, A. (2014). The No-U-Turn sampler. JMLR 15, 1593-1623.
+    Phan, D., Pradhan, N. & Jankowiak, M. (2019). Composable effects for flexible and accelerated probabilistic
+    programming in NumPyro. arXiv:1912.11554.
+    """
+    counts, task_groups, table_notes = as_counts(data, models=models, tasks=tasks)
+    prior = parse_prior(prior)
+    if prior.family == "custom":
+        raise ValueError("`prior`: the NUTS reference takes a named family (exponential, half-normal, gamma).")
+    num_warmup, num_samples, num_chains, level, seed, gen = _mcmc_options(num_warmup, num_samples, num_chains,
+                                                                          rng, confidence_level)
+    require_numpyro(num_chains)
+    import jax.numpy as jnp
+
+    y, n = counts.correct, counts.n
+    _, idata = _run_nuts(_bb_model, dict(y=jnp.asarray(y), n=jnp.asarray(n), family=prior.family,
+                                         params=prior.params),
+                         num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
+                         seed=int(gen.integers(0, 2**31 - 1)), target_accept=target_accept,
+                         max_tree_depth=max_tree_depth)
+    post = idata.posterior
+    theta = np.asarray(post["theta"]).reshape(-1, n.shape[1], n.shape[0]).transpose(0, 2, 1)
+    alpha = np.asarray(post["alpha"]).reshape(-1, n.shape[0])
+    beta = np.asarray(post["beta"]).reshape(-1, n.shape[0])
+    diag, warnings = diagnose(idata, ["alpha", "beta", "theta"])
+    agg, agg_name = make_aggregator(counts.tasks, task_groups, weights=weights, group_weights=group_weights)
+    theta_pred = gen.binomial(n.astype(np.int64), theta) / n
+    notes = [f"Beta-Binomial hierarchy fitted with NUTS: {num_chains} chains x {num_samples} draws after"
+             f" {num_warmup} warm-up", f"prior on each model's alpha and beta: {prior.label}",
+             f"aggregate: {agg_name}", *table_notes]
+    return BayesResult(
+        method="beta-binomial (NUTS)", models=counts.models, tasks=counts.tasks, theta=theta,
+        theta_pred=theta_pred, aggregate=agg(theta), aggregate_pred=agg(theta_pred), observed=y / n,
+        observed_aggregate=np.asarray(agg(y / n)), n=n, confidence_level=level, prior=prior.label,
+        aggregate_name=agg_name, seed=seed, alpha=alpha, beta=beta, diagnostics=diag, inference_data=idata,
+        task_groups=task_groups, aggregator=agg, task_weights=getattr(agg, "weights", None),
+        warnings=warnings, notes=tuple(notes),
+    )
+
+
+# --------------------------------------------------------------------------------------------- logistic
+def _logistic_model(model_idx, task_idx, unit_idx, cluster_idx, successes, trials, n_models, n_tasks, n_units,
+                     n_clusters):
+    import numpyro
+    import numpyro.distributions as dist
+
+    mu = numpyro.sample("intercept", dist.Normal(0.0, 2.5))
+    s_a = numpyro.sample("sigma_model", dist.HalfNormal(1.0))
+    s_b = numpyro.sample("sigma_task", dist.HalfNormal(1.0))
+    s_c = numpyro.sample("sigma_model_task", dist.HalfNormal(0.5))
+    with numpyro.plate("models", n_models):
+        a = s_a * numpyro.sample("z_model", dist.Normal(0.0, 1.0))
+    with numpyro.plate("tasks", n_tasks):
+        b = s_b * numpyro.sample("z_task", dist.Normal(0.0, 1.0))
+    with numpyro.plate("model_task", n_models * n_tasks):
+        c = s_c * numpyro.sample("z_model_task", dist.Normal(0.0, 1.0))
+    eta = mu + a[model_idx] + b[task_idx] + c[model_idx * n_tasks + task_idx]
+    if n_units:
+        s_d = numpyro.sample("sigma_item", dist.HalfNormal(1.0))
+        with numpyro.plate("items", n_units):
+            d = s_d * numpyro.sample("z_item", dist.Normal(0.0, 1.0))
+        eta = eta + d[unit_idx]
+    if n_clusters:
+        s_e = numpyro.sample("sigma_cluster", dist.HalfNormal(1.0))
+        with numpyro.plate("clusters", n_clusters):
+            e = s_e * numpyro.sample("z_cluster", dist.Normal(0.0, 1.0))
+        eta = eta + e[cluster_idx]
+    with numpyro.plate("obs", model_idx.shape[0]):
+        numpyro.sample("y", dist.Binomial(trials, logits=eta), obs=successes)
+
+
+def _logistic_data(table, counts_models, counts_tasks, item_effects, cluster_effects):
+    """Observation arrays for the logistic model, plus per-task unit maps for theta."""
+    m_names, t_names = list(counts_models), list(counts_tasks)
+    if isinstance(table, Counts) or table.level == "summary":
+        c = table if isinstance(table, Counts) else table.counts(models=m_names, tasks=t_names)
+        mi, ti = np.meshgrid(np.arange(len(m_names)), np.arange(len(t_names)), indexing="ij")
+        obs = dict(model_idx=mi.ravel(), task_idx=ti.ravel(), unit_idx=None, cluster_idx=None,
+                   successes=c.correct.ravel(), trials=c.n.ravel())
+        return obs, c.correct / c.n, c.n, None, 0, 0
+    if table.score_kind != "binary":
+        raise InputError("the logistic model needs binary (0/1) scores", source=table.source)
+    d = table.data.loc[table.data["model"].isin(m_names) & table.data["task"].isin(t_names)]
+    mi = pd.Categorical(d["model"], categories=m_names).codes.astype(np.int64)
+    ti = pd.Categorical(d["task"], categories=t_names).codes.astype(np.int64)
+    y = d["score"].to_numpy(np.float64)
+    grid = (len(m_names), len(t_names))
+    size = np.zeros(grid)
+    per_item = d.drop_duplicates(["model", "task", "item"])
+    np.add.at(size, (pd.Categorical(per_item["model"], categories=m_names).codes,
+                     pd.Categorical(per_item["task"], categories=t_names).codes), 1.0)
+    ssum, scount = np.zeros(grid), np.zeros(grid)
+    np.add.at(ssum, (mi, ti), y)
+    np.add.at(scount, (mi, ti), 1.0)
+    observed = ssum / scount
+    use_clusters = table.has_clusters if cluster_effects is None else bool(cluster_effects)
+    if use_clusters and not table.has_clusters:
+        raise InputError("`cluster_effects=True` but the data have no cluster column", source=table.source)
+    ci, n_clusters = None, 0
+    if use_clusters:
+        ci, cl_labels = pd.factorize(pd.Series(d["task"].astype(str).to_numpy()) + "\x00"
+                                     + pd.Series(d["cluster"].astype(str).to_numpy()))
+        n_clusters = len(cl_labels)
+    use_items = True if item_effects is None else bool(item_effects)
+    if use_items:
+        ui, u_labels = pd.factorize(pd.Series(d["task"].astype(str).to_numpy()) + "\x00"
+                                    + pd.Series(d["item"].astype(str).to_numpy()))
+        n_units = len(u_labels)
+        unit_task = np.zeros(n_units, dtype=np.int64)
+        unit_task[ui] = ti
+        unit_cluster = None
+        if ci is not None:
+            unit_cluster = np.zeros(n_units, dtype=np.int64)
+            unit_cluster[ui] = ci
+        obs = dict(model_idx=mi, task_idx=ti, unit_idx=ui.astype(np.int64), cluster_idx=ci,
+                   successes=y, trials=np.ones_like(y))
+        units = dict(task=unit_task, weight=np.ones(n_units), item=np.arange(n_units), cluster=unit_cluster)
+        return obs, observed, size, units, n_units, n_clusters
+    # no item effects: binomial counts per (model, task[, cluster]) — the same likelihood, far fewer terms
+    key = np.column_stack([mi, ti] + ([ci] if ci is not None else []))
+    uniq, inv = np.unique(key, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    succ = np.bincount(inv, weights=y)
+    tri = np.bincount(inv).astype(np.float64)
+    obs = dict(model_idx=uniq[:, 0], task_idx=uniq[:, 1], unit_idx=None,
+               cluster_idx=uniq[:, 2] if ci is not None else None, successes=succ, trials=tri)
+    units = None
+    if ci is not None:  # theta averages over the task's clusters, weighted by their item counts
+        items = d.drop_duplicates(["task", "item"])
+        # cluster codes of the items must match ``ci``: map through the same labels
+        labels = pd.Series(d["task"].astype(str).to_numpy()) + "\x00" + pd.Series(d["cluster"].astype(str).to_numpy())
+        code_of = dict(zip(pd.unique(labels), range(n_clusters)))
+        item_labels = (pd.Series(items["task"].astype(str).to_numpy()) + "\x00"
+                       + pd.Series(items["cluster"].astype(str).to_numpy()))
+        cl = item_labels.map(code_of).to_numpy(np.int64)
+        w = np.bincount(cl, minlength=n_clusters).astype(np.float64)
+        ctask = np.zeros(n_clusters, dtype=np.int64)
+        ctask[ci] = ti
+        units = dict(task=ctask, weight=w, item=None, cluster=np.arange(n_clusters))
+    return obs, observed, size, units, 0, n_clusters
+
+
+def _theta_logistic(eta, units, item_eff, cl_eff, n_tasks, chunk=64):
+    """theta (D, M, T): mean over each task's units of expit(eta + unit offsets); eta (D, M, T)."""
+    if units is None:
+        return special.expit(eta)
+    d, m, _ = eta.shape
+    offset = np.zeros((d, units["task"].shape[0]))
+    if units["item"] is not None and item_eff is not None:
+        offset = offset + item_eff[:, units["item"]]
+    if units["cluster"] is not None and cl_eff is not None:
+        offset = offset + cl_eff[:, units["cluster"]]
+    theta = np.empty_like(eta)
+    for j in range(n_tasks):  # tasks x draw chunks bound the memory; each block is vectorized
+        sel = np.flatnonzero(units["task"] == j)
+        w = units["weight"][sel] / units["weight"][sel].sum()
+        for s in range(0, d, chunk):
+            block = special.expit(eta[s:s + chunk, :, j, None] + offset[s:s + chunk, None, sel])
+            theta[s:s + chunk, :, j] = block @ w
+    return theta
+
+
+def logistic(data, *, item_effects=None, cluster_effects=None, num_warmup: int = 500, num_samples: int = 500,
+             num_chains: int = 4, confidence_level=0.95, weights=None, group_weights=None, models=None,
+             tasks=None, target_accept: float = 0.8, max_tree_depth: int = 8, rng=None) -> BayesResult:
+    """Logistic model with model, task (shared difficulty), model x task, item and cluster effects, by NUTS.
+
+    Parameters
+    ----------
+    data : ResultsTable or Counts
+        Item-level binary scores (trials allowed: each is one Bernoulli observation of its item), or counts.
+    item_effects : bool, optional
+        Item (IRT-like difficulty) effects; default on for item-level data (always off for counts).
+    cluster_effects : bool, optional
+        Cluster effects; default on when the data have clusters.
+    num_warmup, num_samples, num_chains : int
+        NUTS settings (draws per chain).
+    max_tree_depth : int
+        Caps the cost per draw (2**depth gradient evaluations); raise it if the diagnostics say so.
+    Other parameters are those of :func:`beta_binomial`.
+
+    Returns
+    -------
+    BayesResult
+        ``theta`` (D, M, T) is the model's expected accuracy on the task's items; ``inference_data`` holds the
+        ArviZ fit; ``diagnostics`` per variable (R-hat, bulk and tail ESS) with divergences in ``.attrs``; failed
+        checks in ``warnings``.
+
+    Notes
+    -----
+    Models are assumed to respond to items independently given the effects; the item effects carry the
+    between-model correlation that the Beta-Binomial model ignores. Summary input fits the model without item
+    effects. Diagnostics follow Vehtari et al. (2021); do not use a fit whose warnings are not empty.
+
+    References
+    ----------
+    Vehtari, A., Gelman, A., Simpson, D., Carpenter, B. & Bürkner, P.-C. (2021). Rank-normalization, folding, and
+    localization: an improved R-hat for assessing convergence of MCMC. Bayesian Analysis 16(2), 667-718.
+    De Boeck, P. & Wilson, M. (2004). Explanatory Item Response Models. Springer.
+    """
+    num_warmup, num_samples, num_chains, level, seed, gen = _mcmc_options(num_warmup, num_samples, num_chains,
+                                                                          rng, confidence_level)
+    if isinstance(data, ResultsTable):
+        m_names = tuple(data.models if models is None else models)
+        t_names = tuple(data.tasks if tasks is None else tasks)
+        task_groups = data.task_groups
+        table_notes = data.notes
+        if data.level == "item":
+            from .._validate import check_names
+            check_names(m_names, data.models, "models")
+            check_names(t_names, data.tasks, "tasks")
+    else:
+        counts, task_groups, table_notes = as_counts(data, models=models, tasks=tasks)
+        data, m_names, t_names = counts, counts.models, counts.tasks
+    if task_groups is not None:
+        task_groups = {t: task_groups[t] for t in t_names}
+    obs, observed, size, units, n_units, n_clusters = _logistic_data(data, m_names, t_names, item_effects,
+                                                                     cluster_effects)
+    require_numpyro(num_chains)
+    import jax.numpy as jnp
+
+    arrays = {k: (jnp.asarray(v) if v is not None else None) for k, v in obs.items()}
+    kwargs = dict(arrays, n_models=len(m_names), n_tasks=len(t_names), n_units=n_units, n_clusters=n_clusters)
+    _, idata = _run_nuts(_logistic_model, kwargs, num_warmup=num_warmup, num_samples=num_samples,
+                         num_chains=num_chains, seed=int(gen.integers(0, 2**31 - 1)), target_accept=target_accept,
+                         max_tree_depth=max_tree_depth)
+    post = idata.posterior
+    flat = lambda name: np.asarray(post[name]).reshape(-1, *np.asarray(post[name]).shape[2:])
+    m, t = len(m_names), len(t_names)
+    eta = (flat("intercept")[:, None, None] + (flat("sigma_model")[:, None] * flat("z_model"))[:, :, None]
+           + (flat("sigma_task")[:, None] * flat("z_task"))[:, None, :]
+           + (flat("sigma_model_task")[:, None] * flat("z_model_task")).reshape(-1, m, t))
+    item_eff = flat("sigma_item")[:, None] * flat("z_item") if n_units else None
+    cl_eff = flat("sigma_cluster")[:, None] * flat("z_cluster") if n_clusters else None
+    theta = _theta_logistic(eta, units, item_eff, cl_eff, t)
+    # predictive: new items (and clusters) from the fitted populations, so Binomial(n, E_d[expit(eta + d)])
+    sd = np.zeros(eta.shape[0])
+    if n_units:
+        sd = sd + flat("sigma_item") ** 2
+    if n_clusters:
+        sd = sd + flat("sigma_cluster") ** 2
+    nodes, hw = np.polynomial.hermite_e.hermegauss(24)
+    p_new = (special.expit(eta[..., None] + np.sqrt(sd)[:, None, None, None] * nodes) @ (hw / hw.sum()))
+    n_int = np.maximum(size, 1).astype(np.int64)
+    theta_pred = gen.binomial(n_int, p_new) / n_int
+    names = [v for v in post.data_vars]
+    diag, warnings = diagnose(idata, names)
+    agg, agg_name = make_aggregator(t_names, task_groups, weights=weights, group_weights=group_weights)
+    effects = ["model", "task", "model x task"] + (["item"] if n_units else []) + (["cluster"] if n_clusters else [])
+    notes = [f"logistic model with {', '.join(effects)} effects, fitted with NUTS: {num_chains} chains x"
+             f" {num_samples} draws after {num_warmup} warm-up",
+             "theta = expected accuracy on the task's own items; pred = accuracy on a new test set of the same size"
+             " from the same item population", f"aggregate: {agg_name}", *table_notes]
+    return BayesResult(
+        method="logistic", models=tuple(m_names), tasks=tuple(t_names), theta=theta, theta_pred=theta_pred,
+        aggregate=agg(theta), aggregate_pred=agg(theta_pred), observed=observed,
+        observed_aggregate=np.asarray(agg(observed)), n=size, confidence_level=level,
+        prior="weakly informative normal / half-normal (see evalband.bayes.logistic)", aggregate_name=agg_name,
+        seed=seed, diagnostics=diag, inference_data=idata, task_groups=task_groups, aggregator=agg,
+        task_weights=getattr(agg, "weights", None), warnings=warnings, notes=tuple(notes),
+    )
