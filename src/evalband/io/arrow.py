@@ -1,0 +1,319 @@
+"""Columnar fast path for very large item-level files: per-task (models x items) score matrices from Arrow batches.
+
+:class:`~evalband.table.ResultsTable` keeps a pandas frame with a string label per row; that is convenient up to
+some millions of rows, but at 1e8 rows (1,000 models x 100,000 items) the labels alone would take tens of
+gigabytes. Every estimator and the bootstrap engine only need, per task, the matrix of scores of every model on
+the items they share. :func:`read_score_matrices` builds exactly those from a Parquet file (or a dataset folder)
+read in record batches with pyarrow: labels are dictionary-encoded per batch and mapped to integer codes, item
+positions are found with :func:`pyarrow.compute.index_in`, and scores are written straight into preallocated
+float64 matrices. No Python object is made per row; memory is the matrices (8 bytes per model and item) plus one
+batch.
+
+Two passes over the file: the first collects each task's items (in order of first appearance) and the models,
+the second fills the matrices.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .._validate import InputError
+
+__all__ = ["ScoreMatrices", "read_score_matrices"]
+
+
+@dataclass(frozen=True)
+class ScoreMatrices:
+    """Per-task score matrices on the items every model has.
+
+    Attributes
+    ----------
+    models, tasks : tuple of str
+    scores : dict
+        ``task -> (n_models, n_items)`` float64 array.
+    items : dict
+        ``task -> (n_items,)`` item labels (as read, e.g. int64 or str).
+    task_groups : dict or None
+    notes : tuple of str
+        Items left out because not every model has them, with counts.
+    source : str
+    """
+
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
+    scores: dict
+    items: dict
+    task_groups: dict | None = None
+    notes: tuple[str, ...] = ()
+    source: str = "<arrow>"
+    score_kind: str = field(default="binary")
+
+    @property
+    def n_rows(self) -> int:
+        return int(sum(s.size for s in self.scores.values()))
+
+    def counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Correct counts and sizes, each (n_models, n_tasks), for binary scores."""
+        correct = np.column_stack([self.scores[t].sum(axis=1) for t in self.tasks])
+        n = np.broadcast_to(np.array([self.scores[t].shape[1] for t in self.tasks], dtype=np.float64),
+                            correct.shape).copy()
+        return correct, n
+
+
+def _pyarrow():
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    return pa, pc, ds
+
+
+class _Codes:
+    """Global integer codes of a label column, built from each batch's dictionary (not per row).
+
+    Parquet files written by pyarrow or pandas repeat the same dictionary in every batch, so the mapping from a
+    batch's dictionary to global codes is computed once and reused while the dictionary stays the same.
+    """
+
+    def __init__(self):
+        self.labels: list = []
+        self.index: dict = {}
+        self._last = None
+        self._lookup = None
+
+    def encode(self, column, pa, pc) -> np.ndarray:
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
+        if not pa.types.is_dictionary(column.type):
+            column = pc.dictionary_encode(column)
+        if column.null_count:
+            raise InputError("missing label (null)")
+        dictionary = column.dictionary
+        if self._last is None or not (dictionary is self._last or dictionary.equals(self._last)):
+            values = dictionary.to_pylist()
+            lookup = np.empty(len(values), dtype=np.int32)
+            for i, v in enumerate(values):
+                key = str(v)
+                code = self.index.get(key)
+                if code is None:
+                    code = self.index[key] = len(self.labels)
+                    self.labels.append(key)
+                lookup[i] = code
+            self._last, self._lookup = dictionary, lookup
+        return self._lookup[column.indices.to_numpy(zero_copy_only=False)]
+
+
+def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task", item_col: str = "item",
+                        score_col: str = "score", group_col: str | None = None, unbounded: bool = False,
+                        batch_size: int = 1 << 20) -> ScoreMatrices:
+    """Read a large long-format Parquet file (or folder of Parquet files) into per-task score matrices.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Parquet file or dataset folder with one row per model, task and item.
+    model_col, task_col, item_col, score_col : str
+        Column names.
+    group_col : str, optional
+        Column of task groups (constant within a task).
+    unbounded : bool
+        Allow scores outside [0, 1].
+    batch_size : int
+        Rows per record batch (memory is about 50 bytes per row of a batch).
+
+    Returns
+    -------
+    ScoreMatrices
+
+    Raises
+    ------
+    InputError
+        Missing columns, a missing or non-numeric score, a score outside [0, 1] (unless ``unbounded``), or a
+        model that has the same item twice (repeated trials need the table path, :func:`evalband.read`).
+
+    Notes
+    -----
+    The matrices are what :meth:`ResultsTable.task_data` gives, without trials or clusters: items not shared by
+    every model are left out (and counted in ``notes``).
+    """
+    pa, pc, ds = _pyarrow()
+    source = os.fspath(path)
+    if not Path(source).exists():
+        raise InputError("no such file", source=source)
+    try:
+        dataset = _Batches(source, ds)
+    except Exception as exc:  # pyarrow.lib.ArrowInvalid and friends
+        raise InputError(f"cannot be read as Parquet ({str(exc).splitlines()[0][:160]})", source=source) from None
+    names = dataset.schema.names
+    wanted = [model_col, task_col, item_col, score_col] + ([group_col] if group_col else [])
+    missing = [c for c in wanted if c not in names]
+    if missing:
+        raise InputError(f"missing column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))};"
+                         f" found {', '.join(map(repr, names))}", source=source)
+
+    models, tasks = _Codes(), _Codes()
+    # pass 1: the distinct (task, item) pairs in order of first appearance (a hash group-by per batch), the
+    # models, and the task groups
+    pairs = []
+    groups: dict[int, str] = {}
+    cols1 = [task_col, item_col, model_col] + ([group_col] if group_col else [])
+    n_rows = 0
+    for batch in dataset.to_batches(columns=cols1, batch_size=batch_size):
+        try:
+            t = tasks.encode(batch.column(task_col), pa, pc)
+            models.encode(batch.column(model_col), pa, pc)
+        except InputError as exc:
+            raise InputError(exc.problem, source=source, row=f"batch starting at row {n_rows + 1}") from None
+        items = batch.column(item_col)
+        if items.null_count:
+            raise InputError("missing item (null)", source=source, column=item_col)
+        pairs.append(_first_pairs(t, items, pa, pc))
+        if group_col:
+            g = pa.table({"t": pa.array(t), "g": batch.column(group_col).cast(pa.string())})
+            for tc, gv in zip(*g.group_by(["t", "g"], use_threads=False).aggregate([]).columns):
+                tc, gv = tc.as_py(), str(gv.as_py())
+                if groups.setdefault(tc, gv) != gv:
+                    raise InputError(f"group changes within task '{tasks.labels[tc]}' ('{groups[tc]}' and"
+                                     f" '{gv}')", source=source, column=group_col)
+        n_rows += batch.num_rows
+    if n_rows == 0:
+        raise InputError("no rows to analyse", source=source)
+    pairs = pa.concat_tables(pairs)
+    pairs = _first_pairs(pairs.column("t").to_numpy(), pairs.column("i"), pa, pc)
+    # columns grouped by task, so that each task's matrix is a view of one (models x all items) matrix
+    t_codes = pairs.column("t").to_numpy()
+    order = np.argsort(t_codes, kind="stable")
+    pairs = pairs.take(pa.array(order)).append_column("col", pa.array(np.arange(len(order), dtype=np.int64)))
+    bounds = np.searchsorted(t_codes[order], np.arange(len(tasks.labels) + 1))
+    n_models, n_cols = len(models.labels), pairs.num_rows
+    scores = np.full((n_models, n_cols), np.nan)
+    seen = np.zeros((n_models, n_cols), dtype=bool)
+    dense = _dense_lookup(pairs, len(tasks.labels), pa, pc)
+
+    # pass 2: each row's column from a hash join on (task, item); scores written straight into the matrix
+    row0 = 0
+    for batch in dataset.to_batches(columns=[task_col, item_col, model_col, score_col], batch_size=batch_size):
+        t = tasks.encode(batch.column(task_col), pa, pc)
+        m = models.encode(batch.column(model_col), pa, pc)
+        try:
+            s = pc.cast(batch.column(score_col), pa.float64()).to_numpy(zero_copy_only=False)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeError) as exc:
+            raise InputError(f"scores must be numbers ({str(exc).splitlines()[0][:120]})", source=source,
+                             column=score_col) from None
+        bad = np.flatnonzero(np.isnan(s) | (((s < 0) | (s > 1)) & (not unbounded)))
+        if bad.size:
+            pos = bad[0]
+            what = "missing score (null or NaN)" if np.isnan(s[pos]) else (
+                f"score {s[pos]!r} lies outside [0, 1]; if the score is not a proportion, declare it unbounded")
+            raise InputError(f"{what} ({bad.size} such rows in this batch)", source=source,
+                             row=f"row {row0 + pos + 1}", column=score_col)
+        if dense is not None:  # integer items in a compact range: a table lookup, no hashing
+            lookup, imin = dense
+            items = batch.column(item_col)
+            items = (items.combine_chunks() if isinstance(items, pa.ChunkedArray) else items).to_numpy()
+            col, mm = lookup[t, items.astype(np.int64) - imin], m
+        else:  # any other labels: a hash join on (task, item)
+            joined = pa.table({"t": pa.array(t), "i": batch.column(item_col), "m": pa.array(m),
+                               "s": pa.array(s)}).join(pairs, keys=["t", "i"], join_type="inner")
+            col, mm, s = (joined.column(c).to_numpy() for c in ("col", "m", "s"))
+        scores[mm, col] = s
+        seen[mm, col] = True
+        row0 += batch.num_rows
+
+    if int(seen.sum()) != n_rows:
+        _raise_duplicate(dataset, pa, pc, tasks, models, pairs, seen, source, columns=[task_col, item_col,
+                                                                                         model_col])
+    notes = []
+    out_scores, out_items = {}, {}
+    lost = np.zeros(n_models, dtype=np.int64)
+    items_all = pairs.column("i")
+    for code, label in enumerate(tasks.labels):
+        lo, hi = int(bounds[code]), int(bounds[code + 1])
+        have = seen[:, lo:hi]
+        common = have.all(axis=0)
+        n_common = int(common.sum())
+        lost += have.sum(axis=1) - n_common
+        if n_common == 0:
+            raise InputError(f"task '{label}': no item is shared by every model", source=source)
+        block = scores[:, lo:hi]
+        out_scores[label] = block if n_common == hi - lo else np.ascontiguousarray(block[:, common])
+        out_items[label] = items_all.slice(lo, hi - lo).filter(pa.array(common)).to_numpy(zero_copy_only=False)
+    del seen
+    if lost.any():
+        notes.append("items not shared by every model are left out of paired analyses ("
+                     + ", ".join(f"{models.labels[i]}: {int(v):,}" for i, v in enumerate(lost) if v) + ")")
+    kind = "unbounded" if unbounded else (
+        "binary" if all(((v == 0.0) | (v == 1.0)).all() for v in out_scores.values()) else "bounded")
+    task_groups = {tasks.labels[c]: g for c, g in groups.items()} if group_col else None
+    return ScoreMatrices(tuple(models.labels), tuple(tasks.labels), out_scores, out_items, task_groups,
+                         tuple(notes), source, kind)
+
+
+def _raise_duplicate(dataset, pa, pc, tasks, models, pairs, seen, source, *, columns):
+    """Some (model, task, item) appears more than once: find the first one and name it (error path only)."""
+    count = np.zeros(seen.shape, dtype=np.int32)
+    for batch in dataset.to_batches(columns=columns):
+        t = tasks.encode(batch.column(columns[0]), pa, pc)
+        m = models.encode(batch.column(columns[2]), pa, pc)
+        joined = pa.table({"t": pa.array(t), "i": batch.column(columns[1]), "m": pa.array(m)}) \
+            .join(pairs, keys=["t", "i"], join_type="inner")
+        np.add.at(count, (joined.column("m").to_numpy(), joined.column("col").to_numpy()), 1)
+    mi, ci = np.argwhere(count > 1)[0]
+    task = tasks.labels[pairs.column("t")[int(ci)].as_py()]
+    item = pairs.column("i")[int(ci)].as_py()
+    raise InputError(f"model '{models.labels[mi]}' has item '{item}' of task '{task}' {int(count[mi, ci])} times;"
+                     " repeated trials need the table reader (evalband.read)", source=source)
+
+
+def _first_pairs(t: np.ndarray, items, pa, pc):
+    """The distinct (task code, item) pairs in order of first appearance, as a table with columns t, i.
+
+    ``dictionary_encode`` numbers items in order of first appearance; a pair's first row is then found with
+    ``numpy.unique`` on an integer key (hash group-bys do not promise an order).
+    """
+    if isinstance(items, pa.ChunkedArray):
+        items = items.combine_chunks()
+    enc = pc.dictionary_encode(items)
+    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    key = t.astype(np.int64) * max(len(enc.dictionary), 1) + codes
+    _, first = np.unique(key, return_index=True)
+    first.sort()
+    return pa.table({"t": pa.array(t[first].astype(np.int32)), "i": items.take(pa.array(first))})
+
+
+class _Batches:
+    """Record batches of a Parquet file (``ParquetFile.iter_batches``, the faster scan) or dataset folder."""
+
+    def __init__(self, source: str, ds):
+        import pyarrow.parquet as pq
+
+        if Path(source).is_dir():
+            self._dataset = ds.dataset(source, format="parquet")
+            self._file = None
+            self.schema = self._dataset.schema
+        else:
+            self._file = pq.ParquetFile(source)
+            self.schema = self._file.schema_arrow
+
+    def to_batches(self, columns, batch_size: int = 1 << 20):
+        if self._file is not None:
+            return self._file.iter_batches(columns=columns, batch_size=batch_size)
+        return self._dataset.to_batches(columns=columns, batch_size=batch_size)
+
+
+def _dense_lookup(pairs, n_tasks: int, pa, pc):
+    """For integer items spanning a compact range: ``lookup[task, item - imin] -> column``, else None."""
+    items = pairs.column("i")
+    if not pa.types.is_integer(items.type) or pairs.num_rows == 0:
+        return None
+    lo, hi = (v.as_py() for v in pc.min_max(items).values())
+    span = hi - lo + 1
+    if n_tasks * span > max(4 * pairs.num_rows, 1 << 20):
+        return None
+    lookup = np.full((n_tasks, span), -1, dtype=np.int64)
+    lookup[pairs.column("t").to_numpy(), items.to_numpy().astype(np.int64) - lo] = pairs.column("col").to_numpy()
+    return lookup, lo
