@@ -37,6 +37,13 @@ app.command("passk")(_passk.passk)
 from . import bayes as _bayes  # noqa: E402
 
 app.command("bayes")(_bayes.bayes)
+
+from . import compare as _compare  # noqa: E402
+
+app.command("compare")(_compare.compare)
+from . import rank as _rank  # noqa: E402
+
+app.command("rank")(_rank.rank)
 from . import plan as _plan  # noqa: E402
 
 app.command("plan")(_plan.plan)

@@ -1,0 +1,158 @@
+"""``evalband compare``: every pairwise difference of an aggregate, with intervals, p-values and verdicts."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
+                      ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
+                      TrialColOpt, UnboundedOpt, emit, errors, load_input)
+
+AggregateOpt = Annotated[str, typer.Option(
+    "--aggregate", help="Aggregate over tasks: mean, geometric, harmonic, minmax, chance-normalized, mean-rank,"
+                        " binned-rank, median, iqm, optimality-gap, win-rate, ... (comma-separated for several).")]
+WeightsOpt = Annotated[Optional[str], typer.Option(
+    "--weights", help="Task or group weights: 'task=w,...', 'group=w,...', 'w1,w2,...' in task order, or"
+                      " 'groups' for equal weight per group.", show_default=False)]
+ResamplingOpt = Annotated[str, typer.Option(
+    "--resampling", help="paired (same items for every model; item data) or independent; summary data are"
+                         " always resampled independently (binomially). Default: auto.")]
+NResamplesOpt = Annotated[int, typer.Option("--n-resamples", help="Bootstrap replicates.")]
+IntervalOpt = Annotated[str, typer.Option("--interval", help="Bootstrap interval: percentile, basic or bca.")]
+CorrectionOpt = Annotated[str, typer.Option(
+    "--correction", help="Multiple comparisons: none, bonferroni, holm, bh (Benjamini-Hochberg) or max-t"
+                         " (simultaneous bootstrap intervals).")]
+MarginOpt = Annotated[str, typer.Option(
+    "--margin", help="Practical margin for verdicts, on the score scale (0.01 or '1%' = one point).")]
+
+
+def parse_weights(text, table):
+    """``--weights`` text -> (weights, group_weights) for the aggregates."""
+    if text is None:
+        return None, None
+    text = text.strip()
+    if text.lower() in ("groups", "equal-groups", "group", "equal"):
+        if not table.has_groups:
+            raise ValueError("`--weights groups` needs task groups in the data (a group column).")
+        return None, "equal"
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if not parts:
+        raise ValueError(f"`--weights` is empty; got {text!r}.")
+    if all("=" not in p for p in parts):
+        try:
+            return [float(p) for p in parts], None
+        except ValueError:
+            raise ValueError(f"`--weights` must be numbers in task order or name=weight pairs; got {text!r}.")\
+                from None
+    pairs = {}
+    for p in parts:
+        if "=" not in p:
+            raise ValueError(f"`--weights`: mix of name=weight and bare numbers in {text!r}.")
+        name, value = p.rsplit("=", 1)
+        try:
+            pairs[name.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"`--weights`: {value!r} is not a number (in {p!r}).") from None
+    if table.has_groups and set(pairs) <= set(table.groups) and not set(pairs) & set(table.tasks):
+        return None, pairs
+    unknown = sorted(set(pairs) - set(table.tasks))
+    if unknown:
+        raise ValueError(f"`--weights` names unknown task(s) or group(s) {unknown!r}.")
+    return pairs, None
+
+
+def parse_margin(text) -> float:
+    text = str(text).strip()
+    try:
+        return float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise ValueError(f"`--margin` must be a number such as 0.01 or '1%'; got {text!r}.") from None
+
+
+def parse_confidence(text):
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def emit_frame(frame, fmt, notes, *, scale, value_cols, title=None):
+    """Render ``frame`` and print the notes (below a table, on stderr for csv/json, as comments in latex)."""
+    from ..report.format import FORMATS, render
+
+    if fmt not in FORMATS:
+        raise ValueError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
+    if fmt in ("table", "markdown"):
+        emit(render(frame, fmt, value_cols=value_cols, se_col="se", scale=scale, title=title, notes=notes))
+        return
+    emit(render(frame, fmt, value_cols=value_cols, se_col="se", scale=scale))
+    for note in notes:
+        if fmt == "latex":
+            emit(f"% note: {note}")
+        else:
+            sys.stderr.write(f"note: {note}\n")
+
+
+def compare(
+    path: PathArg = None,
+    example: ExampleOpt = None,
+    models: ModelsOpt = None,
+    aggregate: AggregateOpt = "mean",
+    weights: WeightsOpt = None,
+    resampling: ResamplingOpt = "auto",
+    n_resamples: NResamplesOpt = 10_000,
+    seed: SeedOpt = None,
+    confidence: ConfidenceOpt = "0.95",
+    interval: IntervalOpt = "percentile",
+    correction: CorrectionOpt = "none",
+    margin: MarginOpt = "0",
+    fmt: FormatOpt = "table",
+    cluster: ClusterOpt = None,
+    source: SourceOpt = "auto",
+    shape: ShapeOpt = "auto",
+    model_col: ModelColOpt = "model",
+    task_col: TaskColOpt = "task",
+    item_col: ItemColOpt = "item",
+    score_col: ScoreColOpt = "score",
+    trial_col: TrialColOpt = "trial",
+    group_col: GroupColOpt = "group",
+    unbounded: UnboundedOpt = False,
+    count_rule: CountRuleOpt = "floor",
+):
+    """Every pair of models: difference of the aggregate, bootstrap interval, p-value and verdict.
+
+    Differences, intervals and verdicts are computed on the difference itself (paired for item-level data),
+    never from overlapping per-model intervals. JSON and CSV keep fractions at full precision; the table shows
+    points. Summary data (per-task accuracy and n) have no pairing: the verdict is also given for an assumed
+    between-model correlation from 0 to 0.5.
+    """
+    from ..compare import compare as compare_models
+
+    with errors():
+        table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
+                           item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
+                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models)
+        w, gw = parse_weights(weights, table)
+        result = compare_models(table, aggregate=aggregate, weights=w, group_weights=gw, resampling=resampling,
+                                n_resamples=n_resamples, method=interval, confidence_level=parse_confidence(confidence),
+                                correction=correction, margin=parse_margin(margin), per_task=False, rng=seed)
+        frame = result.to_frame()
+        scale = 100.0 if all(p.scale == 100.0 for p in result.aggregates) else 1.0
+        readings = result.readings()
+        notes = list(result.notes)
+        if seed is not None:
+            notes.append(f"seed {seed}, {result.replicates.n_resamples:,} replicates")
+        if table.attribution:
+            notes.append(table.attribution)
+        if fmt in ("table", "markdown"):
+            shown = frame[[c for c in ("aggregate", "model_a", "model_b", "difference", "se", "ci_low", "ci_high",
+                                       "p_value", "p_adjusted", "verdict") if c in frame.columns]]
+            if scale == 100.0:
+                notes.insert(0, "differences in points (x100); JSON and CSV give fractions")
+            emit_frame(shown, fmt, readings + notes, scale=scale,
+                       value_cols=("difference", "se", "ci_low", "ci_high"))
+        else:
+            emit_frame(frame, fmt, notes, scale=1.0, value_cols=("difference", "se", "ci_low", "ci_high"))

@@ -1,0 +1,86 @@
+"""``evalband rank``: each model's aggregate with its interval, rank distribution, rank intervals, P(best), tiers.
+
+The command is a thin layer over :func:`evalband.rank.rank`: options are read by :func:`rank`, the library is
+called in :func:`_run` and the frame rendered by ``emit_frame``. Further ranking tests (e.g. Friedman) can add an
+option here and a branch in ``_run`` without touching the rest.
+"""
+
+from __future__ import annotations
+
+from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
+                      ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
+                      TrialColOpt, UnboundedOpt, errors, load_input)
+from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
+                      WeightsOpt, emit_frame, parse_confidence, parse_margin, parse_weights)
+
+
+def rank(
+    path: PathArg = None,
+    example: ExampleOpt = None,
+    models: ModelsOpt = None,
+    aggregate: AggregateOpt = "mean",
+    weights: WeightsOpt = None,
+    resampling: ResamplingOpt = "auto",
+    n_resamples: NResamplesOpt = 10_000,
+    seed: SeedOpt = None,
+    confidence: ConfidenceOpt = "0.95",
+    interval: IntervalOpt = "percentile",
+    correction: CorrectionOpt = "max-t",
+    margin: MarginOpt = "0",
+    fmt: FormatOpt = "table",
+    cluster: ClusterOpt = None,
+    source: SourceOpt = "auto",
+    shape: ShapeOpt = "auto",
+    model_col: ModelColOpt = "model",
+    task_col: TaskColOpt = "task",
+    item_col: ItemColOpt = "item",
+    score_col: ScoreColOpt = "score",
+    trial_col: TrialColOpt = "trial",
+    group_col: GroupColOpt = "group",
+    unbounded: UnboundedOpt = False,
+    count_rule: CountRuleOpt = "floor",
+):
+    """Rank models with uncertainty: estimate and interval, mean rank, rank intervals, P(best) and tiers.
+
+    rank_low/rank_high are each model's bootstrap percentile rank interval (one model at a time);
+    rank_sim_low/rank_sim_high hold for all models at once, from simultaneous pairwise intervals chosen by
+    --correction (max-t by default; bonferroni and holm also hold jointly). Tiers group models that no such
+    interval separates (by more than --margin).
+    """
+    with errors():
+        table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
+                           item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
+                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models)
+        options = dict(aggregate=aggregate, weights=weights, resampling=resampling, n_resamples=n_resamples,
+                       seed=seed, confidence=confidence, interval=interval, correction=correction, margin=margin)
+        frame, notes, scale = _run(table, **options)
+        if fmt in ("table", "markdown"):
+            shown = frame[[c for c in ("aggregate", "model", "estimate", "se", "ci_low", "ci_high", "rank",
+                                       "rank_mean", "rank_low", "rank_high", "rank_sim_low", "rank_sim_high",
+                                       "p_best", "tier") if c in frame.columns]]
+            if scale == 100.0:
+                notes.insert(0, "estimates in points (x100); JSON and CSV give fractions")
+            emit_frame(shown, fmt, notes, scale=scale, value_cols=("estimate", "se", "ci_low", "ci_high"))
+        else:
+            emit_frame(frame, fmt, notes, scale=1.0, value_cols=("estimate", "se", "ci_low", "ci_high"))
+
+
+def _run(table, *, aggregate, weights, resampling, n_resamples, seed, confidence, interval, correction, margin):
+    """Call the library; return (frame, notes, display scale)."""
+    from ..rank import rank as rank_models
+
+    w, gw = parse_weights(weights, table)
+    result = rank_models(table, aggregate=aggregate, weights=w, group_weights=gw, resampling=resampling,
+                         n_resamples=n_resamples, method=interval, confidence_level=parse_confidence(confidence),
+                         simultaneous=correction, margin=parse_margin(margin), rng=seed)
+    frame = result.to_frame()
+    notes = list(result.notes)
+    level = result.rankings[0].confidence_level
+    notes.append(f"{level:.4g} intervals; rank_low-rank_high: bootstrap percentile interval of each model's rank;"
+                 f" rank_sim_low-rank_sim_high: simultaneous ({correction}) rank intervals; rank 1 is best")
+    if seed is not None:
+        notes.append(f"seed {seed}, {result.replicates.n_resamples:,} replicates")
+    if table.attribution:
+        notes.append(table.attribution)
+    scale = 100.0 if all(r.scale == 100.0 for r in result.rankings) else 1.0
+    return frame, notes, scale
