@@ -54,7 +54,7 @@ class Agreement:
         return self.pairs
 
 
-def _bootstrap_replicates(data, models, n_resamples, rng):
+def _bootstrap_replicates(data, models, tasks, n_resamples, rng):
     """(B, M, T) replicate accuracies and a note, from the engine (evalband.resample)."""
     try:
         from ..resample import bootstrap
@@ -68,8 +68,7 @@ def _bootstrap_replicates(data, models, n_resamples, rng):
                               "n": counts.n.ravel().astype(np.int64),
                               "correct": counts.correct.ravel().astype(np.int64)})
         data = ResultsTable.from_summary(frame, source="<Counts>")
-    reps = bootstrap(data, n_resamples=n_resamples, rng=rng, models=list(models))
-    return reps
+    return bootstrap(data, n_resamples=n_resamples, rng=rng, models=list(models), tasks=list(tasks))
 
 
 def compare_with_bootstrap(data, result: BayesResult, *, replicates=None, n_resamples: int = 10_000,
@@ -107,7 +106,7 @@ def compare_with_bootstrap(data, result: BayesResult, *, replicates=None, n_resa
     notes = []
     if replicates is None:
         n_resamples = check_positive_int(n_resamples, "n_resamples")
-        replicates = _bootstrap_replicates(data, result.models, n_resamples, as_generator(rng))
+        replicates = _bootstrap_replicates(data, result.models, result.tasks, n_resamples, as_generator(rng))
     reps = np.asarray(replicates.replicates, dtype=np.float64)
     if reps.shape[1:] != counts.correct.shape:
         raise ValueError(f"`replicates` must be shaped (B, {counts.correct.shape[0]}, {counts.correct.shape[1]})"
