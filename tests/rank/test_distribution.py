@@ -10,6 +10,8 @@ def test_competition_ranks_both_directions():
     assert ranks([0.5, 0.7, 0.7, 0.1]).tolist() == [3, 1, 1, 4]
     assert ranks([0.5, 0.7, 0.7, 0.1], higher_is_better=False).tolist() == [2, 3, 3, 1]
     assert ranks([[1, 2], [2, 1]]).tolist() == [[2, 1], [1, 2]]
+    # equal up to rounding error: tied (3.7894736842105265 and 3.789473684210526 are two sums of the same ranks)
+    assert ranks([72 / 19, 3.789473684210526, 5.0], higher_is_better=False).tolist() == [1, 1, 3]
 
 
 def test_distribution_probability_best_and_ties():

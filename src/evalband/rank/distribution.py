@@ -21,10 +21,14 @@ def ranks(values, *, higher_is_better: bool = True) -> np.ndarray:
     Returns
     -------
     numpy.ndarray of int, shape (..., M)
-        Tied models share the best of their ranks.
+        Tied models share the best of their ranks. Values equal to 12 significant digits count as tied, so that
+        equal aggregates summed in a different order (e.g. two mean ranks of 3.789...) do not rank apart.
     """
     v = np.asarray(values, dtype=np.float64)
-    key = -v if higher_is_better else v
+    scale = np.max(np.abs(np.where(np.isfinite(v), v, 0.0)), axis=-1, keepdims=True)
+    scale = np.where(scale > 0, scale, 1.0)
+    key = np.round(v / scale, 12)
+    key = -key if higher_is_better else key
     return stats.rankdata(key, method="min", axis=-1).astype(np.int64)
 
 
