@@ -7,11 +7,25 @@ option here and a branch in ``_run`` without touching the rest.
 
 from __future__ import annotations
 
+from typing import Annotated, Optional
+
+import typer
+
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
                       TrialColOpt, UnboundedOpt, errors, load_input)
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
                       WeightsOpt, emit_frame, parse_confidence, parse_margin, parse_weights)
+
+TestOpt = Annotated[Optional[str], typer.Option(
+    "--test", help="Test over tasks (tasks as the sample) instead of the bootstrap ranking: friedman (with"
+                   " Nemenyi CD), wilcoxon or sign (Holm), bayes-signed-rank, rm-anova.", show_default=False)]
+ControlOpt = Annotated[Optional[str], typer.Option(
+    "--control", help="With --test wilcoxon/sign/bayes-signed-rank: compare this model with each other one"
+                      " (default all pairs).", show_default=False)]
+RopeOpt = Annotated[float, typer.Option(
+    "--rope", help="With --test bayes-signed-rank: half-width of the region of practical equivalence, in score"
+                   " units (0.01 = one point).")]
 
 
 def rank(
@@ -39,6 +53,9 @@ def rank(
     group_col: GroupColOpt = "group",
     unbounded: UnboundedOpt = False,
     count_rule: CountRuleOpt = "floor",
+    test: TestOpt = None,
+    control: ControlOpt = None,
+    rope: RopeOpt = 0.0,
 ):
     """Rank models with uncertainty: estimate and interval, mean rank, rank intervals, P(best) and tiers.
 
@@ -51,6 +68,9 @@ def rank(
         table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
                            group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models)
+        if test is not None:
+            return _run_task_test(table, test=test, control=control, rope=rope, confidence=confidence, seed=seed,
+                                  fmt=fmt)
         options = dict(aggregate=aggregate, weights=weights, resampling=resampling, n_resamples=n_resamples,
                        seed=seed, confidence=confidence, interval=interval, correction=correction, margin=margin)
         frame, notes, scale = _run(table, **options)
@@ -84,3 +104,17 @@ def _run(table, *, aggregate, weights, resampling, n_resamples, seed, confidence
         notes.append(table.attribution)
     scale = 100.0 if all(r.scale == 100.0 for r in result.rankings) else 1.0
     return frame, notes, scale
+
+
+def _run_task_test(table, *, test, control, rope, confidence, seed, fmt):
+    """--test: a test over tasks from evalband.tasks; the pairwise table, with the summary as notes."""
+    from ..tasks import run_test
+
+    result = run_test(table, test=test, control=control, rope=rope, confidence_level=parse_confidence(confidence),
+                      rng=seed)
+    notes = result.summary().splitlines()
+    if seed is not None and result.test == "bayes-signed-rank":
+        notes.append(f"seed {seed}")
+    if table.attribution:
+        notes.append(table.attribution)
+    emit_frame(result.to_frame(), fmt, notes, scale=1.0, value_cols=())

@@ -1,0 +1,174 @@
+"""Hierarchical Bayesian comparison of two models over tasks from item-level results (needs the bayes extra).
+
+The signed-rank test sees one number per task and ignores how precisely it is known. The hierarchical model
+(after Corani, Benavoli, Demsar, Mangili & Zaffalon 2017, adapted from cross-validation folds to test items) uses
+each task's paired item-level differences:
+
+    dbar_t ~ Normal(delta_t, se_t)                  observed mean difference of task t and its standard error
+    delta_t ~ StudentT(nu, delta_0, sigma_0)        true difference of task t, from a population of tasks
+    delta_0 ~ Uniform(-B, B), sigma_0 ~ Uniform(0, B), nu ~ Gamma(2, 0.1) truncated to [1, inf)
+
+with B the largest possible difference (1 for scores in [0, 1]). For each posterior draw, the difference on a
+*new* task, delta_new ~ StudentT(nu, delta_0, sigma_0), falls left of, inside or right of the ROPE with
+probabilities given by the t CDF; their posterior means are P(B better), P(equivalent), P(A better), and the draws
+are points on the simplex as for the signed-rank test.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+from scipy import stats
+
+from .._validate import as_generator, check_confidence_level, check_positive_int
+from .bayes_signedrank import BayesSignedRankResult, _check, _decide
+
+__all__ = ["hierarchical_bayes", "task_differences"]
+
+EXTRA_MESSAGE = "the hierarchical test needs NumPyro and JAX: pip install 'evalband[bayes]'"
+
+
+def _require_numpyro(num_chains: int):
+    if "jax" not in sys.modules:
+        flags = os.environ.get("XLA_FLAGS", "")
+        if "xla_force_host_platform_device_count" not in flags:
+            count = max(1, min(num_chains, os.cpu_count() or 1))
+            os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={count}".strip()
+    try:
+        import jax  # noqa: F401
+        import numpyro
+    except ImportError as exc:
+        raise ImportError(EXTRA_MESSAGE) from exc
+    return numpyro
+
+
+def task_differences(table, model_a: str, model_b: str, *, tasks=None):
+    """Per-task mean paired difference a - b and its standard error from a ResultsTable.
+
+    Item level: on each task's common items (trials averaged), se = sd / sqrt(n). Summary level: independent
+    binomial se sqrt(p_a (1 - p_a) / n_a + p_b (1 - p_b) / n_b) (the pairing is unknown).
+
+    Returns
+    -------
+    (dbar, se, tasks, notes)
+    """
+    from .._validate import check_names
+
+    check_names([model_a, model_b], table.models, "models")
+    tasks = check_names(tasks, table.tasks, "tasks")
+    notes = []
+    if table.level == "summary":
+        c = table.counts(models=[model_a, model_b], tasks=tasks)
+        p = c.correct / c.n
+        dbar = p[0] - p[1]
+        se = np.sqrt(p[0] * (1 - p[0]) / c.n[0] + p[1] * (1 - p[1]) / c.n[1])
+        notes.append("summary level: standard errors assume independent test sets (pairing unknown)")
+        return dbar, se, tuple(tasks), notes
+    dbar, se = np.empty(len(tasks)), np.empty(len(tasks))
+    for j, t in enumerate(tasks):  # tasks (tens), not items or replicates
+        td = table.task_data(t, models=[model_a, model_b])
+        d = td.scores[0] - td.scores[1]
+        dbar[j] = d.mean()
+        se[j] = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
+    return dbar, se, tuple(tasks), notes
+
+
+def hierarchical_bayes(dbar, se, *, rope: float = 0.0, bound: float = 1.0, num_warmup: int = 1000,
+                       num_samples: int = 2000, num_chains: int = 2, confidence_level=0.95, rng=None,
+                       names=("a", "b"), tasks=None) -> BayesSignedRankResult:
+    """Hierarchical Bayesian comparison of two models from per-task mean differences and standard errors.
+
+    Parameters
+    ----------
+    dbar, se : array_like, shape (n_tasks,)
+        Mean paired difference a - b on each task and its standard error (see :func:`task_differences`).
+        A zero standard error is raised to 1e-6 * bound (a task where the models never differ).
+    rope : float, default 0
+        Half-width of the region of practical equivalence.
+    bound : float, default 1
+        Largest possible |difference| (1 for scores in [0, 1]); sets the uniform priors' ranges.
+    num_warmup, num_samples, num_chains : int
+        NUTS settings (numpyro).
+    confidence_level : float, default 0.95
+        Posterior probability needed for a decision.
+    rng : None or int
+        Seed of the JAX random key (drawn from a NumPy generator when not an int).
+    names : (str, str)
+    tasks : sequence of str, optional
+
+    Returns
+    -------
+    BayesSignedRankResult
+        ``samples`` are per-draw (P(a better), P(equivalent), P(b better)) on a new task; ``notes`` give the
+        largest R-hat and the smallest effective sample size of (delta_0, sigma_0, nu).
+
+    Notes
+    -----
+    Valid when item-level differences within a task are independent (no clusters) so that se_t is right, and
+    tasks are exchangeable. Each task's mean is treated as normal (central limit theorem over its items). With
+    few tasks the posterior of nu stays near its prior; the ROPE probabilities are then prior-sensitive.
+
+    References
+    ----------
+    Corani, G., Benavoli, A., Demsar, J., Mangili, F. & Zaffalon, M. (2017). Statistical comparison of
+    classifiers through Bayesian hierarchical modelling. Machine Learning 106, 1817-1837.
+    Benavoli, A., Corani, G., Demsar, J. & Zaffalon, M. (2017). JMLR 18(77), 1-36, section 5.
+    """
+    rope, _, _ = _check(rope, 1.0, 1)
+    level = check_confidence_level(confidence_level)
+    num_warmup = check_positive_int(num_warmup, "num_warmup")
+    num_samples = check_positive_int(num_samples, "num_samples")
+    num_chains = check_positive_int(num_chains, "num_chains")
+    dbar = np.asarray(dbar, dtype=float)
+    se = np.asarray(se, dtype=float)
+    if dbar.ndim != 1 or dbar.shape != se.shape or dbar.size < 2:
+        raise ValueError(f"`dbar` and `se` must be 1-D of one length >= 2; got shapes {dbar.shape}, {se.shape}.")
+    keep = np.isfinite(dbar) & np.isfinite(se)
+    notes = []
+    if (~keep).any():
+        notes.append(f"{int((~keep).sum())} task(s) without a mean difference and standard error dropped")
+    dbar, se = dbar[keep], np.maximum(se[keep], 1e-6 * bound)
+    if np.any(np.abs(dbar) > bound):
+        raise ValueError(f"`dbar` holds a difference larger than `bound` = {bound:g}; raise `bound`.")
+    numpyro = _require_numpyro(num_chains)
+    import jax
+    import jax.numpy as jnp
+    import numpyro.distributions as dist
+    from numpyro.diagnostics import summary
+    from numpyro.infer import MCMC, NUTS
+
+    def model(dbar, se):
+        delta0 = numpyro.sample("delta0", dist.Uniform(-bound, bound))
+        sigma0 = numpyro.sample("sigma0", dist.Uniform(0.0, bound))
+        nu = numpyro.sample("nu", dist.TruncatedGamma(2.0, 0.1, low=1.0))
+        with numpyro.plate("task", dbar.shape[0]):
+            # non-centred: delta_t = delta0 + sigma0 * z_t, z_t ~ t(nu)
+            z = numpyro.sample("z", dist.StudentT(nu, 0.0, 1.0))
+            numpyro.sample("obs", dist.Normal(delta0 + sigma0 * z, se), obs=dbar)
+
+    seed = int(rng) if isinstance(rng, (int, np.integer)) else int(as_generator(rng).integers(2 ** 31))
+    method = "parallel" if jax.local_device_count() >= num_chains else "sequential"
+    mcmc = MCMC(NUTS(model, target_accept_prob=0.9), num_warmup=num_warmup, num_samples=num_samples,
+                num_chains=num_chains, chain_method=method, progress_bar=False)
+    mcmc.run(jax.random.PRNGKey(seed), dbar=jnp.asarray(dbar), se=jnp.asarray(se))
+    grouped = mcmc.get_samples(group_by_chain=True)
+    diag = summary({k: np.asarray(grouped[k]) for k in ("delta0", "sigma0", "nu")})
+    rhat = max(float(v["r_hat"]) for v in diag.values())
+    ess = min(float(v["n_eff"]) for v in diag.values())
+    notes.append(f"NUTS: {num_chains} chain(s) x {num_samples} draws; max R-hat {rhat:.3f}, min ESS {ess:.0f}")
+    if rhat > 1.01 * (1 + 0.02 * (num_chains == 1)):
+        notes.append("R-hat above 1.01: the chains have not mixed; raise num_warmup/num_samples")
+    post = mcmc.get_samples()
+    d0 = np.asarray(post["delta0"], dtype=float)
+    s0 = np.asarray(post["sigma0"], dtype=float)
+    nu = np.asarray(post["nu"], dtype=float)
+    right = stats.t.sf(rope, nu, loc=d0, scale=s0)
+    left = stats.t.cdf(-rope, nu, loc=d0, scale=s0)
+    samples = np.column_stack([right, np.clip(1 - right - left, 0, 1), left])
+    p = samples.mean(axis=0)
+    task_names = tuple(np.asarray(tasks, dtype=object)[keep]) if tasks is not None else ()
+    return BayesSignedRankResult(str(names[0]), str(names[1]), float(p[0]), float(p[1]), float(p[2]), samples,
+                                 rope, np.nan, int(keep.sum()), _decide(p[0], p[1], p[2], level), level,
+                                 task_names, notes=tuple(notes))

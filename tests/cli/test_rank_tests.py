@@ -1,0 +1,71 @@
+"""`evalband rank --test ...`: tests over tasks from the command line, equal to the library's numbers."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from evalband.cli.main import app
+from evalband.examples import load_example
+from evalband.tasks import run_test
+
+runner = CliRunner()
+
+
+def _invoke(*args):
+    return runner.invoke(app, ["rank", "--example", "vtab", *args])
+
+
+def test_friedman_matches_the_library_and_scipy():
+    from scipy import stats
+
+    res = _invoke("--test", "friedman", "--format", "json")
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout[: res.stdout.rindex("]") + 1])
+    lib = run_test(load_example("vtab"), test="friedman")
+    assert len(rows) == 16 * 15 // 2
+    assert rows[0]["critical_difference"] == pytest.approx(lib.posthoc.critical_difference)
+    frame = lib.to_frame()
+    np.testing.assert_allclose([r["pvalue"] for r in rows], frame["pvalue"], rtol=1e-5, atol=1e-14)  # JSON: 15 digits
+    table = _invoke("--test", "friedman")
+    assert table.exit_code == 0
+    counts = load_example("vtab").counts()
+    chi2 = stats.friedmanchisquare(*(counts.correct / counts.n)).statistic
+    assert f"chi2(15) = {chi2:.4g}" in table.output
+    assert "Iman-Davenport" in table.output and "Nemenyi critical difference" in table.output
+
+
+def test_wilcoxon_against_a_control():
+    res = _invoke("--test", "wilcoxon", "--control", "Sup-100%", "--format", "csv")
+    assert res.exit_code == 0, res.output
+    frame = pd.read_csv(io.StringIO(res.stdout))
+    assert len(frame) == 15 and set(frame["model_a"]) == {"Sup-100%"}
+    lib = run_test(load_example("vtab"), test="wilcoxon", control="Sup-100%").to_frame()
+    np.testing.assert_allclose(frame["pvalue_holm"], lib["pvalue_holm"])
+
+
+def test_bayes_signed_rank_is_seeded():
+    args = ("--test", "bayes-signed-rank", "--control", "Sup-100%", "--rope", "0.01", "--seed", "3",
+            "--models", "Sup-100%,Rotation,VAE", "--format", "csv")
+    a, b = _invoke(*args), _invoke(*args)
+    assert a.exit_code == 0, a.output
+    assert a.stdout == b.stdout
+    frame = pd.read_csv(io.StringIO(a.stdout))
+    lib = run_test(load_example("vtab").select(models=["Sup-100%", "Rotation", "VAE"]), test="bayes-signed-rank",
+                   control="Sup-100%", rope=0.01, rng=3).to_frame()
+    np.testing.assert_allclose(frame["prob_a_better"], lib["prob_a_better"])
+
+
+def test_errors_are_one_line():
+    res = _invoke("--test", "t-test")
+    assert res.exit_code == 2
+    assert "`test` must be one of" in res.output and "Traceback" not in res.output
+    res = _invoke("--test", "friedman", "--rope", "0.01")
+    assert res.exit_code == 2 and "rope" in res.output
+    res = _invoke("--test", "wilcoxon", "--control", "nope")
+    assert res.exit_code == 2 and "unknown model 'nope'" in res.output
