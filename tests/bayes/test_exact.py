@@ -141,6 +141,17 @@ def test_p_best_against_two_independent_betas():
     assert rp.loc["m0", "rank_1"] == pytest.approx(s.loc[0, "p_best"])
 
 
+def test_other_aggregates_apply_to_every_draw():
+    table = load_example("vtab").select(models=["VAE", "WAE-GAN", "Sup-100%"])
+    geo = beta_binomial(table, n_draws=300, aggregate="geometric", rng=10)
+    np.testing.assert_allclose(geo.aggregate, np.exp(np.log(geo.theta).mean(axis=2)))
+    rank = beta_binomial(table, n_draws=300, aggregate="mean-rank", rng=10)
+    assert not rank.higher_is_better
+    s = rank.summary().set_index("model")
+    assert s.loc["Sup-100%", "p_best"] > 0.99  # best mean rank (lowest) is best
+    assert rank.pairs().set_index(["model_a", "model_b"]).loc[("WAE-GAN", "Sup-100%"), "p_a_better"] < 0.01
+
+
 def test_ranks_one_is_best():
     r = ranks(np.array([[0.1, 0.5, 0.3], [0.9, 0.2, 0.4]]))
     assert r.tolist() == [[3, 1, 2], [1, 3, 2]]
@@ -170,7 +181,7 @@ def test_group_weights_and_task_weights():
     w = np.array([{"natural": 1, "specialized": 1, "structured": 2}[groups[t]] / size[groups[t]] for t in table.tasks])
     w /= w.sum()
     np.testing.assert_allclose(res.aggregate, res.theta @ w)
-    res2 = beta_binomial(table, n_draws=200, weights={"DTD": 1.0}, rng=9)
+    res2 = beta_binomial(table, n_draws=200, weights={t: float(t == "DTD") for t in table.tasks}, rng=9)
     np.testing.assert_allclose(res2.aggregate[:, 0], res2.theta[:, 0, table.tasks.index("DTD")])
 
 
@@ -189,9 +200,10 @@ def test_warns_when_the_posterior_reaches_the_grid_limit():
     (dict(prior="gamma:1,2,3"), "takes shape, rate"),
     (dict(prior="exponential:-1"), "`rate` must be a positive"),
     (dict(n_draws=0), "`n_draws`"),
-    (dict(weights=[1, 2]), "one weight per task"),
-    (dict(weights={"t0": 1}, group_weights={"g": 1}), "not both"),
-    (dict(group_weights={"g": 1}), "needs task groups"),
+    (dict(weights=[1, 2]), "one entry per task"),
+    (dict(weights={"t0": 1}), "lacks task"),
+    (dict(group_weights={"g": 1}), "needs `task_groups`"),
+    (dict(aggregate="average"), "aggregate"),
     (dict(confidence_level=95), "`confidence_level`"),
 ])
 def test_argument_errors_name_the_argument(kwargs, message):

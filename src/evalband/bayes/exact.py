@@ -65,11 +65,12 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
         Independent posterior draws.
     confidence_level : float or str
         Level of the credible and predictive intervals.
-    weights, group_weights : mapping or sequence, optional
-        Task weights (task -> weight, or one per task) or group weights (group -> weight, shared equally by the
-        group's tasks) of the aggregate. Default: unweighted mean over tasks.
-    aggregate : str
-        'mean' (weighted), or any name :func:`evalband.aggregate.get_aggregate` knows.
+    weights, group_weights : optional
+        Task weights (a mapping naming every task, or one per task) and/or group weights ('equal' or a mapping
+        group -> weight, shared by each group's tasks) of the aggregate. Default: unweighted mean over tasks.
+    aggregate : str or callable
+        'mean' (weighted), or any aggregate :func:`evalband.aggregate.get_aggregate` knows (geometric,
+        minmax, mean-rank, ...), applied to every posterior draw of theta.
     models, tasks : sequence of str, optional
         Restrict the analysis.
     grid_size : int
@@ -135,5 +136,5 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
         aggregate=agg(theta), aggregate_pred=agg(theta_pred), observed=observed,
         observed_aggregate=np.asarray(agg(observed)), n=n, confidence_level=level, prior=prior.label,
         aggregate_name=agg_name, seed=seed, alpha=alpha, beta=beta, grid=grid, task_groups=task_groups,
-        aggregator=agg, task_weights=getattr(agg, "weights", None), warnings=tuple(warnings), notes=tuple(notes),
+        aggregator=agg, task_weights=agg.weights if agg.name == "mean" else None, warnings=tuple(warnings), notes=tuple(notes),
     )

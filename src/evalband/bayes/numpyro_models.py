@@ -102,7 +102,8 @@ def _bb_model(y, n, family, params):
 
 
 def nuts_beta_binomial(data, *, prior=None, num_warmup: int = 1000, num_samples: int = 1000, num_chains: int = 4,
-                       confidence_level=0.95, weights=None, group_weights=None, models=None, tasks=None,
+                       confidence_level=0.95, weights=None, group_weights=None, aggregate="mean", models=None,
+                       tasks=None,
                        target_accept: float = 0.9, max_tree_depth: int = 10, rng=None) -> BayesResult:
     """The Beta-Binomial hierarchy of :func:`beta_binomial`, fitted with NUTS (theta_ij sampled explicitly).
 
@@ -140,7 +141,8 @@ def nuts_beta_binomial(data, *, prior=None, num_warmup: int = 1000, num_samples:
     alpha = np.asarray(post["alpha"]).reshape(-1, n.shape[0])
     beta = np.asarray(post["beta"]).reshape(-1, n.shape[0])
     diag, warnings = diagnose(idata, ["alpha", "beta", "theta"])
-    agg, agg_name = make_aggregator(counts.tasks, task_groups, weights=weights, group_weights=group_weights)
+    agg, agg_name = make_aggregator(counts.tasks, task_groups, aggregate=aggregate, weights=weights,
+                                    group_weights=group_weights)
     theta_pred = gen.binomial(n.astype(np.int64), theta) / n
     notes = [f"Beta-Binomial hierarchy fitted with NUTS: {num_chains} chains x {num_samples} draws after"
              f" {num_warmup} warm-up", f"prior on each model's alpha and beta: {prior.label}",
@@ -150,7 +152,7 @@ def nuts_beta_binomial(data, *, prior=None, num_warmup: int = 1000, num_samples:
         theta_pred=theta_pred, aggregate=agg(theta), aggregate_pred=agg(theta_pred), observed=y / n,
         observed_aggregate=np.asarray(agg(y / n)), n=n, confidence_level=level, prior=prior.label,
         aggregate_name=agg_name, seed=seed, alpha=alpha, beta=beta, diagnostics=diag, inference_data=idata,
-        task_groups=task_groups, aggregator=agg, task_weights=getattr(agg, "weights", None),
+        task_groups=task_groups, aggregator=agg, task_weights=agg.weights if agg.name == "mean" else None,
         warnings=warnings, notes=tuple(notes),
     )
 
@@ -278,8 +280,8 @@ def _theta_logistic(eta, units, item_eff, cl_eff, n_tasks, chunk=64):
 
 
 def logistic(data, *, item_effects=None, cluster_effects=None, num_warmup: int = 500, num_samples: int = 500,
-             num_chains: int = 4, confidence_level=0.95, weights=None, group_weights=None, models=None,
-             tasks=None, target_accept: float = 0.8, max_tree_depth: int = 8, rng=None) -> BayesResult:
+             num_chains: int = 4, confidence_level=0.95, weights=None, group_weights=None, aggregate="mean",
+             models=None, tasks=None, target_accept: float = 0.8, max_tree_depth: int = 8, rng=None) -> BayesResult:
     """Logistic model with model, task (shared difficulty), model x task, item and cluster effects, by NUTS.
 
     Parameters
@@ -362,7 +364,8 @@ def logistic(data, *, item_effects=None, cluster_effects=None, num_warmup: int =
     theta_pred = gen.binomial(n_int, p_new) / n_int
     names = [v for v in post.data_vars]
     diag, warnings = diagnose(idata, names)
-    agg, agg_name = make_aggregator(t_names, task_groups, weights=weights, group_weights=group_weights)
+    agg, agg_name = make_aggregator(t_names, task_groups, aggregate=aggregate, weights=weights,
+                                    group_weights=group_weights)
     effects = ["model", "task", "model x task"] + (["item"] if n_units else []) + (["cluster"] if n_clusters else [])
     notes = [f"logistic model with {', '.join(effects)} effects, fitted with NUTS: {num_chains} chains x"
              f" {num_samples} draws after {num_warmup} warm-up",
@@ -374,5 +377,5 @@ def logistic(data, *, item_effects=None, cluster_effects=None, num_warmup: int =
         observed_aggregate=np.asarray(agg(observed)), n=size, confidence_level=level,
         prior="weakly informative normal / half-normal (see evalband.bayes.logistic)", aggregate_name=agg_name,
         seed=seed, diagnostics=diag, inference_data=idata, task_groups=task_groups, aggregator=agg,
-        task_weights=getattr(agg, "weights", None), warnings=warnings, notes=tuple(notes),
+        task_weights=agg.weights if agg.name == "mean" else None, warnings=warnings, notes=tuple(notes),
     )

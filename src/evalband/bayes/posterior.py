@@ -24,66 +24,28 @@ __all__ = ["BayesResult", "make_aggregator"]
 
 
 def make_aggregator(tasks, task_groups=None, *, aggregate="mean", weights=None, group_weights=None):
-    """A callable mapping scores (..., M, T) to the aggregate (..., M), and a one-line description.
+    """The aggregate across tasks (:func:`evalband.aggregate.get_aggregate`), a callable (..., M, T) -> (..., M),
+    and a one-line description.
 
-    Uses :func:`evalband.aggregate.get_aggregate` when that module is installed; otherwise (and always for the
-    plain weighted mean) a weighted mean with task weights (mapping task -> weight or a sequence of T) or group
-    weights (mapping group -> weight, split equally among each group's tasks).
+    ``weights`` (per task: a mapping naming every task, or one per task) or ``group_weights`` ('equal' or a
+    mapping group -> weight, shared among each group's tasks) weight the aggregates that take weights.
     """
+    from ..aggregate import get_aggregate
+
     tasks = tuple(tasks)
-    if aggregate != "mean":
-        try:
-            from ..aggregate import get_aggregate
-        except ImportError:
-            raise ValueError(f"`aggregate` {aggregate!r} needs evalband.aggregate; only 'mean' is available"
-                             " without it.") from None
-        fn = get_aggregate(aggregate, weights=weights, group_weights=group_weights, task_groups=task_groups)
-        return fn, f"{aggregate} over tasks"
-    w = task_weight_vector(tasks, task_groups, weights=weights, group_weights=group_weights)
-    equal = np.allclose(w, 1.0 / len(tasks))
-    text = "unweighted mean over tasks" if equal else "weighted mean over tasks (" + ", ".join(
-        f"{t}: {x:.3g}" for t, x in zip(tasks, w)) + ")"
-    return _WeightedMean(w), text
-
-
-class _WeightedMean:
-    """scores (..., M, T) -> (..., M) weighted mean over tasks; ``weights`` exposed for analytic intervals."""
-
-    def __init__(self, weights):
-        self.weights = weights
-
-    def __call__(self, scores):
-        return np.asarray(scores, dtype=np.float64) @ self.weights
-
-
-def task_weight_vector(tasks, task_groups=None, *, weights=None, group_weights=None) -> np.ndarray:
-    """Normalised task weights (T,) from task weights or group weights (not both)."""
-    tasks = tuple(tasks)
-    if weights is not None and group_weights is not None:
-        raise ValueError("give `weights` (per task) or `group_weights` (per group), not both.")
-    if group_weights is not None:
-        if not task_groups:
-            raise ValueError("`group_weights` needs task groups; this table has none.")
-        unknown = set(group_weights) - set(task_groups.values())
-        if unknown:
-            raise ValueError(f"`group_weights`: unknown group(s) {', '.join(map(repr, sorted(unknown)))};"
-                             f" groups are {', '.join(map(repr, dict.fromkeys(task_groups.values())))}.")
-        size = {g: sum(1 for t in tasks if task_groups[t] == g) for g in set(task_groups.values())}
-        w = np.array([float(group_weights.get(task_groups[t], 0.0)) / size[task_groups[t]] for t in tasks])
-    elif weights is None:
-        w = np.ones(len(tasks))
-    elif isinstance(weights, dict):
-        unknown = set(weights) - set(tasks)
-        if unknown:
-            raise ValueError(f"`weights`: unknown task(s) {', '.join(map(repr, sorted(unknown)))}.")
-        w = np.array([float(weights.get(t, 0.0)) for t in tasks])
+    try:
+        agg = get_aggregate(aggregate, weights=weights, group_weights=group_weights, task_groups=task_groups,
+                            tasks=list(tasks))
+    except ValueError as exc:  # the engine names its own argument `name`; ours is `aggregate`
+        raise ValueError(str(exc).replace("`name`", "`aggregate`", 1)) from None
+    w = agg.weights
+    if agg.name == "mean" and w is not None and np.allclose(w, 1.0 / len(tasks)):
+        text = "unweighted mean over tasks"
+    elif agg.name == "mean" and w is not None:
+        text = "weighted mean over tasks (" + ", ".join(f"{t}: {x:.3g}" for t, x in zip(tasks, w)) + ")"
     else:
-        w = np.asarray(weights, dtype=np.float64).ravel()
-        if w.shape != (len(tasks),):
-            raise ValueError(f"`weights` must have one weight per task ({len(tasks)}); got {w.size}.")
-    if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
-        raise ValueError(f"`weights` must be non-negative, finite and not all zero; got {w.tolist()}.")
-    return w / w.sum()
+        text = agg.description or f"{agg.name} over tasks"
+    return agg, text
 
 
 @dataclass(frozen=True)
@@ -118,7 +80,7 @@ class BayesResult:
     aggregator : callable
         The aggregate applied to (..., M, T) scores (reused to aggregate bootstrap replicates alike).
     task_weights : numpy.ndarray or None
-        The normalised task weights when the aggregate is a weighted mean.
+        The normalised task weights of the aggregate (used for analytic intervals when it is the mean).
     warnings : tuple of str
         Problems the user must see (a grid at its limit, R-hat above 1.01, low ESS, divergences).
     notes : tuple of str
@@ -157,9 +119,13 @@ class BayesResult:
     def _interval(self, draws, kind):
         return hdi(draws, self.confidence_level) if kind == "hdi" else equal_tailed(draws, self.confidence_level)
 
+    @property
+    def higher_is_better(self) -> bool:
+        return bool(getattr(self.aggregator, "higher_is_better", True))
+
     def rank_draws(self) -> np.ndarray:
-        """(D, M) rank of each model's aggregate in each draw, 1 = best."""
-        return ranks(self.aggregate)
+        """(D, M) rank of each model's aggregate in each draw, 1 = best (respecting the aggregate's direction)."""
+        return ranks(self.aggregate if self.higher_is_better else -self.aggregate)
 
     def summary(self) -> pd.DataFrame:
         """One row per model: the aggregate's posterior mean, sd, equal-tailed and HDI credible intervals, the
@@ -183,7 +149,10 @@ class BayesResult:
     to_frame = summary
 
     def pairs(self) -> pd.DataFrame:
-        """One row per pair (model_a listed first): the posterior of the aggregate difference A - B."""
+        """One row per pair (model_a listed first): the posterior of the aggregate difference A - B.
+
+        ``verdict`` compares the aggregate's values (``'A > B'`` when the credible interval of A - B lies above
+        0); ``p_a_better`` is P(A better), respecting aggregates where lower is better (mean rank)."""
         a, b = pair_indices(len(self.models))
         diff = self.aggregate[:, a] - self.aggregate[:, b]
         pred = self.aggregate_pred[:, a] - self.aggregate_pred[:, b]
@@ -196,7 +165,7 @@ class BayesResult:
             "observed": self.observed_aggregate[a] - self.observed_aggregate[b],
             "posterior_mean": diff.mean(axis=0), "posterior_sd": diff.std(axis=0, ddof=1),
             "ci_low": lo, "ci_high": hi, "hdi_low": hlo, "hdi_high": hhi, "pred_low": plo, "pred_high": phi,
-            "p_a_better": (diff > 0).mean(axis=0),
+            "p_a_better": ((diff > 0) if self.higher_is_better else (diff < 0)).mean(axis=0),
             "verdict": verdict(lo, hi, names[a], names[b]),
         })
 

@@ -23,7 +23,8 @@ _PAIR_COLS = ["model_a", "model_b", "observed", "posterior_mean", "posterior_sd"
 
 
 def parse_weights(text, tasks, groups):
-    """--weights: 'equal' (default), 'groups' (each group weighs the same), or 'name=w,...' over tasks or groups.
+    """--weights: 'equal' (default), 'groups' (each group weighs the same), or 'name=w,...' over tasks or groups
+    (names left out weigh 0).
 
     Returns (weights, group_weights) for the library.
     """
@@ -33,7 +34,7 @@ def parse_weights(text, tasks, groups):
     if key == "groups":
         if not groups:
             raise ValueError("`--weights groups` needs task groups; this input has none.")
-        return None, {g: 1.0 for g in groups}
+        return None, "equal"
     pairs = {}
     for part in text.split(","):
         name, eq, value = part.partition("=")
@@ -43,10 +44,11 @@ def parse_weights(text, tasks, groups):
             pairs[name.strip()] = float(value)
         except ValueError:
             raise ValueError(f"`--weights`: weight of {name.strip()!r} must be a number; got {value!r}.") from None
+    # names left out weigh 0 (the aggregate's description in the output lists every weight)
     if set(pairs) <= set(groups or ()):
-        return None, pairs
+        return None, {g: pairs.get(g, 0.0) for g in groups}
     if set(pairs) <= set(tasks):
-        return pairs, None
+        return {t: pairs.get(t, 0.0) for t in tasks}, None
     unknown = sorted(set(pairs) - set(tasks) - set(groups or ()))
     raise ValueError(f"`--weights`: {', '.join(map(repr, unknown)) or 'names'} are neither all tasks nor all"
                      f" groups; tasks: {', '.join(tasks[:8])}{' ...' if len(tasks) > 8 else ''}"
