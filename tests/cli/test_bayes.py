@@ -1,0 +1,99 @@
+"""``evalband bayes`` through typer's CliRunner: a thin layer over evalband.bayes."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from evalband import load_example
+from evalband.bayes import beta_binomial
+from evalband.cli.main import app
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, ["bayes", *args])
+
+
+@pytest.fixture(scope="module")
+def vtab_json():
+    res = run("--example", "vtab", "--draws", "2000", "--seed", "3", "--pairs", "--format", "json")
+    assert res.exit_code == 0, res.output
+    return pd.DataFrame(json.loads(res.stdout))
+
+
+def test_json_has_one_record_per_model_and_pair(vtab_json):
+    models = vtab_json[vtab_json["record"] == "model"]
+    pairs = vtab_json[vtab_json["record"] == "pair"]
+    assert len(models) == 16 and len(pairs) == 16 * 15 // 2
+    need = ["model", "posterior_mean", "ci_low", "ci_high", "pred_low", "pred_high", "p_best"]
+    assert models[need].notna().all().all()
+    assert models[need[1:]].stack().between(0, 1).all()  # fractions, not percent
+    assert models["p_best"].sum() == pytest.approx(1.0)
+    assert (models["pred_low"] < models["ci_low"]).all() and (models["pred_high"] > models["ci_high"]).all()
+    assert {"model_a", "model_b", "verdict", "p_a_better"} <= set(pairs.columns)
+
+
+def test_json_equals_the_library(vtab_json):
+    lib = beta_binomial(load_example("vtab"), n_draws=2000, rng=3).summary()
+    cli = vtab_json[vtab_json["record"] == "model"].reset_index(drop=True)
+    for col in ("posterior_mean", "ci_low", "ci_high", "pred_low", "pred_high", "p_best"):
+        np.testing.assert_allclose(cli[col].to_numpy(float), lib[col].to_numpy(), rtol=1e-12)
+
+
+def test_prior_and_weights_change_the_answer():
+    base = run("--example", "vtab", "--draws", "500", "--seed", "1", "--format", "json")
+    other = run("--example", "vtab", "--draws", "500", "--seed", "1", "--format", "json", "--prior", "half-normal:1")
+    groups = run("--example", "vtab", "--draws", "500", "--seed", "1", "--format", "json", "--weights", "groups")
+    assert base.exit_code == other.exit_code == groups.exit_code == 0, other.output + groups.output
+    b, o, g = (pd.DataFrame(json.loads(r.stdout)) for r in (base, other, groups))
+    assert not np.allclose(b["ci_high"] - b["ci_low"], o["ci_high"] - o["ci_low"], rtol=0.02)
+    table = load_example("vtab")
+    lib = beta_binomial(table, n_draws=500, rng=1, group_weights="equal").summary()
+    np.testing.assert_allclose(g["posterior_mean"].to_numpy(float), lib["posterior_mean"].to_numpy())
+    one = run("--example", "vtab", "--draws", "300", "--seed", "1", "--format", "json", "--weights", "DTD=1")
+    assert one.exit_code == 0, one.output
+
+
+def test_table_output_labels_the_intervals():
+    res = run("--example", "vtab", "--draws", "500", "--seed", "2", "--models", "VAE,WAE-GAN")
+    assert res.exit_code == 0, res.output
+    assert "Bayesian beta-binomial" in res.stdout and "pred = posterior predictive interval" in res.stdout
+
+
+def test_sensitivity_and_compare_records():
+    res = run("--example", "vtab", "--models", "VAE,WAE-GAN,WAE-UKL", "--draws", "1000", "--seed", "4",
+              "--sensitivity", "--compare", "--format", "json")
+    assert res.exit_code == 0, res.output
+    f = pd.DataFrame(json.loads(res.stdout))
+    assert set(f["record"]) == {"model", "sensitivity", "sensitivity_pair", "compare", "compare_pair"}
+    assert f.loc[f["record"] == "sensitivity", "prior"].nunique() == 4
+    assert {"boot_verdict", "bayes_verdict", "disagree"} <= set(f.loc[f["record"] == "compare_pair"].dropna(axis=1).columns)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--prior", "cauchy"], "`prior` family must be one of"),
+    (["--model", "probit"], "`--model` must be one of"),
+    (["--weights", "nope=1"], "`--weights`"),
+    (["--draws", "0"], "`n_draws`"),
+    (["--confidence", "95"], "`--confidence`"),
+])
+def test_bad_options_exit_2_with_one_line(args, message):
+    res = run("--example", "vtab", *args)
+    assert res.exit_code == 2
+    assert message in res.output and "Traceback" not in res.output
+
+
+def test_logistic_without_the_extra_names_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "numpyro", None)  # import numpyro now raises ImportError
+    res = run("--example", "vtab", "--model", "logistic")
+    assert res.exit_code == 2
+    assert "pip install 'evalband[bayes]'" in res.output
+    ok = run("--example", "vtab", "--draws", "200", "--seed", "1", "--format", "json")  # exact model still works
+    assert ok.exit_code == 0
