@@ -22,9 +22,16 @@ def test_vtab_reproduction_document_runs():
     namespace = {}
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), namespace)  # noqa: S102 - our own documentation
-    # the documented readings are what the code prints
-    text = _blocks("text")[0].strip().splitlines()
-    assert text == namespace["diffs"].readings()
+    # the documented readings are what the code prints (numbers within Monte Carlo error of the seed's run, so
+    # that an engine change of random stream does not break the page)
+    documented = _blocks("text")[0].strip().splitlines()
+    printed = namespace["diffs"].readings()
+    number = re.compile(r"[-+]?\d+\.\d+")
+    assert len(documented) == len(printed)
+    for doc_line, line in zip(documented, printed):
+        assert number.sub("#", doc_line) == number.sub("#", line)
+        for a, b in zip(number.findall(doc_line), number.findall(line)):
+            assert abs(float(a) - float(b)) <= 0.03, (doc_line, line)
 
 
 def test_vtab_reproduction_command_lines_run():

@@ -163,6 +163,7 @@ class Comparison:
 
     def readings(self, level: str = "aggregate") -> list[str]:
         """The one-sentence reading of every pair."""
+        level = check_choice(level, ("aggregate", "task", "sensitivity"), "level")
         parts = {"aggregate": self.aggregates, "task": self.tasks, "sensitivity": self.sensitivity}[level]
         return [r for p in parts for r in p.readings]
 
@@ -349,31 +350,32 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     n_permutations = check_positive_int(n_permutations, "n_permutations")
     table, reps, gen = prepare(data, replicates=replicates, models=models, tasks=tasks, resampling=resampling,
                                n_resamples=n_resamples, rng=rng, cluster=cluster)
-    summary = table is None or table.level == "summary"
-    paired = (not summary) and reps.resampling == "paired"
-    if not summary and table is not None and table.level == "item":
-        paired = reps.resampling != "independent"
+    # no pairing to measure: summary counts (binomial replicates), or independent replicates given without a table
+    summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
+    paired = reps.resampling == "paired"
+    binomial = reps.resampling == "binomial"
     notes = list(getattr(reps, "notes", ()))
     if summary:
         rho = 0.0 if correlation is None else float(correlation)
         sweep = sorted({float(c) for c in correlations} | {rho})
-        notes.append("summary-level data carry no pairing: models were resampled independently (binomially);"
-                     f" the main result assumes a between-model correlation of {rho:g}, and `sensitivity` repeats"
+        notes.append("no pairing between models in these data: they were resampled independently"
+                     f"{' (binomially)' if binomial else ''}; the main result assumes a between-model correlation of {rho:g}, and `sensitivity` repeats"
                      f" the comparison at correlations {', '.join(f'{c:g}' for c in sweep)}")
     else:
         rho = None
         sweep = []
         if correlation is not None:
-            raise ValueError("`correlation` applies to summary-level data only; item-level data are paired and"
-                             " their correlation is measured.")
+            raise ValueError("`correlation` applies to data without pairing (summary-level counts) only; with"
+                             " item-level data the correlation is measured.")
     options = dict(method=method, confidence_level=confidence_level, alternative=alternative,
                    correction=correction, margin=margin)
     aggs = resolve_aggregates(reps, aggregate, weights=weights, group_weights=group_weights,
                               jackknife=(method == "bca"), **dict(aggregate_options or {}))
     per_task_var = _task_variances(table, reps, paired) if not summary else None
-    strata = None
-    if method == "bca" and hasattr(reps, "jackknife_strata"):
-        strata = reps.jackknife_strata()
+    strata = jk_all = None
+    if method == "bca":
+        jk_all = reps.jackknife()
+        strata = reps.jackknife_strata() if hasattr(reps, "jackknife_strata") else None
 
     def run(obs_mt, reps_bmt, assumed, keep, sweep_texts=None):
         agg_out = []
@@ -383,7 +385,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
             else:
                 samples = np.asarray(av.function(reps_bmt), dtype=np.float64)
             observed_ = av.observed
-            se_fn, corr_fn = _analytic(av.linear_weights, reps, per_task_var, assumed)
+            se_fn, corr_fn = _analytic(av.linear_weights, reps, per_task_var, assumed if binomial else None)
             extra = None if sweep_texts is None else sweep_texts.get(av.name)
             agg_out.append(pairwise_differences(
                 observed_, samples, reps.models, statistic=av.name, level="aggregate", jackknife=av.jackknife,
@@ -433,7 +435,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         for t, task in enumerate(reps.tasks):
             task_results.append(_task_comparison(t, task, table, reps, main_reps, paired, summary, rho,
                                                  per_task_var, permutation, n_permutations, gen, options,
-                                                 strata))
+                                                 strata, jk_all, binomial))
     return Comparison(tuple(reps.models), tuple(aggregates), tuple(task_results), tuple(sens), reps, paired,
                       tuple(notes))
 
@@ -513,14 +515,11 @@ def _analytic(weights, reps, per_task_var, assumed):
 
 
 def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_task_var, permutation,
-                     n_permutations, gen, options, strata=None):
+                     n_permutations, gen, options, strata=None, jk_all=None, binomial=False):
     m = len(reps.models)
     obs = np.asarray(reps.observed[:, t], dtype=np.float64)
     samples = main_reps[:, :, t]
-    jk = None
-    if options["method"] == "bca":
-        j = reps.jackknife()
-        jk = None if j is None else j[:, :, t]
+    jk = None if jk_all is None else jk_all[:, :, t]
     info = None if per_task_var is None else per_task_var[t]
 
     if info is not None:
@@ -531,7 +530,7 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
         def corr_fn(ia, ib):
             pos, _ = _unordered(ia, ib, m)
             return info["corr"][pos]
-    elif summary:
+    elif summary and binomial:
         var = obs * (1 - obs) / float(np.asarray(reps.n_units)[t])
 
         def se_fn(ia, ib):

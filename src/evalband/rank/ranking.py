@@ -222,14 +222,15 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     margin = check_margin(margin)
     table, reps, gen = prepare(data, replicates=replicates, models=models, tasks=tasks, resampling=resampling,
                                n_resamples=n_resamples, rng=rng, cluster=cluster)
-    summary = table is None or table.level == "summary"
+    summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
     notes = list(getattr(reps, "notes", ()))
     aggs = resolve_aggregates(reps, aggregate, weights=weights, group_weights=group_weights,
                               jackknife=(method == "bca"), **dict(aggregate_options or {}))
     corr_reps = None
     if correlation is not None:
         if not summary:
-            raise ValueError("`correlation` applies to summary-level data only; item-level data are paired.")
+            raise ValueError("`correlation` applies to data without pairing (summary-level counts) only; with"
+                             " item-level data the correlation is measured.")
         if correlation > 0:
             corr_reps = correlated_replicates(reps.observed, reps.replicates, correlation, rng=gen)
         notes.append(f"replicates given an assumed between-model correlation of {correlation:g}")
