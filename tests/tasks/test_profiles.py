@@ -131,3 +131,20 @@ def test_input_errors():
         performance_profile({"a": np.ones((2, 3)), "b": np.ones((2, 4))})
     with pytest.raises(ValueError, match="no run on task"):
         performance_profile(np.full((1, 2, 2), np.nan))
+
+
+def test_engine_and_builtin_resampling_agree(atari):
+    # the same scheme (runs resampled independently within each model and task), drawn two ways: the engine's
+    # evalband.resample.bootstrap_items and the builtin counts; the bands agree up to Monte Carlo error
+    runs, games = atari
+    taus = np.linspace(0, 2, 11)
+    for kind in ("runs", "tasks"):
+        eng = performance_profile(runs, tasks=games, taus=taus, kind=kind, n_resamples=1000, rng=5,
+                                  resampler="engine")
+        own = performance_profile(runs, tasks=games, taus=taus, kind=kind, n_resamples=1000, rng=6,
+                                  resampler="builtin")
+        assert "bootstrap_items" in eng.resampling and "builtin" in own.resampling
+        np.testing.assert_array_equal(eng.profile, own.profile)
+        tol = 0.025 if kind == "runs" else 2 / 26 + 1e-9  # task profiles move in steps of 1/26
+        np.testing.assert_allclose(eng.low, own.low, atol=tol)
+        np.testing.assert_allclose(eng.high, own.high, atol=tol)

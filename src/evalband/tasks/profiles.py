@@ -138,8 +138,8 @@ def run_scores(table, *, models=None, tasks=None, run: str = "auto"):
 
 
 def performance_profile(runs, models=None, tasks=None, *, taus=None, kind: str = "runs",
-                        n_resamples: int = 2000, confidence_level=0.95, rng=None,
-                        replicates=None) -> PerformanceProfile:
+                        n_resamples: int = 2000, confidence_level=0.95, rng=None, replicates=None,
+                        resampler: str = "auto") -> PerformanceProfile:
     """Performance profiles with stratified-bootstrap bands.
 
     Parameters
@@ -161,6 +161,10 @@ def performance_profile(runs, models=None, tasks=None, *, taus=None, kind: str =
     replicates : evalband.resample.Replicates, optional
         For ``kind='tasks'``: use the engine's replicates of the per-task means, shape (B, M, T), instead of
         resampling here (``runs`` is then ignored except for labels).
+    resampler : {'auto', 'engine', 'builtin'}
+        'engine': the bootstrap engine's stratified item bootstrap (:func:`evalband.resample.bootstrap_items`,
+        runs resampled independently per model and task); 'builtin': the same scheme drawn here as counts per
+        run (faster for many thresholds); 'auto': the engine when it is installed, else builtin.
 
     Returns
     -------
@@ -216,9 +220,22 @@ def performance_profile(runs, models=None, tasks=None, *, taus=None, kind: str =
         else:
             means = xz.sum(axis=1) / n_runs
             profile = (means[..., None] > taus).mean(axis=1)
-        boot = _bootstrap(xz, ind, have, n_runs, taus, kind, n_resamples, gen)
+        resampler = check_choice(resampler, ("auto", "engine", "builtin"), "resampler")
+        engine = None
+        if resampler != "builtin":
+            try:
+                from ..resample import bootstrap_items as engine
+            except ImportError:
+                if resampler == "engine":
+                    raise
+        if engine is not None:
+            boot = _engine_bootstrap(engine, x, models, tasks, taus, kind, n_resamples, gen)
+            where = "evalband.resample.bootstrap_items"
+        else:
+            boot = _bootstrap(xz, ind, have, n_runs, taus, kind, n_resamples, gen)
+            where = "evalband.tasks builtin"
         resampling = (f"stratified bootstrap over tasks: runs resampled within each task, {n_resamples}"
-                      " resamples (evalband.tasks)")
+                      f" resamples ({where})")
         if len(set(n_runs.ravel().tolist())) > 1:
             notes.append(f"models have different numbers of runs ({n_runs.min()} to {n_runs.max()} per task)")
     alpha = 1 - level
@@ -262,3 +279,21 @@ def _bootstrap(xz, ind, have, n_runs, taus, kind, n_resamples, gen):
             means = np.einsum("bmtr,mtr->bmt", w, x_t, optimize=True)
             out[start:stop] = (means[..., None] > taus).mean(axis=2)
     return out
+
+
+def _engine_bootstrap(engine, x, models, tasks, taus, kind, n_resamples, gen):
+    """(B, M, K) profiles from the engine's item bootstrap (scores passed as rliable's mapping, NaN-padded)."""
+    def statistic(scores):  # (C, M, T, n), NaN where a model has fewer runs
+        have = ~np.isnan(scores)
+        n = have.sum(axis=-1)
+        if kind == "tasks":
+            means = np.where(have, scores, 0.0).sum(axis=-1) / n
+            return (means[..., None] > taus).mean(axis=-2)
+        out = np.empty(scores.shape[:2] + (taus.size,))
+        for k, tau in enumerate(taus):  # thresholds, not replicates: keeps memory at one (C, M, T, n) array
+            out[..., k] = ((scores > tau).sum(axis=-1) / n).mean(axis=-1)
+        return out
+
+    reps = engine({m: x[i] for i, m in enumerate(models)}, statistic, resampling="independent",
+                  n_resamples=n_resamples, rng=gen, tasks=tasks)
+    return np.asarray(reps.replicates)
