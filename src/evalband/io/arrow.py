@@ -25,6 +25,9 @@ from .._validate import InputError
 
 __all__ = ["ScoreMatrices", "read_score_matrices"]
 
+#: pass 1 merges its per-batch lists of (task, item) pairs once they hold this many rows (and 4x the distinct)
+_MERGE_ROWS = 1 << 20
+
 
 @dataclass(frozen=True)
 class ScoreMatrices:
@@ -161,7 +164,7 @@ def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task
     pairs = []
     groups: dict[int, str] = {}
     cols1 = [task_col, item_col, model_col] + ([group_col] if group_col else [])
-    n_rows = 0
+    n_rows = pending = unique = 0
     for batch in dataset.to_batches(columns=cols1, batch_size=batch_size):
         try:
             t = tasks.encode(batch.column(task_col), pa, pc)
@@ -172,6 +175,10 @@ def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task
         if items.null_count:
             raise InputError("missing item (null)", source=source, column=item_col)
         pairs.append(_first_pairs(t, items, pa, pc))
+        pending += pairs[-1].num_rows
+        if pending > max(4 * unique, _MERGE_ROWS):  # merge now and then: memory stays ~ the number of pairs
+            pairs = [_merge_pairs(pairs, pa, pc)]
+            unique = pending = pairs[0].num_rows
         if group_col:
             g = pa.table({"t": pa.array(t), "g": batch.column(group_col).cast(pa.string())})
             for tc, gv in zip(*g.group_by(["t", "g"], use_threads=False).aggregate([]).columns):
@@ -182,8 +189,7 @@ def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task
         n_rows += batch.num_rows
     if n_rows == 0:
         raise InputError("no rows to analyse", source=source)
-    pairs = pa.concat_tables(pairs)
-    pairs = _first_pairs(pairs.column("t").to_numpy(), pairs.column("i"), pa, pc)
+    pairs = _merge_pairs(pairs, pa, pc)
     # columns grouped by task, so that each task's matrix is a view of one (models x all items) matrix
     t_codes = pairs.column("t").to_numpy()
     order = np.argsort(t_codes, kind="stable")
@@ -283,6 +289,12 @@ def _first_pairs(t: np.ndarray, items, pa, pc):
     _, first = np.unique(key, return_index=True)
     first.sort()
     return pa.table({"t": pa.array(t[first].astype(np.int32)), "i": items.take(pa.array(first))})
+
+
+def _merge_pairs(parts: list, pa, pc):
+    """Distinct pairs of several ordered pair tables, still in order of first appearance."""
+    table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+    return _first_pairs(table.column("t").to_numpy(), table.column("i"), pa, pc)
 
 
 class _Batches:
