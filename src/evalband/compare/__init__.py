@@ -8,7 +8,8 @@ Main entry point: :func:`compare`. The array-level tools it is built from are pu
 (assumed between-model correlation for summary data).
 """
 
-from .comparison import Comparison, PairwiseComparison, compare, pairwise_differences
+from .comparison import Comparison, compare
+from .pairwise import PairwiseComparison, pairwise_differences
 from .exact import McNemarResult, mcnemar_exact
 from .multiplicity import CORRECTIONS, SimultaneousIntervals, adjust_pvalues, max_t_intervals
 from .paired import PairedDifference, paired_difference

@@ -129,7 +129,7 @@ def rank_models(observed, samples, models, *, aggregate: str = "statistic", high
     See :func:`rank` for the meaning of each output. This array-level function is what :func:`rank` calls for
     each aggregate; use it for a statistic computed elsewhere from the same replicates.
     """
-    from ..compare.comparison import pairwise_differences
+    from ..compare.pairwise import pairwise_differences
     from ..resample import interval
 
     level = check_confidence_level(confidence_level)

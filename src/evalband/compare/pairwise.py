@@ -1,0 +1,212 @@
+"""All pairwise differences of one per-model statistic from its joint bootstrap replicates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._validate import check_alternative, check_choice, check_confidence_level
+from ..results import ConfidenceInterval
+from ._setup import pair_indices
+from .multiplicity import CORRECTIONS, adjust_pvalues, correction_level, max_t_intervals
+from .pvalues import INTERVAL_METHODS, bootstrap_pvalue
+from .verdict import check_margin, reading, verdict
+
+__all__ = ["PairwiseComparison", "pairwise_differences"]
+
+
+@dataclass(frozen=True)
+class PairwiseComparison:
+    """All pairwise differences ``A - B`` of one statistic: an aggregate over tasks, or one task's mean.
+
+    Pairs are oriented best first: ``model_a`` has the better observed value, so differences are positive for
+    statistics where higher is better.
+
+    Attributes
+    ----------
+    statistic : str
+        Aggregate name, or task name for per-task comparisons.
+    level : {'aggregate', 'task'}
+    model_a, model_b : tuple of str
+    index_a, index_b : numpy.ndarray of int
+        Positions of the models in ``Comparison.models`` (to recompute differences from the replicates).
+    difference : numpy.ndarray, shape (P,)
+    se : numpy.ndarray
+        Bootstrap standard deviation of each difference.
+    ci : ConfidenceInterval
+        Interval for each difference at ``interval_level`` (or simultaneous, for max-t).
+    p_value, p_adjusted : numpy.ndarray
+        Bootstrap p-value for ``difference = 0`` (inverting the interval method), and after the correction.
+    verdict : numpy.ndarray of str
+        'A better', 'B better', 'equivalent' or 'not yet decided' (see :func:`~evalband.compare.verdict`).
+    se_analytic : numpy.ndarray
+        Analytic standard error: paired (``sqrt(var_a + var_b - 2 cov) / sqrt(n)`` on common items, summed over
+        tasks with the aggregate's weights) for item-level data, binomial at the assumed correlation for summary
+        data; NaN for aggregates that are not weighted means.
+    correlation : numpy.ndarray
+        Between-model correlation: of per-item scores (per task), of the two aggregate estimates (aggregates),
+        or the assumed one (summary data).
+    p_mcnemar, p_permutation : numpy.ndarray
+        Exact McNemar and sign-flip permutation p-values (per task, binary/item data; NaN where not computed).
+    replicates : numpy.ndarray or None, shape (B, P)
+        Bootstrap replicates of the differences (kept for aggregates).
+    readings : tuple of str
+        One sentence per pair.
+    confidence_level : float
+        Family (or per-comparison when correction is 'none') confidence level asked for.
+    interval_level : float
+        Confidence level of each interval after the correction (simultaneous level for max-t).
+    correction, method : str
+    margin : float
+    higher_is_better : bool
+    assumed_correlation : float or None
+        Set for summary data (no pairing): the correlation the replicates were given.
+    """
+
+    statistic: str
+    level: str
+    model_a: tuple
+    model_b: tuple
+    index_a: np.ndarray
+    index_b: np.ndarray
+    difference: np.ndarray
+    se: np.ndarray
+    ci: ConfidenceInterval
+    p_value: np.ndarray
+    p_adjusted: np.ndarray
+    verdict: np.ndarray
+    se_analytic: np.ndarray
+    correlation: np.ndarray
+    p_mcnemar: np.ndarray
+    p_permutation: np.ndarray
+    replicates: np.ndarray | None
+    readings: tuple
+    confidence_level: float
+    interval_level: float
+    correction: str
+    method: str
+    margin: float
+    higher_is_better: bool
+    assumed_correlation: float | None = None
+    scale: float = 100.0
+    """Display multiplier (100 for accuracy-like statistics, shown in points; 1 for ranks)."""
+    verdict_by_correlation: tuple | None = None
+    """Summary data: how each pair's verdict moves as the assumed correlation sweeps (e.g. 'not yet decided at
+    0-0.4, A better at 0.5')."""
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair: model_a, model_b, difference, se, ci_low, ci_high, p_value, p_adjusted, verdict, ..."""
+        key = "aggregate" if self.level == "aggregate" else "task"
+        frame = pd.DataFrame({
+            key: self.statistic, "model_a": list(self.model_a), "model_b": list(self.model_b),
+            "difference": self.difference, "se": self.se, "ci_low": np.asarray(self.ci.low, dtype=float),
+            "ci_high": np.asarray(self.ci.high, dtype=float), "p_value": self.p_value,
+            "p_adjusted": self.p_adjusted, "verdict": list(self.verdict), "se_analytic": self.se_analytic,
+            "correlation": self.correlation,
+        })
+        if self.level == "task":
+            frame["p_mcnemar"] = self.p_mcnemar
+            frame["p_permutation"] = self.p_permutation
+        if self.assumed_correlation is not None:
+            frame["assumed_correlation"] = self.assumed_correlation
+        if self.verdict_by_correlation is not None:
+            frame["verdict_by_correlation"] = list(self.verdict_by_correlation)
+        frame["confidence_level"] = self.confidence_level
+        frame["interval_level"] = self.interval_level
+        frame["correction"] = self.correction
+        frame["reading"] = list(self.readings)
+        return frame
+
+
+def pairwise_differences(observed, samples, names, *, statistic: str = "statistic", level: str = "aggregate",
+                         jackknife=None, jackknife_strata=None, higher_is_better: bool = True, method: str = "percentile",
+                         confidence_level: float = 0.95, alternative: str = "two-sided",
+                         correction: str = "none", margin: float = 0.0, se_analytic=None, correlation=None,
+                         scale: float = 100.0, unit: str = "points", keep_replicates: bool = True,
+                         assumed_correlation: float | None = None, extra_readings=None,
+                         order=None) -> PairwiseComparison:
+    """All pairwise differences of a per-model statistic from its joint bootstrap replicates.
+
+    Parameters
+    ----------
+    observed : array_like, shape (M,)
+        The statistic for each model on the data.
+    samples : array_like, shape (B, M)
+        Its replicates, drawn jointly for all models (one replicate set).
+    names : sequence of str
+        Model names.
+    jackknife : array_like, shape (n_jack, M), optional
+        Delete-one values, for BCa.
+    se_analytic, correlation : callable or array, optional
+        ``f(ia, ib) -> (P,)`` arrays for the pairs, or None.
+    order : array_like of int, optional
+        Model order (best first) defining the pairs; default by ``observed``.
+
+    Returns
+    -------
+    PairwiseComparison
+    """
+    from ..resample import interval
+
+    method = check_choice(method, INTERVAL_METHODS, "method")
+    correction = check_choice(correction, CORRECTIONS, "correction")
+    alternative = check_alternative(alternative)
+    confidence_level = check_confidence_level(confidence_level)
+    margin = check_margin(margin)
+    obs = np.asarray(observed, dtype=np.float64)
+    s = np.asarray(samples, dtype=np.float64)
+    if order is None:
+        order = np.argsort(-obs if higher_is_better else obs, kind="stable")
+    ia, ib = pair_indices(order)
+    d = obs[ia] - obs[ib]
+    reps = s[:, ia] - s[:, ib]
+    jack = None
+    if jackknife is not None and method == "bca":
+        jk = np.asarray(jackknife, dtype=np.float64)
+        jack = jk[:, ia] - jk[:, ib]
+    m = d.size
+    strata = jackknife_strata if jack is not None else None
+    p = bootstrap_pvalue(reps, d, method=method, alternative=alternative, jackknife=jack, jackknife_strata=strata)
+    se = reps.std(axis=0, ddof=1) if reps.shape[0] > 1 else np.full(m, np.nan)
+    if correction == "max-t":
+        sim = max_t_intervals(reps, d, confidence_level=confidence_level, alternative=alternative)
+        low, high, p_adj, level_used = sim.low, sim.high, sim.pvalue, confidence_level
+    else:
+        if correction in ("bonferroni", "holm", "bh"):
+            p_adj = adjust_pvalues(p, method=correction)
+        else:
+            p_adj = p.copy()
+        rejected = int(np.sum(p_adj <= 1 - confidence_level)) if correction == "bh" else None
+        level_used = correction_level(confidence_level, m, correction, n_rejected=rejected)
+        kw = {"jackknife": jack, "jackknife_strata": strata} if jack is not None else {}
+        ci = interval(reps, d, method=method, confidence_level=level_used, alternative=alternative, **kw)
+        low, high = np.asarray(ci.low, dtype=float), np.asarray(ci.high, dtype=float)
+    verdicts = verdict(low, high, margin=margin, higher_is_better=higher_is_better)
+    names = tuple(names)
+    ma = tuple(names[i] for i in ia)
+    mb = tuple(names[j] for j in ib)
+    se_an = _pair_values(se_analytic, ia, ib, m)
+    corr = _pair_values(correlation, ia, ib, m)
+    label = "simultaneous CI" if correction == "max-t" else "CI"
+    if correction in ("bonferroni", "holm", "bh"):
+        label = f"{correction.capitalize() if correction != 'bh' else 'BH'}-corrected CI"
+    extras = list(extra_readings) if extra_readings is not None else [""] * m
+    readings = tuple(
+        reading(ma[k], mb[k], d[k], low[k], high[k], verdicts[k], se=se[k], confidence_level=level_used,
+                scale=scale, unit=unit, label=label, extra=extras[k])
+        for k in range(m))
+    nan = np.full(m, np.nan)
+    return PairwiseComparison(statistic, level, ma, mb, ia, ib, d, se, ConfidenceInterval(low, high), p, p_adj,
+                              verdicts, se_an, corr, nan, nan.copy(), reps if keep_replicates else None, readings,
+                              confidence_level, float(level_used), correction, method, margin,
+                              bool(higher_is_better), assumed_correlation, float(scale))
+
+
+def _pair_values(values, ia, ib, m):
+    if values is None:
+        return np.full(m, np.nan)
+    if callable(values):
+        return np.asarray(values(ia, ib), dtype=np.float64)
+    return np.asarray(values, dtype=np.float64)
