@@ -158,3 +158,49 @@ def test_run_test_friedman_and_frame():
         run_test(DEMSAR_AUC, test="anova-ish")
     with pytest.raises(ValueError, match="`control` applies"):
         run_test(DEMSAR_AUC, test="friedman", control="model 0")
+
+
+def test_skillings_mack_published_examples():
+    # Brady (1969) via Hollander & Wolfe (1999), the example of R PMCMRplus::skillingsMackTest (3 treatments R, A,
+    # B in 8 blocks, one missing): statistic 13.28095, df 2, p-value 0.001306405 (values as reproduced by the
+    # tlsfuzzer test suite against that R example)
+    x = np.array([[3, 1, 5, 2, 0, 0, 0, 0], [5, 3, 4, np.nan, 2, 2, 3, 2], [15, 18, 21, 6, 17, 10, 8, 13]])
+    res = friedman(x, ["R", "A", "B"], missing="skillings-mack")
+    assert res.statistic == pytest.approx(13.28095, rel=1e-6)
+    assert res.pvalue == pytest.approx(0.001306405, rel=1e-6)
+    assert res.df == 2 and np.isnan(res.iman_davenport)
+    assert "Skillings-Mack" in res.summary()
+    # 5 treatments, 8 blocks, many missing (tlsfuzzer's second case): 12.53551, df 4, p 0.01378318
+    y = np.full((5, 8), np.nan)
+    cells = [(1, 1, 3), (2, 1, 5), (3, 1, 15), (5, 1, 4), (1, 2, 1), (2, 2, 3), (1, 3, 5), (2, 3, 4), (3, 3, 21),
+             (4, 3, 5), (1, 4, 2), (3, 4, 6), (1, 5, 0), (2, 5, 2), (3, 5, 17), (1, 6, 0), (2, 6, 2), (3, 6, 10),
+             (1, 7, 0), (2, 7, 3), (4, 7, 5), (1, 8, 0), (2, 8, 2), (3, 8, 13)]
+    for g, b, v in cells:
+        y[g - 1, b - 1] = v
+    res = friedman(y, missing="skillings-mack")
+    assert (res.statistic, res.df, res.pvalue) == pytest.approx((12.53551, 4, 0.01378318), rel=1e-6)
+
+
+def test_skillings_mack_without_missing_cells_is_friedman():
+    # Skillings & Mack (1981): with complete blocks the statistic is Friedman's (no tie correction)
+    sm = friedman(DEMSAR_AUC_RANKED, missing="skillings-mack")
+    fr = friedman(DEMSAR_AUC_RANKED, tie_correction=False)
+    assert sm.statistic == pytest.approx(fr.statistic, rel=1e-10)
+    np.testing.assert_allclose(sm.mean_ranks, fr.mean_ranks)
+    # a task with a single score carries no information and is named
+    x = DEMSAR_AUC_RANKED.copy()
+    x[1:, 0] = np.nan
+    sm = friedman(x, DEMSAR_MODELS, DEMSAR_TASKS, missing="skillings-mack")
+    assert sm.dropped_tasks == ("adult (sample)",)
+    with pytest.raises(ValueError, match="`missing` must be one of"):
+        friedman(x, missing="impute")
+
+
+def test_run_test_with_skillings_mack():
+    x = DEMSAR_AUC_RANKED.copy()
+    x[0, 2] = np.nan
+    res = run_test(x, DEMSAR_MODELS, DEMSAR_TASKS, test="friedman", missing="skillings-mack")
+    assert res.omnibus.method == "skillings-mack" and res.omnibus.n_tasks == 14
+    assert res.posthoc.n_tasks == 13  # Nemenyi on complete cases
+    assert res.dropped_tasks == ("breast cancer wisconsin",)
+    assert "Skillings-Mack" in res.summary()

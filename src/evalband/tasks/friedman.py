@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import check_confidence_level
+from .._validate import InputError, check_choice, check_confidence_level
 from ._matrix import ScoreMatrix, as_score_matrix, complete_cases, rank_matrix, tie_counts
+from .skillings_mack import skillings_mack_statistic
 
 __all__ = ["FriedmanResult", "NemenyiResult", "friedman", "nemenyi", "cliques_from_significance"]
 
@@ -51,6 +52,7 @@ class FriedmanResult:
     dropped_tasks: tuple[str, ...] = ()
     tie_correction: bool = True
     notes: tuple[str, ...] = field(default=())
+    method: str = "friedman"
 
     @property
     def n_tasks(self) -> int:
@@ -62,6 +64,9 @@ class FriedmanResult:
 
     def summary(self) -> str:
         k, n = len(self.models), self.n_tasks
+        if self.method == "skillings-mack":
+            return (f"Skillings-Mack chi2({self.df:g}) = {self.statistic:.4g}, p = {self.pvalue:.3g} ({k} models,"
+                    f" {n} tasks, missing cells kept)")
         return (f"Friedman chi2({self.df:g}) = {self.statistic:.4g}, p = {self.pvalue:.3g}; Iman-Davenport"
                 f" F({self.df1:g}, {self.df2:g}) = {self.iman_davenport:.4g}, p = {self.iman_davenport_pvalue:.3g}"
                 f" ({k} models, {n} tasks{', ties corrected' if self.tie_correction else ''})")
@@ -126,7 +131,7 @@ def _prepare(scores, models, tasks, what):
 
 
 def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
-             tie_correction: bool = True) -> FriedmanResult:
+             tie_correction: bool = True, missing: str = "complete-case") -> FriedmanResult:
     """Friedman test of equal mean ranks over tasks, with the Iman-Davenport F correction.
 
     Parameters
@@ -140,6 +145,10 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
     tie_correction : bool, default True
         Divide chi2 by 1 - sum(t^3 - t) / (N k (k^2 - 1)) as SciPy and R do. Demsar (2006) reports the
         uncorrected statistic.
+    missing : {'complete-case', 'skillings-mack'}
+        'complete-case' drops every task where some model has no score (named in ``dropped_tasks``);
+        'skillings-mack' keeps them and computes the Skillings-Mack statistic (no Iman-Davenport F, which is
+        then NaN; ``mean_ranks`` average each model's ranks over its own tasks, rescaled to 1..k).
 
     Returns
     -------
@@ -150,15 +159,19 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
     Valid when tasks are an independent sample from the population of tasks of interest and the models are
     ranked within each task; ranks ignore how large the differences are. Iman and Davenport's F is less
     conservative than the chi-square approximation (Demsar 2006). Tasks where some model has no score are
-    dropped (complete cases) and named in ``dropped_tasks``; the Skillings-Mack test, which uses incomplete
-    blocks, is not implemented.
+    dropped (complete cases) and named in ``dropped_tasks``, or kept with ``missing='skillings-mack'``, which
+    assumes the cells are missing at random.
 
     References
     ----------
     Demsar, J. (2006). Statistical comparisons of classifiers over multiple data sets. JMLR 7, 1-30.
     Iman, R. L. & Davenport, J. M. (1980). Approximations of the critical region of the Friedman statistic.
     Communications in Statistics A 9, 571-595.
+    Skillings, J. H. & Mack, G. A. (1981). Technometrics 23, 171-177.
     """
+    missing = check_choice(missing, ("complete-case", "skillings-mack"), "missing")
+    if missing == "skillings-mack":
+        return _skillings_mack(scores, models, tasks, higher_is_better)
     m = _prepare(scores, models, tasks, "the Friedman test")
     x = m.scores
     k, n = x.shape
@@ -182,6 +195,26 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
         f_p = float(stats.f.sf(f_stat, df1, df2))
     return FriedmanResult(chi2, p, df, float(f_stat), f_p, df1, df2, mean_ranks, m.models, m.tasks,
                           m.dropped_tasks, bool(tie_correction), tuple(notes))
+
+
+def _skillings_mack(scores, models, tasks, higher_is_better) -> FriedmanResult:
+    m = as_score_matrix(scores, models, tasks)
+    if m.n_models < 2:
+        raise ValueError(f"the Skillings-Mack test needs at least 2 models; got {m.n_models}.")
+    stat, df, p, mean_ranks, n_used = skillings_mack_statistic(m.scores, higher_is_better=higher_is_better)
+    have = (~np.isnan(m.scores)).sum(axis=0) >= 2
+    notes = list(m.notes)
+    n_missing = int(np.isnan(m.scores[:, have]).sum())
+    notes.append(f"Skillings-Mack: {n_missing} missing cell(s) kept (assumed missing at random)")
+    dropped = tuple(t for t, h in zip(m.tasks, have) if not h)
+    if dropped:
+        notes.append(f"{len(dropped)} task(s) with fewer than two scores carry no information and were left out")
+    if n_used < 2:
+        raise InputError(f"the Skillings-Mack test needs at least 2 tasks with two or more scores; found {n_used}",
+                         source=m.source)
+    return FriedmanResult(stat, p, df, np.nan, np.nan, np.nan, np.nan, mean_ranks, m.models,
+                          tuple(t for t, h in zip(m.tasks, have) if h), dropped, False, tuple(notes),
+                          "skillings-mack")
 
 
 def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95,

@@ -86,7 +86,7 @@ class TaskTestResult:
 
 def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=None, rope: float = 0.0,
              confidence_level=0.95, higher_is_better: bool = True, rng=None, n_samples: int = 20_000,
-             tie_correction: bool = True) -> TaskTestResult:
+             tie_correction: bool = True, missing: str = "complete-case") -> TaskTestResult:
     """Run a test over tasks: omnibus plus post-hoc comparisons.
 
     Parameters
@@ -112,6 +112,10 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
         Bayesian test only: posterior draws per pair.
     tie_correction : bool, default True
         Friedman statistic corrected for tied ranks.
+    missing : {'complete-case', 'skillings-mack'}
+        Tasks where some model has no score: dropped (counted and named), or, for the omnibus test of
+        'friedman', 'wilcoxon' and 'sign', kept by the Skillings-Mack test; the pairwise comparisons always use
+        complete cases.
 
     Returns
     -------
@@ -119,9 +123,11 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
     """
     test = check_choice(test, TESTS, "test")
     level = check_confidence_level(confidence_level)
+    missing = check_choice(missing, ("complete-case", "skillings-mack"), "missing")
     m = as_score_matrix(data, models, tasks)
     if m.n_models < 2:
         raise ValueError(f"a test over tasks needs at least 2 models; got {m.n_models}.")
+    full = m
     if control is not None and test in ("friedman", "rm-anova"):
         raise ValueError(f"`control` applies to the wilcoxon, sign and bayes-signed-rank tests, not to {test!r}"
                          " (which compares all pairs).")
@@ -129,12 +135,15 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
         raise ValueError("`rope` applies to the bayes-signed-rank test only.")
     m = complete_cases(m, min_tasks=2, what=f"the {test} test")
     omnibus = None
+    omnibus_data, sm = (full, "skillings-mack") if missing == "skillings-mack" else (m, "complete-case")
     if test == "friedman":
-        omnibus = friedman(m, higher_is_better=higher_is_better, tie_correction=tie_correction)
+        omnibus = friedman(omnibus_data, higher_is_better=higher_is_better, tie_correction=tie_correction,
+                           missing=sm)
         posthoc = nemenyi(m, confidence_level=level, higher_is_better=higher_is_better)
     elif test in ("wilcoxon", "sign"):
         if m.n_models > 2:
-            omnibus = friedman(m, higher_is_better=higher_is_better, tie_correction=tie_correction)
+            omnibus = friedman(omnibus_data, higher_is_better=higher_is_better, tie_correction=tie_correction,
+                               missing=sm)
         posthoc = signed_rank_tests(m, control=control, method=test, confidence_level=level,
                                     higher_is_better=higher_is_better)
     elif test == "bayes-signed-rank":
