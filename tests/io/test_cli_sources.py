@@ -1,0 +1,47 @@
+"""Harness logs through the command line: --source, auto detection, one-line errors."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from evalband.cli.main import app
+
+from ..conftest import FIXTURES
+
+LOGS = FIXTURES / "harness_logs"
+runner = CliRunner()
+
+
+def test_summarize_inspect_eval_logs_with_metadata_cluster():
+    r = runner.invoke(app, ["summarize", str(LOGS / "inspect_eval"), "--cluster", "metadata.passage",
+                            "--format", "csv"])
+    assert r.exit_code == 0, r.output
+    lines = [ln for ln in r.output.splitlines() if ln.startswith("mockllm/model,tiny,")]
+    # inspect_ai 0.3.285 stored accuracy 0.4444444444444445 and stderr(cluster="passage") 0.05555555555555555
+    est, se = (float(v) for v in lines[0].split(",")[2:4])
+    assert est == pytest.approx(0.4444444444444445, rel=1e-12)
+    assert se == pytest.approx(0.05555555555555555, rel=1e-9)
+
+
+@pytest.mark.parametrize("source", ["helm", "lm-eval", "inspect"])
+def test_source_flag_picks_the_reader_in_a_mixed_folder(source):
+    r = runner.invoke(app, ["summarize", str(LOGS), "--source", source, "--format", "csv"])
+    assert r.exit_code == 0, r.output
+
+
+def test_mixed_folder_without_source_is_one_line_error():
+    r = runner.invoke(app, ["summarize", str(LOGS)])
+    assert r.exit_code == 2
+    assert "mixes logs of different tools" in r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
+def test_rliable_score_file_is_detected():
+    import json
+
+    runs = json.loads((FIXTURES / "atari100k" / "SPR.json").read_text())["Pong"]
+    r = runner.invoke(app, ["summarize", str(FIXTURES / "atari100k" / "SPR.json"), "--format", "csv"])
+    assert r.exit_code == 0, r.output
+    pong = next(ln for ln in r.output.splitlines() if ln.startswith("SPR,Pong,"))
+    assert float(pong.split(",")[2]) == pytest.approx(sum(runs) / len(runs), rel=1e-12)
