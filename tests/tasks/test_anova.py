@@ -12,7 +12,7 @@ from statsmodels.stats.anova import AnovaRM
 from evalband.tasks import greenhouse_geisser, mauchly, rm_anova, run_test
 from evalband.tasks.anova import tukey_hsd_from_mse
 
-from .test_friedman import DEMSAR_AUC, DEMSAR_MODELS
+from .demsar_data import DEMSAR_AUC, DEMSAR_MODELS
 
 # a (tasks x models) matrix with unequal variances; values rounded to 2 decimals
 UNEQUAL = np.array([

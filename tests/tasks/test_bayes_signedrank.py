@@ -7,7 +7,7 @@ import pytest
 
 from evalband.tasks import bayes_signed_rank, bayes_signed_rank_tests, run_test
 
-from .test_friedman import DEMSAR_AUC, DEMSAR_MODELS
+from .demsar_data import DEMSAR_AUC, DEMSAR_MODELS
 
 
 def _heaviside(a):

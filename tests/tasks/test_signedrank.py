@@ -9,7 +9,7 @@ from statsmodels.stats.multitest import multipletests
 
 from evalband.tasks import holm, run_test, signed_rank_tests
 
-from .test_friedman import DEMSAR_AUC, DEMSAR_MODELS, DEMSAR_TASKS
+from .demsar_data import DEMSAR_AUC, DEMSAR_MODELS, DEMSAR_TASKS
 
 
 def test_holm_matches_statsmodels(rng):

@@ -2,7 +2,8 @@
 
 Each model gets one score per task (:func:`score_matrix`); the tests then ask how models compare across tasks:
 
-* :func:`friedman` (with Iman-Davenport), Skillings-Mack for missing cells, and :func:`nemenyi` (critical difference, cliques);
+* :func:`friedman` (with Iman-Davenport; Skillings-Mack for missing cells) and :func:`nemenyi` (critical
+  difference, cliques);
 * :func:`signed_rank_tests`: Wilcoxon signed-rank or sign tests against a control or all pairs, Holm-corrected;
 * :func:`rm_anova`: repeated-measures ANOVA with Mauchly / Greenhouse-Geisser / Shapiro-Wilk checks and Tukey HSD;
 * :func:`bayes_signed_rank`: Bayesian signed-rank test with a region of practical equivalence, and
