@@ -51,6 +51,10 @@ from . import gate as _gate  # noqa: E402
 
 app.command("gate")(_gate.gate)
 
+from . import report as _report  # noqa: E402
+
+app.command("report")(_report.report)
+
 
 def run() -> None:
     """Console-script entry point."""

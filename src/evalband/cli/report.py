@@ -1,0 +1,136 @@
+"""``evalband report``: one self-contained HTML report (or Markdown, or LaTeX tables) of an evaluation."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import time
+from typing import Annotated, Optional
+
+import typer
+
+from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, GroupColOpt, ItemColOpt, ModelColOpt,
+                      ModelsOpt, PathArg, ScoreColOpt, ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt, UnboundedOpt,
+                      errors, load_input, parse_list)
+
+OutputOpt = Annotated[str, typer.Option("--output", "-o", help="File to write (report.html, report.md, ...).")]
+ReportFormatOpt = Annotated[str, typer.Option("--format", "-f", help="html (one self-contained file), markdown, or"
+                                              " latex (tables for a paper).")]
+FiguresOpt = Annotated[Optional[str], typer.Option("--figures", help="Also save every figure in this folder.",
+                                                   show_default=False)]
+FigureFormatOpt = Annotated[str, typer.Option("--figure-format", help="Formats of saved figures: png, svg or"
+                                              " png,svg.")]
+ReportSeedOpt = Annotated[int, typer.Option("--seed", help="Random seed; the same seed gives the same report.")]
+ResamplesOpt = Annotated[int, typer.Option("--n-resamples", help="Bootstrap replicates behind every number.")]
+AggregateOpt = Annotated[str, typer.Option("--aggregate", help="Aggregate over tasks: mean, geometric, minmax,"
+                                           " mean-rank, ... (evalband.aggregate.AGGREGATES).")]
+BayesOpt = Annotated[bool, typer.Option("--bayes/--no-bayes", help="Add Beta-Binomial credible intervals (0/1"
+                                        " scores or counts).")]
+
+_FORMATS = {"html": "html", "markdown": "markdown", "md": "markdown", "latex": "latex", "tex": "latex"}
+
+
+def report(
+    path: PathArg = None,
+    example: ExampleOpt = None,
+    output: OutputOpt = "report.html",
+    fmt: ReportFormatOpt = "html",
+    figures: FiguresOpt = None,
+    figure_format: FigureFormatOpt = "png,svg",
+    seed: ReportSeedOpt = 0,
+    n_resamples: ResamplesOpt = 2000,
+    confidence: ConfidenceOpt = "0.95",
+    aggregate: AggregateOpt = "mean",
+    bayes: BayesOpt = True,
+    models: ModelsOpt = None,
+    source: SourceOpt = "auto",
+    shape: ShapeOpt = "auto",
+    model_col: ModelColOpt = "model",
+    task_col: TaskColOpt = "task",
+    item_col: ItemColOpt = "item",
+    score_col: ScoreColOpt = "score",
+    trial_col: TrialColOpt = "trial",
+    cluster: ClusterOpt = None,
+    group_col: GroupColOpt = "group",
+    unbounded: UnboundedOpt = False,
+    count_rule: CountRuleOpt = "floor",
+):
+    """Write a report: data summary, findings in plain words, tables, plots, task-weight maps, methods and the
+    command that reproduces it.
+
+    The HTML file works offline (inline CSS and images, no scripts). Example:
+    evalband report --example vtab -o report.html
+    """
+    from .._validate import check_confidence_level
+    from ..report._build import build_report
+    from ..report.html import write_report
+
+    with errors():
+        started = time.perf_counter()
+        if fmt.lower() not in _FORMATS:
+            raise ValueError(f"`--format` must be html, markdown or latex; got {fmt!r}.")
+        kind = _FORMATS[fmt.lower()]
+        fig_formats = tuple(f.lower() for f in parse_list(figure_format, name="figure-format"))
+        bad = [f for f in fig_formats if f not in ("png", "svg")]
+        if bad or not fig_formats:
+            raise ValueError(f"`--figure-format` must list png and/or svg; got {figure_format!r}.")
+        level = check_confidence_level(float(confidence) if _is_number(confidence) else confidence)
+        table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
+                           item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
+                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models)
+        command = _command(path, example, output, kind, figures, fig_formats, seed, n_resamples, confidence,
+                           aggregate, bayes, models, dict(source=source, shape=shape, model_col=model_col,
+                                                          task_col=task_col, item_col=item_col,
+                                                          score_col=score_col, trial_col=trial_col,
+                                                          cluster=cluster, group_col=group_col,
+                                                          unbounded=unbounded, count_rule=count_rule))
+        rep = build_report(table, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level, seed=seed,
+                           bayes=bayes, command=command)
+        write_report(rep, output, format=kind, figures_dir=figures, figure_formats=fig_formats)
+        size = os.path.getsize(output)
+        typer.echo(f"evalband: wrote {output} ({size / 1024:,.0f} KiB, {len(rep.figures)} figures) in "
+                   f"{time.perf_counter() - started:.1f} s" + (f"; figures in {figures}" if figures else ""),
+                   err=True)
+
+
+def _is_number(text) -> bool:
+    try:
+        float(text)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+_DEFAULT_INPUT = dict(source="auto", shape="auto", model_col="model", task_col="task", item_col="item",
+                      score_col="score", trial_col="trial", cluster=None, group_col="group", unbounded=False,
+                      count_rule="floor")
+
+
+def _command(path, example, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate, bayes,
+             models, inputs) -> str:
+    """The command line that reproduces this report (only options that differ from the defaults, plus the seed)."""
+    q = shlex.quote
+    parts = ["evalband", "report", q(path) if path is not None else f"--example {q(example)}", f"-o {q(output)}"]
+    if kind != "html":
+        parts.append(f"--format {kind}")
+    if figures:
+        parts.append(f"--figures {q(figures)}")
+        if fig_formats != ("png", "svg"):
+            parts.append(f"--figure-format {','.join(fig_formats)}")
+    parts.append(f"--seed {seed}")
+    if n_resamples != 2000:
+        parts.append(f"--n-resamples {n_resamples}")
+    if str(confidence) != "0.95":
+        parts.append(f"--confidence {q(str(confidence))}")
+    if aggregate != "mean":
+        parts.append(f"--aggregate {q(aggregate)}")
+    if not bayes:
+        parts.append("--no-bayes")
+    if models:
+        parts.append(f"--models {q(models)}")
+    for key, default in _DEFAULT_INPUT.items():
+        value = inputs[key]
+        if value != default:
+            flag = "--" + key.replace("_", "-")
+            parts.append(flag if value is True else f"{flag} {q(str(value))}")
+    return " ".join(parts)

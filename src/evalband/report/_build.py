@@ -1,0 +1,236 @@
+"""Compute everything a report shows, from one bootstrap replicate set: rankings, comparisons, weight
+sensitivity, Bayesian intervals, per-task intervals, and the figures. Rendering is in ``html.py``."""
+
+from __future__ import annotations
+
+import platform
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._validate import check_confidence_level, check_positive_int
+
+__all__ = ["Report", "Figure", "build_report"]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A report figure: a key (file name), title, caption and the matplotlib Figure."""
+
+    key: str
+    title: str
+    caption: str
+    figure: object
+
+
+@dataclass
+class Report:
+    """Everything one report shows. Build with :func:`build_report`; render with ``evalband.report.html``."""
+
+    title: str
+    source: str
+    description: str
+    notes: tuple
+    attribution: str | None
+    coverage: pd.DataFrame
+    ranking: pd.DataFrame
+    pairs: pd.DataFrame
+    per_task: pd.DataFrame
+    weights: pd.DataFrame | None
+    bayes: pd.DataFrame | None
+    findings: list
+    methods: list
+    references: list
+    figures: list
+    reproduce: dict
+    timestamp: str
+    sections_skipped: list = field(default_factory=list)
+    analysis_notes: tuple = ()
+
+
+def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, seed: int = 0,
+                 bayes: bool = True, command: str | None = None, timestamp: str | None = None,
+                 max_pairs_shown: int = 30) -> Report:
+    """Run the analyses of a report on ``table`` (a ResultsTable) with one seed.
+
+    Parameters
+    ----------
+    aggregate : str
+        Aggregate over tasks (see ``evalband.aggregate.AGGREGATES``); 'mean' by default.
+    n_resamples : int
+        Bootstrap replicates shared by every interval, comparison and ranking.
+    confidence_level : float or str
+    seed : int
+        The one seed of the run (bootstrap, Dirichlet weights, posterior draws).
+    bayes : bool
+        Add Beta-Binomial credible intervals (binary scores or counts only).
+    command : str, optional
+        The command line that reproduces the report (shown in the report).
+    timestamp : str, optional
+        Shown on the report's one timestamp line; default now (UTC).
+    """
+    from ..compare import compare
+    from ..rank import rank
+    from ..resample import bootstrap, interval
+    from ..weights import weight_sensitivity
+    from . import plots
+    from ._findings import findings_for, method_notes, references
+
+    level = check_confidence_level(confidence_level)
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=100)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"`seed` must be an integer; got {seed!r}.")
+    table.require_models(2, "a report")
+    skipped = []
+
+    reps = bootstrap(table, n_resamples=n_resamples, rng=seed)
+    ranking = rank(table, replicates=reps, aggregate=aggregate, confidence_level=level, rng=seed)[aggregate]
+    comparison = compare(table, replicates=reps, aggregate=aggregate, confidence_level=level, per_task=False,
+                         rng=seed)
+    pairs = comparison.aggregates[0]
+    models = ranking.models
+    M = len(models)
+    overlap = interval(ranking.samples, ranking.estimate, confidence_level="overlap")
+    scale = getattr(ranking, "scale", 100.0)
+
+    # ---------------------------------------------------------------- figures
+    figures = []
+    label = f"{aggregate} over tasks" + (" (%)" if scale == 100 else "")
+    ax = plots.forest_plot(models, ranking.estimate, ranking.ci, overlap, scale=scale, xlabel=label,
+                           confidence_level=level)
+    figures.append(Figure("forest", "Each model's aggregate score",
+                          f"Dots: {aggregate} over tasks. Thin bars: {level:.0%} bootstrap intervals. Thick bars: "
+                          "83.4% intervals; when two thick bars do not overlap, the two models differ at about the "
+                          "5% level (a rule of thumb for independent estimates; the pairwise table is the test).",
+                          ax.figure))
+    task_ci = interval(reps.replicates, reps.observed, confidence_level=level)
+    ax = plots.task_heatmap(reps.models, reps.tasks, reps.observed, np.asarray(task_ci.high) - task_ci.low,
+                            annotate=len(reps.models) * len(reps.tasks) <= 320)
+    figures.append(Figure("tasks", "Per-task scores", f"Score (%) in each cell and, below it, ± half the width of its "
+                          f"{level:.0%} bootstrap interval.", ax.figure))
+    diff = np.zeros((M, M))
+    decided = np.zeros((M, M), dtype=bool)
+    ia = np.array([models.index(a) for a in pairs.model_a])
+    ib = np.array([models.index(b) for b in pairs.model_b])
+    diff[ia, ib], diff[ib, ia] = pairs.difference, -pairs.difference
+    dec = np.isin(pairs.verdict, ("A better", "B better"))
+    decided[ia, ib] = decided[ib, ia] = dec
+    order = np.argsort(-ranking.estimate, kind="stable")
+    ax = plots.pairwise_matrix(models, diff, decided, order=order, scale=scale)
+    figures.append(Figure("pairs", "Pairwise differences",
+                          f"Row model minus column model, in points. Coloured where the {level:.0%} interval of the "
+                          "difference excludes zero (paired bootstrap of the difference itself); grey where it "
+                          "does not: that difference is not yet decided.", ax.figure))
+    ax = plots.rank_distribution_plot(models, ranking.distribution, ranking.rank_ci)
+    figures.append(Figure("ranks", "Rank distributions",
+                          "Share of bootstrap replicates in which each model takes each rank; orange bars: "
+                          f"{level:.0%} rank intervals; ticks: mean rank.", ax.figure))
+
+    # ---------------------------------------------------------------- weight sensitivity
+    weights_frame = None
+    ws_results = []
+    groups = table.task_groups or {t: t for t in table.tasks}
+    if len(set(groups.values())) < 2:
+        skipped.append("Task-weight sensitivity: the tasks form a single group.")
+    else:
+        if reps.resampling == "paired":
+            ws_results.append(("measured", weight_sensitivity(reps, z="independent", rng=seed)))
+        else:
+            ws_results.append(("independent", weight_sensitivity(reps, z="independent", rng=seed)))
+            ws_results.append(("correlated", weight_sensitivity(reps, z="correlated", rng=seed)))
+        for name, ws in ws_results:
+            what = {"measured": "correlation between models measured from the paired replicates, z = 2",
+                    "independent": "models assumed independent, z = 2",
+                    "correlated": "moderate positive correlation allowed for, z = 1.4"}[name]
+            ax = plots.weight_sensitivity_plot(ws)
+            figures.append(Figure(f"weights-{name}", f"Which model is best under which task weights ({what})",
+                                  _weights_caption(ws), ax.figure))
+        frames = []
+        for name, ws in ws_results:
+            s = ws.shares()
+            s = s[(s["points"] > 0) | (s["model"] == "undecided")].copy()
+            s.insert(0, "threshold", f"z = {ws.z:g}")
+            frames.append(s)
+        weights_frame = pd.concat(frames, ignore_index=True)
+
+    # ---------------------------------------------------------------- Bayesian intervals
+    bayes_frame = None
+    if bayes:
+        try:
+            from ..bayes import beta_binomial
+
+            fit = beta_binomial(table, n_draws=4000, confidence_level=level, rng=seed)
+            bayes_frame = fit.summary()
+            b = bayes_frame.set_index("model").loc[list(models)]
+            ax = plots.interval_comparison_plot(
+                models, {"bootstrap": ranking.ci, "Bayesian (Beta-Binomial)": (b["ci_low"], b["ci_high"])},
+                {"bootstrap": ranking.estimate, "Bayesian (Beta-Binomial)": b["posterior_mean"].to_numpy()},
+                scale=scale, xlabel=label)
+            figures.append(Figure("bayes", "Bayesian and bootstrap intervals",
+                                  f"{level:.0%} bootstrap percentile intervals beside {level:.0%} equal-tailed "
+                                  "credible intervals of the Beta-Binomial hierarchy (exact posterior draws).",
+                                  ax.figure))
+        except (ImportError, ValueError, TypeError) as exc:
+            skipped.append(f"Bayesian intervals: {str(exc).splitlines()[0]}")
+
+    # ---------------------------------------------------------------- pass@k
+    if table.level == "item" and table.has_trials and table.is_binary:
+        try:
+            from ..estimate.passk import passk
+
+            kmax = int(table.data.groupby(["model", "task", "item"], observed=True).size().min())
+            ks = tuple(k for k in (1, 2, 3, 5, 10, 20, 50, 100) if k <= kmax)
+            pk = passk(table, k=ks, confidence_level=level)
+            est = np.asarray(pk.pass_at_k.estimate).mean(axis=1)
+            lo = np.asarray(pk.pass_at_k.ci.low).mean(axis=1)
+            hi = np.asarray(pk.pass_at_k.ci.high).mean(axis=1)
+            ax = plots.pass_at_k_plot(ks, est, pk.models, (lo, hi))
+            figures.append(Figure("passk", "pass@k", "pass@k averaged over tasks (unbiased estimator per item);"
+                                  " bands: the mean of the per-task intervals.", ax.figure))
+        except (ImportError, ValueError, TypeError) as exc:
+            skipped.append(f"pass@k: {str(exc).splitlines()[0]}")
+
+    # ---------------------------------------------------------------- tables
+    rank_frame = ranking.to_frame()
+    o = pd.Series(np.asarray(overlap.low), index=models)
+    rank_frame["ci834_low"] = rank_frame["model"].map(o)
+    rank_frame["ci834_high"] = rank_frame["model"].map(pd.Series(np.asarray(overlap.high), index=models))
+    pair_frame = pairs.to_frame()
+    per_task = reps.to_frame()
+    per_task["ci_low"] = np.asarray(task_ci.low).ravel()
+    per_task["ci_high"] = np.asarray(task_ci.high).ravel()
+
+    cov = table.coverage()
+    cov_summary = (cov.groupby("model", observed=True)
+                   .agg(tasks=("task", "nunique"), items=("items", "sum"), left_out=("left_out", "sum"))
+                   .reset_index())
+
+    facts = dict(table=table, reps=reps, ranking=ranking, pairs=pairs, weights=ws_results, bayes=bayes_frame,
+                 level=level, aggregate=aggregate, scale=scale, comparison=comparison)
+    import evalband
+
+    reproduce = {"command": command or "(API call: evalband.report.build_report)", "seed": int(seed),
+                 "evalband": evalband.__version__, "n_resamples": n_resamples,
+                 "confidence_level": level, "aggregate": aggregate,
+                 "python": platform.python_version(), "numpy": np.__version__}
+    stamp = timestamp or time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+    return Report(
+        title=f"evalband report: {table.source}", source=table.source, description=table.describe(),
+        notes=tuple(table.notes), attribution=table.attribution, coverage=cov_summary, ranking=rank_frame,
+        pairs=pair_frame, per_task=per_task, weights=weights_frame, bayes=bayes_frame,
+        findings=findings_for(facts), methods=method_notes(facts), references=references(facts), figures=figures,
+        reproduce=reproduce, timestamp=stamp, sections_skipped=skipped,
+        analysis_notes=tuple(dict.fromkeys(n for n in comparison.notes if n not in table.notes)),
+    )
+
+
+def _weights_caption(ws) -> str:
+    where = {"simplex": "Each point of the triangle is a weighting of the three task groups (a vertex puts all "
+                        "weight on one group; the star is equal weights).",
+             "line": "Each position is a weighting of the two task groups.",
+             "sampled": f"{len(ws.weights):,} weightings drawn uniformly over all weightings of the"
+                        f" {len(ws.groups)} task groups."}[ws.layout]
+    return (f"{where} A model is coloured where its weighted score leads the runner-up by more than {ws.z:g} "
+            "standard errors of their difference; grey where no model does (undecided).")
