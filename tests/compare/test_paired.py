@@ -65,7 +65,7 @@ def test_paired_difference_interval_coverage_and_width():
     from evalband.table import ResultsTable
 
     gen = np.random.default_rng(20261130)
-    s, n, p = 1000, 150, np.array([0.7, 0.65])
+    s, n, p = 1000, 300, np.array([0.7, 0.65])
     truth = p[0] - p[1]
     x = _correlated_binary(gen, s, n, p, rho=0.6)
     # ten tables of 100 datasets (tasks) each: the table's per-task view scans all rows, so smaller tables are faster
@@ -75,13 +75,13 @@ def test_paired_difference_interval_coverage_and_width():
         df = pd.DataFrame({"model": np.tile(["A", "B"], 100 * n), "task": np.repeat(np.arange(100), 2 * n),
                            "item": np.tile(np.repeat(np.arange(n), 2), 100), "score": xs.ravel()})
         table = ResultsTable.from_items(df)
-        paired = bootstrap(table, n_resamples=400, rng=k)
+        paired = bootstrap(table, n_resamples=500, rng=k)
         obs = paired.observed[0] - paired.observed[1]
         d_obs.append(obs)
         ci_p.append(interval(paired.replicates[:, 0] - paired.replicates[:, 1], obs))
         if k == 0:  # the same datasets resampled without pairing
             boot_sd = (paired.replicates[:, 0] - paired.replicates[:, 1]).std(axis=0, ddof=1)
-            unpaired = bootstrap(table, n_resamples=400, rng=k, resampling="independent")
+            unpaired = bootstrap(table, n_resamples=500, rng=k, resampling="independent")
             ci_u = interval(unpaired.replicates[:, 0] - unpaired.replicates[:, 1], obs)
     ci_p = ConfidenceInterval(np.concatenate([c.low for c in ci_p]), np.concatenate([c.high for c in ci_p]))
     cover_p = int(np.sum((ci_p.low <= truth) & (truth <= ci_p.high)))
