@@ -93,8 +93,12 @@ class DaskExecutor:
 def _nbytes(value) -> int:
     if isinstance(value, np.ndarray):
         return value.nbytes
-    if hasattr(value, "__dataclass_fields__"):
-        return sum(getattr(getattr(value, f), "nbytes", 0) for f in value.__dataclass_fields__)
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        return sum(_nbytes(getattr(value, f, None)) for f in value.__dataclass_fields__)
+    if isinstance(value, (tuple, list)):
+        return sum(_nbytes(v) for v in value)
+    if isinstance(value, dict):
+        return sum(_nbytes(v) for v in value.values())
     return 0
 
 

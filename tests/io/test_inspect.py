@@ -117,3 +117,11 @@ def test_truncated_archive_is_one_line_error(tmp_path):
     with pytest.raises(InputError, match="cut.eval") as err:
         read(bad)
     assert "\n" not in str(err.value)
+
+
+def test_missing_zstandard_names_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "zstandard", None)
+    with pytest.raises(ImportError, match=r"pip install 'evalband\[logs\]'"):
+        read(MODEL1)
