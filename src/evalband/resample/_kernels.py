@@ -1,8 +1,11 @@
 """Random streams and the count kernel of the bootstrap engine.
 
-Every draw is made in NumPy by a :class:`numpy.random.Generator`; only the *counting* of drawn indices (how often
-each item or cluster was drawn in each replicate) may run in a compiled numba kernel. Counts are integers, so the
-numba and the NumPy paths give bit-identical results for the same seed.
+Every random word comes from NumPy's SFC64 bit generator of a :class:`numpy.random.Generator` (``random_raw``);
+the words are cut into 32-bit chunks and turned into exactly uniform indices by Lemire's multiply-shift with
+rejection (:func:`draw_indices` is the reference definition). A compiled numba kernel reproduces the same SFC64
+stream from a copy of the generator's state and maps and counts the chunks in one pass (how often each item or
+cluster was drawn in each replicate); the NumPy path materializes the indices and counts them with ``bincount``.
+Counts are integers, so both paths give bit-identical results for the same seed.
 
 Streams: one :class:`~numpy.random.SeedSequence` entropy per run, and one child stream per (task, block of
 replicates[, model]) with ``spawn_key = (crc32(task), block[, crc32(model)])``. Keys follow names, not positions,
@@ -19,7 +22,7 @@ import zlib
 
 import numpy as np
 
-__all__ = ["block_size", "block_generator", "name_key", "draw_indices", "count_indices", "use_backend",
+__all__ = ["block_size", "block_generator", "name_key", "draw_indices", "draw_counts", "use_backend",
            "backend", "HAVE_NUMBA"]
 
 #: replicates per random block for small tasks; larger tasks use fewer (see :func:`block_size`)
@@ -49,21 +52,58 @@ def name_key(name: str) -> int:
 
 
 def block_generator(entropy, key: tuple[int, ...]) -> np.random.Generator:
-    """The Generator of one block: ``PCG64(SeedSequence(entropy, spawn_key=key))``."""
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=tuple(key))))
+    """The Generator of one block: ``Generator(SFC64(SeedSequence(entropy, spawn_key=key)))``.
+
+    SFC64 (Chris Doty-Humphrey's Small Fast Chaotic generator, shipped with NumPy) is used because its 64-bit
+    step is simple enough for the numba kernel to reproduce NumPy's stream exactly.
+    """
+    return np.random.Generator(np.random.SFC64(np.random.SeedSequence(entropy, spawn_key=tuple(key))))
 
 
-def _index_dtype(n_units: int):
-    if n_units <= 1 << 16:
-        return np.uint16
-    if n_units <= 1 << 32:
-        return np.uint32
-    return np.int64
+def _word_bits(n_units: int) -> int | None:
+    """Bits of random word per index: 32 for up to 2**32 units, else None (``Generator.integers`` on int64)."""
+    return 32 if n_units <= 1 << 32 else None
+
+
+def _words_for(remaining: int, n_units: int, bits: int = 32) -> int:
+    """64-bit words to draw for ``remaining`` indices: two 32-bit chunks per word, rejections are rare."""
+    return (remaining + 1) // 2
+
+
+def _chunks(words: np.ndarray) -> np.ndarray:
+    """The 32-bit chunks of raw 64-bit words, low half first (little-endian order on every platform)."""
+    return words.astype("<u8", copy=False).view("<u4")
+
+
+def _accepted_indices(chunks: np.ndarray, n_units: int) -> np.ndarray:
+    """Lemire's exact multiply-shift: chunk ``w`` gives ``(w * n) >> 32`` unless ``(w * n) mod 2**32`` falls
+    below ``2**32 mod n`` (probability below ``n / 2**32``), in which case the chunk is skipped."""
+    m = chunks.astype(np.uint64) * np.uint64(n_units)
+    keep = (m & np.uint64(0xFFFFFFFF)) >= np.uint64((1 << 32) % n_units)
+    return (m[keep] >> np.uint64(32)).astype(np.int64)
 
 
 def draw_indices(gen: np.random.Generator, n_units: int, shape: tuple[int, ...]) -> np.ndarray:
-    """Uniform indices in ``[0, n_units)`` of the given shape (+ a last axis of length ``n_units``)."""
-    return gen.integers(0, n_units, size=(*shape, n_units), dtype=_index_dtype(n_units))
+    """Uniform indices in ``[0, n_units)``, shaped ``(*shape, n_units)`` (one bootstrap sample per row).
+
+    Reference definition of the draws: the raw 64-bit stream of ``gen``'s bit generator (``random_raw``) is cut
+    into 32-bit chunks, low half first, and each chunk is mapped to ``[0, n_units)`` by Lemire's multiply-shift
+    with rejection, which is exactly uniform; the first ``prod(shape) * n_units`` accepted chunks, in stream
+    order, fill the rows. The numba kernel consumes the same stream in the same order.
+
+    References
+    ----------
+    Lemire, D. (2019). Fast random integer generation in an interval. ACM TOMACS 29(1), 3.
+    """
+    need = int(np.prod(shape, dtype=np.int64)) * n_units
+    if _word_bits(n_units) is None:
+        return gen.integers(0, n_units, size=(*shape, n_units), dtype=np.int64)
+    parts, have = [], 0
+    while have < need:
+        got = _accepted_indices(_chunks(gen.bit_generator.random_raw(_words_for(need - have, n_units))), n_units)
+        parts.append(got)
+        have += got.size
+    return np.concatenate(parts)[:need].reshape(*shape, n_units)
 
 
 def backend() -> str:
@@ -88,14 +128,6 @@ def use_backend(name: str):
         _BACKEND = old
 
 
-def _count_numpy(idx: np.ndarray, n_units: int) -> np.ndarray:
-    rows = idx.reshape(-1, idx.shape[-1])
-    offsets = np.arange(rows.shape[0], dtype=np.int64)[:, None] * n_units
-    flat = (rows + offsets).ravel()
-    counts = np.bincount(flat, minlength=rows.shape[0] * n_units)
-    return counts.reshape(*idx.shape[:-1], n_units).astype(np.float64)
-
-
 _numba_kernel = None
 
 
@@ -103,25 +135,97 @@ def _get_numba_kernel():
     global _numba_kernel
     if _numba_kernel is None:
         @_numba.njit(nogil=True, cache=True)
-        def _count(rows, out):  # pragma: no cover - compiled
-            r, n = rows.shape
-            for c in range(r):
-                for i in range(n):
-                    out[c, rows[c, i]] += 1.0
+        def _sfc_count(state, n_units, out):  # pragma: no cover - compiled
+            """NumPy's SFC64 stream from ``state``, cut into 32-bit chunks (low half first), mapped by Lemire's
+            multiply-shift and counted row by row into ``out``; False if some chunk should have been rejected
+            (the caller then takes the exact reference path)."""
+            a, b, c, w = state[0], state[1], state[2], state[3]
+            one, s11, s3 = np.uint64(1), np.uint64(11), np.uint64(3)
+            s24, s40, s32 = np.uint64(24), np.uint64(40), np.uint64(32)
+            low = np.uint64(0xFFFFFFFF)
+            nn = np.uint64(n_units)
+            thresh = np.uint64((1 << 32) % n_units)
+            rows, n = out.shape
+            rejected = False
+            word = np.uint64(0)
+            have = False
+            for row in range(rows):
+                r = out[row]
+                for _ in range(n):
+                    if not have:
+                        word = a + b + w
+                        w += one
+                        a = b ^ (b >> s11)
+                        b = c + (c << s3)
+                        c = ((c << s24) | (c >> s40)) + word
+                        m = (word & low) * nn
+                        have = True
+                    else:
+                        m = (word >> s32) * nn
+                        have = False
+                    rejected |= (m & low) < thresh
+                    r[np.uint32(m >> s32)] += 1
+            return not rejected
 
-        _numba_kernel = _count
+        @_numba.njit(nogil=True, cache=True)
+        def _sfc_count_exact(state, n_units, out):  # pragma: no cover - compiled
+            """As _sfc_count, skipping rejected chunks (slower; used for the rare block that has one)."""
+            a, b, c, w = state[0], state[1], state[2], state[3]
+            one, s11, s3 = np.uint64(1), np.uint64(11), np.uint64(3)
+            s24, s40, s32 = np.uint64(24), np.uint64(40), np.uint64(32)
+            low = np.uint64(0xFFFFFFFF)
+            nn = np.uint64(n_units)
+            thresh = np.uint64((1 << 32) % n_units)
+            rows, n = out.shape
+            word = np.uint64(0)
+            have = False
+            for row in range(rows):
+                r = out[row]
+                col = 0
+                while col < n:
+                    if not have:
+                        word = a + b + w
+                        w += one
+                        a = b ^ (b >> s11)
+                        b = c + (c << s3)
+                        c = ((c << s24) | (c >> s40)) + word
+                        m = (word & low) * nn
+                        have = True
+                    else:
+                        m = (word >> s32) * nn
+                        have = False
+                    ok = np.intp((m & low) >= thresh)
+                    r[np.uint32(m >> s32)] += ok
+                    col += ok
+
+        _numba_kernel = (_sfc_count, _sfc_count_exact)
     return _numba_kernel
 
 
-def count_indices(idx: np.ndarray, n_units: int) -> np.ndarray:
-    """How often each unit was drawn: ``idx`` (..., n) -> float64 counts (..., n_units).
+def draw_counts(gen: np.random.Generator, n_units: int, n_rows: int, dtype=np.float64) -> np.ndarray:
+    """Bootstrap counts: how often each of ``n_units`` units is drawn in each of ``n_rows`` samples of size
+    ``n_units`` -> ``(n_rows, n_units)`` array of ``dtype``.
 
-    Uses the numba kernel when available (install ``evalband[fast]``), else ``numpy.bincount``; both give the same
-    integers.
+    Equal to counting :func:`draw_indices` row by row. With numba (``evalband[fast]``) and an SFC64 generator, a
+    compiled kernel steps a copy of the generator's state through NumPy's SFC64 algorithm, maps and counts in one
+    pass; in the rare block where Lemire's method must reject a chunk (probability below ``n / 2**32`` per draw)
+    it redoes the block with a kernel that skips rejected chunks. Otherwise the indices are drawn by :func:`draw_indices` and counted with
+    ``numpy.bincount``. Both give the same integers for the same generator state. The generator's own state is
+    not advanced by the kernel (each block uses its own generator).
     """
-    if backend() == "numba":
-        rows = np.ascontiguousarray(idx.reshape(-1, idx.shape[-1]))
-        out = np.zeros((rows.shape[0], n_units), dtype=np.float64)
-        _get_numba_kernel()(rows, out)
-        return out.reshape(*idx.shape[:-1], n_units)
-    return _count_numpy(idx, n_units)
+    need = n_rows * n_units
+    if (backend() == "numba" and _word_bits(n_units) is not None
+            and isinstance(gen.bit_generator, np.random.SFC64)):
+        st = gen.bit_generator.state
+        if not st.get("has_uint32", 0):
+            state = np.array(st["state"]["state"], dtype=np.uint64)
+            out = np.zeros((n_rows, n_units), dtype=dtype)
+            fast, exact = _get_numba_kernel()
+            if not fast(state, n_units, out):
+                out.fill(0)
+                exact(state, n_units, out)
+            return out
+    idx = draw_indices(gen, n_units, (n_rows,))
+    offsets = np.arange(n_rows, dtype=np.int64)[:, None] * n_units
+    counts = np.bincount((idx + offsets).ravel(), minlength=need)
+    return counts.reshape(n_rows, n_units).astype(dtype)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import InputError, as_generator, check_choice, check_names, check_positive_int
-from ._kernels import block_generator, block_size, count_indices, draw_indices, name_key
+from ._kernels import block_generator, block_size, draw_counts, name_key
 from ._progress import track
 from .columns import ItemColumns
 from .replicates import Replicates, TaskUnits
@@ -43,6 +43,7 @@ class _Spec:
     model_keys: tuple = ()
     correct: np.ndarray | None = None     # binomial: (M,)
     n: np.ndarray | None = None           # binomial: (M,)
+    dtype: object = np.float64            # float32 when every weighted sum is an integer below 2**24 (exact)
 
 
 def _block(spec: _Spec, b: int) -> np.ndarray:
@@ -50,9 +51,9 @@ def _block(spec: _Spec, b: int) -> np.ndarray:
     if spec.mode == "paired":
         k_units = spec.X2.shape[0]
         gen = block_generator(spec.entropy, (spec.key, b))
-        w = count_indices(draw_indices(gen, k_units, (c,)), k_units)
-        sums = (w @ spec.X2).reshape(c, spec.n_models, -1)
-        total = np.full(c, float(k_units)) if spec.sizes is None else w @ spec.sizes
+        w = draw_counts(gen, k_units, c, spec.dtype)
+        sums = (w @ spec.X2).astype(np.float64).reshape(c, spec.n_models, -1)
+        total = np.full(c, float(k_units)) if spec.sizes is None else (w @ spec.sizes).astype(np.float64)
         return spec.finish(sums, total[:, None])
     out = np.empty((c, spec.n_models))
     for m, mkey in enumerate(spec.model_keys):
@@ -61,9 +62,9 @@ def _block(spec: _Spec, b: int) -> np.ndarray:
             out[:, m] = gen.binomial(spec.n[m], spec.correct[m] / spec.n[m], size=c) / spec.n[m]
             continue
         xm = spec.X[m]
-        w = count_indices(draw_indices(gen, xm.shape[0], (c,)), xm.shape[0])
-        total = np.full(c, float(xm.shape[0])) if spec.sizes is None else w @ spec.sizes
-        out[:, m] = spec.finish((w @ xm)[:, None, :], total[:, None])[:, 0]
+        w = draw_counts(gen, xm.shape[0], c, spec.dtype)
+        total = np.full(c, float(xm.shape[0])) if spec.sizes is None else (w @ spec.sizes).astype(np.float64)
+        out[:, m] = spec.finish((w @ xm).astype(np.float64)[:, None, :], total[:, None])[:, 0]
     return out
 
 
@@ -72,6 +73,15 @@ def _run_job(job) -> tuple[int, int, np.ndarray]:
     spec, b0, b1 = job
     vals = np.concatenate([_block(spec, b) for b in range(b0, b1)], axis=0)
     return spec.index, b0 * spec.block, vals
+
+
+def _exact_dtype(u: TaskUnits):
+    """float32 when every weighted sum is an integer below 2**24 (so float32 products are exact, like float64)."""
+    x = u.X
+    if not np.all(np.isfinite(x)) or not np.array_equal(x, np.round(x)):
+        return np.float64
+    bound = max(float(np.abs(x).max(initial=0.0)), float(u.sizes.max(initial=0.0))) * u.n_units
+    return np.float32 if bound < 2**24 else np.float64
 
 
 def _units_from_columns(task, cols, stat, codes):
@@ -248,14 +258,16 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
                 codes = td.clusters if use_clusters else None
             u = _units_from_columns(task, cols, stat, codes)
             units.append(u)
-            sizes = None if codes is None else u.sizes
+            dtype = _exact_dtype(u)
+            sizes = None if codes is None else u.sizes.astype(dtype)
             if resampling == "paired":
-                x2 = np.ascontiguousarray(np.moveaxis(u.X, 1, 0).reshape(u.n_units, -1))
+                x2 = np.ascontiguousarray(np.moveaxis(u.X, 1, 0).reshape(u.n_units, -1), dtype=dtype)
                 specs.append(_Spec(t, keys[t], entropy, "paired", n_resamples, block_size(u.n_units), n_m,
-                                   X2=x2, sizes=sizes, finish=stat.finish))
+                                   X2=x2, sizes=sizes, finish=stat.finish, dtype=dtype))
             else:
                 specs.append(_Spec(t, keys[t], entropy, "independent", n_resamples, block_size(u.n_units), n_m,
-                                   X=u.X, sizes=sizes, finish=stat.finish, model_keys=tuple(model_keys)))
+                                   X=np.ascontiguousarray(u.X, dtype=dtype), sizes=sizes, finish=stat.finish,
+                                   model_keys=tuple(model_keys), dtype=dtype))
         n_units = np.array([u.n_units for u in units], dtype=np.int64)
         if use_clusters and n_units.min() < 20:
             notes.append(f"some tasks have few clusters (as few as {int(n_units.min())}): the cluster bootstrap"
