@@ -45,3 +45,16 @@ def test_rliable_score_file_is_detected():
     assert r.exit_code == 0, r.output
     pong = next(ln for ln in r.output.splitlines() if ln.startswith("SPR,Pong,"))
     assert float(pong.split(",")[2]) == pytest.approx(sum(runs) / len(runs), rel=1e-12)
+
+
+def test_reader_options_reach_the_reader_only_when_given(tmp_path):
+    from evalband.cli._common import load_input
+
+    t = load_input(str(LOGS / "helm"), None, source="helm", metric="quasi_exact_match", split=None)
+    assert any("quasi_exact_match" in n for n in t.notes)
+    (tmp_path / "r.csv").write_text("model,task,item,score\na,t,1,1\na,t,2,0\n")
+    plain = load_input(str(tmp_path / "r.csv"), None, metric=None, filter=None, split=None, baselines=None)
+    assert plain.models == ("a",)
+    spr = load_input(str(FIXTURES / "atari100k" / "SPR.json"), None,
+                     baselines=str(FIXTURES / "atari100k" / "atari_100k_baselines.csv"))
+    assert any("normalized" in n for n in spr.notes)
