@@ -94,3 +94,12 @@ def test_assumptions_reported():
     rng = np.random.default_rng(11)
     good = rng.normal(size=(1, 60)) + rng.normal(size=(3, 60)) + np.array([[0.0], [0.2], [0.4]])
     assert rm_anova(good).assumptions_hold
+
+
+def test_few_tasks_judge_sphericity_by_epsilon():
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(6, 4)) * np.array([[0.1], [0.1], [1], [3], [5], [9]])  # 6 models, 4 tasks
+    res = rm_anova(x)
+    assert np.isnan(res.mauchly_pvalue)
+    assert res.epsilon_gg < 0.75 and not res.assumptions_hold
+    assert any("Greenhouse-Geisser epsilon" in n for n in res.notes)

@@ -104,7 +104,9 @@ class RMAnovaResult:
     shapiro_w, shapiro_pvalue : float
         Shapiro-Wilk test of the residuals x_ij - model mean - task mean + grand mean.
     assumptions_hold : bool
-        Neither Mauchly nor Shapiro-Wilk rejects at 1 - confidence_level.
+        Neither Mauchly nor Shapiro-Wilk rejects at 1 - confidence_level (when Mauchly's test is undefined, with
+        no more tasks than models - 1, sphericity is taken to hold when the Greenhouse-Geisser epsilon is at
+        least 0.75).
     means : numpy.ndarray, shape (n_models,)
     mse : float
         Error mean square (model x task interaction).
@@ -220,7 +222,14 @@ def rm_anova(scores, models=None, tasks=None, *, confidence_level=0.95) -> RMAno
         sw_w, sw_p = np.nan, np.nan
         notes.append("Shapiro-Wilk needs at least 3 non-constant residuals: not computed")
     alpha = 1 - level
-    holds = bool((np.isnan(mp) or mp > alpha) and (not np.isnan(sw_p) and sw_p > alpha))
+    if np.isnan(mp):
+        # Mauchly's test is undefined: fall back on the size of the Greenhouse-Geisser epsilon
+        spherical = eps >= 0.75
+        notes.append(f"sphericity judged from the Greenhouse-Geisser epsilon ({eps:.3g}; >= 0.75 taken as"
+                     " near-spherical)")
+    else:
+        spherical = mp > alpha
+    holds = bool(spherical and not np.isnan(sw_p) and sw_p > alpha)
     diff, tp, lo, hi = tukey_hsd_from_mse(model_means, mse, n, df2, confidence_level=level)
     return RMAnovaResult(float(f_stat), p, df1, df2, p_gg, float(eps), w, chi2, mdf, mp, sw_w, sw_p, holds,
                          model_means, float(mse), diff, tp, lo, hi, level, m.models, m.tasks, m.dropped_tasks,
