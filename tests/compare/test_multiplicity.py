@@ -63,9 +63,9 @@ def _count_weights(n, n_boot, gen):
 
 @pytest.mark.slow
 def test_max_t_simultaneous_coverage_and_narrower_than_bonferroni():
-    # 1,000 datasets of 4 correlated models on 150 items; all 6 pairwise differences must be covered at once.
+    # 1,000 datasets of 4 correlated models on 300 items (1,000 replicates each); all 6 pairwise differences must be covered at once.
     gen = np.random.default_rng(11)
-    n_sim, n, m, n_boot, chunk = 1000, 150, 4, 500, 50
+    n_sim, n, m, n_boot, chunk = 1000, 300, 4, 1000, 50
     mu = np.array([0.0, 0.1, 0.15, 0.3])
     cov = 0.6 * np.ones((m, m)) + 0.4 * np.eye(m)
     chol = np.linalg.cholesky(cov)
