@@ -72,3 +72,16 @@ def test_wrong_types_are_input_errors(tmp_path):
     (tmp_path / "X.json").write_text(json.dumps({"g": 3}))
     with pytest.raises(InputError, match="must be a list of run scores"):
         read(tmp_path / "X.json", source="rliable")
+
+
+def test_table_feeds_the_run_level_bootstrap():
+    """The normalized table is what rliable's stratified bootstrap needs: IQM of all runs of all games."""
+    from scipy import stats
+
+    from evalband.resample import bootstrap_items
+
+    table = read(SPR, baselines=BASE)
+    reps = bootstrap_items(table, "iqm", n_resamples=50, rng=1)
+    # scipy 1.17: trim_mean(scores, 0.25) is the interquartile mean of the 2,600 pooled run scores
+    assert reps.observed[0] == pytest.approx(stats.trim_mean(table.data["score"].to_numpy(), 0.25), rel=1e-12)
+    assert reps.resampling == "independent"
