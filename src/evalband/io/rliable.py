@@ -47,8 +47,9 @@ def read_rliable(data, *, baselines=None, unbounded: bool = True, **tabular) -> 
 
     Notes
     -----
-    Runs of different algorithms are independent: resample them independently per model and task
-    (``resampling='independent'``). Missing runs (``NaN`` or ``null``) are skipped and counted.
+    Runs of different algorithms are independent: resample them independently per model and task, as
+    :func:`evalband.resample.bootstrap_items` does by default (rliable's stratified bootstrap, for IQM, optimality
+    gap, probability of improvement). Missing runs (``NaN`` or ``null``) are skipped and counted.
 
     References
     ----------
@@ -99,7 +100,8 @@ def read_rliable(data, *, baselines=None, unbounded: bool = True, **tabular) -> 
                     rows["score"].append(float(v))
                     rows["where"].append(f"{path.name}:{where}[{i}]")
     notes = ["runs are items; runs of different models are independent, so resample them independently per model"
-             " and task (resampling='independent'), not paired"]
+             " and task (rliable's stratified bootstrap: evalband.resample.bootstrap_items, or"
+             " resampling='independent'), not paired"]
     if n_missing:
         notes.append(f"skipped {n_missing:,} missing run scores (null or NaN)")
     if baselines is not None and rows["score"]:
