@@ -25,6 +25,7 @@ the pandas baseline.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -105,15 +106,20 @@ def stage_evalband(args) -> dict:
     t2 = time.perf_counter()
     cols = ItemColumns(mats.models, mats.tasks, {t: {"score": mats.scores[t]} for t in mats.tasks},
                        notes=mats.notes, source=mats.source)
-    executor = None
-    if args.workers > 1:
-        from concurrent.futures import ThreadPoolExecutor
+    with contextlib.ExitStack() as stack:
+        executor = None
+        if args.scheduler:
+            from evalband.dist import dask_executor
 
-        executor = ThreadPoolExecutor(args.workers)
-    reps = bootstrap(cols, n_resamples=args.n_resamples, rng=args.seed, progress=False, executor=executor)
-    if executor is not None:
-        executor.shutdown()
-    times["bootstrap_seconds"] = time.perf_counter() - t2
+            executor = stack.enter_context(dask_executor(args.scheduler, n_workers=args.workers or None))
+        elif args.workers > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            executor = stack.enter_context(ThreadPoolExecutor(args.workers))
+        t2 = time.perf_counter()  # cluster start-up not counted
+        reps = bootstrap(cols, n_resamples=args.n_resamples, rng=args.seed, progress=False, executor=executor)
+        times["bootstrap_seconds"] = time.perf_counter() - t2
+    times["bootstrap_checksum"] = float(reps.replicates.sum())
 
     t3 = time.perf_counter()
     agg = get_aggregate("mean", tasks=reps.tasks, models=reps.models)
@@ -155,7 +161,7 @@ def _run_stage(name: str, args) -> dict:
     cmd = [sys.executable, __file__, "--stage", name, "--path", str(args.path), "--rows", str(args.rows),
            "--models", str(args.models), "--tasks", str(args.tasks), "--seed", str(args.seed),
            "--n-resamples", str(args.n_resamples), "--batch-size", str(args.batch_size),
-           "--workers", str(args.workers)]
+           "--workers", str(args.workers)] + (["--scheduler", args.scheduler] if args.scheduler else [])
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"stage {name} failed:\n{out.stderr[-3000:]}")
@@ -186,7 +192,8 @@ def main(argv=None):
     p.add_argument("--n-resamples", type=int, default=1000)
     p.add_argument("--seed", type=int, default=20261130)
     p.add_argument("--batch-size", type=int, default=1 << 21, help="rows per Arrow record batch")
-    p.add_argument("--workers", type=int, default=1, help="threads for the bootstrap (1 = none)")
+    p.add_argument("--workers", type=int, default=1, help="threads for the bootstrap (1 = none), or Dask workers")
+    p.add_argument("--scheduler", default=None, help="run the bootstrap on Dask: an address, or 'local'")
     p.add_argument("--path", type=Path, default=None, help="Parquet file (default: a temporary file)")
     p.add_argument("--keep", action="store_true", help="keep the generated file")
     p.add_argument("--reuse", action="store_true", help="reuse --path if it exists instead of regenerating")
@@ -209,6 +216,8 @@ def main(argv=None):
     print(f"evalband scale benchmark: {args.rows:,} rows = {args.models:,} models x"
           f" {args.rows // args.models:,} items in {args.tasks} tasks; B = {args.n_resamples:,}; seed {args.seed}")
     print(f"CPU count {os.cpu_count()}; {_versions()}")
+    if args.scheduler:
+        print(f"bootstrap on Dask ({args.scheduler}, {args.workers} workers); cluster start-up not timed")
     results = {}
     try:
         if args.reuse and args.path.exists():
@@ -224,6 +233,8 @@ def main(argv=None):
               f" Wilson intervals {e['summarize_seconds']:.2f} s, peak so far {e['peak_after_summarize_mb']:,.0f} MB;"
               f" bootstrap B={args.n_resamples} {e['bootstrap_seconds']:.1f} s; aggregate + {e['n_pairs']} top-20"
               f" differences + {e['models']} rank intervals {e['aggregate_compare_rank_seconds']:.1f} s)")
+        print(f"bootstrap checksum (sum of all replicates; equal for equal seeds on any executor):"
+              f" {e['bootstrap_checksum']!r}")
         agree = abs(e["checksum"] - b["checksum"] / (e["models"] * e["tasks"])) < 1e-9
         print(f"per-task accuracies of evalband and pandas agree: {agree}")
         if args.rows <= args.table_max_rows:
