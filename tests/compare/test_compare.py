@@ -124,6 +124,15 @@ def test_summary_data_sweep_assumed_correlation():
     assert np.all(corr <= 0.3) and np.all(corr > 0.29)
 
 
+def test_aggregate_parameters_after_colon(items):
+    c = compare(items, aggregate="binned-rank:0.05,optimality-gap:0.9", n_resamples=200, rng=1, per_task=False)
+    binned, gap = c["binned-rank:0.05"], c["optimality-gap:0.9"]
+    assert not binned.higher_is_better and not gap.higher_is_better
+    assert "(lower is better)" in binned.readings[0] and "points (lower is better)" in gap.readings[0]
+    with pytest.raises(ValueError, match="binned-rank:<bin_width>"):
+        compare(items, aggregate="mean:2", n_resamples=10)
+
+
 def test_errors(items):
     with pytest.raises(ValueError, match="'max-t'"):
         compare(items, correction="tukey", n_resamples=10)

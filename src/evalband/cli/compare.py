@@ -12,8 +12,9 @@ from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, Forma
                       TrialColOpt, UnboundedOpt, emit, errors, load_input)
 
 AggregateOpt = Annotated[str, typer.Option(
-    "--aggregate", help="Aggregate over tasks: mean, geometric, harmonic, minmax, chance-normalized, mean-rank,"
-                        " binned-rank, median, iqm, optimality-gap, win-rate, ... (comma-separated for several).")]
+    "--aggregate", help="Aggregate over tasks: mean, geometric, harmonic, minmax, mean-rank, win-rate, median, iqm,"
+                        " binned-rank:WIDTH, optimality-gap:GAMMA, chance-normalized:CHANCE,"
+                        " probability-of-improvement:BASELINE (comma-separated for several).")]
 WeightsOpt = Annotated[Optional[str], typer.Option(
     "--weights", help="Task or group weights: 'task=w,...', 'group=w,...', 'w1,w2,...' in task order, or"
                       " 'groups' for equal weight per group.", show_default=False)]

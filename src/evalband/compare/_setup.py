@@ -158,7 +158,7 @@ def resolve_aggregates(reps, aggregate="mean", *, weights=None, group_weights=No
             hib = getattr(fn, "higher_is_better", None)
         if hib is None:
             hib = name not in LOWER_IS_BETTER
-        unitless = name in _UNITLESS or not getattr(fn, "accuracy_scale", True)
+        unitless = name.split(":")[0] in _UNITLESS or not getattr(fn, "accuracy_scale", True)
         out.append(AggregateValues(name, obs, samples, jack, bool(hib), linear_weights(fn, reps.observed),
                                    1.0 if unitless else 100.0, "" if unitless else "points", fn))
     return out
@@ -174,9 +174,27 @@ def _get(spec, reps, *, weights=None, group_weights=None, **options):
     if group_weights is not None:
         kwargs["group_weights"] = group_weights
     kwargs.setdefault("replicates", reps)
+    if isinstance(spec, str) and ":" in spec:  # 'binned-rank:0.01', 'optimality-gap:0.9', ...
+        spec, value = (x.strip() for x in spec.split(":", 1))
+        if spec not in _PARAMETER:
+            raise ValueError(f"aggregate {spec!r} takes no ':' parameter; those that do: "
+                             + ", ".join(f"{k}:<{v}>" for k, v in _PARAMETER.items()) + ".")
+        key = _PARAMETER[spec]
+        if key == "baseline":
+            kwargs[key] = value
+        else:
+            try:
+                kwargs[key] = float(value)
+            except ValueError:
+                raise ValueError(f"aggregate '{spec}:{value}': {value!r} is not a number.") from None
     if spec == "minmax" and "floors" not in kwargs and "ceilings" not in kwargs:
         kwargs.setdefault("fit", True)  # min and max over all models and replicates (Longjohn et al. 2025)
     return get_aggregate(spec, **kwargs)
+
+
+#: aggregates with one parameter that a ':' suffix sets (the CLI's way to pass it)
+_PARAMETER = {"binned-rank": "bin_width", "optimality-gap": "gamma", "probability-of-improvement": "baseline",
+              "chance-normalized": "chance"}
 
 
 def linear_weights(fn, observed) -> np.ndarray | None:

@@ -193,6 +193,8 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     if correction in ("bonferroni", "holm", "bh"):
         label = f"{correction.capitalize() if correction != 'bh' else 'BH'}-corrected CI"
     extras = list(extra_readings) if extra_readings is not None else [""] * m
+    if not higher_is_better:
+        unit = f"{unit} (lower is better)".strip()
     readings = tuple(
         reading(ma[k], mb[k], d[k], low[k], high[k], verdicts[k], se=se[k], confidence_level=level_used,
                 scale=scale, unit=unit, label=label, extra=extras[k])
