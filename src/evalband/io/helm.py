@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .._validate import InputError
 from ..table import ResultsTable
-from .folders import Skipped, as_label, build_table, check_tabular_unused, field, files_of, load_json
+from .folders import as_label, build_table, check_tabular_unused, field, files_of, load_json
 
 __all__ = ["read_helm"]
 
@@ -158,7 +158,8 @@ def read_helm(data, *, metric: str | None = None, split: str = "auto", perturbat
     notes = []
     if used_metrics:
         how = "" if metric else " (default; choose with --metric)"
-        notes.append(f"HELM metric used: {', '.join(sorted(used_metrics))}{how}; split: {', '.join(sorted(used_splits))}")
+        notes.append(f"HELM metric used: {', '.join(sorted(used_metrics))}{how};"
+                     f" split: {', '.join(sorted(used_splits))}")
     if n_perturbed:
         notes.append(f"skipped {n_perturbed:,} statistics on perturbed instances (perturbations=True keeps them)")
     return build_table(rows, source=source, notes=notes, skipped=skipped, unbounded=unbounded, what="HELM runs")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .._validate import InputError
 from ..table import SCORE_LETTERS, ResultsTable
-from .folders import Skipped, as_label, build_table, check_tabular_unused, field, files_of, load_json, \
+from .folders import as_label, build_table, check_tabular_unused, field, files_of, load_json, \
     require_zstandard
 
 __all__ = ["read_inspect", "read_eval_archive"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .._validate import InputError
 from ..table import ResultsTable
-from .folders import Skipped, as_label, build_table, check_tabular_unused, field, files_of, iter_jsonl, load_json
+from .folders import as_label, build_table, check_tabular_unused, field, files_of, iter_jsonl, load_json
 
 __all__ = ["read_lm_eval"]
 

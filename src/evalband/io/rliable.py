@@ -22,7 +22,7 @@ import pandas as pd
 
 from .._validate import InputError
 from ..table import ResultsTable
-from .folders import Skipped, build_table, check_tabular_unused, files_of, load_json
+from .folders import build_table, check_tabular_unused, files_of, load_json
 
 __all__ = ["read_rliable", "read_baselines"]
 
