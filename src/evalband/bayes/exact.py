@@ -123,8 +123,10 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
     worst = float(grid.refinement_shift.max())
     if worst > SHIFT_TOLERANCE:
         warnings.append(f"refining the grid moved a posterior mean by {worst:.3g} posterior sd; raise grid_size")
+    edge = float(grid.edge_drop[~grid.at_limit].min()) if (~grid.at_limit).any() else float("nan")
     notes = [f"exact Beta-Binomial posterior on a {grid_size} x {grid_size} grid per model; refining the grid"
-             f" moves posterior means by at most {worst:.2g} posterior sd",
+             f" moves posterior means by at most {worst:.2g} posterior sd; the grid's edges lie at least"
+             f" {edge:.3g} below the maximum log density",
              f"prior on each model's alpha and beta: {prior.label}",
              f"aggregate: {agg_name}",
              "ci = equal-tailed credible interval of the true accuracy; hdi = highest-density interval;"

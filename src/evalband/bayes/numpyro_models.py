@@ -158,8 +158,12 @@ def nuts_beta_binomial(data, *, prior=None, num_warmup: int = 1000, num_samples:
 
 
 # --------------------------------------------------------------------------------------------- logistic
-def _logistic_model(model_idx, task_idx, unit_idx, cluster_idx, successes, trials, n_models, n_tasks, n_units,
-                     n_clusters):
+def _logistic_model(model_idx, task_idx, cluster_idx, successes, trials, item_task, item_cluster, n_models,
+                    n_tasks, n_clusters):
+    """Rows form (``item_task`` None): one binomial row per (model, task[, cluster]). Dense form: ``successes``
+    and ``trials`` shaped (models, items) with zero trials where a model lacks an item, one effect per item
+    (``item_task``, ``item_cluster`` give each item's task and cluster): gathers over items, not over rows, which
+    keeps the gradient cheap."""
     import numpyro
     import numpyro.distributions as dist
 
@@ -172,30 +176,37 @@ def _logistic_model(model_idx, task_idx, unit_idx, cluster_idx, successes, trial
     with numpyro.plate("tasks", n_tasks):
         b = s_b * numpyro.sample("z_task", dist.Normal(0.0, 1.0))
     with numpyro.plate("model_task", n_models * n_tasks):
-        c = s_c * numpyro.sample("z_model_task", dist.Normal(0.0, 1.0))
-    eta = mu + a[model_idx] + b[task_idx] + c[model_idx * n_tasks + task_idx]
-    if n_units:
-        s_d = numpyro.sample("sigma_item", dist.HalfNormal(1.0))
-        with numpyro.plate("items", n_units):
-            d = s_d * numpyro.sample("z_item", dist.Normal(0.0, 1.0))
-        eta = eta + d[unit_idx]
+        c = (s_c * numpyro.sample("z_model_task", dist.Normal(0.0, 1.0))).reshape(n_models, n_tasks)
+    e = None
     if n_clusters:
         s_e = numpyro.sample("sigma_cluster", dist.HalfNormal(1.0))
         with numpyro.plate("clusters", n_clusters):
             e = s_e * numpyro.sample("z_cluster", dist.Normal(0.0, 1.0))
-        eta = eta + e[cluster_idx]
-    with numpyro.plate("obs", model_idx.shape[0]):
-        numpyro.sample("y", dist.Binomial(trials, logits=eta), obs=successes)
+    if item_task is None:
+        eta = mu + a[model_idx] + b[task_idx] + c[model_idx, task_idx]
+        if e is not None:
+            eta = eta + e[cluster_idx]
+        with numpyro.plate("obs", model_idx.shape[0]):
+            numpyro.sample("y", dist.Binomial(trials, logits=eta), obs=successes)
+        return
+    s_d = numpyro.sample("sigma_item", dist.HalfNormal(1.0))
+    with numpyro.plate("items", item_task.shape[0]):
+        d = s_d * numpyro.sample("z_item", dist.Normal(0.0, 1.0))
+    per_item = b[item_task] + d + (e[item_cluster] if e is not None else 0.0)  # (K,)
+    eta = mu + a[:, None] + c[:, item_task] + per_item[None, :]  # (M, K)
+    numpyro.sample("y", dist.Binomial(trials, logits=eta).to_event(2), obs=successes)
 
 
 def _logistic_data(table, counts_models, counts_tasks, item_effects, cluster_effects):
-    """Observation arrays for the logistic model, plus per-task unit maps for theta."""
+    """Observation arrays for the logistic model (rows or dense form), observed accuracies, test-set sizes and
+    the units theta averages over."""
     m_names, t_names = list(counts_models), list(counts_tasks)
+    none = dict(model_idx=None, task_idx=None, cluster_idx=None, item_task=None, item_cluster=None)
     if isinstance(table, Counts) or table.level == "summary":
         c = table if isinstance(table, Counts) else table.counts(models=m_names, tasks=t_names)
         mi, ti = np.meshgrid(np.arange(len(m_names)), np.arange(len(t_names)), indexing="ij")
-        obs = dict(model_idx=mi.ravel(), task_idx=ti.ravel(), unit_idx=None, cluster_idx=None,
-                   successes=c.correct.ravel(), trials=c.n.ravel())
+        obs = dict(none, model_idx=mi.ravel(), task_idx=ti.ravel(), successes=c.correct.ravel(),
+                   trials=c.n.ravel())
         return obs, c.correct / c.n, c.n, None, 0, 0
     if table.score_kind != "binary":
         raise InputError("the logistic model needs binary (0/1) scores", source=table.source)
@@ -224,38 +235,37 @@ def _logistic_data(table, counts_models, counts_tasks, item_effects, cluster_eff
     if use_items:
         ui, u_labels = pd.factorize(pd.Series(d["task"].astype(str).to_numpy()) + "\x00"
                                     + pd.Series(d["item"].astype(str).to_numpy()))
-        n_units = len(u_labels)
-        unit_task = np.zeros(n_units, dtype=np.int64)
-        unit_task[ui] = ti
-        unit_cluster = None
+        k = len(u_labels)
+        item_task = np.zeros(k, dtype=np.int64)
+        item_task[ui] = ti
+        item_cluster = None
         if ci is not None:
-            unit_cluster = np.zeros(n_units, dtype=np.int64)
-            unit_cluster[ui] = ci
-        obs = dict(model_idx=mi, task_idx=ti, unit_idx=ui.astype(np.int64), cluster_idx=ci,
-                   successes=y, trials=np.ones_like(y))
-        units = dict(task=unit_task, weight=np.ones(n_units), item=np.arange(n_units), cluster=unit_cluster)
-        return obs, observed, size, units, n_units, n_clusters
-    # no item effects: binomial counts per (model, task[, cluster]) — the same likelihood, far fewer terms
+            item_cluster = np.zeros(k, dtype=np.int64)
+            item_cluster[ui] = ci
+        succ, tri = np.zeros((grid[0], k)), np.zeros((grid[0], k))
+        np.add.at(succ, (mi, ui), y)  # trials of an item add up: binomial per (model, item)
+        np.add.at(tri, (mi, ui), 1.0)
+        obs = dict(none, successes=succ, trials=tri, item_task=item_task, item_cluster=item_cluster)
+        units = dict(task=item_task, weight=np.ones(k), item=np.arange(k), cluster=item_cluster)
+        return obs, observed, size, units, k, n_clusters
+    # no item effects: binomial counts per (model, task[, cluster]) give the same likelihood with far fewer terms
     key = np.column_stack([mi, ti] + ([ci] if ci is not None else []))
     uniq, inv = np.unique(key, axis=0, return_inverse=True)
     inv = inv.ravel()
-    succ = np.bincount(inv, weights=y)
-    tri = np.bincount(inv).astype(np.float64)
-    obs = dict(model_idx=uniq[:, 0], task_idx=uniq[:, 1], unit_idx=None,
-               cluster_idx=uniq[:, 2] if ci is not None else None, successes=succ, trials=tri)
+    obs = dict(none, model_idx=uniq[:, 0], task_idx=uniq[:, 1], cluster_idx=uniq[:, 2] if ci is not None else None,
+               successes=np.bincount(inv, weights=y), trials=np.bincount(inv).astype(np.float64))
     units = None
     if ci is not None:  # theta averages over the task's clusters, weighted by their item counts
         items = d.drop_duplicates(["task", "item"])
-        # cluster codes of the items must match ``ci``: map through the same labels
         labels = pd.Series(d["task"].astype(str).to_numpy()) + "\x00" + pd.Series(d["cluster"].astype(str).to_numpy())
-        code_of = dict(zip(pd.unique(labels), range(n_clusters)))
+        code_of = dict(zip(pd.unique(labels), range(n_clusters)))  # the codes of ``ci``
         item_labels = (pd.Series(items["task"].astype(str).to_numpy()) + "\x00"
                        + pd.Series(items["cluster"].astype(str).to_numpy()))
         cl = item_labels.map(code_of).to_numpy(np.int64)
-        w = np.bincount(cl, minlength=n_clusters).astype(np.float64)
         ctask = np.zeros(n_clusters, dtype=np.int64)
         ctask[ci] = ti
-        units = dict(task=ctask, weight=w, item=None, cluster=np.arange(n_clusters))
+        units = dict(task=ctask, weight=np.bincount(cl, minlength=n_clusters).astype(np.float64), item=None,
+                     cluster=np.arange(n_clusters))
     return obs, observed, size, units, 0, n_clusters
 
 
@@ -339,7 +349,7 @@ def logistic(data, *, item_effects=None, cluster_effects=None, num_warmup: int =
     import jax.numpy as jnp
 
     arrays = {k: (jnp.asarray(v) if v is not None else None) for k, v in obs.items()}
-    kwargs = dict(arrays, n_models=len(m_names), n_tasks=len(t_names), n_units=n_units, n_clusters=n_clusters)
+    kwargs = dict(arrays, n_models=len(m_names), n_tasks=len(t_names), n_clusters=n_clusters)
     _, idata = _run_nuts(_logistic_model, kwargs, num_warmup=num_warmup, num_samples=num_samples,
                          num_chains=num_chains, seed=int(gen.integers(0, 2**31 - 1)), target_accept=target_accept,
                          max_tree_depth=max_tree_depth)

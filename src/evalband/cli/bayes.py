@@ -114,6 +114,7 @@ def bayes(
         for message in result.warnings:
             typer.echo(f"evalband: warning: {message}", err=True)
         frames = [("model", result.summary()[_MODEL_COLS])]
+        extra_notes = []
         if pairs:
             frames.append(("pair", result.pairs()[_PAIR_COLS]))
         if sensitivity:
@@ -129,10 +130,11 @@ def bayes(
 
             cmp = compare_with_bootstrap(table, result, rng=seed)
             frames += [("compare", cmp.models), ("compare_pair", cmp.pairs)]
-        emit(_output(frames, fmt, result, table))
+            extra_notes += list(cmp.notes)
+        emit(_output(frames, fmt, result, table, extra_notes))
 
 
-def _output(frames, fmt, result, table) -> str:
+def _output(frames, fmt, result, table, extra_notes=()) -> str:
     from ..report.format import render
 
     if fmt == "json":
@@ -152,6 +154,7 @@ def _output(frames, fmt, result, table) -> str:
         value_cols = [c for c in frame.columns if c.endswith(("_low", "_high", "_mean", "observed", "_sd", "_diff"))
                       and not c.startswith("rank")]
         se_col = "posterior_sd" if "posterior_sd" in frame.columns else None
-        notes = list(result.notes) + [f"data: {table.describe()}"] if i == len(frames) - 1 else ()
+        last = i == len(frames) - 1
+        notes = list(result.notes) + list(extra_notes) + [f"data: {table.describe()}"] if last else ()
         parts.append(render(frame, fmt, value_cols=value_cols, se_col=se_col, title=titles.get(kind), notes=notes))
     return "\n".join(parts)
