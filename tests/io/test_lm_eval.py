@@ -148,3 +148,10 @@ def test_samples_without_results_file_are_skipped_with_reason(tmp_path):
 def test_tabular_options_are_refused_not_ignored():
     with pytest.raises(ValueError, match="score_col"):
         read(REAL, source="lm-eval", score_col="acc")
+
+
+def test_a_samples_file_named_alone_finds_its_results_file():
+    table = read(REAL / f"samples_math_perturbed_full_{STAMP}.jsonl", source="lm-eval")
+    assert table.models == ("RylanSchaeffer/mem_Qwen3-93M_minerva_math_rep_0_sbst_1.0000_epch_1_ot_1",)
+    assert table.task_data("math_perturbed_full").n_items == 10
+    assert not any("no samples file" in n for n in table.notes)

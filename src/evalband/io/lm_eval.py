@@ -91,6 +91,9 @@ def read_lm_eval(data, *, metric: str | None = None, filter: str | None = None, 
     for f in sample_files:
         m = _SAMPLES.fullmatch(f.name)
         run = runs.get((f.parent, m["stamp"]))
+        beside = f.parent / f"results_{m['stamp']}.json"
+        if run is None and beside.is_file():  # a samples file named on its own: its results file is beside it
+            run = runs[(f.parent, m["stamp"])] = {**_read_results(beside), "named": False}
         if run is None:
             skipped.add(f, "no results_<date>.json with the same date beside it to name the model")
             continue
@@ -112,6 +115,8 @@ def read_lm_eval(data, *, metric: str | None = None, filter: str | None = None, 
         for k in rows:
             rows[k].extend(records[k])
     for (folder, stamp), run in runs.items():
+        if not run.get("named", True):
+            continue
         missing = sorted(set(run["tasks"]) - seen_tasks.get((folder, stamp), set()) - set(run["groups"]))
         for t in missing:
             skipped.add(f"{run['model']}/{t}", "task in results file but no samples file (run with --log_samples)")
