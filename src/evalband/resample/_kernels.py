@@ -137,39 +137,7 @@ def _get_numba_kernel():
         @_numba.njit(nogil=True, cache=True)
         def _sfc_count(state, n_units, out):  # pragma: no cover - compiled
             """NumPy's SFC64 stream from ``state``, cut into 32-bit chunks (low half first), mapped by Lemire's
-            multiply-shift and counted row by row into ``out``; False if some chunk should have been rejected
-            (the caller then takes the exact reference path)."""
-            a, b, c, w = state[0], state[1], state[2], state[3]
-            one, s11, s3 = np.uint64(1), np.uint64(11), np.uint64(3)
-            s24, s40, s32 = np.uint64(24), np.uint64(40), np.uint64(32)
-            low = np.uint64(0xFFFFFFFF)
-            nn = np.uint64(n_units)
-            thresh = np.uint64((1 << 32) % n_units)
-            rows, n = out.shape
-            rejected = False
-            word = np.uint64(0)
-            have = False
-            for row in range(rows):
-                r = out[row]
-                for _ in range(n):
-                    if not have:
-                        word = a + b + w
-                        w += one
-                        a = b ^ (b >> s11)
-                        b = c + (c << s3)
-                        c = ((c << s24) | (c >> s40)) + word
-                        m = (word & low) * nn
-                        have = True
-                    else:
-                        m = (word >> s32) * nn
-                        have = False
-                    rejected |= (m & low) < thresh
-                    r[np.uint32(m >> s32)] += 1
-            return not rejected
-
-        @_numba.njit(nogil=True, cache=True)
-        def _sfc_count_exact(state, n_units, out):  # pragma: no cover - compiled
-            """As _sfc_count, skipping rejected chunks (slower; used for the rare block that has one)."""
+            multiply-shift with rejection (a rejected chunk is skipped) and counted row by row into ``out``."""
             a, b, c, w = state[0], state[1], state[2], state[3]
             one, s11, s3 = np.uint64(1), np.uint64(11), np.uint64(3)
             s24, s40, s32 = np.uint64(24), np.uint64(40), np.uint64(32)
@@ -194,11 +162,11 @@ def _get_numba_kernel():
                     else:
                         m = (word >> s32) * nn
                         have = False
-                    ok = np.intp((m & low) >= thresh)
-                    r[np.uint32(m >> s32)] += ok
-                    col += ok
+                    if (m & low) >= thresh:
+                        r[np.uint32(m >> s32)] += 1
+                        col += 1
 
-        _numba_kernel = (_sfc_count, _sfc_count_exact)
+        _numba_kernel = _sfc_count
     return _numba_kernel
 
 
@@ -207,10 +175,9 @@ def draw_counts(gen: np.random.Generator, n_units: int, n_rows: int, dtype=np.fl
     ``n_units`` -> ``(n_rows, n_units)`` array of ``dtype``.
 
     Equal to counting :func:`draw_indices` row by row. With numba (``evalband[fast]``) and an SFC64 generator, a
-    compiled kernel steps a copy of the generator's state through NumPy's SFC64 algorithm, maps and counts in one
-    pass; in the rare block where Lemire's method must reject a chunk (probability below ``n / 2**32`` per draw)
-    it redoes the block with a kernel that skips rejected chunks. Otherwise the indices are drawn by :func:`draw_indices` and counted with
-    ``numpy.bincount``. Both give the same integers for the same generator state. The generator's own state is
+    compiled kernel steps a copy of the generator's state through NumPy's SFC64 algorithm, maps (skipping the
+    rare rejected chunk, probability below ``n / 2**32``) and counts in one pass. Otherwise the indices are
+    drawn by :func:`draw_indices` and counted with ``numpy.bincount``. Both give the same integers for the same generator state. The generator's own state is
     not advanced by the kernel (each block uses its own generator).
     """
     need = n_rows * n_units
@@ -220,10 +187,7 @@ def draw_counts(gen: np.random.Generator, n_units: int, n_rows: int, dtype=np.fl
         if not st.get("has_uint32", 0):
             state = np.array(st["state"]["state"], dtype=np.uint64)
             out = np.zeros((n_rows, n_units), dtype=dtype)
-            fast, exact = _get_numba_kernel()
-            if not fast(state, n_units, out):
-                out.fill(0)
-                exact(state, n_units, out)
+            _get_numba_kernel()(state, n_units, out)
             return out
     idx = draw_indices(gen, n_units, (n_rows,))
     offsets = np.arange(n_rows, dtype=np.int64)[:, None] * n_units
