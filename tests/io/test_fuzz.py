@@ -185,3 +185,23 @@ def test_eval_archive_with_a_bad_sample_names_the_member(tmp_path):
         zf.writestr("samples/1_epoch_1.json", json.dumps({"id": 1, "epoch": "one", "scores": {}}))
     with pytest.raises(InputError, match=r"x.eval, samples/1_epoch_1.json: 'samples/1_epoch_1.json.epoch' must"):
         read(path)
+
+
+@FUZZ
+@given(which=st.integers(0, 18), pick=st.integers(0, 10 ** 6), value=JSON_VALUES, delete=st.booleans())
+def test_wrong_types_inside_eval_archives(tmp_path, which, pick, value, delete):
+    from evalband.io.inspect import read_eval_archive
+
+    src = sorted((LOGS / "inspect_eval").glob("*.eval"))[0]
+    header, samples = read_eval_archive(src)
+    members = [("header.json", header)] + samples
+    name, doc = members[which % len(members)]
+    paths = _paths(doc)
+    path = paths[pick % len(paths)][0]
+    doc = _delete(doc, path) if delete and path else _set(doc, path, value)
+    members[which % len(members)] = (name, doc)
+    out = tmp_path / "mut.eval"
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for n, d in members:
+            zf.writestr(n, json.dumps(d))
+    _check(out, "inspect")
