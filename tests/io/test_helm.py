@@ -86,3 +86,16 @@ def test_wrong_types_name_the_file(tmp_path):
     (run / "per_instance_stats.json").write_text(json.dumps(stats))
     with pytest.raises(InputError, match=r"per_instance_stats.json: '\[2\].stats\[0\].name' must be an object"):
         read(run, source="helm")
+
+
+@pytest.mark.parametrize("run, task", [
+    ("mmlu:subject=philosophy,method=multiple_choice_joint,model=openai_gpt2",
+     "mmlu:subject=philosophy,method=multiple_choice_joint"),
+    ("narrative_qa:model=openai_gpt2", "narrative_qa"),
+    ("mmlu:model=x,max_train_instances=0", "mmlu:max_train_instances=0"),
+    ("a:b=1,model=m,model_deployment=d,c=2", "a:b=1,c=2"),
+])
+def test_task_is_the_run_name_without_the_model(run, task):
+    from evalband.io.helm import _task_name
+
+    assert _task_name(run) == task

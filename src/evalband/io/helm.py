@@ -85,8 +85,7 @@ def read_helm(data, *, metric: str | None = None, split: str = "auto", perturbat
             if not found:
                 raise InputError("missing key 'adapter_spec.model' (and no model= in the run name)", source=ssrc)
             model = found.group(1)
-        task = _DEPLOY_ARG.sub(r"\1", _MODEL_ARG.sub(r"\1", run_name)).replace(",,", ",").strip(",:")
-        task = task.rstrip(",:") or run_name
+        task = _task_name(run_name)
         groups = spec.get("groups")
         group = groups[0] if isinstance(groups, list) and groups and isinstance(groups[0], str) else None
         key = (model, task)
@@ -163,3 +162,10 @@ def read_helm(data, *, metric: str | None = None, split: str = "auto", perturbat
     if n_perturbed:
         notes.append(f"skipped {n_perturbed:,} statistics on perturbed instances (perturbations=True keeps them)")
     return build_table(rows, source=source, notes=notes, skipped=skipped, unbounded=unbounded, what="HELM runs")
+
+
+def _task_name(run_name: str) -> str:
+    """The run name without its ``model=`` and ``model_deployment=`` arguments."""
+    task = _DEPLOY_ARG.sub(r"\1", _MODEL_ARG.sub(r"\1", run_name))
+    task = re.sub(r",{2,}", ",", task).replace(":,", ":").strip(",:")
+    return task or run_name
