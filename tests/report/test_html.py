@@ -189,3 +189,14 @@ def test_build_report_argument_errors():
         build_report(table, n_resamples=10)
     with pytest.raises(TypeError, match="`seed`"):
         build_report(table, seed="x")
+
+
+def test_lower_is_better_aggregate_orders_best_first():
+    rep = build_report(_small_vtab(), aggregate="mean-rank", n_resamples=200, seed=2, bayes=False, timestamp="T")
+    assert rep.scale == 1 and not rep.higher_is_better
+    assert "lowest (best) mean-rank" in rep.findings[0]
+    best = rep.ranking.sort_values("estimate")["model"].iloc[0]
+    assert rep.findings[0].startswith(best)
+    assert rep.ranking["rank"].iloc[0] == 1
+    text = render_html(rep)
+    assert "(points)" not in text.split("<h2>Methods</h2>")[0].split("<h2>Task weights</h2>")[0]

@@ -48,6 +48,8 @@ class Report:
     timestamp: str
     sections_skipped: list = field(default_factory=list)
     analysis_notes: tuple = ()
+    scale: float = 100.0
+    higher_is_better: bool = True
 
 
 def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, seed: int = 0,
@@ -94,12 +96,14 @@ def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, con
     M = len(models)
     overlap = interval(ranking.samples, ranking.estimate, confidence_level="overlap")
     scale = getattr(ranking, "scale", 100.0)
+    hib = bool(getattr(ranking, "higher_is_better", True))
+    order = np.lexsort((ranking.rank_mean, ranking.rank))          # best first, whatever the direction
 
     # ---------------------------------------------------------------- figures
     figures = []
     label = f"{aggregate} over tasks" + (" (%)" if scale == 100 else "")
     ax = plots.forest_plot(models, ranking.estimate, ranking.ci, overlap, scale=scale, xlabel=label,
-                           confidence_level=level)
+                           confidence_level=level, order=order)
     figures.append(Figure("forest", "Each model's aggregate score",
                           f"Dots: {aggregate} over tasks. Thin bars: {level:.0%} bootstrap intervals. Thick bars: "
                           "83.4% intervals; when two thick bars do not overlap, the two models differ at about the "
@@ -117,7 +121,6 @@ def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, con
     diff[ia, ib], diff[ib, ia] = pairs.difference, -pairs.difference
     dec = np.isin(pairs.verdict, ("A better", "B better"))
     decided[ia, ib] = decided[ib, ia] = dec
-    order = np.argsort(-ranking.estimate, kind="stable")
     ax = plots.pairwise_matrix(models, diff, decided, order=order, scale=scale)
     figures.append(Figure("pairs", "Pairwise differences",
                           f"Row model minus column model, in points. Coloured where the {level:.0%} interval of the "
@@ -161,13 +164,13 @@ def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, con
         try:
             from ..bayes import beta_binomial
 
-            fit = beta_binomial(table, n_draws=4000, confidence_level=level, rng=seed)
+            fit = beta_binomial(table, n_draws=4000, confidence_level=level, aggregate=aggregate, rng=seed)
             bayes_frame = fit.summary()
             b = bayes_frame.set_index("model").loc[list(models)]
             ax = plots.interval_comparison_plot(
                 models, {"bootstrap": ranking.ci, "Bayesian (Beta-Binomial)": (b["ci_low"], b["ci_high"])},
                 {"bootstrap": ranking.estimate, "Bayesian (Beta-Binomial)": b["posterior_mean"].to_numpy()},
-                scale=scale, xlabel=label)
+                scale=scale, xlabel=label, order=order)
             figures.append(Figure("bayes", "Bayesian and bootstrap intervals",
                                   f"{level:.0%} bootstrap percentile intervals beside {level:.0%} equal-tailed "
                                   "credible intervals of the Beta-Binomial hierarchy (exact posterior draws).",
@@ -208,7 +211,8 @@ def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, con
                    .reset_index())
 
     facts = dict(table=table, reps=reps, ranking=ranking, pairs=pairs, weights=ws_results, bayes=bayes_frame,
-                 level=level, aggregate=aggregate, scale=scale, comparison=comparison)
+                 level=level, aggregate=aggregate, scale=scale, comparison=comparison, order=order,
+                 higher_is_better=hib)
     import evalband
 
     reproduce = {"command": command or "(API call: evalband.report.build_report)", "seed": int(seed),
@@ -223,6 +227,7 @@ def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, con
         findings=findings_for(facts), methods=method_notes(facts), references=references(facts), figures=figures,
         reproduce=reproduce, timestamp=stamp, sections_skipped=skipped,
         analysis_notes=tuple(dict.fromkeys(n for n in comparison.notes if n not in table.notes)),
+        scale=float(scale), higher_is_better=hib,
     )
 
 

@@ -15,6 +15,7 @@ def detectable_difference(se, *, alpha: float = 0.05, power: float = 0.8) -> np.
 
 
 def _pts(x, scale) -> str:
+    x = 0.0 if abs(x) < 1e-12 else x
     return f"{x * scale:+.2f} points" if scale == 100 else f"{x * scale:+.3g}"
 
 
@@ -36,14 +37,14 @@ def findings_for(f) -> list[str]:
     rk, pairs, level, scale, agg = f["ranking"], f["pairs"], f["level"], f["scale"], f["aggregate"]
     table, reps = f["table"], f["reps"]
     out = []
-    order = np.argsort(-rk.estimate, kind="stable")
+    order = f["order"]
     top, second = order[0], order[1]
     m = rk.models
     k = next(i for i, (a, b) in enumerate(zip(pairs.model_a, pairs.model_b)) if {a, b} == {m[top], m[second]})
     lo, hi = np.asarray(pairs.ci.low)[k], np.asarray(pairs.ci.high)[k]
     decided = pairs.verdict[k] in ("A better", "B better")
     out.append(
-        f"{m[top]} has the highest {agg} over tasks ({_val(rk.estimate[top], scale)}, {level:.0%} interval "
+        f"{m[top]} has the {'highest' if f['higher_is_better'] else 'lowest (best)'} {agg} over tasks ({_val(rk.estimate[top], scale)}, {level:.0%} interval "
         f"{_val(np.asarray(rk.ci.low)[top], scale)} to {_val(np.asarray(rk.ci.high)[top], scale)}). Its lead over "
         f"{m[second]} ({_pts(pairs.difference[k], scale)}, {level:.0%} interval {_pts(lo, scale)} to "
         f"{_pts(hi, scale)}) is " + ("decided: the interval of the difference excludes zero."
@@ -114,7 +115,7 @@ def _weights_finding(name, ws, rk, order) -> str:
     if won.empty:
         return f"{head}, no model is significantly best under any weighting of the task groups."
     parts = []
-    overall_rank = {rk.models[i]: r + 1 for r, i in enumerate(order)}
+    overall_rank = {rk.models[i]: int(rk.rank[i]) for i in order}
     for model, share in zip(won["model"], won["share"]):
         i = ws.models.index(model)
         region = ws.weights[ws.winner == i]

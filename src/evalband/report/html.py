@@ -170,7 +170,7 @@ def _img(fig, images=None) -> str:
 
 def render_html(report, *, images: dict | None = None) -> str:
     """The report as one HTML document (a string); ``images`` (key -> PNG bytes) reuses rendered figures."""
-    scale = 100.0
+    scale = report.scale
     img = lambda f: _img(f, images)  # noqa: E731
     figs = {f.key: f for f in report.figures}
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -219,8 +219,8 @@ def render_html(report, *, images: dict | None = None) -> str:
     if weight_figs or report.weights is not None:
         parts.append("<h2>Task weights</h2>")
         parts.append("<p>Which model comes out best depends on how much each group of tasks counts. Each map "
-                     "below scores every model under many weightings of the task groups and colours the "
-                     "weightings where one model is significantly best.</p>")
+                     "below scores every model by a weighted mean of its task-group means, under many weightings of "
+                     "the groups, and colours the weightings where one model is significantly best.</p>")
         parts += [img(f) for f in weight_figs]
         parts.append(_html_table(weights_rows(report), verdict_col=None))
     if "bayes" in figs:
@@ -264,7 +264,7 @@ def _md_table(frame) -> str:
 
 def render_markdown(report, *, figure_paths: dict | None = None) -> str:
     """The report as Markdown; ``figure_paths`` (key -> relative path) links saved figures."""
-    scale = 100.0
+    scale = report.scale
     figure_paths = figure_paths or {}
     out = [f"# {_md_cell(report.title)}", "",
            f"evalband {report.reproduce['evalband']}, seed {report.reproduce['seed']}, "
@@ -309,16 +309,16 @@ def _latex_table(frame, caption: str, label: str) -> str:
 
 def render_latex(report) -> str:
     """The report's main tables as LaTeX (booktabs) table environments, ready for a paper."""
-    scale = 100.0
+    scale = report.scale
     level = float(report.ranking["confidence_level"].iloc[0])
     r = report.reproduce
     head = (f"% evalband {r['evalband']}: {r['command']}\n% seed {r['seed']}, {r['n_resamples']} bootstrap "
             "replicates; needs \\usepackage{booktabs}\n")
     parts = [head, _latex_table(ranking_rows(report, scale),
-                                f"{r['aggregate']} over tasks (%) with {level:.0%} bootstrap intervals, ranks and "
+                                f"{r['aggregate']} over tasks{' (%)' if scale == 100 else ''} with {level:.0%} bootstrap intervals, ranks and "
                                 "tiers.", "tab:evalband-ranking"),
              _latex_table(pair_rows(report, scale, adjacent_only=len(report.pairs) > 45),
-                          f"Differences between models (points) with {level:.0%} paired-bootstrap intervals.",
+                          f"Differences between models{' (points)' if scale == 100 else ''} with {level:.0%} paired-bootstrap intervals.",
                           "tab:evalband-pairs")]
     if report.weights is not None:
         parts.append(_latex_table(weights_rows(report), "Share of task-group weightings where each model is "

@@ -11,7 +11,7 @@ __all__ = ["forest_plot", "interval_comparison_plot"]
 
 @styled
 def forest_plot(models, estimate, ci, ci_overlap=None, *, ax=None, sort=True, scale=1.0,
-                xlabel="aggregate score", title=None, confidence_level=0.95, overlap_level=0.834):
+                xlabel="aggregate score", title=None, confidence_level=0.95, overlap_level=0.834, order=None):
     """Per-model estimates with a thin 95% interval and a thick 83.4% ("overlap") interval.
 
     Parameters
@@ -25,9 +25,11 @@ def forest_plot(models, estimate, ci, ci_overlap=None, *, ax=None, sort=True, sc
         the 5% level when their estimates are independent (Goldstein & Healy 1995).
     ax : matplotlib Axes, optional
     sort : bool
-        Best model at the top.
+        Highest estimate at the top.
     scale : float
         Multiply values for display (100 for percent).
+    order : sequence of int, optional
+        Explicit model order, top first (e.g. by rank when lower is better); overrides ``sort``.
 
     Returns
     -------
@@ -45,7 +47,9 @@ def forest_plot(models, estimate, ci, ci_overlap=None, *, ax=None, sort=True, sc
     lo, hi = (v * scale for v in as_pair(ci, M, "ci"))
     pair2 = as_pair(ci_overlap, M, "ci_overlap")
     ax = new_axes(ax, width=6.4, height=rows_height(M))
-    order = sort_order(est) if sort else np.arange(M)
+    if order is None:
+        order = sort_order(est) if sort else np.arange(M)
+    order = np.asarray(order)
     y = np.arange(M)[::-1]                      # first in order at the top
     color = categorical_colors(1)[0]
     ax.hlines(y, lo[order], hi[order], color=color, lw=1.2, label=f"{confidence_level:.0%} interval")
@@ -66,7 +70,7 @@ def forest_plot(models, estimate, ci, ci_overlap=None, *, ax=None, sort=True, sc
 
 @styled
 def interval_comparison_plot(models, intervals: dict, estimates: dict | None = None, *, ax=None, sort=True,
-                             scale=1.0, xlabel="aggregate score", title=None):
+                             scale=1.0, xlabel="aggregate score", title=None, order=None):
     """Several interval methods per model, drawn side by side (e.g. Bayesian credible vs bootstrap intervals).
 
     Parameters
@@ -78,6 +82,8 @@ def interval_comparison_plot(models, intervals: dict, estimates: dict | None = N
         Method label -> (M,) point estimates (posterior mean, observed mean).
     sort : bool
         Order models by the first method's estimate (or interval midpoint).
+    order : sequence of int, optional
+        Explicit model order, top first; overrides ``sort``.
 
     Returns
     -------
@@ -91,7 +97,9 @@ def interval_comparison_plot(models, intervals: dict, estimates: dict | None = N
     ests = {k: np.asarray(v, dtype=np.float64).reshape(-1) * scale for k, v in (estimates or {}).items()}
     first = next(iter(pairs))
     key = ests.get(first, (pairs[first][0] + pairs[first][1]) / 2)
-    order = sort_order(key) if sort else np.arange(M)
+    if order is None:
+        order = sort_order(key) if sort else np.arange(M)
+    order = np.asarray(order)
     K = len(pairs)
     ax = new_axes(ax, width=6.4, height=rows_height(M, per_row=0.22 + 0.1 * K))
     y = np.arange(M)[::-1].astype(float)
