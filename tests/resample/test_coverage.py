@@ -6,7 +6,8 @@ resamples are independent and the hit count is binomial.
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest
+from scipy.special import ndtr
+from scipy.stats import binomtest, norm
 
 from evalband.resample import ItemColumns, bootstrap, interval
 
@@ -83,3 +84,30 @@ def test_summary_binomial_coverage():
     assert reps.resampling == "binomial"
     hits = int(_intervals(reps, "percentile").contains(p.mean()).sum())
     assert binomtest(hits, N_SIM, 0.95).pvalue > 1e-3, hits
+
+
+def test_paired_difference_coverage_and_independent_overcoverage():
+    """Each task is one simulated dataset of two correlated models (tasks draw from independent streams)."""
+    rng = np.random.default_rng(14)
+    n_items = 120
+    # item difficulty shared by both models: strong positive correlation between their 0/1 scores
+    difficulty = rng.normal(size=(N_SIM, n_items))
+    p_a = ndtr(0.6 - difficulty)
+    p_b = ndtr(0.4 - difficulty)
+    u = rng.random((N_SIM, n_items))  # common uniform: scores of the two models are comonotone given the item
+    a, b = (u < p_a).astype(float), (u < p_b).astype(float)
+    data = {f"d{i}": {"score": np.stack([a[i], b[i]])} for i in range(N_SIM)}
+    cols = ItemColumns(["a", "b"], list(data), data)
+    # the true difference is E[Phi(0.6 - Z)] - E[Phi(0.4 - Z)] = Phi(0.6 / sqrt 2) - Phi(0.4 / sqrt 2)
+    truth = norm.cdf(0.6 / np.sqrt(2)) - norm.cdf(0.4 / np.sqrt(2))
+    paired = bootstrap(cols, n_resamples=500, rng=4)
+    diff = paired.replicates[:, 0, :] - paired.replicates[:, 1, :]
+    ci = interval(diff, paired.observed[0] - paired.observed[1])
+    hits = int(ci.contains(truth).sum())
+    assert binomtest(hits, N_SIM, 0.95).pvalue > 1e-3, hits
+    # treating the models as independent ignores the positive correlation: intervals too wide, over-coverage
+    indep = bootstrap(cols, n_resamples=500, rng=4, resampling="independent")
+    d_ind = indep.replicates[:, 0, :] - indep.replicates[:, 1, :]
+    ci_ind = interval(d_ind, indep.observed[0] - indep.observed[1])
+    assert np.median(ci_ind.width / ci.width) > 1.5
+    assert int(ci_ind.contains(truth).sum()) / N_SIM > 0.985
