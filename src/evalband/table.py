@@ -373,11 +373,20 @@ class ResultsTable:
         """The paired (models x common items) score matrix of one task. Item level only."""
         self._need_items("task_data")
         models = check_names(models, self.models, "models")
-        sub = self.data.loc[(self.data["task"] == task) & self.data["model"].isin(models)]
+        rows = self._task_rows.get(task)
+        if rows is None:
+            raise InputError(f"no task '{task}'", source=self.source)
+        sub = self.data.iloc[rows]
+        # model codes of the table -> positions in `models` (-1: not selected)
+        lookup = np.full(len(self.models), -1, dtype=np.int64)
+        lookup[[self.models.index(m) for m in models]] = np.arange(len(models))
+        m_code = lookup[sub["model"].cat.codes.to_numpy()]
+        if (m_code < 0).any():
+            sub, m_code = sub.iloc[np.flatnonzero(m_code >= 0)], m_code[m_code >= 0]
         if len(sub) == 0:
             raise InputError(f"task '{task}' has no rows for the selected models", source=self.source)
-        m_code = pd.Categorical(sub["model"], categories=models).codes.astype(np.int64)
-        i_code, item_labels = pd.factorize(sub["item"].astype(str))
+        i_code, item_uniques = pd.factorize(sub["item"].cat.codes.to_numpy())
+        item_labels = sub["item"].cat.categories.astype(str).to_numpy()[item_uniques]
         n_m, n_i = len(models), len(item_labels)
         flat = m_code * n_i + i_code
         count = np.bincount(flat, minlength=n_m * n_i).reshape(n_m, n_i)
@@ -475,6 +484,14 @@ class ResultsTable:
         return text
 
     # ---------------------------------------------------------------- internals
+    @cached_property
+    def _task_rows(self) -> dict:
+        """Task -> row positions, computed once so per-task views do not rescan the table."""
+        codes = self.data["task"].cat.codes.to_numpy()
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(len(self.tasks) + 1))
+        return {t: order[bounds[k]:bounds[k + 1]] for k, t in enumerate(self.tasks)}
+
     def _need_items(self, what: str) -> None:
         if self.level != "item":
             raise InputError(f"{what} needs item-level data; this table holds per-task summaries",
