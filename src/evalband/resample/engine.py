@@ -23,6 +23,8 @@ from .statistics import get_statistic
 __all__ = ["bootstrap", "RESAMPLING"]
 
 RESAMPLING = ("auto", "paired", "independent", "binomial")
+#: replicates per block for binomial draws (cheap: one number per model and replicate)
+MAX_SUMMARY_BLOCK = 10_000
 
 
 @dataclass(frozen=True)
@@ -297,6 +299,3 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
                       getattr(data, "task_groups", None), seed, tuple(notes), stat.name,
                       tuple(units) if units is not None else None, entropy)
 
-
-#: replicates per block for binomial draws (cheap: one number per model and replicate)
-MAX_SUMMARY_BLOCK = 10_000

@@ -69,24 +69,29 @@ class ItemReplicates:
             raise ValueError("to_frame() needs a statistic with one value per model.")
         return pd.DataFrame({"model": self.models, "estimate": self.observed, "se": self.se})
 
-    def jackknife(self, *, max_rows_per_call: int = 256) -> np.ndarray:
-        """Delete-one-item values (n_jack, ...): row ``j`` removes item ``i`` of task ``t`` (from every model)."""
+    def _jack_rows(self) -> np.ndarray:
+        """(n_jack, 2) task and item position of each deletable item (present for at least one model)."""
+        return np.argwhere(~np.isnan(self._scores).all(axis=0))
+
+    def jackknife(self, *, rows_per_call: int = 256) -> np.ndarray:
+        """Delete-one-item values (n_jack, ...): row ``j`` removes item ``i`` of task ``t`` (from every model).
+
+        Rows are ordered by task (see :meth:`jackknife_strata`); the statistic is evaluated on blocks of
+        ``rows_per_call`` deletions at a time.
+        """
         d = self._scores
-        m, t, n = d.shape
-        rows = [(tt, i) for tt in range(t) for i in range(n) if not np.isnan(d[:, tt, i]).all()]
+        rows = self._jack_rows()
         out = []
-        for start in range(0, len(rows), max_rows_per_call):
-            chunk = rows[start:start + max_rows_per_call]
+        for start in range(0, len(rows), rows_per_call):
+            chunk = rows[start:start + rows_per_call]
             arr = np.broadcast_to(d, (len(chunk),) + d.shape).copy()
-            tt = np.array([r[0] for r in chunk])
-            ii = np.array([r[1] for r in chunk])
-            arr[np.arange(len(chunk)), :, tt, ii] = np.nan
+            arr[np.arange(len(chunk)), :, chunk[:, 0], chunk[:, 1]] = np.nan
             out.append(np.asarray(self._fn(arr)))
         return np.concatenate(out, axis=0)
 
     def jackknife_strata(self) -> np.ndarray:
-        d = self._scores
-        return np.array([tt for tt in range(d.shape[1]) for i in range(d.shape[2]) if not np.isnan(d[:, tt, i]).all()])
+        """Task index of each row of :meth:`jackknife`."""
+        return self._jack_rows()[:, 0]
 
 
 def item_array(table, *, paired: bool) -> tuple[tuple, tuple, np.ndarray, list]:
