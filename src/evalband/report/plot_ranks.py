@@ -43,12 +43,12 @@ def rank_distribution_plot(models, rank_probabilities, rank_interval=None, *, ax
         lo, hi = as_pair(rank_interval, M, "rank_interval")
         ax.hlines(np.arange(M), lo[order] - 0.35, hi[order] + 0.35, color="#D55E00", lw=1.4,
                   label="rank interval")
-        ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.12), fontsize=7.5, frameon=False)
     ax.plot(mean_rank[order], np.arange(M), "|", color="black", ms=7, mew=1.2)
     ax.set_yticks(np.arange(M), [names[i] for i in order], fontsize=label_fontsize(M))
     step = 1 if M <= 20 else 2 if M <= 40 else 5
     ax.set_xticks(np.arange(1, M + 1, step))
-    ax.set_xlabel("rank (1 = best); | = mean rank")
+    ax.set_xlabel("rank (1 = best); | = mean rank" + ("; orange bar = rank interval" if rank_interval is not None
+                                                     else ""))
     if annotate is None:
         annotate = M <= 12
     if annotate:
