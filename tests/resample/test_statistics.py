@@ -142,3 +142,19 @@ def test_item_path_reproducible_ragged_and_jackknife(rng):
     assert np.all(ci.low < r1.observed) and np.all(r1.observed < ci.high)
     paired = bootstrap_items(data, iqm, n_resamples=100, rng=5, resampling="paired")
     assert paired.n_units.tolist() == [[6, 6, 6], [6, 6, 6]]
+
+
+def test_item_path_probability_of_improvement(rng):
+    from scipy.stats import mannwhitneyu
+
+    from evalband.aggregate.rliable import probability_of_improvement
+
+    a = rng.normal(0.3, 1, size=(8, 4))
+    b = rng.normal(0.0, 1, size=(5, 4))
+    reps = bootstrap_items({"A": a, "B": b}, lambda x: probability_of_improvement(x, x[:, 1:2]),
+                           n_resamples=300, rng=2)
+    # oracle: mean over tasks of Mann-Whitney U / (n m) (scipy), A over B; B over itself is 1/2
+    expected = np.mean([mannwhitneyu(a[:, t], b[:, t]).statistic / (8 * 5) for t in range(4)])
+    np.testing.assert_allclose(reps.observed, [expected, 0.5])
+    assert reps.replicates.shape == (300, 2)
+    assert np.all(reps.replicates[:, 1] == 0.5)

@@ -70,22 +70,40 @@ def optimality_gap(scores, gamma: float = 1.0) -> np.ndarray:
     return gamma - np.nanmean(np.minimum(s, gamma), axis=-1)
 
 
+#: pairwise comparisons per evaluation block of :func:`probability_of_improvement` (bounds memory)
+PAIRS_PER_BLOCK = 1 << 22
+
+
 def probability_of_improvement(x, y) -> np.ndarray:
     """P(X > Y) (+ half the ties) per task from runs, averaged over tasks (rliable ``probability_of_improvement``).
 
     Parameters
     ----------
     x, y : array (..., T, n) and (..., T, m)
-        Run scores of the two algorithms (NaN = missing run).
+        Run scores of the two algorithms (NaN = missing run); leading axes broadcast.
 
     Returns
     -------
     array (...)
         ``mean_t U_t / (n_t m_t)`` where ``U_t`` is the Mann-Whitney statistic of ``x`` over ``y`` on task ``t``.
+
+    Notes
+    -----
+    All ``n x m`` pairs of each task are compared, in blocks of leading elements so that at most
+    :data:`PAIRS_PER_BLOCK` comparisons are held in memory at once.
     """
-    x = np.asarray(x, dtype=np.float64)[..., :, None]
-    y = np.asarray(y, dtype=np.float64)[..., None, :]
-    valid = ~np.isnan(x) & ~np.isnan(y)
-    wins = ((x > y) + 0.5 * (x == y)) * valid
-    per_task = wins.sum(axis=(-2, -1)) / valid.sum(axis=(-2, -1))
-    return per_task.mean(axis=-1)
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    lead = np.broadcast_shapes(x.shape[:-1], y.shape[:-1])
+    x = np.broadcast_to(x, lead + x.shape[-1:]).reshape(-1, *lead[-1:], x.shape[-1])
+    y = np.broadcast_to(y, lead + y.shape[-1:]).reshape(-1, *lead[-1:], y.shape[-1])
+    per_row = x.shape[1] * x.shape[2] * y.shape[2]
+    step = max(1, PAIRS_PER_BLOCK // max(1, per_row))
+    out = np.empty(x.shape[0])
+    for start in range(0, x.shape[0], step):
+        xs = x[start:start + step, :, :, None]
+        ys = y[start:start + step, :, None, :]
+        valid = ~np.isnan(xs) & ~np.isnan(ys)
+        wins = ((xs > ys) + 0.5 * (xs == ys)) * valid
+        out[start:start + step] = (wins.sum(axis=(-2, -1)) / valid.sum(axis=(-2, -1))).mean(axis=-1)
+    return out.reshape(lead[:-1])

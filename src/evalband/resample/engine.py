@@ -167,7 +167,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     their trial average. With few clusters (< ~20 per task) the bootstrap understates the uncertainty.
 
     Random numbers: each task (and block of replicates, and model under 'independent'/'binomial') draws from
-    its own stream, ``PCG64(SeedSequence(entropy, spawn_key=(crc32(task), block[, crc32(model)])))``, with a
+    its own stream, ``SFC64(SeedSequence(entropy, spawn_key=(crc32(task), block[, crc32(model)])))``, with a
     block size fixed by the number of units, so results do not depend on ``chunk_size``, ``executor``, on the
     order of models, or on which other tasks are analysed.
 
