@@ -19,8 +19,6 @@ OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "
 _TOL_MUTED = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499")
 #: colour of 'undecided' regions and cells
 GREY = "#C8C8C8"
-#: the two interval colours of forest plots (95% thin, 83.4% thick)
-INTERVAL_COLORS = ("#0072B2", "#0072B2")
 
 #: settings applied while drawing and saving; 'svg.hashsalt' makes SVG ids stable across runs
 rc = {
@@ -40,12 +38,10 @@ rc = {
 def require_matplotlib():
     """Import matplotlib or say which extra to install."""
     try:
-        import matplotlib  # noqa: F401
-        from matplotlib.figure import Figure  # noqa: F401
+        import matplotlib
+        import matplotlib.figure  # noqa: F401
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise ImportError("plots need matplotlib: pip install 'evalband[report]'") from exc
-    import matplotlib
-
     return matplotlib
 
 
