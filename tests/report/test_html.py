@@ -200,3 +200,11 @@ def test_lower_is_better_aggregate_orders_best_first():
     assert rep.ranking["rank"].iloc[0] == 1
     text = render_html(rep)
     assert "(points)" not in text.split("<h2>Methods</h2>")[0].split("<h2>Task weights</h2>")[0]
+
+
+def test_sample_size_factor_for_an_undecided_lead_follows_the_planning_formula(vtab_report):
+    # SE scales as 1/sqrt(n): detecting the gap with 80% power needs n * (2.8016 SE / gap)^2
+    p = vtab_report.pairs
+    row = p[(p["model_a"] == "Sup-Rotation-100%") & (p["model_b"] == "Sup-Exemplar-100%")].iloc[0]
+    factor = (2.801585 * row["se"] / row["difference"]) ** 2
+    assert f"about {factor:.0f} times as many test items" in vtab_report.findings[0]

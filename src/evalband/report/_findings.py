@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 __all__ = ["findings_for", "method_notes", "references", "detectable_difference"]
 
 
 def detectable_difference(se, *, alpha: float = 0.05, power: float = 0.8) -> np.ndarray:
     """Smallest true difference a two-sided z test with standard error ``se`` detects with ``power``:
-    ``(z_{1-alpha/2} + z_{power}) * se`` (2.80 se at the defaults)."""
-    return (stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)) * np.asarray(se, dtype=float)
+    ``(z_{1-alpha/2} + z_{power}) * se`` (2.80 se at the defaults), the planning formula of ``evalband.plan``."""
+    from ..plan.power import z_factor
+
+    return np.sqrt(z_factor(alpha=alpha, power=power)) * np.asarray(se, dtype=float)
 
 
 def _pts(x, scale) -> str:
@@ -49,6 +50,13 @@ def findings_for(f) -> list[str]:
         f"{m[second]} ({_pts(pairs.difference[k], scale)}, {level:.0%} interval {_pts(lo, scale)} to "
         f"{_pts(hi, scale)}) is " + ("decided: the interval of the difference excludes zero."
                                      if decided else "not yet decided: these data cannot tell the two apart."))
+    gap, se_top = abs(float(pairs.difference[k])), float(np.asarray(pairs.se)[k])
+    if not decided and gap > 1e-12 and se_top > 0:
+        factor = float((detectable_difference(se_top) / gap) ** 2)
+        if factor < 1e4:
+            out[-1] += (f" If the gap is real, about {factor:.0f} times as many test items would be needed to detect "
+                        "it 80% of the time." if factor >= 1.5 else
+                        " The gap is about as large as this evaluation can detect; more items would settle it.")
     n_pairs = len(pairs.verdict)
     dec = np.isin(pairs.verdict, ("A better", "B better"))
     open_pairs = [f"{a} vs {b}" for a, b, d in zip(pairs.model_a, pairs.model_b, dec) if not d]
