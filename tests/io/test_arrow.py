@@ -77,18 +77,27 @@ def test_not_parquet(tmp_path):
         read_score_matrices(tmp_path / "x.parquet")
 
 
-def test_same_bootstrap_as_the_table_path(frame, tmp_path, monkeypatch):
-    """Items keep their order of first appearance, so the engine draws the same replicates from either path."""
+@pytest.mark.parametrize("layout", ["folder", "file"])
+def test_same_bootstrap_as_the_table_path(frame, tmp_path, monkeypatch, layout):
+    """Items keep their order of first appearance, so the engine draws the same replicates from either path.
+
+    A folder (dataset) takes the hash path for (task, item) pairs; a single file with integer items and Parquet
+    statistics takes the bitmap path.
+    """
     monkeypatch.setattr("evalband.io.arrow._MERGE_ROWS", 1)  # merge the pair lists after every batch
     from evalband.resample import ItemColumns, bootstrap
 
-    frame = frame.assign(item=frame["task"].str.len() * 0 + frame["item"].str.split("q").str[1].astype(int))
-    folder = tmp_path / "ds"
-    folder.mkdir()
-    half = len(frame) // 2
-    frame.iloc[:half].to_parquet(folder / "part-0.parquet")
-    frame.iloc[half:].to_parquet(folder / "part-1.parquet")
-    mats = read_score_matrices(folder, batch_size=50)
+    frame = frame.assign(item=frame["item"].str.split("q").str[1].astype(int))
+    if layout == "folder":
+        target = tmp_path / "ds"
+        target.mkdir()
+        half = len(frame) // 2
+        frame.iloc[:half].to_parquet(target / "part-0.parquet")
+        frame.iloc[half:].to_parquet(target / "part-1.parquet")
+    else:
+        target = tmp_path / "one.parquet"
+        frame.to_parquet(target, row_group_size=120)
+    mats = read_score_matrices(target, batch_size=50)
     table = read(frame)
     order = [mats.models.index(m) for m in table.models]
     cols = ItemColumns(table.models, mats.tasks, {t: {"score": mats.scores[t][order]} for t in mats.tasks})

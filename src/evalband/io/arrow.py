@@ -27,6 +27,8 @@ __all__ = ["ScoreMatrices", "read_score_matrices"]
 
 #: pass 1 merges its per-batch lists of (task, item) pairs once they hold this many rows (and 4x the distinct)
 _MERGE_ROWS = 1 << 20
+#: integer item ids spanning at most this many values are tracked with per-task bitmaps in pass 1
+_DENSE_MAX_SPAN = 1 << 26
 
 
 @dataclass(frozen=True)
@@ -161,10 +163,11 @@ def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task
     models, tasks = _Codes(), _Codes()
     # pass 1: the distinct (task, item) pairs in order of first appearance (a hash group-by per batch), the
     # models, and the task groups
-    pairs = []
     groups: dict[int, str] = {}
     cols1 = [task_col, item_col, model_col] + ([group_col] if group_col else [])
-    n_rows = pending = unique = 0
+    n_rows = 0
+    bounds_i = dataset.int_range(item_col)
+    collector = _DensePairs(*bounds_i) if bounds_i is not None else _HashPairs()
     for batch in dataset.to_batches(columns=cols1, batch_size=batch_size):
         try:
             t = tasks.encode(batch.column(task_col), pa, pc)
@@ -174,11 +177,7 @@ def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task
         items = batch.column(item_col)
         if items.null_count:
             raise InputError("missing item (null)", source=source, column=item_col)
-        pairs.append(_first_pairs(t, items, pa, pc))
-        pending += pairs[-1].num_rows
-        if pending > max(4 * unique, _MERGE_ROWS):  # merge now and then: memory stays ~ the number of pairs
-            pairs = [_merge_pairs(pairs, pa, pc)]
-            unique = pending = pairs[0].num_rows
+        collector.add(t, items, pa, pc)
         if group_col:
             g = pa.table({"t": pa.array(t), "g": batch.column(group_col).cast(pa.string())})
             for tc, gv in zip(*g.group_by(["t", "g"], use_threads=False).aggregate([]).columns):
@@ -189,7 +188,7 @@ def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task
         n_rows += batch.num_rows
     if n_rows == 0:
         raise InputError("no rows to analyse", source=source)
-    pairs = _merge_pairs(pairs, pa, pc)
+    pairs = collector.result(pa, pc)
     # columns grouped by task, so that each task's matrix is a view of one (models x all items) matrix
     t_codes = pairs.column("t").to_numpy()
     order = np.argsort(t_codes, kind="stable")
@@ -297,6 +296,59 @@ def _merge_pairs(parts: list, pa, pc):
     return _first_pairs(table.column("t").to_numpy(), table.column("i"), pa, pc)
 
 
+class _HashPairs:
+    """Distinct (task, item) pairs of any item type, merged now and then so memory stays ~ the distinct pairs."""
+
+    def __init__(self):
+        self.parts, self.pending, self.unique = [], 0, 0
+
+    def add(self, t, items, pa, pc):
+        self.parts.append(_first_pairs(t, items, pa, pc))
+        self.pending += self.parts[-1].num_rows
+        if self.pending > max(4 * self.unique, _MERGE_ROWS):
+            self.parts = [_merge_pairs(self.parts, pa, pc)]
+            self.unique = self.pending = self.parts[0].num_rows
+
+    def result(self, pa, pc):
+        return _merge_pairs(self.parts, pa, pc)
+
+
+class _DensePairs:
+    """Distinct (task, item) pairs for integer items in ``[lo, hi]`` (known from the Parquet statistics): a bitmap
+    per task marks the items seen, so only new items are sorted."""
+
+    def __init__(self, lo: int, hi: int):
+        self.lo, self.span = lo, hi - lo + 1
+        self.seen: dict[int, np.ndarray] = {}
+        self.new: dict[int, list] = {}
+
+    def add(self, t, items, pa, pc):
+        if isinstance(items, pa.ChunkedArray):
+            items = items.combine_chunks()
+        self.type = items.type
+        it = items.to_numpy(zero_copy_only=False).astype(np.int64) - self.lo
+        if it.size and (it.min() < 0 or it.max() >= self.span):
+            raise InputError("item ids outside the range the file's statistics give; rewrite the file")
+        for code in np.flatnonzero(np.bincount(t)):
+            seen = self.seen.get(code)
+            if seen is None:
+                seen = self.seen[code] = np.zeros(self.span, dtype=bool)
+                self.new[code] = []
+            cand = it[t == code]
+            cand = cand[~seen[cand]]
+            if cand.size:
+                _, first = np.unique(cand, return_index=True)
+                fresh = cand[np.sort(first)]
+                seen[fresh] = True
+                self.new[code].append(fresh)
+
+    def result(self, pa, pc):
+        codes = sorted(self.new)
+        items = [np.concatenate(self.new[c]) for c in codes]
+        t = np.concatenate([np.full(len(v), c, dtype=np.int32) for c, v in zip(codes, items)])
+        return pa.table({"t": pa.array(t), "i": pa.array(np.concatenate(items) + self.lo).cast(self.type)})
+
+
 class _Batches:
     """Record batches of a Parquet file (``ParquetFile.iter_batches``, the faster scan) or dataset folder."""
 
@@ -310,6 +362,26 @@ class _Batches:
         else:
             self._file = pq.ParquetFile(source)
             self.schema = self._file.schema_arrow
+
+    def int_range(self, column: str):
+        """(min, max) of an integer column from the Parquet statistics, when every row group has them and the
+        range is compact enough for bitmaps; else None."""
+        import pyarrow as pa
+
+        if self._file is None or not pa.types.is_integer(self.schema.field(column).type):
+            return None
+        meta = self._file.metadata
+        idx = self._file.schema_arrow.get_field_index(column)
+        lo = hi = None
+        for g in range(meta.num_row_groups):
+            stats = meta.row_group(g).column(idx).statistics
+            if stats is None or not stats.has_min_max:
+                return None
+            lo = stats.min if lo is None else min(lo, stats.min)
+            hi = stats.max if hi is None else max(hi, stats.max)
+        if lo is None or hi - lo + 1 > _DENSE_MAX_SPAN:
+            return None
+        return int(lo), int(hi)
 
     def to_batches(self, columns, batch_size: int = 1 << 20):
         if self._file is not None:
