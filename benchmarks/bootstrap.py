@@ -39,6 +39,7 @@ def _args(argv=None):
     p.add_argument("--scipy-replicates", type=int, default=None, help="replicates timed for scipy on W2")
     p.add_argument("--quick", action="store_true", help="smaller baselines subsets (development only)")
     p.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--trace", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
@@ -70,11 +71,11 @@ def make_data(models, tasks, items, seed):
     return out
 
 
-def engine_job(scores, B, seed):
+def engine_job(scores, B, seed, executor=None):
     m, t = scores[0].shape[0], len(scores)
     cols = ItemColumns([f"m{i}" for i in range(m)], [f"t{k}" for k in range(t)],
                        {f"t{k}": {"score": s} for k, s in enumerate(scores)})
-    reps = bootstrap(cols, n_resamples=B, rng=seed, progress=False)
+    reps = bootstrap(cols, n_resamples=B, rng=seed, progress=False, executor=executor)
     agg = get_aggregate("mean")
     a, obs = agg(reps.replicates), agg(reps.observed)
     ci = interval(a, obs)
@@ -166,7 +167,15 @@ def child_w2_engine():
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t, _ = timed(engine_job, scores, w["B"], ARGS.seed)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"time": t, "peak_mb": peak / 1024, "data_peak_mb": base / 1024}))
+    traced = None
+    if ARGS.trace:
+        import tracemalloc
+
+        tracemalloc.start()
+        engine_job(scores, w["B"], ARGS.seed)
+        traced = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+    print(json.dumps({"time": t, "peak_mb": peak / 1024, "data_peak_mb": base / 1024, "job_alloc_mb": traced}))
 
 
 def run_w1():
@@ -186,6 +195,12 @@ def run_w1():
     t_eng, t_floor = float(np.median(eng)), float(np.median(flo))
     print(f"  engine full job ({_kernels.backend()} counts): median {t_eng:.3f} s over {len(eng)} runs {np.round(eng, 3).tolist()}")
     print(f"  engine full job (pure-NumPy fallback):  {eng_np[0]:.3f} s")
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        t_thr = timed(engine_job, scores, B, ARGS.seed, pool)[0]
+    print(f"  engine full job with executor=ThreadPoolExecutor({os.cpu_count()}): {t_thr:.3f} s (same numbers;"
+          " not used for the ratios)")
     print(f"  floor (draws {td:.3f} s + weighted sums {ts:.3f} s, last run): median {t_floor:.3f} s")
     n_naive = ARGS.naive_replicates or (20 if ARGS.quick else 100)
     t_nv, _ = timed(naive_loop, scores, n_naive, ARGS.seed)
@@ -213,14 +228,16 @@ def run_w2():
     M, T, N, B = w["models"], w["tasks"], w["items"], w["B"]
     print(f"\nW2: {M} models x {T} tasks x {N:,} binary items, B = {B:,} (seed {ARGS.seed})")
     runs = []
-    for _ in range(ARGS.repeats):
+    for k in range(ARGS.repeats):
         out = subprocess.run([sys.executable, __file__, "--child", "w2", "--seed", str(ARGS.seed),
-                              "--blas-threads", str(ARGS.blas_threads)], capture_output=True, text=True, check=True)
+                              "--blas-threads", str(ARGS.blas_threads)] + (["--trace"] if k == 0 else []),
+                             capture_output=True, text=True, check=True)
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
     t_eng = float(np.median([r["time"] for r in runs]))
     peak = max(r["peak_mb"] for r in runs)
     print(f"  engine full job: median {t_eng:.2f} s over {len(runs)} runs {[round(r['time'], 2) for r in runs]};"
-          f" peak resident memory {peak:.0f} MB (data and imports alone {runs[0]['data_peak_mb']:.0f} MB)")
+          f" peak resident memory {peak:.0f} MB (data and imports alone {runs[0]['data_peak_mb']:.0f} MB; the job's"
+          f" own NumPy allocations peak at {runs[0]['job_alloc_mb']:.0f} MB, tracemalloc)")
     scores = make_data(M, T, N, ARGS.seed)
     td, ts = floor_job(scores, B, ARGS.seed)
     print(f"  floor: draws {td:.2f} s + weighted sums {ts:.2f} s = {td + ts:.2f} s")

@@ -170,7 +170,8 @@ def _get_numba_kernel():
     return _numba_kernel
 
 
-def draw_counts(gen: np.random.Generator, n_units: int, n_rows: int, dtype=np.float64) -> np.ndarray:
+def draw_counts(gen: np.random.Generator, n_units: int, n_rows: int, dtype=np.float64, *,
+                buffer: np.ndarray | None = None) -> np.ndarray:
     """Bootstrap counts: how often each of ``n_units`` units is drawn in each of ``n_rows`` samples of size
     ``n_units`` -> ``(n_rows, n_units)`` array of ``dtype``.
 
@@ -178,7 +179,8 @@ def draw_counts(gen: np.random.Generator, n_units: int, n_rows: int, dtype=np.fl
     compiled kernel steps a copy of the generator's state through NumPy's SFC64 algorithm, maps (skipping the
     rare rejected chunk, probability below ``n / 2**32``) and counts in one pass. Otherwise the indices are
     drawn by :func:`draw_indices` and counted with ``numpy.bincount``. Both give the same integers for the same generator state. The generator's own state is
-    not advanced by the kernel (each block uses its own generator).
+    not advanced by the kernel (each block uses its own generator). ``buffer`` (at least ``n_rows * n_units``
+    elements of ``dtype``) is reused for the result when given, saving an allocation per block.
     """
     need = n_rows * n_units
     if (backend() == "numba" and _word_bits(n_units) is not None
@@ -186,7 +188,11 @@ def draw_counts(gen: np.random.Generator, n_units: int, n_rows: int, dtype=np.fl
         st = gen.bit_generator.state
         if not st.get("has_uint32", 0):
             state = np.array(st["state"]["state"], dtype=np.uint64)
-            out = np.zeros((n_rows, n_units), dtype=dtype)
+            if buffer is not None and buffer.dtype == dtype and buffer.size >= need:
+                out = buffer.ravel()[:need].reshape(n_rows, n_units)
+                out.fill(0)
+            else:
+                out = np.zeros((n_rows, n_units), dtype=dtype)
             _get_numba_kernel()(state, n_units, out)
             return out
     idx = draw_indices(gen, n_units, (n_rows,))

@@ -48,12 +48,12 @@ class _Spec:
     dtype: object = np.float64            # float32 when every weighted sum is an integer below 2**24 (exact)
 
 
-def _block(spec: _Spec, b: int) -> np.ndarray:
+def _block(spec: _Spec, b: int, buffer=None) -> np.ndarray:
     c = min(spec.block, spec.n_resamples - b * spec.block)
     if spec.mode == "paired":
         k_units = spec.X2.shape[0]
         gen = block_generator(spec.entropy, (spec.key, b))
-        w = draw_counts(gen, k_units, c, spec.dtype)
+        w = draw_counts(gen, k_units, c, spec.dtype, buffer=buffer)
         sums = (w @ spec.X2).astype(np.float64).reshape(c, spec.n_models, -1)
         total = np.full(c, float(k_units)) if spec.sizes is None else (w @ spec.sizes).astype(np.float64)
         return spec.finish(sums, total[:, None])
@@ -64,7 +64,7 @@ def _block(spec: _Spec, b: int) -> np.ndarray:
             out[:, m] = gen.binomial(spec.n[m], spec.correct[m] / spec.n[m], size=c) / spec.n[m]
             continue
         xm = spec.X[m]
-        w = draw_counts(gen, xm.shape[0], c, spec.dtype)
+        w = draw_counts(gen, xm.shape[0], c, spec.dtype, buffer=buffer)
         total = np.full(c, float(xm.shape[0])) if spec.sizes is None else (w @ spec.sizes).astype(np.float64)
         out[:, m] = spec.finish((w @ xm).astype(np.float64)[:, None, :], total[:, None])[:, 0]
     return out
@@ -73,7 +73,11 @@ def _block(spec: _Spec, b: int) -> np.ndarray:
 def _run_job(job) -> tuple[int, int, np.ndarray]:
     """Worker: replicates of blocks ``[b0, b1)`` of one task -> (task index, first replicate, (c, M) values)."""
     spec, b0, b1 = job
-    vals = np.concatenate([_block(spec, b) for b in range(b0, b1)], axis=0)
+    buffer = None
+    if spec.mode != "binomial":
+        units = spec.X2.shape[0] if spec.mode == "paired" else spec.X.shape[1]
+        buffer = np.empty(min(spec.block, spec.n_resamples) * units, dtype=spec.dtype)
+    vals = np.concatenate([_block(spec, b, buffer) for b in range(b0, b1)], axis=0)
     return spec.index, b0 * spec.block, vals
 
 
