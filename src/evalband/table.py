@@ -277,6 +277,8 @@ class ResultsTable:
             scale = accuracy_scale
             if scale == "auto":
                 scale = "percent" if np.nanmax(acc) > 1 else "fraction"
+                if scale == "percent":
+                    _check_one_scale(acc, out["model"], df, source, row_word)
                 notes.append(f"accuracy read as {'percent' if scale == 'percent' else 'fractions'}"
                              f" (largest value {np.nanmax(acc):g}); say accuracy_scale= to override")
             elif scale not in ("fraction", "percent"):
@@ -562,6 +564,33 @@ def _numbers(col: pd.Series, name: str, source: str, row_word: str) -> np.ndarra
         raise InputError(f"{name} {col.iloc[bad[0]]!r} is not a number", source=source,
                          row=_row_name(col.index[bad[0]], row_word), column=name)
     return values
+
+
+def _check_one_scale(acc: np.ndarray, model: pd.Series, df: pd.DataFrame, source: str, row_word: str) -> None:
+    """Refuse an accuracy column that mixes fractions and percent (auto-detected as percent).
+
+    Percent tables may hold a few values <= 1 (a model at 0.5% on a hard task), but when most values look like
+    fractions, or one model's every accuracy does, dividing the whole column by 100 would silently shrink them.
+    """
+    low = acc <= 1
+    high = np.flatnonzero(~low)
+    fix = "write every accuracy in one scale (fractions or percent) or give correct counts"
+    if low.sum() > acc.size / 2:
+        i = high[0]
+        raise InputError(f"accuracy {df['accuracy'].iloc[i]} lies outside the fraction range [0, 1] while"
+                         f" {int(low.sum())} of {acc.size} accuracies look like fractions: the column mixes fractions"
+                         f" and percent ({high.size} value(s) above 1); {fix}",
+                         source=source, row=_row_name(df.index[i], row_word), column="accuracy")
+    codes = pd.Categorical(model).codes
+    per_model_low = np.bincount(codes, weights=low) == np.bincount(codes)
+    per_model_rows = np.bincount(codes)
+    per_model_pos = np.bincount(codes, weights=acc > 0) > 0
+    odd = np.flatnonzero(per_model_low & (per_model_rows >= 2) & per_model_pos)
+    if odd.size:
+        i = int(np.flatnonzero(codes == odd[0])[0])
+        raise InputError(f"model '{model.iloc[i]}' has every accuracy at most 1 while other models' exceed 1"
+                         f" (percent): the column mixes fractions and percent; {fix}",
+                         source=source, row=_row_name(df.index[i], row_word), column="accuracy")
 
 
 def _constant_within(out: pd.DataFrame, col: str, by: list[str], what: str, source: str, row_word: str) -> None:
