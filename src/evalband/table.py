@@ -561,8 +561,10 @@ def _numbers(col: pd.Series, name: str, source: str, row_word: str) -> np.ndarra
     values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
     bad = np.flatnonzero(np.isnan(values))
     if bad.size:
-        raise InputError(f"{name} {col.iloc[bad[0]]!r} is not a number", source=source,
-                         row=_row_name(col.index[bad[0]], row_word), column=name)
+        raw = col.iloc[bad[0]]
+        what = (f"missing {name} (NaN or blank; {bad.size} such row{'s' if bad.size > 1 else ''})" if pd.isna(raw)
+                else f"{name} {str(raw)!r} is not a number")
+        raise InputError(what, source=source, row=_row_name(col.index[bad[0]], row_word), column=name)
     return values
 
 

@@ -1,0 +1,24 @@
+"""QA regressions: one-line error messages name the file, row and column in plain words (no numpy reprs)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from evalband import InputError, read
+
+
+def test_blank_summary_cell_says_missing_not_numpy_repr(tmp_path):
+    path = tmp_path / "s.csv"
+    path.write_text("model,task,n,accuracy\nA,x,100,0.5\nA,y,,0.4\nB,x,100,0.6\nB,y,200,0.3\n")
+    with pytest.raises(InputError) as err:
+        read(path)
+    msg = str(err.value)
+    assert "line 3" in msg and "column 'n'" in msg and "missing" in msg
+    assert "np.float64" not in msg and "nan" not in msg.lower().replace("nan or blank", "")
+
+
+def test_text_in_a_number_column_is_quoted_as_written():
+    df = pd.DataFrame({"model": ["A", "B"], "task": ["x", "x"], "n": [100, "lots"], "correct": [5, 6]})
+    with pytest.raises(InputError, match=r"row 1, column 'n': n 'lots' is not a number"):
+        read(df)
