@@ -131,6 +131,24 @@ def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, con
                           "Share of bootstrap replicates in which each model takes each rank; orange bars: "
                           f"{level:.0%} rank intervals; ticks: mean rank.", ax.figure))
 
+    # ---------------------------------------------------------------- tasks as the sample
+    if len(table.tasks) >= 2 and len(models) >= 2:
+        try:
+            from ..tasks import run_test
+            from .cd_diagram import cd_diagram
+
+            tt = run_test(table, test="friedman", confidence_level=level, higher_is_better=hib)
+            ax = cd_diagram(tt)
+            figures.append(Figure("cd", "Critical-difference diagram (tasks as the sample)",
+                                  "Mean rank of each model over tasks (Friedman test, Nemenyi critical difference);"
+                                  " bars join models whose mean ranks do not differ significantly. This treats the"
+                                  " tasks as the sample and ignores the test-set noise within each task. "
+                                  + " ".join(tt.summary().splitlines()), ax.figure))
+        except (ImportError, ValueError, TypeError) as exc:
+            skipped.append(f"Critical-difference diagram: {str(exc).splitlines()[0]}")
+    else:
+        skipped.append("Critical-difference diagram: needs at least two tasks and two models.")
+
     # ---------------------------------------------------------------- weight sensitivity
     weights_frame = None
     ws_results = []

@@ -223,6 +223,12 @@ def render_html(report, *, images: dict | None = None) -> str:
                      "the groups, and colours the weightings where one model is significantly best.</p>")
         parts += [img(f) for f in weight_figs]
         parts.append(_html_table(weights_rows(report), verdict_col=None))
+    if "cd" in figs:
+        parts.append("<h2>Tasks as the sample</h2>")
+        parts.append("<p>Treating the tasks, not the items, as the sample (Demšar 2006): models are ranked within "
+                     "each task and the mean ranks compared with the Friedman test and the Nemenyi critical "
+                     "difference.</p>")
+        parts.append(img(figs["cd"]))
     if "bayes" in figs:
         parts.append("<h2>Bayesian intervals</h2>")
         parts.append(img(figs["bayes"]))
