@@ -133,6 +133,7 @@ def read_tabular(
         raise TypeError(f"`data` must be a path or a pandas DataFrame; got {type(data).__name__}.")
     df = df.copy()
     df.columns = [str(c) for c in df.columns]
+    cluster_auto = cluster_col is None
     if cluster_col is None and "cluster" in df.columns:
         cluster_col = "cluster"
     for name, col in (("cluster_col", cluster_col),):
@@ -156,10 +157,10 @@ def read_tabular(
                 source=source)
     if shape == "long":
         original = list(df.columns)
-        mapping = {model_col: "model", task_col: "task", item_col: "item", score_col: "score"}
-        for opt, canon in ((trial_col, "trial"), (cluster_col, "cluster"), (group_col, "group")):
-            if opt is not None and opt in df.columns:
-                mapping[opt] = canon
+        mapping = _role_mapping(
+            [("model", model_col, False), ("task", task_col, False), ("item", item_col, False),
+             ("score", score_col, False), ("trial", trial_col, trial_col == "trial"),
+             ("cluster", cluster_col, cluster_auto), ("group", group_col, group_col == "group")], df.columns, source)
         df = _rename(df, mapping, source)
         notes = []
         missing = [c for c in (item_col, score_col) if c not in original]
@@ -177,10 +178,10 @@ def read_tabular(
             notes.append(f"no '{model_col}' column: one model named '{default_task}'")
         return ResultsTable.from_items(df, source=source, unbounded=unbounded, row_word=row_word, notes=notes)
     if shape == "summary":
-        mapping = {model_col: "model", task_col: "task", n_col: "n"}
-        for opt, canon in ((correct_col, "correct"), (accuracy_col, "accuracy"), (group_col, "group")):
-            if opt is not None and opt in df.columns:
-                mapping[opt] = canon
+        mapping = _role_mapping(
+            [("model", model_col, False), ("task", task_col, False), ("n", n_col, False),
+             ("correct", correct_col, correct_col == "correct"), ("accuracy", accuracy_col, accuracy_col == "accuracy"),
+             ("group", group_col, group_col == "group")], df.columns, source)
         df = _rename(df, mapping, source)
         if "correct" in df.columns and "accuracy" in df.columns:
             df = df.drop(columns="accuracy")
@@ -190,6 +191,27 @@ def read_tabular(
         return _from_wide(df, source, row_word, item_col=item_col, task_col=task_col, group_col=group_col,
                           cluster_col=cluster_col, models=models, task=default_task, unbounded=unbounded)
     raise ValueError(f"`shape` must be one of 'auto', 'long', 'wide', 'summary'; got {shape!r}.")
+
+
+def _role_mapping(roles, columns, source: str) -> dict:
+    """Source column -> role. ``roles`` holds (role, column, is_default); model, task, item and score (n for
+    summaries) are always mapped, the other roles only when their column exists. A column named for two
+    roles is an error, except that a role left at its default name yields to an explicit one (``task_col='group'``
+    makes the 'group' column the tasks rather than being undone by the default group column)."""
+    required = {"model", "task", "item", "score", "n"}
+    mapping, owner = {}, {}
+    for role, col, is_default in sorted(roles, key=lambda r: r[2]):  # explicit names first
+        if col is None or (role not in required and col not in columns):
+            continue
+        if col in owner:
+            if is_default:
+                continue
+            raise InputError(f"column '{col}' is named for two roles, {owner[col]} and {role}; give each role its"
+                             " own column (--model-col, --task-col, --item-col, --score-col, --trial-col,"
+                             " --cluster, --group-col)", source=source)
+        owner[col] = role
+        mapping[col] = role
+    return mapping
 
 
 def _rename(df: pd.DataFrame, mapping: dict, source: str) -> pd.DataFrame:
