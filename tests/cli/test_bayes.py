@@ -47,18 +47,26 @@ def test_json_equals_the_library(vtab_json):
         np.testing.assert_allclose(cli[col].to_numpy(float), lib[col].to_numpy(), rtol=1e-12)
 
 
+THREE = ("--models", "VAE,WAE-GAN,Sup-100%")
+
+
 def test_prior_and_weights_change_the_answer():
-    base = run("--example", "vtab", "--draws", "500", "--seed", "1", "--format", "json")
-    other = run("--example", "vtab", "--draws", "500", "--seed", "1", "--format", "json", "--prior", "half-normal:1")
-    groups = run("--example", "vtab", "--draws", "500", "--seed", "1", "--format", "json", "--weights", "groups")
+    base = run("--example", "vtab", *THREE, "--draws", "500", "--seed", "1", "--format", "json")
+    other = run("--example", "vtab", *THREE, "--draws", "500", "--seed", "1", "--format", "json", "--prior",
+                "half-normal:1")
+    groups = run("--example", "vtab", *THREE, "--draws", "500", "--seed", "1", "--format", "json", "--weights",
+                 "groups")
     assert base.exit_code == other.exit_code == groups.exit_code == 0, other.output + groups.output
     b, o, g = (pd.DataFrame(json.loads(r.stdout)) for r in (base, other, groups))
     assert not np.allclose(b["ci_high"] - b["ci_low"], o["ci_high"] - o["ci_low"], rtol=0.02)
-    table = load_example("vtab")
+    table = load_example("vtab").select(models=THREE[1].split(","))
     lib = beta_binomial(table, n_draws=500, rng=1, group_weights="equal").summary()
     np.testing.assert_allclose(g["posterior_mean"].to_numpy(float), lib["posterior_mean"].to_numpy())
-    one = run("--example", "vtab", "--draws", "300", "--seed", "1", "--format", "json", "--weights", "DTD=1")
+    one = run("--example", "vtab", *THREE, "--draws", "300", "--seed", "1", "--format", "json", "--weights", "DTD=1")
     assert one.exit_code == 0, one.output
+    dtd = pd.DataFrame(json.loads(one.stdout))
+    obs = table.counts(tasks=["DTD"])
+    np.testing.assert_allclose(dtd["observed"].to_numpy(float), (obs.correct / obs.n).ravel())
 
 
 def test_table_output_labels_the_intervals():
@@ -85,7 +93,7 @@ def test_sensitivity_and_compare_records():
     (["--confidence", "95"], "`--confidence`"),
 ])
 def test_bad_options_exit_2_with_one_line(args, message):
-    res = run("--example", "vtab", *args)
+    res = run("--example", "vtab", *THREE, *args)
     assert res.exit_code == 2
     assert message in res.output and "Traceback" not in res.output
 
@@ -95,5 +103,5 @@ def test_logistic_without_the_extra_names_it(monkeypatch):
     res = run("--example", "vtab", "--model", "logistic")
     assert res.exit_code == 2
     assert "pip install 'evalband[bayes]'" in res.output
-    ok = run("--example", "vtab", "--draws", "200", "--seed", "1", "--format", "json")  # exact model still works
+    ok = run("--example", "vtab", *THREE, "--draws", "200", "--seed", "1", "--format", "json")  # exact still works
     assert ok.exit_code == 0

@@ -10,8 +10,14 @@
 
 from __future__ import annotations
 
+from .agreement import Agreement, compare_with_bootstrap
+from .diagnostics import diagnose
 from .exact import beta_binomial
+from .numpyro_models import logistic, nuts_beta_binomial
 from .posterior import BayesResult
-from .priors import Prior, custom, exponential, gamma, half_normal, parse_prior
+from .priors import Prior, custom, exponential, gamma, half_normal, parse_prior, sensitivity_priors
+from .sensitivity import PriorSensitivity, prior_sensitivity
 
-__all__ = ["BayesResult", "Prior", "beta_binomial", "custom", "exponential", "gamma", "half_normal", "parse_prior"]
+__all__ = ["Agreement", "BayesResult", "Prior", "PriorSensitivity", "beta_binomial", "compare_with_bootstrap",
+           "custom", "diagnose", "exponential", "gamma", "half_normal", "logistic", "nuts_beta_binomial",
+           "parse_prior", "prior_sensitivity", "sensitivity_priors"]

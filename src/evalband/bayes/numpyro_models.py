@@ -4,11 +4,13 @@ reference for the exact sampler) and a richer logistic model for item-level data
 Logistic model (all effects non-centred, weakly informative priors)::
 
     logit P(y_mtk = 1) = mu + a_m + b_t + c_mt + d_k + e_g(k)
-    mu ~ Normal(0, 2.5);  a_m ~ Normal(0, s_a);  b_t ~ Normal(0, s_b);  c_mt ~ Normal(0, s_c)
+    mu ~ Normal(0, 2.5);  a = s_a P z_a;  b = s_b P z_b;  c = s_c (P z_c P');  z ~ Normal(0, 1)
     d_k ~ Normal(0, s_d)  (item k, item-level data: IRT-like difficulty);  e_g ~ Normal(0, s_e)  (cluster g)
     s_a, s_b, s_d, s_e ~ HalfNormal(1);  s_c ~ HalfNormal(0.5)
 
-``b_t`` is each task's difficulty shared by all models, ``c_mt`` the model-by-task interaction. The reported
+where P centres (sum-to-zero model, task and row-and-column-centred interaction effects, so ``mu`` is the grand
+mean on the logit scale and the effects are orthogonal). ``b_t`` is each task's difficulty shared by all models,
+``c_mt`` the model-by-task interaction. The reported
 ``theta_mt`` is the model's expected accuracy on the task's own items (the mean of the fitted probabilities over
 them); the predictive interval is that of the accuracy on a new test set of the same size drawn from the same
 item population (new item and cluster effects), i.e. Binomial(n, E_d[expit(eta + d)]).
@@ -130,12 +132,21 @@ def nuts_beta_binomial(data, *, prior=None, num_warmup: int = 1000, num_samples:
     require_numpyro(num_chains)
     import jax.numpy as jnp
 
+    from numpyro.infer import init_to_value
+
     y, n = counts.correct, counts.n
+    # start every chain at method-of-moments values: starting at the prior's median (alpha = beta ~ 6,900 for the
+    # default prior) leaves chains stranded in the funnel of large alpha + beta
+    p = (y + 0.5) / (n + 1.0)
+    mean, var = p.mean(axis=1), np.maximum(p.var(axis=1), 1e-6)
+    s0 = np.clip(mean * (1 - mean) / var - 1.0, 0.5, 1e4)
+    init = init_to_value(values={"alpha": jnp.asarray(mean * s0), "beta": jnp.asarray((1 - mean) * s0),
+                                 "theta": jnp.asarray(p.T)})
     _, idata = _run_nuts(_bb_model, dict(y=jnp.asarray(y), n=jnp.asarray(n), family=prior.family,
                                          params=prior.params),
                          num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
                          seed=int(gen.integers(0, 2**31 - 1)), target_accept=target_accept,
-                         max_tree_depth=max_tree_depth)
+                         max_tree_depth=max_tree_depth, init_strategy=init)
     post = idata.posterior
     theta = np.asarray(post["theta"]).reshape(-1, n.shape[1], n.shape[0]).transpose(0, 2, 1)
     alpha = np.asarray(post["alpha"]).reshape(-1, n.shape[0])
@@ -171,12 +182,18 @@ def _logistic_model(model_idx, task_idx, cluster_idx, successes, trials, item_ta
     s_a = numpyro.sample("sigma_model", dist.HalfNormal(1.0))
     s_b = numpyro.sample("sigma_task", dist.HalfNormal(1.0))
     s_c = numpyro.sample("sigma_model_task", dist.HalfNormal(0.5))
+    # sum-to-zero effects: the intercept is the grand mean, and model, task and interaction effects are
+    # orthogonal, which removes the additive redundancy that otherwise slows NUTS down with few models or tasks
     with numpyro.plate("models", n_models):
-        a = s_a * numpyro.sample("z_model", dist.Normal(0.0, 1.0))
+        z_a = numpyro.sample("z_model", dist.Normal(0.0, 1.0))
     with numpyro.plate("tasks", n_tasks):
-        b = s_b * numpyro.sample("z_task", dist.Normal(0.0, 1.0))
+        z_b = numpyro.sample("z_task", dist.Normal(0.0, 1.0))
     with numpyro.plate("model_task", n_models * n_tasks):
-        c = (s_c * numpyro.sample("z_model_task", dist.Normal(0.0, 1.0))).reshape(n_models, n_tasks)
+        z_c = numpyro.sample("z_model_task", dist.Normal(0.0, 1.0)).reshape(n_models, n_tasks)
+    a = s_a * (z_a - z_a.mean())
+    b = s_b * (z_b - z_b.mean())
+    c = s_c * (z_c - z_c.mean(axis=0, keepdims=True) - z_c.mean(axis=1, keepdims=True) + z_c.mean())
+    numpyro.deterministic("model_effect", a)
     e = None
     if n_clusters:
         s_e = numpyro.sample("sigma_cluster", dist.HalfNormal(1.0))
@@ -356,9 +373,12 @@ def logistic(data, *, item_effects=None, cluster_effects=None, num_warmup: int =
     post = idata.posterior
     flat = lambda name: np.asarray(post[name]).reshape(-1, *np.asarray(post[name]).shape[2:])
     m, t = len(m_names), len(t_names)
-    eta = (flat("intercept")[:, None, None] + (flat("sigma_model")[:, None] * flat("z_model"))[:, :, None]
-           + (flat("sigma_task")[:, None] * flat("z_task"))[:, None, :]
-           + (flat("sigma_model_task")[:, None] * flat("z_model_task")).reshape(-1, m, t))
+    center = lambda z: z - z.mean(axis=-1, keepdims=True)
+    zc = flat("z_model_task").reshape(-1, m, t)
+    zc = zc - zc.mean(axis=1, keepdims=True) - zc.mean(axis=2, keepdims=True) + zc.mean(axis=(1, 2), keepdims=True)
+    eta = (flat("intercept")[:, None, None] + (flat("sigma_model")[:, None] * center(flat("z_model")))[:, :, None]
+           + (flat("sigma_task")[:, None] * center(flat("z_task")))[:, None, :]
+           + flat("sigma_model_task")[:, None, None] * zc)
     item_eff = flat("sigma_item")[:, None] * flat("z_item") if n_units else None
     cl_eff = flat("sigma_cluster")[:, None] * flat("z_cluster") if n_clusters else None
     theta = _theta_logistic(eta, units, item_eff, cl_eff, t)

@@ -76,7 +76,7 @@ class PriorSensitivity:
 
 
 def prior_sensitivity(data, *, priors=None, n_draws: int = 10_000, confidence_level=0.95, weights=None,
-                      group_weights=None, models=None, tasks=None, rng=None) -> PriorSensitivity:
+                      group_weights=None, aggregate="mean", models=None, tasks=None, rng=None) -> PriorSensitivity:
     """Refit :func:`beta_binomial` under each prior (the first is the baseline) with common random numbers.
 
     Parameters
@@ -106,7 +106,8 @@ def prior_sensitivity(data, *, priors=None, n_draws: int = 10_000, confidence_le
     seed = int(as_generator(rng).integers(0, 2**63 - 1))
     results: list[BayesResult] = [
         beta_binomial(data, prior=p, n_draws=n_draws, confidence_level=confidence_level, weights=weights,
-                      group_weights=group_weights, models=models, tasks=tasks, rng=np.random.default_rng(seed))
+                      group_weights=group_weights, aggregate=aggregate, models=models, tasks=tasks,
+                      rng=np.random.default_rng(seed))
         for p in priors  # a handful of refits, each vectorized over models, tasks and draws
     ]
     return PriorSensitivity(tuple(p.label for p in priors), tuple(results))

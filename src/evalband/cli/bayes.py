@@ -66,8 +66,11 @@ def bayes(
     weights: Annotated[Optional[str], typer.Option("--weights", help="Aggregate weights: equal (tasks), groups,"
                                                    " or name=w,... over tasks or groups.",
                                                    show_default=False)] = None,
-    draws: Annotated[int, typer.Option("--draws", help="Posterior draws (beta-binomial) or draws per chain"
-                                       " (logistic).")] = 10_000,
+    aggregate: Annotated[str, typer.Option("--aggregate", help="Aggregate across tasks: mean, geometric, minmax,"
+                                           " mean-rank, ... (evalband.aggregate).")] = "mean",
+    draws: Annotated[Optional[int], typer.Option("--draws", help="Posterior draws (beta-binomial, default 10000)"
+                                                 " or draws per chain (logistic, default 500).",
+                                                 show_default=False)] = None,
     pairs: Annotated[bool, typer.Option("--pairs", help="Also report every pairwise difference.")] = False,
     sensitivity: Annotated[bool, typer.Option("--sensitivity", help="Refit under alternative priors and report"
                                               " how intervals and verdicts move.")] = False,
@@ -104,13 +107,14 @@ def bayes(
             if prior is not None:
                 raise ValueError("`--prior` applies to the beta-binomial model; the logistic model uses its own"
                                  " weakly informative priors (see evalband.bayes.logistic).")
-            result = logistic(table, num_samples=min(draws, 100_000), confidence_level=level, weights=w,
-                              group_weights=gw, rng=seed)
+            result = logistic(table, num_samples=500 if draws is None else draws, confidence_level=level,
+                              weights=w, group_weights=gw, aggregate=aggregate, rng=seed)
         else:
             from ..bayes import beta_binomial
 
+            draws = 10_000 if draws is None else draws
             result = beta_binomial(table, prior=prior, n_draws=draws, confidence_level=level, weights=w,
-                                   group_weights=gw, rng=seed)
+                                   group_weights=gw, aggregate=aggregate, rng=seed)
         for message in result.warnings:
             typer.echo(f"evalband: warning: {message}", err=True)
         frames = [("model", result.summary()[_MODEL_COLS])]
@@ -122,8 +126,13 @@ def bayes(
 
             if kind != "beta-binomial":
                 raise ValueError("`--sensitivity` refits the beta-binomial model; drop --model logistic.")
-            sens = prior_sensitivity(table, n_draws=min(draws, 10_000), confidence_level=level, weights=w,
-                                     group_weights=gw, rng=seed)
+            from ..bayes.priors import parse_prior, sensitivity_priors
+
+            base = parse_prior(prior)  # the prior asked for is the baseline; the usual alternatives follow
+            alternatives = [p for p in sensitivity_priors() if p.label != base.label]
+            sens = prior_sensitivity(table, priors=[base, *alternatives], n_draws=min(draws, 10_000),
+                                     confidence_level=level, weights=w, group_weights=gw, aggregate=aggregate,
+                                     rng=seed)
             frames += [("sensitivity", sens.models_frame()), ("sensitivity_pair", sens.pairs_frame())]
         if compare:
             from ..bayes.agreement import compare_with_bootstrap
