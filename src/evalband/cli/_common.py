@@ -87,7 +87,7 @@ def errors():
         yield
     except typer.Exit:
         raise
-    except (InputError, ValueError, TypeError, FileNotFoundError, ImportError) as exc:
+    except (InputError, ValueError, TypeError, OSError, ImportError) as exc:  # OSError: folders, permissions
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
 
