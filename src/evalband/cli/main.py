@@ -59,3 +59,7 @@ app.command("report")(_report.report)
 def run() -> None:
     """Console-script entry point."""
     app()
+
+
+if __name__ == "__main__":  # python -m evalband.cli.main
+    run()
