@@ -7,7 +7,23 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["TaskArrays", "task_arrays"]
+__all__ = ["TaskArrays", "task_arrays", "as_table"]
+
+
+def as_table(table):
+    """A ResultsTable as is; a DataFrame or a path through :func:`evalband.read` (as ``compare`` and ``rank`` do)."""
+    import os
+
+    from ..table import ResultsTable
+
+    if isinstance(table, ResultsTable):
+        return table
+    if isinstance(table, (pd.DataFrame, str, os.PathLike)):
+        from ..io import read
+
+        return read(table)
+    raise TypeError("`table` must be a ResultsTable (from evalband.read or evalband.load_example), a DataFrame or"
+                    f" a path; got {type(table).__name__}.")
 
 
 @dataclass(frozen=True)

@@ -179,7 +179,7 @@ def passk(table, *, k=(1,), confidence_level=0.95) -> PassKResult:
 
     Parameters
     ----------
-    table : ResultsTable
+    table : ResultsTable, DataFrame or path
         Item level, binary (0/1) scores, with a trial column (each trial is one sample).
     k : int or sequence of int
         The k values; each must not exceed any item's number of samples (the error names the item).
@@ -194,8 +194,9 @@ def passk(table, *, k=(1,), confidence_level=0.95) -> PassKResult:
     Per item, then averaged over items (every item weighs the same), with standard errors across items (see
     :func:`passk_interval`). Each model is scored on its own items.
     """
-    from ._cells import task_arrays
+    from ._cells import as_table, task_arrays
 
+    table = as_table(table)
     level = check_confidence_level(confidence_level)
     ks = (k,) if np.ndim(k) == 0 else tuple(k)
     if not ks:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .._validate import InputError, check_confidence_level
 from ..results import ConfidenceInterval
-from ._cells import concat_tasks, task_arrays
+from ._cells import as_table, concat_tasks, task_arrays
 from .cluster import cluster_interval
 from .mean import mean_interval
 from .proportion import PROPORTION_METHODS, _ALIASES, proportion_interval
@@ -81,8 +81,8 @@ def estimate(table, *, method: str = "auto", confidence_level=0.95, cluster: boo
 
     Parameters
     ----------
-    table : ResultsTable
-        From :func:`evalband.read` or :func:`evalband.load_example`.
+    table : ResultsTable, DataFrame or path
+        From :func:`evalband.read` or :func:`evalband.load_example`; a DataFrame or path goes through ``read``.
     method : str
         'auto' (default): cluster-robust 'cluster' when the table has clusters, 'wilson' for summary data and
         for 0/1 item scores with one trial, otherwise 't'. Proportion methods ('wilson', 'clopper-pearson' or
@@ -121,6 +121,7 @@ def estimate(table, *, method: str = "auto", confidence_level=0.95, cluster: boo
     Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a binomial proportion. Statistical
     Science 16(2), 101-133.
     """
+    table = as_table(table)
     level = check_confidence_level(confidence_level)
     key, clustered, notes = _resolve(table, method, cluster)
     notes = list(table.notes) + notes
