@@ -73,6 +73,8 @@ def as_generator(rng) -> np.random.Generator:
         raise TypeError("`rng` must be a numpy.random.Generator, a seed or None; RandomState is not supported.")
     if isinstance(rng, bool) or (rng is not None and isinstance(rng, float)):
         raise TypeError(f"`rng` must be an integer seed, a Generator or None; got {rng!r}.")
+    if isinstance(rng, (int, np.integer)) and rng < 0:
+        raise ValueError(f"`rng` seed must be a non-negative integer; got {int(rng)}.")
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError) as exc:

@@ -22,3 +22,14 @@ def test_text_in_a_number_column_is_quoted_as_written():
     df = pd.DataFrame({"model": ["A", "B"], "task": ["x", "x"], "n": [100, "lots"], "correct": [5, 6]})
     with pytest.raises(InputError, match=r"row 1, column 'n': n 'lots' is not a number"):
         read(df)
+
+
+def test_negative_seed_says_non_negative():
+    from typer.testing import CliRunner
+
+    from evalband.cli.main import app
+
+    res = CliRunner().invoke(app, ["compare", "--example", "vtab", "--seed", "-1", "--n-resamples", "100"])
+    assert res.exit_code == 2
+    # before: "`rng` must be an integer seed, a Generator or None; got -1." although -1 is an integer
+    assert "non-negative integer; got -1" in res.stderr
