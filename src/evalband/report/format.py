@@ -50,8 +50,17 @@ def _rounded_strings(df: pd.DataFrame, value_cols, se_col, scale: float, pvalue_
             out[c] = [_format_p(v) for v in df[c]]
     for c in out.columns:
         if c not in value_cols and c not in pvalue_cols and pd.api.types.is_float_dtype(df[c]):
-            out[c] = [f"{v:.3g}" if pd.notna(v) else "" for v in df[c]]
+            out[c] = [_short(v) if pd.notna(v) else "" for v in df[c]]
     return out.astype(str)
+
+
+def _short(v) -> str:
+    """Three significant figures, but whole numbers (df, effective n) and large values without an exponent."""
+    v = float(v)
+    if np.isfinite(v) and v.is_integer() and abs(v) < 1e15:
+        return str(int(v))
+    text = f"{v:.3g}"
+    return f"{v:.0f}" if "e+" in text and np.isfinite(v) else text
 
 
 def _format_p(p) -> str:
