@@ -221,6 +221,8 @@ def run_w1():
     print(f"  ratios: naive/engine {r_naive:.0f}x (target >= 150x: {'met' if r_naive >= 150 else 'NOT met'}),"
           f" scipy/engine {r_scipy:.0f}x (target >= 30x: {'met' if r_scipy >= 30 else 'NOT met'}),"
           f" engine/floor {r_floor:.2f}x (target <= 2x: {'met' if r_floor <= 2 else 'NOT met'})")
+    print(f"  bounds for any engine built on these draws: naive/floor {t_naive / t_floor:.0f}x,"
+          f" scipy/floor {t_scipy / t_floor:.0f}x")
 
 
 def run_w2():
@@ -253,6 +255,7 @@ def run_w2():
     print(f"  ratios: scipy/engine {r_scipy:.0f}x (target >= 90x: {'met' if r_scipy >= 90 else 'NOT met'}),"
           f" naive/engine {t_nv * B / n_naive / t_eng:.0f}x, engine/floor {t_eng / (td + ts):.2f}x;"
           f" peak memory {peak:.0f} MB (target < 2048 MB: {'met' if peak < 2048 else 'NOT met'})")
+    print(f"  bound for any engine built on these draws: scipy/floor {t_scipy / (td + ts):.0f}x")
 
 
 def main():
