@@ -240,3 +240,23 @@ def test_progress_is_silent_off_terminal(small_table, capsys):
     bootstrap(table, n_resamples=5000, rng=1)
     out = capsys.readouterr()
     assert out.err == "" and out.out == ""
+
+
+def test_summary_jackknife_is_the_virtual_item_jackknife():
+    df = pd.DataFrame({"model": ["a", "b"], "task": ["x", "x"], "n": [10, 10], "correct": [7, 2]})
+    reps = bootstrap(ResultsTable.from_summary(df), n_resamples=50, rng=1)
+    jack = reps.jackknife()
+    assert jack.shape == (10, 2, 1)
+    # deleting one of k correct items gives (k - 1) / 9, one of the n - k wrong ones k / 9
+    assert sorted(jack[:, 0, 0].tolist()) == [6 / 9] * 7 + [7 / 9] * 3
+    assert sorted(jack[:, 1, 0].tolist()) == [1 / 9] * 2 + [2 / 9] * 8
+    unequal = pd.DataFrame({"model": ["a", "b"], "task": ["x", "x"], "n": [10, 12], "correct": [7, 2]})
+    r2 = bootstrap(ResultsTable.from_summary(unequal), n_resamples=50, rng=1)
+    assert r2.jackknife() is None and any("jackknife" in n for n in r2.notes)
+
+
+def test_progress_bar_forced_passes_results_through():
+    from evalband.resample._progress import track
+
+    assert list(track(iter(range(5)), 5, progress=True)) == list(range(5))
+    assert list(track(iter(range(5)), 5, progress=False)) == list(range(5))
