@@ -58,3 +58,16 @@ def test_any_divergence_is_reported():
 def test_one_chain_says_r_hat_is_unavailable():
     frame, warnings = diagnose(_idata({"x": np.random.default_rng(5).normal(size=(1, 2000))}))
     assert any("one chain only" in w for w in warnings)
+
+
+def test_exact_draws_convert_to_inference_data():
+    from evalband import load_example
+    from evalband.bayes import beta_binomial
+
+    res = beta_binomial(load_example("vtab").select(models=["VAE", "WAE-GAN"]), n_draws=200, rng=1)
+    idata = res.to_inference_data()
+    theta = idata.posterior["theta"]
+    assert theta.dims == ("chain", "draw", "model", "task") and theta.shape == (1, 200, 2, 19)
+    np.testing.assert_array_equal(theta.values[0], res.theta)
+    assert list(idata.posterior["model"].values) == ["VAE", "WAE-GAN"]
+    assert "aggregate_pred" in idata.posterior_predictive

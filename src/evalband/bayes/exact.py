@@ -90,6 +90,10 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
     independent test sets, as with summary input. Shrinkage of each theta_ij toward the model's mean over tasks
     is the model's assumption: it narrows small-N tasks' intervals, and its strength is set by the posterior of
     alpha + beta, which the prior influences when there are few tasks (run :func:`prior_sensitivity`). The
+    seed's default Exponential(rate 1/10000) is not neutral about it: alpha + beta then has prior mean 20,000,
+    which favours strong pooling; with a handful of tasks it can decide a comparison the data alone leave open
+    (or shrink away a small-N task's difference), and the weaker alternatives in :func:`prior_sensitivity` show
+    it. The
     grid's accuracy is checked by recomputing on a grid half as fine (``result.grid.refinement_shift``).
 
     References

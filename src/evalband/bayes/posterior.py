@@ -169,6 +169,25 @@ class BayesResult:
             "verdict": verdict(lo, hi, names[a], names[b]),
         })
 
+    def to_inference_data(self):
+        """The draws as an ``arviz.InferenceData`` (the NumPyro fit itself where there is one; otherwise one chain
+        of the exact sampler's independent draws with coordinates model and task). Needs ArviZ."""
+        if self.inference_data is not None:
+            return self.inference_data
+        from .diagnostics import import_arviz
+
+        az = import_arviz()
+        posterior = {"theta": self.theta[None], "aggregate": self.aggregate[None]}
+        dims = {"theta": ["model", "task"], "aggregate": ["model"]}
+        if self.alpha is not None:
+            posterior.update(alpha=self.alpha[None], beta=self.beta[None])
+            dims.update(alpha=["model"], beta=["model"])
+        return az.from_dict(posterior=posterior,
+                            posterior_predictive={"theta_pred": self.theta_pred[None],
+                                                  "aggregate_pred": self.aggregate_pred[None]},
+                            coords={"model": list(self.models), "task": list(self.tasks)},
+                            dims={**dims, "theta_pred": ["model", "task"], "aggregate_pred": ["model"]})
+
     def rank_probabilities(self) -> pd.DataFrame:
         """P(rank = r) per model (rows) and rank 1..M (columns)."""
         p = rank_probabilities(self.rank_draws())
