@@ -63,6 +63,10 @@ def _short(v) -> str:
     return f"{v:.0f}" if "e+" in text and np.isfinite(v) else text
 
 
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$", "{": r"\{",
+          "}": r"\}", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
+
+
 def _format_p(p) -> str:
     if p is None or not np.isfinite(p):
         return ""
@@ -100,8 +104,7 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
             text += "\n\n" + "\n".join(f"- {n}" for n in notes)
         return text + "\n"
     if fmt == "latex":
-        esc = lambda s: (str(s).replace("\\", r"\textbackslash{}").replace("&", r"\&").replace("%", r"\%")
-                         .replace("_", r"\_").replace("#", r"\#").replace("$", r"\$"))
+        esc = lambda s: "".join(_LATEX.get(ch, ch) for ch in str(s))
         cols = "l" * len(shown.columns)
         lines = [r"\begin{tabular}{" + cols + "}", r"\toprule",
                  " & ".join(esc(c) for c in shown.columns) + r" \\", r"\midrule"]
