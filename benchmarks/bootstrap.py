@@ -185,30 +185,36 @@ def run_w1():
           f" {ARGS.seed})")
     scores = make_data(M, T, N, ARGS.seed)
     engine_job([s[:, :50] for s in scores[:2]], 100, 1)  # compile the numba kernel (cached afterwards)
-    eng, flo, eng_np = [], [], []
+    # engine runs are interleaved with the baselines (before and after each) so that load changes on a shared
+    # machine hit both sides of every ratio alike
+    eng, flo = [], []
     for _ in range(ARGS.repeats):
         eng.append(timed(engine_job, scores, B, ARGS.seed)[0])
         td, ts = floor_job(scores, B, ARGS.seed)
         flo.append(td + ts)
     with _kernels.use_backend("numpy"):
-        eng_np.append(timed(engine_job, scores, B, ARGS.seed)[0])
-    t_eng, t_floor = float(np.median(eng)), float(np.median(flo))
-    print(f"  engine full job ({_kernels.backend()} counts): median {t_eng:.3f} s over {len(eng)} runs {np.round(eng, 3).tolist()}")
-    print(f"  engine full job (pure-NumPy fallback):  {eng_np[0]:.3f} s")
+        t_np = timed(engine_job, scores, B, ARGS.seed)[0]
+    n_naive = ARGS.naive_replicates or (20 if ARGS.quick else 100)
+    t_nv, _ = timed(naive_loop, scores, n_naive, ARGS.seed)
+    eng.append(timed(engine_job, scores, B, ARGS.seed)[0])
+    t_naive = t_nv * B / n_naive
+    b_scipy = B if not ARGS.quick else 1000
+    t_sc, _ = timed(scipy_job, scores, b_scipy, ARGS.seed, 250)
+    eng.append(timed(engine_job, scores, B, ARGS.seed)[0])
+    t_scipy = t_sc * B / b_scipy
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         t_thr = timed(engine_job, scores, B, ARGS.seed, pool)[0]
+    t_eng, t_floor = float(np.median(eng)), float(np.median(flo))
+    print(f"  engine full job ({_kernels.backend()} counts): median {t_eng:.3f} s over {len(eng)} runs"
+          f" {np.round(eng, 3).tolist()}")
+    print(f"  engine full job (pure-NumPy fallback):  {t_np:.3f} s")
     print(f"  engine full job with executor=ThreadPoolExecutor({os.cpu_count()}): {t_thr:.3f} s (same numbers;"
           " not used for the ratios)")
-    print(f"  floor (draws {td:.3f} s + weighted sums {ts:.3f} s, last run): median {t_floor:.3f} s")
-    n_naive = ARGS.naive_replicates or (20 if ARGS.quick else 100)
-    t_nv, _ = timed(naive_loop, scores, n_naive, ARGS.seed)
-    t_naive = t_nv * B / n_naive
+    print(f"  floor (draws {td:.3f} s + weighted sums {ts:.3f} s, last run): median {t_floor:.3f} s over"
+          f" {len(flo)} runs")
     print(f"  naive loop: {t_nv:.2f} s for {n_naive} replicates -> {t_naive:.1f} s extrapolated to B = {B:,}")
-    b_scipy = B if not ARGS.quick else 1000
-    t_sc, _ = timed(scipy_job, scores, b_scipy, ARGS.seed, 250)
-    t_scipy = t_sc * B / b_scipy
     print(f"  scipy.stats.bootstrap: {t_sc:.2f} s for B = {b_scipy:,}" + (f" -> {t_scipy:.1f} s extrapolated"
                                                                          if b_scipy != B else ""))
     # agreement of the engine with scipy (same design, different random numbers): interval ends within MC error
@@ -229,27 +235,30 @@ def run_w2():
     w = WORKLOADS["w2"]
     M, T, N, B = w["models"], w["tasks"], w["items"], w["B"]
     print(f"\nW2: {M} models x {T} tasks x {N:,} binary items, B = {B:,} (seed {ARGS.seed})")
-    runs = []
-    for k in range(ARGS.repeats):
+    def child(trace):
         out = subprocess.run([sys.executable, __file__, "--child", "w2", "--seed", str(ARGS.seed),
-                              "--blas-threads", str(ARGS.blas_threads)] + (["--trace"] if k == 0 else []),
+                              "--blas-threads", str(ARGS.blas_threads)] + (["--trace"] if trace else []),
                              capture_output=True, text=True, check=True)
-        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    # engine runs before and after the baselines, so that load changes hit both sides of the ratios alike
+    runs = [child(trace=True)] + [child(trace=False) for _ in range(max(0, ARGS.repeats - 2))]
+    scores = make_data(M, T, N, ARGS.seed)
+    td, ts = floor_job(scores, B, ARGS.seed)
+    b_scipy = ARGS.scipy_replicates or (50 if ARGS.quick else 200)
+    t_sc, _ = timed(scipy_job, scores, b_scipy, ARGS.seed, 50)
+    t_scipy = t_sc * B / b_scipy
+    n_naive = ARGS.naive_replicates or (2 if ARGS.quick else 5)
+    t_nv, _ = timed(naive_loop, scores, n_naive, ARGS.seed)
+    runs.append(child(trace=False))
     t_eng = float(np.median([r["time"] for r in runs]))
     peak = max(r["peak_mb"] for r in runs)
     print(f"  engine full job: median {t_eng:.2f} s over {len(runs)} runs {[round(r['time'], 2) for r in runs]};"
           f" peak resident memory {peak:.0f} MB (data and imports alone {runs[0]['data_peak_mb']:.0f} MB; the job's"
           f" own NumPy allocations peak at {runs[0]['job_alloc_mb']:.0f} MB, tracemalloc)")
-    scores = make_data(M, T, N, ARGS.seed)
-    td, ts = floor_job(scores, B, ARGS.seed)
     print(f"  floor: draws {td:.2f} s + weighted sums {ts:.2f} s = {td + ts:.2f} s")
-    b_scipy = ARGS.scipy_replicates or (50 if ARGS.quick else 200)
-    t_sc, _ = timed(scipy_job, scores, b_scipy, ARGS.seed, 50)
-    t_scipy = t_sc * B / b_scipy
     print(f"  scipy.stats.bootstrap: {t_sc:.2f} s for {b_scipy} replicates -> {t_scipy:.1f} s extrapolated to"
           f" B = {B:,}")
-    n_naive = ARGS.naive_replicates or (2 if ARGS.quick else 5)
-    t_nv, _ = timed(naive_loop, scores, n_naive, ARGS.seed)
     print(f"  naive loop: {t_nv:.2f} s for {n_naive} replicates -> {t_nv * B / n_naive:.0f} s extrapolated")
     r_scipy = t_scipy / t_eng
     print(f"  ratios: scipy/engine {r_scipy:.0f}x (target >= 90x: {'met' if r_scipy >= 90 else 'NOT met'}),"
