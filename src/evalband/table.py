@@ -554,7 +554,31 @@ def _labels(col: pd.Series, name: str, source: str, row_word: str) -> pd.Series:
         raise InputError(f"missing {name}", source=source, row=_row_name(col.index[pos], row_word), column=name)
     if pd.api.types.is_float_dtype(col) and (col == np.floor(col)).all():
         col = col.astype(np.int64)
-    return col.astype(str)
+    col = col.astype(str)
+    _check_spaces(col, name, source, row_word)
+    return col
+
+
+def _check_spaces(col: pd.Series, name: str, source: str, row_word: str) -> None:
+    """Labels of spaces only are missing; labels that differ only by surrounding spaces ('A ' and 'A') would be
+    two models (or items) that look like one and share nothing, so they are an error. Checked on unique values."""
+    uniq = pd.Series(pd.unique(col))
+    stripped = uniq.str.strip()
+    changed = (stripped != uniq).to_numpy()
+    if not changed.any():
+        return
+    blank = (stripped == "").to_numpy()
+    if blank.any():
+        pos = int(np.flatnonzero((col == uniq[blank].iloc[0]).to_numpy())[0])
+        raise InputError(f"missing {name}", source=source, row=_row_name(col.index[pos], row_word), column=name)
+    clash = stripped.duplicated(keep=False).to_numpy() & changed
+    if clash.any():
+        spaced = uniq[clash].iloc[0]
+        plain = uniq[(stripped == spaced.strip()).to_numpy() & (uniq != spaced).to_numpy()].iloc[0]
+        pos = int(np.flatnonzero((col == spaced).to_numpy())[0])
+        raise InputError(f"{name} {spaced!r} and {plain!r} differ only by surrounding spaces; they would count as"
+                         f" two different {name}s that look alike (remove the spaces)", source=source,
+                         row=_row_name(col.index[pos], row_word), column=name)
 
 
 def _numbers(col: pd.Series, name: str, source: str, row_word: str) -> np.ndarray:

@@ -33,3 +33,27 @@ def test_negative_seed_says_non_negative():
     assert res.exit_code == 2
     # before: "`rng` must be an integer seed, a Generator or None; got -1." although -1 is an integer
     assert "non-negative integer; got -1" in res.stderr
+
+
+def test_labels_differing_only_by_spaces_are_an_error(tmp_path):
+    # 'Meta-Llama-3-70B ' (trailing space) and 'Meta-Llama-3-70B' looked like one model in every table but were two,
+    # sharing no item: every paired analysis silently lost all of that model's items
+    path = tmp_path / "spaces.csv"
+    path.write_text("model,task,item,score\nA,t,1,1\nA,t,2,0\nA ,t,3,1\nB,t,1,0\nB,t,2,1\nB,t,3,1\n")
+    with pytest.raises(InputError) as err:
+        read(path)
+    msg = str(err.value)
+    assert "line 4" in msg and "column 'model'" in msg and "'A '" in msg and "'A'" in msg and "spaces" in msg
+
+
+def test_a_label_of_spaces_only_is_missing():
+    df = pd.DataFrame({"model": ["A", "A", "B", "B"], "task": ["t", "  ", "t", "t"], "item": [1, 2, 1, 2],
+                       "score": [1, 0, 1, 1]})
+    with pytest.raises(InputError, match=r"row 1, column 'task': missing task"):
+        read(df)
+
+
+def test_names_with_inner_or_consistent_spaces_are_kept():
+    df = pd.DataFrame({"model": ["my model", "my model", "B ", "B "], "task": ["t"] * 4, "item": [1, 2, 1, 2],
+                       "score": [1, 0, 1, 1]})
+    assert read(df).models == ("my model", "B ")
