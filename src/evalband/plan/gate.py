@@ -186,6 +186,13 @@ def paired_runs(baseline, candidate, *, models=None):
 
     b, c = per_item(baseline, mb), per_item(candidate, mc)
     joined = b.merge(c, how="inner", left_index=True, right_index=True, suffixes=("_b", "_c"))
+    note = None
+    tb, tc = b.index.unique(level=0), c.index.unique(level=0)
+    if len(joined) == 0 and len(tb) == 1 and len(tc) == 1 and tb[0] != tc[0]:
+        # one task each, named differently (e.g. after the file names when there is no task column): pair by item
+        c = c.rename(index={tc[0]: tb[0]}, level=0)
+        joined = b.merge(c, how="inner", left_index=True, right_index=True, suffixes=("_b", "_c"))
+        note = f"each run holds one task, named differently ('{tb[0]}', '{tc[0]}'): items paired by item id"
     left = {"baseline_only": int(len(b) - len(joined)), "candidate_only": int(len(c) - len(joined))}
     if len(joined) == 0:
         raise InputError("the baseline and candidate runs share no (task, item); are they runs of the same"
@@ -196,6 +203,8 @@ def paired_runs(baseline, candidate, *, models=None):
         col = "cluster_b" if "cluster_b" in joined.columns else "cluster_c" if "cluster_c" in joined.columns \
             else "cluster"
         frame["cluster"] = frame["task"].astype(str) + "\x1f" + joined[col].to_numpy().astype(str)
+    if note:
+        frame.attrs["note"] = note
     return frame, (str(mb), str(mc)), left
 
 
@@ -236,7 +245,7 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
         raise ValueError(f"`margin` must be a number in [0, 1) (a fraction: 0.01 is one point); got {margin!r}.")
     margin = float(margin)
     frame, names, left = paired_runs(baseline, candidate, models=models)
-    notes = []
+    notes = [frame.attrs["note"]] if frame.attrs.get("note") else []
     if left["baseline_only"] or left["candidate_only"]:
         notes.append(f"items left out of the pairing: {left['baseline_only']:,} only in the baseline,"
                      f" {left['candidate_only']:,} only in the candidate")
