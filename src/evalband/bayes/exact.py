@@ -115,7 +115,11 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
     y, n = counts.correct, counts.n
     grid = fit_grid(y, n, prior, size=grid_size)
     alpha, beta = grid.sample(n_draws, gen)
-    theta = gen.beta(alpha[:, :, None] + y, beta[:, :, None] + (n - y))
+    # Beta(A, B) as G_A / (G_A + G_B) with standard gammas: the same distribution as Generator.beta, faster
+    g_a = gen.standard_gamma(alpha[:, :, None] + y)
+    g_b = gen.standard_gamma(beta[:, :, None] + (n - y))
+    theta = g_a / (g_a + g_b)
+    del g_a, g_b
     theta_pred = gen.binomial(n.astype(np.int64), theta) / n
     observed = y / n
     warnings = []

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Annotated, Optional
 
-import numpy as np
 import pandas as pd
 import typer
 
@@ -92,7 +90,6 @@ def bayes(
 ):
     """Posterior means, credible intervals (ci, hdi), predictive intervals (pred) and P(best) per model."""
     from .._validate import check_choice, check_confidence_level
-    from ..report.format import render
 
     with errors():
         kind = check_choice(model, MODEL_CHOICES, "--model")
