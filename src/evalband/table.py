@@ -159,6 +159,12 @@ class ResultsTable:
         Everything assumed, converted or left out while reading, one sentence each.
     attribution : str or None
         Attribution line of a bundled example.
+    has_trials : bool
+        Whether the source had a trial column.
+    paired_items : bool
+        Whether item ``i`` means the same test item for every model (True for test sets). False when items are
+        unrelated across models, as the runs (seeds) of rliable score files: analyses then resample each model
+        on its own and never pair.
     """
 
     data: pd.DataFrame
@@ -168,6 +174,7 @@ class ResultsTable:
     notes: tuple[str, ...] = ()
     attribution: str | None = None
     has_trials: bool = False
+    paired_items: bool = True
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -367,7 +374,8 @@ class ResultsTable:
             if col in data.columns:
                 data[col] = data[col].cat.remove_unused_categories()
         notes = tuple(n for n in self.notes if not n.startswith(_COVERAGE_PREFIX))
-        out = ResultsTable(data, self.level, self.score_kind, self.source, notes, self.attribution, self.has_trials)
+        out = ResultsTable(data, self.level, self.score_kind, self.source, notes, self.attribution, self.has_trials,
+                           self.paired_items)
         return out._with_coverage_notes()
 
     # ---------------------------------------------------------------- views

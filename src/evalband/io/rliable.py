@@ -13,6 +13,8 @@ score; normalized scores are still unbounded (above 1 beats the human reference)
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 import os
 from pathlib import Path
@@ -99,9 +101,8 @@ def read_rliable(data, *, baselines=None, unbounded: bool = True, **tabular) -> 
                     rows["item"].append(str(i))
                     rows["score"].append(float(v))
                     rows["where"].append(f"{path.name}:{where}[{i}]")
-    notes = ["runs are items; runs of different models are independent, so resample them independently per model"
-             " and task (rliable's stratified bootstrap: evalband.resample.bootstrap_items, or"
-             " resampling='independent'), not paired"]
+    notes = ["runs are items; runs of different models are independent, so they are resampled independently per"
+             " model and task (rliable's stratified bootstrap), never paired"]
     if n_missing:
         notes.append(f"skipped {n_missing:,} missing run scores (null or NaN)")
     if baselines is not None and rows["score"]:
@@ -117,7 +118,8 @@ def read_rliable(data, *, baselines=None, unbounded: bool = True, **tabular) -> 
         rows["score"] = list((np.asarray(rows["score"]) - lo) / (hi - lo))
         notes.append(f"scores normalized as (score - random) / (human - random) with baselines from"
                      f" {_name(baselines)}")
-    return build_table(rows, source=source, notes=notes, skipped=skipped, unbounded=True, what="score files")
+    table = build_table(rows, source=source, notes=notes, skipped=skipped, unbounded=True, what="score files")
+    return dataclasses.replace(table, paired_items=False)
 
 
 def _name(baselines) -> str:

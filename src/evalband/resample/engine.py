@@ -39,8 +39,8 @@ class _Spec:
     block: int
     n_models: int
     X2: np.ndarray | None = None          # paired: (K, M*k)
-    X: np.ndarray | None = None           # independent: (M, K, k)
-    sizes: np.ndarray | None = None       # (K,) or None when every unit is one item
+    X: np.ndarray | tuple | None = None   # independent: (M, K, k), or one (K_m, k) array per model
+    sizes: np.ndarray | tuple | None = None  # (K,) (or one per model) or None when every unit is one item
     finish: object = None
     model_keys: tuple = ()
     correct: np.ndarray | None = None     # binomial: (M,)
@@ -64,8 +64,9 @@ def _block(spec: _Spec, b: int, buffer=None) -> np.ndarray:
             out[:, m] = gen.binomial(spec.n[m], spec.correct[m] / spec.n[m], size=c) / spec.n[m]
             continue
         xm = spec.X[m]
+        sizes = spec.sizes[m] if isinstance(spec.sizes, tuple) else spec.sizes
         w = draw_counts(gen, xm.shape[0], c, spec.dtype, buffer=buffer)
-        total = np.full(c, float(xm.shape[0])) if spec.sizes is None else (w @ spec.sizes).astype(np.float64)
+        total = np.full(c, float(xm.shape[0])) if sizes is None else (w @ sizes).astype(np.float64)
         out[:, m] = spec.finish((w @ xm).astype(np.float64)[:, None, :], total[:, None])[:, 0]
     return out
 
@@ -75,7 +76,7 @@ def _run_job(job) -> tuple[int, int, np.ndarray]:
     spec, b0, b1 = job
     buffer = None
     if spec.mode != "binomial":
-        units = spec.X2.shape[0] if spec.mode == "paired" else spec.X.shape[1]
+        units = spec.X2.shape[0] if spec.mode == "paired" else max(x.shape[0] for x in spec.X)
         buffer = np.empty(min(spec.block, spec.n_resamples) * units, dtype=spec.dtype)
     vals = np.concatenate([_block(spec, b, buffer) for b in range(b0, b1)], axis=0)
     return spec.index, b0 * spec.block, vals
@@ -241,7 +242,12 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         if resampling == "binomial":
             raise ValueError("`resampling='binomial'` is for summary counts; use 'paired' or 'independent' for"
                              " item-level data.")
-        resampling = "paired" if resampling == "auto" else resampling
+        paired_items = getattr(data, "paired_items", True)
+        if resampling == "auto":
+            resampling = "paired" if paired_items else "independent"
+        elif resampling == "paired" and not paired_items:
+            raise InputError("items are not the same across models here (e.g. runs of independent seeds), so"
+                             " they cannot be paired; use resampling='independent'", source=data.source)
         has_clusters = data.has_clusters
         if cluster is True and not has_clusters:
             raise InputError("cluster=True, but the data have no cluster column", source=data.source)
@@ -252,6 +258,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
                          " the uncertainty when items within a cluster are correlated")
         if getattr(data, "has_trials", False):
             notes.append("repeated trials stay with their item: items are resampled with their trial average")
+        ragged, ragged_observed = [], {}
         for t, task in enumerate(task_names):
             if isinstance(data, ItemColumns):
                 cols = data.data[task]
@@ -262,6 +269,21 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
                 td = data.task_data(task, models=list(model_names))
                 cols = {"score": td.scores}
                 codes = td.clusters if use_clusters else None
+                if resampling == "independent" and any(td.left_out.values()):
+                    # each model on all of its own items, not only on those every model has
+                    own = [_units_from_columns(task, {"score": d.scores}, stat,
+                                               d.clusters if use_clusters else None)
+                           for d in (data.task_data(task, models=[m]) for m in model_names)]
+                    ragged.append(task)
+                    ragged_observed[t] = np.array([o.observed()[0] for o in own])
+                    dtype = np.float64
+                    specs.append(_Spec(t, keys[t], entropy, "independent", n_resamples,
+                                       block_size(max(o.n_units for o in own)), n_m,
+                                       X=tuple(np.ascontiguousarray(o.X[0]) for o in own),
+                                       sizes=None if codes is None else tuple(o.sizes for o in own),
+                                       finish=stat.finish, model_keys=tuple(model_keys), dtype=dtype))
+                    units.append(_units_from_columns(task, cols, stat, codes))
+                    continue
             u = _units_from_columns(task, cols, stat, codes)
             units.append(u)
             dtype = _exact_dtype(u)
@@ -275,6 +297,10 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
                                    X=np.ascontiguousarray(u.X, dtype=dtype), sizes=sizes, finish=stat.finish,
                                    model_keys=tuple(model_keys), dtype=dtype))
         n_units = np.array([u.n_units for u in units], dtype=np.int64)
+        if ragged:
+            notes.append(f"independent resampling: each model resampled on all of its own items in"
+                         f" {len(ragged)} task(s) where models have different items; jackknife (for BCa)"
+                         " unavailable there")
         if use_clusters and n_units.min() < 20:
             notes.append(f"some tasks have few clusters (as few as {int(n_units.min())}): the cluster bootstrap"
                          " understates uncertainty with fewer than about 20 clusters")
@@ -283,6 +309,10 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     if units is not None:
         for t, u in enumerate(units):
             observed[:, t] = u.observed()
+        if data.level != "summary" and ragged:
+            for t, values in ragged_observed.items():
+                observed[:, t] = values
+            units = None
     else:
         observed = (counts.correct / counts.n)[:, :]
 
