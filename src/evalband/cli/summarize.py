@@ -42,6 +42,7 @@ def summarize(
     Estimates are fractions (not percent); displayed digits follow the standard error. Notes on what was
     assumed or left out are printed below the table (on stderr for csv and json).
     """
+    from .._validate import OVERLAP_CONFIDENCE
     from ..estimate import estimate
     from ..report.format import FORMATS, render
 
@@ -61,6 +62,10 @@ def summarize(
         notes.append(f"{result.confidence_level:.1%} intervals, method {result.method}; '(pooled)' rows pool"
                      " every item of the model" + (" (summary counts: sum(correct) / sum(n))"
                                                    if table.level == "summary" else " (micro average)"))
+        if abs(result.confidence_level - OVERLAP_CONFIDENCE) < 1e-9:
+            notes.append("83.4% ('overlap') intervals are for displays only: two independent estimates whose"
+                         " intervals do not overlap differ at about the 5% level (Goldstein & Healy 1995); this is"
+                         " not a 95% statement, and for models scored on the same items use evalband compare")
         if table.attribution:
             notes.append(table.attribution)
         if fmt in ("table", "markdown"):
