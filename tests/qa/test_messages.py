@@ -57,3 +57,21 @@ def test_names_with_inner_or_consistent_spaces_are_kept():
     df = pd.DataFrame({"model": ["my model", "my model", "B ", "B "], "task": ["t"] * 4, "item": [1, 2, 1, 2],
                        "score": [1, 0, 1, 1]})
     assert read(df).models == ("my model", "B ")
+
+
+def test_messages_name_the_cli_option_as_well_as_the_argument(tmp_path):
+    # before: "give source_format= one of ..." (no such argument anywhere) and "choose with models=" (the CLI
+    # option is --models)
+    from typer.testing import CliRunner
+
+    from evalband.cli.main import app
+
+    path = tmp_path / "results"
+    path.write_text("model,task,item,score\nA,t,1,1\nB,t,1,0\nC,t,1,1\nA,t,2,0\nB,t,2,0\nC,t,2,1\n")
+    res = CliRunner().invoke(app, ["summarize", str(path)])
+    assert res.exit_code == 2 and "--source" in res.stderr and "source_format" not in res.stderr
+    csv = tmp_path / "results.csv"
+    rows = [f"{m},t,{i},{(i * (k + 2)) % 3 % 2}" for k, m in enumerate("ABC") for i in range(12)]
+    csv.write_text("model,task,item,score\n" + "\n".join(rows) + "\n")
+    res = CliRunner().invoke(app, ["plan", str(csv), "--effect", "0.05"])
+    assert res.exit_code == 0 and "--models" in res.output

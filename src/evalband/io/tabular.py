@@ -56,8 +56,8 @@ def load_frame(path, *, file_format: str = "auto") -> tuple[pd.DataFrame, str, s
                          source=source)
     fmt = TABULAR_SUFFIXES.get(_suffix(path)) if file_format == "auto" else file_format
     if fmt is None:
-        raise InputError(f"cannot tell the format from the name; give source_format= one of "
-                         f"{sorted(set(TABULAR_SUFFIXES.values()))}", source=source)
+        raise InputError(f"cannot tell the format from the name; give it with --source (source=), one of"
+                         f" {', '.join(sorted(set(TABULAR_SUFFIXES.values())))}", source=source)
     try:
         if fmt in ("csv", "tsv"):
             df = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", low_memory=False,

@@ -138,7 +138,7 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None) -> P
     notes = []
     if extra:
         notes.append(f"the table has {len(table.models)} models; planning compares the first two"
-                     f" ({chosen[0]} vs {chosen[1]}); choose with models=")
+                     f" ({chosen[0]} vs {chosen[1]}); choose with --models A,B (models=)")
     if table.level == "summary":
         counts = table.counts(models=chosen)
         correct, n = counts.correct.sum(axis=1), counts.n.sum(axis=1)
