@@ -16,3 +16,10 @@ def test_all_latex_specials_are_escaped():
     assert body[0].startswith(r"a\_b\&c\#d\$e\%f & pass@k & ")
     assert body[1].startswith(r"x\textasciicircum{}y\textasciitilde{}z\{w\}\textbackslash{}v & "
                               r"pass\textasciicircum{}k & ")
+
+
+def test_markdown_cells_escape_the_pipe():
+    # a model named 'gpt|mini' split its row into an extra column
+    df = pd.DataFrame({"model": ["gpt|mini"], "estimate": [0.5], "se": [0.1]})
+    row = render(df, "markdown").splitlines()[2]
+    assert row == r"| gpt\|mini | 0.50 | 0.10 |"

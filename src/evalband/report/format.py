@@ -96,7 +96,8 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
     shown = _rounded_strings(df, value_cols, se_col, scale, pvalue_cols)
     if fmt == "markdown":
         lines = ["| " + " | ".join(shown.columns) + " |", "|" + "|".join("---" for _ in shown.columns) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in shown.itertuples(index=False)]
+        lines += ["| " + " | ".join(str(v).replace("|", r"\|") for v in r) + " |"
+                  for r in shown.itertuples(index=False)]
         text = "\n".join(lines)
         if title:
             text = f"**{title}**\n\n" + text
