@@ -279,6 +279,8 @@ class ResultsTable:
                 raise InputError(f"correct must be an integer between 0 and n = {int(n[bad[0]])};"
                                  f" got {float(correct[bad[0]]):g}",
                                  source=source, row=_row_name(df.index[bad[0]], row_word), column="correct")
+            if "accuracy" in df.columns:
+                _check_correct_matches_accuracy(df, correct, n, accuracy_scale, source, row_word)  # then redundant
         else:
             acc = _numbers(df["accuracy"], "accuracy", source, row_word)
             scale = accuracy_scale
@@ -306,6 +308,12 @@ class ResultsTable:
             notes.append(f"correct counts recovered as {count_rule}(n * accuracy)")
         out["n"] = n.astype(np.int64)
         out["correct"] = correct.astype(np.int64)
+        sizes = out.groupby("task", sort=False)["n"].agg(["min", "max"])
+        differ = sizes[sizes["min"] != sizes["max"]]
+        if len(differ):
+            notes.append(f"test-set size n differs between models in {len(differ)} task(s), e.g. '{differ.index[0]}'"
+                         f" ({differ['min'].iloc[0]:,} to {differ['max'].iloc[0]:,}): those models were not scored"
+                         " on the same items")
         dup = out.duplicated(["model", "task"], keep=False)
         if dup.any():
             rows = out.index[dup.to_numpy()]
@@ -598,6 +606,21 @@ def _numbers(col: pd.Series, name: str, source: str, row_word: str) -> np.ndarra
                 else f"{name} {str(raw)!r} is not a number")
         raise InputError(what, source=source, row=_row_name(col.index[bad[0]], row_word), column=name)
     return values
+
+
+def _check_correct_matches_accuracy(df, correct, n, accuracy_scale, source, row_word) -> None:
+    """Both 'correct' and 'accuracy' given: they must agree within rounding (half a point, plus one item)."""
+    acc = pd.to_numeric(df["accuracy"], errors="coerce").to_numpy(dtype=np.float64)
+    percent = accuracy_scale == "percent" or (accuracy_scale == "auto" and np.nanmax(acc, initial=0) > 1)
+    frac = correct / n
+    gap = np.abs(frac - (acc / 100.0 if percent else acc))
+    bad = np.flatnonzero(np.isfinite(gap) & (gap > 0.005 + 1.0 / n))
+    if bad.size:
+        i = bad[0]
+        raise InputError(f"correct {int(correct[i])} of n = {int(n[i])} ({frac[i]:.4g}) disagrees with accuracy"
+                         f" {df['accuracy'].iloc[i]} ({bad.size} such row{'s' if bad.size > 1 else ''}); give one of"
+                         " the two columns, or fix the row", source=source, row=_row_name(df.index[i], row_word),
+                         column="correct")
 
 
 def _check_one_scale(acc: np.ndarray, model: pd.Series, df: pd.DataFrame, source: str, row_word: str) -> None:

@@ -182,9 +182,7 @@ def read_tabular(
             [("model", model_col, False), ("task", task_col, False), ("n", n_col, False),
              ("correct", correct_col, correct_col == "correct"), ("accuracy", accuracy_col, accuracy_col == "accuracy"),
              ("group", group_col, group_col == "group")], df.columns, source)
-        df = _rename(df, mapping, source)
-        if "correct" in df.columns and "accuracy" in df.columns:
-            df = df.drop(columns="accuracy")
+        df = _rename(df, mapping, source)  # with both correct and accuracy, from_summary checks they agree
         return ResultsTable.from_summary(df, source=source, count_rule=count_rule, accuracy_scale=accuracy_scale,
                                          row_word=row_word)
     if shape == "wide":
