@@ -60,9 +60,17 @@ def load_frame(path, *, file_format: str = "auto") -> tuple[pd.DataFrame, str, s
                          f" {', '.join(sorted(set(TABULAR_SUFFIXES.values())))}", source=source)
     try:
         if fmt in ("csv", "tsv"):
-            df = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", low_memory=False,
-                             keep_default_na=True, na_values=[""])
+            sep = "\t" if fmt == "tsv" else ","
+            # blank lines kept while numbering (file line = index, header = line 1), then dropped; a line of empty
+            # cells only (',,,', as spreadsheets export) goes with them, since it holds nothing
+            df = pd.read_csv(path, sep=sep, low_memory=False, keep_default_na=True, na_values=[""],
+                             skip_blank_lines=False)
             df.index = np.arange(2, len(df) + 2)
+            if len(df) and len(df.columns):
+                _check_last_line(path, sep, len(df.columns), int(df.index[-1]), source)
+                blank = df.isna().all(axis=1).to_numpy()
+                if blank.any():
+                    df = df.loc[~blank]
             return df, source, "line"
         if fmt == "parquet":
             df = pd.read_parquet(path)
@@ -85,6 +93,27 @@ def load_frame(path, *, file_format: str = "auto") -> tuple[pd.DataFrame, str, s
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"could not be read as {fmt}: {first}", source=source) from None
     raise ValueError(f"`source_format` must be one of {sorted(set(TABULAR_SUFFIXES.values()))}; got {fmt!r}.")
+
+
+def _check_last_line(path, sep: str, n_columns: int, line: int, source: str) -> None:
+    """A file cut off mid-line (no final newline, fewer fields than the header) is named as truncated.
+
+    Fields are counted by splitting on ``sep`` (a quoted separator only adds fields, so "fewer" is reliable).
+    Compressed files are not checked (their bytes are not the text)."""
+    if Path(path).suffix.lower() in (".gz", ".bz2", ".xz", ".zip", ".zst", ".zstd", ".tar"):
+        return
+    with open(path, "rb") as fh:
+        fh.seek(0, 2)
+        size = fh.tell()
+        fh.seek(max(0, size - 65536))
+        tail = fh.read()
+    if not tail or tail.endswith(b"\n") or tail.endswith(b"\r"):
+        return
+    last = tail.rsplit(b"\n", 1)[-1]
+    fields = last.count(sep.encode()) + 1
+    if fields < n_columns:
+        raise InputError(f"the last line has {fields} of {n_columns} fields: the file looks truncated",
+                         source=source, row=f"line {line}")
 
 
 def read_tabular(
