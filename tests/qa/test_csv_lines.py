@@ -41,3 +41,13 @@ def test_compressed_csv_is_not_mistaken_for_truncated(tmp_path):
     path = tmp_path / "ok.csv.gz"
     path.write_bytes(gzip.compress(b"model,task,item,score\nA,t,1,1\nA,t,2,0\nB,t,1,1\nB,t,2,0\n"))
     assert read(path).counts().n.tolist() == [[2], [2]]
+
+
+def test_jsonl_line_numbers_count_blank_lines(tmp_path):
+    path = tmp_path / "blank.jsonl"
+    rec = '{{"model": "{m}", "task": "t", "item": {i}, "score": {s}}}'
+    lines = [rec.format(m="A", i=1, s=1), "", rec.format(m="A", i=2, s=5), rec.format(m="B", i=1, s=1),
+             rec.format(m="B", i=2, s=0)]
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match=r"blank.jsonl, line 3, column 'score': score 5"):
+        read(path)

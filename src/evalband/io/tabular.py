@@ -78,7 +78,7 @@ def load_frame(path, *, file_format: str = "auto") -> tuple[pd.DataFrame, str, s
             return df, source, "row"
         if fmt == "jsonl":
             df = pd.read_json(path, lines=True)
-            df.index = np.arange(1, len(df) + 1)
+            df.index = _jsonl_lines(path, len(df))
             return df, source, "line"
         if fmt == "json":
             df = pd.read_json(path)
@@ -93,6 +93,18 @@ def load_frame(path, *, file_format: str = "auto") -> tuple[pd.DataFrame, str, s
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"could not be read as {fmt}: {first}", source=source) from None
     raise ValueError(f"`source_format` must be one of {sorted(set(TABULAR_SUFFIXES.values()))}; got {fmt!r}.")
+
+
+def _jsonl_lines(path, n_rows: int) -> np.ndarray:
+    """File line of each JSONL record: read_json skips blank lines, which would shift every later line number."""
+    plain = np.arange(1, n_rows + 1)
+    if Path(path).suffix.lower() in (".gz", ".bz2", ".xz", ".zip", ".zst", ".zstd", ".tar"):
+        return plain
+    raw = Path(path).read_bytes()
+    if not (raw.startswith((b"\n", b"\r\n")) or b"\n\n" in raw or b"\n\r\n" in raw):
+        return plain
+    lines = np.flatnonzero([bool(line.strip()) for line in raw.split(b"\n")]) + 1
+    return lines if len(lines) == n_rows else plain
 
 
 def _check_last_line(path, sep: str, n_columns: int, line: int, source: str) -> None:
