@@ -30,3 +30,9 @@ def test_report_to_a_folder_is_one_line(tmp_path):
     assert res.exit_code == 2, res.output
     lines = [line for line in res.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "Is a directory" in lines[0] and str(tmp_path) in lines[0]
+
+
+def test_empty_models_option_is_an_error():
+    # `--models ""` (e.g. an unset shell variable) silently meant "all models"
+    res = CliRunner().invoke(app, ["summarize", "--example", "vtab", "--models", ""])
+    assert res.exit_code == 2 and "`--models` is empty" in res.stderr

@@ -126,8 +126,11 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
                        trial_col=trial_col, cluster_col=cluster, group_col=group_col, unbounded=unbounded,
                        count_rule=count_rule, shape=shape, **extra)
         table = read(path, source=source, **options)
-    if models:
-        table = table.select(models=parse_list(models, name="models"))
+    if models is not None:
+        names = parse_list(models, name="models")
+        if not names:
+            raise ValueError("`--models` is empty; give comma-separated model names (or leave the option out)")
+        table = table.select(models=names)
     return table
 
 
