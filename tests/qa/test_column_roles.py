@@ -46,3 +46,11 @@ def test_summary_same_column_for_task_and_group_default_yields():
 def test_two_explicit_roles_on_one_column_is_an_error():
     with pytest.raises(InputError, match=r"column 'cluster' is named for two roles"):
         read(LONG, group_col="cluster", cluster_col="cluster")
+
+
+def test_header_names_with_surrounding_spaces_are_matched(tmp_path):
+    # 'model, task, item, score' (a space after each comma) used to fail with "cannot tell the table's shape"
+    path = tmp_path / "spaced.csv"
+    path.write_text("model, task, item, score\nA,t,1,1\nA,t,2,0\nB,t,1,1\nB,t,2,1\n")
+    table = read(path)
+    assert table.models == ("A", "B") and table.counts().correct.tolist() == [[1], [2]]

@@ -173,7 +173,9 @@ def read_tabular(
     else:
         raise TypeError(f"`data` must be a path or a pandas DataFrame; got {type(data).__name__}.")
     df = df.copy()
-    df.columns = [str(c) for c in df.columns]
+    names = [str(c) for c in df.columns]
+    stripped = [c.strip() for c in names]  # 'model, task, score' headers (a space after each comma)
+    df.columns = stripped if len(set(stripped)) == len(stripped) else names
     cluster_auto = cluster_col is None
     if cluster_col is None and "cluster" in df.columns:
         cluster_col = "cluster"
