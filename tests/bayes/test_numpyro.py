@@ -56,7 +56,7 @@ from evalband.bayes.numpyro_models import logistic, nuts_beta_binomial  # noqa: 
 @pytest.mark.slow
 def test_live_nuts_fit_matches_exact():
     c = small_counts()
-    nuts = nuts_beta_binomial(c, prior="exponential:0.05", num_warmup=400, num_samples=600, num_chains=2, rng=3)
+    nuts = nuts_beta_binomial(c, prior="exponential:0.05", num_warmup=300, num_samples=400, num_chains=2, rng=3)
     assert nuts.warnings == ()
     exact = beta_binomial(c, prior="exponential:0.05", n_draws=20_000, rng=4)
     ess = nuts.diagnostics["ess_bulk_min"].min()
@@ -92,7 +92,7 @@ def _simulated_items(seed=1):
 @pytest.mark.slow
 def test_logistic_model_on_item_level_data():
     table = _simulated_items()
-    res = logistic(table, num_warmup=300, num_samples=300, num_chains=2, rng=6)
+    res = logistic(table, num_warmup=200, num_samples=200, num_chains=2, rng=6)
     assert type(res.inference_data).__name__ == "InferenceData"
     assert {"z_item", "z_cluster", "z_model_task", "sigma_item"} <= set(res.diagnostics["variable"])
     assert "divergences" in res.diagnostics.attrs

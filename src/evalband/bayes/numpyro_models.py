@@ -5,11 +5,12 @@ Logistic model (all effects non-centred, weakly informative priors)::
 
     logit P(y_mtk = 1) = mu + a_m + b_t + c_mt + d_k + e_g(k)
     mu ~ Normal(0, 2.5);  a = s_a P z_a;  b = s_b P z_b;  c = s_c (P z_c P');  z ~ Normal(0, 1)
-    d_k ~ Normal(0, s_d)  (item k, item-level data: IRT-like difficulty);  e_g ~ Normal(0, s_e)  (cluster g)
+    d = s_d Q z_d  (item k, item-level data: IRT-like difficulty);  e = s_e R z_e  (cluster g)
     s_a, s_b, s_d, s_e ~ HalfNormal(1);  s_c ~ HalfNormal(0.5)
 
 where P centres (sum-to-zero model, task and row-and-column-centred interaction effects, so ``mu`` is the grand
-mean on the logit scale and the effects are orthogonal). ``b_t`` is each task's difficulty shared by all models,
+mean on the logit scale and the effects are orthogonal), R centres clusters within their task and Q items within
+their cluster (or task): no level competes with another for the same mean, which keeps NUTS' step size usable. ``b_t`` is each task's difficulty shared by all models,
 ``c_mt`` the model-by-task interaction. The reported
 ``theta_mt`` is the model's expected accuracy on the task's own items (the mean of the fitted probabilities over
 them); the predictive interval is that of the accuracy on a new test set of the same size drawn from the same
@@ -169,8 +170,17 @@ def nuts_beta_binomial(data, *, prior=None, num_warmup: int = 1000, num_samples:
 
 
 # --------------------------------------------------------------------------------------------- logistic
-def _logistic_model(model_idx, task_idx, cluster_idx, successes, trials, item_task, item_cluster, n_models,
-                    n_tasks, n_clusters):
+def _centre_within(z, group, n_groups):
+    """z minus the mean of its group (JAX segment means)."""
+    import jax
+
+    total = jax.ops.segment_sum(z, group, num_segments=n_groups)
+    count = jax.ops.segment_sum(jax.numpy.ones_like(z), group, num_segments=n_groups)
+    return z - (total / jax.numpy.maximum(count, 1.0))[group]
+
+
+def _logistic_model(model_idx, task_idx, cluster_idx, successes, trials, item_task, item_cluster, cluster_task,
+                    n_models, n_tasks, n_clusters):
     """Rows form (``item_task`` None): one binomial row per (model, task[, cluster]). Dense form: ``successes``
     and ``trials`` shaped (models, items) with zero trials where a model lacks an item, one effect per item
     (``item_task``, ``item_cluster`` give each item's task and cluster): gathers over items, not over rows, which
@@ -198,7 +208,8 @@ def _logistic_model(model_idx, task_idx, cluster_idx, successes, trials, item_ta
     if n_clusters:
         s_e = numpyro.sample("sigma_cluster", dist.HalfNormal(1.0))
         with numpyro.plate("clusters", n_clusters):
-            e = s_e * numpyro.sample("z_cluster", dist.Normal(0.0, 1.0))
+            z_e = numpyro.sample("z_cluster", dist.Normal(0.0, 1.0))
+        e = s_e * _centre_within(z_e, cluster_task, n_tasks)  # clusters centred within their task
     if item_task is None:
         eta = mu + a[model_idx] + b[task_idx] + c[model_idx, task_idx]
         if e is not None:
@@ -208,7 +219,10 @@ def _logistic_model(model_idx, task_idx, cluster_idx, successes, trials, item_ta
         return
     s_d = numpyro.sample("sigma_item", dist.HalfNormal(1.0))
     with numpyro.plate("items", item_task.shape[0]):
-        d = s_d * numpyro.sample("z_item", dist.Normal(0.0, 1.0))
+        z_d = numpyro.sample("z_item", dist.Normal(0.0, 1.0))
+    # items centred within their cluster (or task): the levels do not compete for the same mean
+    d = s_d * (_centre_within(z_d, item_cluster, n_clusters) if e is not None
+               else _centre_within(z_d, item_task, n_tasks))
     per_item = b[item_task] + d + (e[item_cluster] if e is not None else 0.0)  # (K,)
     eta = mu + a[:, None] + c[:, item_task] + per_item[None, :]  # (M, K)
     numpyro.sample("y", dist.Binomial(trials, logits=eta).to_event(2), obs=successes)
@@ -218,7 +232,8 @@ def _logistic_data(table, counts_models, counts_tasks, item_effects, cluster_eff
     """Observation arrays for the logistic model (rows or dense form), observed accuracies, test-set sizes and
     the units theta averages over."""
     m_names, t_names = list(counts_models), list(counts_tasks)
-    none = dict(model_idx=None, task_idx=None, cluster_idx=None, item_task=None, item_cluster=None)
+    none = dict(model_idx=None, task_idx=None, cluster_idx=None, item_task=None, item_cluster=None,
+                cluster_task=None)
     if isinstance(table, Counts) or table.level == "summary":
         c = table if isinstance(table, Counts) else table.counts(models=m_names, tasks=t_names)
         mi, ti = np.meshgrid(np.arange(len(m_names)), np.arange(len(t_names)), indexing="ij")
@@ -243,11 +258,13 @@ def _logistic_data(table, counts_models, counts_tasks, item_effects, cluster_eff
     use_clusters = table.has_clusters if cluster_effects is None else bool(cluster_effects)
     if use_clusters and not table.has_clusters:
         raise InputError("`cluster_effects=True` but the data have no cluster column", source=table.source)
-    ci, n_clusters = None, 0
+    ci, n_clusters, cluster_task = None, 0, None
     if use_clusters:
         ci, cl_labels = pd.factorize(pd.Series(d["task"].astype(str).to_numpy()) + "\x00"
                                      + pd.Series(d["cluster"].astype(str).to_numpy()))
         n_clusters = len(cl_labels)
+        cluster_task = np.zeros(n_clusters, dtype=np.int64)
+        cluster_task[ci] = ti
     use_items = True if item_effects is None else bool(item_effects)
     if use_items:
         ui, u_labels = pd.factorize(pd.Series(d["task"].astype(str).to_numpy()) + "\x00"
@@ -262,7 +279,8 @@ def _logistic_data(table, counts_models, counts_tasks, item_effects, cluster_eff
         succ, tri = np.zeros((grid[0], k)), np.zeros((grid[0], k))
         np.add.at(succ, (mi, ui), y)  # trials of an item add up: binomial per (model, item)
         np.add.at(tri, (mi, ui), 1.0)
-        obs = dict(none, successes=succ, trials=tri, item_task=item_task, item_cluster=item_cluster)
+        obs = dict(none, successes=succ, trials=tri, item_task=item_task, item_cluster=item_cluster,
+                   cluster_task=cluster_task)
         units = dict(task=item_task, weight=np.ones(k), item=np.arange(k), cluster=item_cluster)
         return obs, observed, size, units, k, n_clusters
     # no item effects: binomial counts per (model, task[, cluster]) give the same likelihood with far fewer terms
@@ -270,7 +288,8 @@ def _logistic_data(table, counts_models, counts_tasks, item_effects, cluster_eff
     uniq, inv = np.unique(key, axis=0, return_inverse=True)
     inv = inv.ravel()
     obs = dict(none, model_idx=uniq[:, 0], task_idx=uniq[:, 1], cluster_idx=uniq[:, 2] if ci is not None else None,
-               successes=np.bincount(inv, weights=y), trials=np.bincount(inv).astype(np.float64))
+               successes=np.bincount(inv, weights=y), trials=np.bincount(inv).astype(np.float64),
+               cluster_task=cluster_task)
     units = None
     if ci is not None:  # theta averages over the task's clusters, weighted by their item counts
         items = d.drop_duplicates(["task", "item"])
@@ -284,6 +303,14 @@ def _logistic_data(table, counts_models, counts_tasks, item_effects, cluster_eff
         units = dict(task=ctask, weight=np.bincount(cl, minlength=n_clusters).astype(np.float64), item=None,
                      cluster=np.arange(n_clusters))
     return obs, observed, size, units, 0, n_clusters
+
+
+def _centre_np(z, group, n_groups):
+    """(D, K) draws minus their group means over K (the model's centring, in NumPy)."""
+    total = np.zeros((z.shape[0], n_groups))
+    np.add.at(total, (slice(None), group), z)
+    count = np.maximum(np.bincount(group, minlength=n_groups), 1)
+    return z - (total / count)[:, group]
 
 
 def _theta_logistic(eta, units, item_eff, cl_eff, n_tasks, chunk=64):
@@ -379,8 +406,12 @@ def logistic(data, *, item_effects=None, cluster_effects=None, num_warmup: int =
     eta = (flat("intercept")[:, None, None] + (flat("sigma_model")[:, None] * center(flat("z_model")))[:, :, None]
            + (flat("sigma_task")[:, None] * center(flat("z_task")))[:, None, :]
            + flat("sigma_model_task")[:, None, None] * zc)
-    item_eff = flat("sigma_item")[:, None] * flat("z_item") if n_units else None
-    cl_eff = flat("sigma_cluster")[:, None] * flat("z_cluster") if n_clusters else None
+    cl_eff = item_eff = None
+    if n_clusters:
+        cl_eff = flat("sigma_cluster")[:, None] * _centre_np(flat("z_cluster"), obs["cluster_task"], t)
+    if n_units:
+        group, size_g = (obs["item_cluster"], n_clusters) if n_clusters else (obs["item_task"], t)
+        item_eff = flat("sigma_item")[:, None] * _centre_np(flat("z_item"), group, size_g)
     theta = _theta_logistic(eta, units, item_eff, cl_eff, t)
     # predictive: new items (and clusters) from the fitted populations, so Binomial(n, E_d[expit(eta + d)])
     sd = np.zeros(eta.shape[0])
