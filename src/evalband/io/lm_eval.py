@@ -10,6 +10,8 @@ the samples file name, item from ``doc_hash`` (so that documents are paired acro
 
 from __future__ import annotations
 
+import glob
+
 import re
 from pathlib import Path
 
@@ -74,6 +76,11 @@ def read_lm_eval(data, *, metric: str | None = None, filter: str | None = None, 
     source, files, skipped = files_of(data, "lm-eval")
     results_files = [f for f in files if _RESULTS.fullmatch(f.name)]
     sample_files = [f for f in files if _SAMPLES.fullmatch(f.name)]
+    for f in results_files:  # a results file named on its own: its samples files are beside it
+        stamp = _RESULTS.fullmatch(f.name)["stamp"]
+        for beside in sorted(f.parent.glob(f"samples_*_{glob.escape(stamp)}.jsonl")):
+            if beside not in sample_files and _SAMPLES.fullmatch(beside.name):
+                sample_files.append(beside)
     for f in files:
         if f not in results_files and f not in sample_files:
             if f.name.startswith("samples_") or f.name.startswith("results_"):
