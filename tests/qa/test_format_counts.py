@@ -14,3 +14,14 @@ def test_integral_floats_show_as_integers_and_others_keep_three_figures():
     md = render(df, "markdown")
     assert "| 1599 |" in md and "| 799 |" in md and "e+03" not in md.split("\n")[2]
     assert "| 0.0123 |" in md  # three significant figures as before
+
+
+def test_long_names_are_never_cut_in_the_terminal_table():
+    # two lm-eval model names that differ only at the end both showed as 'RylanSchaeffer/mem_Qwen3-93M_mine…'
+    stem = "RylanSchaeffer/mem_Qwen3-93M_minerva_math_rep_0_sbst_1.0_epoch_3_lr_1e-4_"
+    df = pd.DataFrame({"model_a": [stem + "variant_A"], "model_b": [stem + "variant_B"], "difference": [0.2],
+                       "se": [0.02], "ci_low": [0.16], "ci_high": [0.24], "p_value": [0.01], "verdict": ["A better"]})
+    text = render(df, "table")
+    assert "…" not in text
+    flat = "".join(ch for ch in text if ch not in "│ \n")
+    assert "variant_A" in flat and "variant_B" in flat

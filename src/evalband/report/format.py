@@ -119,7 +119,8 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
         table = Table(title=title, show_lines=False, header_style="bold")
         numeric = {c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])}
         for c in shown.columns:
-            table.add_column(str(c), justify="right" if c in numeric else "left")
+            # fold, never cut: two long names that differ at the end must stay distinguishable
+            table.add_column(str(c), justify="right" if c in numeric else "left", overflow="fold")
         for r in shown.itertuples(index=False):
             table.add_row(*[str(v) for v in r])
         buf = io.StringIO()
