@@ -120,7 +120,7 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
     g_b = gen.standard_gamma(beta[:, :, None] + (n - y))
     theta = g_a / (g_a + g_b)
     del g_a, g_b
-    theta_pred = gen.binomial(n.astype(np.int64), theta) / n
+    pred_seed = int(gen.integers(0, 2**63 - 1))  # predictive draws are made on first use, from this seed
     observed = y / n
     warnings = []
     for i in np.flatnonzero(grid.at_limit):
@@ -142,9 +142,10 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
              " (wider; what published Bayesian analyses report)",
              *table_notes]
     return BayesResult(
-        method="beta-binomial", models=counts.models, tasks=counts.tasks, theta=theta, theta_pred=theta_pred,
-        aggregate=agg(theta), aggregate_pred=agg(theta_pred), observed=observed,
+        method="beta-binomial", models=counts.models, tasks=counts.tasks, theta=theta,
+        aggregate=agg(theta), observed=observed,
         observed_aggregate=np.asarray(agg(observed)), n=n, confidence_level=level, prior=prior.label,
         aggregate_name=agg_name, seed=seed, alpha=alpha, beta=beta, grid=grid, task_groups=task_groups,
         aggregator=agg, task_weights=agg.weights if agg.name == "mean" else None, warnings=tuple(warnings), notes=tuple(notes),
+        pred_seed=pred_seed,
     )

@@ -57,17 +57,18 @@ def log_posterior(u, v, correct, n, prior: Prior) -> np.ndarray:
     """
     u = np.asarray(u, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
-    s = np.exp(u)
+    s = np.exp(u)  # keeps u's shape: on a grid (M, G, 1), so the alpha + beta terms are computed per row
     a = s * special.expit(v)
     b = s * special.expit(-v)
     extra = (np.newaxis,) * (max(u.ndim, v.ndim) - 1)
     y = correct[(slice(None),) + extra + (slice(None),)]
     f = (n - correct)[(slice(None),) + extra + (slice(None),)]
     nn = n[(slice(None),) + extra + (slice(None),)]
-    a4, b4, s4 = a[..., None], b[..., None], s[..., None]
     t = correct.shape[1]
-    ll = (special.gammaln(a4 + y) + special.gammaln(b4 + f) - special.gammaln(s4 + nn)).sum(-1)
-    ll -= t * (special.gammaln(a) + special.gammaln(b) - special.gammaln(s))
+    # terms in alpha + beta alone depend on u only: on a (u x v) grid they cost one row, not the whole grid
+    ll = (special.gammaln(a[..., None] + y) + special.gammaln(b[..., None] + f)).sum(-1)
+    ll = ll - special.gammaln(s[..., None] + nn).sum(-1) + t * special.gammaln(s)
+    ll -= t * (special.gammaln(a) + special.gammaln(b))
     lp = ll + prior.logpdf(a, b) + 2.0 * u + special.log_expit(v) + special.log_expit(-v)
     return np.where(np.isnan(lp), -np.inf, lp)
 
@@ -87,7 +88,8 @@ def _evaluate(lo, hi, size, correct, n, prior):
 
 
 def _modes(correct, n, prior, *, max_iter=60):
-    """Each model's posterior mode in (u, v): damped Newton steps with finite differences, all models at once.
+    """Each model's posterior mode in (u, v) and Laplace sds: damped Newton steps with finite differences, all
+    models at once.
 
     Each step tries fractions 1, 1/2, ..., 1/32 and 0 of the Newton step (a gradient step where the Hessian is not
     negative definite) and keeps the best, so the log density never decreases. Starts from a method-of-moments
@@ -128,10 +130,14 @@ def _modes(correct, n, prior, *, max_iter=60):
         x = new
         if done:
             break
-    return x
+    # Laplace standard deviations from the last Hessian (NaN where the log density is not concave there)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sd = np.sqrt(np.column_stack([-hvv / det, -huu / det]))
+    sd[~concave] = np.nan
+    return x, sd
 
 
-def _zoom(correct, n, prior, *, drop, coarse=48, max_iter=30):
+def _zoom(correct, n, prior, *, drop, coarse=32, max_iter=30):
     """Per model, a box holding the region within ``drop`` of the maximum log density.
 
     Starts around the mode and iterates: shrink to the cells above the threshold (padded), and expand a side by
@@ -140,9 +146,12 @@ def _zoom(correct, n, prior, *, drop, coarse=48, max_iter=30):
     m = correct.shape[0]
     limits_lo = np.array([U_LIMITS[0], V_LIMITS[0]])
     limits_hi = np.array([U_LIMITS[1], V_LIMITS[1]])
-    mode = _modes(correct, n, prior)
-    lo = np.maximum(mode - [3.0, 1.0], limits_lo)
-    hi = np.minimum(mode + [3.0, 1.0], limits_hi)
+    mode, sd = _modes(correct, n, prior)
+    # start from the Laplace box (8 sd, past the ~6.6 sd that `drop` = 22 reaches for a Gaussian), or a generic
+    # box where the mode is not a concave maximum; the zoom below shrinks or grows it as the density says
+    half = np.where(np.isfinite(sd), np.clip(8.0 * sd, 1e-6, [10.0, 10.0]), [3.0, 1.0])
+    lo = np.maximum(mode - half, limits_lo)
+    hi = np.minimum(mode + half, limits_hi)
     for _ in range(max_iter):
         uc, vc, lp = _evaluate(lo, hi, coarse, correct, n, prior)
         top = lp.max(axis=(1, 2))
@@ -168,7 +177,7 @@ def _zoom(correct, n, prior, *, drop, coarse=48, max_iter=30):
             grew |= low_edge | high_edge
             new_lo[:, axis] = np.maximum(a, limits_lo[axis])
             new_hi[:, axis] = np.minimum(b, limits_hi[axis])
-        moved = grew | (np.abs(new_lo - lo) + np.abs(new_hi - hi) > 0.02 * (new_hi - new_lo)).any(axis=1)
+        moved = grew | (np.abs(new_lo - lo) + np.abs(new_hi - hi) > 0.05 * (new_hi - new_lo)).any(axis=1)
         lo, hi = new_lo, new_hi
         if not moved.any():
             break

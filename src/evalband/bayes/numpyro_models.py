@@ -155,17 +155,17 @@ def nuts_beta_binomial(data, *, prior=None, num_warmup: int = 1000, num_samples:
     diag, warnings = diagnose(idata, ["alpha", "beta", "theta"])
     agg, agg_name = make_aggregator(counts.tasks, task_groups, aggregate=aggregate, weights=weights,
                                     group_weights=group_weights)
-    theta_pred = gen.binomial(n.astype(np.int64), theta) / n
+    pred_seed = int(gen.integers(0, 2**63 - 1))
     notes = [f"Beta-Binomial hierarchy fitted with NUTS: {num_chains} chains x {num_samples} draws after"
              f" {num_warmup} warm-up", f"prior on each model's alpha and beta: {prior.label}",
              f"aggregate: {agg_name}", *table_notes]
     return BayesResult(
         method="beta-binomial (NUTS)", models=counts.models, tasks=counts.tasks, theta=theta,
-        theta_pred=theta_pred, aggregate=agg(theta), aggregate_pred=agg(theta_pred), observed=y / n,
+        aggregate=agg(theta), observed=y / n,
         observed_aggregate=np.asarray(agg(y / n)), n=n, confidence_level=level, prior=prior.label,
         aggregate_name=agg_name, seed=seed, alpha=alpha, beta=beta, diagnostics=diag, inference_data=idata,
         task_groups=task_groups, aggregator=agg, task_weights=agg.weights if agg.name == "mean" else None,
-        warnings=warnings, notes=tuple(notes),
+        warnings=warnings, notes=tuple(notes), pred_seed=pred_seed,
     )
 
 
@@ -421,8 +421,7 @@ def logistic(data, *, item_effects=None, cluster_effects=None, num_warmup: int =
         sd = sd + flat("sigma_cluster") ** 2
     nodes, hw = np.polynomial.hermite_e.hermegauss(24)
     p_new = (special.expit(eta[..., None] + np.sqrt(sd)[:, None, None, None] * nodes) @ (hw / hw.sum()))
-    n_int = np.maximum(size, 1).astype(np.int64)
-    theta_pred = gen.binomial(n_int, p_new) / n_int
+    pred_seed = int(gen.integers(0, 2**63 - 1))
     names = [v for v in post.data_vars]
     diag, warnings = diagnose(idata, names)
     agg, agg_name = make_aggregator(t_names, task_groups, aggregate=aggregate, weights=weights,
@@ -433,10 +432,11 @@ def logistic(data, *, item_effects=None, cluster_effects=None, num_warmup: int =
              "theta = expected accuracy on the task's own items; pred = accuracy on a new test set of the same size"
              " from the same item population", f"aggregate: {agg_name}", *table_notes]
     return BayesResult(
-        method="logistic", models=tuple(m_names), tasks=tuple(t_names), theta=theta, theta_pred=theta_pred,
-        aggregate=agg(theta), aggregate_pred=agg(theta_pred), observed=observed,
+        method="logistic", models=tuple(m_names), tasks=tuple(t_names), theta=theta,
+        aggregate=agg(theta), observed=observed,
         observed_aggregate=np.asarray(agg(observed)), n=size, confidence_level=level,
         prior="weakly informative normal / half-normal (see evalband.bayes.logistic)", aggregate_name=agg_name,
         seed=seed, diagnostics=diag, inference_data=idata, task_groups=task_groups, aggregator=agg,
         task_weights=agg.weights if agg.name == "mean" else None, warnings=warnings, notes=tuple(notes),
+        pred_seed=pred_seed, pred_probs=p_new,
     )

@@ -59,7 +59,8 @@ class BayesResult:
     theta : numpy.ndarray, shape (D, M, T)
         Posterior draws of each model's true accuracy on each task.
     theta_pred : numpy.ndarray, shape (D, M, T)
-        Posterior predictive draws of the observed accuracy on a new test set of the same sizes.
+        Posterior predictive draws of the observed accuracy on a new test set of the same sizes (drawn on first
+        use from ``pred_seed``).
     aggregate, aggregate_pred : numpy.ndarray, shape (D, M)
         The aggregate (``aggregate_name``) of ``theta`` and of ``theta_pred`` in each draw.
     observed : numpy.ndarray, shape (M, T)
@@ -91,9 +92,7 @@ class BayesResult:
     models: tuple
     tasks: tuple
     theta: np.ndarray
-    theta_pred: np.ndarray
     aggregate: np.ndarray
-    aggregate_pred: np.ndarray
     observed: np.ndarray
     observed_aggregate: np.ndarray
     n: np.ndarray
@@ -111,6 +110,28 @@ class BayesResult:
     task_weights: np.ndarray | None = None
     warnings: tuple = ()
     notes: tuple = field(default_factory=tuple)
+    pred_seed: int = 0
+    pred_probs: np.ndarray | None = None
+    _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def theta_pred(self) -> np.ndarray:
+        """(D, M, T) posterior predictive accuracies on a new test set of the same sizes: one binomial draw per
+        posterior draw, from ``pred_probs`` (theta itself for the Beta-Binomial model). Drawn on first use from
+        ``pred_seed``, so they are the same whenever they are asked for."""
+        if "theta_pred" not in self._cache:
+            gen = np.random.default_rng(self.pred_seed)
+            probs = self.theta if self.pred_probs is None else self.pred_probs
+            n = np.maximum(self.n, 1).astype(np.int64)
+            self._cache["theta_pred"] = gen.binomial(n, probs) / n
+        return self._cache["theta_pred"]
+
+    @property
+    def aggregate_pred(self) -> np.ndarray:
+        """(D, M) the aggregate of :attr:`theta_pred` in each draw."""
+        if "aggregate_pred" not in self._cache:
+            self._cache["aggregate_pred"] = np.asarray(self.aggregator(self.theta_pred))
+        return self._cache["aggregate_pred"]
 
     @property
     def n_draws(self) -> int:
