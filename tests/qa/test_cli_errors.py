@@ -36,3 +36,13 @@ def test_empty_models_option_is_an_error():
     # `--models ""` (e.g. an unset shell variable) silently meant "all models"
     res = CliRunner().invoke(app, ["summarize", "--example", "vtab", "--models", ""])
     assert res.exit_code == 2 and "`--models` is empty" in res.stderr
+
+
+def test_single_model_comparison_names_the_file_and_model(tmp_path):
+    path = tmp_path / "one.csv"
+    path.write_text("model,task,item,score\nA,t,1,1\nA,t,2,0\nA,t,3,1\n")
+    for command in ("compare", "rank"):
+        res = CliRunner().invoke(app, [command, str(path), "--n-resamples", "100", "--seed", "1"])
+        lines = [line for line in res.stderr.splitlines() if line.strip()]
+        assert res.exit_code == 2 and len(lines) == 1, res.output
+        assert str(path) in lines[0] and "at least 2 models" in lines[0] and "(A)" in lines[0]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_generator, check_choice
+from .._validate import InputError, as_generator, check_choice
 
 __all__ = ["prepare", "resolve_aggregates", "AggregateValues", "LOWER_IS_BETTER", "pair_indices"]
 
@@ -82,6 +82,9 @@ def prepare(data, *, replicates=None, models=None, tasks=None, resampling="auto"
         table = read(data)
         if models is not None or tasks is not None:
             table = table.select(models=models, tasks=tasks)
+        if len(table.models) < 2:  # before drawing any replicate; name the file and the model
+            raise InputError(f"a comparison needs at least 2 models; found {len(table.models)}"
+                             f" ({', '.join(table.models)})", source=table.source)
         if replicates is not None:
             reps = replicates
             if tuple(reps.models) != tuple(table.models) or tuple(reps.tasks) != tuple(table.tasks):
