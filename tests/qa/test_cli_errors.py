@@ -41,8 +41,8 @@ def test_empty_models_option_is_an_error():
 def test_single_model_comparison_names_the_file_and_model(tmp_path):
     path = tmp_path / "one.csv"
     path.write_text("model,task,item,score\nA,t,1,1\nA,t,2,0\nA,t,3,1\n")
-    for command in ("compare", "rank"):
-        res = CliRunner().invoke(app, [command, str(path), "--n-resamples", "100", "--seed", "1"])
+    for args in (["compare"], ["rank"], ["rank", "--test", "friedman"]):
+        res = CliRunner().invoke(app, [*args, str(path), "--n-resamples", "100", "--seed", "1"])
         lines = [line for line in res.stderr.splitlines() if line.strip()]
         assert res.exit_code == 2 and len(lines) == 1, res.output
         assert str(path) in lines[0] and "at least 2 models" in lines[0] and "(A)" in lines[0]

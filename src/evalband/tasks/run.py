@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import check_choice, check_confidence_level
+from .._validate import InputError, check_choice, check_confidence_level
 from ._matrix import as_score_matrix, complete_cases
 from .anova import rm_anova
 from .bayes_signedrank import bayes_signed_rank_tests
@@ -126,7 +126,8 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
     missing = check_choice(missing, ("complete-case", "skillings-mack"), "missing")
     m = as_score_matrix(data, models, tasks)
     if m.n_models < 2:
-        raise ValueError(f"a test over tasks needs at least 2 models; got {m.n_models}.")
+        raise InputError(f"a test over tasks needs at least 2 models; found {m.n_models}"
+                         f" ({', '.join(map(str, m.models))})", source=m.source)
     full = m
     if control is not None and test in ("friedman", "rm-anova"):
         raise ValueError(f"`control` applies to the wilcoxon, sign and bayes-signed-rank tests, not to {test!r}"
