@@ -34,3 +34,8 @@ def test_passk_accepts_a_path(tmp_path):
 def test_wrong_type_names_the_argument(fn):
     with pytest.raises(TypeError, match=r"`table` must be a ResultsTable"):
         fn([1, 2, 3])
+
+
+def test_passk_repeated_k_gives_one_row_per_k():
+    frame = passk(LONG, k=[1, 2, 1]).to_frame()
+    assert sorted(frame.loc[frame["metric"] == "pass@k", "k"].tolist()) == [1, 1, 2, 2]  # two models

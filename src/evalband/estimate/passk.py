@@ -201,7 +201,7 @@ def passk(table, *, k=(1,), confidence_level=0.95) -> PassKResult:
     ks = (k,) if np.ndim(k) == 0 else tuple(k)
     if not ks:
         raise ValueError("`k` must name at least one value.")
-    ks = tuple(check_positive_int(v, "k") for v in ks)
+    ks = tuple(dict.fromkeys(check_positive_int(v, "k") for v in ks))  # a repeated k once, not twice
     if table.level != "item" or not table.has_trials:
         raise InputError("pass@k needs item-level data with several samples per item (a trial column, e.g."
                          " --trial-col trial)", source=table.source)
