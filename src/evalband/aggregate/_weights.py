@@ -77,6 +77,8 @@ def resolve_weights(n_tasks: int | None, *, tasks=None, weights=None, group_weig
                                  + (f"; unknown {unknown!r}" if unknown else "") + (f"; missing {missing!r}" if missing else ""))
         else:
             raise TypeError("`group_weights` must be 'equal' or a mapping group -> weight.")
+        if not all(np.isfinite(v) and v >= 0 for v in gw.values()):
+            raise ValueError(f"`group_weights` must be finite and non-negative; got {gw!r}.")
         g_arr = np.array(groups)
         out = np.zeros(n_tasks)
         for g in names:
