@@ -190,6 +190,8 @@ def reports(tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
     if CHROMIUM is None:
+        if os.environ.get("CI"):  # CI installs Chromium: its absence there is a failure, not a skip
+            pytest.fail("no Chromium binary installed; .ci/run should have installed Debian's chromium")
         pytest.skip("no Chromium binary installed (apt-get install chromium); CI installs it")
     dev = DevTools(CHROMIUM, tmp_path_factory.mktemp("chrome-profile"))
     yield dev
