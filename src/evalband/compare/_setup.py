@@ -147,6 +147,9 @@ def resolve_aggregates(reps, aggregate="mean", *, weights=None, group_weights=No
     """
     out = []
     jk = reps.jackknife() if jackknife else None
+    observed = np.asarray(reps.observed, dtype=np.float64)
+    # per-task values outside [0, 1] (returns, rewards): not accuracies, so no x100 and no "points"
+    bounded = bool(np.all(np.isnan(observed) | ((observed >= 0) & (observed <= 1))))
     for spec in aggregate_specs(aggregate):
         fn = _get(spec, reps, weights=weights, group_weights=group_weights, **options)
         name = _name_of(spec)
@@ -161,7 +164,7 @@ def resolve_aggregates(reps, aggregate="mean", *, weights=None, group_weights=No
             hib = getattr(fn, "higher_is_better", None)
         if hib is None:
             hib = name not in LOWER_IS_BETTER
-        unitless = name.split(":")[0] in _UNITLESS or not getattr(fn, "accuracy_scale", True)
+        unitless = (name.split(":")[0] in _UNITLESS or not getattr(fn, "accuracy_scale", True) or not bounded)
         out.append(AggregateValues(name, obs, samples, jack, bool(hib), linear_weights(fn, reps.observed),
                                    1.0 if unitless else 100.0, "" if unitless else "points", fn))
     return out
