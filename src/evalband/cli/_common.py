@@ -25,7 +25,7 @@ __all__ = [
     "PathArg", "ExampleOpt", "SourceOpt", "ShapeOpt", "ModelColOpt", "TaskColOpt", "ItemColOpt", "ScoreColOpt",
     "TrialColOpt", "ClusterOpt", "GroupColOpt", "UnboundedOpt", "CountRuleOpt", "FormatOpt", "ConfidenceOpt",
     "SeedOpt", "ModelsOpt", "errors", "emit", "load_input", "parse_list", "fail",
-    "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for",
+    "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
 ]
 
 PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL) or log folder.",
@@ -72,6 +72,9 @@ SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Random seed; the
                                                 show_default=False)]
 ModelsOpt = Annotated[Optional[str], typer.Option("--models", help="Comma-separated models to keep.",
                                                   show_default=False)]
+DropColsOpt = Annotated[Optional[str], typer.Option("--drop-cols", help="Comma-separated columns to leave out"
+                                                    " when reading (e.g. a 0/1 flag column in a wide table that"
+                                                    " is not a model).", show_default=False)]
 
 
 def fail(message: str, code: int = 2):
@@ -110,26 +113,41 @@ def parse_list(text: str | None, *, cast=str, name: str = "list"):
 
 def load_input(path, example, *, source="auto", shape="auto", model_col="model", task_col="task",
                item_col="item", score_col="score", trial_col="trial", cluster=None, group_col="group",
-               unbounded=False, count_rule="floor", models=None, **extra):
-    """Read PATH or --example into a ResultsTable, restricted to --models when given."""
+               unbounded=False, count_rule="floor", models=None, drop_cols=None, **extra):
+    """Read PATH or --example into a ResultsTable, restricted to --models when given.
+
+    With ``--shape wide`` the --models names are the model columns chosen at read time (other columns are not
+    models and not counted in coverage notes); ``--drop-cols`` leaves columns out before reading.
+    """
     from ..examples import load_example
     from ..io import read
 
     if (path is None) == (example is None):
         raise ValueError("give either a results file PATH or --example NAME (one of them)")
+    names = None
+    if models is not None:
+        names = parse_list(models, name="models")
+        if not names:
+            raise ValueError("`--models` is empty; give comma-separated model names (or leave the option out)")
+    if drop_cols is not None:
+        if example is not None:
+            raise ValueError("`--drop-cols` applies to a results file, not to --example")
+        drop_cols = parse_list(drop_cols, name="--drop-cols")
+        if not drop_cols:
+            raise ValueError("`--drop-cols` is empty; give comma-separated column names (or leave the option out)")
+        extra["drop_cols"] = drop_cols
     if example is not None:
         table = load_example(example)
     else:
+        if shape == "wide" and names is not None:
+            extra["models"] = names  # the model columns, chosen when the file is read
         # reader-specific options (--metric, --filter, --split, --baselines) reach the reader only when given
         extra = {k: v for k, v in extra.items() if v is not None}
         options = dict(model_col=model_col, task_col=task_col, item_col=item_col, score_col=score_col,
                        trial_col=trial_col, cluster_col=cluster, group_col=group_col, unbounded=unbounded,
                        count_rule=count_rule, shape=shape, **extra)
         table = read(path, source=source, **options)
-    if models is not None:
-        names = parse_list(models, name="models")
-        if not names:
-            raise ValueError("`--models` is empty; give comma-separated model names (or leave the option out)")
+    if names is not None:
         table = table.select(models=names)
     return table
 

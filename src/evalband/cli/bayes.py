@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import pandas as pd
 import typer
 
+from ._common import DropColsOpt
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
                       emit, errors, load_input)
@@ -77,6 +78,7 @@ def bayes(
     confidence: ConfidenceOpt = "0.95",
     seed: SeedOpt = None,
     models: ModelsOpt = None,
+    drop_cols: DropColsOpt = None,
     source: SourceOpt = "auto",
     shape: ShapeOpt = "auto",
     model_col: ModelColOpt = "model",
@@ -96,7 +98,8 @@ def bayes(
         level = check_confidence_level(confidence, "--confidence")
         table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, cluster=cluster, group_col=group_col,
-                           count_rule=count_rule, models=models)
+                           count_rule=count_rule, models=models,
+                           drop_cols=drop_cols)
         w, gw = parse_weights(weights, table.tasks, table.groups)
         if kind == "logistic":
             from ..bayes.numpyro_models import logistic

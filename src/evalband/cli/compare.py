@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ._common import DropColsOpt
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
                       TrialColOpt, UnboundedOpt, emit, errors, load_input)
@@ -101,6 +102,7 @@ def compare(
     path: PathArg = None,
     example: ExampleOpt = None,
     models: ModelsOpt = None,
+    drop_cols: DropColsOpt = None,
     aggregate: AggregateOpt = "mean",
     weights: WeightsOpt = None,
     resampling: ResamplingOpt = "auto",
@@ -135,7 +137,8 @@ def compare(
     with errors():
         table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
-                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models)
+                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
+                           drop_cols=drop_cols)
         w, gw = parse_weights(weights, table)
         result = compare_models(table, aggregate=aggregate, weights=w, group_weights=gw, resampling=resampling,
                                 n_resamples=n_resamples, method=interval, confidence_level=parse_confidence(confidence),

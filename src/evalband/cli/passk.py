@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ._common import DropColsOpt
 from ._common import (ConfidenceOpt, ExampleOpt, FormatOpt, ItemColOpt, ModelColOpt, ModelsOpt, PathArg,
                       ScoreColOpt, ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt, emit, errors, load_input,
                       parse_list)
@@ -29,6 +30,7 @@ def passk(
     score_col: ScoreColOpt = "score",
     trial_col: TrialColOpt = "trial",
     models: ModelsOpt = None,
+    drop_cols: DropColsOpt = None,
 ):
     """pass@k and pass^k per model and task, averaged over items, with standard errors across items.
 
@@ -45,7 +47,8 @@ def passk(
         if not ks:
             raise ValueError("`--k` must list at least one value, e.g. --k 1,5,10.")
         table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
-                           item_col=item_col, score_col=score_col, trial_col=trial_col, models=models)
+                           item_col=item_col, score_col=score_col, trial_col=trial_col, models=models,
+                           drop_cols=drop_cols)
         try:
             level = float(confidence)
         except ValueError:

@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ._common import DropColsOpt
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
                       TrialColOpt, UnboundedOpt, errors, load_input)
@@ -32,6 +33,7 @@ def rank(
     path: PathArg = None,
     example: ExampleOpt = None,
     models: ModelsOpt = None,
+    drop_cols: DropColsOpt = None,
     aggregate: AggregateOpt = "mean",
     weights: WeightsOpt = None,
     resampling: ResamplingOpt = "auto",
@@ -67,7 +69,8 @@ def rank(
     with errors():
         table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
-                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models)
+                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
+                           drop_cols=drop_cols)
         if test is not None:
             return _run_task_test(table, test=test, control=control, rope=rope, confidence=confidence, seed=seed,
                                   fmt=fmt)

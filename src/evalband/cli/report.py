@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ._common import DropColsOpt
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, GroupColOpt, ItemColOpt, ModelColOpt,
                       ModelsOpt, PathArg, ScoreColOpt, ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt, UnboundedOpt,
                       errors, load_input, parse_list)
@@ -43,6 +44,7 @@ def report(
     aggregate: AggregateOpt = "mean",
     bayes: BayesOpt = True,
     models: ModelsOpt = None,
+    drop_cols: DropColsOpt = None,
     source: SourceOpt = "auto",
     shape: ShapeOpt = "auto",
     model_col: ModelColOpt = "model",
@@ -77,7 +79,8 @@ def report(
         level = check_confidence_level(float(confidence) if _is_number(confidence) else confidence)
         table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
-                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models)
+                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
+                           drop_cols=drop_cols)
         command = _command(path, example, output, kind, figures, fig_formats, seed, n_resamples, confidence,
                            aggregate, bayes, models, dict(source=source, shape=shape, model_col=model_col,
                                                           task_col=task_col, item_col=item_col,

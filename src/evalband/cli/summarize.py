@@ -8,6 +8,7 @@ import warnings
 
 import typer
 
+from ._common import DropColsOpt
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt,
                       UnboundedOpt, emit, errors, load_input)
@@ -36,6 +37,7 @@ def summarize(
     unbounded: UnboundedOpt = False,
     count_rule: CountRuleOpt = "floor",
     models: ModelsOpt = None,
+    drop_cols: DropColsOpt = None,
 ):
     """Per model and task: estimate, standard error, confidence interval and n, plus each model's pooled score.
 
@@ -51,7 +53,8 @@ def summarize(
             raise ValueError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
         table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
-                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models)
+                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
+                           drop_cols=drop_cols)
         level = _confidence(confidence)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # the same text is in result.notes

@@ -148,6 +148,7 @@ def read_tabular(
     unbounded: bool = False,
     count_rule: str = "floor",
     accuracy_scale: str = "auto",
+    drop_cols=None,
 ) -> ResultsTable:
     """Read a table (file path or DataFrame) into a validated :class:`ResultsTable`.
 
@@ -158,13 +159,17 @@ def read_tabular(
     model_col, task_col, item_col, score_col, trial_col, cluster_col, group_col, n_col, correct_col, accuracy_col
         The source's names for each column. ``cluster_col`` defaults to a column named 'cluster' if present.
     models : list of str, optional
-        Wide shape: the model columns (default: every column not used for item, task, group or cluster).
+        Wide shape: the model columns (default: every column not used for item, task, group or cluster). The
+        other columns are left out, with a note naming them.
     task : str, optional
         Wide or long shape without a task column: the single task's name (default: the file's stem).
     unbounded : bool
         Declare scores outside [0, 1] legitimate (rewards, BLEU...).
     count_rule, accuracy_scale
         Summary shape: see :meth:`ResultsTable.from_summary`.
+    drop_cols : str or list of str, optional
+        Columns to leave out before anything else (e.g. a 0/1 flag such as MMLU-Pro's ``answer_key_varies`` in a
+        wide table, which would otherwise be read as a model). Named in the table's notes.
     """
     if isinstance(data, pd.DataFrame):
         df, source, row_word = data, "<DataFrame>", "row"
@@ -176,6 +181,16 @@ def read_tabular(
     names = [str(c) for c in df.columns]
     stripped = [c.strip() for c in names]  # 'model, task, score' headers (a space after each comma)
     df.columns = stripped if len(set(stripped)) == len(stripped) else names
+    pre_notes = []
+    if drop_cols is not None:
+        drop = [drop_cols] if isinstance(drop_cols, str) else [str(c) for c in drop_cols]
+        unknown = [c for c in drop if c not in df.columns]
+        if unknown:
+            raise InputError(f"no column {', '.join(map(repr, unknown))} to leave out (drop_cols=, --drop-cols);"
+                             f" found {', '.join(map(repr, df.columns))}", source=source)
+        df = df.drop(columns=list(dict.fromkeys(drop)))
+        pre_notes.append(f"column{'s' if len(drop) > 1 else ''} left out as asked (--drop-cols):"
+                         f" {', '.join(dict.fromkeys(drop))}")
     cluster_auto = cluster_col is None
     if cluster_col is None and "cluster" in df.columns:
         cluster_col = "cluster"
@@ -205,7 +220,7 @@ def read_tabular(
              ("score", score_col, False), ("trial", trial_col, trial_col == "trial"),
              ("cluster", cluster_col, cluster_auto), ("group", group_col, group_col == "group")], df.columns, source)
         df = _rename(df, mapping, source)
-        notes = []
+        notes = list(pre_notes)
         missing = [c for c in (item_col, score_col) if c not in original]
         if model_col not in original and (missing or model_col != "model"):
             missing.insert(0, model_col)  # a file without any model column is one model's results (below)
@@ -227,10 +242,11 @@ def read_tabular(
              ("group", group_col, group_col == "group")], df.columns, source)
         df = _rename(df, mapping, source)  # with both correct and accuracy, from_summary checks they agree
         return ResultsTable.from_summary(df, source=source, count_rule=count_rule, accuracy_scale=accuracy_scale,
-                                         row_word=row_word)
+                                         row_word=row_word, notes=pre_notes)
     if shape == "wide":
         return _from_wide(df, source, row_word, item_col=item_col, task_col=task_col, group_col=group_col,
-                          cluster_col=cluster_col, models=models, task=default_task, unbounded=unbounded)
+                          cluster_col=cluster_col, models=models, task=default_task, unbounded=unbounded,
+                          notes=pre_notes)
     raise ValueError(f"`shape` must be one of 'auto', 'long', 'wide', 'summary'; got {shape!r}.")
 
 
@@ -262,7 +278,8 @@ def _rename(df: pd.DataFrame, mapping: dict, source: str) -> pd.DataFrame:
     return df.rename(columns=mapping)
 
 
-def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_col, models, task, unbounded):
+def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_col, models, task, unbounded,
+               notes=()):
     if item_col not in df.columns:
         raise InputError(f"wide shape needs an item column '{item_col}' (set --item-col)", source=source)
     id_cols = [c for c in (item_col, task_col, group_col, cluster_col) if c is not None and c in df.columns]
@@ -278,15 +295,20 @@ def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_c
                              " scores; name the model columns (models=..., --models) or the id columns"
                              " (--item-col, --task-col, --group-col, --cluster)", source=source)
     else:
+        models = [models] if isinstance(models, str) else list(models)
         missing = [m for m in models if m not in df.columns]
         if missing:
             raise InputError(f"no model column {', '.join(map(repr, missing))}", source=source)
+        others = [c for c in df.columns if c not in id_cols and c not in models]
+        if others:  # selected at read time: the coverage notes count only the chosen models
+            notes = [*notes, f"wide table: {len(others)} column{'s' if len(others) > 1 else ''} not read as"
+                             f" models (not in --models): {', '.join(map(str, others))}"]
     if not models:
         raise InputError("wide shape found no model columns", source=source)
     long = df.melt(id_vars=id_cols, value_vars=list(models), var_name="model", value_name="score",
                    ignore_index=False)
     blank = long["score"].isna()
-    notes = []
+    notes = list(notes)
     if blank.any():
         per = long.loc[blank, "model"].value_counts()
         notes.append("blank cells read as 'no result' and left out (" +
