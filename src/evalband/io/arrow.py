@@ -29,6 +29,8 @@ __all__ = ["ScoreMatrices", "read_score_matrices"]
 _MERGE_ROWS = 1 << 20
 #: integer item ids spanning at most this many values are tracked with per-task bitmaps in pass 1
 _DENSE_MAX_SPAN = 1 << 26
+#: pass 2 maps (task, integer item) to a column with a (tasks x item range) table of at most this many entries
+_DENSE_MAX_LOOKUP = 1 << 25
 
 
 @dataclass(frozen=True)
@@ -396,8 +398,8 @@ def _dense_lookup(pairs, n_tasks: int, pa, pc):
         return None
     lo, hi = (v.as_py() for v in pc.min_max(items).values())
     span = hi - lo + 1
-    if n_tasks * span > max(4 * pairs.num_rows, 1 << 20):
+    if n_tasks * span > max(4 * pairs.num_rows, _DENSE_MAX_LOOKUP):
         return None
-    lookup = np.full((n_tasks, span), -1, dtype=np.int64)
+    lookup = np.full((n_tasks, span), -1, dtype=np.int64 if pairs.num_rows >= 2**31 else np.int32)
     lookup[pairs.column("t").to_numpy(), items.to_numpy().astype(np.int64) - lo] = pairs.column("col").to_numpy()
     return lookup, lo
