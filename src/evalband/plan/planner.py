@@ -40,10 +40,10 @@ class ComparisonPlan:
     se_difference, ci_low, ci_high : float
         Standard error of the estimated difference at ``n`` and the interval ``effect +- crit * se`` (nan
         without ``n``).
-    n_required : float
-        Items per model needed for ``power`` (``inf`` when unreachable); whole items, rounded up.
-    clusters_required : float
-        ``n_required / cluster_size`` when clustered, else nan.
+    n_required : int or float
+        Items per model needed for ``power``: a whole number (rounded up), ``inf`` when unreachable.
+    clusters_required : int or float
+        Clusters needed, ``ceil(n_required / cluster_size)``, when clustered; else nan.
     mde : float
         Minimum detectable effect at ``n`` with ``power`` (nan without ``n``, or when none in range).
     power_at_n : float
@@ -55,6 +55,8 @@ class ComparisonPlan:
     effective_n : float
         ``n / design_effect`` (nan without ``n``).
     trials, recommended_trials : int
+    n_required_recommended_trials : int or float
+        Items needed with ``recommended_trials`` trials each (whole number, ``inf`` when unreachable).
     trial_table : pandas.DataFrame
         For each ``k``: per-item variance, the reduction relative to one trial, items required.
     alpha_per_comparison : float
@@ -68,8 +70,8 @@ class ComparisonPlan:
     se_difference: float
     ci_low: float
     ci_high: float
-    n_required: float
-    clusters_required: float
+    n_required: int | float
+    clusters_required: int | float
     mde: float
     power_at_n: float
     variance_difference: float
@@ -77,7 +79,7 @@ class ComparisonPlan:
     effective_n: float
     trials: int
     recommended_trials: int
-    n_required_recommended_trials: float
+    n_required_recommended_trials: int | float
     alpha_per_comparison: float
     inputs: dict = field(default_factory=dict)
     trial_table: pd.DataFrame | None = field(default=None, compare=False, repr=False)
@@ -153,6 +155,12 @@ def _plain(v):
     if isinstance(v, dict):
         return {k: _plain(x) for k, x in v.items()}
     return v
+
+
+def _whole(x) -> int | float:
+    """A count of items or clusters: rounded up to a whole number (an int); ``inf`` stays ``inf``."""
+    x = float(x)
+    return int(math.ceil(x - 1e-9)) if math.isfinite(x) else x
 
 
 def _pts(x: float) -> str:
@@ -343,7 +351,7 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
                      "n_required": math.ceil(nk - 1e-9) if math.isfinite(nk) else math.inf,
                      "trials_required": (math.ceil(nk - 1e-9) * k) if math.isfinite(nk) else math.inf})
     trial_table = pd.DataFrame(rows)
-    n_req_rec = float(trial_table.loc[trial_table["trials"] == k_rec, "n_required"].iloc[0])
+    n_req_rec = _whole(trial_table.loc[trial_table["trials"] == k_rec, "n_required"].iloc[0])
 
     se = ci_low = ci_high = mde = pw = eff_n = math.nan
     if n is not None:
@@ -367,8 +375,8 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
                   multiplicity=multiplicity, alpha_per_comparison=alpha_c,
                   sources=dict(sources or {}))
     return ComparisonPlan(
-        effect=effect, n=n, se_difference=se, ci_low=ci_low, ci_high=ci_high, n_required=float(n_req),
-        clusters_required=float(n_req / m_bar) if clustered and math.isfinite(n_req) else math.nan,
+        effect=effect, n=n, se_difference=se, ci_low=ci_low, ci_high=ci_high, n_required=_whole(n_req),
+        clusters_required=_whole(n_req / m_bar) if clustered and math.isfinite(n_req) else math.nan,
         mde=mde, power_at_n=pw, variance_difference=v_at, design_effect=deff, effective_n=eff_n, trials=trials,
         recommended_trials=int(k_rec), n_required_recommended_trials=n_req_rec, alpha_per_comparison=alpha_c,
         inputs=inputs, trial_table=trial_table, notes=tuple(notes))
