@@ -25,6 +25,10 @@ __all__ = ["plan_comparison", "ComparisonPlan", "SCORE_KINDS"]
 
 SCORE_KINDS = ("binary", "continuous")
 _TRIALS_SHOWN = (1, 2, 3, 4, 5, 8, 10, 16, 20, 32, 50, 100)
+#: Fewest items (clusters, when items are clustered) a recommended design with extra trials may use: trials
+#: average away output noise, but only more items tell about the population of tasks, and the t/normal
+#: approximation behind the plan (and the cluster-robust interval) needs about 30 independent units.
+MIN_ITEMS = 30
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,9 @@ class ComparisonPlan:
                 and math.isfinite(self.n_required_recommended_trials):
             text += (f", or about {_count(self.n_required_recommended_trials)} items with"
                      f" {self.recommended_trials} trials each")
+            if i.get("min_items"):
+                text += (f" (at least {i['min_items']:,} items: fewer items, however many trials, would say"
+                         " little about the population of tasks)")
         return text + "."
 
     @property
@@ -248,6 +255,13 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
     ``[V_k + ((cv^2 + 1) m - 1) rho V_1] / n``, where ``V_k = V_1 - 2 v + 2 v / k``: output noise is independent
     between items, so trials shrink the item's own variance but not the covariance inside clusters.
 
+    The recommended number of trials never leads to fewer than :data:`MIN_ITEMS` (30) items, or 30 clusters
+    when items are clustered: when nearly all the variance is output noise, trials alone could bring the items
+    needed down to a handful (14 items with 100 trials each), which supports no claim about a population of
+    tasks and is outside the range where the t/normal approximation (and a cluster-robust interval) can be
+    trusted. The recommendation is then the fewest trials with which 30 items (clusters) reach the power, and a
+    note and the sentence say so.
+
     References
     ----------
     Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640 (paired differences, trials, power).
@@ -340,6 +354,20 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
     item_part = max(v_at - out_diff, 0.0)
     k_rec = recommend_trials(item_part + inflation * v_at, out_diff, cost_ratio=cost_ratio) if out_diff > 0 \
         else trials
+    min_items = math.ceil(MIN_ITEMS * m_bar - 1e-9)
+    bounded = False
+    if out_diff > 0 and k_rec > 1:
+        def n_at(k):
+            return solve_power(effect=effect, power=power, variance=lambda e, k=k: var_k(e, k), **common)
+
+        if n_at(k_rec) < min_items:  # e.g. 14 items x 100 trials: too few items for any claim about tasks
+            lo, hi = 1, k_rec  # n_at decreases in k: the fewest trials with which min_items items suffice
+            if n_at(1) <= min_items:
+                hi = 1
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if n_at(mid) <= min_items else (mid, hi)
+            k_rec, bounded = hi, True
     ks = sorted(set(_TRIALS_SHOWN) | {trials, k_rec})
     rows = []
     for k in ks:
@@ -352,6 +380,13 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
                      "trials_required": (math.ceil(nk - 1e-9) * k) if math.isfinite(nk) else math.inf})
     trial_table = pd.DataFrame(rows)
     n_req_rec = _whole(trial_table.loc[trial_table["trials"] == k_rec, "n_required"].iloc[0])
+    if bounded:
+        n_req_rec = max(n_req_rec, min_items)
+        unit = f"{MIN_ITEMS} clusters ({min_items:,} items)" if clustered else f"{min_items} items"
+        notes.append(f"recommended trials bounded: a design keeps at least {unit}, so trials are recommended only"
+                     f" up to {k_rec} per item; more trials on fewer items reduce output noise but say nothing"
+                     " more about the population of tasks, and the approximations behind the plan need about"
+                     f" {MIN_ITEMS} independent units")
 
     se = ci_low = ci_high = mde = pw = eff_n = math.nan
     if n is not None:
@@ -373,7 +408,7 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
                   cluster_size=cluster_size, icc=icc, cluster_cv=cluster_cv if clustered else None,
                   output_variance=output_variance, cost_ratio=cost_ratio, n_comparisons=n_comparisons,
                   multiplicity=multiplicity, alpha_per_comparison=alpha_c,
-                  sources=dict(sources or {}))
+                  min_items=min_items if bounded else None, sources=dict(sources or {}))
     return ComparisonPlan(
         effect=effect, n=n, se_difference=se, ci_low=ci_low, ci_high=ci_high, n_required=_whole(n_req),
         clusters_required=_whole(n_req / m_bar) if clustered and math.isfinite(n_req) else math.nan,
