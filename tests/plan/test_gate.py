@@ -110,6 +110,13 @@ def test_model_choice_and_errors(rng):
 
 
 def test_identical_runs_pass_with_a_positive_margin():
-    b = run([1, 0, 1, 1, 0, 1])
+    # 600 identical items: the exact (Clopper-Pearson) bound on the share of items that could differ,
+    # 1 - 0.025**(1/600) = 0.0061 (scipy.stats.binomtest(0, 600).proportion_ci(0.95).high), gives +-0.61 points
+    b = run(np.tile([1, 0, 1, 1, 0, 1], 100))
     res = release_gate(b, b, margin=0.01)
-    assert res.decision == "pass" and res.ci.low == res.ci.high == 0 and math.isfinite(res.se_difference)
+    share = 1 - 0.025 ** (1 / 600)
+    assert res.decision == "pass" and res.se_difference == 0
+    assert res.ci.low == pytest.approx(-share) and res.ci.high == pytest.approx(share)
+    # 6 identical items decide nothing (QA O31): fewer than 10 paired items never decide
+    small = run([1, 0, 1, 1, 0, 1])
+    assert release_gate(small, small, margin=0.01).decision == "undecided"

@@ -10,13 +10,13 @@ import pandas as pd
 from .._validate import check_alternative, check_choice, check_confidence_level, check_positive_int
 from ._setup import prepare, resolve_aggregates
 from .exact import mcnemar_exact
-from .multiplicity import CORRECTIONS
+from .multiplicity import CORRECTIONS, adjust_pvalues
 from .paired import paired_difference
-from .pairwise import PairwiseComparison, pairwise_differences
+from .pairwise import PairwiseComparison, interval_label, pairwise_differences
 from .permutation import paired_permutation_test
 from .pvalues import INTERVAL_METHODS
 from .sensitivity import DEFAULT_CORRELATIONS, correlated_replicates, describe_sweep
-from .verdict import check_margin
+from .verdict import MIN_DISCORDANT, check_margin, reading
 
 __all__ = ["compare", "Comparison", "PairwiseComparison", "pairwise_differences"]
 
@@ -139,6 +139,13 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     normalized means); for rank-based aggregates and the maximum over models it is a useful description, but
     intervals can undercover when models are tied.
 
+    No verdict comes from too little: a difference resting on fewer than 10 resampling units (items, or clusters
+    when clusters are resampled; for an aggregate, summed over tasks), or whose interval has zero width, is 'not
+    yet decided' with a NaN p-value and a reading that says why (:func:`~evalband.compare.verdict.withhold`).
+    Binary paired scores with fewer than 10 discordant items on a task (or on the only task, for aggregates that
+    are weighted means) take the exact McNemar p-value and verdict instead of the bootstrap ones
+    (``verdict_basis`` says which rule applied).
+
     References
     ----------
     Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
@@ -174,6 +181,9 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
                              " item-level data the correlation is measured.")
     options = dict(method=method, confidence_level=confidence_level, alternative=alternative,
                    correction=correction, margin=margin)
+    units_t = np.asarray(reps.n_units, dtype=np.float64)
+    unit_name = "clusters" if getattr(reps, "unit", "item") == "cluster" else "items"
+    options["unit_name"] = unit_name
     aggs = resolve_aggregates(reps, aggregate, weights=weights, group_weights=group_weights,
                               jackknife=(method == "bca"), **dict(aggregate_options or {}))
     per_task_var = _task_variances(table, reps, paired) if not summary else None
@@ -196,7 +206,8 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
                 observed_, samples, reps.models, statistic=av.name, level="aggregate", jackknife=av.jackknife,
                 jackknife_strata=strata,
                 higher_is_better=av.higher_is_better, se_analytic=se_fn, correlation=corr_fn, scale=av.scale,
-                unit=av.unit, keep_replicates=keep, assumed_correlation=assumed, extra_readings=extra, **options))
+                unit=av.unit, keep_replicates=keep, assumed_correlation=assumed, extra_readings=extra,
+                n_units=float(units_t.sum()), **options))
         return agg_out
 
     sens = []
@@ -227,6 +238,15 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     else:
         main_reps = reps.replicates
         aggregates = run(reps.observed, main_reps, None, keep=True)
+        if len(reps.tasks) == 1 and per_task_var is not None and per_task_var[0] is not None \
+                and table.is_binary and not table.has_trials and getattr(reps, "unit", "item") == "item":
+            # one task: a weighted mean of it is its mean, so the exact test of the task applies to the aggregate
+            sc = per_task_var[0]["scores"]
+            aggregates = [_exact_when_few_discordant(replace(
+                pc, p_mcnemar=mcnemar_exact(sc[pc.index_a], sc[pc.index_b],
+                                            alternative=alternative).pvalue.astype(float)),
+                sc[pc.index_a], sc[pc.index_b], options) if aggs[k].linear_weights is not None else pc
+                for k, pc in enumerate(aggregates)]
 
     b = reps.replicates.shape[0]
     for pc in aggregates:
@@ -346,7 +366,7 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
     else:
         se_fn = corr_fn = None
     res = pairwise_differences(obs, samples, reps.models, statistic=str(task), level="task", jackknife=jk,
-                               jackknife_strata=strata,
+                               jackknife_strata=strata, n_units=float(np.asarray(reps.n_units)[t]),
                                se_analytic=se_fn, correlation=corr_fn, keep_replicates=False,
                                assumed_correlation=rho if summary else None, **options)
     if info is not None and table is not None:
@@ -361,4 +381,48 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
             extra["p_permutation"] = np.asarray(perm.pvalue, dtype=float)
         if extra:
             res = replace(res, **extra)
+        if "p_mcnemar" in extra and getattr(reps, "unit", "item") == "item":
+            res = _exact_when_few_discordant(res, a, b, options)
     return res
+
+
+def _exact_when_few_discordant(res, a, b, options):
+    """Binary paired scores with fewer than MIN_DISCORDANT discordant items: exact McNemar p-value and verdict.
+
+    Only discordant items carry information about a difference in accuracy; with few of them the bootstrap
+    distribution of the difference is coarse (all 3 discordant items favouring A give the interval (100, 100)),
+    while McNemar's test is exact for any number. The verdict is 'A better'/'B better' when the (corrected)
+    McNemar p-value is at most ``1 - confidence_level`` and the margin is 0; McNemar's test says nothing about a
+    margin, so with a margin the pair stays 'not yet decided'. The interval shown is still the bootstrap one.
+    """
+    disc = np.sum(np.asarray(a) != np.asarray(b), axis=-1)
+    use = disc < MIN_DISCORDANT
+    if not use.any():
+        return res
+    p = res.p_value.copy()
+    p[use] = res.p_mcnemar[use]
+    correction = options["correction"]
+    if correction in ("bonferroni", "holm", "bh"):
+        p_adj = adjust_pvalues(p, method=correction)
+    elif correction == "max-t":  # Bonferroni for the exact p-values (max-t needs replicates)
+        p_adj = res.p_adjusted.copy()
+        p_adj[use] = np.minimum(1.0, p[use] * p.size)
+    else:
+        p_adj = p.copy()
+    alpha = 1 - options["confidence_level"]
+    verdicts = res.verdict.copy()
+    basis = list(res.verdict_basis)
+    readings = list(res.readings)
+    label = interval_label(correction)
+    for k in np.flatnonzero(use):
+        decided = p_adj[k] <= alpha and options["margin"] == 0 and res.difference[k] != 0
+        verdicts[k] = ("A better" if res.difference[k] > 0 else "B better") if decided else "not yet decided"
+        basis[k] = "exact McNemar"
+        why = (f"(exact McNemar p = {p[k]:.2g} on {int(disc[k])} discordant item{'s' if disc[k] != 1 else ''}:"
+               f" with fewer than {MIN_DISCORDANT} the bootstrap is unreliable, so the verdict follows the exact test"
+               f"{'; it does not test a margin' if options['margin'] > 0 else ''})")
+        readings[k] = reading(res.model_a[k], res.model_b[k], res.difference[k], res.ci.low[k], res.ci.high[k],
+                              verdicts[k], se=res.se[k], confidence_level=res.interval_level, scale=res.scale,
+                              unit="points", label=label, extra=why)
+    return replace(res, p_value=p, p_adjusted=p_adj, verdict=verdicts, verdict_basis=tuple(basis),
+                   readings=tuple(readings))

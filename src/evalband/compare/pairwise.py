@@ -12,7 +12,7 @@ from ..results import ConfidenceInterval
 from ._setup import pair_indices
 from .multiplicity import CORRECTIONS, adjust_pvalues, correction_level, max_t_intervals
 from .pvalues import INTERVAL_METHODS, bootstrap_pvalue
-from .verdict import check_margin, reading, verdict
+from .verdict import check_margin, reading, verdict, withhold, withheld_text
 
 __all__ = ["PairwiseComparison", "pairwise_differences"]
 
@@ -95,6 +95,11 @@ class PairwiseComparison:
     verdict_by_correlation: tuple | None = None
     """Summary data: how each pair's verdict moves as the assumed correlation sweeps (e.g. 'not yet decided at
     0-0.4, A better at 0.5')."""
+    n_units: np.ndarray | None = None
+    """Resampling units (items or clusters) behind each difference, when known."""
+    verdict_basis: tuple | None = None
+    """What each verdict rests on: 'bootstrap', 'exact McNemar', or why it was withheld ('too few units',
+    'degenerate interval'); see :func:`evalband.compare.verdict.withhold`."""
 
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: model_a, model_b, difference, se, ci_low, ci_high, p_value, p_adjusted, verdict, ..."""
@@ -106,6 +111,10 @@ class PairwiseComparison:
             "p_adjusted": self.p_adjusted, "verdict": list(self.verdict), "se_analytic": self.se_analytic,
             "correlation": self.correlation,
         })
+        if self.n_units is not None:
+            frame["n_units"] = self.n_units
+        if self.verdict_basis is not None:
+            frame["verdict_basis"] = list(self.verdict_basis)
         if self.level == "task":
             frame["p_mcnemar"] = self.p_mcnemar
             frame["p_permutation"] = self.p_permutation
@@ -126,7 +135,7 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
                          correction: str = "none", margin: float = 0.0, se_analytic=None, correlation=None,
                          scale: float = 100.0, unit: str = "points", keep_replicates: bool = True,
                          assumed_correlation: float | None = None, extra_readings=None,
-                         order=None) -> PairwiseComparison:
+                         order=None, n_units=None, unit_name: str = "items") -> PairwiseComparison:
     """All pairwise differences of a per-model statistic from its joint bootstrap replicates.
 
     Parameters
@@ -143,6 +152,12 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
         ``f(ia, ib) -> (P,)`` arrays for the pairs, or None.
     order : array_like of int, optional
         Model order (best first) defining the pairs; default by ``observed``.
+    n_units : int or array_like, optional
+        Resampling units (items, or clusters when clusters are resampled) behind each difference. With fewer than
+        :data:`~evalband.compare.verdict.MIN_UNITS`, or when an interval has zero width, no verdict is given
+        (:func:`~evalband.compare.verdict.withhold`).
+    unit_name : str
+        What the units are called in readings ('items', 'clusters').
 
     Returns
     -------
@@ -184,15 +199,21 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
         ci = interval(reps, d, method=method, confidence_level=level_used, alternative=alternative, **kw)
         low, high = np.asarray(ci.low, dtype=float), np.asarray(ci.high, dtype=float)
     verdicts = verdict(low, high, margin=margin, higher_is_better=higher_is_better)
+    units = None if n_units is None else np.broadcast_to(np.asarray(n_units, dtype=np.float64), (m,)).copy()
+    verdicts, basis = withhold(verdicts, low, high, se, units)
+    if (basis != "bootstrap").any():  # a withheld verdict has no trustworthy bootstrap p-value either
+        p, p_adj = np.where(basis != "bootstrap", np.nan, p), np.where(basis != "bootstrap", np.nan, p_adj)
     names = tuple(names)
     ma = tuple(names[i] for i in ia)
     mb = tuple(names[j] for j in ib)
     se_an = _pair_values(se_analytic, ia, ib, m)
     corr = _pair_values(correlation, ia, ib, m)
-    label = "simultaneous CI" if correction == "max-t" else "CI"
-    if correction in ("bonferroni", "holm", "bh"):
-        label = f"{correction.capitalize() if correction != 'bh' else 'BH'}-corrected CI"
+    label = interval_label(correction)
     extras = list(extra_readings) if extra_readings is not None else [""] * m
+    for k in range(m):
+        why = withheld_text(basis[k], None if units is None else units[k], unit=unit_name)
+        if why:
+            extras[k] = f"{why} {extras[k]}".strip()
     if not higher_is_better:
         unit = f"{unit} (lower is better)".strip()
     readings = tuple(
@@ -203,7 +224,17 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     return PairwiseComparison(statistic, level, ma, mb, ia, ib, d, se, ConfidenceInterval(low, high), p, p_adj,
                               verdicts, se_an, corr, nan, nan.copy(), reps if keep_replicates else None, readings,
                               confidence_level, float(level_used), correction, method, margin,
-                              bool(higher_is_better), assumed_correlation, float(scale))
+                              bool(higher_is_better), assumed_correlation, float(scale), None, units,
+                              tuple(basis))
+
+
+def interval_label(correction: str) -> str:
+    """How readings name the interval after ``correction``."""
+    if correction == "max-t":
+        return "simultaneous CI"
+    if correction in ("bonferroni", "holm", "bh"):
+        return f"{correction.capitalize() if correction != 'bh' else 'BH'}-corrected CI"
+    return "CI"
 
 
 def _pair_values(values, ia, ib, m):

@@ -11,10 +11,17 @@ import numbers
 
 import numpy as np
 
-__all__ = ["VERDICTS", "verdict", "check_margin", "reading", "format_difference"]
+__all__ = ["VERDICTS", "verdict", "check_margin", "reading", "format_difference", "withhold", "MIN_UNITS",
+           "MIN_DISCORDANT"]
 
 #: the four verdicts, from the point of view of the pair (model_a, model_b)
 VERDICTS = ("A better", "B better", "equivalent", "not yet decided")
+
+#: fewest resampling units (items, or clusters when clusters are resampled) behind a difference for a bootstrap
+#: (or t) verdict; see :func:`withhold`
+MIN_UNITS = 10
+#: binary paired scores on one task with fewer discordant items than this get the exact McNemar p-value and verdict
+MIN_DISCORDANT = 10
 
 
 def check_margin(margin) -> float:
@@ -67,6 +74,63 @@ def verdict(low, high, *, margin: float = 0.0, higher_is_better: bool = True) ->
     inside = (lo > -margin + eps) & (hi < margin - eps)
     out[np.broadcast_to(inside, out.shape)] = VERDICTS[2]
     return out
+
+
+def withhold(verdicts, low, high, se, n_units=None, *, min_units: int = MIN_UNITS):
+    """Withhold verdicts the bootstrap cannot support: too few resampling units or a degenerate distribution.
+
+    Parameters
+    ----------
+    verdicts : array_like of str, shape (P,)
+    low, high, se : array_like, shape (P,)
+        Interval ends and bootstrap standard deviation of each difference.
+    n_units : int or array_like, optional
+        Resampling units (items or clusters) behind each difference; None when unknown.
+    min_units : int
+
+    Returns
+    -------
+    verdicts : numpy.ndarray of str
+        'not yet decided' where withheld, the input elsewhere.
+    basis : numpy.ndarray of str
+        'bootstrap', 'too few units' or 'degenerate interval'.
+
+    Notes
+    -----
+    With fewer than ``min_units`` (10) units the bootstrap distribution of a mean takes few distinct values and
+    percentile intervals undercover badly (Efron & Tibshirani 1993, section 13.7; the bootstrap is a large-sample
+    method); with 1 to 3 units it is degenerate whenever the units agree: 3 items that A gets right and B wrong
+    give the interval (100, 100) points, although the exact McNemar (sign) test gives p = 2 x 0.5^3 = 0.25, and no
+    exact two-sided test at 5% can reject with fewer than 6 discordant items. An interval of zero width (or
+    replicates without spread) says only that every resampled unit agrees, not that the difference is known, so
+    it decides nothing either. 10 is the smallest count at which a sign test can reach p < 0.002 and at which the
+    percentile interval's coverage is within a few points of nominal for bounded scores.
+    """
+    out = np.array(verdicts, dtype=object, copy=True)
+    lo = np.asarray(low, dtype=np.float64)
+    hi = np.asarray(high, dtype=np.float64)
+    sd = np.asarray(se, dtype=np.float64)
+    scale = np.maximum(1.0, np.maximum(np.abs(np.nan_to_num(lo, posinf=0, neginf=0)),
+                                       np.abs(np.nan_to_num(hi, posinf=0, neginf=0))))
+    degenerate = (np.isfinite(lo) & np.isfinite(hi) & (hi - lo <= 1e-12 * scale)) | (sd == 0)
+    basis = np.full(out.shape, "bootstrap", dtype=object)
+    basis[np.broadcast_to(degenerate, out.shape)] = "degenerate interval"
+    if n_units is not None:
+        few = np.broadcast_to(np.asarray(n_units, dtype=np.float64) < min_units, out.shape)
+        basis[few] = "too few units"
+    withheld = basis != "bootstrap"
+    out[withheld] = VERDICTS[3]
+    return out, basis
+
+
+def withheld_text(basis: str, n_units=None, *, unit: str = "items") -> str:
+    """Reading suffix saying why a verdict was withheld ('' for 'bootstrap')."""
+    if basis == "too few units":
+        n = "" if n_units is None or not np.isfinite(n_units) else f"only {int(n_units)} {unit}: "
+        return (f"({n}too few for a bootstrap verdict; at least {MIN_UNITS} are needed)")
+    if basis == "degenerate interval":
+        return "(the bootstrap distribution is degenerate (zero width): it cannot support a verdict)"
+    return ""
 
 
 def _decimals(se, scale: float) -> int:

@@ -39,6 +39,8 @@ __all__ = ["release_gate", "GateResult", "paired_runs", "GATE_METHODS", "EXIT_CO
 GATE_METHODS = ("t", "betting")
 #: decision -> process exit code (2 is usage/input error in every evalband command)
 EXIT_CODES = {"pass": 0, "fail": 1, "undecided": 3}
+#: fewest paired items (or clusters) for the gate to decide; fewer is always 'undecided' (see release_gate Notes)
+MIN_UNITS = 10
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,9 @@ class GateResult:
     left_out: dict = field(default_factory=dict)
     models: tuple[str, str] = ("baseline", "candidate")
     notes: tuple[str, ...] = ()
+    reason: str = ""
+    """Why an 'undecided' cannot be resolved by the usual count: 'too few units' (fewer than MIN_UNITS items or
+    clusters), 'no spread' (every per-item difference is the same, so no item count can be estimated), or ''."""
 
     @property
     def message(self) -> str:
@@ -100,10 +105,20 @@ class GateResult:
             return text + f" lies above the margin -{m:g} points: non-inferior."
         if self.decision == "fail":
             return text + f" lies below the margin -{m:g} points: regression."
-        more = ("no number of items decides it while the difference sits on the margin"
-                if not math.isfinite(self.more_items) else
-                f"about {int(self.more_items):,} more paired items would decide it (80% power if the observed"
-                " difference is the true one)")
+        if self.reason == "too few units":
+            what = f"{self.n_clusters} clusters" if self.n_clusters else f"{self.n} paired items"
+            more = (f"only {what}: too few to decide (the gate needs at least {MIN_UNITS})"
+                    + (f"; collect at least {int(self.more_items):,} more paired items"
+                       if math.isfinite(self.more_items) else "; collect more clusters"))
+            return text + f": undecided, {more}."
+        if self.reason == "no spread":
+            more = ("every per-item difference is the same, so the items needed cannot be estimated; collect"
+                    " more items")
+        elif not math.isfinite(self.more_items):
+            more = "no number of items decides it while the difference sits on the margin"
+        else:
+            more = (f"about {int(self.more_items):,} more paired items would decide it (80% power if the observed"
+                    " difference is the true one)")
         return text + f" contains the margin -{m:g} points: {more}."
 
     def to_dict(self) -> dict:
@@ -237,6 +252,16 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     -----
     The t interval is valid when items are an independent sample (or clusters are, with enough clusters,
     roughly 30 or more) and ``n`` is large enough for the mean difference to be near normal.
+
+    With fewer than :data:`MIN_UNITS` (10) paired items (or clusters) the gate never decides: no interval from so
+    few items can be trusted (3 items, all right in one run and wrong in the other, give a t interval of zero
+    width, while the exact sign test gives p = 0.25). When every per-item difference is the same (standard error
+    0) the t interval has zero width; for scores in [0, 1] it is widened to the exact bound on the share of items
+    that could differ: with none of ``n`` items deviating, the share is below ``1 - (alpha/2)^(1/n)`` at the
+    one-sided level (the Clopper-Pearson bound ``s``), and an item's difference lies in [-1, 1], so such items can
+    move the mean difference ``d`` down by at most ``s (1 + d)`` and up by at most ``s (1 - d)``; the interval
+    becomes ``[d - s (1 + d), d + s (1 - d)]``. 500 identical items then pass a 1-point margin at 90%
+    (``s = 0.006``); 6 do not.
     """
     conf = check_confidence_level(confidence_level)
     method = check_choice(method, GATE_METHODS, "method")
@@ -283,7 +308,21 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
         low, high = float(state.ci.low), float(state.ci.high)
         if G:
             notes.append("the betting interval treats items as independent; clusters are not used")
-    if low > -margin:
+    units = G if G else n
+    bounded = b.min() >= 0 and b.max() <= 1 and c.min() >= 0 and c.max() <= 1
+    if sd == 0 and bounded:  # a zero-width interval says only that the items agree; use the exact bound instead
+        share = 1 - ((1 - conf) / 2) ** (1 / n)
+        low, high = min(low, mean - share * (1 + mean)), max(high, mean + share * (1 - mean))
+        notes.append(f"every per-item difference is {100 * mean:+.4g} points (standard error 0): the interval is"
+                     " the exact bound on the share of items that could differ (Clopper-Pearson), not a t interval")
+    reason = ""
+    if units < MIN_UNITS:
+        decision, reason = "undecided", "too few units"
+        notes.append(f"only {units} {'clusters' if G else 'paired items'}: no interval from fewer than {MIN_UNITS}"
+                     " is trusted, so the gate does not decide")
+    elif sd == 0 and not bounded:
+        decision, reason = "undecided", "no spread"
+    elif low > -margin:
         decision = "pass"
     elif high < -margin:
         decision = "fail"
@@ -292,7 +331,15 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     more = math.nan
     if decision == "undecided":
         gap = mean + margin
-        if gap == 0 or sd == 0:
+        if sd == 0 and gap != 0 and bounded:
+            # items until the exact bound clears the margin, if the items keep agreeing
+            room = min(gap / (1 + mean) if gap > 0 else -gap / max(1 - mean, 1e-12), 0.999)
+            need = math.ceil(math.log((1 - conf) / 2) / math.log(1 - room)) + 1
+            more = float(max(need - n, 1))
+        elif sd == 0 and gap != 0:
+            reason = reason or "no spread"
+            more = math.inf
+        elif gap == 0 or sd == 0:
             more = math.inf
         else:
             need = solve_power(effect=abs(gap), power=power, variance=sd ** 2 * deff, alpha=(1 - conf) / 2,
@@ -302,5 +349,8 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
             if method == "betting":
                 notes.append("more items estimated with the fixed-sample normal formula; the anytime-valid"
                              " interval narrows more slowly, so expect to need more")
+        if units < MIN_UNITS and not G:
+            more = max(more, float(MIN_UNITS - units)) if math.isfinite(more) else float(MIN_UNITS - units)
     return GateResult(decision, EXIT_CODES[decision], n, float(b.mean()), float(c.mean()), mean, se,
-                      ConfidenceInterval(low, high), margin, conf, method, more, G, left, names, tuple(notes))
+                      ConfidenceInterval(low, high), margin, conf, method, more, G, left, names, tuple(notes),
+                      reason)
