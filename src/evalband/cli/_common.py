@@ -159,6 +159,7 @@ def executor_for(scheduler: str | None):
         yield None
         return
     from ..dist import dask_executor
+    from ..resample import use_executor
 
-    with dask_executor(scheduler) as executor:
+    with dask_executor(scheduler) as executor, use_executor(executor):
         yield executor

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import pandas as pd
 import typer
 
+from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt
 from ._common import DropColsOpt
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
@@ -89,6 +90,10 @@ def bayes(
     group_col: GroupColOpt = "group",
     count_rule: CountRuleOpt = "floor",
     fmt: FormatOpt = "table",
+    metric: MetricOpt = None,
+    filter_: FilterOpt = None,
+    split: SplitOpt = None,
+    baselines: BaselinesOpt = None,
 ):
     """Posterior means, credible intervals (ci, hdi), predictive intervals (pred) and P(best) per model."""
     from .._validate import check_choice, check_confidence_level
@@ -96,7 +101,8 @@ def bayes(
     with errors():
         kind = check_choice(model, MODEL_CHOICES, "--model")
         level = check_confidence_level(confidence, "--confidence")
-        table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
+        table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
+                           source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, cluster=cluster, group_col=group_col,
                            count_rule=count_rule, models=models,
                            drop_cols=drop_cols)

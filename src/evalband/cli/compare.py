@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt, SchedulerOpt, executor_for
 from ._common import DropColsOpt
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
@@ -124,6 +125,11 @@ def compare(
     group_col: GroupColOpt = "group",
     unbounded: UnboundedOpt = False,
     count_rule: CountRuleOpt = "floor",
+    metric: MetricOpt = None,
+    filter_: FilterOpt = None,
+    split: SplitOpt = None,
+    baselines: BaselinesOpt = None,
+    scheduler: SchedulerOpt = None,
 ):
     """Every pair of models: difference of the aggregate, bootstrap interval, p-value and verdict.
 
@@ -134,8 +140,9 @@ def compare(
     """
     from ..compare import compare as compare_models
 
-    with errors():
-        table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
+    with errors(), executor_for(scheduler):
+        table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
+                           source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
                            group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
                            drop_cols=drop_cols)

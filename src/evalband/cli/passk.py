@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt
 from ._common import DropColsOpt
 from ._common import (ConfidenceOpt, ExampleOpt, FormatOpt, ItemColOpt, ModelColOpt, ModelsOpt, PathArg,
                       ScoreColOpt, ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt, emit, errors, load_input,
@@ -31,6 +32,10 @@ def passk(
     trial_col: TrialColOpt = "trial",
     models: ModelsOpt = None,
     drop_cols: DropColsOpt = None,
+    metric: MetricOpt = None,
+    filter_: FilterOpt = None,
+    split: SplitOpt = None,
+    baselines: BaselinesOpt = None,
 ):
     """pass@k and pass^k per model and task, averaged over items, with standard errors across items.
 
@@ -46,7 +51,8 @@ def passk(
         ks = parse_list(k, cast=int, name="--k")
         if not ks:
             raise ValueError("`--k` must list at least one value, e.g. --k 1,5,10.")
-        table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
+        table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
+                           source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, models=models,
                            drop_cols=drop_cols)
         try:

@@ -17,6 +17,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt
 from ._common import (ClusterOpt, CountRuleOpt, ExampleOpt, ItemColOpt, ModelColOpt, PathArg, ScoreColOpt,
                       ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt, UnboundedOpt, emit, errors, load_input,
                       parse_list)
@@ -107,6 +108,10 @@ def plan(
     trial_col: TrialColOpt = "trial",
     unbounded: UnboundedOpt = False,
     count_rule: CountRuleOpt = "floor",
+    metric: MetricOpt = None,
+    filter_: FilterOpt = None,
+    split: SplitOpt = None,
+    baselines: BaselinesOpt = None,
 ):
     """Power, sample size and minimum detectable effect for comparing two models.
 
@@ -130,7 +135,8 @@ def plan(
             if given:
                 raise ValueError(f"{', '.join(given)} are estimated from the results file; drop them or drop the"
                                  " file")
-            table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
+            table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
+                           source=source, shape=shape, model_col=model_col, task_col=task_col,
                                item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
                                unbounded=unbounded, count_rule=count_rule)
             chosen = parse_list(models, name="models")

@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt, SchedulerOpt, executor_for
 from ._common import DropColsOpt
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
@@ -58,6 +59,11 @@ def rank(
     test: TestOpt = None,
     control: ControlOpt = None,
     rope: RopeOpt = 0.0,
+    metric: MetricOpt = None,
+    filter_: FilterOpt = None,
+    split: SplitOpt = None,
+    baselines: BaselinesOpt = None,
+    scheduler: SchedulerOpt = None,
 ):
     """Rank models with uncertainty: estimate and interval, mean rank, rank intervals, P(best) and tiers.
 
@@ -66,8 +72,9 @@ def rank(
     --correction (max-t by default; bonferroni and holm also hold jointly). Tiers group models that no such
     interval separates (by more than --margin).
     """
-    with errors():
-        table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
+    with errors(), executor_for(scheduler):
+        table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
+                           source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
                            group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
                            drop_cols=drop_cols)

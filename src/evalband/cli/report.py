@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt, SchedulerOpt, executor_for
 from ._common import DropColsOpt
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, GroupColOpt, ItemColOpt, ModelColOpt,
                       ModelsOpt, PathArg, ScoreColOpt, ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt, UnboundedOpt,
@@ -56,6 +57,11 @@ def report(
     group_col: GroupColOpt = "group",
     unbounded: UnboundedOpt = False,
     count_rule: CountRuleOpt = "floor",
+    metric: MetricOpt = None,
+    filter_: FilterOpt = None,
+    split: SplitOpt = None,
+    baselines: BaselinesOpt = None,
+    scheduler: SchedulerOpt = None,
 ):
     """Write a report: data summary, findings in plain words, tables, plots, task-weight maps, methods and the
     command that reproduces it.
@@ -67,7 +73,7 @@ def report(
     from ..report._build import build_report
     from ..report.html import write_report
 
-    with errors():
+    with errors(), executor_for(scheduler):
         started = time.perf_counter()
         if fmt.lower() not in _FORMATS:
             raise ValueError(f"`--format` must be html, markdown or latex; got {fmt!r}.")
@@ -77,7 +83,8 @@ def report(
         if bad or not fig_formats:
             raise ValueError(f"`--figure-format` must list png and/or svg; got {figure_format!r}.")
         level = check_confidence_level(float(confidence) if _is_number(confidence) else confidence)
-        table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
+        table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
+                           source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
                            group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
                            drop_cols=drop_cols)

@@ -8,6 +8,7 @@ import warnings
 
 import typer
 
+from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt
 from ._common import DropColsOpt
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt,
@@ -38,6 +39,10 @@ def summarize(
     count_rule: CountRuleOpt = "floor",
     models: ModelsOpt = None,
     drop_cols: DropColsOpt = None,
+    metric: MetricOpt = None,
+    filter_: FilterOpt = None,
+    split: SplitOpt = None,
+    baselines: BaselinesOpt = None,
 ):
     """Per model and task: estimate, standard error, confidence interval and n, plus each model's pooled score.
 
@@ -51,7 +56,8 @@ def summarize(
     with errors():
         if fmt not in FORMATS:
             raise ValueError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
-        table = load_input(path, example, source=source, shape=shape, model_col=model_col, task_col=task_col,
+        table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
+                           source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
                            group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
                            drop_cols=drop_cols)

@@ -119,7 +119,9 @@ def read_rliable(data, *, baselines=None, unbounded: bool = True, **tabular) -> 
         notes.append(f"scores normalized as (score - random) / (human - random) with baselines from"
                      f" {_name(baselines)}")
     table = build_table(rows, source=source, notes=notes, skipped=skipped, unbounded=True, what="score files")
-    return dataclasses.replace(table, paired_items=False)
+    # runs are never paired, so the table's note about items left out of paired analyses does not apply
+    notes = tuple(n for n in table.notes if not n.startswith("coverage: items not shared"))
+    return dataclasses.replace(table, paired_items=False, notes=notes)
 
 
 def _name(baselines) -> str:

@@ -7,6 +7,8 @@ task and block). No Python loop runs over replicates or items; the loops are ove
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import numbers
 from dataclasses import dataclass
@@ -120,6 +122,26 @@ def _virtual_units(task, correct, n, stat):
     return TaskUnits(task, x, np.ones(size), stat.finish)
 
 
+#: executor used by :func:`bootstrap` when none is passed (set with :func:`use_executor`); None runs in process.
+_DEFAULT_EXECUTOR: contextvars.ContextVar = contextvars.ContextVar("evalband_executor", default=None)
+
+
+@contextlib.contextmanager
+def use_executor(executor):
+    """Run every :func:`bootstrap` inside the ``with`` block on ``executor`` unless a call names its own.
+
+    This is how the command line's ``--scheduler`` reaches the engine through compare, rank, weights and the
+    report without each of them passing an executor along. Results do not depend on the executor.
+    """
+    if executor is not None and not callable(getattr(executor, "map", None)):
+        raise TypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
+    token = _DEFAULT_EXECUTOR.set(executor)
+    try:
+        yield executor
+    finally:
+        _DEFAULT_EXECUTOR.reset(token)
+
+
 def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: int = 10_000, rng=None,
               models=None, tasks=None, cluster=None, progress=None, executor=None,
               chunk_size: int | None = None) -> Replicates:
@@ -151,7 +173,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         None: a progress bar on stderr when the run takes more than about a second and stderr is a terminal.
     executor : object with ``map(fn, iterable)``, optional
         Runs the blocks of work (e.g. ``concurrent.futures.ThreadPoolExecutor``, a process pool, or a Dask
-        client's executor); results do not depend on it.
+        client's executor); results do not depend on it. Default: the one set by :func:`use_executor`, if any.
     chunk_size : int, optional
         Replicates per unit of work handed to the executor (rounded up to whole random blocks). Default: one
         unit per task without an executor, one block per unit with one. Results do not depend on it.
@@ -194,6 +216,8 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         chunk_size = check_positive_int(chunk_size, "chunk_size")
     if cluster not in (None, True, False):
         raise TypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
+    if executor is None:
+        executor = _DEFAULT_EXECUTOR.get()
     if executor is not None and not callable(getattr(executor, "map", None)):
         raise TypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
 
