@@ -91,8 +91,9 @@ class TaskEstimates:
     confidence_level : float
     extras : dict of str to numpy.ndarray
         Arrays of shape (n_models, n_tasks): ``df`` for t intervals; ``n_clusters``, ``icc``, ``design_effect``
-        for the cluster-robust method; ``mean_trials``, ``var_between``, ``var_within``, ``k_enough`` with
-        repeated trials.
+        for the cluster-robust method; ``mean_trials``, ``var_between`` (clipped at 0), ``var_between_raw``
+        (unbiased, can be negative), ``var_within``, ``k_enough`` with repeated trials; ``ci_low_raw`` and
+        ``ci_high_raw`` when a t / cluster interval of [0, 1] scores was clipped to that range.
     pooled : Estimate
         Each model's pooled estimate, shape (n_models,): the micro average over all its items in all tasks
         (every item weighs the same, so it is not the mean of the task means), or at summary level the pooled
@@ -161,8 +162,8 @@ class TaskEstimates:
 
         if "var_within" not in self.extras:
             return None
-        return TrialVariance(self.extras["var_between"], self.extras["var_within"], self.n,
-                             self.extras["mean_trials"])
+        between = self.extras.get("var_between_raw", self.extras["var_between"])  # the unbiased estimate
+        return TrialVariance(between, self.extras["var_within"], self.n, self.extras["mean_trials"])
 
     def __getitem__(self, model: str) -> pd.DataFrame:
         """The rows of one model (``result['gpt-4o']``)."""

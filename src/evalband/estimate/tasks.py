@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -14,7 +15,7 @@ from .cluster import cluster_interval
 from .mean import mean_interval
 from .proportion import PROPORTION_METHODS, _ALIASES, proportion_interval
 from .result import Estimate, TaskEstimates
-from .trials import trial_interval
+from .trials import NEGATIVE_NOTE, NO_K_NOTE, trial_interval
 
 __all__ = ["estimate", "METHODS"]
 
@@ -133,16 +134,18 @@ def estimate(table, *, method: str = "auto", confidence_level=0.95, cluster: boo
         warnings.simplefilter("ignore", UserWarning)
         cells = [_one(a, key, level, clustered, table.has_trials, tolerance) for a in arrays]
         pooled = _one(concat_tasks(arrays), key, level, clustered, table.has_trials, tolerance)
-    few = [c for c in cells if c.notes]
+    own = (NEGATIVE_NOTE, NO_K_NOTE)  # per-cell trial notes, merged below into one note each
+    few = [c for c in cells if any(not n.startswith(own) for n in c.notes)]
     if few:
         worst = min(int(np.nanmin(c.extras["n_clusters"])) for c in few)
         message = (f"few clusters: {len(few)} of {len(cells)} task(s) have fewer than 30 (as few as {worst});"
                    " cluster-robust intervals are unreliable there" + (" and can be badly off" if worst < 10 else ""))
         notes.append(message)
         warnings.warn(message, UserWarning, stacklevel=2)
-    notes += list(pooled.notes)
-    if pooled.notes:
-        warnings.warn(pooled.notes[0], UserWarning, stacklevel=2)
+    pooled_notes = [n for n in pooled.notes if not n.startswith(own)]
+    notes += pooled_notes
+    if pooled_notes:
+        warnings.warn(pooled_notes[0], UserWarning, stacklevel=2)
     stack = lambda f: np.stack([np.asarray(f(c), dtype=np.float64) for c in cells], axis=1)
     est, se = stack(lambda c: c.estimate), stack(lambda c: c.se)
     ci = ConfidenceInterval(stack(lambda c: c.ci.low), stack(lambda c: c.ci.high))
@@ -152,8 +155,50 @@ def estimate(table, *, method: str = "auto", confidence_level=0.95, cluster: boo
         extras["df"] = stack(lambda c: c.df)
     for name in cells[0].extras:
         extras[name] = stack(lambda c, name=name: c.extras[name])
+    if table.has_trials:
+        notes += _trial_notes(extras, pooled.extras)
+    if table.score_kind != "unbounded":
+        ci, pooled, extras, clipped = _clip_to_range(ci, pooled, extras)
+        notes += clipped
     notes += _empty_cells(models, tasks, n)
     return TaskEstimates(models, tasks, est, se, ci, n, key, level, extras, pooled, tuple(notes))
+
+
+def _trial_notes(extras: dict, pooled: dict) -> list[str]:
+    """One note each for negative between-item variances (shown as 0) and undefined ``k_enough``, over the
+    model-task cells and the pooled rows."""
+    raw = np.concatenate([np.ravel(extras["var_between_raw"]), np.ravel(pooled["var_between_raw"])])
+    within = np.concatenate([np.ravel(extras["var_within"]), np.ravel(pooled["var_within"])])
+    out = []
+    negative = int(np.sum(raw < 0))
+    if negative:
+        out.append(f"{NEGATIVE_NOTE} in {negative} row(s) (the unbiased method-of-moments estimate can be negative"
+                   " when items barely differ relative to the output noise): var_between is shown as 0, the unbiased"
+                   " value is in var_between_raw")
+    no_k = int(np.sum((raw <= 0) & (within > 0)))
+    if no_k:
+        out.append(f"{NO_K_NOTE} in {no_k} row(s): there the measured variance is all output noise, so no number"
+                   " of trials is enough by the tolerance rule; each more trial helps about as much as another item")
+    return out
+
+
+def _clip_to_range(ci, pooled, extras):
+    """Scores in [0, 1]: t, normal and cluster intervals are symmetric and can reach past 0 or 1; show them
+    clipped to the score range, keep the unclipped ends as ``ci_low_raw`` / ``ci_high_raw``, and say so."""
+    low, high = np.asarray(ci.low, dtype=np.float64), np.asarray(ci.high, dtype=np.float64)
+    p_low, p_high = np.asarray(pooled.ci.low, dtype=np.float64), np.asarray(pooled.ci.high, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        out = int(np.sum((low < 0) | (high > 1)) + np.sum((p_low < 0) | (p_high > 1)))
+    if not out:
+        return ci, pooled, extras, []
+    extras = {**extras, "ci_low_raw": low, "ci_high_raw": high}
+    ci = ConfidenceInterval(np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0))
+    pooled = replace(pooled, ci=ConfidenceInterval(np.clip(p_low, 0.0, 1.0), np.clip(p_high, 0.0, 1.0)),
+                     extras={**pooled.extras, "ci_low_raw": p_low, "ci_high_raw": p_high})
+    note = (f"{out} interval(s) reached past the score range [0, 1] and are shown clipped to it (the {pooled.method}"
+            " interval is symmetric around the mean; the unclipped ends are in ci_low_raw and ci_high_raw); near 0"
+            " or 1 such intervals are unreliable")
+    return ci, pooled, extras, [note]
 
 
 def _one(arr, key: str, level: float, clustered: bool, has_trials: bool, tolerance: float) -> Estimate:

@@ -17,6 +17,9 @@ __all__ = ["trial_interval", "trial_variance", "TrialVariance", "DEFAULT_KS"]
 
 #: Trial counts shown by :meth:`TrialVariance.to_frame`.
 DEFAULT_KS = (1, 2, 4, 8, 16, 32)
+#: Starts of the notes :func:`trial_interval` adds (``estimate`` merges them over tasks into one note each).
+NEGATIVE_NOTE = "between-item variance estimated below 0"
+NO_K_NOTE = "k_enough is empty (NaN)"
 
 
 @dataclass(frozen=True)
@@ -58,15 +61,17 @@ class TrialVariance:
 
         The smallest k at which output noise is at most ``tolerance`` of the remaining variance,
         ``(var_within / k) / (var_between + var_within / k) <= tolerance``: more trials can then remove at most that
-        share. ``inf`` when the item variance is estimated at or below 0 (then only output noise is left and every
-        trial helps); 1 when there is no output noise.
+        share. 1 when there is no output noise. NaN ('no such k') when the between-item variance is estimated at
+        or below 0 while there is output noise: all the measured variance is then output noise, so no number of
+        trials is 'enough' by this rule (each trial helps about as much as another item); :func:`trial_interval`
+        says so in a note. NaN also when a component cannot be estimated.
         """
         tol = check_probability(tolerance, "tolerance")
         vb = np.maximum(self.var_between, 0.0)
         vw = np.maximum(self.var_within, 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             raw = vw * (1.0 - tol) / (tol * vb)
-            k = np.where(vw <= 0, 1.0, np.where(vb <= 0, np.inf, np.maximum(np.ceil(raw - 1e-12), 1.0)))
+            k = np.where(vw <= 0, 1.0, np.where(vb <= 0, np.nan, np.maximum(np.ceil(raw - 1e-12), 1.0)))
         return np.where(np.isnan(self.var_within) | np.isnan(self.var_between), np.nan, k)
 
     def to_frame(self, ks=DEFAULT_KS) -> pd.DataFrame:
@@ -158,7 +163,8 @@ def trial_interval(trial_scores, *, method: str = "t", confidence_level=0.95, cl
     -------
     Estimate
         Over the item means (each item weighs the same whatever its trial count), with ``extras``
-        ``mean_trials``, ``var_between``, ``var_within`` and ``k_enough`` from :func:`trial_variance`.
+        ``mean_trials``, ``var_between`` (clipped at 0), ``var_between_raw`` (the unbiased estimate, which can be
+        negative), ``var_within`` and ``k_enough`` from :func:`trial_variance`.
 
     Notes
     -----
@@ -167,9 +173,17 @@ def trial_interval(trial_scores, *, method: str = "t", confidence_level=0.95, cl
     understate the standard error. The standard error across item means already contains the output noise left
     after averaging, so it needs no correction; the decomposition says how much more trials would help.
 
+    The method-of-moments (ANOVA) estimate of the between-item variance is unbiased but can be negative when the
+    items barely differ relative to the output noise; a variance cannot be, so the reported ``var_between`` is
+    clipped at 0 (the unbiased value stays in ``var_between_raw``) and a note counts the cells. Clipping makes the
+    reported component biased upward slightly; averaging unbiased estimates across studies should use the raw
+    values (Searle, Casella & McCulloch 1992, section 3.5). Where it is clipped ``k_enough`` is NaN (no number of
+    trials is 'enough'), with a note.
+
     References
     ----------
     Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
+    Searle, S. R., Casella, G. & McCulloch, C. E. (1992). Variance Components. Wiley, ch. 3.
     """
     check_confidence_level(confidence_level)
     method = check_choice(method, MEAN_METHODS + ("cluster",), "method")
@@ -189,7 +203,19 @@ def trial_interval(trial_scores, *, method: str = "t", confidence_level=0.95, cl
         est = mean_interval(item_means, method=method, confidence_level=confidence_level)
     tv = trial_variance(x)
     extras = dict(est.extras)
-    extras.update(mean_trials=tv.mean_trials, var_between=tv.var_between, var_within=tv.var_within,
-                  k_enough=tv.k_enough(tolerance=tolerance))
+    k_enough = tv.k_enough(tolerance=tolerance)
+    extras.update(mean_trials=tv.mean_trials, var_between=np.maximum(tv.var_between, 0.0),
+                  var_between_raw=tv.var_between, var_within=tv.var_within, k_enough=k_enough)
+    notes = list(est.notes)
+    negative = np.sum(tv.var_between < 0)
+    if negative:
+        notes.append(f"{NEGATIVE_NOTE} in {int(negative)} cell(s) (the unbiased"
+                     " method-of-moments estimate can be negative when items barely differ): var_between is"
+                     " shown as 0, the unbiased value is var_between_raw")
+    no_k = np.sum(np.isnan(k_enough) & (tv.var_between <= 0) & (tv.var_within > 0))
+    if no_k:
+        notes.append(f"{NO_K_NOTE} in {int(no_k)} cell(s): the measured variance there is all output"
+                     " noise, so no number of trials is enough by the tolerance rule; each more trial helps about"
+                     " as much as another item")
     return Estimate(est.estimate, est.se, est.ci, est.n, est.method, est.confidence_level, est.df, extras,
-                    est.notes)
+                    tuple(notes))
