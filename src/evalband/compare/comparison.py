@@ -7,7 +7,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from .._validate import check_alternative, check_choice, check_confidence_level, check_positive_int
+from .._validate import (OVERLAP_CONFIDENCE, check_alternative, check_choice, check_confidence_level,
+                         check_positive_int)
 from ._setup import prepare, resolve_aggregates
 from .exact import mcnemar_exact
 from .multiplicity import CORRECTIONS, adjust_pvalues
@@ -100,7 +101,9 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     method : {'percentile', 'basic', 'bca'}
         Bootstrap interval method (BCa needs the replicates' jackknife values).
     confidence_level : float or str
-        Family confidence level (0.95, '95%').
+        Family confidence level (0.95, '95%'). 'overlap' (0.834) is refused: it is calibrated for judging two
+        independent per-model intervals by eye (Goldstein & Healy 1995), not for an interval of the difference,
+        where it would make verdicts at about a 17% error rate.
     alternative : {'two-sided', 'less', 'greater'}
     correction : {'none', 'bonferroni', 'holm', 'bh', 'max-t'}
         Multiple-comparison control over the pairs of each aggregate (and, separately, of each task).
@@ -157,6 +160,9 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     correction = check_choice(correction, CORRECTIONS, "correction")
     alternative = check_alternative(alternative)
     confidence_level = check_confidence_level(confidence_level)
+    if abs(confidence_level - OVERLAP_CONFIDENCE) < 1e-9:
+        raise ValueError("`confidence_level` 'overlap' (83.4%) is for per-model overlap displays (summarize);"
+                         " intervals for differences and their verdicts need a level such as 0.95.")
     margin = check_margin(margin)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
