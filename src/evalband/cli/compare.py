@@ -61,9 +61,14 @@ def parse_weights(text, table):
             raise ValueError(f"`--weights`: {value!r} is not a number (in {p!r}).") from None
     if table.has_groups and set(pairs) <= set(table.groups) and not set(pairs) & set(table.tasks):
         return None, pairs
-    unknown = sorted(set(pairs) - set(table.tasks))
+    groups = set(table.groups) if table.has_groups else set()
+    unknown = sorted(set(pairs) - set(table.tasks) - groups)
     if unknown:
-        raise ValueError(f"`--weights` names unknown task(s) or group(s) {unknown!r}.")
+        raise ValueError(f"`--weights` names unknown task(s) or group(s) {unknown!r}"
+                         + (f"; groups are {sorted(groups)!r}" if groups else "") + ".")
+    if set(pairs) - set(table.tasks):
+        raise ValueError(f"`--weights` mixes group names {sorted(set(pairs) - set(table.tasks))!r} with task names;"
+                         " give all groups or all tasks.")
     return pairs, None
 
 
