@@ -14,6 +14,8 @@ with the aliases below, so every command reads files the same way::
 from __future__ import annotations
 
 import contextlib
+import copy
+import re
 import sys
 from typing import Annotated, Optional
 
@@ -26,6 +28,7 @@ __all__ = [
     "TrialColOpt", "ClusterOpt", "GroupColOpt", "UnboundedOpt", "CountRuleOpt", "FormatOpt", "ConfidenceOpt",
     "SeedOpt", "ModelsOpt", "errors", "emit", "load_input", "parse_list", "fail",
     "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
+    "resolve_seed", "AccuracyScaleOpt", "cli_message",
 ]
 
 PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL) or log folder.",
@@ -72,6 +75,10 @@ SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Random seed; the
                                                 show_default=False)]
 ModelsOpt = Annotated[Optional[str], typer.Option("--models", help="Comma-separated models to keep.",
                                                   show_default=False)]
+AccuracyScaleOpt = Annotated[Optional[str], typer.Option("--accuracy-scale", help="Summary input: accuracy"
+                                                         " column as 'fraction' (0-1) or 'percent' (0-100);"
+                                                         " default auto (read from the values).",
+                                                         show_default=False)]
 DropColsOpt = Annotated[Optional[str], typer.Option("--drop-cols", help="Comma-separated columns to leave out"
                                                     " when reading (e.g. a 0/1 flag column in a wide table that"
                                                     " is not a model).", show_default=False)]
@@ -83,15 +90,49 @@ def fail(message: str, code: int = 2):
     raise typer.Exit(code)
 
 
+#: Library argument -> the CLI option that sets it, for messages raised below the CLI (the library names its
+#: own arguments); a command adds its own with ``errors(method="--interval")``.
+CLI_NAMES = {"rng": "--seed", "n_resamples": "--n-resamples", "confidence_level": "--confidence",
+             "name": "--aggregate", "aggregate": "--aggregate", "method": "--method", "correction": "--correction",
+             "resampling": "--resampling", "margin": "--margin", "weights": "--weights", "group_weights": "--weights",
+             "models": "--models", "test": "--test", "prior": "--prior", "accuracy_scale": "--accuracy-scale",
+             "drop_cols": "--drop-cols"}
+#: Aggregates whose parameter the CLI gives after a colon, with an example of the syntax.
+_PARAMETER_SYNTAX = {"bin_width": "binned-rank:0.01", "gamma": "optimality-gap:0.9",
+                     "baseline": "probability-of-improvement:MODEL", "chance": "chance-normalized:0.25"}
+
+
+def cli_message(text: str, options: dict | None = None) -> str:
+    """Re-word a library message for the command line: backticked argument names become the options that set
+    them (`rng` -> `--seed`), API syntax becomes CLI syntax (``accuracy_scale=``, ``resampling='binomial'``, an
+    aggregate's parameter as ``binned-rank:0.01``). Text that names no argument is returned unchanged."""
+    names = {**CLI_NAMES, **(options or {})}
+    m = re.match(r"'([\w-]+)' needs `(\w+)`(.*)", text)
+    if m and m.group(2) in _PARAMETER_SYNTAX:
+        aggregate, param, rest = m.groups()
+        return (f"--aggregate {aggregate} needs its {param.replace('_', ' ')} after a colon, e.g. --aggregate"
+                f" {_PARAMETER_SYNTAX[param]}{rest}")
+    text = re.sub(r"`(\w+)`", lambda g: f"`{names[g.group(1)]}`" if g.group(1) in names else g.group(0), text)
+    text = text.replace("`--seed` seed must", "`--seed` must")
+    text = text.replace("(resampling='binomial')", "(--resampling independent, or leave it at auto)")
+    text = re.sub(r"say accuracy_scale=\S* to override", "give --accuracy-scale fraction or percent to override",
+                  text)
+    return text
+
+
 @contextlib.contextmanager
-def errors():
-    """Turn input and argument errors into one line on stderr and exit code 2 (no traceback)."""
+def errors(**options):
+    """Turn input and argument errors into one line on stderr and exit code 2 (no traceback).
+
+    ``options`` maps a library argument to the option that sets it in this command (``method="--interval"``), so
+    that the message names what the user typed (see :func:`cli_message`).
+    """
     try:
         yield
     except typer.Exit:
         raise
     except (InputError, ValueError, TypeError, OSError, ImportError) as exc:  # OSError: folders, permissions
-        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        fail(cli_message(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, options))
 
 
 def emit(text: str) -> None:
@@ -113,7 +154,7 @@ def parse_list(text: str | None, *, cast=str, name: str = "list"):
 
 def load_input(path, example, *, source="auto", shape="auto", model_col="model", task_col="task",
                item_col="item", score_col="score", trial_col="trial", cluster=None, group_col="group",
-               unbounded=False, count_rule="floor", models=None, drop_cols=None, **extra):
+               unbounded=False, count_rule="floor", models=None, drop_cols=None, accuracy_scale=None, **extra):
     """Read PATH or --example into a ResultsTable, restricted to --models when given.
 
     With ``--shape wide`` the --models names are the model columns chosen at read time (other columns are not
@@ -136,6 +177,10 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
         if not drop_cols:
             raise ValueError("`--drop-cols` is empty; give comma-separated column names (or leave the option out)")
         extra["drop_cols"] = drop_cols
+    if accuracy_scale is not None:
+        if example is not None:
+            raise ValueError("`--accuracy-scale` applies to a results file, not to --example")
+        extra["accuracy_scale"] = accuracy_scale
     if example is not None:
         table = load_example(example)
     else:
@@ -149,7 +194,25 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
         table = read(path, source=source, **options)
     if names is not None:
         table = table.select(models=names)
+    if any(cli_message(n) != n for n in table.notes):  # notes that name API arguments (accuracy_scale=)
+        table = copy.copy(table)  # a copy: an example table may be cached
+        object.__setattr__(table, "notes", tuple(cli_message(n) for n in table.notes))
     return table
+
+
+def resolve_seed(seed: int | None) -> tuple[int, str]:
+    """``--seed``, or one integer seed drawn from OS entropy when it is not given, and how to name it in notes.
+
+    Every run is then reproducible after the fact: the note prints the seed actually used, e.g.
+    ``"seed 2840661375 (drawn; add --seed 2840661375 to reproduce)"``. The seed is drawn with :mod:`secrets`
+    (operating-system entropy), never from NumPy's global state, and passed to the library as ``rng``.
+    """
+    if seed is not None:
+        return seed, f"seed {seed}"
+    import secrets
+
+    drawn = secrets.randbits(32)
+    return drawn, f"seed {drawn} (drawn; add --seed {drawn} to reproduce)"
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ import pandas as pd
 import typer
 
 from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt
-from ._common import DropColsOpt
+from ._common import AccuracyScaleOpt, DropColsOpt, resolve_seed
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
                       emit, errors, load_input)
@@ -80,6 +80,7 @@ def bayes(
     seed: SeedOpt = None,
     models: ModelsOpt = None,
     drop_cols: DropColsOpt = None,
+    accuracy_scale: AccuracyScaleOpt = None,
     source: SourceOpt = "auto",
     shape: ShapeOpt = "auto",
     model_col: ModelColOpt = "model",
@@ -105,8 +106,9 @@ def bayes(
                            source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, cluster=cluster, group_col=group_col,
                            count_rule=count_rule, models=models,
-                           drop_cols=drop_cols)
+                           drop_cols=drop_cols, accuracy_scale=accuracy_scale)
         w, gw = parse_weights(weights, table.tasks, table.groups)
+        seed, seed_text = resolve_seed(seed)
         if kind == "logistic":
             from ..bayes.numpyro_models import logistic
 
@@ -124,7 +126,9 @@ def bayes(
         for message in result.warnings:
             typer.echo(f"evalband: warning: {message}", err=True)
         frames = [("model", result.summary()[_MODEL_COLS])]
-        extra_notes = []
+        extra_notes = [seed_text]
+        if fmt in ("json", "csv"):  # these formats carry no notes; the seed still goes to stderr
+            typer.echo(f"note: {seed_text}", err=True)
         if pairs:
             frames.append(("pair", result.pairs()[_PAIR_COLS]))
         if sensitivity:

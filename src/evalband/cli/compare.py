@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt, SchedulerOpt, executor_for
-from ._common import DropColsOpt
+from ._common import AccuracyScaleOpt, DropColsOpt, resolve_seed
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
                       TrialColOpt, UnboundedOpt, emit, errors, load_input)
@@ -109,6 +109,7 @@ def compare(
     example: ExampleOpt = None,
     models: ModelsOpt = None,
     drop_cols: DropColsOpt = None,
+    accuracy_scale: AccuracyScaleOpt = None,
     aggregate: AggregateOpt = "mean",
     weights: WeightsOpt = None,
     resampling: ResamplingOpt = "auto",
@@ -145,13 +146,14 @@ def compare(
     """
     from ..compare import compare as compare_models
 
-    with errors(), executor_for(scheduler):
+    with errors(method="--interval"), executor_for(scheduler):  # the bootstrap interval `method`
         table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
                            source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
                            group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
-                           drop_cols=drop_cols)
+                           drop_cols=drop_cols, accuracy_scale=accuracy_scale)
         w, gw = parse_weights(weights, table)
+        seed, seed_text = resolve_seed(seed)
         result = compare_models(table, aggregate=aggregate, weights=w, group_weights=gw, resampling=resampling,
                                 n_resamples=n_resamples, method=interval, confidence_level=parse_confidence(confidence),
                                 correction=correction, margin=parse_margin(margin), per_task=False, rng=seed)
@@ -159,8 +161,7 @@ def compare(
         scale = 100.0 if all(p.scale == 100.0 for p in result.aggregates) else 1.0
         readings = result.readings()
         notes = list(result.notes)
-        if seed is not None:
-            notes.append(f"seed {seed}, {result.replicates.n_resamples:,} replicates")
+        notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
         if table.attribution:
             notes.append(table.attribution)
         if fmt in ("table", "markdown"):

@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt, SchedulerOpt, executor_for
-from ._common import DropColsOpt
+from ._common import AccuracyScaleOpt, DropColsOpt, resolve_seed
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
                       TrialColOpt, UnboundedOpt, errors, load_input)
@@ -35,6 +35,7 @@ def rank(
     example: ExampleOpt = None,
     models: ModelsOpt = None,
     drop_cols: DropColsOpt = None,
+    accuracy_scale: AccuracyScaleOpt = None,
     aggregate: AggregateOpt = "mean",
     weights: WeightsOpt = None,
     resampling: ResamplingOpt = "auto",
@@ -72,12 +73,12 @@ def rank(
     --correction (max-t by default; bonferroni and holm also hold jointly). Tiers group models that no such
     interval separates (by more than --margin).
     """
-    with errors(), executor_for(scheduler):
+    with errors(method="--interval"), executor_for(scheduler):  # the bootstrap interval `method`
         table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
                            source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
                            group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
-                           drop_cols=drop_cols)
+                           drop_cols=drop_cols, accuracy_scale=accuracy_scale)
         if test is not None:
             return _run_task_test(table, test=test, control=control, rope=rope, confidence=confidence, seed=seed,
                                   fmt=fmt)
@@ -100,6 +101,7 @@ def _run(table, *, aggregate, weights, resampling, n_resamples, seed, confidence
     from ..rank import rank as rank_models
 
     w, gw = parse_weights(weights, table)
+    seed, seed_text = resolve_seed(seed)
     result = rank_models(table, aggregate=aggregate, weights=w, group_weights=gw, resampling=resampling,
                          n_resamples=n_resamples, method=interval, confidence_level=parse_confidence(confidence),
                          simultaneous=correction, margin=parse_margin(margin), rng=seed)
@@ -108,8 +110,7 @@ def _run(table, *, aggregate, weights, resampling, n_resamples, seed, confidence
     level = result.rankings[0].confidence_level
     notes.append(f"{level:.4g} intervals; rank_low-rank_high: bootstrap percentile interval of each model's rank;"
                  f" rank_sim_low-rank_sim_high: simultaneous ({correction}) rank intervals; rank 1 is best")
-    if seed is not None:
-        notes.append(f"seed {seed}, {result.replicates.n_resamples:,} replicates")
+    notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
     if table.attribution:
         notes.append(table.attribution)
     scale = 100.0 if all(r.scale == 100.0 for r in result.rankings) else 1.0
@@ -120,11 +121,12 @@ def _run_task_test(table, *, test, control, rope, confidence, seed, fmt):
     """--test: a test over tasks from evalband.tasks; the pairwise table, with the summary as notes."""
     from ..tasks import run_test
 
+    seed, seed_text = resolve_seed(seed)
     result = run_test(table, test=test, control=control, rope=rope, confidence_level=parse_confidence(confidence),
                       rng=seed)
     notes = result.summary().splitlines()
-    if seed is not None and result.test == "bayes-signed-rank":
-        notes.append(f"seed {seed}")
+    if result.test == "bayes-signed-rank":
+        notes.append(seed_text)
     if table.attribution:
         notes.append(table.attribution)
     emit_frame(result.to_frame(), fmt, notes, scale=1.0, value_cols=())
