@@ -100,12 +100,14 @@ def exact_vs_nuts(quick: bool) -> None:
     print(f"  agreement within Monte Carlo error: {'PASS' if worst < 4 else 'CHECK'}")
 
 
-def logistic_mmlu(quick: bool) -> None:
+def logistic_mmlu(quick: bool, draws: int | None = None) -> None:
     from evalband import load_example
     from evalband.bayes.numpyro_models import logistic
 
     table = load_example("mmlu-pro")
     warmup, samples = (150, 150) if quick else (500, 500)
+    if draws is not None:
+        warmup = samples = draws
     t0 = time.perf_counter()
     res = logistic(table, num_warmup=warmup, num_samples=samples, num_chains=4, rng=SEED)
     t = time.perf_counter() - t0
@@ -130,6 +132,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer NUTS draws")
     parser.add_argument("--skip-logistic", action="store_true")
+    parser.add_argument("--skip-vtab", action="store_true")
+    parser.add_argument("--logistic-draws", type=int, default=None,
+                        help="warm-up and draws per chain of the logistic model (default 500, --quick 150)")
     args = parser.parse_args()
     from evalband.bayes.numpyro_models import require_numpyro
 
@@ -138,9 +143,10 @@ def main() -> None:
 
     print(f"CPUs: {os.cpu_count()}, JAX devices: {jax.local_device_count()}; seed {SEED}")
     print(_versions())
-    exact_vs_nuts(args.quick)
+    if not args.skip_vtab:
+        exact_vs_nuts(args.quick)
     if not args.skip_logistic:
-        logistic_mmlu(args.quick)
+        logistic_mmlu(args.quick, args.logistic_draws)
 
 
 if __name__ == "__main__":

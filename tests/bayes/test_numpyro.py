@@ -92,7 +92,7 @@ def _simulated_items(seed=1):
 @pytest.mark.slow
 def test_logistic_model_on_item_level_data():
     table = _simulated_items()
-    res = logistic(table, num_warmup=200, num_samples=200, num_chains=2, rng=6)
+    res = logistic(table, num_warmup=150, num_samples=150, num_chains=2, max_tree_depth=6, rng=6)
     assert type(res.inference_data).__name__ == "InferenceData"
     assert {"z_item", "z_cluster", "z_model_task", "sigma_item"} <= set(res.diagnostics["variable"])
     assert "divergences" in res.diagnostics.attrs

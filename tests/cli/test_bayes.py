@@ -88,7 +88,7 @@ def test_sensitivity_and_compare_records():
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--prior", "cauchy"], "`prior` family must be one of"),
+    (["--prior", "cauchy"], "prior` family must be one of"),
     (["--model", "probit"], "`--model` must be one of"),
     (["--weights", "nope=1"], "`--weights`"),
     (["--draws", "0"], "`n_draws`"),
