@@ -57,7 +57,7 @@ def test_compare_weights_aggregate_and_interval_options():
 
 @pytest.mark.parametrize("args,message", [
     (["--correction", "tukey"], "correction"),
-    (["--interval", "studentized"], "method"),
+    (["--interval", "studentized"], "`--interval`"),  # the CLI option, not the API argument (QA O15)
     (["--models", "nope,Sup-100%"], "models"),
     (["--margin", "abc"], "margin"),
     (["--weights", "nosuchtask=1"], "weights"),

@@ -64,7 +64,7 @@ def test_bayes_signed_rank_is_seeded():
 def test_errors_are_one_line():
     res = _invoke("--test", "t-test")
     assert res.exit_code == 2
-    assert "`test` must be one of" in res.output and "Traceback" not in res.output
+    assert "`--test` must be one of" in res.output and "Traceback" not in res.output
     res = _invoke("--test", "friedman", "--rope", "0.01")
     assert res.exit_code == 2 and "rope" in res.output
     res = _invoke("--test", "wilcoxon", "--control", "nope")

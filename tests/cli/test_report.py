@@ -65,7 +65,7 @@ def test_latex_tables(tmp_path):
     (["--example", "vtab", "--figure-format", "gif"], "`--figure-format`"),
     (["--example", "nope"], "unknown example"),
     ([], "give either"),
-    (["--example", "vtab", "--n-resamples", "5"], "`n_resamples`"),
+    (["--example", "vtab", "--n-resamples", "5"], "`--n-resamples`"),
 ])
 def test_errors_are_one_line_exit_2(tmp_path, args, message):
     res = runner.invoke(app, ["report", *args, "-o", str(tmp_path / "x.html")])

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt, SchedulerOpt, executor_for
-from ._common import DropColsOpt
+from ._common import AccuracyScaleOpt, DropColsOpt
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, GroupColOpt, ItemColOpt, ModelColOpt,
                       ModelsOpt, PathArg, ScoreColOpt, ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt, UnboundedOpt,
                       errors, load_input, parse_list)
@@ -46,6 +46,7 @@ def report(
     bayes: BayesOpt = True,
     models: ModelsOpt = None,
     drop_cols: DropColsOpt = None,
+    accuracy_scale: AccuracyScaleOpt = None,
     source: SourceOpt = "auto",
     shape: ShapeOpt = "auto",
     model_col: ModelColOpt = "model",
@@ -87,7 +88,7 @@ def report(
                            source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
                            group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
-                           drop_cols=drop_cols)
+                           drop_cols=drop_cols, accuracy_scale=accuracy_scale)
         command = _command(path, example, output, kind, figures, fig_formats, seed, n_resamples, confidence,
                            aggregate, bayes, models, dict(source=source, shape=shape, model_col=model_col,
                                                           task_col=task_col, item_col=item_col,

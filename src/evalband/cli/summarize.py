@@ -9,7 +9,7 @@ import warnings
 import typer
 
 from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt
-from ._common import DropColsOpt
+from ._common import AccuracyScaleOpt, DropColsOpt
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt,
                       UnboundedOpt, emit, errors, load_input)
@@ -39,6 +39,7 @@ def summarize(
     count_rule: CountRuleOpt = "floor",
     models: ModelsOpt = None,
     drop_cols: DropColsOpt = None,
+    accuracy_scale: AccuracyScaleOpt = None,
     metric: MetricOpt = None,
     filter_: FilterOpt = None,
     split: SplitOpt = None,
@@ -60,7 +61,7 @@ def summarize(
                            source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
                            group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
-                           drop_cols=drop_cols)
+                           drop_cols=drop_cols, accuracy_scale=accuracy_scale)
         level = _confidence(confidence)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # the same text is in result.notes
