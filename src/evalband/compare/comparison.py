@@ -206,7 +206,9 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
             else:
                 samples = np.asarray(av.function(reps_bmt), dtype=np.float64)
             observed_ = av.observed
-            se_fn, corr_fn = _analytic(av.linear_weights, reps, per_task_var, assumed if binomial else None)
+            se_fn, _ = _analytic(av.linear_weights, reps, per_task_var, assumed if binomial else None)
+            corr_fn = _pooled_item_correlation(per_task_var, len(reps.models)) if per_task_var is not None \
+                else (None if assumed is None else (lambda ia, ib, c=assumed: np.full(ia.shape, c, dtype=float)))
             extra = None if sweep_texts is None else sweep_texts.get(av.name)
             agg_out.append(pairwise_differences(
                 observed_, samples, reps.models, statistic=av.name, level="aggregate", jackknife=av.jackknife,
@@ -287,8 +289,32 @@ def _task_variances(table, reps, paired):
         pd_ = paired_difference(td.scores[i], td.scores[j], clusters=clusters)
         var_d = pd_.se ** 2 if paired else pd_.se_a ** 2 + pd_.se_b ** 2
         out.append(dict(va=pd_.se_a ** 2, vb=pd_.se_b ** 2, vd=var_d, corr=pd_.correlation, scores=td.scores,
-                        clusters=clusters, index=(i, j)))
+                        clusters=clusters, index=(i, j), ss_a=(td.n_items - 1) * pd_.var_a,
+                        ss_b=(td.n_items - 1) * pd_.var_b, sp=(td.n_items - 1) * pd_.cov))
     return out
+
+
+def _pooled_item_correlation(per_task_var, m):
+    """``f(ia, ib)``: correlation of the two models' per-item scores, pooled within tasks (item-level data).
+
+    ``sum_t (n_t - 1) cov_t / sqrt(sum_t (n_t - 1) var_a,t * sum_t (n_t - 1) var_b,t)``: the Pearson correlation of
+    the scores after subtracting each task's mean, so that differences in task difficulty do not count as
+    agreement between the models. Tasks with fewer than 2 items are left out.
+    """
+    parts = [v for v in per_task_var if v is not None]
+    if not parts:
+        return None
+    ss_a = np.sum([v["ss_a"] for v in parts], axis=0)
+    ss_b = np.sum([v["ss_b"] for v in parts], axis=0)
+    sp = np.sum([v["sp"] for v in parts], axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr = np.where((ss_a > 0) & (ss_b > 0), sp / np.sqrt(ss_a * ss_b), np.nan)
+
+    def corr_fn(ia, ib):
+        pos, _ = _unordered(ia, ib, m)
+        return corr[pos]
+
+    return corr_fn
 
 
 def _unordered(ia, ib, m):

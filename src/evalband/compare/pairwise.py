@@ -46,8 +46,9 @@ class PairwiseComparison:
         tasks with the aggregate's weights) for item-level data, binomial at the assumed correlation for summary
         data; NaN for aggregates that are not weighted means.
     correlation : numpy.ndarray
-        Between-model correlation: of per-item scores (per task), of the two aggregate estimates (aggregates),
-        or the assumed one (summary data).
+        Between-model correlation of the per-item scores (Miller 2024; seed 001): within the task for per-task
+        comparisons, pooled within tasks for aggregates (item-level data); the assumed one for summary data; NaN
+        when there are no item-level data.
     p_mcnemar, p_permutation : numpy.ndarray
         Exact McNemar and sign-flip permutation p-values (per task, binary/item data; NaN where not computed).
     replicates : numpy.ndarray or None, shape (B, P)
@@ -95,6 +96,9 @@ class PairwiseComparison:
     verdict_by_correlation: tuple | None = None
     """Summary data: how each pair's verdict moves as the assumed correlation sweeps (e.g. 'not yet decided at
     0-0.4, A better at 0.5')."""
+    replicate_correlation: np.ndarray | None = None
+    """Correlation of the two models' statistics over the bootstrap replicates (how strongly the two aggregate
+    estimates move together; larger than the per-item correlation when many items are averaged)."""
     n_units: np.ndarray | None = None
     """Resampling units (items or clusters) behind each difference, when known."""
     verdict_basis: tuple | None = None
@@ -111,6 +115,8 @@ class PairwiseComparison:
             "p_adjusted": self.p_adjusted, "verdict": list(self.verdict), "se_analytic": self.se_analytic,
             "correlation": self.correlation,
         })
+        if self.replicate_correlation is not None:
+            frame["replicate_correlation"] = self.replicate_correlation
         if self.n_units is not None:
             frame["n_units"] = self.n_units
         if self.verdict_basis is not None:
@@ -221,11 +227,20 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
                 scale=scale, unit=unit, label=label, extra=extras[k])
         for k in range(m))
     nan = np.full(m, np.nan)
+    rep_corr = _replicate_correlation(s[:, ia], s[:, ib]) if s.shape[0] > 1 else nan.copy()
     return PairwiseComparison(statistic, level, ma, mb, ia, ib, d, se, ConfidenceInterval(low, high), p, p_adj,
                               verdicts, se_an, corr, nan, nan.copy(), reps if keep_replicates else None, readings,
                               confidence_level, float(level_used), correction, method, margin,
-                              bool(higher_is_better), assumed_correlation, float(scale), None, units,
+                              bool(higher_is_better), assumed_correlation, float(scale), None, rep_corr, units,
                               tuple(basis))
+
+
+def _replicate_correlation(x, y):
+    """Pearson correlation of the columns of x and y (B, P) over the replicates (NaN where one is constant)."""
+    xc, yc = x - x.mean(0), y - y.mean(0)
+    sxx, syy = (xc * xc).sum(0), (yc * yc).sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((sxx > 0) & (syy > 0), (xc * yc).sum(0) / np.sqrt(sxx * syy), np.nan)
 
 
 def interval_label(correction: str) -> str:

@@ -94,7 +94,7 @@ def pair_rows(report, scale, *, adjacent_only=False) -> pd.DataFrame:
         if "verdict_by_correlation" in p.columns:
             row["verdict by assumed correlation"] = str(x["verdict_by_correlation"])
         elif "correlation" in p.columns and np.isfinite(x["correlation"]):
-            row["correlation"] = f"{x['correlation']:.2f}"
+            row["per-item correlation"] = f"{x['correlation']:.2f}"  # pooled within tasks (seed 001)
         rows.append(row)
     return pd.DataFrame(rows)
 
