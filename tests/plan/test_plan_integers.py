@@ -28,7 +28,7 @@ def test_clusters_required_is_a_whole_number_of_clusters():
     assert plan.to_dict()["clusters_required"] == plan.clusters_required
 
 
-def test_unreachable_stays_null_in_json():
+def test_unclustered_plan_has_null_clusters_in_json():
     plan = plan_comparison(effect=0.04, baseline=0.74, correlation=0.5, cluster_size=10, icc=0.1)
     unclustered = plan_comparison(effect=0.04, baseline=0.74, correlation=0.5)
     assert math.isnan(unclustered.clusters_required)
