@@ -87,21 +87,46 @@ def parse_confidence(text):
         return text
 
 
-def emit_frame(frame, fmt, notes, *, scale, value_cols, title=None):
+def emit_frame(frame, fmt, notes, *, scale, value_cols, title=None, p_floor=None):
     """Render ``frame`` and print the notes (below a table, on stderr for csv/json, as comments in latex)."""
     from ..report.format import FORMATS, render
 
     if fmt not in FORMATS:
         raise ValueError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
     if fmt in ("table", "markdown"):
-        emit(render(frame, fmt, value_cols=value_cols, se_col="se", scale=scale, title=title, notes=notes))
+        emit(render(frame, fmt, value_cols=value_cols, se_col="se", scale=scale, title=title, notes=notes,
+                    p_floor=p_floor))
         return
-    emit(render(frame, fmt, value_cols=value_cols, se_col="se", scale=scale))
+    emit(render(frame, fmt, value_cols=value_cols, se_col="se", scale=scale, p_floor=p_floor))
     for note in notes:
         if fmt == "latex":
             emit(f"% note: {note}")
         else:
             sys.stderr.write(f"note: {note}\n")
+
+
+def in_points(frame, scales, value_cols):
+    """Human formats (table, markdown, latex): each row on its aggregate's display scale, and the note saying so.
+
+    Accuracy-like aggregates of bounded scores are shown in points (x100); rank-based aggregates and scores
+    outside [0, 1] on their own scale, so ``--aggregate mean,mean-rank`` shows the mean in points and the mean
+    rank as a rank in every human format. CSV and JSON always give fractions (the JSON contract).
+    """
+    import pandas as pd
+
+    out = frame.copy()
+    factor = out["aggregate"].map(dict(scales)).fillna(1.0).to_numpy(dtype=float)
+    for c in value_cols:
+        if c in out.columns:
+            out[c] = pd.to_numeric(out[c], errors="coerce").to_numpy(dtype=float) * factor
+    hundred = [a for a, s in scales if s == 100.0]
+    if not hundred:
+        return out, None
+    rest = [a for a, s in scales if s != 100.0]
+    note = ("values in points (x100)" if not rest else
+            f"{', '.join(hundred)} in points (x100); {', '.join(rest)} on {'its' if len(rest) == 1 else 'their'} own"
+            " scale")
+    return out, note + "; JSON and CSV give fractions"
 
 
 def compare(
@@ -158,18 +183,19 @@ def compare(
                                 n_resamples=n_resamples, method=interval, confidence_level=parse_confidence(confidence),
                                 correction=correction, margin=parse_margin(margin), per_task=False, rng=seed)
         frame = result.to_frame()
-        scale = 100.0 if all(p.scale == 100.0 for p in result.aggregates) else 1.0
         readings = result.readings()
         notes = list(result.notes)
         notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
         if table.attribution:
             notes.append(table.attribution)
-        if fmt in ("table", "markdown"):
+        value_cols = ("difference", "se", "ci_low", "ci_high")
+        if fmt in ("table", "markdown", "latex"):
             shown = frame[[c for c in ("aggregate", "model_a", "model_b", "difference", "se", "ci_low", "ci_high",
                                        "p_value", "p_adjusted", "verdict") if c in frame.columns]]
-            if scale == 100.0:
-                notes.insert(0, "differences in points (x100); JSON and CSV give fractions")
-            emit_frame(shown, fmt, readings + notes, scale=scale,
-                       value_cols=("difference", "se", "ci_low", "ci_high"))
+            shown, points = in_points(shown, [(p.statistic, p.scale) for p in result.aggregates], value_cols)
+            if points:
+                notes.insert(0, points)
+            floor = 2 / (result.replicates.replicates.shape[0] + 1)  # two-sided bootstrap p-values
+            emit_frame(shown, fmt, readings + notes, scale=1.0, value_cols=value_cols, p_floor=floor)
         else:
             emit_frame(frame, fmt, notes, scale=1.0, value_cols=("difference", "se", "ci_low", "ci_high"))

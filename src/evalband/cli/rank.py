@@ -17,7 +17,7 @@ from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, Forma
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
                       TrialColOpt, UnboundedOpt, errors, load_input)
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
-                      WeightsOpt, emit_frame, parse_confidence, parse_margin, parse_weights)
+                      WeightsOpt, emit_frame, in_points, parse_confidence, parse_margin, parse_weights)
 
 TestOpt = Annotated[Optional[str], typer.Option(
     "--test", help="Test over tasks (tasks as the sample) instead of the bootstrap ranking: friedman (with"
@@ -84,20 +84,22 @@ def rank(
                                   fmt=fmt)
         options = dict(aggregate=aggregate, weights=weights, resampling=resampling, n_resamples=n_resamples,
                        seed=seed, confidence=confidence, interval=interval, correction=correction, margin=margin)
-        frame, notes, scale = _run(table, **options)
-        if fmt in ("table", "markdown"):
+        frame, notes, scales = _run(table, **options)
+        value_cols = ("estimate", "se", "ci_low", "ci_high")
+        if fmt in ("table", "markdown", "latex"):  # every human format on the same scale (points for accuracies)
             shown = frame[[c for c in ("aggregate", "model", "estimate", "se", "ci_low", "ci_high", "rank",
                                        "rank_mean", "rank_low", "rank_high", "rank_sim_low", "rank_sim_high",
                                        "p_best", "tier") if c in frame.columns]]
-            if scale == 100.0:
-                notes.insert(0, "estimates in points (x100); JSON and CSV give fractions")
-            emit_frame(shown, fmt, notes, scale=scale, value_cols=("estimate", "se", "ci_low", "ci_high"))
+            shown, points = in_points(shown, scales, value_cols)
+            if points:
+                notes.insert(0, points)
+            emit_frame(shown, fmt, notes, scale=1.0, value_cols=value_cols)
         else:
             emit_frame(frame, fmt, notes, scale=1.0, value_cols=("estimate", "se", "ci_low", "ci_high"))
 
 
 def _run(table, *, aggregate, weights, resampling, n_resamples, seed, confidence, interval, correction, margin):
-    """Call the library; return (frame, notes, display scale)."""
+    """Call the library; return (frame, notes, [(aggregate, display scale)])."""
     from ..rank import rank as rank_models
 
     w, gw = parse_weights(weights, table)
@@ -113,8 +115,7 @@ def _run(table, *, aggregate, weights, resampling, n_resamples, seed, confidence
     notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
     if table.attribution:
         notes.append(table.attribution)
-    scale = 100.0 if all(r.scale == 100.0 for r in result.rankings) else 1.0
-    return frame, notes, scale
+    return frame, notes, [(r.aggregate, r.scale) for r in result.rankings]
 
 
 def _run_task_test(table, *, test, control, rope, confidence, seed, fmt):

@@ -36,7 +36,8 @@ def format_value(x, decimals: int) -> str:
     return str(x)
 
 
-def _rounded_strings(df: pd.DataFrame, value_cols, se_col, scale: float, pvalue_cols=()) -> pd.DataFrame:
+def _rounded_strings(df: pd.DataFrame, value_cols, se_col, scale: float, pvalue_cols=(),
+                     p_floor: float | None = None) -> pd.DataFrame:
     out = df.copy()
     value_cols = [c for c in value_cols if c in df.columns]
     se = df[se_col].to_numpy(dtype=float) * scale if se_col and se_col in df.columns else None
@@ -47,7 +48,7 @@ def _rounded_strings(df: pd.DataFrame, value_cols, se_col, scale: float, pvalue_
                   for v, d in zip(values, decimals)]
     for c in pvalue_cols:
         if c in df.columns:
-            out[c] = [_format_p(v) for v in df[c]]
+            out[c] = [_format_p(v, p_floor) for v in df[c]]
     for c in out.columns:
         if c not in value_cols and c not in pvalue_cols and pd.api.types.is_float_dtype(df[c]):
             out[c] = [_short(v) if pd.notna(v) else "" for v in df[c]]
@@ -67,9 +68,11 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"
           "}": r"\}", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
 
 
-def _format_p(p) -> str:
+def _format_p(p, floor: float | None = None) -> str:
     if p is None or not np.isfinite(p):
         return ""
+    if floor is not None and p <= floor * (1 + 1e-9):  # at the resampling floor: the bootstrap says only "below"
+        return "<" + _format_p(floor)
     if p < 1e-4:
         return "<0.0001"
     return f"{p:.2g}" if p < 0.01 else f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
@@ -77,7 +80,7 @@ def _format_p(p) -> str:
 
 def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se", "ci_low", "ci_high"),
            se_col: str | None = "se", scale: float = 1.0, pvalue_cols=("p_value", "p_adjusted"),
-           title: str | None = None, notes=()) -> str:
+           title: str | None = None, notes=(), p_floor: float | None = None) -> str:
     """Render a result frame as text.
 
     Parameters
@@ -87,13 +90,16 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
     value_cols, se_col, scale
         Columns shown with decimals set by ``se_col`` (after multiplying by ``scale``, e.g. 100 for percent
         display). Only 'table', 'markdown' and 'latex' round or scale.
+    p_floor : float, optional
+        Smallest p-value the method can give (``2 / (B + 1)`` for a two-sided bootstrap p-value): values at it are
+        shown as ``<0.0002`` in 'table', 'markdown' and 'latex'; CSV and JSON keep the number.
     """
     if fmt == "json":
         records = json.loads(df.to_json(orient="records", double_precision=15))
         return json.dumps(records, indent=2)
     if fmt == "csv":
         return df.to_csv(index=False)
-    shown = _rounded_strings(df, value_cols, se_col, scale, pvalue_cols)
+    shown = _rounded_strings(df, value_cols, se_col, scale, pvalue_cols, p_floor)
     if fmt == "markdown":
         lines = ["| " + " | ".join(shown.columns) + " |", "|" + "|".join("---" for _ in shown.columns) + "|"]
         lines += ["| " + " | ".join(str(v).replace("|", r"\|") for v in r) + " |"
