@@ -123,11 +123,14 @@ class Ranking:
 
 def rank_models(observed, samples, models, *, aggregate: str = "statistic", higher_is_better: bool = True,
                 confidence_level=0.95, method: str = "percentile", simultaneous: str = "max-t", margin: float = 0.0,
-                jackknife=None, jackknife_strata=None, scale: float = 100.0) -> ModelRanking:
+                jackknife=None, jackknife_strata=None, scale: float = 100.0, n_units=None) -> ModelRanking:
     """Rank models from a statistic's observed values (M,) and joint bootstrap replicates (B, M).
 
     See :func:`rank` for the meaning of each output. This array-level function is what :func:`rank` calls for
-    each aggregate; use it for a statistic computed elsewhere from the same replicates.
+    each aggregate; use it for a statistic computed elsewhere from the same replicates. ``n_units`` (resampling
+    units behind the statistic) lets tiers ignore separations the bootstrap cannot support: with fewer than 10
+    units, or a zero-width interval for a difference, the pair is not separated
+    (:func:`evalband.compare.verdict.withhold`).
     """
     from ..compare.pairwise import pairwise_differences
     from ..resample import interval
@@ -147,9 +150,12 @@ def rank_models(observed, samples, models, *, aggregate: str = "statistic", high
     if m > 1:
         pairs = pairwise_differences(obs, s, models, statistic=aggregate, higher_is_better=higher_is_better,
                                      method="percentile" if method == "bca" else method, confidence_level=level,
-                                     correction=simultaneous, keep_replicates=False)
+                                     correction=simultaneous, keep_replicates=False, n_units=n_units)
         better = better_matrix(pairs.ci.low, pairs.ci.high, pairs.index_a, pairs.index_b, m,
                                higher_is_better=higher_is_better, margin=margin)
+        withheld = np.asarray(pairs.verdict_basis) != "bootstrap"
+        better[pairs.index_a[withheld], pairs.index_b[withheld]] = False
+        better[pairs.index_b[withheld], pairs.index_a[withheld]] = False
     else:
         better = np.zeros((1, 1), dtype=bool)
     s_low, s_high = simultaneous_rank_intervals(better)
@@ -243,5 +249,6 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
         out.append(rank_models(av.observed, samples, reps.models, aggregate=av.name,
                                higher_is_better=av.higher_is_better, confidence_level=level, method=method,
                                simultaneous=simultaneous, margin=margin, jackknife=av.jackknife,
-                               jackknife_strata=strata, scale=av.scale))
+                               jackknife_strata=strata, scale=av.scale,
+                               n_units=float(np.sum(np.asarray(reps.n_units)))))
     return Ranking(tuple(out), reps, tuple(notes))
