@@ -112,9 +112,9 @@ def logistic_mmlu(quick: bool, draws: int | None = None) -> None:
     res = logistic(table, num_warmup=warmup, num_samples=samples, num_chains=4, rng=SEED)
     t = time.perf_counter() - t0
     d = res.diagnostics
+    sizes = d.set_index("variable")["size"]
     print(f"MMLU-Pro logistic model: {len(table.models)} models x {len(table.tasks)} tasks,"
-          f" {res.inference_data.posterior.sizes.get('z_item_dim_0', 0):,} item effects,"
-          f" {res.inference_data.posterior.sizes.get('z_cluster_dim_0', 0)} cluster effects")
+          f" {int(sizes.get('z_item', 0)):,} item effects, {int(sizes.get('z_cluster', 0))} cluster effects")
     print(f"  NUTS 4 chains x {samples} draws after {warmup} warm-up: {t:.1f} s ({t / 60:.1f} min)")
     print(f"  max R-hat {d['r_hat_max'].max():.4f}, min bulk ESS {d['ess_bulk_min'].min():.0f},"
           f" min tail ESS {d['ess_tail_min'].min():.0f}, divergences {d.attrs['divergences']}")
