@@ -1,0 +1,190 @@
+"""Row-level checks behind :class:`evalband.table.ResultsTable`: score parsing and the validation helpers.
+
+Each check raises :class:`~evalband._validate.InputError` naming the source, the row (as the user sees it: a file
+line, a DataFrame label) and the column.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._validate import InputError
+
+#: inspect_ai-style score letters: Correct, Incorrect, Partial, No answer.
+SCORE_LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+_TRUE = {"true", "t", "yes", "y"}
+_FALSE = {"false", "f", "no", "n"}
+
+ITEM_COLUMNS = ("model", "task", "item", "trial", "cluster", "group", "score")
+SUMMARY_COLUMNS = ("model", "task", "group", "n", "correct")
+
+
+def _row_name(index_label, row_word: str) -> str:
+    return f"{row_word} {index_label}"
+
+
+def parse_scores(values: pd.Series, *, source: str, row_word: str = "row", column: str = "score") -> np.ndarray:
+    """Turn a score column into float64: numbers, booleans, 'true'/'false' and the letters C/I/P/N.
+
+    Raises
+    ------
+    InputError
+        On the first value that is none of these, or that is missing, naming its row.
+    """
+    if pd.api.types.is_bool_dtype(values):
+        return values.to_numpy(dtype=np.float64)
+    if pd.api.types.is_numeric_dtype(values):
+        out = values.to_numpy(dtype=np.float64)
+    else:
+        text = values.astype("string").str.strip()
+        out = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.isnan(out) & text.notna().to_numpy()
+        if bad.any():
+            lowered = text[bad].str.lower()
+            letters = text[bad].map(SCORE_LETTERS)
+            mapped = np.where(
+                letters.notna(), letters.astype("float64"),
+                np.where(lowered.isin(_TRUE), 1.0, np.where(lowered.isin(_FALSE), 0.0, np.nan)),
+            )
+            # 'nan' typed as text is a missing value, not a word to map
+            mapped = np.where(lowered.isin(["nan", "na", "null", "none", ""]), np.nan, mapped)
+            out[bad] = mapped
+            still = np.flatnonzero(bad)[np.isnan(mapped) & ~lowered.isin(["nan", "na", "null", "none", ""]).to_numpy()]
+            if still.size:
+                pos = still[0]
+                raise InputError(
+                    f"score {values.iloc[pos]!r} is not a number, a boolean or one of C/I/P/N"
+                    f" ({still.size} such value{'s' if still.size > 1 else ''})",
+                    source=source, row=_row_name(values.index[pos], row_word), column=column,
+                )
+    missing = np.flatnonzero(np.isnan(out))
+    if missing.size:
+        pos = missing[0]
+        raise InputError(
+            f"missing score (NaN or blank; {missing.size} such row{'s' if missing.size > 1 else ''})",
+            source=source, row=_row_name(values.index[pos], row_word), column=column,
+        )
+    return out
+
+
+_COVERAGE_PREFIX = "coverage:"
+
+
+def _require(df: pd.DataFrame, cols, source: str) -> None:
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"missing column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))};"
+            f" found {', '.join(map(repr, map(str, df.columns)))} (map names with --model-col, --score-col, ...)",
+            source=source,
+        )
+
+
+def _labels(col: pd.Series, name: str, source: str, row_word: str) -> pd.Series:
+    missing = col.isna().to_numpy()
+    if missing.any():
+        pos = int(np.flatnonzero(missing)[0])
+        raise InputError(f"missing {name}", source=source, row=_row_name(col.index[pos], row_word), column=name)
+    if pd.api.types.is_float_dtype(col) and (col == np.floor(col)).all():
+        col = col.astype(np.int64)
+    col = col.astype(str)
+    _check_spaces(col, name, source, row_word)
+    return col
+
+
+def _check_spaces(col: pd.Series, name: str, source: str, row_word: str) -> None:
+    """Labels of spaces only are missing; labels that differ only by surrounding spaces ('A ' and 'A') would be
+    two models (or items) that look like one and share nothing, so they are an error. Checked on unique values."""
+    uniq = pd.Series(pd.unique(col))
+    stripped = uniq.str.strip()
+    changed = (stripped != uniq).to_numpy()
+    if not changed.any():
+        return
+    blank = (stripped == "").to_numpy()
+    if blank.any():
+        pos = int(np.flatnonzero((col == uniq[blank].iloc[0]).to_numpy())[0])
+        raise InputError(f"missing {name}", source=source, row=_row_name(col.index[pos], row_word), column=name)
+    clash = stripped.duplicated(keep=False).to_numpy() & changed
+    if clash.any():
+        spaced = uniq[clash].iloc[0]
+        plain = uniq[(stripped == spaced.strip()).to_numpy() & (uniq != spaced).to_numpy()].iloc[0]
+        pos = int(np.flatnonzero((col == spaced).to_numpy())[0])
+        raise InputError(f"{name} {spaced!r} and {plain!r} differ only by surrounding spaces; they would count as"
+                         f" two different {name}s that look alike (remove the spaces)", source=source,
+                         row=_row_name(col.index[pos], row_word), column=name)
+
+
+def _numbers(col: pd.Series, name: str, source: str, row_word: str) -> np.ndarray:
+    values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(np.isnan(values))
+    if bad.size:
+        raw = col.iloc[bad[0]]
+        what = (f"missing {name} (NaN or blank; {bad.size} such row{'s' if bad.size > 1 else ''})" if pd.isna(raw)
+                else f"{name} {str(raw)!r} is not a number")
+        raise InputError(what, source=source, row=_row_name(col.index[bad[0]], row_word), column=name)
+    return values
+
+
+def _check_correct_matches_accuracy(df, correct, n, accuracy_scale, source, row_word) -> None:
+    """Both 'correct' and 'accuracy' given: they must agree within rounding (half a point, plus one item)."""
+    acc = pd.to_numeric(df["accuracy"], errors="coerce").to_numpy(dtype=np.float64)
+    percent = accuracy_scale == "percent" or (accuracy_scale == "auto" and np.nanmax(acc, initial=0) > 1)
+    frac = correct / n
+    gap = np.abs(frac - (acc / 100.0 if percent else acc))
+    bad = np.flatnonzero(np.isfinite(gap) & (gap > 0.005 + 1.0 / n))
+    if bad.size:
+        i = bad[0]
+        raise InputError(f"correct {int(correct[i])} of n = {int(n[i])} ({frac[i]:.4g}) disagrees with accuracy"
+                         f" {df['accuracy'].iloc[i]} ({bad.size} such row{'s' if bad.size > 1 else ''}); give one of"
+                         " the two columns, or fix the row", source=source, row=_row_name(df.index[i], row_word),
+                         column="correct")
+
+
+def _check_one_scale(acc: np.ndarray, model: pd.Series, df: pd.DataFrame, source: str, row_word: str) -> None:
+    """Refuse an accuracy column that mixes fractions and percent (auto-detected as percent).
+
+    Percent tables may hold a few values <= 1 (a model at 0.5% on a hard task), but when most values look like
+    fractions, or one model's every accuracy does, dividing the whole column by 100 would silently shrink them.
+    """
+    low = acc <= 1
+    high = np.flatnonzero(~low)
+    fix = "write every accuracy in one scale (fractions or percent) or give correct counts"
+    if low.sum() > acc.size / 2:
+        i = high[0]
+        raise InputError(f"accuracy {df['accuracy'].iloc[i]} lies outside the fraction range [0, 1] while"
+                         f" {int(low.sum())} of {acc.size} accuracies look like fractions: the column mixes fractions"
+                         f" and percent ({high.size} value(s) above 1); {fix}",
+                         source=source, row=_row_name(df.index[i], row_word), column="accuracy")
+    codes = pd.Categorical(model).codes
+    per_model_low = np.bincount(codes, weights=low) == np.bincount(codes)
+    per_model_rows = np.bincount(codes)
+    per_model_pos = np.bincount(codes, weights=acc > 0) > 0
+    odd = np.flatnonzero(per_model_low & (per_model_rows >= 2) & per_model_pos)
+    if odd.size:
+        i = int(np.flatnonzero(codes == odd[0])[0])
+        raise InputError(f"model '{model.iloc[i]}' has every accuracy at most 1 while other models' exceed 1"
+                         f" (percent): the column mixes fractions and percent; {fix}",
+                         source=source, row=_row_name(df.index[i], row_word), column="accuracy")
+
+
+def _constant_within(out: pd.DataFrame, col: str, by: list[str], what: str, source: str, row_word: str) -> None:
+    if col not in out.columns:
+        return
+    n = out.groupby(by, sort=False)[col].nunique()
+    bad = n[n > 1]
+    if len(bad):
+        key = bad.index[0]
+        key = key if isinstance(key, tuple) else (key,)
+        mask = np.ones(len(out), dtype=bool)
+        for b, k in zip(by, key):
+            mask &= (out[b] == k).to_numpy()
+        rows = out.loc[mask]
+        first = rows.iloc[0][col]
+        other = rows.loc[rows[col] != first].iloc[0]
+        label = " of task ".join(f"'{k}'" for k in reversed(key)) if what == "item" else f"'{key[0]}'"
+        raise InputError(
+            f"{col} changes within {what} {label}: '{first}' at {row_word} {rows.index[0]}, '{other[col]}' at"
+            f" {row_word} {other.name} ({len(bad)} such {what}{'s' if len(bad) > 1 else ''})",
+            source=source, row=_row_name(other.name, row_word), column=col,
+        )
