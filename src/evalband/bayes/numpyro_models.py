@@ -33,7 +33,13 @@ from .exact import as_counts
 from .posterior import BayesResult, make_aggregator
 from .priors import parse_prior
 
-__all__ = ["nuts_beta_binomial", "logistic", "require_numpyro", "EXTRA_MESSAGE"]
+__all__ = ["nuts_beta_binomial", "logistic", "require_numpyro", "EXTRA_MESSAGE", "ITEM_EFFECTS_MAX_ITEMS"]
+
+#: ``logistic(item_effects=None)`` fits item effects only up to this many distinct (task, item) pairs; above it the
+#: model drops them and uses the (exact, far cheaper) aggregated binomial likelihood per (model, task, cluster).
+#: On MMLU-Pro (12,032 items) item effects make NUTS take about an hour on 2 cores at the default draws (a
+#: 4 x (100 + 100) run took 15 min and ended at R-hat 1.27); without them the default fit takes about 2 min.
+ITEM_EFFECTS_MAX_ITEMS = 2000
 
 EXTRA_MESSAGE = ("needs NumPyro, JAX and ArviZ: pip install 'evalband[bayes]'"
                  " (the exact beta-binomial model, evalband.bayes.beta_binomial, works without them)")
@@ -265,7 +271,7 @@ def _logistic_data(table, counts_models, counts_tasks, item_effects, cluster_eff
         n_clusters = len(cl_labels)
         cluster_task = np.zeros(n_clusters, dtype=np.int64)
         cluster_task[ci] = ti
-    use_items = True if item_effects is None else bool(item_effects)
+    use_items = bool(item_effects)  # resolved by ``logistic`` (None -> the item-count threshold)
     if use_items:
         ui, u_labels = pd.factorize(pd.Series(d["task"].astype(str).to_numpy()) + "\x00"
                                     + pd.Series(d["item"].astype(str).to_numpy()))
@@ -303,6 +309,22 @@ def _logistic_data(table, counts_models, counts_tasks, item_effects, cluster_eff
         units = dict(task=ctask, weight=np.bincount(cl, minlength=n_clusters).astype(np.float64), item=None,
                      cluster=np.arange(n_clusters))
     return obs, observed, size, units, 0, n_clusters
+
+
+def _resolve_item_effects(data, m_names, t_names, item_effects):
+    """``item_effects`` as a bool, and the note to add when ``None`` turned them off (too many items)."""
+    if item_effects is not None:
+        return bool(item_effects), None
+    if not (isinstance(data, ResultsTable) and data.level == "item"):
+        return False, None
+    sel = data.data["model"].isin(m_names) & data.data["task"].isin(t_names)
+    n_items = len(data.data.loc[sel, ["task", "item"]].drop_duplicates())
+    if n_items <= ITEM_EFFECTS_MAX_ITEMS:
+        return True, None
+    return False, (f"item effects left out: {n_items:,} items exceed ITEM_EFFECTS_MAX_ITEMS ="
+                   f" {ITEM_EFFECTS_MAX_ITEMS:,} (NUTS over one effect per item is slow to fit and mix);"
+                   " fitted on the exact binomial counts per (model, task, cluster) instead; force them"
+                   " with item_effects=True (CLI: --item-effects)")
 
 
 def _centre_np(z, group, n_groups):
@@ -343,7 +365,11 @@ def logistic(data, *, item_effects=None, cluster_effects=None, num_warmup: int =
     data : ResultsTable or Counts
         Item-level binary scores (trials allowed: each is one Bernoulli observation of its item), or counts.
     item_effects : bool, optional
-        Item (IRT-like difficulty) effects; default on for item-level data (always off for counts).
+        Item (IRT-like difficulty) effects. ``None`` (default): on for item-level data with at most
+        ``ITEM_EFFECTS_MAX_ITEMS`` (2,000) distinct (task, item) pairs, off above it (a note in ``result.notes``
+        says so; pass ``item_effects=True`` to force them). Always off for counts and summary data.
+        Without item effects every Bernoulli observation in a (model, task, cluster) cell has the same
+        probability, so the model is fitted, exactly, on one Binomial(n_cell, p_cell) term per cell.
     cluster_effects : bool, optional
         Cluster effects; default on when the data have clusters.
     num_warmup, num_samples, num_chains : int
@@ -363,7 +389,12 @@ def logistic(data, *, item_effects=None, cluster_effects=None, num_warmup: int =
     -----
     Models are assumed to respond to items independently given the effects; the item effects carry the
     between-model correlation that the Beta-Binomial model ignores. Summary input fits the model without item
-    effects. Diagnostics follow Vehtari et al. (2021); do not use a fit whose warnings are not empty.
+    effects. Without item effects (forced, or automatic on large data) the likelihood is aggregated to binomial
+    counts per (model, task[, cluster]) cell: it equals the Bernoulli likelihood up to the constant binomial
+    coefficients, so the posterior is the same, at a cost that grows with the number of cells instead of the
+    number of scores. Cluster effects still carry the correlation between models within a cluster, but the
+    predictive interval then leaves out item-to-item variation within clusters (it is narrower than with item
+    effects). Diagnostics follow Vehtari et al. (2021); do not use a fit whose warnings are not empty.
 
     References
     ----------
@@ -387,6 +418,7 @@ def logistic(data, *, item_effects=None, cluster_effects=None, num_warmup: int =
         data, m_names, t_names = counts, counts.models, counts.tasks
     if task_groups is not None:
         task_groups = {t: task_groups[t] for t in t_names}
+    item_effects, item_note = _resolve_item_effects(data, m_names, t_names, item_effects)
     obs, observed, size, units, n_units, n_clusters = _logistic_data(data, m_names, t_names, item_effects,
                                                                      cluster_effects)
     require_numpyro(num_chains)
@@ -430,7 +462,8 @@ def logistic(data, *, item_effects=None, cluster_effects=None, num_warmup: int =
     notes = [f"logistic model with {', '.join(effects)} effects, fitted with NUTS: {num_chains} chains x"
              f" {num_samples} draws after {num_warmup} warm-up",
              "theta = expected accuracy on the task's own items; pred = accuracy on a new test set of the same size"
-             " from the same item population", f"aggregate: {agg_name}", *table_notes]
+             " from the same item population", *([item_note] if item_note else []), f"aggregate: {agg_name}",
+             *table_notes]
     return BayesResult(
         method="logistic", models=tuple(m_names), tasks=tuple(t_names), theta=theta,
         aggregate=agg(theta), observed=observed,

@@ -71,6 +71,11 @@ def bayes(
     draws: Annotated[Optional[int], typer.Option("--draws", help="Posterior draws (beta-binomial, default 10000)"
                                                  " or draws per chain (logistic, default 500).",
                                                  show_default=False)] = None,
+    item_effects: Annotated[Optional[bool], typer.Option("--item-effects/--no-item-effects",
+                                                         help="Logistic model: item (IRT-like) effects. Default:"
+                                                         " on up to 2,000 items, off above (exact binomial"
+                                                         " counts per model, task and cluster instead).",
+                                                         show_default=False)] = None,
     pairs: Annotated[bool, typer.Option("--pairs", help="Also report every pairwise difference.")] = False,
     sensitivity: Annotated[bool, typer.Option("--sensitivity", help="Refit under alternative priors and report"
                                               " how intervals and verdicts move.")] = False,
@@ -116,8 +121,10 @@ def bayes(
                 raise ValueError("`--prior` applies to the beta-binomial model; the logistic model uses its own"
                                  " weakly informative priors (see evalband.bayes.logistic).")
             result = logistic(table, num_samples=500 if draws is None else draws, confidence_level=level,
-                              weights=w, group_weights=gw, aggregate=aggregate, rng=seed)
+                              weights=w, group_weights=gw, aggregate=aggregate, rng=seed, item_effects=item_effects)
         else:
+            if item_effects is not None:
+                raise ValueError("`--item-effects` applies to the logistic model; add --model logistic.")
             from ..bayes import beta_binomial
 
             draws = 10_000 if draws is None else draws
@@ -129,6 +136,9 @@ def bayes(
         extra_notes = [seed_text]
         if fmt in ("json", "csv"):  # these formats carry no notes; the seed still goes to stderr
             typer.echo(f"note: {seed_text}", err=True)
+            for note in result.notes:  # so does the automatic choice to leave item effects out
+                if note.startswith("item effects left out"):
+                    typer.echo(f"note: {note}", err=True)
         if pairs:
             frames.append(("pair", result.pairs()[_PAIR_COLS]))
         if sensitivity:
