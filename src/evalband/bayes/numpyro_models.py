@@ -45,10 +45,11 @@ EXTRA_MESSAGE = ("needs NumPyro, JAX and ArviZ: pip install 'evalband[bayes]'"
                  " (the exact beta-binomial model, evalband.bayes.beta_binomial, works without them)")
 
 
-def require_numpyro(num_chains: int = 4):
-    """Import numpyro (and JAX, ArviZ); raise ImportError naming the extra when missing.
+def require_numpyro(num_chains: int = 4, *, what: str = "this model", arviz: bool = True):
+    """Import numpyro (and JAX, and ArviZ unless ``arviz=False``); raise ImportError naming the extra when missing.
 
     Before JAX starts, asks for one host device per chain (up to the CPU count) so chains can run in parallel.
+    ``what`` names the caller in the error ("this model", "the hierarchical test", ...).
     """
     if "jax" not in sys.modules:
         flags = os.environ.get("XLA_FLAGS", "")
@@ -58,9 +59,10 @@ def require_numpyro(num_chains: int = 4):
     try:
         import jax  # noqa: F401
         import numpyro
-        import_arviz()
+        if arviz:
+            import_arviz()
     except ImportError as exc:
-        raise ImportError(f"this model {EXTRA_MESSAGE}") from exc
+        raise ImportError(f"{what} {EXTRA_MESSAGE}") from exc
     return numpyro
 
 

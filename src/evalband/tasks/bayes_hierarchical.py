@@ -16,32 +16,16 @@ are points on the simplex as for the signed-rank test.
 
 from __future__ import annotations
 
-import os
-import sys
 
 import numpy as np
 from scipy import stats
 
 from .._validate import as_generator, check_confidence_level, check_positive_int
+from ..bayes.numpyro_models import require_numpyro
 from .bayes_signedrank import BayesSignedRankResult, _check, _decide
 
 __all__ = ["hierarchical_bayes", "task_differences"]
 
-EXTRA_MESSAGE = "the hierarchical test needs NumPyro and JAX: pip install 'evalband[bayes]'"
-
-
-def _require_numpyro(num_chains: int):
-    if "jax" not in sys.modules:
-        flags = os.environ.get("XLA_FLAGS", "")
-        if "xla_force_host_platform_device_count" not in flags:
-            count = max(1, min(num_chains, os.cpu_count() or 1))
-            os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={count}".strip()
-    try:
-        import jax  # noqa: F401
-        import numpyro
-    except ImportError as exc:
-        raise ImportError(EXTRA_MESSAGE) from exc
-    return numpyro
 
 
 def task_differences(table, model_a: str, model_b: str, *, tasks=None):
@@ -132,7 +116,7 @@ def hierarchical_bayes(dbar, se, *, rope: float = 0.0, bound: float = 1.0, num_w
     dbar, se = dbar[keep], np.maximum(se[keep], 1e-6 * bound)
     if np.any(np.abs(dbar) > bound):
         raise ValueError(f"`dbar` holds a difference larger than `bound` = {bound:g}; raise `bound`.")
-    numpyro = _require_numpyro(num_chains)
+    numpyro = require_numpyro(num_chains, what="the hierarchical test", arviz=False)
     import jax
     import jax.numpy as jnp
     import numpyro.distributions as dist
