@@ -26,7 +26,7 @@ from .._validate import InputError
 __all__ = [
     "PathArg", "ExampleOpt", "SourceOpt", "ShapeOpt", "ModelColOpt", "TaskColOpt", "ItemColOpt", "ScoreColOpt",
     "TrialColOpt", "ClusterOpt", "GroupColOpt", "UnboundedOpt", "CountRuleOpt", "FormatOpt", "ConfidenceOpt",
-    "SeedOpt", "ModelsOpt", "errors", "emit", "load_input", "parse_list", "fail",
+    "SeedOpt", "ModelsOpt", "TasksOpt", "errors", "emit", "load_input", "parse_list", "fail",
     "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
     "resolve_seed", "AccuracyScaleOpt", "cli_message",
 ]
@@ -75,6 +75,9 @@ SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Random seed; the
                                                 show_default=False)]
 ModelsOpt = Annotated[Optional[str], typer.Option("--models", help="Comma-separated models to keep.",
                                                   show_default=False)]
+TasksOpt = Annotated[Optional[str], typer.Option("--tasks", help="Comma-separated tasks to keep (default: every"
+                                                " task all selected models have results on).",
+                                                show_default=False)]
 AccuracyScaleOpt = Annotated[Optional[str], typer.Option("--accuracy-scale", help="Summary input: accuracy"
                                                          " column as 'fraction' (0-1) or 'percent' (0-100);"
                                                          " default auto (read from the values).",
