@@ -31,8 +31,12 @@ def test_weighted_and_group_means_by_hand():
     np.testing.assert_allclose(gw, [0.25, 0.375, 0.375])
     named = get_aggregate("mean", weights={"t1": 0, "t2": 1, "t3": 1}, tasks=TASKS)
     np.testing.assert_allclose(named(S), S[:, 1:].mean(axis=1))
-    with pytest.raises(ValueError, match="lacks task"):
-        get_aggregate("mean", weights={"t1": 1}, tasks=TASKS)
+    # tasks a mapping does not name weigh 0, with a note (QA O32); unknown names are an error
+    only = get_aggregate("mean", weights={"t1": 1}, tasks=TASKS)
+    np.testing.assert_allclose(only(S), S[:, 0])
+    assert only.notes == ("2 tasks not named in `weights` get weight 0: 't2', 't3'",)
+    with pytest.raises(ValueError, match=r"unknown task\(s\) \['t9'\]\.$"):
+        get_aggregate("mean", weights={"t1": 1, "t9": 1}, tasks=TASKS)
     with pytest.raises(ValueError, match="non-negative"):
         get_aggregate("mean", weights=[1, -1, 1])
 

@@ -5,9 +5,9 @@ so it applies to observed per-task statistics (M, T) and to bootstrap replicates
 """
 
 from . import rliable
-from ._weights import resolve_weights
+from ._weights import parse_weights, resolve_weights, weights_and_notes
 from .core import AGGREGATES, Aggregate, get_aggregate
 from .ranks import binned_task_ranks, task_ranks, task_win_rates
 
-__all__ = ["get_aggregate", "Aggregate", "AGGREGATES", "resolve_weights", "task_ranks", "binned_task_ranks",
+__all__ = ["get_aggregate", "Aggregate", "AGGREGATES", "resolve_weights", "weights_and_notes", "parse_weights", "task_ranks", "binned_task_ranks",
            "task_win_rates", "rliable"]

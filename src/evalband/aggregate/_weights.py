@@ -1,4 +1,10 @@
-"""Task weights for aggregates: per task, per group (e.g. equal weight per group), normalized to sum to one."""
+"""Task weights for aggregates: per task, per group (e.g. equal weight per group), normalized to sum to one.
+
+One rule for every command and API call: a mapping of weights (per task or per group) may name only some of the
+tasks (groups); those not named get weight 0, and a note lists them. Naming an unknown task or group is an error
+that lists only the unknown names. :func:`parse_weights` reads the same rule from text (``'DTD=1'``,
+``'natural=2,structured=1'``, ``'groups'``, ``'1,2,1'``), so the command line behaves like the library.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,23 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["resolve_weights"]
+from .._lists import split_names
+
+__all__ = ["resolve_weights", "weights_and_notes", "parse_weights", "names_text"]
+
+#: names listed in a note before "and N more"
+_SHOWN = 20
+
+
+def names_text(names, limit: int = _SHOWN) -> str:
+    """``'a', 'b' and 3 more`` style listing (the first ``limit`` names, quoted)."""
+    names = [str(n) for n in names]
+    shown = ", ".join(f"'{n}'" for n in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _count(names, word: str) -> str:
+    return f"{len(names)} {word}{'s' if len(names) != 1 else ''}"
 
 
 def resolve_weights(n_tasks: int | None, *, tasks=None, weights=None, group_weights=None,
@@ -20,20 +42,30 @@ def resolve_weights(n_tasks: int | None, *, tasks=None, weights=None, group_weig
     tasks : sequence of str, optional
         Task names in column order; needed when weights or groups are given by name.
     weights : array (T,) or mapping task -> weight, optional
-        Relative task weights (non-negative, not all zero).
+        Relative task weights (non-negative, not all zero). A mapping may name only some tasks: the others get
+        weight 0 (:func:`weights_and_notes` returns the note saying so).
     group_weights : 'equal' or mapping group -> weight, optional
         Each group's total weight, shared equally among its tasks (or in proportion to ``weights`` within the
-        group when both are given). 'equal' gives every group the same weight.
+        group when both are given). 'equal' gives every group the same weight. A mapping may name only some
+        groups: the others get weight 0.
     task_groups : mapping task -> group
         Needed with ``group_weights``.
     """
+    return weights_and_notes(n_tasks, tasks=tasks, weights=weights, group_weights=group_weights,
+                             task_groups=task_groups)[0]
+
+
+def weights_and_notes(n_tasks: int | None, *, tasks=None, weights=None, group_weights=None,
+                      task_groups=None) -> tuple[np.ndarray | None, tuple[str, ...]]:
+    """:func:`resolve_weights` and the notes on what it assumed (tasks or groups not named get weight 0)."""
+    notes = []
     if tasks is not None:
         tasks = [str(t) for t in tasks]
         if n_tasks is not None and len(tasks) != n_tasks:
             raise ValueError(f"`tasks` names {len(tasks)} tasks; the scores have {n_tasks}.")
         n_tasks = len(tasks)
     if weights is None and group_weights is None:
-        return None if n_tasks is None else np.full(n_tasks, 1.0 / n_tasks)
+        return (None if n_tasks is None else np.full(n_tasks, 1.0 / n_tasks)), ()
     if n_tasks is None:
         if weights is not None and not isinstance(weights, Mapping):
             n_tasks = len(np.atleast_1d(weights))
@@ -44,13 +76,18 @@ def resolve_weights(n_tasks: int | None, *, tasks=None, weights=None, group_weig
     elif isinstance(weights, Mapping):
         if tasks is None:
             raise ValueError("`weights` given as a mapping needs `tasks` (the task names in column order).")
-        unknown = [k for k in weights if str(k) not in tasks]
+        given = {str(k): v for k, v in weights.items()}
+        unknown = [k for k in given if k not in tasks]
         if unknown:
-            raise ValueError(f"`weights` names unknown task(s) {unknown!r}; tasks: {tasks!r}.")
-        missing = [t for t in tasks if t not in {str(k) for k in weights}]
+            raise ValueError(f"`weights` names unknown task(s) {unknown!r}.")
+        try:
+            w = np.array([float(given.get(t, 0.0)) for t in tasks])
+        except (TypeError, ValueError):
+            raise ValueError(f"`weights` must map task names to numbers; got {weights!r}.") from None
+        missing = [t for t in tasks if t not in given]
         if missing:
-            raise ValueError(f"`weights` lacks task(s) {missing!r}; give every task a weight (0 to drop one).")
-        w = np.array([float({str(k): v for k, v in weights.items()}[t]) for t in tasks])
+            notes.append(f"{_count(missing, 'task')} not named in `weights` {'gets' if len(missing) == 1 else 'get'}"
+                         f" weight 0: {names_text(missing)}")
     else:
         w = np.asarray(weights, dtype=np.float64).ravel()
         if w.shape != (n_tasks,):
@@ -69,12 +106,20 @@ def resolve_weights(n_tasks: int | None, *, tasks=None, weights=None, group_weig
                 raise ValueError(f"`group_weights` must be 'equal' or a mapping group -> weight; got {group_weights!r}.")
             gw = {g: 1.0 for g in names}
         elif isinstance(group_weights, Mapping):
-            gw = {str(k): float(v) for k, v in group_weights.items()}
+            try:
+                gw = {str(k): float(v) for k, v in group_weights.items()}
+            except (TypeError, ValueError):
+                raise ValueError(f"`group_weights` must map group names to numbers; got {group_weights!r}.") from None
             unknown = [g for g in gw if g not in names]
+            if unknown:
+                raise ValueError(f"`group_weights` names unknown group(s) {unknown!r}; groups are {names!r}.")
             missing = [g for g in names if g not in gw]
-            if unknown or missing:
-                raise ValueError(f"`group_weights` must name each group once: groups are {names!r}"
-                                 + (f"; unknown {unknown!r}" if unknown else "") + (f"; missing {missing!r}" if missing else ""))
+            if missing:
+                notes.append(f"{_count(missing, 'group')} not named in `group_weights`"
+                             f" {'gets' if len(missing) == 1 else 'get'} weight 0 (and so do"
+                             f" {'its' if len(missing) == 1 else 'their'} tasks):"
+                             f" {names_text(missing)}")
+                gw.update({g: 0.0 for g in missing})
         else:
             raise TypeError("`group_weights` must be 'equal' or a mapping group -> weight.")
         if not all(np.isfinite(v) and v >= 0 for v in gw.values()):
@@ -89,4 +134,73 @@ def resolve_weights(n_tasks: int | None, *, tasks=None, weights=None, group_weig
         w = out
         if w.sum() <= 0:
             raise ValueError("`group_weights` give every task zero weight.")
-    return w / w.sum()
+    return w / w.sum(), tuple(notes)
+
+
+#: ``--weights`` words for equal weight per group, and for equal weight per task (the default)
+GROUP_WORDS = ("groups", "group", "equal-groups")
+EQUAL_WORDS = ("equal", "tasks")
+
+
+def parse_weights(text, tasks, groups=()) -> tuple:
+    """Weights written as text (the command line's ``--weights``) -> ``(weights, group_weights)``.
+
+    Parameters
+    ----------
+    text : str or None
+        ``None``, ``''``, ``'equal'`` or ``'tasks'``: equal task weights. ``'groups'``: equal weight per group.
+        ``'name=w,...'``: weights of tasks, or of groups (all names tasks, or all groups); tasks or groups not
+        named get weight 0. ``'w1,w2,...'``: one weight per task, in task order.
+    tasks : sequence of str
+        The data's task names.
+    groups : sequence of str
+        The data's group names (empty without groups).
+
+    Returns
+    -------
+    weights : list, dict or None
+    group_weights : 'equal', dict or None
+        Ready for :func:`resolve_weights` (and every aggregate taking ``weights``/``group_weights``).
+    """
+    tasks = [str(t) for t in tasks]
+    groups = [str(g) for g in (groups or ())]
+    if text is None:
+        return None, None
+    text = str(text).strip()
+    key = text.lower()
+    if key in ("",) + EQUAL_WORDS:
+        return None, None
+    if key in GROUP_WORDS:
+        if not groups:
+            raise ValueError("`weights` 'groups' needs task groups in the data (a group column).")
+        return None, "equal"
+    parts = split_names(text, name="weights")  # "quoted,names"=w and @FILE (one name=w per line)
+    if not parts:
+        raise ValueError(f"`weights` is empty; got {text!r}.")
+    if all("=" not in p for p in parts):
+        try:
+            return [float(p) for p in parts], None
+        except ValueError:
+            raise ValueError(f"`weights` must be 'equal', 'groups', numbers in task order or name=weight pairs;"
+                             f" got {text!r}.") from None
+    pairs = {}
+    for p in parts:
+        if "=" not in p:
+            raise ValueError(f"`weights`: mix of name=weight and bare numbers in {text!r}.")
+        name, value = (x.strip() for x in p.rsplit("=", 1))
+        if name in pairs:
+            raise ValueError(f"`weights` names {name!r} twice.")
+        try:
+            pairs[name] = float(value)
+        except ValueError:
+            raise ValueError(f"`weights`: {value!r} is not a number (in {p!r}).") from None
+    if groups and set(pairs) <= set(groups) and not set(pairs) & set(tasks):
+        return None, pairs
+    unknown = sorted(set(pairs) - set(tasks) - set(groups))
+    if unknown:
+        raise ValueError(f"`weights` names unknown task(s) or group(s) {unknown!r}"
+                         + (f"; groups are {sorted(groups)!r}" if groups else "") + ".")
+    if set(pairs) - set(tasks):
+        raise ValueError(f"`weights` mixes group names {sorted(set(pairs) - set(tasks))!r} with task names;"
+                         " give all groups or all tasks.")
+    return pairs, None

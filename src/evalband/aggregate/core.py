@@ -12,13 +12,13 @@ from the same replicates::
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.stats import trim_mean
 
 from .._validate import check_choice
-from ._weights import resolve_weights
+from ._weights import weights_and_notes
 from .ranks import binned_task_ranks, task_ranks, task_win_rates
 
 __all__ = ["Aggregate", "get_aggregate", "AGGREGATES"]
@@ -37,6 +37,8 @@ class Aggregate:
     weights : numpy.ndarray or None
         The normalized task weights used, when the aggregate is weighted.
     description : str
+    notes : tuple of str
+        What the weights assumed (e.g. tasks not named in a mapping of weights get weight 0).
     """
 
     name: str
@@ -44,6 +46,7 @@ class Aggregate:
     higher_is_better: bool = True
     weights: np.ndarray | None = None
     description: str = ""
+    notes: tuple = ()
 
     def __call__(self, scores) -> np.ndarray:
         s = np.asarray(scores, dtype=np.float64)
@@ -130,9 +133,11 @@ def get_aggregate(name="mean", *, weights=None, group_weights=None, task_groups=
         (it must broadcast over leading axes, e.g. use ``axis=-1``).
     weights : array (T,) or mapping task -> weight, optional
         Task weights (normalized to sum to one) for 'mean', 'geometric', 'harmonic', 'minmax',
-        'chance-normalized', 'mean-rank', 'binned-rank' and 'win-rate'.
+        'chance-normalized', 'mean-rank', 'binned-rank' and 'win-rate'. A mapping may name only some tasks: the
+        others get weight 0, and :attr:`Aggregate.notes` lists them. Unknown names are an error.
     group_weights : 'equal' or mapping group -> weight, optional
-        Weight per group of tasks, shared among the group's tasks ('equal': every group the same).
+        Weight per group of tasks, shared among the group's tasks ('equal': every group the same). Groups a
+        mapping does not name get weight 0 (listed in :attr:`Aggregate.notes`).
     task_groups : mapping task -> group, optional
     tasks, models : sequence of str, optional
         Column and row names (for weights or baselines given by name).
@@ -193,10 +198,17 @@ def get_aggregate(name="mean", *, weights=None, group_weights=None, task_groups=
         return Aggregate(getattr(name, "__name__", "custom"), name, True, None, "user-supplied function")
     name = check_choice(name, AGGREGATES, "name")
     n_tasks = len(tasks) if tasks is not None else None
-    w = resolve_weights(n_tasks, tasks=tasks, weights=weights, group_weights=group_weights, task_groups=task_groups)
     unweighted = name in ("median", "iqm", "optimality-gap", "probability-of-improvement")
     if unweighted and (weights is not None or group_weights is not None):
         raise ValueError(f"aggregate '{name}' is unweighted; `weights`/`group_weights` do not apply.")
+    w, notes = weights_and_notes(n_tasks, tasks=tasks, weights=weights, group_weights=group_weights,
+                                 task_groups=task_groups)
+    agg = _build(name, w, tasks, models, fit, floors, ceilings, chance, bin_width, gamma, baseline)
+    return replace(agg, notes=notes) if notes else agg
+
+
+def _build(name, w, tasks, models, fit, floors, ceilings, chance, bin_width, gamma, baseline) -> Aggregate:
+    """The named aggregate with normalized task weights ``w`` (None: equal)."""
     if name == "mean":
         return Aggregate(name, _weighted(w), True, w, "weighted mean over tasks")
     if name == "geometric":

@@ -27,8 +27,10 @@ def make_aggregator(tasks, task_groups=None, *, aggregate="mean", weights=None, 
     """The aggregate across tasks (:func:`evalband.aggregate.get_aggregate`), a callable (..., M, T) -> (..., M),
     and a one-line description.
 
-    ``weights`` (per task: a mapping naming every task, or one per task) or ``group_weights`` ('equal' or a
-    mapping group -> weight, shared among each group's tasks) weight the aggregates that take weights.
+    ``weights`` (per task: a mapping, or one per task) or ``group_weights`` ('equal' or a mapping group -> weight,
+    shared among each group's tasks) weight the aggregates that take weights. The rule is that of every command
+    (:func:`evalband.aggregate.resolve_weights`): tasks or groups a mapping does not name get weight 0, and the
+    description lists the tasks that weigh 0.
     """
     from ..aggregate import get_aggregate
 
@@ -42,10 +44,23 @@ def make_aggregator(tasks, task_groups=None, *, aggregate="mean", weights=None, 
     if agg.name == "mean" and w is not None and np.allclose(w, 1.0 / len(tasks)):
         text = "unweighted mean over tasks"
     elif agg.name == "mean" and w is not None:
-        text = "weighted mean over tasks (" + ", ".join(f"{t}: {x:.3g}" for t, x in zip(tasks, w)) + ")"
+        text = "weighted mean over tasks (" + ", ".join(f"{t}: {x:.3g}" for t, x in zip(tasks, w) if x > 0)
+        zero = [t for t, x in zip(tasks, w) if x == 0]
+        if zero:
+            text += f"; weight 0: {_names(zero)}"
+        text += ")"
     else:
         text = agg.description or f"{agg.name} over tasks"
+        zero = [] if w is None else [t for t, x in zip(tasks, w) if x == 0]
+        if zero:
+            text += f" (weight 0: {_names(zero)})"
     return agg, text
+
+
+def _names(names, limit: int = 20) -> str:
+    """'a, b, c and 4 more' (the tasks that weigh 0, in a description)."""
+    names = [str(n) for n in names]
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 @dataclass(frozen=True)

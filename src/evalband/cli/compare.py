@@ -11,15 +11,16 @@ from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt, SchedulerOpt,
 from ._common import AccuracyScaleOpt, DropColsOpt, resolve_seed
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
-                      TrialColOpt, UnboundedOpt, emit, errors, load_input)
+                      TasksOpt, TrialColOpt, UnboundedOpt, cli_message, emit, errors, load_input, parse_list)
 
 AggregateOpt = Annotated[str, typer.Option(
     "--aggregate", help="Aggregate over tasks: mean, geometric, harmonic, minmax, mean-rank, win-rate, median, iqm,"
                         " binned-rank:WIDTH, optimality-gap:GAMMA, chance-normalized:CHANCE,"
                         " probability-of-improvement:BASELINE (comma-separated for several).")]
 WeightsOpt = Annotated[Optional[str], typer.Option(
-    "--weights", help="Task or group weights: 'task=w,...', 'group=w,...', 'w1,w2,...' in task order, or"
-                      " 'groups' for equal weight per group.", show_default=False)]
+    "--weights", help="Task or group weights: 'task=w,...' or 'group=w,...' (tasks or groups not named get"
+                      " weight 0), 'w1,w2,...' in task order, 'groups' for equal weight per group, or 'equal'"
+                      " (every task the same; the default).", show_default=False)]
 ResamplingOpt = Annotated[str, typer.Option(
     "--resampling", help="paired (same items for every model; item data) or independent; summary data are"
                          " always resampled independently (binomially). Default: auto.")]
@@ -33,43 +34,21 @@ MarginOpt = Annotated[str, typer.Option(
 
 
 def parse_weights(text, table):
-    """``--weights`` text -> (weights, group_weights) for the aggregates."""
-    if text is None:
-        return None, None
-    text = text.strip()
-    if text.lower() in ("groups", "equal-groups", "group", "equal"):
-        if not table.has_groups:
-            raise ValueError("`--weights groups` needs task groups in the data (a group column).")
-        return None, "equal"
-    parts = [p.strip() for p in text.split(",") if p.strip()]
-    if not parts:
-        raise ValueError(f"`--weights` is empty; got {text!r}.")
-    if all("=" not in p for p in parts):
-        try:
-            return [float(p) for p in parts], None
-        except ValueError:
-            raise ValueError(f"`--weights` must be numbers in task order or name=weight pairs; got {text!r}.")\
-                from None
-    pairs = {}
-    for p in parts:
-        if "=" not in p:
-            raise ValueError(f"`--weights`: mix of name=weight and bare numbers in {text!r}.")
-        name, value = p.rsplit("=", 1)
-        try:
-            pairs[name.strip()] = float(value)
-        except ValueError:
-            raise ValueError(f"`--weights`: {value!r} is not a number (in {p!r}).") from None
-    if table.has_groups and set(pairs) <= set(table.groups) and not set(pairs) & set(table.tasks):
-        return None, pairs
-    groups = set(table.groups) if table.has_groups else set()
-    unknown = sorted(set(pairs) - set(table.tasks) - groups)
-    if unknown:
-        raise ValueError(f"`--weights` names unknown task(s) or group(s) {unknown!r}"
-                         + (f"; groups are {sorted(groups)!r}" if groups else "") + ".")
-    if set(pairs) - set(table.tasks):
-        raise ValueError(f"`--weights` mixes group names {sorted(set(pairs) - set(table.tasks))!r} with task names;"
-                         " give all groups or all tasks.")
-    return pairs, None
+    """``--weights`` text -> (weights, group_weights) for the aggregates: the library's one rule
+    (:func:`evalband.aggregate.parse_weights`; tasks or groups not named get weight 0, with a note)."""
+    from ..aggregate import parse_weights as parse
+
+    return parse(text, table.tasks, table.groups if table.has_groups else ())
+
+
+def select_tasks(table, tasks):
+    """``--tasks`` -> (the table restricted to them, the list for the library) (None: every task)."""
+    names = parse_list(tasks, name="tasks")
+    if names is None:
+        return table, None
+    if not names:
+        raise ValueError("`--tasks` is empty; give comma-separated task names (or leave the option out)")
+    return table.select(tasks=names), names
 
 
 def parse_margin(text) -> float:
@@ -133,6 +112,7 @@ def compare(
     path: PathArg = None,
     example: ExampleOpt = None,
     models: ModelsOpt = None,
+    tasks: TasksOpt = None,
     drop_cols: DropColsOpt = None,
     accuracy_scale: AccuracyScaleOpt = None,
     aggregate: AggregateOpt = "mean",
@@ -171,20 +151,22 @@ def compare(
     """
     from ..compare import compare as compare_models
 
-    with errors(method="--interval"), executor_for(scheduler):  # the bootstrap interval `method`
+    with errors(method="--interval", tasks="--tasks"), executor_for(scheduler):  # the bootstrap interval `method`
         table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
                            source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
                            group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
                            drop_cols=drop_cols, accuracy_scale=accuracy_scale)
+        table, task_names = select_tasks(table, tasks)
         w, gw = parse_weights(weights, table)
         seed, seed_text = resolve_seed(seed)
-        result = compare_models(table, aggregate=aggregate, weights=w, group_weights=gw, resampling=resampling,
+        result = compare_models(table, tasks=task_names, aggregate=aggregate, weights=w, group_weights=gw,
+                                resampling=resampling,
                                 n_resamples=n_resamples, method=interval, confidence_level=parse_confidence(confidence),
                                 correction=correction, margin=parse_margin(margin), per_task=False, rng=seed)
         frame = result.to_frame()
         readings = result.readings()
-        notes = list(result.notes)
+        notes = [cli_message(n, {"tasks": "--tasks"}) for n in result.notes]
         notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
         if table.attribution:
             notes.append(table.attribution)

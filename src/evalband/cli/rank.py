@@ -15,9 +15,10 @@ from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt, SchedulerOpt,
 from ._common import AccuracyScaleOpt, DropColsOpt, resolve_seed
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
-                      TrialColOpt, UnboundedOpt, errors, load_input)
+                      TasksOpt, TrialColOpt, UnboundedOpt, cli_message, errors, load_input)
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
-                      WeightsOpt, emit_frame, in_points, parse_confidence, parse_margin, parse_weights)
+                      WeightsOpt, emit_frame, in_points, parse_confidence, parse_margin, parse_weights,
+                      select_tasks)
 
 TestOpt = Annotated[Optional[str], typer.Option(
     "--test", help="Test over tasks (tasks as the sample) instead of the bootstrap ranking: friedman (with"
@@ -34,6 +35,7 @@ def rank(
     path: PathArg = None,
     example: ExampleOpt = None,
     models: ModelsOpt = None,
+    tasks: TasksOpt = None,
     drop_cols: DropColsOpt = None,
     accuracy_scale: AccuracyScaleOpt = None,
     aggregate: AggregateOpt = "mean",
@@ -73,17 +75,19 @@ def rank(
     --correction (max-t by default; bonferroni and holm also hold jointly). Tiers group models that no such
     interval separates (by more than --margin).
     """
-    with errors(method="--interval"), executor_for(scheduler):  # the bootstrap interval `method`
+    with errors(method="--interval", tasks="--tasks"), executor_for(scheduler):  # the bootstrap interval `method`
         table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
                            source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
                            group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
                            drop_cols=drop_cols, accuracy_scale=accuracy_scale)
+        table, task_names = select_tasks(table, tasks)
         if test is not None:
             return _run_task_test(table, test=test, control=control, rope=rope, confidence=confidence, seed=seed,
                                   fmt=fmt)
-        options = dict(aggregate=aggregate, weights=weights, resampling=resampling, n_resamples=n_resamples,
-                       seed=seed, confidence=confidence, interval=interval, correction=correction, margin=margin)
+        options = dict(tasks=task_names, aggregate=aggregate, weights=weights, resampling=resampling,
+                       n_resamples=n_resamples, seed=seed, confidence=confidence, interval=interval,
+                       correction=correction, margin=margin)
         frame, notes, scales = _run(table, **options)
         value_cols = ("estimate", "se", "ci_low", "ci_high")
         if fmt in ("table", "markdown", "latex"):  # every human format on the same scale (points for accuracies)
@@ -98,17 +102,18 @@ def rank(
             emit_frame(frame, fmt, notes, scale=1.0, value_cols=("estimate", "se", "ci_low", "ci_high"))
 
 
-def _run(table, *, aggregate, weights, resampling, n_resamples, seed, confidence, interval, correction, margin):
+def _run(table, *, tasks, aggregate, weights, resampling, n_resamples, seed, confidence, interval, correction,
+         margin):
     """Call the library; return (frame, notes, [(aggregate, display scale)])."""
     from ..rank import rank as rank_models
 
     w, gw = parse_weights(weights, table)
     seed, seed_text = resolve_seed(seed)
-    result = rank_models(table, aggregate=aggregate, weights=w, group_weights=gw, resampling=resampling,
-                         n_resamples=n_resamples, method=interval, confidence_level=parse_confidence(confidence),
+    result = rank_models(table, tasks=tasks, aggregate=aggregate, weights=w, group_weights=gw,
+                         resampling=resampling, n_resamples=n_resamples, method=interval, confidence_level=parse_confidence(confidence),
                          simultaneous=correction, margin=parse_margin(margin), rng=seed)
     frame = result.to_frame()
-    notes = list(result.notes)
+    notes = [cli_message(n, {"tasks": "--tasks"}) for n in result.notes]
     level = result.rankings[0].confidence_level
     notes.append(f"{level:.4g} intervals; rank_low-rank_high: bootstrap percentile interval of each model's rank;"
                  f" rank_sim_low-rank_sim_high: simultaneous ({correction}) rank intervals; rank 1 is best")
@@ -126,7 +131,7 @@ def _run_task_test(table, *, test, control, rope, confidence, seed, fmt):
     result = run_test(table, test=test, control=control, rope=rope, confidence_level=parse_confidence(confidence),
                       rng=seed)
     notes = result.summary().splitlines()
-    if result.test == "bayes-signed-rank":
+    if result.test == "bayes-signed-rank" or getattr(result.omnibus, "exact_method", "") == "monte-carlo":
         notes.append(seed_text)
     if table.attribution:
         notes.append(table.attribution)

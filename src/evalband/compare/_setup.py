@@ -8,13 +8,16 @@ so that per-model intervals, differences and ranks all come from the same replic
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._validate import InputError, as_generator, check_choice
+from ..aggregate._weights import names_text
 
-__all__ = ["prepare", "resolve_aggregates", "AggregateValues", "LOWER_IS_BETTER", "pair_indices"]
+__all__ = ["prepare", "resolve_aggregates", "aggregate_notes", "AggregateValues", "LOWER_IS_BETTER", "pair_indices", "TasksLeftOut",
+           "shared_tasks"]
 
 #: aggregates where a smaller value is better
 LOWER_IS_BETTER = frozenset({"mean-rank", "binned-rank", "optimality-gap", "rank"})
@@ -43,6 +46,8 @@ class AggregateValues:
         'points' for accuracy-like aggregates, '' otherwise.
     function : callable
         The aggregate, ``(..., M, T) -> (..., M)``.
+    notes : tuple of str
+        What its weights assumed (tasks not named in a mapping of weights get weight 0).
     """
 
     name: str
@@ -54,6 +59,7 @@ class AggregateValues:
     scale: float
     unit: str
     function: object = None
+    notes: tuple = ()
 
 
 def pair_indices(order) -> tuple[np.ndarray, np.ndarray]:
@@ -65,15 +71,20 @@ def pair_indices(order) -> tuple[np.ndarray, np.ndarray]:
 
 def prepare(data, *, replicates=None, models=None, tasks=None, resampling="auto", n_resamples=10_000,
             rng=None, cluster=None):
-    """Return ``(table or None, Replicates, generator)`` for ``data``.
+    """Return ``(table or None, Replicates, generator, TasksLeftOut)`` for ``data``.
 
     ``data`` may be a ResultsTable, anything ``evalband.read`` accepts, or a Replicates (then the table is None
     and item-level analytics are unavailable). A precomputed ``replicates`` can be passed with a table.
+
+    Tasks that a selected model lacks (or on which, at item level, the selected models share no item) are left
+    out, and the returned :class:`TasksLeftOut` says which and why; a task named in ``tasks`` that a model lacks
+    is an error, and so is a selection with no task left.
     """
     from ..resample import Replicates, bootstrap
 
     resampling = check_choice(resampling, RESAMPLING, "resampling")
     gen = as_generator(rng)
+    left_out = TasksLeftOut((), {})
     if isinstance(data, Replicates):
         table, reps = None, data
     else:
@@ -85,6 +96,9 @@ def prepare(data, *, replicates=None, models=None, tasks=None, resampling="auto"
         if len(table.models) < 2:  # before drawing any replicate; name the file and the model
             raise InputError(f"a comparison needs at least 2 models; found {len(table.models)}"
                              f" ({', '.join(table.models)})", source=table.source)
+        independent = (table.level == "summary" or resampling == "independent"
+                       or not getattr(table, "paired_items", True))
+        table, left_out = shared_tasks(table, explicit=tasks is not None, independent=independent)
         if replicates is not None:
             reps = replicates
             if tuple(reps.models) != tuple(table.models) or tuple(reps.tasks) != tuple(table.tasks):
@@ -98,7 +112,176 @@ def prepare(data, *, replicates=None, models=None, tasks=None, resampling="auto"
         reps = _select_replicates(reps, models, tasks)
     if len(reps.models) < 2:
         raise ValueError(f"a comparison needs at least 2 models; got {len(reps.models)}.")
-    return table, reps, gen
+    return table, reps, gen, left_out
+
+
+@dataclass(frozen=True)
+class TasksLeftOut:
+    """Tasks left out of a comparison or ranking because not every selected model can be compared on them.
+
+    Attributes
+    ----------
+    tasks : tuple of str
+        The tasks before any was left out, in table order.
+    lacking : dict
+        Task left out -> the models with no result on it (empty when every model has results but, at item
+        level, they share no item).
+    independent : bool
+        Models are resampled independently (summary counts, runs of independent seeds): a missing task still
+        makes an aggregate over tasks compare different things, so it is left out all the same.
+    task_groups : dict or None
+        Task -> group for :attr:`tasks` (None without groups).
+    """
+
+    tasks: tuple
+    lacking: dict
+    independent: bool = False
+    task_groups: dict | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.lacking)
+
+    def notes(self) -> list[str]:
+        """One note per set of models lacking tasks, and one saying what the aggregates are over."""
+        if not self.lacking:
+            return []
+        by_models = {}
+        for task, ms in self.lacking.items():
+            by_models.setdefault(ms, []).append(task)
+        out = []
+        for ms, ts in by_models.items():
+            which = f"task {names_text(ts)}" if len(ts) == 1 else f"{len(ts)} tasks ({names_text(ts)})"
+            it = "it" if len(ts) == 1 else "them"
+            if ms:
+                out.append(f"{which} left out: {_and(ms)} {'has' if len(ms) == 1 else 'have'} no results on {it}")
+            else:
+                out.append(f"{which} left out: the selected models share no item on {it}")
+        kept = len(self.tasks) - len(self.lacking)
+        text = (f"aggregates over tasks are over the {kept} task{'s' if kept != 1 else ''} every selected model"
+                f" has ({len(self.lacking)} of {len(self.tasks)} left out; choose with `tasks` or `models`)")
+        if self.independent:
+            text += ("; the models are resampled independently, but an aggregate over tasks still needs every"
+                     " model on the same tasks")
+        out.append(text)
+        return out
+
+    def weights(self, weights, group_weights):
+        """``(weights, group_weights, notes)`` for the tasks kept.
+
+        Task weights (a mapping, or one per task in the order of :attr:`tasks`) that give a left-out task a
+        positive weight are refused: the user asked for that task to count. Weights of 0 are dropped with the
+        task. Group weights stay the groups' weights, shared among the tasks each group keeps (with a note); a
+        group left without tasks is refused when a mapping gives it a positive weight, and left out (with a
+        note) under 'equal'.
+        """
+        if not self.lacking:
+            return weights, group_weights, []
+        kept = [t for t in self.tasks if t not in self.lacking]
+        notes = []
+        if weights is not None:
+            if isinstance(weights, Mapping):
+                given = {str(k): v for k, v in weights.items()}
+                pos = [t for t in self.lacking if t in given and _positive(given[t])]
+                weights = {k: v for k, v in given.items() if k not in self.lacking}
+            else:
+                arr = np.asarray(weights, dtype=np.float64).ravel()
+                if arr.shape != (len(self.tasks),):
+                    raise ValueError(f"`weights` must have one entry per task ({len(self.tasks)}, before any is"
+                                     f" left out); got {arr.shape[0]}.")
+                pos = [t for t, v in zip(self.tasks, arr) if t in self.lacking and _positive(v)]
+                weights = [float(v) for t, v in zip(self.tasks, arr) if t not in self.lacking]
+            if pos:
+                t = pos[0]
+                who = (f"{_and(self.lacking[t])} {'has' if len(self.lacking[t]) == 1 else 'have'} no results on it"
+                       if self.lacking[t] else "the selected models share no item on it")
+                raise InputError(f"`weights` gives task '{t}' a positive weight, but {who}; give it weight 0 (or"
+                                 " leave it out of `weights`), or leave such models out with `models`")
+            if isinstance(weights, Mapping) and not weights:
+                raise InputError("`weights` names only tasks that were left out; no weighted task remains")
+        task_groups = self.task_groups
+        if group_weights is not None and task_groups is not None:
+            groups = list(dict.fromkeys(str(task_groups[t]) for t in self.tasks if t in task_groups))
+            remaining = {g: [t for t in kept if str(task_groups.get(t)) == g] for g in groups}
+            total = {g: [t for t in self.tasks if str(task_groups.get(t)) == g] for g in groups}
+            gone = [g for g in groups if not remaining[g]]
+            if isinstance(group_weights, Mapping):
+                gw = {str(k): v for k, v in group_weights.items()}
+                bad = [g for g in gone if g in gw and _positive(gw[g])]
+                if bad:
+                    raise InputError(f"`weights` gives group '{bad[0]}' a positive weight, but none of its tasks"
+                                     " has results for every selected model; give it weight 0, or leave such"
+                                     " models out with `models`")
+                group_weights = {g: v for g, v in gw.items() if g not in gone}
+            elif gone:
+                notes.append(f"group(s) {names_text(gone)} left out with all their tasks; the other groups share"
+                             " the weight equally")
+            part = [g for g in groups if remaining[g] and len(remaining[g]) < len(total[g])
+                    and (not isinstance(group_weights, Mapping) or _positive(group_weights.get(g, 0)))]
+            for g in part:
+                notes.append(f"group '{g}' keeps its weight, shared among the {len(remaining[g])} of its"
+                             f" {len(total[g])} tasks left")
+        return weights, group_weights, notes
+
+
+def _positive(v) -> bool:
+    try:
+        return float(v) > 0
+    except (TypeError, ValueError):
+        return True  # not a number: let the weights check name it
+
+
+def _and(names) -> str:
+    names = [str(n) for n in names]
+    if len(names) > 6:
+        return ", ".join(names[:6]) + f" and {len(names) - 6} more models"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def shared_tasks(table, *, explicit: bool = False, independent: bool = False):
+    """``(table, TasksLeftOut)``: the table restricted to the tasks every model has (and, at item level, shares
+    an item on), and what was left out.
+
+    ``explicit``: the tasks were chosen by the user, so a task some model lacks is an error, not left out.
+    """
+    d = table.data
+    rows = d if table.level == "item" else d.loc[d["n"] > 0]
+    present = rows.groupby(["model", "task"], observed=True).size()
+    have = set(zip(present.index.get_level_values(0).astype(str), present.index.get_level_values(1).astype(str)))
+    lacking = {}
+    for t in table.tasks:
+        ms = tuple(m for m in table.models if (str(m), str(t)) not in have)
+        if ms:
+            lacking[str(t)] = ms
+    if table.level == "item":
+        n_models = len(table.models)
+        items = d.drop_duplicates(["model", "task", "item"])
+        shared = items.groupby(["task", "item"], observed=True).size()
+        common = (shared == n_models).groupby(level="task", observed=True).sum()
+        for t in table.tasks:
+            if str(t) not in lacking and int(common.get(t, 0)) == 0:
+                lacking[str(t)] = ()
+    if not lacking:
+        return table, TasksLeftOut(tuple(table.tasks), {}, independent)
+    if explicit:
+        t = next(iter(lacking))
+        who = (f"{_and(lacking[t])} {'has' if len(lacking[t]) == 1 else 'have'} no results on it" if lacking[t]
+               else "the selected models share no item on it")
+        raise InputError(f"task '{t}' (in `tasks`): {who}; leave the task out of `tasks`, or such models out with"
+                         " `models`", source=table.source)
+    kept = [t for t in table.tasks if str(t) not in lacking]
+    if not kept:
+        by_model = {m: [t for t, ms in lacking.items() if m in ms] for m in table.models}
+        by_model = {m: ts for m, ts in by_model.items() if ts}  # in model order
+        if by_model:
+            who = "; ".join(f"{m} lacks {names_text(ts, 4)}" for m, ts in list(by_model.items())[:4])
+            if len(by_model) > 4:
+                who += f"; and {len(by_model) - 4} more models"
+        else:
+            who = "the selected models share no item on any task"
+        raise InputError(f"no task has results for every selected model ({who}); choose models with `models`",
+                         source=table.source)
+    return table.select(tasks=kept), TasksLeftOut(tuple(str(t) for t in table.tasks), lacking, independent,
+                                                  table.task_groups)
 
 
 def _select_replicates(reps, models, tasks):
@@ -166,7 +349,18 @@ def resolve_aggregates(reps, aggregate="mean", *, weights=None, group_weights=No
             hib = name not in LOWER_IS_BETTER
         unitless = (name.split(":")[0] in _UNITLESS or not getattr(fn, "accuracy_scale", True) or not bounded)
         out.append(AggregateValues(name, obs, samples, jack, bool(hib), linear_weights(fn, reps.observed),
-                                   1.0 if unitless else 100.0, "" if unitless else "points", fn))
+                                   1.0 if unitless else 100.0, "" if unitless else "points", fn,
+                                   tuple(getattr(fn, "notes", ()))))
+    return out
+
+
+def aggregate_notes(aggs) -> list[str]:
+    """The aggregates' notes (what their weights assumed), each once."""
+    out = []
+    for av in aggs:
+        for n in av.notes:
+            if n not in out:
+                out.append(n)
     return out
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from .._validate import (OVERLAP_CONFIDENCE, check_alternative, check_choice, check_confidence_level,
                          check_positive_int)
-from ._setup import prepare, resolve_aggregates
+from ._setup import aggregate_notes, prepare, resolve_aggregates
 from .exact import mcnemar_exact
 from .multiplicity import CORRECTIONS, adjust_pvalues
 from .paired import paired_difference
@@ -17,7 +17,7 @@ from .pairwise import PairwiseComparison, interval_label, pairwise_differences
 from .permutation import paired_permutation_test
 from .pvalues import INTERVAL_METHODS
 from .sensitivity import DEFAULT_CORRELATIONS, correlated_replicates, describe_sweep
-from .verdict import MIN_DISCORDANT, check_margin, reading
+from .verdict import MIN_DISCORDANT, check_margin, reading, verdict_detail
 
 __all__ = ["compare", "Comparison", "PairwiseComparison", "pairwise_differences"]
 
@@ -41,6 +41,9 @@ class Comparison:
         Whether the replicates keep models paired (item-level data resampled with the same items).
     notes : tuple of str
         What was assumed or left out.
+    tasks_left_out : dict
+        Task left out -> the selected models with no result on it (empty tuple: the models have results but
+        share no item). Aggregates are over the other tasks; ``notes`` says so.
     """
 
     models: tuple
@@ -50,6 +53,7 @@ class Comparison:
     replicates: object
     paired: bool
     notes: tuple = ()
+    tasks_left_out: dict = field(default_factory=dict)
 
     def to_frame(self, level: str = "aggregate") -> pd.DataFrame:
         """Tidy table of the pairs: ``level`` 'aggregate', 'task' or 'sensitivity'."""
@@ -90,9 +94,15 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         score array.
     weights, group_weights : optional
         Task weights (array in task order or mapping task -> weight) and group weights ('equal' or mapping
-        group -> weight) for weighted aggregates (see ``evalband.aggregate.get_aggregate``).
+        group -> weight) for weighted aggregates (see ``evalband.aggregate.get_aggregate``). Tasks or groups a
+        mapping does not name get weight 0, and ``notes`` lists them.
     models, tasks : sequence of str, optional
-        Restrict the comparison (and so the pairs).
+        Restrict the comparison (and so the pairs). Without ``tasks``, a task that a selected model has no
+        result on (or, at item level, on which the models share no item) is left out, named in ``notes`` and
+        ``Comparison.tasks_left_out``; aggregates are over the other tasks. A task named in ``tasks`` that a
+        model lacks is an error, and so is a selection with no task left. Task weights that give a left-out task
+        a positive weight are refused (give it weight 0, or leave the model out); group weights stay the groups'
+        weights, shared among the tasks each group keeps (with a note).
     replicates : Replicates, optional
         Reuse a replicate set (drawn by ``evalband.resample.bootstrap`` on the same table).
     resampling : {'auto', 'paired', 'independent'}
@@ -108,7 +118,10 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     correction : {'none', 'bonferroni', 'holm', 'bh', 'max-t'}
         Multiple-comparison control over the pairs of each aggregate (and, separately, of each task).
     margin : float
-        Practical margin on the statistic's scale (0.01 = one accuracy point) for the verdicts.
+        Practical margin on the statistic's scale (0.01 = one accuracy point) for the verdicts: 'A better' needs
+        the whole interval above ``+margin``, 'equivalent' the whole interval inside ``(-margin, margin)``. The
+        readings and ``verdict_detail`` say what a 'not yet decided' interval does settle (e.g. "A better, but
+        not decidedly by more than the 1-point margin" when it excludes 0 but not the margin).
     correlation : float, optional
         Summary data: assumed between-model correlation of the main result (default 0, independent).
     correlations : sequence of float
@@ -166,13 +179,14 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     margin = check_margin(margin)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
-    table, reps, gen = prepare(data, replicates=replicates, models=models, tasks=tasks, resampling=resampling,
-                               n_resamples=n_resamples, rng=rng, cluster=cluster)
+    table, reps, gen, left_out = prepare(data, replicates=replicates, models=models, tasks=tasks,
+                                         resampling=resampling, n_resamples=n_resamples, rng=rng, cluster=cluster)
+    weights, group_weights, weight_notes = left_out.weights(weights, group_weights)
     # no pairing to measure: summary counts (binomial replicates), or independent replicates given without a table
     summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
     paired = reps.resampling == "paired"
     binomial = reps.resampling == "binomial"
-    notes = list(getattr(reps, "notes", ()))
+    notes = list(getattr(reps, "notes", ())) + left_out.notes() + weight_notes
     if summary:
         rho = 0.0 if correlation is None else float(correlation)
         sweep = sorted({float(c) for c in correlations} | {rho})
@@ -192,6 +206,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     options["unit_name"] = unit_name
     aggs = resolve_aggregates(reps, aggregate, weights=weights, group_weights=group_weights,
                               jackknife=(method == "bca"), **dict(aggregate_options or {}))
+    notes += aggregate_notes(aggs)
     per_task_var = _task_variances(table, reps, paired) if not summary else None
     strata = jk_all = None
     if method == "bca":
@@ -232,7 +247,9 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
             first = by_rho[sweep[0]][k]
             texts, plain = [], []
             for p in range(verdict_grid.shape[1]):
-                named = {"A better": f"{first.model_a[p]} better", "B better": f"{first.model_b[p]} better"}
+                beyond = " beyond the margin" if margin > 0 else ""
+                named = {"A better": f"{first.model_a[p]} better{beyond}",
+                         "B better": f"{first.model_b[p]} better{beyond}"}
                 steps = [named.get(v, v) for v in verdict_grid[:, p]]
                 texts.append(f"(assumed correlation {min(sweep):g} to {max(sweep):g}: "
                              f"{describe_sweep(sweep, steps)})")
@@ -270,7 +287,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
                                                  per_task_var, permutation, n_permutations, gen, options,
                                                  strata, jk_all, binomial))
     return Comparison(tuple(reps.models), tuple(aggregates), tuple(task_results), tuple(sens), reps, paired,
-                      tuple(notes))
+                      tuple(notes), dict(left_out.lacking))
 
 
 def _task_variances(table, reps, paired):
@@ -445,6 +462,7 @@ def _exact_when_few_discordant(res, a, b, options):
     verdicts = res.verdict.copy()
     basis = list(res.verdict_basis)
     readings = list(res.readings)
+    details = list(res.verdict_detail) if res.verdict_detail is not None else None
     label = interval_label(correction)
     for k in np.flatnonzero(use):
         decided = p_adj[k] <= alpha and options["margin"] == 0 and res.difference[k] != 0
@@ -456,5 +474,8 @@ def _exact_when_few_discordant(res, a, b, options):
         readings[k] = reading(res.model_a[k], res.model_b[k], res.difference[k], res.ci.low[k], res.ci.high[k],
                               verdicts[k], se=res.se[k], confidence_level=res.interval_level, scale=res.scale,
                               unit="points", label=label, extra=why)
+        if details is not None:  # the exact test decides at a zero margin only: the verdict's words, no more
+            details[k] = verdict_detail(verdicts[k], res.ci.low[k], res.ci.high[k], model_a=res.model_a[k],
+                                        model_b=res.model_b[k])
     return replace(res, p_value=p, p_adjusted=p_adj, verdict=verdicts, verdict_basis=tuple(basis),
-                   readings=tuple(readings))
+                   readings=tuple(readings), verdict_detail=None if details is None else tuple(details))

@@ -12,7 +12,7 @@ from ..results import ConfidenceInterval
 from ._setup import pair_indices
 from .multiplicity import CORRECTIONS, adjust_pvalues, correction_level, max_t_intervals
 from .pvalues import INTERVAL_METHODS, bootstrap_pvalue
-from .verdict import check_margin, reading, verdict, withhold, withheld_text
+from .verdict import check_margin, reading, verdict, verdict_detail, withhold, withheld_text
 
 __all__ = ["PairwiseComparison", "pairwise_differences"]
 
@@ -104,6 +104,11 @@ class PairwiseComparison:
     verdict_basis: tuple | None = None
     """What each verdict rests on: 'bootstrap', 'exact McNemar', or why it was withheld ('too few units',
     'degenerate interval'); see :func:`evalband.compare.verdict.withhold`."""
+    verdict_detail: tuple | None = None
+    """What is and is not decided about each pair, in words (the end of its reading): the verdict with the better
+    model named, and with a margin what the interval settles when the verdict is 'not yet decided', e.g. 'not
+    yet decided: A better, but not decidedly by more than the 1-point margin' (see
+    :func:`evalband.compare.verdict.verdict_detail`). ``verdict`` keeps its four values."""
 
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: model_a, model_b, difference, se, ci_low, ci_high, p_value, p_adjusted, verdict, ..."""
@@ -121,6 +126,8 @@ class PairwiseComparison:
             frame["n_units"] = self.n_units
         if self.verdict_basis is not None:
             frame["verdict_basis"] = list(self.verdict_basis)
+        if self.verdict_detail is not None:
+            frame["verdict_detail"] = list(self.verdict_detail)
         if self.level == "task":
             frame["p_mcnemar"] = self.p_mcnemar
             frame["p_permutation"] = self.p_permutation
@@ -222,9 +229,13 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
             extras[k] = f"{why} {extras[k]}".strip()
     if not higher_is_better:
         unit = f"{unit} (lower is better)".strip()
+    details = tuple(  # a withheld verdict reads nothing from its interval
+        verdict_detail(verdicts[k], low[k], high[k], margin=margin if basis[k] == "bootstrap" else 0.0,
+                       higher_is_better=higher_is_better, model_a=ma[k], model_b=mb[k], scale=scale)
+        for k in range(m))
     readings = tuple(
         reading(ma[k], mb[k], d[k], low[k], high[k], verdicts[k], se=se[k], confidence_level=level_used,
-                scale=scale, unit=unit, label=label, extra=extras[k])
+                scale=scale, unit=unit, label=label, extra=extras[k], detail=details[k])
         for k in range(m))
     nan = np.full(m, np.nan)
     rep_corr = _replicate_correlation(s[:, ia], s[:, ib]) if s.shape[0] > 1 else nan.copy()
@@ -232,7 +243,7 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
                               verdicts, se_an, corr, nan, nan.copy(), reps if keep_replicates else None, readings,
                               confidence_level, float(level_used), correction, method, margin,
                               bool(higher_is_better), assumed_correlation, float(scale), None, rep_corr, units,
-                              tuple(basis))
+                              tuple(basis), details)
 
 
 def _replicate_correlation(x, y):

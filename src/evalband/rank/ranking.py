@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -105,11 +105,16 @@ class ModelRanking:
 
 @dataclass(frozen=True)
 class Ranking:
-    """Result of :func:`rank`: one :class:`ModelRanking` per aggregate, all from one replicate set."""
+    """Result of :func:`rank`: one :class:`ModelRanking` per aggregate, all from one replicate set.
+
+    ``notes`` say what was assumed or left out; ``tasks_left_out`` maps each task left out (because a selected
+    model has no result on it, or the models share no item on it) to the models lacking it.
+    """
 
     rankings: tuple
     replicates: object
     notes: tuple = ()
+    tasks_left_out: dict = field(default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
         return pd.concat([r.to_frame() for r in self.rankings], ignore_index=True)
@@ -218,7 +223,7 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     Ann. Statist. 37(6B), 3929-3959.
     Longjohn, R., Gopalan, G. & Casleton, E. (2025). arXiv:2501.04234.
     """
-    from ..compare._setup import prepare, resolve_aggregates
+    from ..compare._setup import aggregate_notes, prepare, resolve_aggregates
     from ..compare.verdict import check_margin
     from ..compare.sensitivity import correlated_replicates
 
@@ -226,12 +231,14 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     level = check_confidence_level(confidence_level)
     simultaneous = check_choice(simultaneous, SIMULTANEOUS, "simultaneous")
     margin = check_margin(margin)
-    table, reps, gen = prepare(data, replicates=replicates, models=models, tasks=tasks, resampling=resampling,
-                               n_resamples=n_resamples, rng=rng, cluster=cluster)
+    table, reps, gen, left_out = prepare(data, replicates=replicates, models=models, tasks=tasks,
+                                         resampling=resampling, n_resamples=n_resamples, rng=rng, cluster=cluster)
+    weights, group_weights, weight_notes = left_out.weights(weights, group_weights)
     summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
-    notes = list(getattr(reps, "notes", ()))
+    notes = list(getattr(reps, "notes", ())) + left_out.notes() + weight_notes
     aggs = resolve_aggregates(reps, aggregate, weights=weights, group_weights=group_weights,
                               jackknife=(method == "bca"), **dict(aggregate_options or {}))
+    notes += aggregate_notes(aggs)
     corr_reps = None
     if correlation is not None:
         if not summary:
@@ -251,4 +258,4 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
                                simultaneous=simultaneous, margin=margin, jackknife=av.jackknife,
                                jackknife_strata=strata, scale=av.scale,
                                n_units=float(np.sum(np.asarray(reps.n_units)))))
-    return Ranking(tuple(out), reps, tuple(notes))
+    return Ranking(tuple(out), reps, tuple(notes), dict(left_out.lacking))

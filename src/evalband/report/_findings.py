@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..compare.verdict import margin_text
+
 __all__ = ["findings_for", "method_notes", "references", "detectable_difference"]
 
 
@@ -48,8 +50,7 @@ def findings_for(f) -> list[str]:
         f"{m[top]} has the {'highest' if f['higher_is_better'] else 'lowest (best)'} {agg} over tasks ({_val(rk.estimate[top], scale)}, {level:.0%} interval "
         f"{_val(np.asarray(rk.ci.low)[top], scale)} to {_val(np.asarray(rk.ci.high)[top], scale)}). Its lead over "
         f"{m[second]} ({_pts(pairs.difference[k], scale)}, {level:.0%} interval {_pts(lo, scale)} to "
-        f"{_pts(hi, scale)}) is " + ("decided: the interval of the difference excludes zero."
-                                     if decided else "not yet decided: these data cannot tell the two apart."))
+        f"{_pts(hi, scale)}) is " + _lead_text(pairs, k, decided))
     gap, se_top = abs(float(pairs.difference[k])), float(np.asarray(pairs.se)[k])
     if not decided and gap > 1e-12 and se_top > 0:
         factor = float((detectable_difference(se_top) / gap) ** 2)
@@ -59,9 +60,14 @@ def findings_for(f) -> list[str]:
                         " The gap is about as large as this evaluation can detect; more items would settle it.")
     n_pairs = len(pairs.verdict)
     dec = np.isin(pairs.verdict, ("A better", "B better"))
-    open_pairs = [f"{a} vs {b}" for a, b, d in zip(pairs.model_a, pairs.model_b, dec) if not d]
-    text = (f"Of the {n_pairs} pairs of models, {int(dec.sum())} differ decidedly at the {level:.0%} level "
+    equiv = np.asarray(pairs.verdict) == "equivalent"
+    open_pairs = [f"{a} vs {b}" for a, b, d, e in zip(pairs.model_a, pairs.model_b, dec, equiv) if not (d or e)]
+    margin = float(getattr(pairs, "margin", 0.0) or 0.0)
+    beyond = f" (by more than the {margin_text(margin, scale=scale)})" if margin > 0 else ""
+    text = (f"Of the {n_pairs} pairs of models, {int(dec.sum())} differ decidedly{beyond} at the {level:.0%} level "
             f"(each pair on its own, without a multiple-comparison correction)")
+    if equiv.any():
+        text += f"; {int(equiv.sum())} are equivalent within the margin"
     out.append(text + (f"; {len(open_pairs)} are not yet decided: {_names(open_pairs)}." if open_pairs else "."))
     tiers = {}
     for i in order:
@@ -84,7 +90,10 @@ def findings_for(f) -> list[str]:
         f"{abs(mde) * scale:.2g}{' points' if scale == 100 else ''} would be detected 80% of the time "
         f"(two-sided, 5% level); smaller true differences may well go unnoticed."
         + ("" if paired else " These per-task summaries carry no pairing: with item-level results the paired "
-                             "standard error, and so the detectable difference, would typically be smaller."))
+                             "standard error, and so the detectable difference, would typically be smaller."
+           if reps.resampling == "binomial" else " The models share no item here, so nothing is paired: on shared "
+                                                 "items the standard error, and so the detectable difference, would "
+                                                 "typically be smaller."))
     for name, ws in f["weights"]:
         out.append(_weights_finding(name, ws, rk, order))
     if not paired and getattr(pairs, "verdict_by_correlation", None):
@@ -105,11 +114,28 @@ def findings_for(f) -> list[str]:
             text += (" The Beta-Binomial model treats items as independent, while the bootstrap resamples whole "
                      "clusters: where they differ, the clustered bootstrap is the one to trust.")
         out.append(text)
-    left = int(table.coverage()["left_out"].sum()) if table.level == "item" else 0
+    left = int(table.coverage()["left_out"].sum()) if table.level == "item" and paired else 0
     if left:
         out.append(f"{left:,} model-item results were left out of the paired analyses because not every model has "
                    "them (see the data summary).")
     return out
+
+
+def _lead_text(pairs, k, decided) -> str:
+    """How the lead over the runner-up reads: decided or not, and with a margin what is and is not decided."""
+    margin = float(getattr(pairs, "margin", 0.0) or 0.0)
+    if margin <= 0:
+        return ("decided: the interval of the difference excludes zero." if decided
+                else "not yet decided: these data cannot tell the two apart.")
+    m = margin_text(margin, scale=float(getattr(pairs, "scale", 100.0)))
+    if decided:
+        return f"decided: the interval of the difference lies beyond the {m}."
+    if pairs.verdict[k] == "equivalent":
+        return f"within the {m}: the two are equivalent at that margin."
+    detail = (pairs.verdict_detail[k] if getattr(pairs, "verdict_detail", None) is not None
+              else str(pairs.verdict[k]))
+    return detail.replace("not yet decided: ", "not yet decided (", 1) + ")." if ": " in detail \
+        else "not yet decided: these data cannot tell the two apart at the margin."
 
 
 def _weights_finding(name, ws, rk, order) -> str:
@@ -144,6 +170,10 @@ def method_notes(f) -> list[str]:
         unit = "clusters (whole clusters kept together)" if reps.unit == "cluster" else "items"
         notes.append(f"Bootstrap: {reps.n_resamples:,} replicates; within each task the same {unit} are drawn for "
                      "every model (paired), so differences keep the between-model correlation (Miller 2024).")
+    elif reps.resampling == "independent":
+        notes.append(f"Bootstrap: {reps.n_resamples:,} replicates; within each task every model's own "
+                     f"{reps.unit}s are resampled independently of the other models' (unpaired: the models share "
+                     "no item there), so differences carry no between-model correlation.")
     else:
         notes.append(f"Bootstrap: {reps.n_resamples:,} replicates; per-task summaries are resampled as a binomial "
                      "draw of each model's correct count (equivalent to resampling its 0/1 items), independently "
