@@ -21,6 +21,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from .._lists import split_names
 from .._validate import InputError
 
 __all__ = [
@@ -28,16 +29,17 @@ __all__ = [
     "TrialColOpt", "ClusterOpt", "GroupColOpt", "UnboundedOpt", "CountRuleOpt", "FormatOpt", "ConfidenceOpt",
     "SeedOpt", "ModelsOpt", "TasksOpt", "errors", "emit", "load_input", "parse_list", "fail",
     "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
-    "resolve_seed", "AccuracyScaleOpt", "cli_message",
+    "resolve_seed", "AccuracyScaleOpt", "cli_message", "split_list",
 ]
 
-PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL) or log folder.",
+PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL), a glob of them"
+                                                  " ('runs/*.csv'), a log folder, or - for standard input.",
                                                   show_default=False)]
 ExampleOpt = Annotated[Optional[str], typer.Option("--example", help="Bundled example instead of a file:"
                                                    " vtab or mmlu-pro.", show_default=False)]
 SourceOpt = Annotated[str, typer.Option("--source", help="Input kind: auto, csv, tsv, parquet, jsonl, json, or a"
-                                        " harness's logs: lm-eval, inspect, helm, rliable (a file, folder or"
-                                        " glob).")]
+                                        " harness's logs: lm-eval, inspect, helm, rliable, cruxeval (a file,"
+                                        " folder or glob).")]
 MetricOpt = Annotated[Optional[str], typer.Option("--metric", help="Harness logs: the per-item metric (lm-eval"
                                                   " acc, acc_norm, exact_match; HELM exact_match, f1_score) or"
                                                   " inspect scorer; comma-separated preferences allowed.",
@@ -73,7 +75,9 @@ ConfidenceOpt = Annotated[str, typer.Option("--confidence", help="Confidence lev
                                             " or 'overlap' (83.4%).")]
 SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Random seed; the same seed gives the same numbers.",
                                                 show_default=False)]
-ModelsOpt = Annotated[Optional[str], typer.Option("--models", help="Comma-separated models to keep.",
+ModelsOpt = Annotated[Optional[str], typer.Option("--models", help="Comma-separated models to keep; quote a name"
+                                                  " holding commas in double quotes (\"a,b\",c), or give @FILE"
+                                                  " (one name per line).",
                                                   show_default=False)]
 TasksOpt = Annotated[Optional[str], typer.Option("--tasks", help="Comma-separated tasks to keep (default: every"
                                                 " task all selected models have results on).",
@@ -144,11 +148,17 @@ def emit(text: str) -> None:
     sys.stdout.flush()
 
 
+def split_list(text: str, *, name: str = "list") -> list[str]:
+    """Split an option's comma-separated value into names: CSV quoting keeps commas (``'"x,y",c'``), ``@FILE``
+    reads one entry per line (see :func:`evalband._lists.split_names`)."""
+    return split_names(text, name=name)
+
+
 def parse_list(text: str | None, *, cast=str, name: str = "list"):
-    """'a,b,c' -> ['a', 'b', 'c'] (None stays None)."""
+    """'a,b,c' -> ['a', 'b', 'c'] (None stays None); quoting and ``@FILE`` as in :func:`split_list`."""
     if text is None:
         return None
-    items = [t.strip() for t in str(text).split(",") if t.strip()]
+    items = split_list(text, name=name)
     try:
         return [cast(t) for t in items]
     except ValueError:

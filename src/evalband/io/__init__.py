@@ -8,18 +8,20 @@ import pandas as pd
 
 from ..table import ResultsTable
 from .folders import detect as _detect_harness
+from .cruxeval import read_cruxeval
 from .helm import read_helm
 from .inspect import read_inspect
 from .lm_eval import read_lm_eval
 from .rliable import read_rliable
-from .tabular import TABULAR_SUFFIXES, read_tabular
+from .tabular import STDIN, TABULAR_SUFFIXES, read_tabular
 
 __all__ = ["read", "SOURCES"]
 
 #: source name -> reader; harness readers register here too.
 SOURCES = {"csv": read_tabular, "tsv": read_tabular, "parquet": read_tabular, "jsonl": read_tabular,
            "json": read_tabular, "table": read_tabular,
-           "lm-eval": read_lm_eval, "inspect": read_inspect, "helm": read_helm, "rliable": read_rliable}
+           "lm-eval": read_lm_eval, "inspect": read_inspect, "helm": read_helm, "rliable": read_rliable,
+           "cruxeval": read_cruxeval}
 
 
 def read(data, *, source: str = "auto", **options) -> ResultsTable:
@@ -27,8 +29,10 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
 
     Parameters
     ----------
-    data : str, os.PathLike, pandas.DataFrame or ResultsTable
-        A path, a DataFrame, an existing table (returned unchanged) or ``"example:NAME"``.
+    data : str, os.PathLike, list, pandas.DataFrame or ResultsTable
+        A path, a glob (``"results/*.csv"``: the tables are read as one) or a list of paths, a DataFrame, an
+        existing table (returned unchanged), ``"example:NAME"``, or ``"-"`` for a table (CSV, TSV or JSON
+        Lines, told apart by content) on standard input.
     source : str
         'auto' (by file suffix and content), or one of :data:`SOURCES`.
     **options
@@ -47,13 +51,18 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
     if source == "auto":
         if isinstance(data, pd.DataFrame):
             return read_tabular(data, **options)
-        if not isinstance(data, (str, os.PathLike)):
+        if not isinstance(data, (str, os.PathLike, list, tuple)):
             raise TypeError(f"`data` must be a path, a DataFrame or a ResultsTable; got {type(data).__name__}.")
+        if isinstance(data, str) and data == STDIN:
+            return read_tabular(data, **options)
         detected = _detect(data)
         return SOURCES[detected](data, **options)
     if source not in SOURCES:
         raise ValueError(f"`source` must be 'auto' or one of {', '.join(map(repr, SOURCES))}; got {source!r}.")
     reader = SOURCES[source]
+    if isinstance(data, str) and data == STDIN and reader is not read_tabular:
+        raise ValueError(f"standard input ('-') must hold a table (CSV, TSV, JSON Lines); {source} logs need a file,"
+                         " a folder or a glob.")
     if reader is read_tabular and source in TABULAR_SUFFIXES.values():
         options.setdefault("file_format", source)
     return reader(data, **options)
@@ -71,4 +80,4 @@ def _detect(path) -> str:
 _DETECTORS: list = []
 # one detector per harness source; a folder or glob that mixes them raises InputError (evalband.io.folders)
 _DETECTORS.extend((name, lambda path, _name=name: _detect_harness(path) == _name)
-                  for name in ("lm-eval", "inspect", "helm", "rliable"))
+                  for name in ("lm-eval", "inspect", "helm", "rliable", "cruxeval"))

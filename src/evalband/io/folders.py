@@ -1,7 +1,8 @@
 """Shared plumbing of the harness readers: which files a path names, what kind of log each is, and safe parsing.
 
-A harness reader (lm-eval, inspect_ai, HELM, rliable) accepts one log file, a folder (searched recursively), a
-glob such as ``"logs/**/*.eval"`` or a list of these, and turns every log it finds into rows of one long table.
+A harness reader (lm-eval, inspect_ai, HELM, rliable, CRUXEval) accepts one log file, a folder (searched
+recursively), a glob such as ``"logs/**/*.eval"`` or a list of these, and turns every log it finds into rows of one
+long table.
 This module
 
 * expands such an argument into files (:func:`expand`) and names each file's kind (:func:`classify`), so that
@@ -32,7 +33,7 @@ __all__ = ["expand", "classify", "detect", "load_json", "iter_jsonl", "field", "
            "check_tabular_unused", "HARNESS_SOURCES"]
 
 #: harness sources that a folder or glob may hold
-HARNESS_SOURCES = ("lm-eval", "inspect", "helm", "rliable")
+HARNESS_SOURCES = ("lm-eval", "inspect", "helm", "rliable", "cruxeval")
 _HELM_FILES = {"per_instance_stats.json", "run_spec.json", "stats.json", "scenario.json", "scenario_state.json",
                "instances.json", "display_predictions.json", "display_requests.json"}
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -96,11 +97,12 @@ def _peek(path: Path) -> str:
         return ""
 
 
+_CRUXEVAL_HEAD = re.compile(r'^\s*\{\s*"raw_(scored_)?generations"\s*:\s*\{')
 _RLIABLE_HEAD = re.compile(r'^\s*\{\s*"[^"]*"\s*:\s*(\[\s*[-+\d.eEnNaIf\]]|\{\s*"[^"]*"\s*:\s*\[)')
 
 
 def classify(path: Path) -> str | None:
-    """Name the kind of log a file is ('lm-eval', 'inspect', 'helm', 'rliable'), or None for other files.
+    """Name the kind of log a file is ('lm-eval', 'inspect', 'helm', 'rliable', 'cruxeval'), or None otherwise.
 
     Decided from the name and, for other ``.json`` files, the first few kilobytes (a whole large log is not
     parsed just to classify it).
@@ -117,6 +119,8 @@ def classify(path: Path) -> str | None:
         head = _peek(path)
         if re.search(r'"eval"\s*:\s*\{', head) and re.search(r'"(version|status)"\s*:', head):
             return "inspect"
+        if _CRUXEVAL_HEAD.match(head):  # before rliable: {"raw_generations": {"sample_0": [...]}} fits both
+            return "cruxeval"
         if _RLIABLE_HEAD.match(head):
             return "rliable"
     return None

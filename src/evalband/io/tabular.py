@@ -8,12 +8,20 @@ A tabular source reaches :class:`~evalband.table.ResultsTable` in three shapes:
 
 ``shape='auto'`` picks ``long`` when a score column exists, ``summary`` when ``n`` and ``correct``/``accuracy``
 exist, and ``wide`` otherwise (every column not named as item, task, group or cluster is a model). Column names
-are mapped with the ``*_col`` options. Error messages give file line numbers for text files.
+are mapped with the ``*_col`` options; a role's name also matches a column that differs only by case (``Model``)
+when exactly one does. Error messages give file line numbers for text files.
+
+Several files (a glob such as ``"runs/*.csv"`` or a list) are read as one table: they must have the same columns,
+each row is named by its file and line in messages, and files without a task column are one task each, named after
+the file. ``"-"`` reads standard input (named ``<stdin>``), whose format (CSV, TSV, JSON Lines, JSON records,
+Parquet) is read from its first bytes.
 """
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +29,13 @@ import pandas as pd
 
 from .._validate import InputError
 from ..table import ResultsTable
+from .folders import _is_glob, expand
 
-__all__ = ["read_tabular", "load_frame", "TABULAR_SUFFIXES"]
+__all__ = ["read_tabular", "load_frame", "TABULAR_SUFFIXES", "STDIN"]
+
+#: the path that means standard input, and its name in messages
+STDIN = "-"
+STDIN_NAME = "<stdin>"
 
 TABULAR_SUFFIXES = {
     ".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "csv",
@@ -39,49 +52,105 @@ def _suffix(path: Path) -> str:
 
 
 def load_frame(path, *, file_format: str = "auto") -> tuple[pd.DataFrame, str, str]:
-    """Read a file into a DataFrame whose index holds the row names users see.
+    """Read a file (or ``"-"``, standard input) into a DataFrame whose index holds the row names users see.
 
     Returns
     -------
     frame, source, row_word : DataFrame, str, str
         ``row_word`` is 'line' for text files (the index is then the file line, header = line 1) and 'row'
-        otherwise.
+        otherwise. Standard input is named ``<stdin>``; its format is read from its first bytes unless given.
     """
+    if isinstance(path, str) and path == STDIN:
+        raw = _read_stdin()
+        fmt = _sniff(raw) if file_format == "auto" else file_format
+        return _parse(io.BytesIO(raw), fmt, STDIN_NAME, raw=raw)
     path = Path(path)
     source = str(path)
     if not path.exists():
         raise InputError("no such file", source=source)
     if path.is_dir():
-        raise InputError("is a folder; name a file (harness log folders need --source lm-eval/inspect/helm)",
-                         source=source)
+        raise InputError("is a folder without harness logs evalband recognizes (lm-eval, inspect, helm, rliable,"
+                         " cruxeval); name a results file, or a glob such as 'folder/*.csv' to read several tables"
+                         " as one", source=source)
     fmt = TABULAR_SUFFIXES.get(_suffix(path)) if file_format == "auto" else file_format
     if fmt is None:
         raise InputError(f"cannot tell the format from the name; give it with --source (source=), one of"
                          f" {', '.join(sorted(set(TABULAR_SUFFIXES.values())))}", source=source)
+    compressed = path.suffix.lower() in _COMPRESSED
+    return _parse(path, fmt, source, raw=None if compressed else _LazyBytes(path))
+
+
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zip", ".zst", ".zstd", ".tar")
+
+
+class _LazyBytes:
+    """A file's bytes, read only when a check needs them (the last line, JSONL line numbers)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def tail(self, size: int) -> bytes:
+        with open(self.path, "rb") as fh:
+            fh.seek(0, 2)
+            fh.seek(max(0, fh.tell() - size))
+            return fh.read()
+
+    def all(self) -> bytes:
+        return self.path.read_bytes()
+
+
+def _read_stdin() -> bytes:
+    stream = getattr(sys.stdin, "buffer", sys.stdin)
+    if stream is None:
+        raise InputError("no standard input to read", source=STDIN_NAME)
+    raw = stream.read()
+    raw = raw.encode("utf-8") if isinstance(raw, str) else raw
+    if not raw.strip():
+        raise InputError("is empty (nothing was piped in)", source=STDIN_NAME)
+    return raw
+
+
+def _sniff(raw: bytes) -> str:
+    """The format of standard input from its first bytes: Parquet, JSON Lines, JSON records, TSV or CSV."""
+    if raw[:4] == b"PAR1":
+        return "parquet"
+    head = raw.lstrip()
+    if head.startswith(b"{"):
+        return "jsonl"
+    if head.startswith(b"["):
+        return "json"
+    first = head.split(b"\n", 1)[0]
+    return "tsv" if b"\t" in first and b"," not in first else "csv"
+
+
+def _parse(src, fmt: str, source: str, *, raw) -> tuple[pd.DataFrame, str, str]:
+    """Parse ``src`` (a path or a binary buffer) as ``fmt``; ``raw`` gives its bytes for the checks (None: skip)."""
     try:
         if fmt in ("csv", "tsv"):
             sep = "\t" if fmt == "tsv" else ","
             # blank lines kept while numbering (file line = index, header = line 1), then dropped; a line of empty
             # cells only (',,,', as spreadsheets export) goes with them, since it holds nothing
-            df = pd.read_csv(path, sep=sep, low_memory=False, keep_default_na=True, na_values=[""],
+            df = pd.read_csv(src, sep=sep, low_memory=False, keep_default_na=True, na_values=[""],
                              skip_blank_lines=False)
             df.index = np.arange(2, len(df) + 2)
             if len(df) and len(df.columns):
-                _check_last_line(path, sep, len(df.columns), int(df.index[-1]), source)
+                if raw is not None:
+                    tail = raw.tail(65536) if isinstance(raw, _LazyBytes) else raw[-65536:]
+                    _check_last_line(tail, sep, len(df.columns), int(df.index[-1]), source)
                 blank = df.isna().all(axis=1).to_numpy()
                 if blank.any():
                     df = df.loc[~blank]
             return df, source, "line"
         if fmt == "parquet":
-            df = pd.read_parquet(path)
+            df = pd.read_parquet(src)
             df.index = np.arange(1, len(df) + 1)
             return df, source, "row"
         if fmt == "jsonl":
-            df = pd.read_json(path, lines=True)
-            df.index = _jsonl_lines(path, len(df))
+            df = pd.read_json(src, lines=True)
+            df.index = _jsonl_lines(raw, len(df))
             return df, source, "line"
         if fmt == "json":
-            df = pd.read_json(path)
+            df = pd.read_json(src)
             df.index = np.arange(1, len(df) + 1)
             return df, source, "record"
     except InputError:
@@ -95,30 +164,23 @@ def load_frame(path, *, file_format: str = "auto") -> tuple[pd.DataFrame, str, s
     raise ValueError(f"`source_format` must be one of {sorted(set(TABULAR_SUFFIXES.values()))}; got {fmt!r}.")
 
 
-def _jsonl_lines(path, n_rows: int) -> np.ndarray:
+def _jsonl_lines(raw, n_rows: int) -> np.ndarray:
     """File line of each JSONL record: read_json skips blank lines, which would shift every later line number."""
     plain = np.arange(1, n_rows + 1)
-    if Path(path).suffix.lower() in (".gz", ".bz2", ".xz", ".zip", ".zst", ".zstd", ".tar"):
+    if raw is None:
         return plain
-    raw = Path(path).read_bytes()
+    raw = raw.all() if isinstance(raw, _LazyBytes) else raw
     if not (raw.startswith((b"\n", b"\r\n")) or b"\n\n" in raw or b"\n\r\n" in raw):
         return plain
     lines = np.flatnonzero([bool(line.strip()) for line in raw.split(b"\n")]) + 1
     return lines if len(lines) == n_rows else plain
 
 
-def _check_last_line(path, sep: str, n_columns: int, line: int, source: str) -> None:
+def _check_last_line(tail: bytes, sep: str, n_columns: int, line: int, source: str) -> None:
     """A file cut off mid-line (no final newline, fewer fields than the header) is named as truncated.
 
-    Fields are counted by splitting on ``sep`` (a quoted separator only adds fields, so "fewer" is reliable).
-    Compressed files are not checked (their bytes are not the text)."""
-    if Path(path).suffix.lower() in (".gz", ".bz2", ".xz", ".zip", ".zst", ".zstd", ".tar"):
-        return
-    with open(path, "rb") as fh:
-        fh.seek(0, 2)
-        size = fh.tell()
-        fh.seek(max(0, size - 65536))
-        tail = fh.read()
+    ``tail`` is the file's last bytes. Fields are counted by splitting on ``sep`` (a quoted separator only adds
+    fields, so "fewer" is reliable). Compressed files are not checked (their bytes are not the text)."""
     if not tail or tail.endswith(b"\n") or tail.endswith(b"\r"):
         return
     last = tail.rsplit(b"\n", 1)[-1]
@@ -126,6 +188,51 @@ def _check_last_line(path, sep: str, n_columns: int, line: int, source: str) -> 
     if fields < n_columns:
         raise InputError(f"the last line has {fields} of {n_columns} fields: the file looks truncated",
                          source=source, row=f"line {line}")
+
+
+def _load(data, file_format: str):
+    """(frame, source, row_word, stems): one file, standard input, or several files (a glob or a list) read as one
+    table. With several files every row is named by its file and line (row_word 'at') and ``stems`` holds each
+    row's file stem; the files must have the same columns."""
+    several = isinstance(data, (list, tuple)) or _is_glob(os.fspath(data))
+    if not several:
+        return (*load_frame(data, file_format=file_format), None)
+    source, files = expand(data)
+    if len(files) == 1:
+        return (*load_frame(files[0], file_format=file_format), None)
+    names = [f.name for f in files]
+    if len(set(names)) < len(names):  # the same name in two folders: show the paths
+        names = [str(f) for f in files]
+    frames, stems, first = [], [], None
+    for path, name in zip(files, names):
+        df, src, row_word = load_frame(path, file_format=file_format)
+        cols = [str(c).strip() for c in df.columns]
+        if len(set(cols)) == len(cols):
+            df.columns = cols
+        if first is None:
+            first = (name, list(df.columns))
+        elif set(df.columns) != set(first[1]):
+            raise InputError(f"has columns {', '.join(map(repr, df.columns))} but {first[0]} has"
+                             f" {', '.join(map(repr, first[1]))}; tables read together need the same columns",
+                             source=src)
+        df.index = pd.Index([f"{name} {row_word} {i}" for i in df.index], dtype=object)
+        frames.append(df)
+        stems.append(pd.Series(path.name.split(".")[0], index=df.index, dtype=object))
+    return pd.concat(frames), source, "at", pd.concat(stems)
+
+
+def _match_case(col, columns, source: str, option: str, *, explicit: bool):
+    """The column for a role: ``col`` itself, else the one column equal to it ignoring case; two columns that
+    differ only by case are an error unless ``col`` was named explicitly and matches one exactly."""
+    if col is None:
+        return None
+    same = [c for c in columns if c.casefold() == str(col).casefold()]
+    if col in same and (explicit or len(same) == 1):
+        return col
+    if len(same) > 1:
+        raise InputError(f"columns {' and '.join(map(repr, same))} differ only by case; rename one, or name the one"
+                         f" to use with {option}", source=source)
+    return same[0] if same else col
 
 
 def read_tabular(
@@ -154,7 +261,9 @@ def read_tabular(
 
     Parameters
     ----------
-    data : str, os.PathLike or pandas.DataFrame
+    data : str, os.PathLike, list or pandas.DataFrame
+        A file, a glob or list of files (read as one table; see the module notes), ``"-"`` for standard input,
+        or a DataFrame.
     shape : {'auto', 'long', 'wide', 'summary'}
     model_col, task_col, item_col, score_col, trial_col, cluster_col, group_col, n_col, correct_col, accuracy_col
         The source's names for each column. ``cluster_col`` defaults to a column named 'cluster' if present.
@@ -171,12 +280,14 @@ def read_tabular(
         Columns to leave out before anything else (e.g. a 0/1 flag such as MMLU-Pro's ``answer_key_varies`` in a
         wide table, which would otherwise be read as a model). Named in the table's notes.
     """
+    stems = None  # with several files: each row's file stem
     if isinstance(data, pd.DataFrame):
         df, source, row_word = data, "<DataFrame>", "row"
-    elif isinstance(data, (str, os.PathLike)):
-        df, source, row_word = load_frame(data, file_format=file_format)
+    elif isinstance(data, (str, os.PathLike, list, tuple)):
+        df, source, row_word, stems = _load(data, file_format)
     else:
-        raise TypeError(f"`data` must be a path or a pandas DataFrame; got {type(data).__name__}.")
+        raise TypeError(f"`data` must be a path, a glob, a list of paths or a pandas DataFrame; got"
+                        f" {type(data).__name__}.")
     df = df.copy()
     names = [str(c) for c in df.columns]
     stripped = [c.strip() for c in names]  # 'model, task, score' headers (a space after each comma)
@@ -191,14 +302,32 @@ def read_tabular(
         df = df.drop(columns=list(dict.fromkeys(drop)))
         pre_notes.append(f"column{'s' if len(drop) > 1 else ''} left out as asked (--drop-cols):"
                          f" {', '.join(dict.fromkeys(drop))}")
+    # role names match a column ignoring case when exactly one column does ('Model', 'SCORE')
+    is_default = {"trial": trial_col == "trial", "group": group_col == "group", "correct": correct_col == "correct",
+                  "accuracy": accuracy_col == "accuracy"}
+    cols = list(df.columns)
+    model_col, task_col, item_col, score_col, trial_col, group_col, n_col, correct_col, accuracy_col = (
+        _match_case(col, cols, source, option, explicit=col != default) for col, option, default in (
+            (model_col, "--model-col", "model"), (task_col, "--task-col", "task"), (item_col, "--item-col", "item"),
+            (score_col, "--score-col", "score"), (trial_col, "--trial-col", "trial"),
+            (group_col, "--group-col", "group"), (n_col, "n_col=", "n"), (correct_col, "correct_col=", "correct"),
+            (accuracy_col, "accuracy_col=", "accuracy")))
     cluster_auto = cluster_col is None
-    if cluster_col is None and "cluster" in df.columns:
-        cluster_col = "cluster"
+    cluster_col = _match_case(cluster_col or "cluster", cols, source, "--cluster", explicit=not cluster_auto)
+    if cluster_auto and cluster_col not in df.columns:
+        cluster_col = None
     for name, col in (("cluster_col", cluster_col),):
         if col is not None and col not in df.columns:
             raise InputError(f"no column '{col}' (given as {name}); found {', '.join(map(repr, df.columns))}",
                              source=source)
-    default_task = task or (Path(data).name.split(".")[0] if not isinstance(data, pd.DataFrame) else "task")
+    default_task = task or ("task" if isinstance(data, pd.DataFrame) else "stdin" if source == STDIN_NAME
+                            else Path(source).name.split(".")[0])
+    added_task = stems is not None and task is None and task_col not in df.columns
+    if added_task:
+        df[task_col] = stems  # several files without a task column: each file is one task
+        shown = list(pd.unique(stems))
+        pre_notes.append(f"no '{task_col}' column: each file is one task, named after the file"
+                         f" ({', '.join(shown[:8])}{' ...' if len(shown) > 8 else ''})")
 
     if shape == "auto":
         if score_col in df.columns:
@@ -214,20 +343,22 @@ def read_tabular(
                 f" {', '.join(map(repr, df.columns))}. Map the columns with --score-col, --item-col, ...",
                 source=source)
     if shape == "long":
-        original = list(df.columns)
+        original = [c for c in df.columns if c != task_col or not added_task]
         mapping = _role_mapping(
             [("model", model_col, False), ("task", task_col, False), ("item", item_col, False),
-             ("score", score_col, False), ("trial", trial_col, trial_col == "trial"),
-             ("cluster", cluster_col, cluster_auto), ("group", group_col, group_col == "group")], df.columns, source)
+             ("score", score_col, False), ("trial", trial_col, is_default["trial"]),
+             ("cluster", cluster_col, cluster_auto), ("group", group_col, is_default["group"])], df.columns, source)
         df = _rename(df, mapping, source)
         notes = list(pre_notes)
         missing = [c for c in (item_col, score_col) if c not in original]
-        if model_col not in original and (missing or model_col != "model"):
+        if model_col not in original and (missing or model_col != "model" or stems is not None):
             missing.insert(0, model_col)  # a file without any model column is one model's results (below)
         if missing:
+            several = " (several files are read as one table: each needs a model column)" if stems is not None \
+                and model_col in missing and model_col == "model" else ""
             raise InputError(f"missing column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))};"
                              f" found {', '.join(map(repr, original))} (map names with --model-col, --item-col,"
-                             " --score-col, ...)", source=source)
+                             f" --score-col, ...){several}", source=source)
         if "task" not in df.columns:
             df["task"] = default_task
             notes.append(f"no '{task_col}' column: one task named '{default_task}'")
@@ -238,8 +369,8 @@ def read_tabular(
     if shape == "summary":
         mapping = _role_mapping(
             [("model", model_col, False), ("task", task_col, False), ("n", n_col, False),
-             ("correct", correct_col, correct_col == "correct"), ("accuracy", accuracy_col, accuracy_col == "accuracy"),
-             ("group", group_col, group_col == "group")], df.columns, source)
+             ("correct", correct_col, is_default["correct"]), ("accuracy", accuracy_col, is_default["accuracy"]),
+             ("group", group_col, is_default["group"])], df.columns, source)
         df = _rename(df, mapping, source)  # with both correct and accuracy, from_summary checks they agree
         return ResultsTable.from_summary(df, source=source, count_rule=count_rule, accuracy_scale=accuracy_scale,
                                          row_word=row_word, notes=pre_notes)

@@ -1,0 +1,55 @@
+"""Lists of names written as text (``--models``, ``--weights``): commas, CSV quoting and ``@FILE``.
+
+Task names may hold commas and ``=`` (HELM run names such as ``mmlu:subject=philosophy,method=multiple_choice_joint``),
+so a plain ``text.split(",")`` cannot express them. :func:`split_names` is the one splitter that the command line
+and the library's text parsers (``aggregate.parse_weights``) share.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+
+__all__ = ["split_names"]
+
+_OPEN_QUOTE = re.compile(r'(^|,)\s*"')
+
+
+def split_names(text, *, name: str = "list") -> list[str]:
+    """Split a comma-separated list into names.
+
+    Parameters
+    ----------
+    text : str
+        * ``'a,b,c'`` -> ``['a', 'b', 'c']``; blank entries are dropped, spaces around each entry removed;
+        * CSV quoting keeps commas: ``'"x,y",c'`` -> ``['x,y', 'c']`` (``""`` inside quotes is one quote);
+          text after a closing quote stays with its entry, so ``'"x,y"=2'`` -> ``['x,y=2']`` (a ``name=value``
+          pair whose name is quoted);
+        * ``'@FILE'``: one entry per line of FILE, not split further (blank lines skipped), so names with commas
+          need no quoting there. Quote a name that starts with ``@`` (``'"@name"'``).
+    name : str
+        The argument's name for messages.
+
+    Returns
+    -------
+    list of str
+
+    Notes
+    -----
+    A quote inside an unquoted name (``a"b``) is kept as it is, as in CSV. ``name=value`` pairs are split on
+    their last ``=`` by the caller, so names may hold ``=`` too.
+    """
+    text = str(text)
+    if text.startswith("@"):
+        path = text[1:]
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return [line.strip() for line in fh.read().splitlines() if line.strip()]
+        except (OSError, UnicodeDecodeError) as exc:
+            why = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc.strerror or type(exc).__name__
+            raise ValueError(f"`{name}`: cannot read the list file {path!r} ({why}); @FILE names a file with one"
+                             " entry per line.") from None
+    if text.count('"') % 2 and _OPEN_QUOTE.search(text):
+        raise ValueError(f"`{name}`: unbalanced quote in {text!r}; quote a name holding commas as \"a,b\".")
+    rows = list(csv.reader([text], skipinitialspace=True))
+    return [t.strip() for t in (rows[0] if rows else []) if t.strip()]
