@@ -9,7 +9,7 @@ import pandas as pd
 import typer
 
 from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt
-from ._common import AccuracyScaleOpt, DropColsOpt, resolve_seed
+from ._common import AccuracyScaleOpt, DropColsOpt, resolve_seed, split_list
 from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
                       ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
                       emit, errors, load_input)
@@ -36,8 +36,8 @@ def parse_weights(text, tasks, groups):
             raise ValueError("`--weights groups` needs task groups; this input has none.")
         return None, "equal"
     pairs = {}
-    for part in text.split(","):
-        name, eq, value = part.partition("=")
+    for part in split_list(text, name="weights"):  # "quoted,names"=w, @FILE; names may hold '=' (last one splits)
+        name, eq, value = part.rpartition("=")
         if not eq:
             raise ValueError(f"`--weights` must be 'equal', 'groups' or 'name=weight,...'; got {text!r}.")
         try:
