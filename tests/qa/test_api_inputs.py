@@ -32,7 +32,7 @@ def test_passk_accepts_a_path(tmp_path):
 
 @pytest.mark.parametrize("fn", [estimate, passk])
 def test_wrong_type_names_the_argument(fn):
-    with pytest.raises(TypeError, match=r"`table` must be a ResultsTable"):
+    with pytest.raises(TypeError, match=r"`data` must be a path"):
         fn([1, 2, 3])
 
 

@@ -2,28 +2,30 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["TaskArrays", "task_arrays", "as_table"]
+__all__ = ["TaskArrays", "task_arrays", "take_data"]
 
 
-def as_table(table):
-    """A ResultsTable as is; a DataFrame or a path through :func:`evalband.read` (as ``compare`` and ``rank`` do)."""
-    import os
+def take_data(data, table, where: str):
+    """The table to analyse: ``data`` (or the deprecated keyword ``table=``) through :func:`evalband.read`, the
+    helper ``compare``, ``rank`` and ``bootstrap`` use (a ResultsTable as is; a DataFrame, path or
+    ``'example:NAME'`` read)."""
+    if table is not None:
+        if data is not None:
+            raise TypeError(f"{where}() got both `data` and `table` (its deprecated old name); pass `data` only.")
+        warnings.warn(f"{where}(table=...) is deprecated: the first argument is now `data` (as in compare, rank"
+                      f" and bootstrap); pass it positionally or as data=...", DeprecationWarning, stacklevel=3)
+        data = table
+    elif data is None:
+        raise TypeError(f"{where}() missing 1 required argument: `data` (a ResultsTable, a DataFrame or a path).")
+    from ..io import read
 
-    from ..table import ResultsTable
-
-    if isinstance(table, ResultsTable):
-        return table
-    if isinstance(table, (pd.DataFrame, str, os.PathLike)):
-        from ..io import read
-
-        return read(table)
-    raise TypeError("`table` must be a ResultsTable (from evalband.read or evalband.load_example), a DataFrame or"
-                    f" a path; got {type(table).__name__}.")
+    return read(data)
 
 
 @dataclass(frozen=True)

@@ -174,16 +174,19 @@ class PassKResult:
         return frame
 
 
-def passk(table, *, k=(1,), confidence_level=0.95) -> PassKResult:
+def passk(data=None, *, k=(1,), confidence_level=0.95, table=None) -> PassKResult:
     """pass@k and pass^k of each model and task of an item-level table with repeated trials.
 
     Parameters
     ----------
-    table : ResultsTable, DataFrame or path
-        Item level, binary (0/1) scores, with a trial column (each trial is one sample).
+    data : ResultsTable, DataFrame or path
+        Item level, binary (0/1) scores, with a trial column (each trial is one sample); a DataFrame or path goes
+        through :func:`evalband.read`.
     k : int or sequence of int
         The k values; each must not exceed any item's number of samples (the error names the item).
     confidence_level : float or str
+    table : optional
+        Deprecated old name of ``data`` (a ``DeprecationWarning``).
 
     Returns
     -------
@@ -194,9 +197,9 @@ def passk(table, *, k=(1,), confidence_level=0.95) -> PassKResult:
     Per item, then averaged over items (every item weighs the same), with standard errors across items (see
     :func:`passk_interval`). Each model is scored on its own items.
     """
-    from ._cells import as_table, task_arrays
+    from ._cells import take_data, task_arrays
 
-    table = as_table(table)
+    table = take_data(data, table, "passk")
     level = check_confidence_level(confidence_level)
     ks = (k,) if np.ndim(k) == 0 else tuple(k)
     if not ks:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from .._validate import InputError, check_confidence_level
 from ..results import ConfidenceInterval
-from ._cells import as_table, concat_tasks, task_arrays
+from ._cells import concat_tasks, take_data, task_arrays
 from .cluster import cluster_interval
 from .mean import mean_interval
 from .proportion import PROPORTION_METHODS, _ALIASES, proportion_interval
@@ -76,14 +76,15 @@ def _resolve(table, method, cluster) -> tuple[str, bool, list[str]]:
     return key, has_clusters, notes
 
 
-def estimate(table, *, method: str = "auto", confidence_level=0.95, cluster: bool | None = None,
-             tolerance: float = 0.1) -> TaskEstimates:
+def estimate(data=None, *, method: str = "auto", confidence_level=0.95, cluster: bool | None = None,
+             tolerance: float = 0.1, table=None) -> TaskEstimates:
     """Estimate each model's score on each task, with standard errors and confidence intervals.
 
     Parameters
     ----------
-    table : ResultsTable, DataFrame or path
-        From :func:`evalband.read` or :func:`evalband.load_example`; a DataFrame or path goes through ``read``.
+    data : ResultsTable, DataFrame or path
+        From :func:`evalband.read` or :func:`evalband.load_example`; a DataFrame or path goes through ``read``
+        (as in ``compare``, ``rank`` and ``bootstrap``).
     method : str
         'auto' (default): cluster-robust 'cluster' when the table has clusters, 'wilson' for summary data and
         for 0/1 item scores with one trial, otherwise 't'. Proportion methods ('wilson', 'clopper-pearson' or
@@ -99,6 +100,8 @@ def estimate(table, *, method: str = "auto", confidence_level=0.95, cluster: boo
         None: use the table's cluster column when it has one; True: require it; False: ignore it.
     tolerance : float
         With trials, the tolerance of ``k_enough`` (:meth:`TrialVariance.k_enough`).
+    table : optional
+        Deprecated old name of ``data`` (a ``DeprecationWarning``).
 
     Returns
     -------
@@ -122,7 +125,7 @@ def estimate(table, *, method: str = "auto", confidence_level=0.95, cluster: boo
     Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a binomial proportion. Statistical
     Science 16(2), 101-133.
     """
-    table = as_table(table)
+    table = take_data(data, table, "estimate")
     level = check_confidence_level(confidence_level)
     key, clustered, notes = _resolve(table, method, cluster)
     notes = list(table.notes) + notes

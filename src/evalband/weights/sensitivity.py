@@ -15,6 +15,7 @@ from binomial variances with an assumed correlation between models.
 from __future__ import annotations
 
 import numbers
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -183,9 +184,10 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
 
     Parameters
     ----------
-    data : ResultsTable or Replicates
+    data : ResultsTable, Replicates, DataFrame or path
         Per-task results. A :class:`~evalband.resample.Replicates` from ``evalband.resample.bootstrap`` gives the
-        covariance from its replicates (shared with every other result computed from it).
+        covariance from its replicates (shared with every other result computed from it). A DataFrame or path
+        goes through :func:`evalband.read`, as in ``estimate``, ``compare`` and ``rank``.
     groups : dict, optional
         Task -> group. Default: the table's groups; without groups each task is its own group.
     z : {'independent', 'correlated'} or float
@@ -232,9 +234,14 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
     gen = as_generator(rng)
     notes = []
 
+    if isinstance(data, (pd.DataFrame, str, os.PathLike, list, tuple)):  # lists: of paths, as read() takes
+        from ..io import read
+
+        data = read(data)
     is_table = isinstance(data, ResultsTable)
     if not is_table and not hasattr(data, "replicates"):
-        raise TypeError(f"`data` must be a ResultsTable or a Replicates; got {type(data).__name__}.")
+        raise TypeError("`data` must be a ResultsTable (from evalband.read or evalband.load_example), a Replicates,"
+                        f" a DataFrame or a path; got {type(data).__name__}.")
     tasks = tuple(data.tasks)
     models = tuple(data.models)
     if len(models) < 2:
