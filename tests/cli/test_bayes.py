@@ -107,3 +107,52 @@ def test_logistic_without_the_extra_names_it(monkeypatch):
     assert "pip install 'evalband[bayes]'" in res.output
     ok = run("--example", "vtab", *THREE, "--draws", "200", "--seed", "1", "--format", "json")  # exact still works
     assert ok.exit_code == 0
+
+
+def _clustered_csv(tmp_path):
+    # 2 models x 2 tasks x 8 clusters of 5 items; whole clusters right or wrong at random (strong correlation)
+    rng = np.random.default_rng(9)
+    rows = []
+    for model, skill in (("A", 0.55), ("B", 0.7)):
+        for task in ("x", "y"):
+            for c in range(8):
+                hit = rng.random() < skill
+                rows += [{"model": model, "task": task, "item": f"{task}{c}-{i}", "cluster": f"{task}{c}",
+                          "score": int(hit if rng.random() < 0.9 else not hit)} for i in range(5)]
+    path = tmp_path / "clustered.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return str(path)
+
+
+def test_clustered_items_warn_by_default_and_effective_counts_widen(tmp_path):
+    path = _clustered_csv(tmp_path)
+    plain = run(path, "--draws", "2000", "--seed", "1", "--format", "json")
+    assert plain.exit_code == 0, plain.output
+    assert "warning: clusters ignored: items within a cluster are correlated" in plain.stderr
+    assert "--clusters effective" in plain.stderr
+    eff = run(path, "--draws", "2000", "--seed", "1", "--format", "json", "--clusters", "effective")
+    assert eff.exit_code == 0, eff.output
+    assert "clusters ignored" not in eff.stderr
+    sd_plain = pd.DataFrame(json.loads(plain.stdout))["posterior_sd"]
+    sd_eff = pd.DataFrame(json.loads(eff.stdout))["posterior_sd"]
+    assert (sd_eff > 1.5 * sd_plain).all()
+    table = run(path, "--draws", "500", "--seed", "1", "--clusters", "effective")
+    assert "Rao & Scott 1992" in table.stdout
+    quiet = run(path, "--draws", "500", "--seed", "1", "--clusters", "ignore")
+    assert "warning: clusters ignored" not in quiet.stderr and "clusters='ignore'" in quiet.stdout
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--clusters", "robust"], "`--clusters` must be one of 'ignore', 'effective'"),
+    (["--clusters", "effective", "--model", "logistic"], "`--clusters` applies to the beta-binomial model"),
+])
+def test_bad_clusters_option_exits_2(tmp_path, args, message):
+    res = run(_clustered_csv(tmp_path), *args)
+    assert res.exit_code == 2
+    assert message in res.output and "Traceback" not in res.output
+
+
+def test_effective_clusters_without_a_cluster_column_exits_2():
+    res = run("--example", "vtab", *THREE, "--clusters", "effective")
+    assert res.exit_code == 2
+    assert "needs item-level data with a cluster column" in res.output

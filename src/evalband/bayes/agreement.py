@@ -19,7 +19,7 @@ from scipy import stats
 
 from .._validate import as_generator, check_positive_int
 from ..table import ResultsTable
-from .exact import as_counts
+from .exact import as_counts, as_data
 from .intervals import equal_tailed, pair_indices, verdict
 from .posterior import BayesResult
 
@@ -77,8 +77,8 @@ def compare_with_bootstrap(data, result: BayesResult, *, replicates=None, n_resa
 
     Parameters
     ----------
-    data : ResultsTable or Counts
-        The data ``result`` was fitted to.
+    data : ResultsTable, Counts, DataFrame or path
+        The data ``result`` was fitted to (a DataFrame or path goes through :func:`evalband.read`).
     result : BayesResult
         A fit from :func:`beta_binomial` (its aggregate is applied to the bootstrap replicates alike).
     replicates : Replicates, optional
@@ -101,9 +101,13 @@ def compare_with_bootstrap(data, result: BayesResult, *, replicates=None, n_resa
     Longjohn, R., Gopalan, G. & Casleton, E. (2025). arXiv:2501.04234 (bootstrap and Bayesian hierarchical
     intervals compared on VTAB).
     """
+    data = as_data(data)
     counts, _, _ = as_counts(data, models=list(result.models), tasks=list(result.tasks))
     level = result.confidence_level
     notes = []
+    if isinstance(data, ResultsTable) and data.level == "item" and data.has_clusters:
+        notes.append("the analytic interval treats items as independent (too narrow with clustered items);"
+                     " the bootstrap resamples whole clusters")
     if replicates is None:
         n_resamples = check_positive_int(n_resamples, "n_resamples")
         replicates = _bootstrap_replicates(data, result.models, result.tasks, n_resamples, as_generator(rng))

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import as_generator
-from .exact import beta_binomial
+from .exact import as_data, beta_binomial
 from .posterior import BayesResult
 from .priors import parse_prior, sensitivity_priors
 
@@ -76,7 +76,8 @@ class PriorSensitivity:
 
 
 def prior_sensitivity(data, *, priors=None, n_draws: int = 10_000, confidence_level=0.95, weights=None,
-                      group_weights=None, aggregate="mean", models=None, tasks=None, rng=None) -> PriorSensitivity:
+                      group_weights=None, aggregate="mean", models=None, tasks=None, clusters=None,
+                      rng=None) -> PriorSensitivity:
     """Refit :func:`beta_binomial` under each prior (the first is the baseline) with common random numbers.
 
     Parameters
@@ -103,11 +104,12 @@ def prior_sensitivity(data, *, priors=None, n_draws: int = 10_000, confidence_le
     priors = [parse_prior(p) for p in (sensitivity_priors() if priors is None else priors)]
     if len(priors) < 2:
         raise ValueError(f"`priors` needs at least two priors to compare; got {len(priors)}.")
+    data = as_data(data)  # a path is read once, not once per prior
     seed = int(as_generator(rng).integers(0, 2**63 - 1))
     results: list[BayesResult] = [
         beta_binomial(data, prior=p, n_draws=n_draws, confidence_level=confidence_level, weights=weights,
                       group_weights=group_weights, aggregate=aggregate, models=models, tasks=tasks,
-                      rng=np.random.default_rng(seed))
+                      clusters=clusters, rng=np.random.default_rng(seed))
         for p in priors  # a handful of refits, each vectorized over models, tasks and draws
     ]
     return PriorSensitivity(tuple(p.label for p in priors), tuple(results))

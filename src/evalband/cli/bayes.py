@@ -76,6 +76,11 @@ def bayes(
                                                          " on up to 2,000 items, off above (exact binomial"
                                                          " counts per model, task and cluster instead).",
                                                          show_default=False)] = None,
+    clusters: Annotated[Optional[str], typer.Option("--clusters", help="Beta-binomial with clustered items:"
+                                                    " ignore (count items as independent; the default, with a"
+                                                    " warning giving the design effects) or effective (divide each"
+                                                    " count by its design effect, Rao & Scott 1992).",
+                                                    show_default=False)] = None,
     pairs: Annotated[bool, typer.Option("--pairs", help="Also report every pairwise difference.")] = False,
     sensitivity: Annotated[bool, typer.Option("--sensitivity", help="Refit under alternative priors and report"
                                               " how intervals and verdicts move.")] = False,
@@ -120,16 +125,23 @@ def bayes(
             if prior is not None:
                 raise ValueError("`--prior` applies to the beta-binomial model; the logistic model uses its own"
                                  " weakly informative priors (see evalband.bayes.logistic).")
+            if clusters is not None:
+                raise ValueError("`--clusters` applies to the beta-binomial model; the logistic model has cluster"
+                                 " effects of its own.")
             result = logistic(table, num_samples=500 if draws is None else draws, confidence_level=level,
                               weights=w, group_weights=gw, aggregate=aggregate, rng=seed, item_effects=item_effects)
         else:
             if item_effects is not None:
                 raise ValueError("`--item-effects` applies to the logistic model; add --model logistic.")
+            if clusters is not None:
+                from ..bayes.clusters import CLUSTER_MODES
+
+                clusters = check_choice(clusters, CLUSTER_MODES, "--clusters")
             from ..bayes import beta_binomial
 
             draws = 10_000 if draws is None else draws
             result = beta_binomial(table, prior=prior, n_draws=draws, confidence_level=level, weights=w,
-                                   group_weights=gw, aggregate=aggregate, rng=seed)
+                                   group_weights=gw, aggregate=aggregate, clusters=clusters, rng=seed)
         for message in result.warnings:
             typer.echo(f"evalband: warning: {message}", err=True)
         frames = [("model", result.summary()[_MODEL_COLS])]
@@ -152,7 +164,7 @@ def bayes(
             alternatives = [p for p in sensitivity_priors() if p.label != base.label]
             sens = prior_sensitivity(table, priors=[base, *alternatives], n_draws=min(draws, 10_000),
                                      confidence_level=level, weights=w, group_weights=gw, aggregate=aggregate,
-                                     rng=seed)
+                                     clusters=clusters, rng=seed)
             frames += [("sensitivity", sens.models_frame()), ("sensitivity_pair", sens.pairs_frame())]
         if compare:
             from ..bayes.agreement import compare_with_bootstrap
