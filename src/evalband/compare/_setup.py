@@ -243,22 +243,27 @@ def shared_tasks(table, *, explicit: bool = False, independent: bool = False):
 
     ``explicit``: the tasks were chosen by the user, so a task some model lacks is an error, not left out.
     """
-    d = table.data
-    rows = d if table.level == "item" else d.loc[d["n"] > 0]
-    present = rows.groupby(["model", "task"], observed=True).size()
-    have = set(zip(present.index.get_level_values(0).astype(str), present.index.get_level_values(1).astype(str)))
-    lacking = {}
-    for t in table.tasks:
-        ms = tuple(m for m in table.models if (str(m), str(t)) not in have)
-        if ms:
-            lacking[str(t)] = ms
-    if table.level == "item":
-        n_models = len(table.models)
-        items = d.drop_duplicates(["model", "task", "item"])
-        shared = items.groupby(["task", "item"], observed=True).size()
-        common = (shared == n_models).groupby(level="task", observed=True).sum()
-        for t in table.tasks:
-            if str(t) not in lacking and int(common.get(t, 0)) == 0:
+    d = table.data if table.level == "item" else table.data.loc[table.data["n"] > 0]
+    n_m, n_t = len(table.models), len(table.tasks)
+    m_code = d["model"].cat.codes.to_numpy().astype(np.int64)
+    t_code = d["task"].cat.codes.to_numpy().astype(np.int64)
+    have = np.zeros(n_m * n_t, dtype=bool)
+    have[m_code * n_t + t_code] = True
+    have = have.reshape(n_m, n_t)
+    lacking = {str(t): tuple(table.models[i] for i in np.flatnonzero(~have[:, k]))
+               for k, t in enumerate(table.tasks) if not have[:, k].all()}
+    if table.level == "item" and len(d):  # tasks on which no item is shared by every model (integer codes only)
+        i_code = d["item"].cat.codes.to_numpy().astype(np.int64)
+        n_i = max(len(d["item"].cat.categories), 1)
+        cell = np.sort((t_code * n_i + i_code) * n_m + m_code)
+        cell = cell[np.r_[True, cell[1:] != cell[:-1]]]  # distinct (task, item, model), sorted
+        ti = cell // n_m
+        starts = np.flatnonzero(np.r_[True, ti[1:] != ti[:-1]])
+        per_item = np.diff(np.r_[starts, ti.size])  # models per (task, item)
+        shared = np.zeros(n_t, dtype=bool)
+        shared[ti[starts][per_item == n_m] // n_i] = True
+        for k, t in enumerate(table.tasks):
+            if str(t) not in lacking and not shared[k]:
                 lacking[str(t)] = ()
     if not lacking:
         return table, TasksLeftOut(tuple(table.tasks), {}, independent)
