@@ -150,7 +150,9 @@ def parse_weights(text, tasks, groups=()) -> tuple:
     text : str or None
         ``None``, ``''``, ``'equal'`` or ``'tasks'``: equal task weights. ``'groups'``: equal weight per group.
         ``'name=w,...'``: weights of tasks, or of groups (all names tasks, or all groups); tasks or groups not
-        named get weight 0. ``'w1,w2,...'``: one weight per task, in task order.
+        named get weight 0. ``'w1,w2,...'``: one weight per task, in task order. A name holding commas is
+        quoted as in CSV (``'"mmlu:subject=law,method=mc"=2'``; names may hold ``=``: the last one splits), and
+        ``'@FILE'`` reads one entry per line (:func:`evalband._lists.split_names`).
     tasks : sequence of str
         The data's task names.
     groups : sequence of str
