@@ -30,7 +30,9 @@ CorrectionOpt = Annotated[str, typer.Option(
     "--correction", help="Multiple comparisons: none, bonferroni, holm, bh (Benjamini-Hochberg) or max-t"
                          " (simultaneous bootstrap intervals).")]
 MarginOpt = Annotated[str, typer.Option(
-    "--margin", help="Practical margin for verdicts, on the score scale (0.01 or '1%' = one point).")]
+    "--margin", help="Practical margin for verdicts, on the score scale (0.01 or '1%' = one point): 'A better'"
+                     " needs the whole interval beyond it, 'equivalent' the whole interval within it; otherwise the"
+                     " reading says what is decided (e.g. better, but not by more than the margin).")]
 
 
 def parse_weights(text, table):
