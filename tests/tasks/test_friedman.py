@@ -115,7 +115,10 @@ def test_too_few_tasks_raise():
 def test_identical_rankings_give_infinite_iman_davenport():
     x = np.tile(np.arange(4.0)[:, None], (1, 6))
     f = friedman(x)
-    assert f.iman_davenport == np.inf and f.iman_davenport_pvalue == 0.0
+    # the F approximation has no p-value at F = inf (QA O18: it printed "p = 0"); the permutation p is exact:
+    # only the 4! arrangements that order all 6 tasks alike reach the maximum, p = 4! / (4!)^6
+    assert f.iman_davenport == np.inf and np.isnan(f.iman_davenport_pvalue)
+    assert f.pvalue_exact == pytest.approx(24.0 ** -5, rel=1e-9)
     assert f.statistic == pytest.approx(6 * 3)  # chi2 = N (k - 1) at perfect agreement
 
 

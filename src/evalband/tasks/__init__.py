@@ -2,7 +2,8 @@
 
 Each model gets one score per task (:func:`score_matrix`); the tests then ask how models compare across tasks:
 
-* :func:`friedman` (with Iman-Davenport; Skillings-Mack for missing cells) and :func:`nemenyi` (critical
+* :func:`friedman` (with Iman-Davenport, an exact permutation p-value for few tasks; Skillings-Mack for missing
+  cells) and :func:`nemenyi` (critical
   difference, cliques);
 * :func:`signed_rank_tests`: Wilcoxon signed-rank or sign tests against a control or all pairs, Holm-corrected;
 * :func:`rm_anova`: repeated-measures ANOVA with Mauchly / Greenhouse-Geisser / Shapiro-Wilk checks and Tukey HSD;
@@ -17,6 +18,7 @@ from .anova import RMAnovaResult, greenhouse_geisser, mauchly, rm_anova
 from .bayes_hierarchical import hierarchical_bayes, task_differences
 from .bayes_signedrank import BayesSignedRankResult, BayesSignedRankTests, bayes_signed_rank, bayes_signed_rank_tests
 from .friedman import FriedmanResult, NemenyiResult, cliques_from_significance, friedman, nemenyi
+from .friedman_exact import PermutationPValue, friedman_permutation_pvalue
 from .profiles import PerformanceProfile, performance_profile, run_scores
 from .run import TESTS, TaskTestResult, run_test
 from .signedrank import SignedRankResult, holm, signed_rank_tests
@@ -27,6 +29,7 @@ __all__ = [
     "BayesSignedRankResult", "BayesSignedRankTests", "bayes_signed_rank", "bayes_signed_rank_tests",
     "hierarchical_bayes", "task_differences",
     "FriedmanResult", "NemenyiResult", "cliques_from_significance", "friedman", "nemenyi",
+    "PermutationPValue", "friedman_permutation_pvalue",
     "PerformanceProfile", "performance_profile", "run_scores",
     "TESTS", "TaskTestResult", "run_test",
     "SignedRankResult", "holm", "signed_rank_tests",

@@ -14,6 +14,7 @@ from scipy import stats
 
 from .._validate import InputError, check_choice, check_confidence_level
 from ._matrix import ScoreMatrix, as_score_matrix, complete_cases, rank_matrix, tie_counts
+from .friedman_exact import SMALL_N_TASKS, friedman_permutation_pvalue
 from .skillings_mack import skillings_mack_statistic
 
 __all__ = ["FriedmanResult", "NemenyiResult", "friedman", "nemenyi", "cliques_from_significance"]
@@ -28,7 +29,9 @@ class FriedmanResult:
     statistic, pvalue, df : float
         Friedman chi-square (tie-corrected when ``tie_correction``), its p-value and k - 1 degrees of freedom.
     iman_davenport, iman_davenport_pvalue : float
-        F = (N - 1) chi2 / (N (k - 1) - chi2) on (k - 1, (k - 1)(N - 1)) degrees of freedom.
+        F = (N - 1) chi2 / (N (k - 1) - chi2) on (k - 1, (k - 1)(N - 1)) degrees of freedom. F is infinite when
+        every task ranks the models identically; its p-value is then NaN (the F approximation has no answer
+        there: see ``pvalue_exact``).
     df1, df2 : float
     mean_ranks : numpy.ndarray, shape (n_models,)
         Mean rank of each model over tasks, 1 = best.
@@ -37,6 +40,15 @@ class FriedmanResult:
     dropped_tasks : tuple of str
     tie_correction : bool
     notes : tuple of str
+    method : {'friedman', 'skillings-mack'}
+    pvalue_exact : float
+        Permutation p-value of the statistic (every within-task arrangement of the ranks equally likely), NaN when
+        not computed (see ``friedman(method=...)``).
+    pvalue_exact_se : float
+        Its Monte Carlo standard error (0 when enumerated).
+    exact_method : {'', 'enumeration', 'closed-form', 'monte-carlo'}
+    n_arrangements : int
+        Arrangements enumerated (equally likely, up to (k!)^N), or Monte Carlo draws.
     """
 
     statistic: float
@@ -53,6 +65,10 @@ class FriedmanResult:
     tie_correction: bool = True
     notes: tuple[str, ...] = field(default=())
     method: str = "friedman"
+    pvalue_exact: float = np.nan
+    pvalue_exact_se: float = np.nan
+    exact_method: str = ""
+    n_arrangements: int = 0
 
     @property
     def n_tasks(self) -> int:
@@ -67,9 +83,33 @@ class FriedmanResult:
         if self.method == "skillings-mack":
             return (f"Skillings-Mack chi2({self.df:g}) = {self.statistic:.4g}, p = {self.pvalue:.3g} ({k} models,"
                     f" {n} tasks, missing cells kept)")
-        return (f"Friedman chi2({self.df:g}) = {self.statistic:.4g}, p = {self.pvalue:.3g}; Iman-Davenport"
-                f" F({self.df1:g}, {self.df2:g}) = {self.iman_davenport:.4g}, p = {self.iman_davenport_pvalue:.3g}"
-                f" ({k} models, {n} tasks{', ties corrected' if self.tie_correction else ''})")
+        if np.isinf(self.iman_davenport):
+            f_text = f"Iman-Davenport F({self.df1:g}, {self.df2:g}) infinite (identical rankings)"
+        else:
+            f_text = (f"Iman-Davenport F({self.df1:g}, {self.df2:g}) = {self.iman_davenport:.4g},"
+                      f" p = {self.iman_davenport_pvalue:.3g}")
+        text = (f"Friedman chi2({self.df:g}) = {self.statistic:.4g}, p = {self.pvalue:.3g}"
+                f"{' (chi-square approximation)' if self.exact_method else ''}; {f_text} ({k} models, {n} tasks"
+                f"{', ties corrected' if self.tie_correction else ''})")
+        if self.exact_method == "closed-form":
+            text += (f"\nExact permutation p = {self.pvalue_exact:.3g} (identical rankings: only the {k}! arrangements"
+                     f" that order every task alike, out of {k}!^{n}, reach this statistic).")
+        elif self.exact_method == "enumeration":
+            text += (f"\nExact permutation p = {self.pvalue_exact:.3g} (all {self.n_arrangements:,} equally likely"
+                     " within-task arrangements of the ranks).")
+        elif self.exact_method == "monte-carlo":
+            at_floor = self.pvalue_exact <= 1.0000001 / (self.n_arrangements + 1)
+            text += (f"\nPermutation p {'<=' if at_floor else '='} {self.pvalue_exact:.3g} (Monte Carlo,"
+                     f" {self.n_arrangements:,} random within-task arrangements of the ranks"
+                     + ("; none reached the observed statistic)." if at_floor else
+                        f"; MC standard error {self.pvalue_exact_se:.2g})."))
+        if n < SMALL_N_TASKS and self.exact_method:
+            text += (f" With {n} tasks (fewer than {SMALL_N_TASKS}) the chi-square and F approximations are poor:"
+                     " use the permutation p-value.")
+        elif n < SMALL_N_TASKS:
+            text += (f"\nWith {n} tasks (fewer than {SMALL_N_TASKS}) the chi-square and F approximations are poor"
+                     " (no permutation p-value computed).")
+        return text
 
 
 @dataclass(frozen=True)
@@ -131,7 +171,8 @@ def _prepare(scores, models, tasks, what):
 
 
 def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
-             tie_correction: bool = True, missing: str = "complete-case") -> FriedmanResult:
+             tie_correction: bool = True, missing: str = "complete-case", method: str = "auto",
+             n_resamples: int = 9_999, rng=None) -> FriedmanResult:
     """Friedman test of equal mean ranks over tasks, with the Iman-Davenport F correction.
 
     Parameters
@@ -149,6 +190,16 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
         'complete-case' drops every task where some model has no score (named in ``dropped_tasks``);
         'skillings-mack' keeps them and computes the Skillings-Mack statistic (no Iman-Davenport F, which is
         then NaN; ``mean_ranks`` average each model's ranks over its own tasks, rescaled to 1..k).
+    method : {'auto', 'asymptotic', 'exact', 'monte-carlo'}
+        The permutation p-value (``pvalue_exact``) beside the chi-square and F approximations: 'exact'
+        enumerates every within-task arrangement of the ranks, 'monte-carlo' draws ``n_resamples`` of them,
+        'asymptotic' computes none. 'auto' (default) computes it when there are fewer than 10 tasks or the
+        rankings are identical (infinite F), by enumeration when feasible and Monte Carlo otherwise.
+        Complete-case analysis only.
+    n_resamples : int, default 9999
+        Monte Carlo draws.
+    rng : None, int or numpy.random.Generator
+        Monte Carlo only.
 
     Returns
     -------
@@ -158,9 +209,11 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
     -----
     Valid when tasks are an independent sample from the population of tasks of interest and the models are
     ranked within each task; ranks ignore how large the differences are. Iman and Davenport's F is less
-    conservative than the chi-square approximation (Demsar 2006). Tasks where some model has no score are
-    dropped (complete cases) and named in ``dropped_tasks``, or kept with ``missing='skillings-mack'``, which
-    assumes the cells are missing at random.
+    conservative than the chi-square approximation (Demsar 2006). Both approximations are poor with few tasks
+    (below about 10): with 3 models over 3 tasks ranked identically the chi-square p is 0.0498 and F is infinite,
+    while the exact permutation p is 6 / 216 = 0.028; the permutation p-value is then the one to report. Tasks
+    where some model has no score are dropped (complete cases) and named in ``dropped_tasks``, or kept with
+    ``missing='skillings-mack'``, which assumes the cells are missing at random.
 
     References
     ----------
@@ -168,8 +221,10 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
     Iman, R. L. & Davenport, J. M. (1980). Approximations of the critical region of the Friedman statistic.
     Communications in Statistics A 9, 571-595.
     Skillings, J. H. & Mack, G. A. (1981). Technometrics 23, 171-177.
+    Friedman, M. (1937). JASA 32, 675-701 (exact tables for small k and N).
     """
     missing = check_choice(missing, ("complete-case", "skillings-mack"), "missing")
+    method = check_choice(method, ("auto", "asymptotic", "exact", "monte-carlo"), "method")
     if missing == "skillings-mack":
         return _skillings_mack(scores, models, tasks, higher_is_better)
     m = _prepare(scores, models, tasks, "the Friedman test")
@@ -188,13 +243,24 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
     df1, df2 = k - 1.0, (k - 1.0) * (n - 1.0)
     denom = n * (k - 1.0) - chi2
     if denom <= 1e-12 * n * k:
-        f_stat, f_p = np.inf, 0.0
-        notes.append("every task ranks the models identically: Iman-Davenport F is infinite")
+        f_stat, f_p = np.inf, np.nan
+        notes.append("every task ranks the models identically: Iman-Davenport F is infinite and has no p-value;"
+                     " see the permutation p-value")
     else:
         f_stat = (n - 1.0) * chi2 / denom
         f_p = float(stats.f.sf(f_stat, df1, df2))
+    exact = None
+    if method in ("exact", "monte-carlo") or (method == "auto" and (n < SMALL_N_TASKS or np.isinf(f_stat))):
+        exact = friedman_permutation_pvalue(ranks, method=method, n_resamples=n_resamples, rng=rng)
+        if n < SMALL_N_TASKS:
+            notes.append(f"only {n} tasks: the chi-square and F approximations are poor below about"
+                         f" {SMALL_N_TASKS}; use the permutation p-value ({exact.method})")
+    elif n < SMALL_N_TASKS:
+        notes.append(f"only {n} tasks: the chi-square and F approximations are poor below about {SMALL_N_TASKS}")
+    extra = {} if exact is None else dict(pvalue_exact=exact.pvalue, pvalue_exact_se=exact.se,
+                                          exact_method=exact.method, n_arrangements=exact.n_arrangements)
     return FriedmanResult(chi2, p, df, float(f_stat), f_p, df1, df2, mean_ranks, m.models, m.tasks,
-                          m.dropped_tasks, bool(tie_correction), tuple(notes))
+                          m.dropped_tasks, bool(tie_correction), tuple(notes), **extra)
 
 
 def _skillings_mack(scores, models, tasks, higher_is_better) -> FriedmanResult:

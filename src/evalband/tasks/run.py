@@ -107,7 +107,7 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
     confidence_level : float, default 0.95
     higher_is_better : bool, default True
     rng : None, int or numpy.random.Generator
-        Bayesian test only.
+        Bayesian test, and the Monte Carlo permutation p-value of the Friedman test (few tasks, many models).
     n_samples : int, default 20_000
         Bayesian test only: posterior draws per pair.
     tie_correction : bool, default True
@@ -139,12 +139,12 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
     omnibus_data, sm = (full, "skillings-mack") if missing == "skillings-mack" else (m, "complete-case")
     if test == "friedman":
         omnibus = friedman(omnibus_data, higher_is_better=higher_is_better, tie_correction=tie_correction,
-                           missing=sm)
+                           missing=sm, rng=rng)
         posthoc = nemenyi(m, confidence_level=level, higher_is_better=higher_is_better)
     elif test in ("wilcoxon", "sign"):
         if m.n_models > 2:
             omnibus = friedman(omnibus_data, higher_is_better=higher_is_better, tie_correction=tie_correction,
-                               missing=sm)
+                               missing=sm, rng=rng)
         posthoc = signed_rank_tests(m, control=control, method=test, confidence_level=level,
                                     higher_is_better=higher_is_better)
     elif test == "bayes-signed-rank":
