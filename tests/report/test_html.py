@@ -125,7 +125,9 @@ def test_names_from_files_are_escaped_everywhere(tmp_path):
     assert "&lt;b&gt;bold&lt;/b&gt;" in text and "<b>bold</b>" not in text
     assert "quote&quot;&#x27;model_{x}^~%$#" in text
     md = render_markdown(rep)
-    assert "<script" not in md.lower() and "plain &amp; &lt;b&gt;bold&lt;/b&gt;" in md
+    # Markdown escapes for Markdown (QA O24), not HTML: '&' and '>' stay, only a tag-opening '<' becomes &lt;
+    assert "<script" not in md.lower() and "<b>" not in md and "plain & &lt;b>bold&lt;/b>" in md
+    assert "&amp;" not in md and "&gt;" not in md and "t\\|pipe" in md
     tex = render_latex(rep)
     assert r"model\_\{x\}\textasciicircum{}\textasciitilde{}\%\$\#" in tex
     assert r"\textless{}script\textgreater{}" in tex

@@ -84,6 +84,7 @@ def report(
         if bad or not fig_formats:
             raise ValueError(f"`--figure-format` must list png and/or svg; got {figure_format!r}.")
         level = check_confidence_level(float(confidence) if _is_number(confidence) else confidence)
+        check_output(output, figures)  # before the 10-20 s of computing, not after
         table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
                            source=source, shape=shape, model_col=model_col, task_col=task_col,
                            item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
@@ -102,6 +103,38 @@ def report(
         typer.echo(f"evalband: wrote {output} ({size / 1024:,.0f} KiB, {len(rep.figures)} figures) in "
                    f"{time.perf_counter() - started:.1f} s" + (f"; figures in {figures}" if figures else ""),
                    err=True)
+
+
+def check_output(output, figures=None) -> None:
+    """Fail fast (OSError, one line) when the report or the figures could not be written.
+
+    ``output`` must not be a folder and its folder must exist and be writable (an existing file must be writable
+    too); ``figures`` must be a writable folder, or a path whose nearest existing parent is a writable folder.
+    """
+    out = os.path.abspath(os.fspath(output))
+    if os.path.isdir(out):
+        raise OSError(f"cannot write the report to {output}: Is a directory; give a file name, e.g. -o "
+                      f"{os.path.join(output, 'report.html')}")
+    folder = os.path.dirname(out)
+    if not os.path.isdir(folder):
+        what = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise OSError(f"cannot write the report to {output}: the folder {folder} {what}")
+    if os.path.exists(out) and not os.access(out, os.W_OK):
+        raise OSError(f"cannot write the report to {output}: the file is not writable")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OSError(f"cannot write the report to {output}: the folder {folder} is not writable")
+    if figures is None:
+        return
+    fig = os.path.abspath(os.fspath(figures))
+    if os.path.exists(fig) and not os.path.isdir(fig):
+        raise OSError(f"cannot save figures in {figures}: it is a file, not a folder")
+    parent = fig
+    while not os.path.exists(parent):  # the folder (and missing parents) will be created
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise OSError(f"cannot save figures in {figures}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OSError(f"cannot save figures in {figures}: the folder {parent} is not writable")
 
 
 def _is_number(text) -> bool:

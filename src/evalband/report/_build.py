@@ -50,6 +50,9 @@ class Report:
     analysis_notes: tuple = ()
     scale: float = 100.0
     higher_is_better: bool = True
+    kind: str = "comparison"          # 'comparison', or 'summary' (one model, or models that share no task)
+    summary_reason: str = ""          # why a summary report has no comparison
+    passk: pd.DataFrame | None = None  # summary reports: pass@k and pass^k per model, task and k
 
 
 def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, seed: int = 0,
@@ -72,6 +75,14 @@ def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, con
         The command line that reproduces the report (shown in the report).
     timestamp : str, optional
         Shown on the report's one timestamp line; default now (UTC).
+
+    Notes
+    -----
+    What can be compared decides what the report holds. With one model, or models that share no task, it is a
+    summary report (``kind='summary'``): each model's scores with intervals per task and over its tasks, pass@k
+    and pass^k when the data have repeated trials, and a sentence saying why nothing is compared. Tasks that some
+    model lacks are left out of a comparison (named in the notes). Where the models share no item of a task, the
+    items cannot be paired and every model is resampled independently on its own items (said in the notes).
     """
     from ..compare import compare
     from ..rank import rank
@@ -84,12 +95,27 @@ def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, con
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=100)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"`seed` must be an integer; got {seed!r}.")
-    table.require_models(2, "a report")
+    table.require_models(1, "a report")
     skipped = []
+    table, reason, plan_notes, independent = _plan(table)
+    if reason:
+        from ._summary import build_summary_report
 
-    reps = bootstrap(table, n_resamples=n_resamples, rng=seed)
-    ranking = rank(table, replicates=reps, aggregate=aggregate, confidence_level=level, rng=seed)[aggregate]
-    comparison = compare(table, replicates=reps, aggregate=aggregate, confidence_level=level, per_task=False,
+        return build_summary_report(table, reason=reason, aggregate=aggregate, n_resamples=n_resamples,
+                                    level=level, seed=seed, command=command, timestamp=timestamp,
+                                    extra_notes=plan_notes)
+
+    if independent:
+        from ._summary import independent_replicates
+
+        reps = independent_replicates(table, n_resamples=n_resamples, seed=seed)
+        source = reps  # rank and compare work on the replicates alone (no item pairing to use)
+    else:
+        reps = bootstrap(table, n_resamples=n_resamples, rng=seed)
+        source = table
+    given = None if independent else reps
+    ranking = rank(source, replicates=given, aggregate=aggregate, confidence_level=level, rng=seed)[aggregate]
+    comparison = compare(source, replicates=given, aggregate=aggregate, confidence_level=level, per_task=False,
                          rng=seed)
     pairs = comparison.aggregates[0]
     models = ranking.models
@@ -227,6 +253,8 @@ def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, con
     cov_summary = (cov.groupby("model", observed=True)
                    .agg(tasks=("task", "nunique"), items=("items", "sum"), left_out=("left_out", "sum"))
                    .reset_index())
+    if independent:
+        cov_summary["left_out"] = 0  # each model is resampled on all of its own items
 
     facts = dict(table=table, reps=reps, ranking=ranking, pairs=pairs, weights=ws_results, bayes=bayes_frame,
                  level=level, aggregate=aggregate, scale=scale, comparison=comparison, order=order,
@@ -244,9 +272,63 @@ def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, con
         pairs=pair_frame, per_task=per_task, weights=weights_frame, bayes=bayes_frame,
         findings=findings_for(facts), methods=method_notes(facts), references=references(facts), figures=figures,
         reproduce=reproduce, timestamp=stamp, sections_skipped=skipped,
-        analysis_notes=tuple(dict.fromkeys(n for n in comparison.notes if n not in table.notes)),
+        analysis_notes=tuple(dict.fromkeys(list(plan_notes) + [n for n in comparison.notes
+                                                                if n not in table.notes])),
         scale=float(scale), higher_is_better=hib,
     )
+
+
+def _plan(table):
+    """``(table, summary_reason, notes, independent)``: what the report can compare.
+
+    ``summary_reason`` is set (and the report shows scores only) with one model or when the models share no task;
+    otherwise ``table`` keeps the tasks every model has, and ``independent`` says whether some task has no item
+    shared by all models (then every model is resampled on its own items).
+    """
+    models = list(table.models)
+    if len(models) == 1:
+        return table, (f"There is one model ({models[0]}), so there is nothing to compare or rank: the report "
+                       "shows its scores with their intervals, and leaves out the sections on pairwise "
+                       "comparisons, ranks, task weights and tests over tasks."), [], False
+    d = table.data
+    rows = d if table.level == "item" else d.loc[d["n"] > 0]
+    present = rows.groupby(["model", "task"], observed=True).size()
+    have = {(str(m), str(t)) for m, t in present.index}
+    lacking = {t: [m for m in models if (m, t) not in have] for t in table.tasks}
+    kept = [t for t in table.tasks if not lacking[t]]
+    notes = []
+    if not kept:
+        own = "; ".join(f"{m}: {_names([t for t in table.tasks if (m, t) in have], 3)}" for m in models[:6])
+        return table, (f"The {len(models)} models share no task ({own}{'; ...' if len(models) > 6 else ''}), so "
+                       "there is no common ground to compare or rank them: the report shows each model's scores "
+                       "on its own tasks, and leaves out the sections on pairwise comparisons, ranks, task weights "
+                       "and tests over tasks. Choose models that share tasks with --models to compare them."), \
+            [], False
+    if len(kept) < len(table.tasks):
+        gone = [t for t in table.tasks if lacking[t]]
+        shown = "; ".join(f"{t} (no results for {_names(lacking[t], 3)})" for t in gone[:5])
+        notes.append(f"{len(gone)} task(s) left out because not every model has results there: {shown}"
+                     + (" ..." if len(gone) > 5 else ""))
+        table = table.select(tasks=kept)
+    independent = False
+    if table.level == "item":
+        n_models = len(models)
+        items = table.data.drop_duplicates(["model", "task", "item"])
+        shared = items.groupby(["task", "item"], observed=True).size()
+        common = (shared == n_models).groupby(level="task", observed=True).sum()
+        unpaired = [t for t in table.tasks if int(common.get(t, 0)) == 0]
+        if unpaired or not getattr(table, "paired_items", True):
+            independent = True
+            if unpaired:
+                notes.append(f"the models share no item on {_names(unpaired, 4)}: items cannot be paired, so every "
+                             "model is resampled independently on its own items (unpaired bootstrap); differences "
+                             "are less precise than a paired comparison on shared items would make them")
+    return table, "", notes, independent
+
+
+def _names(items, limit) -> str:
+    items = list(items)
+    return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
 def _weights_caption(ws) -> str:

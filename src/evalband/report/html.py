@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import base64
 import html
+import html.entities
 import os
+import re
 
 import numpy as np
 import pandas as pd
@@ -49,7 +51,9 @@ def esc(value) -> str:
 
 # ---------------------------------------------------------------------------------------------- number display
 def _dec(se, scale) -> int:
-    return decimals_for(abs(float(se)) * scale) if np.isfinite(se) else 2
+    if not np.isfinite(se):
+        return 2
+    return decimals_for(abs(float(se)) * scale) if se != 0 else 1  # no spread (all right or all wrong): 100.0
 
 
 def _num(x, d, scale) -> str:
@@ -110,6 +114,39 @@ def task_rows(report, scale) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def summary_rows(report, scale) -> pd.DataFrame:
+    """A summary report's scores: one row per model (its aggregate over its own tasks), best first."""
+    r = report.ranking.sort_values("estimate", ascending=False, kind="stable")
+    rows = []
+    for _, x in r.iterrows():
+        d = _dec(x["se"], scale)
+        rows.append({"model": str(x["model"]), "tasks": str(int(x["tasks"])),
+                     "estimate": _num(x["estimate"], d, scale), "SE": _num(x["se"], d + 1, scale),
+                     f"{float(x['confidence_level']):.0%} CI": _ci(x["ci_low"], x["ci_high"], d, scale)})
+    return pd.DataFrame(rows)
+
+
+def passk_rows(report) -> pd.DataFrame | None:
+    """pass@k and pass^k side by side, one row per model, task and k (percent)."""
+    p = report.passk
+    if p is None or p.empty:
+        return None
+    several = p["task"].nunique() > 1
+    rows = []
+    for (m, t, k), g in p.groupby(["model", "task", "k"], sort=False):
+        row = {"model": str(m)}
+        if several:
+            row["task"] = str(t)
+        row["k"] = str(int(k))
+        for metric in ("pass@k", "pass^k"):
+            x = g[g["metric"] == metric].iloc[0]
+            d = _dec(x["se"], 100.0)
+            row[metric] = _num(x["estimate"], d, 100.0)
+            row[f"{metric} CI"] = _ci(x["ci_low"], x["ci_high"], d, 100.0)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def weights_rows(report) -> pd.DataFrame | None:
     w = report.weights
     if w is None:
@@ -142,6 +179,25 @@ def coverage_rows(report) -> pd.DataFrame:
 
 # ---------------------------------------------------------------------------------------------- HTML
 _TEXT_COLUMNS = {"model", "model A", "model B", "task", "verdict", "threshold", "verdict by assumed correlation"}
+
+
+def _html_summary_body(report, img, figs) -> list:
+    """The scores, per-task and pass@k sections of a summary report (no comparison)."""
+    scale = report.scale
+    parts = ["<h2>Scores</h2>", _html_table(summary_rows(report, scale))]
+    if "forest" in figs:
+        parts.append(img(figs["forest"]))
+    parts.append("<h2>Per task</h2>")
+    if "tasks" in figs:
+        parts.append(img(figs["tasks"]))
+    parts.append(_html_table(task_rows(report, scale)))
+    if report.passk is not None:
+        parts.append("<h2>pass@k and pass^k</h2>")
+        parts.append("<p>pass@k: the chance that at least one of k attempts succeeds; pass^k: the chance that all k"
+                     " succeed (consistency). Both in %.</p>")
+        parts += [img(figs[k]) for k in ("passk", "passhatk") if k in figs]
+        parts.append(_html_table(passk_rows(report), verdict_col=None))
+    return parts
 
 
 def _html_table(frame: pd.DataFrame, *, verdict_col: str | None = "verdict") -> str:
@@ -192,6 +248,9 @@ def render_html(report, *, images: dict | None = None) -> str:
         parts.append("<h3>Assumed, converted or left out</h3><ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes)
                      + "</ul>")
     parts.append("<details><summary>Coverage per model</summary>" + _html_table(coverage_rows(report)) + "</details>")
+    if report.kind == "summary":
+        parts += _html_summary_body(report, img, figs)
+        return _html_tail(report, parts)
 
     parts.append("<h2>Aggregate scores and ranks</h2>")
     parts.append(_html_table(ranking_rows(report, scale)))
@@ -235,6 +294,11 @@ def render_html(report, *, images: dict | None = None) -> str:
         parts.append(_html_table(bayes_rows(report, scale), verdict_col=None))
     if "passk" in figs:
         parts.append("<h2>pass@k</h2>" + img(figs["passk"]))
+    return _html_tail(report, parts)
+
+
+def _html_tail(report, parts) -> str:
+    """Sections left out, methods, references and the reproducing command; closes the document."""
     if report.sections_skipped:
         parts.append("<h3>Not shown</h3><ul>" + "".join(f"<li>{esc(s)}</li>" for s in report.sections_skipped)
                      + "</ul>")
@@ -255,8 +319,43 @@ def render_html(report, *, images: dict | None = None) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- Markdown
+_MD_ALWAYS = {"\\": "\\\\", "`": "\\`", "*": "\\*", "|": "\\|", "\n": " ", "\r": " "}
+_MD_LINK = re.compile(r"\[(?=[^\]]*\][(\[:])")      # '[' of a link or reference: [text](url), [text][ref]
+_MD_TAG = re.compile(r"<(?=[A-Za-z/!?])")            # '<' that would open an HTML tag, comment or declaration
+_MD_ENTITY = re.compile(r"&(#[0-9]{1,7};|#[xX][0-9A-Fa-f]{1,6};|[0-9A-Za-z]+;)")  # maybe a character reference
+_MD_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")  # '_' not inside a word: emphasis
+_MD_LINE_START = re.compile(r"^(\s*)(\d+(?=[.)](?:\s|$))|)([#>+\-=.)])")  # heading, quote or list marker
+
+
+def _entity(match) -> str:
+    """'&amp;' for an '&' that CommonMark would read as a character reference (a known HTML5 name, or numeric)."""
+    ref = match.group(1)
+    return ("&amp;" if ref.startswith("#") or ref in html.entities.html5 else "&") + ref
+
+
+def md_escape(value, *, block: bool = True) -> str:
+    """Escape a name or sentence so that Markdown shows it as plain text, on one line.
+
+    Backslashes, backticks, ``*`` and ``|`` (table cells) are always backslash-escaped; ``_`` only where it is
+    not inside a word (CommonMark takes no intraword ``_`` for emphasis, so ``gpt_4o_mini`` stays readable);
+    ``[`` only where it would open a link (``[text](url)``), ``<`` only where it would open an HTML tag (as
+    ``&lt;``), ``&`` only where it would start a character reference (as ``&amp;``). ``A&B`` and ``x < y``
+    stay as they are. With ``block`` (text that starts a paragraph, heading or list item, not a table cell) a
+    leading ``#``, ``>``, ``-``, ``+``, ``=`` or ``1.`` is escaped so that it does not become a heading, quote or
+    list.
+    """
+    text = "".join(_MD_ALWAYS.get(ch, ch) for ch in str(value))
+    text = _MD_UNDERSCORE.sub(r"\\_", text)
+    text = _MD_LINK.sub(r"\\[", text).replace("~~", "\\~\\~")
+    text = _MD_ENTITY.sub(_entity, text)
+    text = _MD_TAG.sub("&lt;", text)
+    if not block:
+        return text
+    return _MD_LINE_START.sub(lambda m: m.group(1) + m.group(2) + "\\" + m.group(3), text)
+
+
 def _md_cell(v) -> str:
-    return html.escape(str(v), quote=False).replace("|", "\\|").replace("\n", " ")
+    return md_escape(v, block=False)
 
 
 def _md_table(frame) -> str:
@@ -272,24 +371,36 @@ def render_markdown(report, *, figure_paths: dict | None = None) -> str:
     """The report as Markdown; ``figure_paths`` (key -> relative path) links saved figures."""
     scale = report.scale
     figure_paths = figure_paths or {}
-    out = [f"# {_md_cell(report.title)}", "",
+    out = [f"# {md_escape(report.title, block=False)}", "",
            f"evalband {report.reproduce['evalband']}, seed {report.reproduce['seed']}, "
            f"{report.reproduce['n_resamples']:,} bootstrap replicates  ", f"Generated {report.timestamp}", "",
-           "## Findings", ""] + [f"- {_md_cell(s)}" for s in report.findings]
-    out += ["", "## Data", "", _md_cell(report.description), ""]
+           "## Findings", ""] + [f"- {md_escape(s)}" for s in report.findings]
+    out += ["", "## Data", "", md_escape(report.description), ""]
     notes = list(report.notes) + [n for n in report.analysis_notes if n not in report.notes]
-    out += [f"- {_md_cell(n)}" for n in notes] + [""]
-    out += ["## Aggregate scores and ranks", "", _md_table(ranking_rows(report, scale))]
-    out += ["## Pairwise comparisons", "", _md_table(pair_rows(report, scale, adjacent_only=len(report.pairs) > 45))]
+    out += [f"- {md_escape(n)}" for n in notes] + [""]
+    if report.kind == "summary":
+        out += ["## Scores", "", _md_table(summary_rows(report, scale))]
+        out += ["## Per task", "", _md_table(task_rows(report, scale))]
+        if report.passk is not None:
+            out += ["## pass@k and pass^k", "", "pass@k: at least one of k attempts succeeds; pass^k: all k succeed"
+                    " (%).", "", _md_table(passk_rows(report))]
+    else:
+        out += ["## Aggregate scores and ranks", "", _md_table(ranking_rows(report, scale))]
+        out += ["## Pairwise comparisons", "",
+                _md_table(pair_rows(report, scale, adjacent_only=len(report.pairs) > 45))]
+        out += ["## Per task", "", _md_table(task_rows(report, scale))]
     if report.weights is not None:
         out += ["## Task weights", "", _md_table(weights_rows(report))]
     if report.bayes is not None:
         out += ["## Bayesian intervals", "", _md_table(bayes_rows(report, scale))]
     for f in report.figures:
         if f.key in figure_paths:
-            out += [f"![{_md_cell(f.title)}]({figure_paths[f.key]})", "", f"*{_md_cell(f.caption)}*", ""]
-    out += ["## Methods", ""] + [f"- {_md_cell(m)}" for m in report.methods]
-    out += ["", "## Reproduce", "", "```", report.reproduce["command"], "```", ""]
+            out += [f"![{md_escape(f.title, block=False).replace(']', chr(92) + ']')}]({figure_paths[f.key]})", "",
+                    f"*{md_escape(f.caption, block=False)}*", ""]
+    out += ["## Methods", ""] + [f"- {md_escape(m)}" for m in report.methods]
+    command = str(report.reproduce["command"]).replace("\n", " ")
+    fence = "`" * max(3, 1 + max((len(r) for r in re.findall("`+", command)), default=0))
+    out += ["", "## Reproduce", "", fence, command, fence, ""]
     return "\n".join(out)
 
 
@@ -320,6 +431,17 @@ def render_latex(report) -> str:
     r = report.reproduce
     head = (f"% evalband {r['evalband']}: {r['command']}\n% seed {r['seed']}, {r['n_resamples']} bootstrap "
             "replicates; needs \\usepackage{booktabs}\n")
+    if report.kind == "summary":
+        parts = [head, f"% {report.summary_reason}\n",
+                 _latex_table(summary_rows(report, scale), f"{r['aggregate']} over tasks"
+                              f"{' (%)' if scale == 100 else ''} with {level:.0%} bootstrap intervals.",
+                              "tab:evalband-scores"),
+                 _latex_table(task_rows(report, scale), f"Per-task scores with {level:.0%} bootstrap intervals.",
+                              "tab:evalband-tasks")]
+        if report.passk is not None:
+            parts.append(_latex_table(passk_rows(report), "pass@k and pass^k (%) with their intervals.",
+                                      "tab:evalband-passk"))
+        return "\n".join(parts)
     parts = [head, _latex_table(ranking_rows(report, scale),
                                 f"{r['aggregate']} over tasks{' (%)' if scale == 100 else ''} with {level:.0%} bootstrap intervals, ranks and "
                                 "tiers.", "tab:evalband-ranking"),
