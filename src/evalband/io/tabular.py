@@ -217,8 +217,35 @@ def _load(data, file_format: str):
                              source=src)
         df.index = pd.Index([f"{name} {row_word} {i}" for i in df.index], dtype=object)
         frames.append(df)
-        stems.append(pd.Series(path.name.split(".")[0], index=df.index, dtype=object))
+    for df, stem in zip(frames, _task_names(files)):
+        stems.append(pd.Series(stem, index=df.index, dtype=object))
     return pd.concat(frames), source, "at", pd.concat(stems)
+
+
+def _strip_suffixes(name: str) -> str:
+    """``results.v2.csv.gz`` -> ``results.v2``: only the table and compression suffixes go."""
+    low = name.lower()
+    for suffix in _COMPRESSED:
+        if low.endswith(suffix) and len(name) > len(suffix):
+            name, low = name[:-len(suffix)], low[:-len(suffix)]
+            break
+    for suffix in TABULAR_SUFFIXES:
+        if low.endswith(suffix) and len(name) > len(suffix):
+            return name[:-len(suffix)]
+    return name
+
+
+def _task_names(files) -> list[str]:
+    """One distinct task name per file: its name without the table/compression suffix (``run.v1.csv`` ->
+    ``run.v1``); files of the same name in different folders (``mmlu/results.csv``, ``gsm8k/results.csv``) are
+    named by their path below the folder they share (``mmlu/results``, ``gsm8k/results``), so two files never
+    merge into one task."""
+    names = [_strip_suffixes(f.name) for f in files]
+    if len(set(names)) == len(names):
+        return names
+    parents = [f.resolve().parent for f in files]
+    common = Path(os.path.commonpath([str(p) for p in parents]))
+    return [_strip_suffixes(f.resolve().relative_to(common).as_posix()) for f in files]
 
 
 def _match_case(col, columns, source: str, option: str, *, explicit: bool):
