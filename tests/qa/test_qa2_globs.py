@@ -47,3 +47,18 @@ def test_compressed_suffix_is_stripped_too(tmp_path):
     (tmp_path / "code.csv.gz").write_bytes(gzip.compress(ROWS.format(1).encode()))
     (tmp_path / "math.csv").write_text(ROWS.format(0))
     assert read([tmp_path / "code.csv.gz", tmp_path / "math.csv"]).tasks == ("code", "math")
+
+
+def test_headers_differing_only_by_case_across_files_are_one_table(tmp_path):
+    # one file's header as one tool writes it, the other's in capitals: one file alone reads either (O20)
+    (tmp_path / "a.csv").write_text("model,task,item,score\nA,t,1,1\nA,t,2,0\nB,t,1,1\nB,t,2,1\n")
+    (tmp_path / "b.csv").write_text("Model,Task,Item,Score\nA,u,1,1\nA,u,2,0\nB,u,1,0\nB,u,2,1\n")
+    table = read(str(tmp_path / "*.csv"))
+    assert table.tasks == ("t", "u") and table.models == ("A", "B")
+    frames = [pd.read_csv(tmp_path / "a.csv"), pd.read_csv(tmp_path / "b.csv").rename(columns=str.lower)]
+    want = pd.concat(frames).groupby(["model", "task"])["score"].mean().to_dict()
+    assert _means(table) == pytest.approx(want)
+    # columns that really differ are still refused
+    (tmp_path / "c.csv").write_text("model,task,item,score,trial\nA,v,1,1,0\n")
+    with pytest.raises(Exception, match="tables read together need the same columns"):
+        read(str(tmp_path / "*.csv"))

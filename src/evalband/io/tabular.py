@@ -212,6 +212,12 @@ def _load(data, file_format: str):
         if first is None:
             first = (name, list(df.columns))
         elif set(df.columns) != set(first[1]):
+            # the same columns up to case ('Model' in one export, 'model' in another) are the same roles
+            by_case = {str(c).casefold(): c for c in first[1]}
+            if len(by_case) == len(first[1]) == len(df.columns) and {str(c).casefold() for c in df.columns} \
+                    == set(by_case):
+                df.columns = [by_case[str(c).casefold()] for c in df.columns]
+        if set(df.columns) != set(first[1]):
             raise InputError(f"has columns {', '.join(map(repr, df.columns))} but {first[0]} has"
                              f" {', '.join(map(repr, first[1]))}; tables read together need the same columns",
                              source=src)
