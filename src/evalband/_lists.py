@@ -43,7 +43,7 @@ def split_names(text, *, name: str = "list") -> list[str]:
     if text.startswith("@"):
         path = text[1:]
         try:
-            with open(path, encoding="utf-8") as fh:
+            with open(path, encoding="utf-8-sig") as fh:  # -sig: a BOM (Windows editors) is not a name
                 return [line.strip() for line in fh.read().splitlines() if line.strip()]
         except (OSError, UnicodeDecodeError) as exc:
             why = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc.strerror or type(exc).__name__
