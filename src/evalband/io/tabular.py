@@ -14,7 +14,7 @@ when exactly one does. Error messages give file line numbers for text files.
 Several files (a glob such as ``"runs/*.csv"`` or a list) are read as one table: they must have the same columns,
 each row is named by its file and line in messages, and files without a task column are one task each, named after
 the file. ``"-"`` reads standard input (named ``<stdin>``), whose format (CSV, TSV, JSON Lines, JSON records,
-Parquet) is read from its first bytes.
+Parquet) is read from its first bytes, after undoing gzip, bzip2, xz or zstd compression.
 """
 
 from __future__ import annotations
@@ -107,7 +107,38 @@ def _read_stdin() -> bytes:
     raw = raw.encode("utf-8") if isinstance(raw, str) else raw
     if not raw.strip():
         raise InputError("is empty (nothing was piped in)", source=STDIN_NAME)
-    return raw
+    return _decompress(raw)
+
+
+#: magic bytes of compressed streams -> (name, module) that reads them
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma"), (b"\x28\xb5\x2f\xfd", "zstandard"))
+
+
+def _decompress(raw: bytes) -> bytes:
+    """Standard input compressed with gzip, bzip2, xz or zstd (``cat results.csv.gz | evalband ... -``) is
+    decompressed, as files with those suffixes are."""
+    for magic, module in _MAGIC:
+        if raw.startswith(magic):
+            break
+    else:
+        return raw
+    try:
+        if module == "zstandard":
+            try:
+                import zstandard
+            except ImportError:
+                raise ImportError("zstd-compressed input needs zstandard: pip install 'evalband[logs]'") from None
+            out = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw)).read()
+        else:
+            out = __import__(module).decompress(raw)
+    except ImportError:
+        raise
+    except Exception as exc:  # truncated or corrupt stream
+        raise InputError(f"looks {module.replace('lzma', 'xz')}-compressed but could not be decompressed"
+                         f" ({str(exc).strip() or type(exc).__name__})", source=STDIN_NAME) from None
+    if not out.strip():
+        raise InputError("is empty once decompressed", source=STDIN_NAME)
+    return out
 
 
 def _sniff(raw: bytes) -> str:

@@ -1,0 +1,38 @@
+"""Second QA pass: compressed standard input.
+
+Before the fix, ``gzip -c results.csv | evalband summarize -`` said "could not be read as csv: 'utf-8' codec can't
+decode byte 0x8b", although files named ``results.csv.gz`` are read.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from evalband.cli.main import app
+
+runner = CliRunner()
+LONG = "model,task,item,score\na,t,1,1\na,t,2,0\na,t,3,1\nb,t,1,0\nb,t,2,0\nb,t,3,1\n"
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress, lzma.compress])
+def test_compressed_stdin_reads_like_the_plain_table(compress):
+    plain = runner.invoke(app, ["summarize", "-", "-f", "csv"], input=LONG)
+    packed = runner.invoke(app, ["summarize", "-", "-f", "csv"], input=compress(LONG.encode()))
+    assert packed.exit_code == 0, packed.output
+    assert packed.stdout == plain.stdout
+    rows = pd.read_csv(io.StringIO(packed.stdout)).query("task == 't'").set_index("model")["estimate"]
+    assert rows.to_dict() == pytest.approx({"a": 2 / 3, "b": 1 / 3})  # pandas: mean of the 0/1 scores
+
+
+def test_truncated_gzip_on_stdin_is_one_line():
+    res = runner.invoke(app, ["summarize", "-"], input=gzip.compress(LONG.encode())[:20])
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert res.exit_code == 2 and len(lines) == 1
+    assert lines[0].startswith("evalband: error: <stdin>: looks gzip-compressed but could not be decompressed")
