@@ -187,7 +187,8 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
     data : ResultsTable, Replicates, DataFrame or path
         Per-task results. A :class:`~evalband.resample.Replicates` from ``evalband.resample.bootstrap`` gives the
         covariance from its replicates (shared with every other result computed from it). A DataFrame or path
-        goes through :func:`evalband.read`, as in ``estimate``, ``compare`` and ``rank``.
+        goes through :func:`evalband.read`, as in ``estimate``, ``compare`` and ``rank``. Tasks some model lacks
+        (or, at item level, on which the models share no item) are left out with a note, as in ``compare``.
     groups : dict, optional
         Task -> group. Default: the table's groups; without groups each task is its own group.
     z : {'independent', 'correlated'} or float
@@ -242,10 +243,20 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
     if not is_table and not hasattr(data, "replicates"):
         raise TypeError("`data` must be a ResultsTable (from evalband.read or evalband.load_example), a Replicates,"
                         f" a DataFrame or a path; got {type(data).__name__}.")
+    if len(data.models) < 2:
+        raise ValueError(f"`data` must hold at least two models; got {len(data.models)}.")
+    if is_table:  # tasks some model lacks are left out with a note, as in compare and rank
+        from ..compare._setup import shared_tasks
+
+        data, left_out = shared_tasks(data)
+        if left_out:
+            kept = len(left_out.tasks) - len(left_out.lacking)
+            notes.extend(left_out.notes()[:-1])
+            notes.append(f"the weights are over the {kept} task{'s' if kept != 1 else ''} every model has"
+                         f" ({len(left_out.lacking)} of {len(left_out.tasks)} left out; select models with"
+                         " table.select(models=...) to keep them)")
     tasks = tuple(data.tasks)
     models = tuple(data.models)
-    if len(models) < 2:
-        raise ValueError(f"`data` must hold at least two models; got {len(models)}.")
     mapping = groups if groups is not None else data.task_groups
     if mapping is None:
         mapping = {t: t for t in tasks}
