@@ -160,7 +160,11 @@ def check_names(selected: Sequence[str] | None, available: Sequence[str], name: 
     unknown = [s for s in selected if s not in set(available)]
     if unknown:
         shown = ", ".join(map(repr, list(available)[:12])) + (" ..." if len(available) > 12 else "")
-        raise ValueError(f"`{name}`: unknown {', '.join(map(repr, unknown))}; available: {shown}.")
+        split = [a for a in available if "," in str(a)
+                 and all(part.strip() in unknown for part in str(a).split(",") if part.strip())]
+        hint = (f" A name holding commas is quoted as in CSV: '\"{split[0]}\"' (or listed in @FILE, one per line)."
+                if split else "")
+        raise ValueError(f"`{name}`: unknown {', '.join(map(repr, unknown))}; available: {shown}.{hint}")
     if len(set(selected)) != len(selected):
         raise ValueError(f"`{name}` lists a name twice: {selected!r}.")
     return selected

@@ -25,3 +25,14 @@ def test_models_from_a_bom_file_on_the_command_line(tmp_path):
                                    "--n-resamples", "200", "-f", "csv"])
     assert res.exit_code == 0, res.output
     assert {"Sup-100%", "Sup-Rotation-100%"} <= set(res.stdout.replace("\n", ",").split(","))
+
+
+def test_unquoted_name_with_a_comma_gets_a_quoting_hint(tmp_path):
+    path = tmp_path / "comma.csv"
+    path.write_text('model,task,item,score\n"m,1",t,1,1\n"m,1",t,2,0\nb,t,1,0\nb,t,2,1\n')
+    res = CliRunner().invoke(app, ["compare", str(path), "--models", "m,1,b", "--n-resamples", "100"])
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert res.exit_code == 2 and len(lines) == 1
+    assert "unknown 'm', '1'" in lines[0] and "quoted as in CSV: '\"m,1\"'" in lines[0]
+    ok = CliRunner().invoke(app, ["compare", str(path), "--models", '"m,1",b', "--n-resamples", "100", "-f", "csv"])
+    assert ok.exit_code == 0, ok.output
