@@ -36,3 +36,43 @@ def test_truncated_gzip_on_stdin_is_one_line():
     lines = [line for line in res.stderr.splitlines() if line.strip()]
     assert res.exit_code == 2 and len(lines) == 1
     assert lines[0].startswith("evalband: error: <stdin>: looks gzip-compressed but could not be decompressed")
+
+
+RECORDS = [dict(zip(("model", "task", "item", "score"), r.split(","))) for r in LONG.splitlines()[1:]]
+
+
+def _jsonl() -> bytes:
+    import json
+
+    return "".join(json.dumps(r) + "\n" for r in RECORDS).encode()
+
+
+def test_jsonl_with_a_byte_order_mark_on_stdin_and_in_files(tmp_path):
+    # PowerShell's `Out-File -Encoding utf8` and Notepad write a UTF-8 BOM; before the fix stdin was taken for
+    # CSV ("found '{\"model\":\"a\"'...") and the file was "could not be read as jsonl"
+    plain = runner.invoke(app, ["summarize", "-", "-f", "csv"], input=LONG).stdout
+    res = runner.invoke(app, ["summarize", "-", "-f", "csv"], input=b"\xef\xbb\xbf" + _jsonl())
+    assert res.exit_code == 0, res.output
+    assert res.stdout == plain
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + _jsonl())
+    from evalband import read
+
+    table = read(path)
+    assert table.data.groupby("model", observed=True)["score"].mean().to_dict() == pytest.approx(
+        {"a": 2 / 3, "b": 1 / 3})
+    import json
+
+    (tmp_path / "bom.json").write_bytes(b"\xef\xbb\xbf" + json.dumps(RECORDS).encode())
+    assert read(tmp_path / "bom.json").models == ("a", "b")
+
+
+def test_bom_jsonl_keeps_file_line_numbers(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    lines = _jsonl().decode().splitlines()
+    lines[3] = lines[3].replace('"score": "0"', '"score": "x"')
+    path.write_bytes(b"\xef\xbb\xbf" + ("\n".join(lines[:2]) + "\n\n" + "\n".join(lines[2:]) + "\n").encode())
+    from evalband import InputError, read
+
+    with pytest.raises(InputError, match=r"line 5, column 'score': score 'x'"):
+        read(path)

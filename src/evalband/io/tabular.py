@@ -107,7 +107,11 @@ def _read_stdin() -> bytes:
     raw = raw.encode("utf-8") if isinstance(raw, str) else raw
     if not raw.strip():
         raise InputError("is empty (nothing was piped in)", source=STDIN_NAME)
-    return _decompress(raw)
+    return _decompress(raw).removeprefix(_BOM)  # a UTF-8 byte-order mark would hide JSON's first '{'
+
+
+#: UTF-8 byte-order mark (PowerShell's and Notepad's UTF-8); pandas skips it in CSV but not in JSON
+_BOM = b"\xef\xbb\xbf"
 
 
 #: magic bytes of compressed streams -> (name, module) that reads them
@@ -176,6 +180,12 @@ def _parse(src, fmt: str, source: str, *, raw) -> tuple[pd.DataFrame, str, str]:
             df = pd.read_parquet(src)
             df.index = np.arange(1, len(df) + 1)
             return df, source, "row"
+        if fmt in ("jsonl", "json") and isinstance(raw, _LazyBytes):
+            with open(raw.path, "rb") as fh:
+                bom = fh.read(3) == _BOM
+            if bom:
+                raw = raw.all().removeprefix(_BOM)
+                src = io.BytesIO(raw)
         if fmt == "jsonl":
             df = pd.read_json(src, lines=True)
             df.index = _jsonl_lines(raw, len(df))
