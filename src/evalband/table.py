@@ -28,6 +28,10 @@ from ._validate import InputError, check_names
 
 __all__ = ["ResultsTable", "TaskData", "Counts", "SCORE_LETTERS", "parse_scores"]
 
+#: How the note on items that not every model has begins (analyses that pair nothing leave it out).
+UNSHARED_NOTE = f"{_COVERAGE_PREFIX} items not shared by every model are left out of paired analyses"
+
+
 @dataclass(frozen=True)
 class TaskData:
     """One task's item-level scores, paired across models on their common items.
@@ -463,7 +467,7 @@ class ResultsTable:
 
     def _with_coverage_notes(self) -> "ResultsTable":
         notes = [n for n in self.notes if not n.startswith(_COVERAGE_PREFIX)]
-        if self.level == "item":
+        if self.level == "item" and self.paired_items:  # unpaired items (rliable runs) are never left out
             cov = self.coverage()
             lost = cov.groupby("model", observed=True)["left_out"].sum()
             lost = lost[lost > 0]
@@ -475,8 +479,9 @@ class ResultsTable:
                 shown = "; ".join(
                     f"{v:,} for {len(ms)} models" if len(ms) > 3 else f"{v:,} for {', '.join(ms)}"
                     for v, ms in sorted(by_count.items(), key=lambda kv: -len(kv[1])))
-                notes.append(f"{_COVERAGE_PREFIX} items not shared by every model are left out of paired analyses"
-                             f" ({shown})")
+                notes.append(f"{UNSHARED_NOTE} ({shown}); analyses that resample each model independently"
+                             " keep them")
+        if self.level == "item":
             if self.has_trials:
                 k = self.data.groupby(["model", "task", "item"], observed=True).size()
                 if k.nunique() > 1:
