@@ -268,7 +268,8 @@ def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, con
     stamp = timestamp or time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     return Report(
         title=f"evalband report: {table.source}", source=table.source, description=table.describe(),
-        notes=tuple(table.notes), attribution=table.attribution, coverage=cov_summary, ranking=rank_frame,
+        notes=_table_notes(table, paired=not independent), attribution=table.attribution, coverage=cov_summary,
+        ranking=rank_frame,
         pairs=pair_frame, per_task=per_task, weights=weights_frame, bayes=bayes_frame,
         findings=findings_for(facts), methods=method_notes(facts), references=references(facts), figures=figures,
         reproduce=reproduce, timestamp=stamp, sections_skipped=skipped,
@@ -304,11 +305,9 @@ def _plan(table):
                        "on its own tasks, and leaves out the sections on pairwise comparisons, ranks, task weights "
                        "and tests over tasks. Choose models that share tasks with --models to compare them."), \
             [], False
-    if len(kept) < len(table.tasks):
-        gone = [t for t in table.tasks if lacking[t]]
-        shown = "; ".join(f"{t} (no results for {_names(lacking[t], 3)})" for t in gone[:5])
-        notes.append(f"{len(gone)} task(s) left out because not every model has results there: {shown}"
-                     + (" ..." if len(gone) > 5 else ""))
+    all_tasks, all_groups = tuple(str(t) for t in table.tasks), table.task_groups
+    gone = {t: tuple(lacking[t]) for t in table.tasks if lacking[t]}
+    if gone:
         table = table.select(tasks=kept)
     independent = False
     if table.level == "item":
@@ -323,7 +322,18 @@ def _plan(table):
                 notes.append(f"the models share no item on {_names(unpaired, 4)}: items cannot be paired, so every "
                              "model is resampled independently on its own items (unpaired bootstrap); differences "
                              "are less precise than a paired comparison on shared items would make them")
+    if gone:  # the notes of compare and rank (evalband.compare._setup.TasksLeftOut), word for word
+        from ..compare._setup import TasksLeftOut
+
+        notes[:0] = TasksLeftOut(all_tasks, gone, independent or table.level == "summary", all_groups).notes()
     return table, "", notes, independent
+
+
+def _table_notes(table, *, paired: bool) -> tuple:
+    """The table's notes, without the one on items left out of paired analyses where nothing is paired."""
+    from ..table import UNSHARED_NOTE
+
+    return tuple(n for n in table.notes if paired or not n.startswith(UNSHARED_NOTE))
 
 
 def _names(items, limit) -> str:

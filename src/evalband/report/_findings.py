@@ -105,11 +105,7 @@ def findings_for(f) -> list[str]:
     if bayes is not None:
         b = bayes.set_index("model").loc[list(m)]
         blo, bhi = b["ci_low"].to_numpy(), b["ci_high"].to_numpy()
-        clo, chi = np.asarray(rk.ci.low), np.asarray(rk.ci.high)
-        ratio = np.median((bhi - blo) / np.where(chi - clo > 0, chi - clo, np.nan))
-        overlap = np.mean((blo <= chi) & (clo <= bhi))
-        text = (f"The Bayesian (Beta-Binomial) credible intervals overlap the bootstrap intervals for "
-                f"{overlap:.0%} of models; their widths are {ratio:.2f} times the bootstrap widths (median).")
+        text = _bayes_text(m, blo, bhi, np.asarray(rk.ci.low), np.asarray(rk.ci.high), table, scale)
         if reps.unit == "cluster":
             text += (" The Beta-Binomial model treats items as independent, while the bootstrap resamples whole "
                      "clusters: where they differ, the clustered bootstrap is the one to trust.")
@@ -119,6 +115,47 @@ def findings_for(f) -> list[str]:
         out.append(f"{left:,} model-item results were left out of the paired analyses because not every model has "
                    "them (see the data summary).")
     return out
+
+
+def _bayes_text(models, blo, bhi, clo, chi, table, scale) -> str:
+    """The Bayesian-vs-bootstrap sentence: overlap, and the median width ratio over the models whose bootstrap
+    interval has a width (a zero-width one, where every replicate is the same, is said so instead of a ratio)."""
+    overlap = np.mean((blo <= chi) & (clo <= bhi))
+    text = (f"The Bayesian (Beta-Binomial) credible intervals overlap the bootstrap intervals for {overlap:.0%} of "
+            "models")
+    flat = (chi - clo) <= 0
+    if not flat.all():
+        ratio = float(np.median((bhi - blo)[~flat] / (chi - clo)[~flat]))
+        text += f"; their widths are {ratio:.2f} times the bootstrap widths (median"
+        text += f" over the {int((~flat).sum())} models whose bootstrap interval has a width)." if flat.any() else ")."
+    else:
+        text += "."
+    if flat.any():
+        names = [models[i] for i in np.flatnonzero(flat)]
+        one = len(names) == 1
+        constant = _constant_models(table)
+        why = ("every item scores the same within each task (the bootstrap sees no variation to resample)"
+               if all(n in constant for n in names) else "every bootstrap replicate gives the same value")
+        shown = "; ".join(f"{models[i]} at {_val(clo[i], scale)}, credible interval {_val(blo[i], scale)} to "
+                          f"{_val(bhi[i], scale)}" for i in np.flatnonzero(flat)[:4])
+        text += (f" The bootstrap interval of {_names(names, 4)} has zero width because {why}"
+                 f"{'' if one else ' for each of them'}: {shown}{'; ...' if len(names) > 4 else ''}. The credible "
+                 "interval keeps a width: the Beta-Binomial model does not take identical scores on a finite test "
+                 "set as certainty.")
+    return text
+
+
+def _constant_models(table) -> set:
+    """Models whose score is the same on every item (every trial) of each task: all correct or all wrong per task
+    at summary level."""
+    d = table.data
+    if table.level == "item":
+        g = d.groupby(["model", "task"], observed=True)["score"]
+        flat = (g.min() == g.max()).groupby(level="model", observed=True).all()
+    else:
+        rows = d.loc[d["n"] > 0]
+        flat = ((rows["correct"] == 0) | (rows["correct"] == rows["n"])).groupby(rows["model"], observed=True).all()
+    return {str(m) for m, v in flat.items() if bool(v)}
 
 
 def _lead_text(pairs, k, decided) -> str:

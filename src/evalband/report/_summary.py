@@ -56,7 +56,7 @@ def build_summary_report(table, *, reason: str, aggregate: str, n_resamples: int
     from ..aggregate import get_aggregate
     from ..resample import interval
     from . import plots
-    from ._build import Figure, Report
+    from ._build import Figure, Report, _table_notes
     from ._findings import references
 
     analysis_notes = list(extra_notes)
@@ -197,7 +197,7 @@ def build_summary_report(table, *, reason: str, aggregate: str, n_resamples: int
          "in Real-World Domains. arXiv:2406.12045 (pass^k).", "https://arxiv.org/abs/2406.12045")]
     return Report(
         title=f"evalband report: {table.source}", source=table.source, description=table.describe(),
-        notes=tuple(table.notes), attribution=table.attribution, coverage=cov_summary, ranking=scores,
+        notes=_table_notes(table, paired=False), attribution=table.attribution, coverage=cov_summary, ranking=scores,
         pairs=empty, per_task=per_task, weights=None, bayes=None, findings=findings, methods=methods,
         references=refs, figures=figures, reproduce=reproduce, timestamp=stamp, sections_skipped=skipped,
         analysis_notes=tuple(dict.fromkeys(analysis_notes + resampled_notes)), scale=scale, higher_is_better=True,
