@@ -22,7 +22,7 @@ from ..table import Counts, ResultsTable
 from .clusters import (CLUSTER_MODES, DesignEffects, design_effects, effective_counts,
                        ignored_clusters_warning, summarize_by_task, width_factor)
 from .grid import fit_grid
-from .posterior import BayesResult, make_aggregator
+from .posterior import BayesResult, aggregator_notes, make_aggregator
 from .priors import parse_prior
 
 __all__ = ["beta_binomial", "as_counts"]
@@ -216,6 +216,7 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
              f" {edge:.3g} below the maximum log density",
              f"prior on each model's alpha and beta: {prior.label}",
              f"aggregate: {agg_name}",
+             *aggregator_notes(agg, counts.tasks),
              "ci = equal-tailed credible interval of the true accuracy; hdi = highest-density interval;"
              " pred = posterior predictive interval of the accuracy on a new test set of the same sizes"
              " (wider; what published Bayesian analyses report)",

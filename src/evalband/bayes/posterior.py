@@ -20,7 +20,7 @@ import pandas as pd
 
 from .intervals import equal_tailed, hdi, pair_indices, rank_probabilities, ranks, verdict
 
-__all__ = ["BayesResult", "make_aggregator"]
+__all__ = ["BayesResult", "make_aggregator", "aggregator_notes"]
 
 
 def make_aggregator(tasks, task_groups=None, *, aggregate="mean", weights=None, group_weights=None):
@@ -55,6 +55,21 @@ def make_aggregator(tasks, task_groups=None, *, aggregate="mean", weights=None, 
         if zero:
             text += f" (weight 0: {_names(zero)})"
     return agg, text
+
+
+def aggregator_notes(agg, tasks) -> list[str]:
+    """What the aggregate's weights assumed, as compare and rank list it: the aggregator's own notes (tasks or
+    groups a mapping of weights does not name get weight 0), or, when the weights named every task and gave some
+    of them 0 (as a command line that spells out every task does), one note listing the tasks that weigh 0."""
+    from ..aggregate._weights import names_text
+
+    notes = [str(n) for n in getattr(agg, "notes", ())]
+    w = getattr(agg, "weights", None)
+    zero = [] if w is None else [str(t) for t, x in zip(tasks, np.asarray(w, dtype=float)) if x == 0]
+    if zero and not any("weight 0" in n for n in notes):
+        notes.append(f"{len(zero)} task{'s' if len(zero) != 1 else ''} {'get' if len(zero) != 1 else 'gets'}"
+                     f" weight 0: {names_text(zero)}")
+    return notes
 
 
 def _names(names, limit: int = 20) -> str:
