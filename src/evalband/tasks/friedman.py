@@ -15,6 +15,7 @@ from scipy import stats
 from .._validate import InputError, check_choice, check_confidence_level
 from ._matrix import ScoreMatrix, as_score_matrix, complete_cases, rank_matrix, tie_counts
 from .friedman_exact import SMALL_N_TASKS, friedman_permutation_pvalue
+from .nemenyi_exact import max_rank_difference_test
 from .skillings_mack import skillings_mack_statistic
 
 __all__ = ["FriedmanResult", "NemenyiResult", "friedman", "nemenyi", "cliques_from_significance"]
@@ -120,17 +121,33 @@ class NemenyiResult:
     ----------
     mean_ranks : numpy.ndarray, shape (n_models,)
     critical_difference : float
-        q_alpha / sqrt(2) * sqrt(k (k + 1) / (6 N)), q_alpha the studentized range quantile with infinite df.
+        Asymptotic: q_alpha * sqrt(k (k + 1) / (6 N)), q_alpha as below. Permutation (``method`` other than
+        'asymptotic'): the smallest attainable difference between mean ranks with a p-value at most alpha
+        (infinite when none is).
     q_alpha : float
-        The studentized range quantile divided by sqrt(2) (Demsar's Table 5a).
+        The studentized range quantile (k groups, infinite df) divided by sqrt(2) (Demsar's Table 5a), whatever
+        ``method``.
     pvalues : numpy.ndarray, shape (n_models, n_models)
-        Two-sided Nemenyi p-value of each pair (1 on the diagonal).
+        Two-sided Nemenyi p-value of each pair (1 on the diagonal), from ``method``.
     significant : numpy.ndarray of bool, shape (n_models, n_models)
-        Pairs whose mean ranks differ by more than the critical difference.
+        Pairs whose mean ranks differ by more than the asymptotic critical difference, or (permutation) whose
+        p-value is at most alpha.
     cliques : tuple of tuple of str
         Maximal groups of models, consecutive in mean rank, with no significant difference inside.
     confidence_level : float
     models, tasks, dropped_tasks, notes
+    method : {'asymptotic', 'enumeration', 'monte-carlo'}
+        Where ``pvalues``, ``critical_difference`` and ``significant`` come from: the studentized range
+        ('asymptotic'), or the permutation distribution of the largest difference between mean ranks (see
+        :func:`nemenyi`).
+    pvalues_asymptotic : numpy.ndarray, shape (n_models, n_models)
+        The studentized-range p-values (equal to ``pvalues`` when ``method='asymptotic'``).
+    critical_difference_asymptotic : float
+        The studentized-range CD (equal to ``critical_difference`` when ``method='asymptotic'``).
+    pvalue_se : numpy.ndarray or None
+        Monte Carlo standard errors of ``pvalues`` (None unless ``method='monte-carlo'``).
+    n_arrangements : int
+        Within-task arrangements enumerated, or Monte Carlo draws (0 when asymptotic).
     """
 
     mean_ranks: np.ndarray
@@ -144,13 +161,39 @@ class NemenyiResult:
     tasks: tuple[str, ...]
     dropped_tasks: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    method: str = "asymptotic"
+    pvalues_asymptotic: np.ndarray | None = None
+    critical_difference_asymptotic: float = np.nan
+    pvalue_se: np.ndarray | None = None
+    n_arrangements: int = 0
 
     @property
     def n_tasks(self) -> int:
         return len(self.tasks)
 
+    def summary(self) -> str:
+        """One or two lines: the critical difference, how many pairs differ, and where the p-values come from."""
+        k = len(self.models)
+        cd = (f"{self.critical_difference:.3g}" if np.isfinite(self.critical_difference) else
+              "none (no attainable difference is significant with so few tasks)")
+        text = (f"Nemenyi critical difference at {self.confidence_level:.0%}: {cd};"
+                f" {int(np.triu(self.significant, 1).sum())} of {k * (k - 1) // 2} pairs differ.")
+        if self.method == "enumeration":
+            text += (f" Exact: p-values and CD from all {self.n_arrangements:,} equally likely within-task"
+                     " arrangements of the ranks (the studentized-range approximation, poor with"
+                     f" {self.n_tasks} tasks, gives CD {self.critical_difference_asymptotic:.3g}).")
+        elif self.method == "monte-carlo":
+            text += (f" Permutation p-values and CD from {self.n_arrangements:,} random within-task arrangements"
+                     " of the ranks (Monte Carlo; the studentized-range approximation, poor with"
+                     f" {self.n_tasks} tasks, gives CD {self.critical_difference_asymptotic:.3g}).")
+        elif self.n_tasks < SMALL_N_TASKS:
+            text += (f" With {self.n_tasks} tasks (fewer than {SMALL_N_TASKS}) these asymptotic (studentized-range)"
+                     " p-values and CD are unreliable.")
+        return text
+
     def to_frame(self) -> pd.DataFrame:
-        """One row per pair: model_a (better mean rank), model_b, their mean ranks, difference, p-value."""
+        """One row per pair: model_a (better mean rank), model_b, their mean ranks, difference, p-value (and,
+        when the p-values are permutation ones, the studentized-range p-value beside them)."""
         i, j = np.triu_indices(len(self.models), 1)
         a_first = self.mean_ranks[i] <= self.mean_ranks[j]
         a = np.where(a_first, i, j)
@@ -160,6 +203,8 @@ class NemenyiResult:
                             "mean_rank_b": self.mean_ranks[b], "difference": self.mean_ranks[b] - self.mean_ranks[a],
                             "critical_difference": self.critical_difference, "pvalue": self.pvalues[a, b],
                             "significant": self.significant[a, b]})
+        if self.method != "asymptotic" and self.pvalues_asymptotic is not None:
+            out.insert(out.columns.get_loc("significant"), "pvalue_asymptotic", self.pvalues_asymptotic[a, b])
         return out.sort_values(["mean_rank_a", "mean_rank_b"], kind="stable").reset_index(drop=True)
 
 
@@ -283,8 +328,8 @@ def _skillings_mack(scores, models, tasks, higher_is_better) -> FriedmanResult:
                           "skillings-mack")
 
 
-def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95,
-            higher_is_better: bool = True) -> NemenyiResult:
+def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95, higher_is_better: bool = True,
+            method: str = "auto", n_resamples: int = 9_999, rng=None) -> NemenyiResult:
     """Nemenyi all-pairs post-hoc test on mean ranks, with the critical difference (CD).
 
     Parameters
@@ -294,6 +339,16 @@ def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95,
     confidence_level : float, default 0.95
         Family-wise: alpha = 1 - confidence_level.
     higher_is_better : bool, default True
+    method : {'auto', 'asymptotic', 'exact', 'monte-carlo'}
+        Where the p-values and the CD come from. 'asymptotic': the studentized range (Nemenyi; Demsar 2006).
+        'exact': the permutation distribution of the largest difference between mean ranks, enumerated
+        (ValueError when too large); 'monte-carlo': ``n_resamples`` random arrangements of it. 'auto' (default):
+        the permutation distribution below 10 tasks (enumerated when feasible, else Monte Carlo), the studentized
+        range from 10 tasks on.
+    n_resamples : int, default 9999
+        Monte Carlo draws.
+    rng : None, int or numpy.random.Generator
+        Monte Carlo only.
 
     Returns
     -------
@@ -301,12 +356,20 @@ def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95,
 
     Notes
     -----
-    Two models differ significantly when their mean ranks differ by more than
+    Asymptotically, two models differ significantly when their mean ranks differ by more than
     CD = q_alpha sqrt(k (k + 1) / (6 N)), q_alpha = studentized range quantile (k groups, infinite df) / sqrt(2).
     The pairwise p-value is the studentized range survival function at |R_i - R_j| sqrt(2) / sqrt(k(k+1)/(6N)).
     The test controls the family-wise error over all k (k - 1) / 2 pairs and is conservative; against a single
     control, Holm-corrected signed-rank tests are more powerful (:func:`evalband.tasks.signed_rank_tests`).
     Mean ranks depend on which models are compared: adding a model can change the verdict for another pair.
+
+    The studentized range is the large-N limit of the largest difference between mean ranks; with few tasks it
+    is poor (with 3 models ranked alike over 3 tasks its p-value for the extreme pair is 0.038, while exactly 6
+    of the 216 equally likely arrangements reach that difference: 0.028). Below 10 tasks the p-values and CD
+    therefore come, by default, from the permutation distribution of that largest difference, under the
+    Friedman test's null hypothesis (:func:`evalband.tasks.nemenyi_exact.max_rank_difference_test`): a pair
+    differs when its p-value is at most alpha, i.e. when its difference reaches the (attainable) exact CD. The
+    studentized-range values stay in ``pvalues_asymptotic`` and ``critical_difference_asymptotic``.
 
     References
     ----------
@@ -314,6 +377,7 @@ def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95,
     Nemenyi, P. B. (1963). Distribution-free multiple comparisons. PhD thesis, Princeton University.
     """
     level = check_confidence_level(confidence_level)
+    method = check_choice(method, ("auto", "asymptotic", "exact", "monte-carlo"), "method")
     m = _prepare(scores, models, tasks, "the Nemenyi test")
     k, n = m.scores.shape
     ranks = rank_matrix(m.scores, higher_is_better=higher_is_better)
@@ -328,10 +392,31 @@ def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95,
     pvalues[iu] = pv
     pvalues[(iu[1], iu[0])] = pv
     significant = diff > cd
+    notes = list(m.notes)
+    extra = dict(pvalues_asymptotic=pvalues, critical_difference_asymptotic=float(cd))
+    if method in ("exact", "monte-carlo") or (method == "auto" and n < SMALL_N_TASKS):
+        exact = max_rank_difference_test(ranks, alpha=1.0 - level, method="auto" if method == "auto" else method,
+                                         n_resamples=n_resamples, rng=rng)
+        extra.update(method=exact.method, n_arrangements=exact.n_arrangements,
+                     pvalue_se=exact.pvalue_se if exact.method == "monte-carlo" else None)
+        pvalues, cd = exact.pvalues, exact.critical_difference
+        significant = pvalues <= (1.0 - level) * (1 + 1e-9)
+        how = (f"all {exact.n_arrangements:,} equally likely within-task arrangements of the ranks"
+               if exact.method == "enumeration" else
+               f"{exact.n_arrangements:,} random within-task arrangements of the ranks (Monte Carlo)")
+        notes.append(f"Nemenyi p-values and critical difference from the permutation distribution of the largest"
+                     f" difference between mean ranks ({how}); the studentized-range approximation is poor with"
+                     f" {n} tasks (it gives CD {extra['critical_difference_asymptotic']:.3g})")
+        if not np.isfinite(cd):
+            notes.append(f"with {n} tasks no difference between mean ranks is significant at"
+                         f" {1.0 - level:.3g}: even models ranked alike in every task could be chance")
+    elif n < SMALL_N_TASKS:
+        notes.append(f"only {n} tasks: the Nemenyi p-values and critical difference are asymptotic (studentized"
+                     f" range) and unreliable below about {SMALL_N_TASKS} tasks; method='exact' gives exact ones")
     np.fill_diagonal(significant, False)
     cl = cliques_from_significance(mean_ranks, significant, m.models)
     return NemenyiResult(mean_ranks, float(cd), q, pvalues, significant, cl, level, m.models, m.tasks,
-                         m.dropped_tasks, m.notes)
+                         m.dropped_tasks, tuple(notes), **extra)
 
 
 def cliques_from_significance(mean_ranks, significant, models) -> tuple[tuple[str, ...], ...]:

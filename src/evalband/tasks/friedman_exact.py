@@ -54,9 +54,16 @@ def _integer_ranks(ranks: np.ndarray) -> np.ndarray:
     the same for every arrangement, so shifting each task's ranks by a constant and doubling them (midranks are
     multiples of 1/2) keeps the order of the statistic over arrangements.
     """
+    return _scaled_integer_ranks(ranks)[0]
+
+
+def _scaled_integer_ranks(ranks) -> tuple[np.ndarray, int]:
+    """:func:`_integer_ranks` and its scale (1, or 2 when midranks were doubled): differences between integer
+    rank sums are ``scale`` times the differences between rank sums."""
     r2 = np.rint(2.0 * np.asarray(ranks, dtype=np.float64)).astype(np.int64)
-    r = r2 // 2 if np.all(r2 % 2 == 0) else r2
-    return r - r.min(axis=0, keepdims=True)
+    scale = 1 if np.all(r2 % 2 == 0) else 2
+    r = r2 // 2 if scale == 1 else r2
+    return r - r.min(axis=0, keepdims=True), scale
 
 
 def _statistic(r: np.ndarray) -> np.ndarray:
@@ -85,6 +92,18 @@ def _null_distribution(r: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     k, n = r.shape
     if k == 1:
         return np.array([int(r.sum()) ** 2]), np.array([1.0]), 1
+    dist, axes, last, n_arr = _rank_sum_distribution(r)
+    sum_sq = sum(a.astype(np.int64) ** 2 for a in axes)
+    stat = np.broadcast_to(sum_sq + last * last, dist.shape)
+    keep = (dist > 0) & (last >= 0)
+    return stat[keep], dist[keep], n_arr
+
+
+def _rank_sum_distribution(r: np.ndarray) -> tuple[np.ndarray, list, np.ndarray, int]:
+    """The joint null distribution of the rank sums of integer ranks r (k, N), k >= 2: ``(dist, axes, last,
+    n_arrangements)`` with ``dist`` the probabilities on the grid of the first k - 1 rank sums, ``axes`` their
+    values (open grids) and ``last`` the k-th rank sum at each grid point (the total minus the others)."""
+    k, n = r.shape
     total = int(r.sum())
     dist = np.ones((1,) * (k - 1))
     n_arr = 1
@@ -97,12 +116,9 @@ def _null_distribution(r: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         for p in perms:  # a task's arrangements (at most k!), not replicates or items
             new[tuple(slice(int(p[i]), int(p[i]) + dist.shape[i]) for i in range(k - 1))] += weight
         dist = new
-    axes = np.ogrid[tuple(slice(0, s) for s in dist.shape)]
-    sum_sq = sum(a.astype(np.int64) ** 2 for a in axes)
-    last = total - sum(a.astype(np.int64) for a in axes)
-    stat = np.broadcast_to(sum_sq + last * last, dist.shape)
-    keep = (dist > 0) & (last >= 0)
-    return stat[keep], dist[keep], n_arr
+    axes = [a.astype(np.int64) for a in np.ogrid[tuple(slice(0, s) for s in dist.shape)]]
+    last = total - sum(axes)
+    return dist, axes, last, n_arr
 
 
 def _enumerate(r: np.ndarray, observed: int) -> tuple[float, int]:

@@ -67,8 +67,7 @@ class TaskTestResult:
             order = np.argsort(p.mean_ranks, kind="stable")
             ranks = ", ".join(f"{self.models[i]} {p.mean_ranks[i]:.3g}" for i in order)
             lines.append(f"Mean ranks (1 = best): {ranks}.")
-            lines.append(f"Nemenyi critical difference at {p.confidence_level:.0%}: {p.critical_difference:.3g};"
-                         f" {int(np.triu(p.significant, 1).sum())} of {k * (k - 1) // 2} pairs differ.")
+            lines.append(p.summary())
             if p.cliques:
                 lines.append("Not significantly different: "
                              + "; ".join("{" + ", ".join(c) + "}" for c in p.cliques) + ".")
@@ -96,7 +95,8 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
     models, tasks : sequence of str, optional
         Labels for an array, or subsets of a table.
     test : {'friedman', 'wilcoxon', 'sign', 'bayes-signed-rank', 'rm-anova'}
-        'friedman': Friedman + Iman-Davenport, Nemenyi critical difference for all pairs.
+        'friedman': Friedman + Iman-Davenport, Nemenyi critical difference for all pairs (below 10 tasks from
+        the permutation distribution of the largest mean-rank difference: see :func:`nemenyi`).
         'wilcoxon' / 'sign': Friedman as omnibus, then Holm-corrected paired tests (against ``control`` or all
         pairs). 'bayes-signed-rank': Bayesian signed-rank with ROPE ``rope`` (against ``control`` or all pairs).
         'rm-anova': repeated-measures ANOVA with assumption checks and Tukey HSD.
@@ -107,7 +107,8 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
     confidence_level : float, default 0.95
     higher_is_better : bool, default True
     rng : None, int or numpy.random.Generator
-        Bayesian test, and the Monte Carlo permutation p-value of the Friedman test (few tasks, many models).
+        Bayesian test, and the Monte Carlo permutation p-values of the Friedman and Nemenyi tests (few tasks, many
+        models).
     n_samples : int, default 20_000
         Bayesian test only: posterior draws per pair.
     tie_correction : bool, default True
@@ -140,7 +141,7 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
     if test == "friedman":
         omnibus = friedman(omnibus_data, higher_is_better=higher_is_better, tie_correction=tie_correction,
                            missing=sm, rng=rng)
-        posthoc = nemenyi(m, confidence_level=level, higher_is_better=higher_is_better)
+        posthoc = nemenyi(m, confidence_level=level, higher_is_better=higher_is_better, rng=rng)
     elif test in ("wilcoxon", "sign"):
         if m.n_models > 2:
             omnibus = friedman(omnibus_data, higher_is_better=higher_is_better, tie_correction=tie_correction,
