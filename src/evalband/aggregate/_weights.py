@@ -85,6 +85,10 @@ def weights_and_notes(n_tasks: int | None, *, tasks=None, weights=None, group_we
         except (TypeError, ValueError):
             raise ValueError(f"`weights` must map task names to numbers; got {weights!r}.") from None
         missing = [t for t in tasks if t not in given]
+        if np.all(np.isfinite(w)) and (w >= 0).all() and w.sum() <= 0:
+            raise ValueError("`weights` give every task weight 0 (the named tasks"
+                             + (f" are 0 and the {len(missing)} not named weigh 0)" if missing else " are all 0)")
+                             + "; give at least one task a positive weight.")
         if missing:
             notes.append(f"{_count(missing, 'task')} not named in `weights` {'gets' if len(missing) == 1 else 'get'}"
                          f" weight 0: {names_text(missing)}")
@@ -190,6 +194,8 @@ def parse_weights(text, tasks, groups=()) -> tuple:
         if "=" not in p:
             raise ValueError(f"`weights`: mix of name=weight and bare numbers in {text!r}.")
         name, value = (x.strip() for x in p.rsplit("=", 1))
+        if not name:
+            raise ValueError(f"`weights`: no name before '=' in {p!r}; write name=weight.")
         if name in pairs:
             raise ValueError(f"`weights` names {name!r} twice.")
         try:
