@@ -15,6 +15,7 @@ from scipy import special, stats
 from evalband import ResultsTable
 
 numpyro = pytest.importorskip("numpyro")
+from evalband.bayes import logistic_model as lm  # noqa: E402
 from evalband.bayes import numpyro_models as nm  # noqa: E402
 
 MODEL_EFF = np.array([-0.8, 0.0, 0.3, 0.9])
@@ -40,7 +41,8 @@ def test_aggregated_likelihood_equals_the_bernoulli_one_up_to_binomial_coefficie
 
     table = _simulated(n_items=40, seed=1)
     m_names, t_names = table.models, table.tasks
-    obs, *_, n_clusters = nm._logistic_data(table, m_names, t_names, False, None)
+    obs, *_ = lm._logistic_data(table, m_names, t_names, False, None)
+    n_clusters = obs["cluster_index"]["n_units"]
     assert obs["item_task"] is None and n_clusters == 3 * 4  # clusters are nested in tasks
     assert obs["trials"].sum() == len(table.data) and len(obs["trials"]) == 4 * n_clusters  # one row per cell
 
@@ -50,35 +52,34 @@ def test_aggregated_likelihood_equals_the_bernoulli_one_up_to_binomial_coefficie
     ti = pd.Categorical(d["task"], categories=t_names).codes.astype(np.int64)
     ci = pd.factorize(d["task"].astype(str) + "\x00" + d["cluster"].astype(str))[0].astype(np.int64)
     y = d["score"].to_numpy(float)
-    bern = dict(model_idx=mi, task_idx=ti, cluster_idx=ci, successes=y, trials=np.ones_like(y), item_task=None,
-                item_cluster=None, cluster_task=obs["cluster_task"])
-    dims = dict(n_models=len(m_names), n_tasks=len(t_names), n_clusters=n_clusters)
-    as_jax = lambda o: {k: (jnp.asarray(v) if v is not None else None) for k, v in o.items()}
+    bern = dict(obs, model_idx=mi, task_idx=ti, cluster_idx=ci, successes=y, trials=np.ones_like(y))
+    centred = dict.fromkeys(("model", "task", "model_task", "cluster"), True)
+    dims = dict(n_models=len(m_names), n_tasks=len(t_names), centred=centred)
+    as_jax = lambda o: {k: (jnp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in o.items()}
 
     rng = np.random.default_rng(2)
     constant = (special.gammaln(obs["trials"] + 1) - special.gammaln(obs["successes"] + 1)
                 - special.gammaln(obs["trials"] - obs["successes"] + 1)).sum()
     assert constant > 10  # the comparison is not trivially zero
+    centre = lambda z: z - z.mean()
     for _ in range(3):  # several parameter points
-        params = {"intercept": rng.normal(), "sigma_model": rng.uniform(0.2, 2), "sigma_task": rng.uniform(0.2, 2),
-                  "sigma_model_task": rng.uniform(0.1, 1), "sigma_cluster": rng.uniform(0.1, 1),
-                  "z_model": rng.normal(size=4), "z_task": rng.normal(size=3), "z_model_task": rng.normal(size=12),
-                  "z_cluster": rng.normal(size=n_clusters)}
-        params = {k: jnp.asarray(v) for k, v in params.items()}
-        lp_agg, _ = log_density(nm._logistic_model, (), dict(as_jax(obs), **dims), params)
-        lp_bern, _ = log_density(nm._logistic_model, (), dict(as_jax(bern), **dims), params)
+        zc = rng.normal(size=(4, 3))
+        p = {"intercept": rng.normal(), "sigma_model": rng.uniform(0.2, 2), "sigma_task": rng.uniform(0.2, 2),
+             "sigma_model_task": rng.uniform(0.1, 1), "sigma_cluster": rng.uniform(0.1, 1),
+             "model_effect": centre(rng.normal(size=4)), "task_effect": centre(rng.normal(size=3)),
+             "model_task_effect": zc - zc.mean(0) - zc.mean(1)[:, None] + zc.mean(),
+             "cluster_effect_free": rng.normal(size=n_clusters - 3)}
+        params = {k: jnp.asarray(v) for k, v in p.items()}
+        lp_agg, _ = log_density(lm._logistic_model, (), dict(as_jax(obs), **dims), params)
+        lp_bern, _ = log_density(lm._logistic_model, (), dict(as_jax(bern), **dims), params)
         # JAX computes in float32: allow its rounding on the log density's scale (a miscounted cell moves it by O(1))
         np.testing.assert_allclose(float(lp_agg) - float(lp_bern), constant, rtol=0, atol=1e-5 * abs(float(lp_bern)))
 
         # and the Bernoulli terms are SciPy's, with eta built here from the effects' definition
-        p = {k: np.asarray(v, dtype=float) for k, v in params.items()}
-        c = lambda z: z - z.mean()
-        zc = p["z_model_task"].reshape(4, 3)
-        zc = zc - zc.mean(0) - zc.mean(1)[:, None] + zc.mean()
-        ze = p["z_cluster"] - (np.bincount(obs["cluster_task"], p["z_cluster"]) / 4)[obs["cluster_task"]]
-        eta = (p["intercept"] + p["sigma_model"] * c(p["z_model"])[mi] + p["sigma_task"] * c(p["z_task"])[ti]
-               + p["sigma_model_task"] * zc[mi, ti] + p["sigma_cluster"] * ze[ci])
-        ll = log_likelihood(nm._logistic_model, {k: v[None] for k, v in params.items()},
+        cl = lm.ragged_zero_sum(p["cluster_effect_free"], obs["cluster_index"], xp=np)
+        eta = (p["intercept"] + p["model_effect"][mi] + p["task_effect"][ti] + p["model_task_effect"][mi, ti]
+               + cl[ci])
+        ll = log_likelihood(lm._logistic_model, {k: v[None] for k, v in params.items()},
                             **dict(as_jax(bern), **dims))["y"]
         np.testing.assert_allclose(float(ll.sum()), stats.bernoulli.logpmf(y, special.expit(eta)).sum(),
                                    rtol=1e-5)
@@ -87,9 +88,9 @@ def test_aggregated_likelihood_equals_the_bernoulli_one_up_to_binomial_coefficie
 @pytest.mark.slow  # one short NUTS fit (JAX compilation dominates)
 def test_automatic_choice_leaves_item_effects_out_and_recovers_model_effects(monkeypatch):
     table = _simulated(n_items=400, seed=3)
-    monkeypatch.setattr(nm, "ITEM_EFFECTS_MAX_ITEMS", 1000)  # 3 x 400 = 1,200 items: above it
-    res = nm.logistic(table, num_warmup=150, num_samples=200, num_chains=1, max_tree_depth=6, rng=4)
-    assert "z_item" not in set(res.diagnostics["variable"]) and "z_cluster" in set(res.diagnostics["variable"])
+    monkeypatch.setattr(lm, "ITEM_EFFECTS_MAX_ITEMS", 1000)  # 3 x 400 = 1,200 items: above it
+    res = lm.logistic(table, num_warmup=150, num_samples=200, num_chains=1, max_tree_depth=6, rng=4)
+    assert "item_effect" not in set(res.diagnostics["variable"]) and "cluster_effect" in set(res.diagnostics["variable"])
     note = [n for n in res.notes if n.startswith("item effects left out")]
     assert len(note) == 1 and "1,200 items" in note[0] and "item_effects=True" in note[0]
     eff = np.asarray(res.inference_data.posterior["model_effect"]).reshape(-1, 4)
@@ -102,19 +103,19 @@ def test_automatic_choice_leaves_item_effects_out_and_recovers_model_effects(mon
 def test_threshold_and_forcing():
     table = _simulated(n_items=20, n_clusters=2, seed=5, model_eff=MODEL_EFF[:2])  # 60 items
     args = (table, table.models, table.tasks)
-    assert nm._resolve_item_effects(*args, None) == (True, None)  # small data: item effects on
-    assert nm._resolve_item_effects(*args, False) == (False, None)
+    assert lm._resolve_item_effects(*args, None) == (True, None)  # small data: item effects on
+    assert lm._resolve_item_effects(*args, False) == (False, None)
     counts = table.counts()
-    assert nm._resolve_item_effects(counts, counts.models, counts.tasks, None) == (False, None)
-    old = nm.ITEM_EFFECTS_MAX_ITEMS
+    assert lm._resolve_item_effects(counts, counts.models, counts.tasks, None) == (False, None)
+    old = lm.ITEM_EFFECTS_MAX_ITEMS
     try:
-        nm.ITEM_EFFECTS_MAX_ITEMS = 59
-        on, note = nm._resolve_item_effects(*args, None)
+        lm.ITEM_EFFECTS_MAX_ITEMS = 59
+        on, note = lm._resolve_item_effects(*args, None)
         assert not on and "60 items exceed" in note
-        assert nm._resolve_item_effects(*args, True) == (True, None)  # forcing wins over the threshold
-        assert nm._resolve_item_effects(table, table.models, ("t0",), None) == (True, None)  # 20 selected items
+        assert lm._resolve_item_effects(*args, True) == (True, None)  # forcing wins over the threshold
+        assert lm._resolve_item_effects(table, table.models, ("t0",), None) == (True, None)  # 20 selected items
     finally:
-        nm.ITEM_EFFECTS_MAX_ITEMS = old
+        lm.ITEM_EFFECTS_MAX_ITEMS = old
 
 
 @pytest.mark.slow  # one short NUTS fit (JAX compilation dominates)

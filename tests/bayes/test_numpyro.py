@@ -94,7 +94,8 @@ def test_logistic_model_on_item_level_data():
     table = _simulated_items()
     res = logistic(table, num_warmup=150, num_samples=150, num_chains=2, max_tree_depth=6, rng=6)
     assert type(res.inference_data).__name__ == "InferenceData"
-    assert {"z_item", "z_cluster", "z_model_task", "sigma_item"} <= set(res.diagnostics["variable"])
+    checked = set(res.diagnostics["variable"])
+    assert {"item_effect", "cluster_effect", "model_task_effect", "sigma_item", "theta"} <= checked
     assert "divergences" in res.diagnostics.attrs
     s = res.summary().set_index("model")
     # theta is the expected accuracy on the task's own items: its posterior mean tracks the observed accuracy

@@ -1,0 +1,68 @@
+"""Shared NUTS plumbing for the NumPyro models (extra ``evalband[bayes]``): the import guard that names the extra,
+the MCMC run, and the checks of the MCMC options."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+from .._validate import as_generator, check_confidence_level, check_positive_int
+from .diagnostics import import_arviz
+
+__all__ = ["require_numpyro", "run_nuts", "mcmc_options", "EXTRA_MESSAGE"]
+
+EXTRA_MESSAGE = ("needs NumPyro, JAX and ArviZ: pip install 'evalband[bayes]'"
+                 " (the exact beta-binomial model, evalband.bayes.beta_binomial, works without them)")
+
+
+def require_numpyro(num_chains: int = 4, *, what: str = "this model", arviz: bool = True):
+    """Import numpyro (and JAX, and ArviZ unless ``arviz=False``); raise ImportError naming the extra when missing.
+
+    Before JAX starts, asks for one host device per chain (up to the CPU count) so chains can run in parallel.
+    ``what`` names the caller in the error ("this model", "the hierarchical test", ...).
+    """
+    if "jax" not in sys.modules:
+        flags = os.environ.get("XLA_FLAGS", "")
+        if "xla_force_host_platform_device_count" not in flags:
+            count = max(1, min(num_chains, os.cpu_count() or 1))
+            os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={count}".strip()
+    try:
+        import jax  # noqa: F401
+        import numpyro
+        if arviz:
+            import_arviz()
+    except ImportError as exc:
+        raise ImportError(f"{what} {EXTRA_MESSAGE}") from exc
+    return numpyro
+
+
+def run_nuts(model, kwargs, *, num_warmup, num_samples, num_chains, seed, target_accept, max_tree_depth,
+             init_strategy=None, dense_mass=False):
+    """Run NUTS (chains in parallel when JAX has one device per chain); return the MCMC object and its ArviZ
+    InferenceData (posterior, including deterministic sites, and sample stats)."""
+    import jax
+    from numpyro.infer import MCMC, NUTS, init_to_median
+
+    kernel = NUTS(model, target_accept_prob=target_accept, max_tree_depth=max_tree_depth, dense_mass=dense_mass,
+                  init_strategy=init_strategy or init_to_median(num_samples=15))
+    method = "parallel" if jax.local_device_count() >= num_chains else "sequential"
+    mcmc = MCMC(kernel, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
+                chain_method=method, progress_bar=False)
+    mcmc.run(jax.random.PRNGKey(seed), **kwargs)
+    az = import_arviz()
+    idata = az.from_numpyro(mcmc, log_likelihood=False)
+    return mcmc, idata
+
+
+def mcmc_options(num_warmup, num_samples, num_chains, rng, confidence_level):
+    """Checked MCMC options, the confidence level, the seed when one was given (for the result), and the
+    generator every later random choice comes from."""
+    num_warmup = check_positive_int(num_warmup, "num_warmup")
+    num_samples = check_positive_int(num_samples, "num_samples")
+    num_chains = check_positive_int(num_chains, "num_chains")
+    level = check_confidence_level(confidence_level)
+    seed_given = rng if isinstance(rng, (int, np.integer)) else None
+    gen = as_generator(rng)
+    return num_warmup, num_samples, num_chains, level, seed_given, gen
