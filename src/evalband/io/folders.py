@@ -151,6 +151,12 @@ def files_of(data, kind: str) -> tuple[str, list[Path], "Skipped"]:
     """The files of ``kind`` under ``data``; every other file is listed as skipped."""
     source, files = expand(data)
     skipped = Skipped(data if isinstance(data, (str, os.PathLike)) else None)
+    if isinstance(data, (list, tuple)):  # a table named in a list of logs was asked for: not skipped silently
+        for entry in data:
+            path = Path(entry) if isinstance(entry, (str, os.PathLike)) and not _is_glob(os.fspath(entry)) else None
+            if path is not None and path.is_file() and classify(path) is None and _is_table_name(path.name):
+                raise InputError(f"is a table, but the other paths are {kind} logs; read tables and harness logs"
+                                 " separately (or convert the logs to a table first)", source=str(path))
     mine = []
     for f in files:
         k = classify(f)
@@ -166,6 +172,13 @@ def files_of(data, kind: str) -> tuple[str, list[Path], "Skipped"]:
             return source, files, Skipped()
         raise InputError(f"holds no {kind} log ({len(files)} other files)", source=source)
     return source, mine, skipped
+
+
+_TABLE_NAME = re.compile(r".*\.(csv|tsv|tab|parquet|pq|jsonl|ndjson)(\.(gz|bz2|xz|zst|zstd))?", re.IGNORECASE)
+
+
+def _is_table_name(name: str) -> bool:
+    return _TABLE_NAME.fullmatch(name) is not None
 
 
 class Skipped:
