@@ -62,3 +62,13 @@ def test_headers_differing_only_by_case_across_files_are_one_table(tmp_path):
     (tmp_path / "c.csv").write_text("model,task,item,score,trial\nA,v,1,1,0\n")
     with pytest.raises(Exception, match="tables read together need the same columns"):
         read(str(tmp_path / "*.csv"))
+
+
+def test_file_named_twice_in_a_list_is_read_once_with_a_note(tmp_path):
+    # before: read([a, a]) silently gave the table of one copy, with nothing said
+    path = tmp_path / "a.csv"
+    path.write_text("model,task,item,score\nA,t,1,1\nA,t,2,0\nB,t,1,1\nB,t,2,1\n")
+    table = read([path, path])
+    assert table.counts().n.tolist() == [[2], [2]]  # each item once
+    assert f"1 file named more than once in the list was read once: {path}" in table.notes
+    assert not any("more than once" in n for n in read(str(tmp_path / "*.csv")).notes)

@@ -232,15 +232,23 @@ def _check_last_line(tail: bytes, sep: str, n_columns: int, line: int, source: s
 
 
 def _load(data, file_format: str):
-    """(frame, source, row_word, stems): one file, standard input, or several files (a glob or a list) read as one
+    """(frame, source, row_word, stems, notes): one file, standard input, or several files (a glob or a list) read as one
     table. With several files every row is named by its file and line (row_word 'at') and ``stems`` holds each
     row's file stem; the files must have the same columns."""
     several = isinstance(data, (list, tuple)) or _is_glob(os.fspath(data))
     if not several:
-        return (*load_frame(data, file_format=file_format), None)
+        return (*load_frame(data, file_format=file_format), None, [])
     source, files = expand(data)
+    notes = []
+    if isinstance(data, (list, tuple)):  # a file named twice (or by two overlapping globs) is read once: say so
+        named = [f for entry in data for f in expand(entry)[1]]
+        twice = sorted({str(f) for f in named if named.count(f) > 1})
+        if twice:
+            notes.append(f"{len(twice)} file{'s' if len(twice) > 1 else ''} named more than once in the list"
+                             f" {'were' if len(twice) > 1 else 'was'} read once: {', '.join(twice[:5])}"
+                             + (" ..." if len(twice) > 5 else ""))
     if len(files) == 1:
-        return (*load_frame(files[0], file_format=file_format), None)
+        return (*load_frame(files[0], file_format=file_format), None, notes)
     names = [f.name for f in files]
     if len(set(names)) < len(names):  # the same name in two folders: show the paths
         names = [str(f) for f in files]
@@ -266,7 +274,7 @@ def _load(data, file_format: str):
         frames.append(df)
     for df, stem in zip(frames, _task_names(files)):
         stems.append(pd.Series(stem, index=df.index, dtype=object))
-    return pd.concat(frames), source, "at", pd.concat(stems)
+    return pd.concat(frames), source, "at", pd.concat(stems), notes
 
 
 def _strip_suffixes(name: str) -> str:
@@ -354,11 +362,11 @@ def read_tabular(
         Columns to leave out before anything else (e.g. a 0/1 flag such as MMLU-Pro's ``answer_key_varies`` in a
         wide table, which would otherwise be read as a model). Named in the table's notes.
     """
-    stems = None  # with several files: each row's file stem
+    stems, load_notes = None, []  # with several files: each row's file stem
     if isinstance(data, pd.DataFrame):
         df, source, row_word = data, "<DataFrame>", "row"
     elif isinstance(data, (str, os.PathLike, list, tuple)):
-        df, source, row_word, stems = _load(data, file_format)
+        df, source, row_word, stems, load_notes = _load(data, file_format)
     else:
         raise TypeError(f"`data` must be a path, a glob, a list of paths or a pandas DataFrame; got"
                         f" {type(data).__name__}.")
@@ -366,7 +374,7 @@ def read_tabular(
     names = [str(c) for c in df.columns]
     stripped = [c.strip() for c in names]  # 'model, task, score' headers (a space after each comma)
     df.columns = stripped if len(set(stripped)) == len(stripped) else names
-    pre_notes = []
+    pre_notes = list(load_notes)
     if drop_cols is not None:
         drop = [drop_cols] if isinstance(drop_cols, str) else [str(c) for c in drop_cols]
         unknown = [c for c in drop if c not in df.columns]
