@@ -199,6 +199,14 @@ def _precision_ratios(succ, trials, cell_m, cell_t, M, T, nested):
     return out
 
 
+def _codes_within_task(d, column):
+    """Codes of the (task, ``column``) pairs of the rows of ``d`` (clusters and items are nested in tasks), and
+    how many there are."""
+    codes, labels = pd.factorize(pd.Series(d["task"].astype(str).to_numpy()) + "\x00"
+                                 + pd.Series(d[column].astype(str).to_numpy()))
+    return codes, len(labels)
+
+
 def _logistic_data(table, m_names, t_names, item_effects, cluster_effects):
     """Observation arrays for the model (rows or dense form), observed accuracies, test-set sizes, the units
     theta averages over, and each level's precision ratio (:func:`_precision_ratios`)."""
@@ -231,9 +239,7 @@ def _logistic_data(table, m_names, t_names, item_effects, cluster_effects):
         raise InputError("`cluster_effects=True` but the data have no cluster column", source=table.source)
     ci, n_clusters, cluster_task = None, 0, None
     if use_clusters:
-        ci, cl_labels = pd.factorize(pd.Series(d["task"].astype(str).to_numpy()) + "\x00"
-                                     + pd.Series(d["cluster"].astype(str).to_numpy()))
-        n_clusters = len(cl_labels)
+        ci, n_clusters = _codes_within_task(d, "cluster")
         cluster_task = np.zeros(n_clusters, dtype=np.int64)
         cluster_task[ci] = ti
     nested = {}
@@ -241,9 +247,7 @@ def _logistic_data(table, m_names, t_names, item_effects, cluster_effects):
         nested["cluster"] = (ci, n_clusters, cluster_task, T)
     cluster_index = ragged_zero_sum_index(cluster_task, T) if ci is not None else None
     if item_effects:
-        ui, u_labels = pd.factorize(pd.Series(d["task"].astype(str).to_numpy()) + "\x00"
-                                    + pd.Series(d["item"].astype(str).to_numpy()))
-        k = len(u_labels)
+        ui, k = _codes_within_task(d, "item")
         item_task = np.zeros(k, dtype=np.int64)
         item_task[ui] = ti
         item_cluster = None

@@ -47,6 +47,16 @@ class PermutationPValue:
     n_arrangements: int
 
 
+def _check_ranks(ranks) -> np.ndarray:
+    """``ranks`` as a finite float (models, tasks) array with at least 2 models, or a ValueError."""
+    r = np.asarray(ranks, dtype=np.float64)
+    if r.ndim != 2 or r.shape[0] < 2 or r.shape[1] < 1:
+        raise ValueError(f"`ranks` must be (models, tasks) with at least 2 models; got shape {r.shape}.")
+    if not np.all(np.isfinite(r)):
+        raise ValueError("`ranks` must be finite (complete cases).")
+    return r
+
+
 def _integer_ranks(ranks: np.ndarray) -> np.ndarray:
     """Ranks (midranks allowed) as non-negative integers per task, an affine map of the ranks within each task.
 
@@ -178,11 +188,7 @@ def friedman_permutation_pvalue(ranks, *, method: str = "auto", n_resamples: int
     Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero. Stat. Appl. Genet. Mol. Biol. 9.
     """
     method = check_choice(method, ("auto", "exact", "monte-carlo"), "method")
-    r = np.asarray(ranks, dtype=np.float64)
-    if r.ndim != 2 or r.shape[0] < 2 or r.shape[1] < 1:
-        raise ValueError(f"`ranks` must be (models, tasks) with at least 2 models; got shape {r.shape}.")
-    if not np.all(np.isfinite(r)):
-        raise ValueError("`ranks` must be finite (complete cases).")
+    r = _check_ranks(ranks)
     r = _integer_ranks(r)
     observed = int(_statistic(r))
     work, distinct = _work(r)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import as_generator, check_choice, check_positive_int
-from .friedman_exact import EXACT_MAX_WORK, _rank_sum_distribution, _scaled_integer_ranks, _work
+from .friedman_exact import EXACT_MAX_WORK, _check_ranks, _rank_sum_distribution, _scaled_integer_ranks, _work
 
 __all__ = ["RangePermutationTest", "max_rank_difference_test"]
 
@@ -120,11 +120,7 @@ def max_rank_difference_test(ranks, *, alpha: float = 0.05, method: str = "auto"
     Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero. Stat. Appl. Genet. Mol. Biol. 9.
     """
     method = check_choice(method, ("auto", "exact", "monte-carlo"), "method")
-    r = np.asarray(ranks, dtype=np.float64)
-    if r.ndim != 2 or r.shape[0] < 2 or r.shape[1] < 1:
-        raise ValueError(f"`ranks` must be (models, tasks) with at least 2 models; got shape {r.shape}.")
-    if not np.all(np.isfinite(r)):
-        raise ValueError("`ranks` must be finite (complete cases).")
+    r = _check_ranks(ranks)
     if not 0 < alpha < 1:
         raise ValueError(f"`alpha` must lie in (0, 1); got {alpha!r}.")
     r, scale = _scaled_integer_ranks(r)
