@@ -204,7 +204,23 @@ def get_aggregate(name="mean", *, weights=None, group_weights=None, task_groups=
     w, notes = weights_and_notes(n_tasks, tasks=tasks, weights=weights, group_weights=group_weights,
                                  task_groups=task_groups)
     agg = _build(name, w, tasks, models, fit, floors, ceilings, chance, bin_width, gamma, baseline)
+    if name in _TASK_LEVEL:  # the same names as rliable's run-level statistics, which give other numbers
+        notes = tuple(notes) + (_TASK_LEVEL[name],)
     return replace(agg, notes=notes) if notes else agg
+
+
+#: notes for the aggregates that rliable defines over runs pooled across tasks, but that act here on one score per
+#: task (with several runs per task the two differ: Atari 100k SPR IQM 1173 over game means, 972 over runs)
+_TASK_LEVEL = {
+    "iqm": "'iqm' is the interquartile (25%-trimmed) mean of the per-task scores (each task's mean over its items"
+           " or runs); rliable's IQM pools every run of every task (evalband.aggregate.rliable.iqm) and differs"
+           " when tasks have several runs",
+    "optimality-gap": "'optimality-gap' is computed from the per-task scores (each task's mean over its items or"
+                      " runs); rliable's pools every run of every task (evalband.aggregate.rliable.optimality_gap)",
+    "probability-of-improvement": "'probability-of-improvement' is the share of tasks on which a model's per-task"
+                                  " score beats the baseline's (ties half); rliable's compares runs"
+                                  " (evalband.aggregate.rliable.probability_of_improvement)",
+}
 
 
 def _build(name, w, tasks, models, fit, floors, ceilings, chance, bin_width, gamma, baseline) -> Aggregate:
