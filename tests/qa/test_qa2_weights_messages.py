@@ -35,3 +35,11 @@ def test_empty_name_before_equals():
     with pytest.raises(ValueError, match=r"no name before '=' in '=1'"):
         parse_weights("=1", ["a", "b"])
     assert "no name before '='" in _line(["compare", "--example", "vtab", "--weights", "DTD=1,=2"])
+
+
+def test_unweighted_aggregate_names_the_option_once():
+    # before: "aggregate 'median' is unweighted; `--weights`/`--weights` do not apply." (both API names map to it)
+    line = _line(["compare", "--example", "vtab", "--models", "Sup-100%,Sup-Exemplar-100%", "--aggregate",
+                  "mean,median", "--weights", "groups", "--n-resamples", "50"])
+    assert "aggregate 'median' is unweighted: `--weights` does not apply to it" in line
+    assert "`--weights`/`--weights`" not in line

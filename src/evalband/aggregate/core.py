@@ -200,7 +200,10 @@ def get_aggregate(name="mean", *, weights=None, group_weights=None, task_groups=
     n_tasks = len(tasks) if tasks is not None else None
     unweighted = name in ("median", "iqm", "optimality-gap", "probability-of-improvement")
     if unweighted and (weights is not None or group_weights is not None):
-        raise ValueError(f"aggregate '{name}' is unweighted; `weights`/`group_weights` do not apply.")
+        given = [n for n, v in (("weights", weights), ("group_weights", group_weights)) if v is not None]
+        raise ValueError(f"aggregate '{name}' is unweighted: {' and '.join(f'`{g}`' for g in given)}"
+                         f" {'do' if len(given) > 1 else 'does'} not apply to it; leave '{name}' out of the"
+                         " aggregates or give no weights.")
     w, notes = weights_and_notes(n_tasks, tasks=tasks, weights=weights, group_weights=group_weights,
                                  task_groups=task_groups)
     agg = _build(name, w, tasks, models, fit, floors, ceilings, chance, bin_width, gamma, baseline)
