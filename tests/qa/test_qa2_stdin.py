@@ -76,3 +76,17 @@ def test_bom_jsonl_keeps_file_line_numbers(tmp_path):
 
     with pytest.raises(InputError, match=r"line 5, column 'score': score 'x'"):
         read(path)
+
+
+def test_tsv_on_stdin_whose_header_holds_a_comma():
+    # a wide TSV with a model named 'gpt-4,2024': before, any comma in the header meant CSV, and the table was
+    # "cannot tell the table's shape ... found 'item\tgpt-4', '2024\tclaude'"
+    text = "item\tgpt-4,2024\tclaude\n1\t1\t0\n2\t0\t1\n3\t1\t1\n"
+    res = runner.invoke(app, ["summarize", "-", "-f", "csv"], input=text)
+    assert res.exit_code == 0, res.output
+    rows = pd.read_csv(io.StringIO(res.stdout)).query("task == 'stdin'").set_index("model")["estimate"]
+    assert rows.to_dict() == pytest.approx({"gpt-4,2024": 2 / 3, "claude": 2 / 3})
+    # a CSV whose quoted names hold a tab is still CSV (more commas than tabs)
+    csv_text = 'model,task,item,score\n"a\tb",t,1,1\n"a\tb",t,2,0\n'
+    res = runner.invoke(app, ["summarize", "-", "-f", "csv"], input=csv_text)
+    assert res.exit_code == 0, res.output

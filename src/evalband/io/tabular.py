@@ -155,7 +155,8 @@ def _sniff(raw: bytes) -> str:
     if head.startswith(b"["):
         return "json"
     first = head.split(b"\n", 1)[0]
-    return "tsv" if b"\t" in first and b"," not in first else "csv"
+    # the separator the header uses more: a TSV header may hold commas in names ('gpt-4,2024', HELM run names)
+    return "tsv" if first.count(b"\t") > first.count(b",") else "csv"
 
 
 def _parse(src, fmt: str, source: str, *, raw) -> tuple[pd.DataFrame, str, str]:
