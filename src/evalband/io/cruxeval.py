@@ -81,7 +81,8 @@ def read_cruxeval(data, *, unbounded: bool = False, **tabular) -> ResultsTable:
     rows = {k: [] for k in ("model", "task", "item", "trial", "score", "where")}
     notes = ["items are problems and trials the sampled answers (pass@k applies)"]
     for path, model, temp, task, scored, doc in parsed:
-        name = f"{model} (temp {temp})" if len(temps[model]) > 1 else model
+        # several temperatures: each is its own model; a file whose name gives none keeps the bare model name
+        name = f"{model} (temp {temp})" if len(temps[model]) > 1 and temp is not None else model
         for item, values in scored.items():
             where = f"raw_scored_generations.{item}"
             if not isinstance(values, list) or not values:
