@@ -26,7 +26,7 @@ def split_names(text, *, name: str = "list") -> list[str]:
           text after a closing quote stays with its entry, so ``'"x,y"=2'`` -> ``['x,y=2']`` (a ``name=value``
           pair whose name is quoted);
         * ``'@FILE'``: one entry per line of FILE, not split further (blank lines skipped), so names with commas
-          need no quoting there. Quote a name that starts with ``@`` (``'"@name"'``).
+          need no quoting there (a line quoted as on the command line, ``"a,b"=2``, is unquoted). Quote a name that starts with ``@`` (``'"@name"'``).
     name : str
         The argument's name for messages.
 
@@ -44,7 +44,7 @@ def split_names(text, *, name: str = "list") -> list[str]:
         path = text[1:]
         try:
             with open(path, encoding="utf-8-sig") as fh:  # -sig: a BOM (Windows editors) is not a name
-                return [line.strip() for line in fh.read().splitlines() if line.strip()]
+                return [_unquote(line.strip()) for line in fh.read().splitlines() if line.strip()]
         except (OSError, UnicodeDecodeError) as exc:
             why = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc.strerror or type(exc).__name__
             raise ValueError(f"`{name}`: cannot read the list file {path!r} ({why}); @FILE names a file with one"
@@ -53,3 +53,12 @@ def split_names(text, *, name: str = "list") -> list[str]:
         raise ValueError(f"`{name}`: unbalanced quote in {text!r}; quote a name holding commas as \"a,b\".")
     rows = list(csv.reader([text], skipinitialspace=True))
     return [t.strip() for t in (rows[0] if rows else []) if t.strip()]
+
+
+def _unquote(line: str) -> str:
+    """A list file's line as one entry: kept as it is, except that a line quoted as on the command line
+    (``"a,b"`` or ``"a,b"=2``) loses its quotes, so a list copied from a command line means the same."""
+    if not line.startswith('"'):
+        return line
+    rows = list(csv.reader([line], skipinitialspace=True))
+    return rows[0][0].strip() if rows and len(rows[0]) == 1 else line

@@ -36,3 +36,16 @@ def test_unquoted_name_with_a_comma_gets_a_quoting_hint(tmp_path):
     assert "unknown 'm', '1'" in lines[0] and "quoted as in CSV: '\"m,1\"'" in lines[0]
     ok = CliRunner().invoke(app, ["compare", str(path), "--models", '"m,1",b', "--n-resamples", "100", "-f", "csv"])
     assert ok.exit_code == 0, ok.output
+
+
+def test_list_file_lines_quoted_as_on_the_command_line(tmp_path):
+    # before: '"m,1"' in a @FILE stayed '"m,1"' (quotes and all), so a list copied from a command line failed
+    path = tmp_path / "weights.txt"
+    path.write_text('"mmlu:subject=law,method=mc"=2\ngsm=8k=1\nplain,name\n')
+    assert split_names(f"@{path}") == ["mmlu:subject=law,method=mc=2", "gsm=8k=1", "plain,name"]
+    from evalband.aggregate import parse_weights
+
+    weights = tmp_path / "w.txt"
+    weights.write_text('"mmlu:subject=law,method=mc"=2\ngsm=8k=1\n')
+    w, _ = parse_weights(f"@{weights}", ["mmlu:subject=law,method=mc", "gsm=8k"])
+    assert w == {"mmlu:subject=law,method=mc": 2.0, "gsm=8k": 1.0}
