@@ -43,3 +43,11 @@ def test_unweighted_aggregate_names_the_option_once():
                   "mean,median", "--weights", "groups", "--n-resamples", "50"])
     assert "aggregate 'median' is unweighted: `--weights` does not apply to it" in line
     assert "`--weights`/`--weights`" not in line
+
+
+def test_entry_without_equals_is_named(tmp_path):
+    # before: "mix of name=weight and bare numbers in '@w.txt'" (which line of the file?)
+    path = tmp_path / "w.txt"
+    path.write_text("DTD=1\nPets\n")
+    with pytest.raises(ValueError, match=r"'Pets' has no '='"):
+        parse_weights(f"@{path}", ["DTD", "Pets"])

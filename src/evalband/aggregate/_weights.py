@@ -192,7 +192,7 @@ def parse_weights(text, tasks, groups=()) -> tuple:
     pairs = {}
     for p in parts:
         if "=" not in p:
-            raise ValueError(f"`weights`: mix of name=weight and bare numbers in {text!r}.")
+            raise ValueError(f"`weights`: {p!r} has no '=' (name=weight pairs mixed with bare numbers in {text!r}).")
         name, value = (x.strip() for x in p.rsplit("=", 1))
         if not name:
             raise ValueError(f"`weights`: no name before '=' in {p!r}; write name=weight.")
