@@ -72,3 +72,17 @@ def test_file_named_twice_in_a_list_is_read_once_with_a_note(tmp_path):
     assert table.counts().n.tolist() == [[2], [2]]  # each item once
     assert f"1 file named more than once in the list was read once: {path}" in table.notes
     assert not any("more than once" in n for n in read(str(tmp_path / "*.csv")).notes)
+
+
+def test_symlinked_files_are_named_by_their_own_folder(tmp_path):
+    # both links point into one folder; resolving them would name both tasks after that folder
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "a.csv").write_text(ROWS.format(0))
+    (store / "b.csv").write_text(ROWS.format(1))
+    for folder, target in (("mmlu", "a.csv"), ("gsm8k", "b.csv")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "results.csv").symlink_to(store / target)
+    table = read([tmp_path / "mmlu" / "results.csv", tmp_path / "gsm8k" / "results.csv"])
+    assert table.tasks == ("gsm8k/results", "mmlu/results")
+    assert _means(table)[("b", "gsm8k/results")] == 0.5 and _means(table)[("b", "mmlu/results")] == 0.0

@@ -299,9 +299,10 @@ def _task_names(files) -> list[str]:
     names = [_strip_suffixes(f.name) for f in files]
     if len(set(names)) == len(names):
         return names
-    parents = [f.resolve().parent for f in files]
+    absolute = [Path(os.path.abspath(f)) for f in files]  # not resolve(): a symlink keeps its own folder
+    parents = [p.parent for p in absolute]
     common = Path(os.path.commonpath([str(p) for p in parents]))
-    return [_strip_suffixes(f.resolve().relative_to(common).as_posix()) for f in files]
+    return [_strip_suffixes(p.relative_to(common).as_posix()) for p in absolute]
 
 
 def _match_case(col, columns, source: str, option: str, *, explicit: bool):
