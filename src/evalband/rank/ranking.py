@@ -249,6 +249,12 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
         notes.append(f"replicates given an assumed between-model correlation of {correlation:g}")
     elif summary:
         notes.append("summary-level data: models resampled independently (binomially), i.e. assumed uncorrelated")
+    if margin > 0:  # otherwise nothing in the output shows that the margin changed the tiers
+        from ..compare.verdict import margin_text
+
+        notes.append(f"with the {margin_text(margin, scale=aggs[0].scale)}: a model counts as better than another"
+                     " (tiers, simultaneous rank intervals) only when the interval of their difference lies"
+                     " beyond the margin")
     strata = reps.jackknife_strata() if method == "bca" and hasattr(reps, "jackknife_strata") else None
     out = []
     for av in aggs:
