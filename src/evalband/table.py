@@ -32,6 +32,19 @@ __all__ = ["ResultsTable", "TaskData", "Counts", "SCORE_LETTERS", "parse_scores"
 UNSHARED_NOTE = f"{_COVERAGE_PREFIX} items not shared by every model are left out of paired analyses"
 
 
+def _same_key_rows(out: pd.DataFrame, dup: pd.Series, key: list) -> np.ndarray:
+    """Positions of the first duplicated row and of the next row with the same ``key`` (not merely the next
+    duplicated row, which may repeat another key)."""
+    first = int(np.flatnonzero(dup.to_numpy())[0])
+    ids = out.groupby(key, sort=False, observed=True, dropna=False).ngroup().to_numpy()
+    return np.flatnonzero(ids == ids[first])[:2]
+
+
+def _at(label, row_word: str) -> str:
+    """'at line 5', or 'at a.csv line 3' when rows of several files are named by file and line (row_word 'at')."""
+    return _row_name(label, row_word) if row_word == "at" else f"at {_row_name(label, row_word)}"
+
+
 @dataclass(frozen=True)
 class TaskData:
     """One task's item-level scores, paired across models on their common items.
@@ -173,13 +186,13 @@ class ResultsTable:
         key = ["model", "task", "item", "trial"]
         dup = out.duplicated(key, keep=False)
         if dup.any():
-            rows = out.index[dup.to_numpy()]
-            first = out.loc[dup].iloc[0]
+            pos = _same_key_rows(out, dup, key)
+            rows, first = out.index[pos], out.iloc[pos[0]]
             what = f"model '{first['model']}', task '{first['task']}', item '{first['item']}'"
             if has_trials:
-                what += f", trial '{df.loc[rows[0], 'trial']}'"
+                what += f", trial '{df['trial'].iloc[pos[0]]}'"
             raise InputError(
-                f"duplicate result for {what} (also at {row_word} {rows[1]}; {int(dup.sum())} duplicated rows)"
+                f"duplicate result for {what} (also {_at(rows[1], row_word)}; {int(dup.sum())} duplicated rows)"
                 + ("" if has_trials else "; repeated trials need a trial column"),
                 source=source, row=_row_name(rows[0], row_word),
             )
@@ -266,10 +279,10 @@ class ResultsTable:
                          " on the same items")
         dup = out.duplicated(["model", "task"], keep=False)
         if dup.any():
-            rows = out.index[dup.to_numpy()]
-            first = out.loc[dup].iloc[0]
+            pos = _same_key_rows(out, dup, ["model", "task"])
+            rows, first = out.index[pos], out.iloc[pos[0]]
             raise InputError(f"duplicate summary for model '{first.model}', task '{first.task}'"
-                             f" (also at {row_word} {rows[1]})", source=source, row=_row_name(rows[0], row_word))
+                             f" (also {_at(rows[1], row_word)})", source=source, row=_row_name(rows[0], row_word))
         _constant_within(out, "group", ["task"], "task", source, row_word)
         for col in ("model", "task", "group"):
             if col in out.columns:
