@@ -40,6 +40,11 @@ def _same_key_rows(out: pd.DataFrame, dup: pd.Series, key: list) -> np.ndarray:
     return np.flatnonzero(ids == ids[first])[:2]
 
 
+def _count(k: int, noun: str) -> str:
+    """'1 model', '2 models', '1,204 items'."""
+    return f"{k:,} {noun}{'' if k == 1 else 's'}"
+
+
 def _at(label, row_word: str) -> str:
     """'at line 5', or 'at a.csv line 3' when rows of several files are named by file and line (row_word 'at')."""
     return _row_name(label, row_word) if row_word == "at" else f"at {_row_name(label, row_word)}"
@@ -449,16 +454,17 @@ class ResultsTable:
         """One paragraph saying what was read."""
         d = self.data
         if self.level == "item":
-            parts = [f"{len(d):,} item-level rows", f"{len(self.models)} models", f"{len(self.tasks)} tasks",
-                     f"{d.drop_duplicates(['task', 'item']).shape[0]:,} items"]
+            parts = [_count(len(d), "item-level row"), _count(len(self.models), "model"),
+                     _count(len(self.tasks), "task"), _count(d.drop_duplicates(["task", "item"]).shape[0], "item")]
             if self.has_trials:
-                parts.append(f"up to {int(d['trial'].max()) + 1} trials per item")
+                parts.append(f"up to {_count(int(d['trial'].max()) + 1, 'trial')} per item")
             if self.has_clusters:
-                parts.append(f"{d.drop_duplicates(['task', 'cluster']).shape[0]:,} clusters")
+                parts.append(_count(d.drop_duplicates(["task", "cluster"]).shape[0], "cluster"))
         else:
-            parts = [f"{len(d):,} summary rows", f"{len(self.models)} models", f"{len(self.tasks)} tasks"]
+            parts = [_count(len(d), "summary row"), _count(len(self.models), "model"),
+                     _count(len(self.tasks), "task")]
         if self.has_groups:
-            parts.append(f"{len(self.groups)} groups")
+            parts.append(_count(len(self.groups), "group"))
         text = f"{self.source}: " + ", ".join(parts) + f"; scores {self.score_kind}."
         if self.notes:
             text += " " + " ".join(n if n.endswith(".") else n + "." for n in self.notes)

@@ -42,3 +42,9 @@ def test_duplicate_summary_names_the_row_with_the_same_key():
     with pytest.raises(InputError, match=r"row 0: duplicate summary for model 'a', task 'x' \(also at row 3\)"):
         ResultsTable.from_summary(df)
 
+
+def test_describe_singular_and_plural():
+    one = ResultsTable.from_items(pd.DataFrame({"model": ["a"], "task": ["t"], "item": [1], "score": [1]}))
+    assert one.describe() == "<DataFrame>: 1 item-level row, 1 model, 1 task, 1 item; scores binary."
+    summ = ResultsTable.from_summary(pd.DataFrame({"model": ["a", "b"], "task": "t", "n": 10, "correct": [3, 4]}))
+    assert summ.describe() == "<DataFrame>: 2 summary rows, 2 models, 1 task; scores binary."
