@@ -240,6 +240,10 @@ def load_json(path, text: bytes | str | None = None, *, member: str | None = Non
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        if member is None and exc.pos == 0 and _is_table_name(Path(path).name):
+            # a table given to a JSON log reader (--source cruxeval/rliable/... on a .csv): not a truncated log
+            raise InputError("is a table, not a JSON log; leave --source at auto, or give --source csv (tsv,"
+                             " parquet, jsonl) for tables", source=source) from None
         raise InputError(f"malformed JSON ({exc.msg}, column {exc.colno}); is the file truncated?",
                          source=source, row=_where_line(exc.lineno)) from None
     except RecursionError:

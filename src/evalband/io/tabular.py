@@ -69,6 +69,15 @@ def load_frame(path, *, file_format: str = "auto") -> tuple[pd.DataFrame, str, s
     if not path.exists():
         raise InputError("no such file", source=source)
     if path.is_dir():
+        try:
+            from .folders import detect
+
+            kind = detect(path)
+        except InputError:  # logs of several tools
+            kind = "harness"
+        if kind is not None:  # reached with --source csv (or another table format) on a log folder
+            raise InputError(f"is a folder of {kind} logs, not a table; leave --source at auto"
+                             + (f" or give --source {kind}" if kind != "harness" else ""), source=source)
         raise InputError("is a folder without harness logs evalband recognizes (lm-eval, inspect, helm, rliable,"
                          " cruxeval); name a results file, or a glob such as 'folder/*.csv' to read several tables"
                          " as one", source=source)
