@@ -97,7 +97,8 @@ def _peek(path: Path) -> str:
         return ""
 
 
-_CRUXEVAL_HEAD = re.compile(r'^\s*\{\s*"raw_(scored_)?generations"\s*:\s*\{')
+# the stored pass@k may come first (keys sorted, e.g. by `jq -S` or json.dump(sort_keys=True))
+_CRUXEVAL_HEAD = re.compile(r'^\s*\{\s*(?:"pass_at_\d+"\s*:\s*[-+\d.eE]+\s*,\s*)*"raw_(scored_)?generations"\s*:\s*\{')
 _RLIABLE_HEAD = re.compile(r'^\s*\{\s*"[^"]*"\s*:\s*(\[\s*[-+\d.eEnNaIf\]]|\{\s*"[^"]*"\s*:\s*\[)')
 
 
