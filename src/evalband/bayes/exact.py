@@ -62,6 +62,24 @@ def as_counts(data, *, models=None, tasks=None) -> tuple[Counts, dict | None, tu
     return data, None, ()
 
 
+def tasks_every_model_has(data, *, models=None, tasks=None):
+    """``(data, TasksLeftOut or None)``: a ResultsTable restricted to ``models`` and ``tasks`` and then to the tasks
+    every selected model has results on, the rule of ``compare`` and ``rank``
+    (:func:`evalband.compare._setup.shared_tasks`, whose ``TasksLeftOut`` gives the notes); a Counts unchanged.
+
+    Each model is counted on its own items, so a task on which the models share no item is kept. A task named in
+    ``tasks`` that a selected model lacks is an error (the user asked for it), as in ``compare``.
+    """
+    if not isinstance(data, ResultsTable):
+        return data, None
+    from ..compare._setup import shared_tasks  # the one rule for tasks some model lacks
+
+    if models is not None or tasks is not None:
+        data = data.select(models=models, tasks=tasks)
+    data, left_out = shared_tasks(data, explicit=tasks is not None, shared_items=False)
+    return data, (left_out if left_out else None)
+
+
 def _cluster_mode(data, clusters, models, tasks) -> tuple[str, DesignEffects | None]:
     """The resolved ``clusters`` mode and, for item data with clusters, their design effects."""
     mode = DEFAULT_CLUSTERS if clusters is None else check_choice(clusters, CLUSTER_MODES, "clusters")
@@ -106,7 +124,8 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
         'mean' (weighted), or any aggregate :func:`evalband.aggregate.get_aggregate` knows (geometric,
         minmax, mean-rank, ...), applied to every posterior draw of theta.
     models, tasks : sequence of str, optional
-        Restrict the analysis.
+        Restrict the analysis. A task that some selected model has no result on is left out, with a note (as in
+        ``compare`` and ``rank``), unless named in ``tasks``, which is then an error.
     grid_size : int
         Cells per axis of each model's (alpha, beta) grid.
     clusters : {None, 'ignore', 'effective'}
@@ -158,8 +177,15 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
     48(2), 577-585.
     """
     data = as_data(data)
+    data, left_out = tasks_every_model_has(data, models=models, tasks=tasks)
+    if isinstance(data, ResultsTable):  # already restricted, in the order given
+        models = tasks = None
     counts, task_groups, table_notes = as_counts(data, models=models, tasks=tasks)
     mode, effects = _cluster_mode(data, clusters, models, tasks)
+    left_notes = []
+    if left_out is not None:
+        weights, group_weights, weight_notes = left_out.weights(weights, group_weights)
+        left_notes = [*left_out.notes(), *weight_notes]
     prior = parse_prior(prior)
     n_draws = check_positive_int(n_draws, "n_draws")
     grid_size = check_positive_int(grid_size, "grid_size", minimum=16)
@@ -216,6 +242,7 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
              f" {edge:.3g} below the maximum log density",
              f"prior on each model's alpha and beta: {prior.label}",
              f"aggregate: {agg_name}",
+             *left_notes,
              *aggregator_notes(agg, counts.tasks),
              "ci = equal-tailed credible interval of the true accuracy; hdi = highest-density interval;"
              " pred = posterior predictive interval of the accuracy on a new test set of the same sizes"

@@ -237,11 +237,13 @@ def _and(names) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def shared_tasks(table, *, explicit: bool = False, independent: bool = False):
+def shared_tasks(table, *, explicit: bool = False, independent: bool = False, shared_items: bool = True):
     """``(table, TasksLeftOut)``: the table restricted to the tasks every model has (and, at item level, shares
     an item on), and what was left out.
 
     ``explicit``: the tasks were chosen by the user, so a task some model lacks is an error, not left out.
+    ``shared_items=False``: keep item-level tasks on which the models share no item (analyses that count each
+    model on its own items, such as :func:`evalband.bayes.beta_binomial`).
     """
     d = table.data if table.level == "item" else table.data.loc[table.data["n"] > 0]
     n_m, n_t = len(table.models), len(table.tasks)
@@ -252,7 +254,7 @@ def shared_tasks(table, *, explicit: bool = False, independent: bool = False):
     have = have.reshape(n_m, n_t)
     lacking = {str(t): tuple(table.models[i] for i in np.flatnonzero(~have[:, k]))
                for k, t in enumerate(table.tasks) if not have[:, k].all()}
-    if table.level == "item" and len(d):  # tasks on which no item is shared by every model (integer codes only)
+    if shared_items and table.level == "item" and len(d):  # tasks no item of which every model has (int codes)
         i_code = d["item"].cat.codes.to_numpy().astype(np.int64)
         n_i = max(len(d["item"].cat.categories), 1)
         cell = np.sort((t_code * n_i + i_code) * n_m + m_code)
