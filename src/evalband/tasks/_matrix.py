@@ -164,9 +164,24 @@ def complete_cases(matrix: ScoreMatrix, *, min_tasks: int = 2, what: str = "this
                      f" model has no result there ({shown})")
     if keep.sum() < min_tasks:
         raise InputError(f"{what} needs at least {min_tasks} tasks with a result for every model; found"
-                         f" {int(keep.sum())} of {matrix.n_tasks}", source=matrix.source)
+                         f" {int(keep.sum())} of {matrix.n_tasks}{_lacking(matrix)}", source=matrix.source)
     return ScoreMatrix(matrix.scores[:, keep], matrix.models, tuple(t for t, k in zip(matrix.tasks, keep) if k),
                        matrix.source, tuple(notes), matrix.dropped_tasks + dropped)
+
+
+def _lacking(matrix: ScoreMatrix) -> str:
+    """' (B lacks 'law'; C lacks 'law', 'math'); choose models with `models`', as compare says it; '' when every
+    model has every task."""
+    from ..aggregate._weights import names_text
+
+    gaps = np.isnan(matrix.scores)
+    by_model = [(m, [t for t, g in zip(matrix.tasks, row) if g]) for m, row in zip(matrix.models, gaps) if row.any()]
+    if not by_model:
+        return ""
+    who = "; ".join(f"{m} lacks {names_text(ts, 4)}" for m, ts in by_model[:4])
+    if len(by_model) > 4:
+        who += f"; and {len(by_model) - 4} more models"
+    return f" ({who}); choose models with `models`"
 
 
 def rank_matrix(scores: np.ndarray, *, higher_is_better: bool = True) -> np.ndarray:
