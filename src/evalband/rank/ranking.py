@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import check_choice, check_confidence_level, check_positive_int
+from .._validate import OVERLAP_CONFIDENCE, check_choice, check_confidence_level, check_positive_int
 from ..results import ConfidenceInterval
 from .distribution import marginal_rank_intervals, probability_best, rank_distribution, ranks
 from .simultaneous import better_matrix, simultaneous_rank_intervals, tiers
@@ -128,14 +128,16 @@ class Ranking:
 
 def rank_models(observed, samples, models, *, aggregate: str = "statistic", higher_is_better: bool = True,
                 confidence_level=0.95, method: str = "percentile", simultaneous: str = "max-t", margin: float = 0.0,
-                jackknife=None, jackknife_strata=None, scale: float = 100.0, n_units=None) -> ModelRanking:
+                jackknife=None, jackknife_strata=None, scale: float = 100.0, n_units=None,
+                decision_level=None) -> ModelRanking:
     """Rank models from a statistic's observed values (M,) and joint bootstrap replicates (B, M).
 
     See :func:`rank` for the meaning of each output. This array-level function is what :func:`rank` calls for
     each aggregate; use it for a statistic computed elsewhere from the same replicates. ``n_units`` (resampling
     units behind the statistic) lets tiers ignore separations the bootstrap cannot support: with fewer than 10
     units, or a zero-width interval for a difference, the pair is not separated
-    (:func:`evalband.compare.verdict.withhold`).
+    (:func:`evalband.compare.verdict.withhold`). ``decision_level`` (default: ``confidence_level``) is the level
+    of the pairwise intervals behind the tiers and simultaneous rank intervals.
     """
     from ..compare.pairwise import pairwise_differences
     from ..resample import interval
@@ -154,7 +156,8 @@ def rank_models(observed, samples, models, *, aggregate: str = "statistic", high
     low, high = marginal_rank_intervals(r_s, confidence_level=level)
     if m > 1:
         pairs = pairwise_differences(obs, s, models, statistic=aggregate, higher_is_better=higher_is_better,
-                                     method="percentile" if method == "bca" else method, confidence_level=level,
+                                     method="percentile" if method == "bca" else method,
+                                     confidence_level=level if decision_level is None else decision_level,
                                      correction=simultaneous, keep_replicates=False, n_units=n_units)
         better = better_matrix(pairs.ci.low, pairs.ci.high, pairs.index_a, pairs.index_b, m,
                                higher_is_better=higher_is_better, margin=margin)
@@ -189,6 +192,7 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
         Interval method for each model's aggregate.
     confidence_level : float or str
         For the aggregate intervals, the marginal rank intervals and (jointly) the simultaneous rank intervals.
+        'overlap' (83.4%) sets the first two only; tiers and simultaneous rank intervals then stay at 95%.
     simultaneous : {'max-t', 'bonferroni', 'holm', 'bh', 'none'}
         Pairwise intervals behind the simultaneous rank intervals and the tiers; only 'max-t', 'bonferroni' and
         'holm' (Bonferroni intervals) hold jointly.
@@ -255,6 +259,12 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
         notes.append(f"with the {margin_text(margin, scale=aggs[0].scale)}: a model counts as better than another"
                      " (tiers, simultaneous rank intervals) only when the interval of their difference lies"
                      " beyond the margin")
+    decision_level = None
+    if abs(level - OVERLAP_CONFIDENCE) < 1e-9:  # overlap displays are per model; tiers judge differences
+        decision_level = 0.95
+        notes.append("confidence 'overlap' (83.4%) applies to each model's interval and its marginal rank interval"
+                     " (two such intervals that do not overlap suggest a difference at about 5%); the tiers and"
+                     " simultaneous rank intervals judge differences and stay at 95%")
     strata = reps.jackknife_strata() if method == "bca" and hasattr(reps, "jackknife_strata") else None
     out = []
     for av in aggs:
@@ -263,5 +273,5 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
                                higher_is_better=av.higher_is_better, confidence_level=level, method=method,
                                simultaneous=simultaneous, margin=margin, jackknife=av.jackknife,
                                jackknife_strata=strata, scale=av.scale,
-                               n_units=float(np.sum(np.asarray(reps.n_units)))))
+                               n_units=float(np.sum(np.asarray(reps.n_units))), decision_level=decision_level))
     return Ranking(tuple(out), reps, tuple(notes), dict(left_out.lacking))
