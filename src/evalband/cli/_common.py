@@ -1,12 +1,14 @@
 """Options and helpers shared by every command: reading the input, writing the output, reporting errors.
 
-A command module defines one function and registers it in ``main.py``. Its signature lists the input options
-with the aliases below, so every command reads files the same way::
+A command module defines one function and registers it in ``main.py``. A command that reads results declares
+only its own options and lets :func:`reads_input` add the shared input options (PATH, --example, --source,
+--shape, the column roles, --models, ...) to its signature; it receives them as one :class:`InputOptions`, so
+every command reads files the same way::
 
-    def summarize(path: PathArg = None, example: ExampleOpt = None, source: SourceOpt = "auto", ...,
-                  fmt: FormatOpt = "table"):
+    @reads_input("path example", after={"fmt": "source shape model_col ..."})
+    def summarize(method: MethodOpt = "auto", fmt: FormatOpt = "table", *, inputs: InputOptions):
         with errors():
-            table = load_input(path, example, source=source, ...)
+            table = inputs.load()
             ...
             emit(render(frame, fmt, ...))
 """
@@ -15,6 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
+import functools
+import inspect
 import re
 import sys
 from typing import Annotated, Optional
@@ -29,7 +34,8 @@ __all__ = [
     "TrialColOpt", "ClusterOpt", "GroupColOpt", "UnboundedOpt", "CountRuleOpt", "FormatOpt", "ConfidenceOpt",
     "SeedOpt", "ModelsOpt", "TasksOpt", "errors", "emit", "load_input", "parse_list", "fail",
     "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
-    "resolve_seed", "AccuracyScaleOpt", "cli_message", "split_list",
+    "resolve_seed", "AccuracyScaleOpt", "cli_message", "split_list", "InputOptions", "reads_input",
+    "select_tasks", "WeightsOpt", "parse_weights", "parse_confidence",
 ]
 
 PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL), a glob of them"
@@ -89,6 +95,113 @@ AccuracyScaleOpt = Annotated[Optional[str], typer.Option("--accuracy-scale", hel
 DropColsOpt = Annotated[Optional[str], typer.Option("--drop-cols", help="Comma-separated columns to leave out"
                                                     " when reading (e.g. a 0/1 flag column in a wide table that"
                                                     " is not a model).", show_default=False)]
+
+
+WeightsOpt = Annotated[Optional[str], typer.Option(
+    "--weights", help="Task or group weights: 'task=w,...' or 'group=w,...' (tasks or groups not named get"
+                      " weight 0), 'w1,w2,...' in task order, 'groups' for equal weight per group, or 'equal'"
+                      " (every task the same; the default). Quote a name holding commas as in CSV"
+                      " ('\"a,b\"=2,c=1'), or give @FILE (one name=w per line).", show_default=False)]
+
+
+def _cli(alias):
+    """A field of :class:`InputOptions` set by the command-line option ``alias`` (one of the aliases above)."""
+    return {"cli": alias}
+
+
+@dataclasses.dataclass(frozen=True)
+class InputOptions:
+    """The input options shared by every command that reads results, as the user gave them.
+
+    The defaults here are the options' defaults on every command. :func:`reads_input` builds the options from the
+    fields (each field's ``cli`` metadata is its typer alias); options a command does not offer keep these
+    defaults. ``tasks`` is applied after reading (:func:`select_tasks`); everything else is read by :meth:`load`.
+    """
+
+    path: Optional[str] = dataclasses.field(default=None, metadata=_cli(PathArg))
+    example: Optional[str] = dataclasses.field(default=None, metadata=_cli(ExampleOpt))
+    source: str = dataclasses.field(default="auto", metadata=_cli(SourceOpt))
+    shape: str = dataclasses.field(default="auto", metadata=_cli(ShapeOpt))
+    model_col: str = dataclasses.field(default="model", metadata=_cli(ModelColOpt))
+    task_col: str = dataclasses.field(default="task", metadata=_cli(TaskColOpt))
+    item_col: str = dataclasses.field(default="item", metadata=_cli(ItemColOpt))
+    score_col: str = dataclasses.field(default="score", metadata=_cli(ScoreColOpt))
+    trial_col: str = dataclasses.field(default="trial", metadata=_cli(TrialColOpt))
+    cluster: Optional[str] = dataclasses.field(default=None, metadata=_cli(ClusterOpt))
+    group_col: str = dataclasses.field(default="group", metadata=_cli(GroupColOpt))
+    unbounded: bool = dataclasses.field(default=False, metadata=_cli(UnboundedOpt))
+    count_rule: str = dataclasses.field(default="floor", metadata=_cli(CountRuleOpt))
+    models: Optional[str] = dataclasses.field(default=None, metadata=_cli(ModelsOpt))
+    tasks: Optional[str] = dataclasses.field(default=None, metadata=_cli(TasksOpt))
+    drop_cols: Optional[str] = dataclasses.field(default=None, metadata=_cli(DropColsOpt))
+    accuracy_scale: Optional[str] = dataclasses.field(default=None, metadata=_cli(AccuracyScaleOpt))
+    metric: Optional[str] = dataclasses.field(default=None, metadata=_cli(MetricOpt))
+    filter_: Optional[str] = dataclasses.field(default=None, metadata=_cli(FilterOpt))
+    split: Optional[str] = dataclasses.field(default=None, metadata=_cli(SplitOpt))
+    baselines: Optional[str] = dataclasses.field(default=None, metadata=_cli(BaselinesOpt))
+
+    def load(self):
+        """Read PATH or --example into a ResultsTable (:func:`load_input`; --tasks is not applied here)."""
+        options = dataclasses.asdict(self)
+        path, example, _ = options.pop("path"), options.pop("example"), options.pop("tasks")
+        options["filter"] = options.pop("filter_")
+        return load_input(path, example, **options)
+
+    def changed(self, *names: str) -> dict:
+        """The options among ``names`` (all by default) whose value differs from the default, in field order."""
+        fields = [f for f in dataclasses.fields(self) if not names or f.name in names]
+        return {f.name: getattr(self, f.name) for f in fields if getattr(self, f.name) != f.default}
+
+
+#: Option groups for :func:`reads_input` layouts: reading a table, and harness logs' reader options.
+TABLE_INPUT = "source shape model_col task_col item_col score_col trial_col group_col unbounded count_rule"
+LOG_INPUT = "metric filter_ split baselines"
+
+
+def reads_input(first: str = "path example", *, after: dict[str, str] | None = None):
+    """Decorator: add the shared input options to a command's typer signature; pass them as ``inputs``.
+
+    The command function declares its own options and a keyword-only ``inputs: InputOptions`` parameter. The
+    shared options it offers are named (fields of :class:`InputOptions`, space-separated) in ``first``, placed
+    before its own options, and in ``after``, which maps one of its own options to the shared options that follow
+    it in ``--help``. Options not named keep their defaults. Typer reads the new signature; the wrapper gathers
+    the shared values into one :class:`InputOptions` and calls the command with ``inputs=``.
+    """
+    fields = {f.name: f for f in dataclasses.fields(InputOptions)}
+    placed = {"": first.split(), **{k: v.split() for k, v in (after or {}).items()}}
+
+    def parameter(name):
+        if name not in fields:
+            raise TypeError(f"reads_input: {name!r} is not an input option; options: {', '.join(fields)}")
+        f = fields[name]
+        return inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=f.default,
+                                 annotation=f.metadata["cli"])
+
+    def decorate(func):
+        signature = inspect.signature(func, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.name != "inputs"]
+        if "inputs" not in signature.parameters:
+            raise TypeError(f"reads_input: {func.__name__}() needs a keyword-only `inputs` parameter")
+        if set(placed) - {""} - {p.name for p in own}:
+            raise TypeError(f"reads_input: `after` names options {func.__name__}() does not have")
+        names = [n for group in placed.values() for n in group]
+        if len(set(names)) != len(names) or set(names) & {p.name for p in own}:
+            raise TypeError(f"reads_input: an option of {func.__name__}() is given twice")
+        params = [parameter(n) for n in placed[""]]
+        for p in own:
+            params += [p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+            params += [parameter(n) for n in placed.get(p.name, ())]
+
+        @functools.wraps(func)
+        def command(**kwargs):
+            inputs = InputOptions(**{n: kwargs.pop(n) for n in names})
+            return func(**kwargs, inputs=inputs)
+
+        command.__signature__ = signature.replace(parameters=params)
+        command.__annotations__ = {p.name: p.annotation for p in params}
+        return command
+
+    return decorate
 
 
 def fail(message: str, code: int = 2):
@@ -163,6 +276,32 @@ def parse_list(text: str | None, *, cast=str, name: str = "list"):
         return [cast(t) for t in items]
     except ValueError:
         raise ValueError(f"`{name}` must be a comma-separated list; got {text!r}.") from None
+
+
+def parse_weights(text, table):
+    """``--weights`` text -> (weights, group_weights) for the aggregates: the library's one rule
+    (:func:`evalband.aggregate.parse_weights`; tasks or groups not named get weight 0, with a note)."""
+    from ..aggregate import parse_weights as parse
+
+    return parse(text, table.tasks, table.groups if table.has_groups else ())
+
+def parse_confidence(text):
+    """``--confidence`` text -> a number ('0.95' -> 0.95); '95%' and 'overlap' (and None) pass through to the
+    library's check, which names the option in its message."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return text
+
+
+def select_tasks(table, tasks):
+    """``--tasks`` -> (the table restricted to them, the list for the library) (None: every task)."""
+    names = parse_list(tasks, name="tasks")
+    if names is None:
+        return table, None
+    if not names:
+        raise ValueError("`--tasks` is empty; give comma-separated task names (or leave the option out)")
+    return table.select(tasks=names), names
 
 
 def load_input(path, example, *, source="auto", shape="auto", model_col="model", task_col="task",

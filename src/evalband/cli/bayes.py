@@ -8,11 +8,8 @@ from typing import Annotated, Optional
 import pandas as pd
 import typer
 
-from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt
-from ._common import AccuracyScaleOpt, DropColsOpt, resolve_seed, split_list
-from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
-                      ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
-                      emit, errors, load_input)
+from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WeightsOpt, cli_message, emit,
+                      errors, parse_weights, reads_input, resolve_seed)
 
 MODEL_CHOICES = ("beta-binomial", "logistic")
 
@@ -22,50 +19,15 @@ _PAIR_COLS = ["model_a", "model_b", "observed", "posterior_mean", "posterior_sd"
               "hdi_high", "pred_low", "pred_high", "p_a_better", "verdict"]
 
 
-def parse_weights(text, tasks, groups):
-    """--weights: 'equal' (default), 'groups' (each group weighs the same), or 'name=w,...' over tasks or groups
-    (names left out weigh 0).
-
-    Returns (weights, group_weights) for the library.
-    """
-    if text is None or text.strip().lower() in ("", "equal", "tasks"):
-        return None, None
-    key = text.strip().lower()
-    if key == "groups":
-        if not groups:
-            raise ValueError("`--weights groups` needs task groups; this input has none.")
-        return None, "equal"
-    pairs = {}
-    for part in split_list(text, name="weights"):  # "quoted,names"=w, @FILE; names may hold '=' (last one splits)
-        name, eq, value = part.rpartition("=")
-        if not eq:
-            raise ValueError(f"`--weights` must be 'equal', 'groups' or 'name=weight,...'; got {text!r}.")
-        try:
-            pairs[name.strip()] = float(value)
-        except ValueError:
-            raise ValueError(f"`--weights`: weight of {name.strip()!r} must be a number; got {value!r}.") from None
-    # names left out weigh 0 (the aggregate's description in the output lists every weight)
-    if set(pairs) <= set(groups or ()):
-        return None, {g: pairs.get(g, 0.0) for g in groups}
-    if set(pairs) <= set(tasks):
-        return {t: pairs.get(t, 0.0) for t in tasks}, None
-    unknown = sorted(set(pairs) - set(tasks) - set(groups or ()))
-    raise ValueError(f"`--weights`: {', '.join(map(repr, unknown)) or 'names'} are neither all tasks nor all"
-                     f" groups; tasks: {', '.join(tasks[:8])}{' ...' if len(tasks) > 8 else ''}"
-                     + (f"; groups: {', '.join(groups)}" if groups else ""))
-
-
+@reads_input(after={"seed": "models drop_cols accuracy_scale source shape model_col task_col item_col score_col"
+                           " cluster group_col count_rule", "fmt": LOG_INPUT})
 def bayes(
-    path: PathArg = None,
-    example: ExampleOpt = None,
     model: Annotated[str, typer.Option("--model", help="beta-binomial (exact, no MCMC) or logistic (NumPyro"
                                        " NUTS; needs evalband[bayes]).")] = "beta-binomial",
     prior: Annotated[Optional[str], typer.Option("--prior", help="Beta-Binomial prior on each alpha, beta:"
                                                  " exponential[:rate] (default 1e-4), half-normal[:scale],"
                                                  " gamma[:shape,rate].", show_default=False)] = None,
-    weights: Annotated[Optional[str], typer.Option("--weights", help="Aggregate weights: equal (tasks), groups,"
-                                                   " or name=w,... over tasks or groups.",
-                                                   show_default=False)] = None,
+    weights: WeightsOpt = None,
     aggregate: Annotated[str, typer.Option("--aggregate", help="Aggregate across tasks: mean, geometric, minmax,"
                                            " mean-rank, ... (evalband.aggregate).")] = "mean",
     draws: Annotated[Optional[int], typer.Option("--draws", help="Posterior draws (beta-binomial, default 10000)"
@@ -88,23 +50,9 @@ def bayes(
                                           " flagging verdict disagreements.")] = False,
     confidence: ConfidenceOpt = "0.95",
     seed: SeedOpt = None,
-    models: ModelsOpt = None,
-    drop_cols: DropColsOpt = None,
-    accuracy_scale: AccuracyScaleOpt = None,
-    source: SourceOpt = "auto",
-    shape: ShapeOpt = "auto",
-    model_col: ModelColOpt = "model",
-    task_col: TaskColOpt = "task",
-    item_col: ItemColOpt = "item",
-    score_col: ScoreColOpt = "score",
-    cluster: ClusterOpt = None,
-    group_col: GroupColOpt = "group",
-    count_rule: CountRuleOpt = "floor",
     fmt: FormatOpt = "table",
-    metric: MetricOpt = None,
-    filter_: FilterOpt = None,
-    split: SplitOpt = None,
-    baselines: BaselinesOpt = None,
+    *,
+    inputs: InputOptions,
 ):
     """Posterior means, credible intervals (ci, hdi), predictive intervals (pred) and P(best) per model."""
     from .._validate import check_choice, check_confidence_level
@@ -112,12 +60,8 @@ def bayes(
     with errors():
         kind = check_choice(model, MODEL_CHOICES, "--model")
         level = check_confidence_level(confidence, "--confidence")
-        table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
-                           source=source, shape=shape, model_col=model_col, task_col=task_col,
-                           item_col=item_col, score_col=score_col, cluster=cluster, group_col=group_col,
-                           count_rule=count_rule, models=models,
-                           drop_cols=drop_cols, accuracy_scale=accuracy_scale)
-        w, gw = parse_weights(weights, table.tasks, table.groups)
+        table = inputs.load()
+        w, gw = parse_weights(weights, table)
         seed, seed_text = resolve_seed(seed)
         if kind == "logistic":
             from ..bayes.numpyro_models import logistic
@@ -196,6 +140,6 @@ def _output(frames, fmt, result, table, extra_notes=()) -> str:
                       and not c.startswith("rank")]
         se_col = "posterior_sd" if "posterior_sd" in frame.columns else None
         last = i == len(frames) - 1
-        notes = list(result.notes) + list(extra_notes) + [f"data: {table.describe()}"] if last else ()
+        notes = [*map(cli_message, result.notes), *extra_notes, f"data: {table.describe()}"] if last else ()
         parts.append(render(frame, fmt, value_cols=value_cols, se_col=se_col, title=titles.get(kind), notes=notes))
     return "\n".join(parts)

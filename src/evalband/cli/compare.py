@@ -3,24 +3,18 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt, SchedulerOpt, executor_for
-from ._common import AccuracyScaleOpt, DropColsOpt, resolve_seed
-from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
-                      ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
-                      TasksOpt, TrialColOpt, UnboundedOpt, cli_message, emit, errors, load_input, parse_list)
+from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
+                      WeightsOpt, cli_message, emit, errors, executor_for, parse_confidence, parse_weights, reads_input,
+                      resolve_seed, select_tasks)
 
 AggregateOpt = Annotated[str, typer.Option(
     "--aggregate", help="Aggregate over tasks: mean, geometric, harmonic, minmax, mean-rank, win-rate, median, iqm,"
                         " binned-rank:WIDTH, optimality-gap:GAMMA, chance-normalized:CHANCE,"
                         " probability-of-improvement:BASELINE (comma-separated for several).")]
-WeightsOpt = Annotated[Optional[str], typer.Option(
-    "--weights", help="Task or group weights: 'task=w,...' or 'group=w,...' (tasks or groups not named get"
-                      " weight 0), 'w1,w2,...' in task order, 'groups' for equal weight per group, or 'equal'"
-                      " (every task the same; the default).", show_default=False)]
 ResamplingOpt = Annotated[str, typer.Option(
     "--resampling", help="paired (same items for every model; item data) or independent; summary data are"
                          " always resampled independently (binomially). Default: auto.")]
@@ -35,37 +29,12 @@ MarginOpt = Annotated[str, typer.Option(
                      " reading says what is decided (e.g. better, but not by more than the margin).")]
 
 
-def parse_weights(text, table):
-    """``--weights`` text -> (weights, group_weights) for the aggregates: the library's one rule
-    (:func:`evalband.aggregate.parse_weights`; tasks or groups not named get weight 0, with a note)."""
-    from ..aggregate import parse_weights as parse
-
-    return parse(text, table.tasks, table.groups if table.has_groups else ())
-
-
-def select_tasks(table, tasks):
-    """``--tasks`` -> (the table restricted to them, the list for the library) (None: every task)."""
-    names = parse_list(tasks, name="tasks")
-    if names is None:
-        return table, None
-    if not names:
-        raise ValueError("`--tasks` is empty; give comma-separated task names (or leave the option out)")
-    return table.select(tasks=names), names
-
-
 def parse_margin(text) -> float:
     text = str(text).strip()
     try:
         return float(text[:-1]) / 100 if text.endswith("%") else float(text)
     except ValueError:
         raise ValueError(f"`--margin` must be a number such as 0.01 or '1%'; got {text!r}.") from None
-
-
-def parse_confidence(text):
-    try:
-        return float(text)
-    except ValueError:
-        return text
 
 
 def emit_frame(frame, fmt, notes, *, scale, value_cols, title=None, p_floor=None):
@@ -110,13 +79,9 @@ def in_points(frame, scales, value_cols):
     return out, note + "; JSON and CSV give fractions"
 
 
+@reads_input("path example models tasks drop_cols accuracy_scale",
+             after={"fmt": f"cluster {TABLE_INPUT} {LOG_INPUT}"})
 def compare(
-    path: PathArg = None,
-    example: ExampleOpt = None,
-    models: ModelsOpt = None,
-    tasks: TasksOpt = None,
-    drop_cols: DropColsOpt = None,
-    accuracy_scale: AccuracyScaleOpt = None,
     aggregate: AggregateOpt = "mean",
     weights: WeightsOpt = None,
     resampling: ResamplingOpt = "auto",
@@ -127,22 +92,9 @@ def compare(
     correction: CorrectionOpt = "none",
     margin: MarginOpt = "0",
     fmt: FormatOpt = "table",
-    cluster: ClusterOpt = None,
-    source: SourceOpt = "auto",
-    shape: ShapeOpt = "auto",
-    model_col: ModelColOpt = "model",
-    task_col: TaskColOpt = "task",
-    item_col: ItemColOpt = "item",
-    score_col: ScoreColOpt = "score",
-    trial_col: TrialColOpt = "trial",
-    group_col: GroupColOpt = "group",
-    unbounded: UnboundedOpt = False,
-    count_rule: CountRuleOpt = "floor",
-    metric: MetricOpt = None,
-    filter_: FilterOpt = None,
-    split: SplitOpt = None,
-    baselines: BaselinesOpt = None,
     scheduler: SchedulerOpt = None,
+    *,
+    inputs: InputOptions,
 ):
     """Every pair of models: difference of the aggregate, bootstrap interval, p-value and verdict.
 
@@ -154,12 +106,7 @@ def compare(
     from ..compare import compare as compare_models
 
     with errors(method="--interval", tasks="--tasks"), executor_for(scheduler):  # the bootstrap interval `method`
-        table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
-                           source=source, shape=shape, model_col=model_col, task_col=task_col,
-                           item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
-                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
-                           drop_cols=drop_cols, accuracy_scale=accuracy_scale)
-        table, task_names = select_tasks(table, tasks)
+        table, task_names = select_tasks(inputs.load(), inputs.tasks)
         w, gw = parse_weights(weights, table)
         seed, seed_text = resolve_seed(seed)
         result = compare_models(table, tasks=task_names, aggregate=aggregate, weights=w, group_weights=gw,

@@ -6,14 +6,14 @@ Exit codes: 0 pass (non-inferior within the margin), 1 fail (a decided regressio
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from ._common import (ClusterOpt, ConfidenceOpt, ItemColOpt, ModelColOpt, ShapeOpt, SourceOpt, TaskColOpt,
-                      TrialColOpt, UnboundedOpt, emit, errors, load_input, parse_list)
+from ._common import ConfidenceOpt, InputOptions, emit, errors, parse_confidence, parse_list, reads_input
 
 BaselineArg = Annotated[str, typer.Argument(help="Baseline results file (or log folder).", show_default=False)]
 CandidateArg = Annotated[str, typer.Argument(help="Candidate results file (or log folder), same items.",
@@ -38,6 +38,7 @@ def _tabular(path: str, source: str) -> bool:
     return any(s.lower() in TABULAR_SUFFIXES for s in Path(path).suffixes[-2:])  # also x.csv.gz
 
 
+@reads_input("", after={"fmt": "cluster source shape model_col task_col item_col trial_col unbounded"})
 def gate(
     baseline: BaselineArg,
     candidate: CandidateArg,
@@ -47,14 +48,8 @@ def gate(
     method: GateMethodOpt = "t",
     model: ModelOpt = None,
     fmt: GateFormatOpt = "line",
-    cluster: ClusterOpt = None,
-    source: SourceOpt = "auto",
-    shape: ShapeOpt = "auto",
-    model_col: ModelColOpt = "model",
-    task_col: TaskColOpt = "task",
-    item_col: ItemColOpt = "item",
-    trial_col: TrialColOpt = "trial",
-    unbounded: UnboundedOpt = False,
+    *,
+    inputs: InputOptions,
 ):
     """Compare a candidate run with a baseline run on the same items; exit 0 pass, 1 fail, 3 undecided.
 
@@ -69,25 +64,14 @@ def gate(
             raise ValueError(f"`--format` must be 'line' or 'json'; got {fmt!r}.")
         tables = []
         for path in (baseline, candidate):
-            options = dict(source=source, shape=shape, model_col=model_col, task_col=task_col, item_col=item_col,
-                           trial_col=trial_col, cluster=cluster, unbounded=unbounded)
-            if metric is not None and _tabular(path, source):
-                options["score_col"] = metric
-            elif metric is not None:
-                options["metric"] = metric
-            tables.append(load_input(path, None, **options))
+            # --metric is a column of a results table, or a harness log's metric
+            score = {} if metric is None else {"score_col" if _tabular(path, inputs.source) else "metric": metric}
+            tables.append(dataclasses.replace(inputs, path=path, **score).load())
         chosen = parse_list(model, name="model")
-        result = release_gate(tables[0], tables[1], margin=margin, confidence_level=_level(confidence),
+        result = release_gate(tables[0], tables[1], margin=margin, confidence_level=parse_confidence(confidence),
                               method=method, models=chosen)
         if fmt == "json":
             emit(json.dumps(result.to_dict(), indent=2))
         else:
             emit(result.message)
     raise typer.Exit(result.exit_code)
-
-
-def _level(text):
-    try:
-        return float(text)
-    except ValueError:
-        return text

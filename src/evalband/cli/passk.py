@@ -7,35 +7,21 @@ from typing import Annotated
 
 import typer
 
-from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt
-from ._common import DropColsOpt
-from ._common import (ConfidenceOpt, ExampleOpt, FormatOpt, ItemColOpt, ModelColOpt, ModelsOpt, PathArg,
-                      ScoreColOpt, ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt, emit, errors, load_input,
-                      parse_list)
+from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, emit, errors, parse_confidence, parse_list,
+                      reads_input)
 
 KOpt = Annotated[str, typer.Option("--k", "-k", help="Comma-separated k values, e.g. 1,5,10 (each at most the"
                                    " number of samples per item).")]
 
 
+@reads_input(after={"fmt": f"source shape model_col task_col item_col score_col trial_col models drop_cols"
+                           f" {LOG_INPUT}"})
 def passk(
-    path: PathArg = None,
-    example: ExampleOpt = None,
     k: KOpt = "1",
     confidence: ConfidenceOpt = "0.95",
     fmt: FormatOpt = "table",
-    source: SourceOpt = "auto",
-    shape: ShapeOpt = "auto",
-    model_col: ModelColOpt = "model",
-    task_col: TaskColOpt = "task",
-    item_col: ItemColOpt = "item",
-    score_col: ScoreColOpt = "score",
-    trial_col: TrialColOpt = "trial",
-    models: ModelsOpt = None,
-    drop_cols: DropColsOpt = None,
-    metric: MetricOpt = None,
-    filter_: FilterOpt = None,
-    split: SplitOpt = None,
-    baselines: BaselinesOpt = None,
+    *,
+    inputs: InputOptions,
 ):
     """pass@k and pass^k per model and task, averaged over items, with standard errors across items.
 
@@ -51,15 +37,8 @@ def passk(
         ks = parse_list(k, cast=int, name="--k")
         if not ks:
             raise ValueError("`--k` must list at least one value, e.g. --k 1,5,10.")
-        table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
-                           source=source, shape=shape, model_col=model_col, task_col=task_col,
-                           item_col=item_col, score_col=score_col, trial_col=trial_col, models=models,
-                           drop_cols=drop_cols)
-        try:
-            level = float(confidence)
-        except ValueError:
-            level = confidence
-        result = passk_estimate(table, k=ks, confidence_level=level)
+        table = inputs.load()
+        result = passk_estimate(table, k=ks, confidence_level=parse_confidence(confidence))
         frame = result.to_frame().drop(columns="method")
         notes = list(result.notes) + [f"{result.pass_at_k.confidence_level:.1%} t intervals over items;"
                                       " pass@k = 1 - C(n-c,k)/C(n,k), pass^k = C(c,k)/C(n,k), per item then"

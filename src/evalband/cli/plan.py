@@ -17,10 +17,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt
-from ._common import (ClusterOpt, CountRuleOpt, ExampleOpt, ItemColOpt, ModelColOpt, PathArg, ScoreColOpt,
-                      ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt, UnboundedOpt, emit, errors, load_input,
-                      parse_list)
+from ._common import LOG_INPUT, InputOptions, emit, errors, parse_confidence, parse_list, reads_input
 
 _F = Optional[float]
 EffectOpt = Annotated[_F, typer.Option("--effect", help="Difference to detect, as a fraction (0.04 = 4 points).",
@@ -71,9 +68,9 @@ _SHOWN = ("effect", "n", "se_difference", "ci_low", "ci_high", "n_required", "cl
           "n_required_recommended_trials", "alpha_per_comparison")
 
 
+@reads_input(after={"fmt": "cluster source shape model_col task_col item_col score_col trial_col unbounded count_rule"
+                          f" {LOG_INPUT}"})
 def plan(
-    path: PathArg = None,
-    example: ExampleOpt = None,
     effect: EffectOpt = None,
     baseline: BaselineOpt = None,
     correlation: CorrOpt = None,
@@ -98,20 +95,8 @@ def plan(
     multiplicity: MultOpt = "bonferroni",
     models: PlanModelsOpt = None,
     fmt: PlanFormatOpt = "table",
-    cluster: ClusterOpt = None,
-    source: SourceOpt = "auto",
-    shape: ShapeOpt = "auto",
-    model_col: ModelColOpt = "model",
-    task_col: TaskColOpt = "task",
-    item_col: ItemColOpt = "item",
-    score_col: ScoreColOpt = "score",
-    trial_col: TrialColOpt = "trial",
-    unbounded: UnboundedOpt = False,
-    count_rule: CountRuleOpt = "floor",
-    metric: MetricOpt = None,
-    filter_: FilterOpt = None,
-    split: SplitOpt = None,
-    baselines: BaselinesOpt = None,
+    *,
+    inputs: InputOptions,
 ):
     """Power, sample size and minimum detectable effect for comparing two models.
 
@@ -126,19 +111,16 @@ def plan(
         if effect is None:
             raise ValueError("give --effect, the difference to detect as a fraction (e.g. 0.03)")
         common = dict(power=power, alpha=alpha, alternative=alternative, method=method,
-                      confidence_level=_level(confidence), cost_ratio=cost_ratio, n_comparisons=comparisons,
+                      confidence_level=parse_confidence(confidence), cost_ratio=cost_ratio, n_comparisons=comparisons,
                       multiplicity=multiplicity)
-        if path is not None or example is not None:
+        if inputs.path is not None or inputs.example is not None:
             typed = {"--baseline": baseline, "--variance-difference": variance_difference, "--sd": sd,
                      "--n": n, "--cluster-size": cluster_size, "--icc": icc, "--output-variance": output_variance}
             given = [k for k, v in typed.items() if v is not None] + (["--unpaired"] if unpaired else [])
             if given:
                 raise ValueError(f"{', '.join(given)} are estimated from the results file; drop them or drop the"
                                  " file")
-            table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
-                           source=source, shape=shape, model_col=model_col, task_col=task_col,
-                               item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
-                               unbounded=unbounded, count_rule=count_rule)
+            table = inputs.load()
             chosen = parse_list(models, name="models")
             result = plan_from_pilot(table, effect=effect, models=chosen, correlation=correlation,
                                      trials=trials, **common)
@@ -161,15 +143,6 @@ def plan(
             emit(json.dumps(result.to_dict(), indent=2))
             return
         emit(_text(result, header, fmt))
-
-
-def _level(text):
-    if text is None:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        return text
 
 
 def _fmt(key: str, v) -> str:

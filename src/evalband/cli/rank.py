@@ -11,14 +11,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt, SchedulerOpt, executor_for
-from ._common import AccuracyScaleOpt, DropColsOpt, resolve_seed
-from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
-                      ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, SeedOpt, ShapeOpt, SourceOpt, TaskColOpt,
-                      TasksOpt, TrialColOpt, UnboundedOpt, cli_message, errors, load_input)
+from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
+                      WeightsOpt, cli_message, errors, executor_for, parse_confidence, parse_weights, reads_input,
+                      resolve_seed, select_tasks)
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
-                      WeightsOpt, emit_frame, in_points, parse_confidence, parse_margin, parse_weights,
-                      select_tasks)
+                      emit_frame, in_points, parse_margin)
 
 TestOpt = Annotated[Optional[str], typer.Option(
     "--test", help="Test over tasks (tasks as the sample) instead of the bootstrap ranking: friedman (with"
@@ -31,13 +28,9 @@ RopeOpt = Annotated[float, typer.Option(
                    " units (0.01 = one point).")]
 
 
+@reads_input("path example models tasks drop_cols accuracy_scale",
+             after={"fmt": f"cluster {TABLE_INPUT}", "rope": LOG_INPUT})
 def rank(
-    path: PathArg = None,
-    example: ExampleOpt = None,
-    models: ModelsOpt = None,
-    tasks: TasksOpt = None,
-    drop_cols: DropColsOpt = None,
-    accuracy_scale: AccuracyScaleOpt = None,
     aggregate: AggregateOpt = "mean",
     weights: WeightsOpt = None,
     resampling: ResamplingOpt = "auto",
@@ -48,25 +41,12 @@ def rank(
     correction: CorrectionOpt = "max-t",
     margin: MarginOpt = "0",
     fmt: FormatOpt = "table",
-    cluster: ClusterOpt = None,
-    source: SourceOpt = "auto",
-    shape: ShapeOpt = "auto",
-    model_col: ModelColOpt = "model",
-    task_col: TaskColOpt = "task",
-    item_col: ItemColOpt = "item",
-    score_col: ScoreColOpt = "score",
-    trial_col: TrialColOpt = "trial",
-    group_col: GroupColOpt = "group",
-    unbounded: UnboundedOpt = False,
-    count_rule: CountRuleOpt = "floor",
     test: TestOpt = None,
     control: ControlOpt = None,
     rope: RopeOpt = 0.0,
-    metric: MetricOpt = None,
-    filter_: FilterOpt = None,
-    split: SplitOpt = None,
-    baselines: BaselinesOpt = None,
     scheduler: SchedulerOpt = None,
+    *,
+    inputs: InputOptions,
 ):
     """Rank models with uncertainty: estimate and interval, mean rank, rank intervals, P(best) and tiers.
 
@@ -76,12 +56,7 @@ def rank(
     interval separates (by more than --margin).
     """
     with errors(method="--interval", tasks="--tasks"), executor_for(scheduler):  # the bootstrap interval `method`
-        table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
-                           source=source, shape=shape, model_col=model_col, task_col=task_col,
-                           item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
-                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
-                           drop_cols=drop_cols, accuracy_scale=accuracy_scale)
-        table, task_names = select_tasks(table, tasks)
+        table, task_names = select_tasks(inputs.load(), inputs.tasks)
         if test is not None:
             return _run_task_test(table, test=test, control=control, rope=rope, confidence=confidence, seed=seed,
                                   fmt=fmt)
@@ -110,8 +85,8 @@ def _run(table, *, tasks, aggregate, weights, resampling, n_resamples, seed, con
     w, gw = parse_weights(weights, table)
     seed, seed_text = resolve_seed(seed)
     result = rank_models(table, tasks=tasks, aggregate=aggregate, weights=w, group_weights=gw,
-                         resampling=resampling, n_resamples=n_resamples, method=interval, confidence_level=parse_confidence(confidence),
-                         simultaneous=correction, margin=parse_margin(margin), rng=seed)
+                         resampling=resampling, n_resamples=n_resamples, method=interval,
+                         confidence_level=parse_confidence(confidence), simultaneous=correction, margin=parse_margin(margin), rng=seed)
     frame = result.to_frame()
     notes = [cli_message(n, {"tasks": "--tasks"}) for n in result.notes]
     level = result.rankings[0].confidence_level

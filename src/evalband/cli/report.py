@@ -9,11 +9,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt, SchedulerOpt, executor_for
-from ._common import AccuracyScaleOpt, DropColsOpt
-from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, GroupColOpt, ItemColOpt, ModelColOpt,
-                      ModelsOpt, PathArg, ScoreColOpt, ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt, UnboundedOpt,
-                      errors, load_input, parse_list)
+from ._common import (LOG_INPUT, ConfidenceOpt, InputOptions, SchedulerOpt, errors, executor_for, parse_confidence,
+                      parse_list, reads_input)
 
 OutputOpt = Annotated[str, typer.Option("--output", "-o", help="File to write (report.html, report.md, ...).")]
 ReportFormatOpt = Annotated[str, typer.Option("--format", "-f", help="html (one self-contained file), markdown, or"
@@ -32,9 +29,9 @@ BayesOpt = Annotated[bool, typer.Option("--bayes/--no-bayes", help="Add Beta-Bin
 _FORMATS = {"html": "html", "markdown": "markdown", "md": "markdown", "latex": "latex", "tex": "latex"}
 
 
+@reads_input(after={"bayes": "models drop_cols accuracy_scale source shape model_col task_col item_col score_col"
+                             f" trial_col cluster group_col unbounded count_rule {LOG_INPUT}"})
 def report(
-    path: PathArg = None,
-    example: ExampleOpt = None,
     output: OutputOpt = "report.html",
     fmt: ReportFormatOpt = "html",
     figures: FiguresOpt = None,
@@ -44,25 +41,9 @@ def report(
     confidence: ConfidenceOpt = "0.95",
     aggregate: AggregateOpt = "mean",
     bayes: BayesOpt = True,
-    models: ModelsOpt = None,
-    drop_cols: DropColsOpt = None,
-    accuracy_scale: AccuracyScaleOpt = None,
-    source: SourceOpt = "auto",
-    shape: ShapeOpt = "auto",
-    model_col: ModelColOpt = "model",
-    task_col: TaskColOpt = "task",
-    item_col: ItemColOpt = "item",
-    score_col: ScoreColOpt = "score",
-    trial_col: TrialColOpt = "trial",
-    cluster: ClusterOpt = None,
-    group_col: GroupColOpt = "group",
-    unbounded: UnboundedOpt = False,
-    count_rule: CountRuleOpt = "floor",
-    metric: MetricOpt = None,
-    filter_: FilterOpt = None,
-    split: SplitOpt = None,
-    baselines: BaselinesOpt = None,
     scheduler: SchedulerOpt = None,
+    *,
+    inputs: InputOptions,
 ):
     """Write a report: data summary, findings in plain words, tables, plots, task-weight maps, methods and the
     command that reproduces it.
@@ -83,19 +64,11 @@ def report(
         bad = [f for f in fig_formats if f not in ("png", "svg")]
         if bad or not fig_formats:
             raise ValueError(f"`--figure-format` must list png and/or svg; got {figure_format!r}.")
-        level = check_confidence_level(float(confidence) if _is_number(confidence) else confidence)
+        level = check_confidence_level(parse_confidence(confidence))
         check_output(output, figures)  # before the 10-20 s of computing, not after
-        table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
-                           source=source, shape=shape, model_col=model_col, task_col=task_col,
-                           item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
-                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
-                           drop_cols=drop_cols, accuracy_scale=accuracy_scale)
-        command = _command(path, example, output, kind, figures, fig_formats, seed, n_resamples, confidence,
-                           aggregate, bayes, models, dict(source=source, shape=shape, model_col=model_col,
-                                                          task_col=task_col, item_col=item_col,
-                                                          score_col=score_col, trial_col=trial_col,
-                                                          cluster=cluster, group_col=group_col,
-                                                          unbounded=unbounded, count_rule=count_rule))
+        table = inputs.load()
+        command = _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate,
+                           bayes)
         rep = build_report(table, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level, seed=seed,
                            bayes=bayes, command=command)
         write_report(rep, output, format=kind, figures_dir=figures, figure_formats=fig_formats)
@@ -137,23 +110,15 @@ def check_output(output, figures=None) -> None:
         raise OSError(f"cannot save figures in {figures}: the folder {parent} is not writable")
 
 
-def _is_number(text) -> bool:
-    try:
-        float(text)
-        return True
-    except (TypeError, ValueError):
-        return False
+#: Input options the reproducing command repeats when they differ from their defaults (after --models).
+_REPRODUCED = ("source", "shape", "model_col", "task_col", "item_col", "score_col", "trial_col", "cluster", "group_col",
+               "unbounded", "count_rule")
 
 
-_DEFAULT_INPUT = dict(source="auto", shape="auto", model_col="model", task_col="task", item_col="item",
-                      score_col="score", trial_col="trial", cluster=None, group_col="group", unbounded=False,
-                      count_rule="floor")
-
-
-def _command(path, example, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate, bayes,
-             models, inputs) -> str:
+def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate, bayes) -> str:
     """The command line that reproduces this report (only options that differ from the defaults, plus the seed)."""
     q = shlex.quote
+    path, example, models = inputs.path, inputs.example, inputs.models
     parts = ["evalband", "report", q(path) if path is not None else f"--example {q(example)}", f"-o {q(output)}"]
     if kind != "html":
         parts.append(f"--format {kind}")
@@ -172,9 +137,7 @@ def _command(path, example, output, kind, figures, fig_formats, seed, n_resample
         parts.append("--no-bayes")
     if models:
         parts.append(f"--models {q(models)}")
-    for key, default in _DEFAULT_INPUT.items():
-        value = inputs[key]
-        if value != default:
-            flag = "--" + key.replace("_", "-")
-            parts.append(flag if value is True else f"{flag} {q(str(value))}")
+    for key, value in inputs.changed(*_REPRODUCED).items():
+        flag = "--" + key.replace("_", "-")
+        parts.append(flag if value is True else f"{flag} {q(str(value))}")
     return " ".join(parts)

@@ -8,11 +8,8 @@ import warnings
 
 import typer
 
-from ._common import BaselinesOpt, FilterOpt, MetricOpt, SplitOpt
-from ._common import AccuracyScaleOpt, DropColsOpt
-from ._common import (ClusterOpt, ConfidenceOpt, CountRuleOpt, ExampleOpt, FormatOpt, GroupColOpt, ItemColOpt,
-                      ModelColOpt, ModelsOpt, PathArg, ScoreColOpt, ShapeOpt, SourceOpt, TaskColOpt, TrialColOpt,
-                      UnboundedOpt, emit, errors, load_input)
+from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, emit, errors,
+                      parse_confidence, reads_input)
 from typing import Annotated
 
 MethodOpt = Annotated[str, typer.Option(
@@ -20,30 +17,13 @@ MethodOpt = Annotated[str, typer.Option(
                      " auto: cluster when clusters are given, wilson for 0/1 scores, t otherwise.")]
 
 
+@reads_input(after={"method": "cluster", "fmt": f"{TABLE_INPUT} models drop_cols accuracy_scale {LOG_INPUT}"})
 def summarize(
-    path: PathArg = None,
-    example: ExampleOpt = None,
     method: MethodOpt = "auto",
-    cluster: ClusterOpt = None,
     confidence: ConfidenceOpt = "0.95",
     fmt: FormatOpt = "table",
-    source: SourceOpt = "auto",
-    shape: ShapeOpt = "auto",
-    model_col: ModelColOpt = "model",
-    task_col: TaskColOpt = "task",
-    item_col: ItemColOpt = "item",
-    score_col: ScoreColOpt = "score",
-    trial_col: TrialColOpt = "trial",
-    group_col: GroupColOpt = "group",
-    unbounded: UnboundedOpt = False,
-    count_rule: CountRuleOpt = "floor",
-    models: ModelsOpt = None,
-    drop_cols: DropColsOpt = None,
-    accuracy_scale: AccuracyScaleOpt = None,
-    metric: MetricOpt = None,
-    filter_: FilterOpt = None,
-    split: SplitOpt = None,
-    baselines: BaselinesOpt = None,
+    *,
+    inputs: InputOptions,
 ):
     """Per model and task: estimate, standard error, confidence interval and n, plus each model's pooled score.
 
@@ -57,16 +37,12 @@ def summarize(
     with errors():
         if fmt not in FORMATS:
             raise ValueError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
-        table = load_input(path, example, metric=metric, filter=filter_, split=split, baselines=baselines,
-                           source=source, shape=shape, model_col=model_col, task_col=task_col,
-                           item_col=item_col, score_col=score_col, trial_col=trial_col, cluster=cluster,
-                           group_col=group_col, unbounded=unbounded, count_rule=count_rule, models=models,
-                           drop_cols=drop_cols, accuracy_scale=accuracy_scale)
-        level = _confidence(confidence)
+        table = inputs.load()
+        level = parse_confidence(confidence)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # the same text is in result.notes
             result = estimate(table, method=method, confidence_level=level,
-                              cluster=True if cluster is not None else None)
+                              cluster=True if inputs.cluster is not None else None)
         frame = result.to_frame(pooled=True)
         notes = list(result.notes)
         notes.append(f"{result.confidence_level:.1%} intervals, method {result.method}; '(pooled)' rows pool"
@@ -87,11 +63,3 @@ def summarize(
                     emit(f"% note: {note}")
                 else:
                     sys.stderr.write(f"note: {note}\n")
-
-
-def _confidence(text):
-    """'0.95' -> 0.95; '95%' and 'overlap' pass through to the library's check."""
-    try:
-        return float(text)
-    except ValueError:
-        return text

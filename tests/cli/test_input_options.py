@@ -1,0 +1,140 @@
+"""The shared input options (`cli._common.reads_input` / `InputOptions`) and the one `--weights` rule of compare,
+rank and bayes.
+
+Oracles: `load_input` called directly with the same options (the function every command used before the options
+were shared), the typer signatures themselves (defaults, option names), and `evalband.aggregate.parse_weights`
+with the library's `beta_binomial` called on the weights it returns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+
+import click
+import pandas as pd
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from evalband.cli._common import InputOptions, load_input, reads_input
+from evalband.cli.main import app
+
+runner = CliRunner()
+READING = ["summarize", "passk", "compare", "rank", "bayes", "report", "plan", "gate"]
+
+
+def _params(command):
+    click_command = typer.main.get_command(app).commands[command]
+    return {p.name: p for p in click_command.params}
+
+
+@pytest.mark.parametrize("command", READING)
+def test_shared_options_keep_their_names_and_defaults(command):
+    params = _params(command)
+    fields = {f.name: f for f in dataclasses.fields(InputOptions)}
+    shared = [n for n in params if n in fields and not (command == "plan" and n == "models")
+              and not (command == "gate" and n == "metric")]
+    assert len(shared) >= 8
+    for name in shared:
+        p = params[name]
+        assert p.default == fields[name].default, (command, name)
+        if isinstance(p, click.Option):
+            expected = "--filter" if name == "filter_" else "--" + name.replace("_", "-")
+            assert expected in p.opts, (command, name, p.opts)
+    assert command == "gate" or params["path"].param_type_name == "argument"
+
+
+def test_load_is_load_input(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("who,what,q,s,flag\na,t,1,1,0\na,t,2,0,0\nb,t,1,1,1\nb,t,2,1,1\n")
+    opts = InputOptions(path=str(path), model_col="who", task_col="what", item_col="q", score_col="s",
+                        models="b", drop_cols="flag")
+    got = opts.load()
+    want = load_input(str(path), None, model_col="who", task_col="what", item_col="q", score_col="s", models="b",
+                      drop_cols="flag")
+    assert got.models == want.models == ("b",)
+    assert got.counts().correct.tolist() == want.counts().correct.tolist() == [[2]]
+    assert InputOptions(path=str(path)).changed() == {"path": str(path)}
+    assert opts.changed("source", "model_col", "count_rule") == {"model_col": "who"}
+
+
+def test_reads_input_builds_the_signature_and_passes_inputs():
+    seen = {}
+
+    @reads_input("path", after={"own": "models source"})
+    def cmd(own: int = 1, *, inputs: InputOptions):
+        seen.update(own=own, inputs=inputs)
+
+    assert list(inspect.signature(cmd).parameters) == ["path", "own", "models", "source"]
+    cmd(path="x.csv", own=2, models="a,b", source="csv")
+    assert seen["own"] == 2 and seen["inputs"] == InputOptions(path="x.csv", models="a,b", source="csv")
+    with pytest.raises(TypeError, match="not an input option"):
+        reads_input("nope")(cmd.__wrapped__)
+    with pytest.raises(TypeError, match="given twice"):
+        reads_input("path path")(cmd.__wrapped__)
+    with pytest.raises(TypeError, match="does not have"):
+        reads_input(after={"missing": "path"})(cmd.__wrapped__)
+
+
+# --weights: bayes reads them as compare and rank do -------------------------------------------------------------
+
+THREE = ["--models", "VAE,WAE-GAN,Sup-100%"]
+
+
+def _bayes(*args):
+    return runner.invoke(app, ["bayes", *args, "--draws", "300", "--seed", "1", "--format", "json"])
+
+
+def _models(res):
+    assert res.exit_code == 0, res.output
+    frame = pd.DataFrame(json.loads(res.stdout))
+    return frame.loc[frame["record"] == "model"].set_index("model")["posterior_mean"]
+
+
+@pytest.mark.parametrize("command", ["compare", "rank", "bayes"])
+def test_unknown_weight_names_are_listed_alone(command):
+    res = runner.invoke(app, [command, "--example", "vtab", *THREE, "--weights", "natural=1,bogus=2",
+                              "--n-resamples" if command != "bayes" else "--draws", "20"])
+    assert res.exit_code == 2
+    assert "`--weights` names unknown task(s) or group(s) ['bogus']" in res.output
+    res = runner.invoke(app, [command, "--example", "vtab", *THREE, "--weights", "natural=1,DTD=2",
+                              "--n-resamples" if command != "bayes" else "--draws", "20"])
+    assert res.exit_code == 2 and "mixes group names ['natural'] with task names" in res.output
+
+
+def test_bayes_weights_file_positional_and_names_agree_with_the_library(tmp_path):
+    from evalband.aggregate import parse_weights
+    from evalband.bayes import beta_binomial
+    from evalband.examples import load_example
+
+    table = load_example("vtab").select(models=THREE[1].split(","))
+    named = _models(_bayes("--example", "vtab", *THREE, "--weights", "DTD=2,Caltech101=1"))
+    wfile = tmp_path / "w.txt"
+    wfile.write_text("DTD=2\nCaltech101=1\n")
+    from_file = _models(_bayes("--example", "vtab", *THREE, "--weights", f"@{wfile}"))
+    order = [2.0 if t == "DTD" else 1.0 if t == "Caltech101" else 0.0 for t in table.tasks]
+    positional = _models(_bayes("--example", "vtab", *THREE, "--weights", ",".join(map(str, order))))
+    w, gw = parse_weights("DTD=2,Caltech101=1", table.tasks, table.groups)
+    lib = beta_binomial(table, n_draws=300, rng=1, weights=w, group_weights=gw).summary().set_index("model")
+    pd.testing.assert_series_equal(named, from_file)
+    pd.testing.assert_series_equal(named, positional)
+    assert named.to_numpy() == pytest.approx(lib.loc[named.index, "posterior_mean"].to_numpy(), rel=1e-12)
+
+
+def test_bayes_weights_quote_names_holding_commas(tmp_path):
+    from evalband.bayes import beta_binomial
+    from evalband.io import read
+
+    path = tmp_path / "s.csv"
+    rows = [(m, t, acc, 200) for m, accs in (("A", (0.8, 0.4)), ("B", (0.6, 0.5))) for t, acc in
+            zip(("x,y", "z"), accs)]
+    pd.DataFrame(rows, columns=["model", "task", "accuracy", "n"]).to_csv(path, index=False)
+    only_xy = _models(_bayes(str(path), "--weights", '"x,y"=1'))
+    equal = _models(_bayes(str(path)))
+    lib = beta_binomial(read(str(path)), n_draws=300, rng=1, weights={"x,y": 1.0}).summary().set_index("model")
+    assert only_xy.to_numpy() == pytest.approx(lib.loc[only_xy.index, "posterior_mean"].to_numpy(), rel=1e-12)
+    assert only_xy["A"] > equal["A"] + 0.1  # task 'x,y' (0.8) alone, not the mean with 'z' (0.4)
+    res = runner.invoke(app, ["bayes", str(path), "--weights", '"x,y"=1', "--draws", "300", "--seed", "1"])
+    assert "note: 1 task not named in `--weights` gets weight 0: 'z'" in " ".join(res.stdout.split())
