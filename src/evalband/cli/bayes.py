@@ -31,7 +31,7 @@ def bayes(
     aggregate: Annotated[str, typer.Option("--aggregate", help="Aggregate across tasks: mean, geometric, minmax,"
                                            " mean-rank, ... (evalband.aggregate).")] = "mean",
     draws: Annotated[Optional[int], typer.Option("--draws", help="Posterior draws (beta-binomial, default 10000)"
-                                                 " or draws per chain (logistic, default 500).",
+                                                 " or draws per chain (logistic, default 1000).",
                                                  show_default=False)] = None,
     item_effects: Annotated[Optional[bool], typer.Option("--item-effects/--no-item-effects",
                                                          help="Logistic model: item (IRT-like) effects. Default:"
@@ -72,7 +72,7 @@ def bayes(
             if clusters is not None:
                 raise ValueError("`--clusters` applies to the beta-binomial model; the logistic model has cluster"
                                  " effects of its own.")
-            result = logistic(table, num_samples=500 if draws is None else draws, confidence_level=level,
+            result = logistic(table, num_samples=1000 if draws is None else draws, confidence_level=level,
                               weights=w, group_weights=gw, aggregate=aggregate, rng=seed, item_effects=item_effects)
         else:
             if item_effects is not None:
