@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
-                      WeightsOpt, cli_message, emit, errors, executor_for, parse_confidence, parse_weights, reads_input,
-                      resolve_seed, select_tasks)
+                      WeightsOpt, cli_message, emit, errors, executor_for, parse_confidence, reads_input,
+                      resolve_seed, select_tasks, selected_weights)
 
 AggregateOpt = Annotated[str, typer.Option(
     "--aggregate", help="Aggregate over tasks: mean, geometric, harmonic, minmax, mean-rank, win-rate, median, iqm,"
@@ -106,8 +106,9 @@ def compare(
     from ..compare import compare as compare_models
 
     with errors(method="--interval", tasks="--tasks"), executor_for(scheduler):  # the bootstrap interval `method`
-        table, task_names = select_tasks(inputs.load(), inputs.tasks)
-        w, gw = parse_weights(weights, table)
+        full = inputs.load()
+        table, task_names = select_tasks(full, inputs.tasks)
+        w, gw, weight_notes = selected_weights(weights, full, task_names)  # parsed against every task and group
         seed, seed_text = resolve_seed(seed)
         result = compare_models(table, tasks=task_names, aggregate=aggregate, weights=w, group_weights=gw,
                                 resampling=resampling,
@@ -115,7 +116,7 @@ def compare(
                                 correction=correction, margin=parse_margin(margin), per_task=False, rng=seed)
         frame = result.to_frame()
         readings = result.readings()
-        notes = [cli_message(n, {"tasks": "--tasks"}) for n in result.notes]
+        notes = [cli_message(n, {"tasks": "--tasks"}) for n in result.notes] + weight_notes
         notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
         if table.attribution:
             notes.append(table.attribution)

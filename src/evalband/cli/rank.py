@@ -12,8 +12,8 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
-                      WeightsOpt, cli_message, errors, executor_for, parse_confidence, parse_weights, reads_input,
-                      resolve_seed, select_tasks)
+                      WeightsOpt, cli_message, errors, executor_for, parse_confidence, reads_input, resolve_seed,
+                      select_tasks, selected_weights)
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
                       emit_frame, in_points, parse_margin)
 
@@ -56,14 +56,15 @@ def rank(
     interval separates (by more than --margin).
     """
     with errors(method="--interval", tasks="--tasks"), executor_for(scheduler):  # the bootstrap interval `method`
-        table, task_names = select_tasks(inputs.load(), inputs.tasks)
+        full = inputs.load()
+        table, task_names = select_tasks(full, inputs.tasks)
         if test is not None:
             return _run_task_test(table, test=test, control=control, rope=rope, confidence=confidence, seed=seed,
                                   fmt=fmt)
         options = dict(tasks=task_names, aggregate=aggregate, weights=weights, resampling=resampling,
                        n_resamples=n_resamples, seed=seed, confidence=confidence, interval=interval,
                        correction=correction, margin=margin)
-        frame, notes, scales = _run(table, **options)
+        frame, notes, scales = _run(table, full=full, **options)
         value_cols = ("estimate", "se", "ci_low", "ci_high")
         if fmt in ("table", "markdown", "latex"):  # every human format on the same scale (points for accuracies)
             shown = frame[[c for c in ("aggregate", "model", "estimate", "se", "ci_low", "ci_high", "rank",
@@ -77,18 +78,18 @@ def rank(
             emit_frame(frame, fmt, notes, scale=1.0, value_cols=("estimate", "se", "ci_low", "ci_high"))
 
 
-def _run(table, *, tasks, aggregate, weights, resampling, n_resamples, seed, confidence, interval, correction,
+def _run(table, *, full, tasks, aggregate, weights, resampling, n_resamples, seed, confidence, interval, correction,
          margin):
     """Call the library; return (frame, notes, [(aggregate, display scale)])."""
     from ..rank import rank as rank_models
 
-    w, gw = parse_weights(weights, table)
+    w, gw, weight_notes = selected_weights(weights, full, tasks)  # parsed against every task and group
     seed, seed_text = resolve_seed(seed)
     result = rank_models(table, tasks=tasks, aggregate=aggregate, weights=w, group_weights=gw,
                          resampling=resampling, n_resamples=n_resamples, method=interval,
                          confidence_level=parse_confidence(confidence), simultaneous=correction, margin=parse_margin(margin), rng=seed)
     frame = result.to_frame()
-    notes = [cli_message(n, {"tasks": "--tasks"}) for n in result.notes]
+    notes = [cli_message(n, {"tasks": "--tasks"}) for n in result.notes] + weight_notes
     level = result.rankings[0].confidence_level
     notes.append(f"{level:.4g} intervals; rank_low-rank_high: bootstrap percentile interval of each model's rank;"
                  f" rank_sim_low-rank_sim_high: simultaneous ({correction}) rank intervals; rank 1 is best")
