@@ -13,8 +13,10 @@ from ._common import (LOG_INPUT, ConfidenceOpt, InputOptions, SchedulerOpt, erro
                       parse_list, reads_input)
 
 OutputOpt = Annotated[str, typer.Option("--output", "-o", help="File to write (report.html, report.md, ...).")]
-ReportFormatOpt = Annotated[str, typer.Option("--format", "-f", help="html (one self-contained file), markdown, or"
-                                              " latex (tables for a paper).")]
+ReportFormatOpt = Annotated[Optional[str], typer.Option("--format", "-f", help="html (one self-contained file),"
+                                                        " markdown, or latex (tables for a paper). Default: from"
+                                                        " the -o suffix (.md markdown, .tex latex), else html.",
+                                                        show_default=False)]
 FiguresOpt = Annotated[Optional[str], typer.Option("--figures", help="Also save every figure in this folder.",
                                                    show_default=False)]
 FigureFormatOpt = Annotated[str, typer.Option("--figure-format", help="Formats of saved figures: png, svg or"
@@ -27,13 +29,15 @@ BayesOpt = Annotated[bool, typer.Option("--bayes/--no-bayes", help="Add Beta-Bin
                                         " scores or counts).")]
 
 _FORMATS = {"html": "html", "markdown": "markdown", "md": "markdown", "latex": "latex", "tex": "latex"}
+#: -o suffix -> the format it implies (other suffixes imply nothing: html unless --format says otherwise).
+_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".html": "html", ".htm": "html"}
 
 
 @reads_input(after={"bayes": "models drop_cols accuracy_scale source shape model_col task_col item_col score_col"
                              f" trial_col cluster group_col unbounded count_rule {LOG_INPUT}"})
 def report(
     output: OutputOpt = "report.html",
-    fmt: ReportFormatOpt = "html",
+    fmt: ReportFormatOpt = None,
     figures: FiguresOpt = None,
     figure_format: FigureFormatOpt = "png,svg",
     seed: ReportSeedOpt = 0,
@@ -57,9 +61,7 @@ def report(
 
     with errors(), executor_for(scheduler):
         started = time.perf_counter()
-        if fmt.lower() not in _FORMATS:
-            raise ValueError(f"`--format` must be html, markdown or latex; got {fmt!r}.")
-        kind = _FORMATS[fmt.lower()]
+        kind = report_format(fmt, output)
         fig_formats = tuple(f.lower() for f in parse_list(figure_format, name="figure-format"))
         bad = [f for f in fig_formats if f not in ("png", "svg")]
         if bad or not fig_formats:
@@ -76,6 +78,22 @@ def report(
         typer.echo(f"evalband: wrote {output} ({size / 1024:,.0f} KiB, {len(rep.figures)} figures) in "
                    f"{time.perf_counter() - started:.1f} s" + (f"; figures in {figures}" if figures else ""),
                    err=True)
+
+
+def report_format(fmt, output) -> str:
+    """The report's format: ``--format`` when given, else the one the ``-o`` suffix implies (.md/.markdown
+    markdown, .tex latex, .html/.htm html; any other suffix html). A ``--format`` that the suffix clearly
+    contradicts (``-f html -o report.md``) is an error rather than a file whose name lies about its content."""
+    implied = _SUFFIXES.get(os.path.splitext(os.fspath(output))[1].lower())
+    if fmt is None:
+        return implied or "html"
+    if fmt.lower() not in _FORMATS:
+        raise ValueError(f"`--format` must be html, markdown or latex; got {fmt!r}.")
+    kind = _FORMATS[fmt.lower()]
+    if implied is not None and implied != kind:
+        raise ValueError(f"`--format {fmt}` writes {kind}, but -o {output} names a {implied} file; change the -o"
+                         " suffix, or leave --format out to follow it")
+    return kind
 
 
 def check_output(output, figures=None) -> None:
@@ -120,8 +138,8 @@ def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, conf
     q = shlex.quote
     path, example, models = inputs.path, inputs.example, inputs.models
     parts = ["evalband", "report", q(path) if path is not None else f"--example {q(example)}", f"-o {q(output)}"]
-    if kind != "html":
-        parts.append(f"--format {kind}")
+    if kind != (_SUFFIXES.get(os.path.splitext(os.fspath(output))[1].lower()) or "html"):
+        parts.append(f"--format {kind}")  # only when the -o suffix does not imply it
     if figures:
         parts.append(f"--figures {q(figures)}")
         if fig_formats != ("png", "svg"):
