@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import time
@@ -128,15 +129,14 @@ def check_output(output, figures=None) -> None:
         raise OSError(f"cannot save figures in {figures}: the folder {parent} is not writable")
 
 
-#: Input options the reproducing command repeats when they differ from their defaults (after --models).
-_REPRODUCED = ("source", "shape", "model_col", "task_col", "item_col", "score_col", "trial_col", "cluster", "group_col",
-               "unbounded", "count_rule")
+#: Input options the reproducing command does not repeat as ``--name value`` (PATH or --example come first).
+_NOT_REPRODUCED = ("path", "example")
 
 
 def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate, bayes) -> str:
     """The command line that reproduces this report (only options that differ from the defaults, plus the seed)."""
     q = shlex.quote
-    path, example, models = inputs.path, inputs.example, inputs.models
+    path, example = inputs.path, inputs.example
     parts = ["evalband", "report", q(path) if path is not None else f"--example {q(example)}", f"-o {q(output)}"]
     if kind != (_SUFFIXES.get(os.path.splitext(os.fspath(output))[1].lower()) or "html"):
         parts.append(f"--format {kind}")  # only when the -o suffix does not imply it
@@ -153,9 +153,8 @@ def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, conf
         parts.append(f"--aggregate {q(aggregate)}")
     if not bayes:
         parts.append("--no-bayes")
-    if models:
-        parts.append(f"--models {q(models)}")
-    for key, value in inputs.changed(*_REPRODUCED).items():
-        flag = "--" + key.replace("_", "-")
+    names = [f.name for f in dataclasses.fields(inputs) if f.name not in _NOT_REPRODUCED]
+    for key, value in inputs.changed(*names).items():  # every input option given (--models, --metric, ...)
+        flag = "--" + key.strip("_").replace("_", "-")
         parts.append(flag if value is True else f"{flag} {q(str(value))}")
     return " ".join(parts)
