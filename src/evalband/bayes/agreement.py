@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import as_generator, check_positive_int
+from .._validate import InputError, as_generator, check_positive_int
 from ..table import ResultsTable
 from .exact import as_counts, as_data
 from .intervals import equal_tailed, pair_indices, verdict
@@ -68,7 +68,13 @@ def _bootstrap_replicates(data, models, tasks, n_resamples, rng):
                               "n": counts.n.ravel().astype(np.int64),
                               "correct": counts.correct.ravel().astype(np.int64)})
         data = ResultsTable.from_summary(frame, source="<Counts>")
-    return bootstrap(data, n_resamples=n_resamples, rng=rng, models=list(models), tasks=list(tasks))
+    try:
+        return bootstrap(data, n_resamples=n_resamples, rng=rng, models=list(models), tasks=list(tasks))
+    except InputError as exc:  # the models share no item of some task: they cannot be paired there
+        if "share no item" not in str(exc):
+            raise
+        return bootstrap(data, resampling="independent", n_resamples=n_resamples, rng=rng, models=list(models),
+                         tasks=list(tasks))
 
 
 def compare_with_bootstrap(data, result: BayesResult, *, replicates=None, n_resamples: int = 10_000,

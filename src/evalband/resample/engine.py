@@ -290,10 +290,16 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
                 cols = {k: (np.asarray(v)[idx] if np.ndim(v) == 2 else np.asarray(v)) for k, v in cols.items()}
                 codes = data.clusters[task] if use_clusters else None
             else:
-                td = data.task_data(task, models=list(model_names))
-                cols = {"score": td.scores}
-                codes = td.clusters if use_clusters else None
-                if resampling == "independent" and any(td.left_out.values()):
+                try:
+                    td = data.task_data(task, models=list(model_names))
+                except InputError:  # no item shared by every model: only independent resampling can go on
+                    if resampling != "independent" or len(model_names) < 2:
+                        raise
+                    td = None
+                if td is not None:
+                    cols = {"score": td.scores}
+                    codes = td.clusters if use_clusters else None
+                if resampling == "independent" and (td is None or any(td.left_out.values())):
                     # each model on all of its own items, not only on those every model has
                     own = [_units_from_columns(task, {"score": d.scores}, stat,
                                                d.clusters if use_clusters else None)
@@ -304,9 +310,12 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
                     specs.append(_Spec(t, keys[t], entropy, "independent", n_resamples,
                                        block_size(max(o.n_units for o in own)), n_m,
                                        X=tuple(np.ascontiguousarray(o.X[0]) for o in own),
-                                       sizes=None if codes is None else tuple(o.sizes for o in own),
+                                       sizes=(tuple(o.sizes for o in own) if use_clusters
+                                              and all(o.sizes is not None for o in own) else None),
                                        finish=stat.finish, model_keys=tuple(model_keys), dtype=dtype))
-                    units.append(_units_from_columns(task, cols, stat, codes))
+                    # the units every model shares (for n_units); with none shared, the smallest model's own
+                    units.append(_units_from_columns(task, cols, stat, codes) if td is not None
+                                 else min(own, key=lambda o: o.n_units))
                     continue
             u = _units_from_columns(task, cols, stat, codes)
             units.append(u)
