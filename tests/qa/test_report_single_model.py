@@ -22,9 +22,7 @@ pytest.importorskip("matplotlib")
 from evalband import read  # noqa: E402
 from evalband.cli.main import app  # noqa: E402
 from evalband.report._build import build_report  # noqa: E402
-from evalband.report._summary import independent_replicates  # noqa: E402
 from evalband.report.html import render_html, render_latex, render_markdown  # noqa: E402
-from evalband.resample import bootstrap  # noqa: E402
 from evalband.table import ResultsTable  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -124,17 +122,6 @@ def test_models_sharing_no_item_are_compared_unpaired():
     assert float(rep.pairs["se"].iloc[0]) == pytest.approx(theory, rel=0.08)
     assert int(rep.coverage["left_out"].sum()) == 0
     assert not any("left out of the paired analyses" in f for f in rep.findings)
-
-
-def test_independent_replicates_equal_the_engines_joint_independent_bootstrap():
-    from evalband import load_example
-
-    table = load_example("mmlu-pro")
-    table = table.select(models=list(table.models[:3]), tasks=list(table.tasks[:2]))
-    joint = bootstrap(table, resampling="independent", n_resamples=200, rng=9)
-    stacked = independent_replicates(table, n_resamples=200, seed=9)
-    np.testing.assert_array_equal(stacked.replicates, joint.replicates)
-    np.testing.assert_array_equal(stacked.observed, joint.observed)
 
 
 def test_a_task_some_model_lacks_is_left_out_with_a_note():

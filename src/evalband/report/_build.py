@@ -106,9 +106,9 @@ def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, con
                                     extra_notes=plan_notes)
 
     if independent:
-        from ._summary import independent_replicates
-
-        reps = independent_replicates(table, n_resamples=n_resamples, seed=seed)
+        # each model on its own items where they share none (the engine's streams are keyed by model, so this
+        # equals one bootstrap per model)
+        reps = bootstrap(table, resampling="independent", n_resamples=n_resamples, rng=seed)
         source = reps  # rank and compare work on the replicates alone (no item pairing to use)
     else:
         reps = bootstrap(table, n_resamples=n_resamples, rng=seed)

@@ -10,29 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["build_summary_report", "independent_replicates", "SUMMARY_AGGREGATES"]
+__all__ = ["build_summary_report", "SUMMARY_AGGREGATES"]
 
 #: Aggregates that are a function of one model's own task scores (rank-based ones need other models).
 SUMMARY_AGGREGATES = ("mean", "geometric", "harmonic", "chance-normalized")
-
-
-def independent_replicates(table, *, n_resamples: int, seed: int):
-    """Bootstrap each model on its own items (independent resampling) and stack the replicates.
-
-    The engine's random streams are keyed by (task, block, model), so this equals a joint
-    ``bootstrap(table, resampling='independent')`` wherever that runs, and also works when the models share no
-    item of a task (where the joint call stops). Every model must have results on every task of ``table``.
-    """
-    from ..resample import Replicates, bootstrap
-
-    parts = [bootstrap(table.select(models=[m]), resampling="independent", n_resamples=n_resamples, rng=seed,
-                       progress=False) for m in table.models]
-    first = parts[0]
-    notes = tuple(dict.fromkeys(n for p in parts for n in p.notes))
-    return Replicates(tuple(table.models), tuple(first.tasks), np.vstack([p.observed for p in parts]),
-                      np.concatenate([p.replicates for p in parts], axis=1), "independent", first.unit,
-                      n_resamples, np.max([np.asarray(p.n_units) for p in parts], axis=0), table.task_groups,
-                      int(seed), notes, first.statistic)
 
 
 def _model_tasks(table) -> dict:
@@ -54,7 +35,7 @@ def build_summary_report(table, *, reason: str, aggregate: str, n_resamples: int
     import evalband
 
     from ..aggregate import get_aggregate
-    from ..resample import interval
+    from ..resample import bootstrap, interval
     from . import plots
     from ._build import Figure, Report, _table_notes
     from ._findings import references
@@ -71,7 +52,7 @@ def build_summary_report(table, *, reason: str, aggregate: str, n_resamples: int
     unit, resampled_notes = "item", []
     for m in table.models:
         sub = table.select(models=[m], tasks=tasks_of[m])
-        reps = independent_replicates(sub, n_resamples=n_resamples, seed=seed)
+        reps = bootstrap(sub, resampling="independent", n_resamples=n_resamples, rng=seed, progress=False)
         unit = reps.unit
         resampled_notes += [n for n in reps.notes if n not in table.notes]
         agg = get_aggregate(agg_name, task_groups=sub.task_groups, tasks=list(sub.tasks), models=[m])
