@@ -216,7 +216,7 @@ CLI_NAMES = {"rng": "--seed", "n_resamples": "--n-resamples", "confidence_level"
              "name": "--aggregate", "aggregate": "--aggregate", "method": "--method", "correction": "--correction",
              "resampling": "--resampling", "margin": "--margin", "weights": "--weights", "group_weights": "--weights",
              "models": "--models", "test": "--test", "prior": "--prior", "accuracy_scale": "--accuracy-scale",
-             "drop_cols": "--drop-cols"}
+             "drop_cols": "--drop-cols", "clusters": "--clusters"}
 #: Aggregates whose parameter the CLI gives after a colon, with an example of the syntax.
 _PARAMETER_SYNTAX = {"bin_width": "binned-rank:0.01", "gamma": "optimality-gap:0.9",
                      "baseline": "probability-of-improvement:MODEL", "chance": "chance-normalized:0.25"}
@@ -232,6 +232,8 @@ def cli_message(text: str, options: dict | None = None) -> str:
         aggregate, param, rest = m.groups()
         return (f"--aggregate {aggregate} needs its {param.replace('_', ' ')} after a colon, e.g. --aggregate"
                 f" {_PARAMETER_SYNTAX[param]}{rest}")
+    text = re.sub(r"`(\w+)=(['\"]?)([^`'\"]*)\2`",  # `clusters='effective'` -> `--clusters effective`
+                  lambda g: f"`{names[g.group(1)]} {g.group(3)}`" if g.group(1) in names else g.group(0), text)
     text = re.sub(r"`(\w+)`", lambda g: f"`{names[g.group(1)]}`" if g.group(1) in names else g.group(0), text)
     text = text.replace("`--seed` seed must", "`--seed` must")
     text = text.replace("(resampling='binomial')", "(--resampling independent, or leave it at auto)")

@@ -9,7 +9,7 @@ import pandas as pd
 import typer
 
 from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WeightsOpt, cli_message, emit,
-                      errors, parse_weights, reads_input, resolve_seed)
+                      errors, reads_input, resolve_seed, select_tasks, selected_weights)
 
 MODEL_CHOICES = ("beta-binomial", "logistic")
 
@@ -19,7 +19,7 @@ _PAIR_COLS = ["model_a", "model_b", "observed", "posterior_mean", "posterior_sd"
               "hdi_high", "pred_low", "pred_high", "p_a_better", "verdict"]
 
 
-@reads_input(after={"seed": "models drop_cols accuracy_scale source shape model_col task_col item_col score_col"
+@reads_input(after={"seed": "models tasks drop_cols accuracy_scale source shape model_col task_col item_col score_col"
                            " cluster group_col count_rule", "fmt": LOG_INPUT})
 def bayes(
     model: Annotated[str, typer.Option("--model", help="beta-binomial (exact, no MCMC) or logistic (NumPyro"
@@ -57,11 +57,12 @@ def bayes(
     """Posterior means, credible intervals (ci, hdi), predictive intervals (pred) and P(best) per model."""
     from .._validate import check_choice, check_confidence_level
 
-    with errors():
+    with errors(**_OPTIONS):
         kind = check_choice(model, MODEL_CHOICES, "--model")
         level = check_confidence_level(confidence, "--confidence")
-        table = inputs.load()
-        w, gw = parse_weights(weights, table)
+        full = inputs.load()
+        table, task_names = select_tasks(full, inputs.tasks)
+        w, gw, weight_notes = selected_weights(weights, full, task_names)  # parsed against every task and group
         seed, seed_text = resolve_seed(seed)
         if kind == "logistic":
             from ..bayes.numpyro_models import logistic
@@ -73,7 +74,8 @@ def bayes(
                 raise ValueError("`--clusters` applies to the beta-binomial model; the logistic model has cluster"
                                  " effects of its own.")
             result = logistic(table, num_samples=1000 if draws is None else draws, confidence_level=level,
-                              weights=w, group_weights=gw, aggregate=aggregate, rng=seed, item_effects=item_effects)
+                              weights=w, group_weights=gw, aggregate=aggregate, rng=seed, item_effects=item_effects,
+                              tasks=task_names)
         else:
             if item_effects is not None:
                 raise ValueError("`--item-effects` applies to the logistic model; add --model logistic.")
@@ -85,11 +87,12 @@ def bayes(
 
             draws = 10_000 if draws is None else draws
             result = beta_binomial(table, prior=prior, n_draws=draws, confidence_level=level, weights=w,
-                                   group_weights=gw, aggregate=aggregate, clusters=clusters, rng=seed)
+                                   group_weights=gw, aggregate=aggregate, clusters=clusters, tasks=task_names,
+                                   rng=seed)
         for message in result.warnings:
             typer.echo(f"evalband: warning: {message}", err=True)
         frames = [("model", result.summary()[_MODEL_COLS])]
-        extra_notes = [seed_text]
+        extra_notes = [*weight_notes, seed_text]
         if fmt in ("json", "csv"):  # these formats carry no notes; the seed still goes to stderr
             typer.echo(f"note: {seed_text}", err=True)
             for note in result.notes:  # so does the automatic choice to leave item effects out
@@ -108,7 +111,7 @@ def bayes(
             alternatives = [p for p in sensitivity_priors() if p.label != base.label]
             sens = prior_sensitivity(table, priors=[base, *alternatives], n_draws=min(draws, 10_000),
                                      confidence_level=level, weights=w, group_weights=gw, aggregate=aggregate,
-                                     clusters=clusters, rng=seed)
+                                     clusters=clusters, tasks=task_names, rng=seed)
             frames += [("sensitivity", sens.models_frame()), ("sensitivity_pair", sens.pairs_frame())]
         if compare:
             from ..bayes.agreement import compare_with_bootstrap
@@ -117,6 +120,15 @@ def bayes(
             frames += [("compare", cmp.models), ("compare_pair", cmp.pairs)]
             extra_notes += list(cmp.notes)
         emit(_output(frames, fmt, result, table, extra_notes))
+
+
+#: Library arguments named in bayes messages -> the options that set them.
+_OPTIONS = {"clusters": "--clusters", "tasks": "--tasks"}
+
+
+def _notes(result, table, extra_notes) -> list[str]:
+    """The notes under the output: the library's (in command-line words), the command's, and the data."""
+    return [*(cli_message(n, _OPTIONS) for n in result.notes), *extra_notes, f"data: {table.describe()}"]
 
 
 def _output(frames, fmt, result, table, extra_notes=()) -> str:
@@ -140,6 +152,6 @@ def _output(frames, fmt, result, table, extra_notes=()) -> str:
                       and not c.startswith("rank")]
         se_col = "posterior_sd" if "posterior_sd" in frame.columns else None
         last = i == len(frames) - 1
-        notes = [*map(cli_message, result.notes), *extra_notes, f"data: {table.describe()}"] if last else ()
+        notes = _notes(result, table, extra_notes) if last else ()
         parts.append(render(frame, fmt, value_cols=value_cols, se_col=se_col, title=titles.get(kind), notes=notes))
     return "\n".join(parts)

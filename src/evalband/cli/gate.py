@@ -13,7 +13,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import ConfidenceOpt, InputOptions, emit, errors, parse_confidence, parse_list, reads_input
+from ._common import (ConfidenceOpt, InputOptions, emit, errors, parse_confidence, parse_list, reads_input,
+                      select_tasks)
 
 BaselineArg = Annotated[str, typer.Argument(help="Baseline results file (or log folder).", show_default=False)]
 CandidateArg = Annotated[str, typer.Argument(help="Candidate results file (or log folder), same items.",
@@ -38,7 +39,7 @@ def _tabular(path: str, source: str) -> bool:
     return any(s.lower() in TABULAR_SUFFIXES for s in Path(path).suffixes[-2:])  # also x.csv.gz
 
 
-@reads_input("", after={"fmt": "cluster source shape model_col task_col item_col trial_col unbounded"})
+@reads_input("", after={"fmt": "tasks cluster source shape model_col task_col item_col trial_col unbounded"})
 def gate(
     baseline: BaselineArg,
     candidate: CandidateArg,
@@ -59,14 +60,14 @@ def gate(
     """
     from ..plan import release_gate
 
-    with errors():
+    with errors(tasks="--tasks"):
         if fmt not in ("line", "json"):
             raise ValueError(f"`--format` must be 'line' or 'json'; got {fmt!r}.")
         tables = []
         for path in (baseline, candidate):
             # --metric is a column of a results table, or a harness log's metric
             score = {} if metric is None else {"score_col" if _tabular(path, inputs.source) else "metric": metric}
-            tables.append(dataclasses.replace(inputs, path=path, **score).load())
+            tables.append(select_tasks(dataclasses.replace(inputs, path=path, **score).load(), inputs.tasks)[0])
         chosen = parse_list(model, name="model")
         result = release_gate(tables[0], tables[1], margin=margin, confidence_level=parse_confidence(confidence),
                               method=method, models=chosen)

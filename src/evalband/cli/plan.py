@@ -17,7 +17,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import LOG_INPUT, InputOptions, emit, errors, parse_confidence, parse_list, reads_input
+from ._common import (LOG_INPUT, InputOptions, emit, errors, parse_confidence, parse_list, reads_input,
+                      select_tasks)
 
 _F = Optional[float]
 EffectOpt = Annotated[_F, typer.Option("--effect", help="Difference to detect, as a fraction (0.04 = 4 points).",
@@ -68,7 +69,7 @@ _SHOWN = ("effect", "n", "se_difference", "ci_low", "ci_high", "n_required", "cl
           "n_required_recommended_trials", "alpha_per_comparison")
 
 
-@reads_input(after={"fmt": "cluster source shape model_col task_col item_col score_col trial_col unbounded count_rule"
+@reads_input(after={"fmt": "tasks cluster source shape model_col task_col item_col score_col trial_col unbounded count_rule"
                           f" {LOG_INPUT}"})
 def plan(
     effect: EffectOpt = None,
@@ -105,7 +106,7 @@ def plan(
     """
     from ..plan import plan_comparison, plan_from_pilot
 
-    with errors():
+    with errors(tasks="--tasks"):
         if fmt not in ("table", "markdown", "json"):
             raise ValueError(f"`--format` must be one of 'table', 'markdown', 'json'; got {fmt!r}.")
         if effect is None:
@@ -120,7 +121,7 @@ def plan(
             if given:
                 raise ValueError(f"{', '.join(given)} are estimated from the results file; drop them or drop the"
                                  " file")
-            table = inputs.load()
+            table, _ = select_tasks(inputs.load(), inputs.tasks)
             chosen = parse_list(models, name="models")
             result = plan_from_pilot(table, effect=effect, models=chosen, correlation=correlation,
                                      trials=trials, **common)
@@ -129,6 +130,8 @@ def plan(
         else:
             if models is not None:
                 raise ValueError("--models chooses models from a results file; none was given")
+            if inputs.tasks is not None:
+                raise ValueError("--tasks chooses tasks from a results file; none was given")
             sources = {k: "given" for k, v in dict(baseline=baseline, correlation=correlation,
                                                    variance_difference=variance_difference, sd_a=sd, sd_b=sd_b,
                                                    cluster_size=cluster_size, icc=icc,

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (LOG_INPUT, ConfidenceOpt, InputOptions, SchedulerOpt, errors, executor_for, parse_confidence,
-                      parse_list, reads_input)
+                      parse_list, reads_input, select_tasks)
 
 OutputOpt = Annotated[str, typer.Option("--output", "-o", help="File to write (report.html, report.md, ...).")]
 ReportFormatOpt = Annotated[Optional[str], typer.Option("--format", "-f", help="html (one self-contained file),"
@@ -34,7 +34,7 @@ _FORMATS = {"html": "html", "markdown": "markdown", "md": "markdown", "latex": "
 _SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".html": "html", ".htm": "html"}
 
 
-@reads_input(after={"bayes": "models drop_cols accuracy_scale source shape model_col task_col item_col score_col"
+@reads_input(after={"bayes": "models tasks drop_cols accuracy_scale source shape model_col task_col item_col score_col"
                              f" trial_col cluster group_col unbounded count_rule {LOG_INPUT}"})
 def report(
     output: OutputOpt = "report.html",
@@ -60,7 +60,7 @@ def report(
     from ..report._build import build_report
     from ..report.html import write_report
 
-    with errors(), executor_for(scheduler):
+    with errors(tasks="--tasks"), executor_for(scheduler):
         started = time.perf_counter()
         kind = report_format(fmt, output)
         fig_formats = tuple(f.lower() for f in parse_list(figure_format, name="figure-format"))
@@ -69,7 +69,7 @@ def report(
             raise ValueError(f"`--figure-format` must list png and/or svg; got {figure_format!r}.")
         level = check_confidence_level(parse_confidence(confidence))
         check_output(output, figures)  # before the 10-20 s of computing, not after
-        table = inputs.load()
+        table, _ = select_tasks(inputs.load(), inputs.tasks)
         command = _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate,
                            bayes)
         rep = build_report(table, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level, seed=seed,

@@ -9,7 +9,7 @@ import warnings
 import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, emit, errors,
-                      parse_confidence, reads_input)
+                      parse_confidence, reads_input, select_tasks)
 from typing import Annotated
 
 MethodOpt = Annotated[str, typer.Option(
@@ -17,7 +17,7 @@ MethodOpt = Annotated[str, typer.Option(
                      " auto: cluster when clusters are given, wilson for 0/1 scores, t otherwise.")]
 
 
-@reads_input(after={"method": "cluster", "fmt": f"{TABLE_INPUT} models drop_cols accuracy_scale {LOG_INPUT}"})
+@reads_input(after={"method": "cluster", "fmt": f"{TABLE_INPUT} models tasks drop_cols accuracy_scale {LOG_INPUT}"})
 def summarize(
     method: MethodOpt = "auto",
     confidence: ConfidenceOpt = "0.95",
@@ -34,10 +34,10 @@ def summarize(
     from ..estimate import estimate
     from ..report.format import FORMATS, render
 
-    with errors():
+    with errors(tasks="--tasks"):
         if fmt not in FORMATS:
             raise ValueError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
-        table = inputs.load()
+        table, _ = select_tasks(inputs.load(), inputs.tasks)
         level = parse_confidence(confidence)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # the same text is in result.notes
