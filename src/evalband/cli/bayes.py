@@ -93,11 +93,6 @@ def bayes(
             typer.echo(f"evalband: warning: {message}", err=True)
         frames = [("model", result.summary()[_MODEL_COLS])]
         extra_notes = [*weight_notes, seed_text]
-        if fmt in ("json", "csv"):  # these formats carry no notes; the seed still goes to stderr
-            typer.echo(f"note: {seed_text}", err=True)
-            for note in result.notes:  # so does the automatic choice to leave item effects out
-                if note.startswith("item effects left out"):
-                    typer.echo(f"note: {note}", err=True)
         if pairs:
             frames.append(("pair", result.pairs()[_PAIR_COLS]))
         if sensitivity:
@@ -120,6 +115,9 @@ def bayes(
             frames += [("compare", cmp.models), ("compare_pair", cmp.pairs)]
             extra_notes += list(cmp.notes)
         emit(_output(frames, fmt, result, table, extra_notes))
+        if fmt in ("json", "csv"):  # these formats carry no notes: every note goes to stderr, as in compare/rank
+            for note in _notes(result, table, extra_notes):
+                typer.echo(f"note: {note}", err=True)
 
 
 #: Library arguments named in bayes messages -> the options that set them.
