@@ -69,8 +69,8 @@ _SHOWN = ("effect", "n", "se_difference", "ci_low", "ci_high", "n_required", "cl
           "n_required_recommended_trials", "alpha_per_comparison")
 
 
-@reads_input(after={"fmt": "tasks cluster source shape model_col task_col item_col score_col trial_col unbounded count_rule"
-                          f" {LOG_INPUT}"})
+@reads_input(after={"fmt": "tasks cluster source shape model_col task_col item_col score_col trial_col unbounded"
+                          f" count_rule {LOG_INPUT}"})
 def plan(
     effect: EffectOpt = None,
     baseline: BaselineOpt = None,
