@@ -86,7 +86,8 @@ ModelsOpt = Annotated[Optional[str], typer.Option("--models", help="Comma-separa
                                                   " (one name per line).",
                                                   show_default=False)]
 TasksOpt = Annotated[Optional[str], typer.Option("--tasks", help="Comma-separated tasks to keep (default: every"
-                                                " task all selected models have results on).",
+                                                " task; comparisons and rankings use the tasks every selected"
+                                                " model has results on, naming the others).",
                                                 show_default=False)]
 AccuracyScaleOpt = Annotated[Optional[str], typer.Option("--accuracy-scale", help="Summary input: accuracy"
                                                          " column as 'fraction' (0-1) or 'percent' (0-100);"
