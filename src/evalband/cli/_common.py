@@ -288,68 +288,36 @@ def parse_weights(text, table):
 
     return parse(text, table.tasks, table.groups if table.has_groups else ())
 
+
 def selected_weights(text, table, tasks):
     """``--weights`` for a command with ``--tasks``: ``(weights, group_weights, notes)`` for the tasks chosen.
 
     The text is parsed against ``table``, the full table (every task and group of the data, before ``--tasks``),
     so a group that ``--tasks`` left without tasks is a known group. The chosen tasks then follow the rule of
-    :class:`evalband.compare._setup.TasksLeftOut` for tasks left out: a task or group left without tasks that the
+    :func:`evalband.compare._setup.restrict_weights` for tasks left out: a task or group left without tasks that the
     weights give a positive weight is an error (the user asked for it to count); weight 0 drops it; under
     'groups' a group left without tasks is left out and the others share the weight equally; a group keeps its
     weight, shared among its chosen tasks (each with a note). ``tasks`` is the list :func:`select_tasks` returns
     (None: every task, weights as :func:`parse_weights`).
     """
-    from collections.abc import Mapping
+    from ..compare._setup import restrict_weights
 
     weights, group_weights = parse_weights(text, table)
     if tasks is None:
         return weights, group_weights, []
-    every = [str(t) for t in table.tasks]
-    chosen = {str(t) for t in tasks}
-    kept = [t for t in every if t in chosen]
-    notes = []
-    if weights is not None:
-        if isinstance(weights, Mapping):
-            bad = [t for t, v in weights.items() if str(t) not in chosen and _positive(v)]
-            weights = {k: v for k, v in weights.items() if str(k) in chosen}
-        elif len(weights) == len(every) != len(kept):  # one per task of the data: keep the chosen tasks' weights
-            bad = [t for t, v in zip(every, weights) if t not in chosen and _positive(v)]
-            weights = [v for t, v in zip(every, weights) if t in chosen]
-        else:  # one per chosen task (as before), or a length the library's check names
-            bad = []
-        if bad:
-            raise ValueError(f"`--weights` gives task '{bad[0]}' a positive weight, but it is not among `--tasks`;"
-                             " give it weight 0 (or leave it out of `--weights`), or add it to `--tasks`")
-        if isinstance(weights, Mapping) and not weights:
-            raise ValueError("`--weights` names only tasks that are not among `--tasks`; no weighted task remains")
-    if group_weights is not None and table.has_groups:
-        groups_of = {str(t): str(g) for t, g in table.task_groups.items()}
-        groups = list(dict.fromkeys(groups_of[t] for t in every if t in groups_of))
-        remaining = {g: [t for t in kept if groups_of.get(t) == g] for g in groups}
-        total = {g: [t for t in every if groups_of.get(t) == g] for g in groups}
-        gone = [g for g in groups if not remaining[g]]
-        if isinstance(group_weights, Mapping):
-            bad = [g for g in gone if g in group_weights and _positive(group_weights[g])]
-            if bad:
-                raise ValueError(f"`--weights` gives group '{bad[0]}' a positive weight, but none of its tasks is"
-                                 " among `--tasks`; give it weight 0, or add some of its tasks to `--tasks`")
-            group_weights = {g: v for g, v in group_weights.items() if g not in gone}
-        elif gone:
-            notes.append(f"group(s) {', '.join(repr(g) for g in gone)} left out with all their tasks (none among"
-                         " `--tasks`); the other groups share the weight equally")
-        for g in groups:
-            if remaining[g] and len(remaining[g]) < len(total[g]) and (
-                    not isinstance(group_weights, Mapping) or _positive(group_weights.get(g, 0))):
-                notes.append(f"group '{g}' keeps its weight, shared among the {len(remaining[g])} of its"
-                             f" {len(total[g])} tasks in `--tasks`")
-    return weights, group_weights, notes
 
+    def refuse(kind, name):
+        if kind == "group":
+            return ValueError(f"`--weights` gives group '{name}' a positive weight, but none of its tasks is among"
+                              " `--tasks`; give it weight 0, or add some of its tasks to `--tasks`")
+        if kind == "none":
+            return ValueError("`--weights` names only tasks that are not among `--tasks`; no weighted task remains")
+        return ValueError(f"`--weights` gives task '{name}' a positive weight, but it is not among `--tasks`; give"
+                          " it weight 0 (or leave it out of `--weights`), or add it to `--tasks`")
 
-def _positive(value) -> bool:
-    try:
-        return float(value) > 0
-    except (TypeError, ValueError):
-        return True  # not a number: the library's weights check names it
+    return restrict_weights(weights, group_weights, table.tasks, table.task_groups if table.has_groups else None,
+                            [str(t) for t in tasks], refuse=refuse, where="in `--tasks`",
+                            why=" (none among `--tasks`)", per_kept_task=True)
 
 
 def parse_confidence(text):

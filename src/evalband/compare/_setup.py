@@ -16,8 +16,8 @@ import numpy as np
 from .._validate import InputError, as_generator, check_choice
 from ..aggregate._weights import names_text
 
-__all__ = ["prepare", "resolve_aggregates", "aggregate_notes", "AggregateValues", "LOWER_IS_BETTER", "pair_indices", "TasksLeftOut",
-           "shared_tasks"]
+__all__ = ["prepare", "resolve_aggregates", "aggregate_notes", "AggregateValues", "LOWER_IS_BETTER", "pair_indices",
+           "TasksLeftOut", "restrict_weights", "shared_tasks"]
 
 #: aggregates where a smaller value is better
 LOWER_IS_BETTER = frozenset({"mean-rank", "binned-rank", "optimality-gap", "rank"})
@@ -176,51 +176,79 @@ class TasksLeftOut:
         """
         if not self.lacking:
             return weights, group_weights, []
-        kept = [t for t in self.tasks if t not in self.lacking]
-        notes = []
-        if weights is not None:
-            if isinstance(weights, Mapping):
-                given = {str(k): v for k, v in weights.items()}
-                pos = [t for t in self.lacking if t in given and _positive(given[t])]
-                weights = {k: v for k, v in given.items() if k not in self.lacking}
-            else:
-                arr = np.asarray(weights, dtype=np.float64).ravel()
-                if arr.shape != (len(self.tasks),):
-                    raise ValueError(f"`weights` must have one entry per task ({len(self.tasks)}, before any is"
-                                     f" left out); got {arr.shape[0]}.")
-                pos = [t for t, v in zip(self.tasks, arr) if t in self.lacking and _positive(v)]
-                weights = [float(v) for t, v in zip(self.tasks, arr) if t not in self.lacking]
-            if pos:
-                t = pos[0]
-                who = (f"{_and(self.lacking[t])} {'has' if len(self.lacking[t]) == 1 else 'have'} no results on it"
-                       if self.lacking[t] else "the selected models share no item on it")
-                raise InputError(f"`weights` gives task '{t}' a positive weight, but {who}; give it weight 0 (or"
-                                 " leave it out of `weights`), or leave such models out with `models`")
-            if isinstance(weights, Mapping) and not weights:
-                raise InputError("`weights` names only tasks that were left out; no weighted task remains")
-        task_groups = self.task_groups
-        if group_weights is not None and task_groups is not None:
-            groups = list(dict.fromkeys(str(task_groups[t]) for t in self.tasks if t in task_groups))
-            remaining = {g: [t for t in kept if str(task_groups.get(t)) == g] for g in groups}
-            total = {g: [t for t in self.tasks if str(task_groups.get(t)) == g] for g in groups}
-            gone = [g for g in groups if not remaining[g]]
-            if isinstance(group_weights, Mapping):
-                gw = {str(k): v for k, v in group_weights.items()}
-                bad = [g for g in gone if g in gw and _positive(gw[g])]
-                if bad:
-                    raise InputError(f"`weights` gives group '{bad[0]}' a positive weight, but none of its tasks"
-                                     " has results for every selected model; give it weight 0, or leave such"
-                                     " models out with `models`")
-                group_weights = {g: v for g, v in gw.items() if g not in gone}
-            elif gone:
-                notes.append(f"group(s) {names_text(gone)} left out with all their tasks; the other groups share"
-                             " the weight equally")
-            part = [g for g in groups if remaining[g] and len(remaining[g]) < len(total[g])
-                    and (not isinstance(group_weights, Mapping) or _positive(group_weights.get(g, 0)))]
-            for g in part:
+
+        def refuse(kind, name):
+            if kind == "group":
+                return InputError(f"`weights` gives group '{name}' a positive weight, but none of its tasks has"
+                                  " results for every selected model; give it weight 0, or leave such models out"
+                                  " with `models`")
+            if kind == "none":
+                return InputError("`weights` names only tasks that were left out; no weighted task remains")
+            who = (f"{_and(self.lacking[name])} {'has' if len(self.lacking[name]) == 1 else 'have'} no results on"
+                   " it" if self.lacking[name] else "the selected models share no item on it")
+            return InputError(f"`weights` gives task '{name}' a positive weight, but {who}; give it weight 0 (or"
+                              " leave it out of `weights`), or leave such models out with `models`")
+
+        return restrict_weights(weights, group_weights, self.tasks, self.task_groups,
+                                [t for t in self.tasks if t not in self.lacking], refuse=refuse)
+
+
+def restrict_weights(weights, group_weights, tasks, task_groups, kept, *, refuse, where="left", why="",
+                     per_kept_task=False):
+    """``(weights, group_weights, notes)`` when only the tasks ``kept`` of ``tasks`` count: one rule for tasks
+    left out (by models lacking them, or by ``--tasks``).
+
+    Task weights (a mapping, or one per task of ``tasks``; with ``per_kept_task`` also one per kept task) that
+    give a left-out task a positive weight are refused: the user asked for that task to count. Weights of 0 are
+    dropped with the task. Group weights stay the groups' weights, shared among the tasks each group keeps (with a
+    note naming the tasks ``where`` they remain); a group left without tasks is refused when a mapping gives it a
+    positive weight, and left out (with a note, ``why`` after "tasks") under 'equal'. ``refuse(kind, name)`` returns the exception to
+    raise: kind 'task' or 'group' (a positive weight on one left out) or 'none' (no weighted task remains).
+    """
+    tasks = [str(t) for t in tasks]
+    gone_tasks = set(tasks) - {str(t) for t in kept}
+    kept = [t for t in tasks if t not in gone_tasks]
+    notes = []
+    if weights is not None:
+        if isinstance(weights, Mapping):
+            given = {str(k): v for k, v in weights.items()}
+            pos = [t for t in tasks if t in gone_tasks and t in given and _positive(given[t])]
+            weights = {k: v for k, v in given.items() if k not in gone_tasks}
+        elif per_kept_task and len(weights) == len(kept):
+            pos = []
+        else:
+            arr = np.asarray(weights, dtype=np.float64).ravel()
+            if arr.shape != (len(tasks),):
+                raise ValueError(f"`weights` must have one entry per task ({len(tasks)}, before any is left out)"
+                                 f"{f' or per kept task ({len(kept)})' if per_kept_task else ''}; got"
+                                 f" {arr.shape[0]}.")
+            pos = [t for t, v in zip(tasks, arr) if t in gone_tasks and _positive(v)]
+            weights = [float(v) for t, v in zip(tasks, arr) if t not in gone_tasks]
+        if pos:
+            raise refuse("task", pos[0])
+        if isinstance(weights, Mapping) and not weights:
+            raise refuse("none", None)
+    if group_weights is not None and task_groups is not None:
+        groups_of = {str(t): str(g) for t, g in task_groups.items()}
+        groups = list(dict.fromkeys(groups_of[t] for t in tasks if t in groups_of))
+        remaining = {g: [t for t in kept if groups_of.get(t) == g] for g in groups}
+        total = {g: [t for t in tasks if groups_of.get(t) == g] for g in groups}
+        gone = [g for g in groups if not remaining[g]]
+        if isinstance(group_weights, Mapping):
+            gw = {str(k): v for k, v in group_weights.items()}
+            bad = [g for g in gone if g in gw and _positive(gw[g])]
+            if bad:
+                raise refuse("group", bad[0])
+            group_weights = {g: v for g, v in gw.items() if g not in gone}
+        elif gone:
+            notes.append(f"group(s) {names_text(gone)} left out with all their tasks{why}; the other groups share"
+                         " the weight equally")
+        for g in groups:
+            if remaining[g] and len(remaining[g]) < len(total[g]) and (
+                    not isinstance(group_weights, Mapping) or _positive(group_weights.get(g, 0))):
                 notes.append(f"group '{g}' keeps its weight, shared among the {len(remaining[g])} of its"
-                             f" {len(total[g])} tasks left")
-        return weights, group_weights, notes
+                             f" {len(total[g])} tasks {where}")
+    return weights, group_weights, notes
 
 
 def _positive(v) -> bool:
