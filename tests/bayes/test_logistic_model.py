@@ -123,3 +123,21 @@ def test_logistic_converges_on_summary_data():
     # thousands of test images per task: theta sits on the observed accuracy, within a few posterior sds
     z = (res.theta.mean(0) - res.observed) / res.theta.std(0)
     assert np.abs(z).max() < 3
+
+
+def test_levels_without_free_effects_are_left_out_with_a_note():
+    # one cluster per task (the cluster column repeats the task), and one item per cluster: neither level has a
+    # value left once it sums to zero within its parent, so the model leaves it out (NumPyro refuses empty plates)
+    rng = np.random.default_rng(0)
+    rows = [(m, t, f"{t}{i}", t, float(rng.random() < 0.6)) for m in "ab" for t in "xy" for i in range(30)]
+    table = ResultsTable.from_items(pd.DataFrame(rows, columns=["model", "task", "item", "cluster", "score"]))
+    obs, *_, notes = lm._logistic_data(table, table.models, table.tasks, True, None)
+    assert obs["cluster_index"] is None and obs["item_index"] is not None
+    assert notes == ("cluster effects left out: every task is one cluster, so they are the task effects",)
+    rows = [(m, t, f"{t}{i}", f"c{t}{i}", float(rng.random() < 0.6)) for m in "ab" for t in "xy" for i in range(30)]
+    table = ResultsTable.from_items(pd.DataFrame(rows, columns=["model", "task", "item", "cluster", "score"]))
+    obs, *_, notes = lm._logistic_data(table, table.models, table.tasks, True, None)
+    assert obs["item_index"] is None and obs["cluster_index"] is not None
+    assert notes == ("item effects left out: every item is alone in its cluster",)
+    res = lm.logistic(table, num_warmup=30, num_samples=30, num_chains=1, max_tree_depth=4, rng=1)
+    assert notes[0] in res.notes and "item_effect" not in set(res.diagnostics["variable"])

@@ -211,7 +211,8 @@ def _codes_within_task(d, column):
 
 def _logistic_data(table, m_names, t_names, item_effects, cluster_effects):
     """Observation arrays for the model (rows or dense form), observed accuracies, test-set sizes, the units
-    theta averages over, and each level's precision ratio (:func:`_precision_ratios`)."""
+    theta averages over, each level's precision ratio (:func:`_precision_ratios`), and notes on levels left out
+    (a level whose effects have no free value: one cluster per task, or one item per cluster or task)."""
     m_names, t_names = list(m_names), list(t_names)
     M, T = len(m_names), len(t_names)
     none = dict(model_idx=None, task_idx=None, cluster_idx=None, item_task=None, cluster_index=None,
@@ -221,7 +222,7 @@ def _logistic_data(table, m_names, t_names, item_effects, cluster_effects):
         mi, ti = (g.ravel() for g in np.meshgrid(np.arange(M), np.arange(T), indexing="ij"))
         obs = dict(none, model_idx=mi, task_idx=ti, successes=c.correct.ravel(), trials=c.n.ravel())
         ratios = _precision_ratios(obs["successes"], obs["trials"], mi, ti, M, T, {})
-        return obs, c.correct / c.n, c.n, None, ratios
+        return obs, c.correct / c.n, c.n, None, ratios, ()
     if table.score_kind != "binary":
         raise InputError("the logistic model needs binary (0/1) scores", source=table.source)
     d = table.data.loc[table.data["model"].isin(m_names) & table.data["task"].isin(t_names)]
@@ -239,11 +240,14 @@ def _logistic_data(table, m_names, t_names, item_effects, cluster_effects):
     use_clusters = table.has_clusters if cluster_effects is None else bool(cluster_effects)
     if use_clusters and not table.has_clusters:
         raise InputError("`cluster_effects=True` but the data have no cluster column", source=table.source)
-    ci, n_clusters, cluster_task = None, 0, None
+    ci, n_clusters, cluster_task, notes = None, 0, None, []
     if use_clusters:
         ci, n_clusters = _codes_within_task(d, "cluster")
         cluster_task = np.zeros(n_clusters, dtype=np.int64)
         cluster_task[ci] = ti
+        if n_clusters == np.unique(cluster_task).size:  # clusters sum to zero within a task: nothing left to fit
+            notes.append("cluster effects left out: every task is one cluster, so they are the task effects")
+            ci, n_clusters, cluster_task = None, 0, None
     nested = {}
     if ci is not None:
         nested["cluster"] = (ci, n_clusters, cluster_task, T)
@@ -256,6 +260,10 @@ def _logistic_data(table, m_names, t_names, item_effects, cluster_effects):
         if ci is not None:
             item_cluster = np.zeros(k, dtype=np.int64)
             item_cluster[ui] = ci
+        if k == np.unique(item_task if ci is None else item_cluster).size:
+            notes.append(f"item effects left out: every item is alone in its {'task' if ci is None else 'cluster'}")
+            item_effects = False
+    if item_effects:
         succ, tri = np.zeros((M, k)), np.zeros((M, k))
         np.add.at(succ, (mi, ui), y)  # trials of an item add up: binomial per (model, item)
         np.add.at(tri, (mi, ui), 1.0)
@@ -266,7 +274,7 @@ def _logistic_data(table, m_names, t_names, item_effects, cluster_effects):
         obs = dict(none, successes=succ, trials=tri, item_task=item_task, cluster_idx=item_cluster,
                    cluster_index=cluster_index, item_index=item_index)
         units = dict(task=item_task, weight=np.ones(k), item=np.arange(k), cluster=item_cluster)
-        return obs, observed, size, units, _precision_ratios(y, np.ones_like(y), mi, ti, M, T, nested)
+        return obs, observed, size, units, _precision_ratios(y, np.ones_like(y), mi, ti, M, T, nested), tuple(notes)
     # no item effects: binomial counts per (model, task[, cluster]) give the same likelihood with far fewer terms
     key = np.column_stack([mi, ti] + ([ci] if ci is not None else []))
     uniq, inv = np.unique(key, axis=0, return_inverse=True)
@@ -279,7 +287,7 @@ def _logistic_data(table, m_names, t_names, item_effects, cluster_effects):
         first = ~d.duplicated(["task", "item"]).to_numpy()
         units = dict(task=cluster_task, weight=np.bincount(ci[first], minlength=n_clusters).astype(np.float64),
                      item=None, cluster=np.arange(n_clusters))
-    return obs, observed, size, units, _precision_ratios(y, np.ones_like(y), mi, ti, M, T, nested)
+    return obs, observed, size, units, _precision_ratios(y, np.ones_like(y), mi, ti, M, T, nested), tuple(notes)
 
 
 def _resolve_item_effects(data, m_names, t_names, item_effects):
@@ -407,7 +415,8 @@ def logistic(data, *, item_effects=None, cluster_effects=None, parametrization="
     if task_groups is not None:
         task_groups = {t: task_groups[t] for t in t_names}
     item_effects, item_note = _resolve_item_effects(data, m_names, t_names, item_effects)
-    obs, observed, size, units, info = _logistic_data(data, m_names, t_names, item_effects, cluster_effects)
+    obs, observed, size, units, info, level_notes = _logistic_data(data, m_names, t_names, item_effects,
+                                                                   cluster_effects)
     centred, param_note = _resolve_centred(parametrization, info)
     require_numpyro(num_chains)
     import jax.numpy as jnp
@@ -444,7 +453,8 @@ def logistic(data, *, item_effects=None, cluster_effects=None, parametrization="
     notes = [f"logistic model with {', '.join(names[lv] for lv in centred)} effects, fitted with NUTS: {num_chains}"
              f" chains x {num_samples} draws after {num_warmup} warm-up", param_note,
              "theta = expected accuracy on the task's own items; pred = accuracy on a new test set of the same size"
-             " from the same item population", *([item_note] if item_note else []), f"aggregate: {agg_name}",
+             " from the same item population", *([item_note] if item_note else []), *level_notes,
+             f"aggregate: {agg_name}",
              *table_notes]
     return BayesResult(
         method="logistic", models=tuple(m_names), tasks=tuple(t_names), theta=theta,
