@@ -292,8 +292,8 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
             else:
                 try:
                     td = data.task_data(task, models=list(model_names))
-                except InputError:  # no item shared by every model: only independent resampling can go on
-                    if resampling != "independent" or len(model_names) < 2:
+                except InputError as exc:  # no item shared by every model: only independent resampling goes on
+                    if resampling != "independent" or len(model_names) < 2 or "share no item" not in str(exc):
                         raise
                     td = None
                 if td is not None:
