@@ -17,7 +17,7 @@ from .._validate import InputError, as_generator, check_choice
 from ..aggregate._weights import names_text
 
 __all__ = ["prepare", "resolve_aggregates", "aggregate_notes", "AggregateValues", "LOWER_IS_BETTER", "pair_indices",
-           "TasksLeftOut", "restrict_weights", "shared_tasks"]
+           "TasksLeftOut", "restrict_weights", "shared_tasks", "missing_tasks"]
 
 #: aggregates where a smaller value is better
 LOWER_IS_BETTER = frozenset({"mean-rank", "binned-rank", "optimality-gap", "rank"})
@@ -265,14 +265,9 @@ def _and(names) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def shared_tasks(table, *, explicit: bool = False, independent: bool = False, shared_items: bool = True):
-    """``(table, TasksLeftOut)``: the table restricted to the tasks every model has (and, at item level, shares
-    an item on), and what was left out.
-
-    ``explicit``: the tasks were chosen by the user, so a task some model lacks is an error, not left out.
-    ``shared_items=False``: keep item-level tasks on which the models share no item (analyses that count each
-    model on its own items, such as :func:`evalband.bayes.beta_binomial`).
-    """
+def missing_tasks(table, *, shared_items: bool = True) -> dict:
+    """Task -> the models lacking it, for every task some model lacks; with ``shared_items`` (item level) also
+    task -> () for each task on which no item has a result from every model."""
     d = table.data if table.level == "item" else table.data.loc[table.data["n"] > 0]
     n_m, n_t = len(table.models), len(table.tasks)
     m_code = d["model"].cat.codes.to_numpy().astype(np.int64)
@@ -295,6 +290,18 @@ def shared_tasks(table, *, explicit: bool = False, independent: bool = False, sh
         for k, t in enumerate(table.tasks):
             if str(t) not in lacking and not shared[k]:
                 lacking[str(t)] = ()
+    return lacking
+
+
+def shared_tasks(table, *, explicit: bool = False, independent: bool = False, shared_items: bool = True):
+    """``(table, TasksLeftOut)``: the table restricted to the tasks every model has (and, at item level, shares
+    an item on), and what was left out.
+
+    ``explicit``: the tasks were chosen by the user, so a task some model lacks is an error, not left out.
+    ``shared_items=False``: keep item-level tasks on which the models share no item (analyses that count each
+    model on its own items, such as :func:`evalband.bayes.beta_binomial`).
+    """
+    lacking = missing_tasks(table, shared_items=shared_items)
     if not lacking:
         return table, TasksLeftOut(tuple(table.tasks), {}, independent)
     if explicit:

@@ -291,31 +291,26 @@ def _plan(table):
         return table, (f"There is one model ({models[0]}), so there is nothing to compare or rank: the report "
                        "shows its scores with their intervals, and leaves out the sections on pairwise "
                        "comparisons, ranks, task weights and tests over tasks."), [], False
-    d = table.data
-    rows = d if table.level == "item" else d.loc[d["n"] > 0]
-    present = rows.groupby(["model", "task"], observed=True).size()
-    have = {(str(m), str(t)) for m, t in present.index}
-    lacking = {t: [m for m in models if (m, t) not in have] for t in table.tasks}
-    kept = [t for t in table.tasks if not lacking[t]]
+    from ..compare._setup import TasksLeftOut, missing_tasks
+
+    lacking = missing_tasks(table, shared_items=False)  # the rule compare and rank use
+    kept = [t for t in table.tasks if str(t) not in lacking]
     notes = []
     if not kept:
-        own = "; ".join(f"{m}: {_names([t for t in table.tasks if (m, t) in have], 3)}" for m in models[:6])
+        own = "; ".join(f"{m}: {_names([t for t in table.tasks if m not in lacking.get(str(t), ())], 3)}"
+                        for m in models[:6])
         return table, (f"The {len(models)} models share no task ({own}{'; ...' if len(models) > 6 else ''}), so "
                        "there is no common ground to compare or rank them: the report shows each model's scores "
                        "on its own tasks, and leaves out the sections on pairwise comparisons, ranks, task weights "
                        "and tests over tasks. Choose models that share tasks with --models to compare them."), \
             [], False
     all_tasks, all_groups = tuple(str(t) for t in table.tasks), table.task_groups
-    gone = {t: tuple(lacking[t]) for t in table.tasks if lacking[t]}
+    gone = dict(lacking)
     if gone:
         table = table.select(tasks=kept)
     independent = False
     if table.level == "item":
-        n_models = len(models)
-        items = table.data.drop_duplicates(["model", "task", "item"])
-        shared = items.groupby(["task", "item"], observed=True).size()
-        common = (shared == n_models).groupby(level="task", observed=True).sum()
-        unpaired = [t for t in table.tasks if int(common.get(t, 0)) == 0]
+        unpaired = list(missing_tasks(table))  # tasks on which no item has a result from every model
         if unpaired or not getattr(table, "paired_items", True):
             independent = True
             if unpaired:
@@ -323,8 +318,6 @@ def _plan(table):
                              "model is resampled independently on its own items (unpaired bootstrap); differences "
                              "are less precise than a paired comparison on shared items would make them")
     if gone:  # the notes of compare and rank (evalband.compare._setup.TasksLeftOut), word for word
-        from ..compare._setup import TasksLeftOut
-
         notes[:0] = TasksLeftOut(all_tasks, gone, independent or table.level == "summary", all_groups).notes()
     return table, "", notes, independent
 
