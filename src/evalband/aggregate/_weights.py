@@ -27,6 +27,13 @@ def names_text(names, limit: int = _SHOWN) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
+def lacks_text(by_model) -> str:
+    """``"B lacks 'law'; C lacks 'law', 'math'"`` from model -> tasks it lacks (models in order, at most 4)."""
+    items = [(m, ts) for m, ts in dict(by_model).items() if ts]
+    who = "; ".join(f"{m} lacks {names_text(ts, 4)}" for m, ts in items[:4])
+    return who + (f"; and {len(items) - 4} more models" if len(items) > 4 else "")
+
+
 def _count(names, word: str) -> str:
     return f"{len(names)} {word}{'s' if len(names) != 1 else ''}"
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import InputError, as_generator, check_choice
-from ..aggregate._weights import names_text
+from ..aggregate._weights import lacks_text, names_text
 
 __all__ = ["prepare", "resolve_aggregates", "aggregate_notes", "AggregateValues", "LOWER_IS_BETTER", "pair_indices",
            "TasksLeftOut", "restrict_weights", "shared_tasks", "missing_tasks"]
@@ -312,14 +312,8 @@ def shared_tasks(table, *, explicit: bool = False, independent: bool = False, sh
                          " `models`", source=table.source)
     kept = [t for t in table.tasks if str(t) not in lacking]
     if not kept:
-        by_model = {m: [t for t, ms in lacking.items() if m in ms] for m in table.models}
-        by_model = {m: ts for m, ts in by_model.items() if ts}  # in model order
-        if by_model:
-            who = "; ".join(f"{m} lacks {names_text(ts, 4)}" for m, ts in list(by_model.items())[:4])
-            if len(by_model) > 4:
-                who += f"; and {len(by_model) - 4} more models"
-        else:
-            who = "the selected models share no item on any task"
+        who = (lacks_text({m: [t for t, ms in lacking.items() if m in ms] for m in table.models})
+               or "the selected models share no item on any task")
         raise InputError(f"no task has results for every selected model ({who}); choose models with `models`",
                          source=table.source)
     return table.select(tasks=kept), TasksLeftOut(tuple(str(t) for t in table.tasks), lacking, independent,

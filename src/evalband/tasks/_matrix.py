@@ -172,16 +172,11 @@ def complete_cases(matrix: ScoreMatrix, *, min_tasks: int = 2, what: str = "this
 def _lacking(matrix: ScoreMatrix) -> str:
     """' (B lacks 'law'; C lacks 'law', 'math'); choose models with `models`', as compare says it; '' when every
     model has every task."""
-    from ..aggregate._weights import names_text
+    from ..aggregate._weights import lacks_text
 
     gaps = np.isnan(matrix.scores)
-    by_model = [(m, [t for t, g in zip(matrix.tasks, row) if g]) for m, row in zip(matrix.models, gaps) if row.any()]
-    if not by_model:
-        return ""
-    who = "; ".join(f"{m} lacks {names_text(ts, 4)}" for m, ts in by_model[:4])
-    if len(by_model) > 4:
-        who += f"; and {len(by_model) - 4} more models"
-    return f" ({who}); choose models with `models`"
+    who = lacks_text({m: [t for t, g in zip(matrix.tasks, row) if g] for m, row in zip(matrix.models, gaps)})
+    return f" ({who}); choose models with `models`" if who else ""
 
 
 def rank_matrix(scores: np.ndarray, *, higher_is_better: bool = True) -> np.ndarray:
