@@ -86,9 +86,9 @@ def stage_pandas(args) -> dict:
 
 def stage_evalband(args) -> dict:
     from evalband.aggregate import get_aggregate
-    from evalband.estimate import proportion_interval
+    from evalband.estimation import proportion_interval
     from evalband.io.arrow import read_score_matrices
-    from evalband.rank.distribution import marginal_rank_intervals, ranks
+    from evalband.ranking.distribution import marginal_rank_intervals, ranks
     from evalband.resample import ItemColumns, bootstrap, interval
 
     times = {}
@@ -142,7 +142,7 @@ def stage_evalband(args) -> dict:
 
 
 def stage_table(args) -> dict:
-    from evalband.estimate import estimate
+    from evalband.estimation import estimate
     from evalband.io import read
 
     t0 = time.perf_counter()

@@ -10,36 +10,30 @@ from __future__ import annotations
 
 import importlib
 
-from ._validate import InputError
-from .examples import load_example
-from .io import read
-from .results import ConfidenceInterval
-from .table import Counts, ResultsTable, TaskData
-
-# These functions share their names with their subpackages: bind them now, or the first import of the
-# subpackage would leave the module, not the function, at ``evalband.<name>``.
-from .compare import compare  # noqa: E402
-from .estimate import estimate  # noqa: E402
-from .rank import rank  # noqa: E402
-
 __version__ = "0.1.0"
 
 #: public name -> module that defines it (imported on first access)
 _LAZY = {
+    # reading and the results table
+    "InputError": "evalband._validate", "ConfidenceInterval": "evalband.results",
+    "Counts": "evalband.table", "ResultsTable": "evalband.table", "TaskData": "evalband.table",
+    "read": "evalband.io", "load_example": "evalband.examples",
     # per-task estimators
-    "TaskEstimates": "evalband.estimate",
-    "proportion_interval": "evalband.estimate", "mean_interval": "evalband.estimate",
-    "cluster_interval": "evalband.estimate", "trial_interval": "evalband.estimate",
-    "trial_variance": "evalband.estimate", "TrialVariance": "evalband.estimate",
-    "pass_at_k": "evalband.estimate", "pass_hat_k": "evalband.estimate", "passk": "evalband.estimate",
-    "PassKResult": "evalband.estimate",
+    "estimate": "evalband.estimation",
+    "TaskEstimates": "evalband.estimation",
+    "proportion_interval": "evalband.estimation", "mean_interval": "evalband.estimation",
+    "cluster_interval": "evalband.estimation", "trial_interval": "evalband.estimation",
+    "trial_variance": "evalband.estimation", "TrialVariance": "evalband.estimation",
+    "pass_at_k": "evalband.estimation", "pass_hat_k": "evalband.estimation", "passk": "evalband.estimation",
+    "PassKResult": "evalband.estimation",
     # bootstrap engine and aggregates
     "bootstrap": "evalband.resample", "bootstrap_items": "evalband.resample", "Replicates": "evalband.resample",
     "interval": "evalband.resample", "get_aggregate": "evalband.aggregate",
     # comparisons and rankings
-    "Comparison": "evalband.compare", "adjust_pvalues": "evalband.compare",
-    "paired_difference": "evalband.compare", "mcnemar_exact": "evalband.compare",
-    "paired_permutation_test": "evalband.compare", "Ranking": "evalband.rank",
+    "compare": "evalband.comparison", "rank": "evalband.ranking",
+    "Comparison": "evalband.comparison", "adjust_pvalues": "evalband.comparison",
+    "paired_difference": "evalband.comparison", "mcnemar_exact": "evalband.comparison",
+    "paired_permutation_test": "evalband.comparison", "Ranking": "evalband.ranking",
     # tests over tasks
     "run_test": "evalband.tasks", "friedman": "evalband.tasks", "nemenyi": "evalband.tasks",
     "signed_rank_tests": "evalband.tasks", "rm_anova": "evalband.tasks", "bayes_signed_rank": "evalband.tasks",
@@ -56,14 +50,21 @@ _LAZY = {
     "release_gate": "evalband.plan",
 }
 
-__all__ = ["ConfidenceInterval", "Counts", "InputError", "ResultsTable", "TaskData", "load_example", "read",
-           "compare", "estimate", "rank",
-           "__version__", *_LAZY]
+__all__ = ["__version__", *_LAZY]
+
+
+#: subpackages and modules reachable as attributes (``evalband.bayes.beta_binomial``), imported on first access
+_SUBMODULES = frozenset({
+    "aggregate", "bayes", "comparison", "estimation", "examples", "io", "plan", "ranking", "report", "resample",
+    "results", "table", "tasks", "weights", "cli", "dist",
+})
 
 
 def __getattr__(name: str):
     module = _LAZY.get(name)
     if module is None:
+        if name in _SUBMODULES:
+            return importlib.import_module(f"evalband.{name}")
         raise AttributeError(f"module 'evalband' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
@@ -71,4 +72,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | _SUBMODULES)

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from evalband import load_example
 from evalband.cli.main import app
-from evalband.estimate import estimate
+from evalband.estimation import estimate
 
 runner = CliRunner()
 

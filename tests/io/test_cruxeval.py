@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from evalband import InputError, read
 from evalband.cli.main import app
-from evalband.estimate import passk
+from evalband.estimation import passk
 from evalband.io.folders import classify
 
 from ..conftest import FIXTURES

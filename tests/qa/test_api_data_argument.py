@@ -12,7 +12,7 @@ import pytest
 
 from evalband import load_example, read
 from evalband.bayes import beta_binomial, compare_with_bootstrap, prior_sensitivity
-from evalband.estimate import estimate, passk
+from evalband.estimation import estimate, passk
 from evalband.weights import weight_sensitivity
 
 # two models, three tasks in two groups, 0/1 items

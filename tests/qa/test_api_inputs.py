@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from evalband import read
-from evalband.estimate import estimate, passk
+from evalband.estimation import estimate, passk
 
 LONG = pd.DataFrame({"model": ["A"] * 6 + ["B"] * 6, "task": ["t"] * 12, "item": [1, 1, 2, 2, 3, 3] * 2,
                      "trial": [0, 1] * 6, "score": [1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 0, 1]})

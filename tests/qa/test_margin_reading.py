@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from evalband import compare
 from evalband.cli.main import app
-from evalband.compare.pairwise import pairwise_differences
-from evalband.compare.verdict import VERDICTS, margin_text, verdict, verdict_detail
+from evalband.comparison.pairwise import pairwise_differences
+from evalband.comparison.verdict import VERDICTS, margin_text, verdict, verdict_detail
 from evalband.table import ResultsTable
 
 # (low, high) of A - B against a 1-point margin: the verdict (unchanged rule) and what the reading adds

@@ -1,7 +1,7 @@
 """Second QA pass, S15: a model lacking a whole task stopped ``beta_binomial`` ("model 'C' has no result for task
 'law'"), while compare, rank and report leave the task out with a note. Now ``beta_binomial`` (and
 ``prior_sensitivity`` and ``compare_with_bootstrap``, which go through it) follow the same rule with the same
-notes (``evalband.compare._setup.shared_tasks``), and a task named in ``tasks`` that a model lacks is an error.
+notes (``evalband.comparison._setup.shared_tasks``), and a task named in ``tasks`` that a model lacks is an error.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from evalband import ResultsTable
 from evalband._validate import InputError
 from evalband.bayes import beta_binomial, compare_with_bootstrap, prior_sensitivity
-from evalband.compare import compare
+from evalband.comparison import compare
 
 
 def _rows(rng, skip=("C", "law"), disjoint=None):

@@ -31,7 +31,7 @@ def test_scored_file_with_sorted_keys_is_recognized(tmp_path):
     # skipped with a note in a folder)
     from pathlib import Path
 
-    from evalband.estimate import passk
+    from evalband.estimation import passk
 
     src = Path(__file__).resolve().parents[1] / "fixtures" / "cruxeval" / \
         "sample_scored_codellama-7b_temp0.2_input.json"

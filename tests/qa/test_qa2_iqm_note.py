@@ -16,7 +16,7 @@ from scipy.stats import trim_mean
 
 from evalband import read
 from evalband.aggregate import rliable
-from evalband.rank import rank
+from evalband.ranking import rank
 
 ATARI = Path(__file__).resolve().parents[1] / "fixtures" / "atari100k"
 

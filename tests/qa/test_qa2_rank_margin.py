@@ -8,7 +8,7 @@ margin, so all three share tier 1. Before the fix nothing said that the margin w
 from __future__ import annotations
 
 from evalband import load_example
-from evalband.rank import rank
+from evalband.ranking import rank
 
 MODELS = ["Sup-Rotation-100%", "Sup-Exemplar-100%", "Sup-100%"]
 

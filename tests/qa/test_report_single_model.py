@@ -132,5 +132,5 @@ def test_a_task_some_model_lacks_is_left_out_with_a_note():
                                     source="lacking.csv")
     rep = build_report(table, n_resamples=200, seed=1, bayes=False, timestamp="T")
     assert rep.kind == "comparison" and set(rep.per_task["task"]) == {"t1", "t2"}
-    # the note of compare and rank, word for word (evalband.compare._setup.TasksLeftOut)
+    # the note of compare and rank, word for word (evalband.comparison._setup.TasksLeftOut)
     assert "task 't3' left out: b has no results on it" in rep.analysis_notes

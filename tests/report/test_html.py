@@ -84,8 +84,8 @@ def test_vtab_findings_state_the_papers_rotation_result(vtab_report):
 
 
 def test_tables_match_the_rank_and_compare_results():
-    from evalband.compare import compare
-    from evalband.rank import rank
+    from evalband.comparison import compare
+    from evalband.ranking import rank
     from evalband.resample import bootstrap
 
     table = _small_vtab()

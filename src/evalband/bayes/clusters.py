@@ -7,7 +7,7 @@ the binomial ``p (1 - p) / n``: by the design effect ``deff = var_clustered / va
 size by its design effect, ``(y / deff, n / deff)``: the binomial variance of the effective counts is then the
 cluster-robust variance, and any binomial method (here the Beta-Binomial hierarchy) can be applied to them.
 
-The design effects come from :func:`evalband.estimate.estimate` with ``method='cluster'`` (the CR1 cluster-robust
+The design effects come from :func:`evalband.estimation.estimate` with ``method='cluster'`` (the CR1 cluster-robust
 variance over the independent-items variance, per model and task, each model on its own items).
 """
 
@@ -96,7 +96,7 @@ def design_effects(data, *, models=None, tasks=None) -> DesignEffects:
 
     Notes
     -----
-    The design effect of each cell is the one :func:`evalband.estimate.estimate` reports with
+    The design effect of each cell is the one :func:`evalband.estimation.estimate` reports with
     ``method='cluster'``: the CR1 variance ``G/(G-1) sum_g S_g**2 / n**2`` over ``s**2 / n``. Rao & Scott (1992)
     divide by ``p (1 - p) / n`` instead of ``s**2 / n``, a factor ``(n - 1) / n`` apart. An estimated design effect
     below 1 (a negative intra-cluster correlation, which evaluation clusters such as passages or sources rarely
@@ -109,7 +109,7 @@ def design_effects(data, *, models=None, tasks=None) -> DesignEffects:
     Rao, J. N. K. & Scott, A. J. (1992). A simple method for the analysis of clustered binary data. Biometrics
     48(2), 577-585.
     """
-    from ..estimate import estimate
+    from ..estimation import estimate
     from ..io import read
 
     table = read(data)

@@ -65,14 +65,14 @@ def as_counts(data, *, models=None, tasks=None) -> tuple[Counts, dict | None, tu
 def tasks_every_model_has(data, *, models=None, tasks=None):
     """``(data, TasksLeftOut or None)``: a ResultsTable restricted to ``models`` and ``tasks`` and then to the tasks
     every selected model has results on, the rule of ``compare`` and ``rank``
-    (:func:`evalband.compare._setup.shared_tasks`, whose ``TasksLeftOut`` gives the notes); a Counts unchanged.
+    (:func:`evalband.comparison._setup.shared_tasks`, whose ``TasksLeftOut`` gives the notes); a Counts unchanged.
 
     Each model is counted on its own items, so a task on which the models share no item is kept. A task named in
     ``tasks`` that a selected model lacks is an error (the user asked for it), as in ``compare``.
     """
     if not isinstance(data, ResultsTable):
         return data, None
-    from ..compare._setup import shared_tasks  # the one rule for tasks some model lacks
+    from ..comparison._setup import shared_tasks  # the one rule for tasks some model lacks
 
     if models is not None or tasks is not None:
         data = data.select(models=models, tasks=tasks)

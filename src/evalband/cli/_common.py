@@ -294,13 +294,13 @@ def selected_weights(text, table, tasks):
 
     The text is parsed against ``table``, the full table (every task and group of the data, before ``--tasks``),
     so a group that ``--tasks`` left without tasks is a known group. The chosen tasks then follow the rule of
-    :func:`evalband.compare._setup.restrict_weights` for tasks left out: a task or group left without tasks that the
+    :func:`evalband.comparison._setup.restrict_weights` for tasks left out: a task or group left without tasks that the
     weights give a positive weight is an error (the user asked for it to count); weight 0 drops it; under
     'groups' a group left without tasks is left out and the others share the weight equally; a group keeps its
     weight, shared among its chosen tasks (each with a note). ``tasks`` is the list :func:`select_tasks` returns
     (None: every task, weights as :func:`parse_weights`).
     """
-    from ..compare._setup import restrict_weights
+    from ..comparison._setup import restrict_weights
 
     weights, group_weights = parse_weights(text, table)
     if tasks is None:

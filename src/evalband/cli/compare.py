@@ -103,7 +103,7 @@ def compare(
     points. Summary data (per-task accuracy and n) have no pairing: the verdict is also given for an assumed
     between-model correlation from 0 to 0.5.
     """
-    from ..compare import compare as compare_models
+    from ..comparison import compare as compare_models
 
     with errors(method="--interval", tasks="--tasks"), executor_for(scheduler):  # the bootstrap interval `method`
         full = inputs.load()

@@ -28,7 +28,7 @@ def passk(
     The input needs several 0/1 samples per item: an item-level table with a trial column (e.g. tau-bench
     rewards: --item-col task_id --score-col reward).
     """
-    from ..estimate import passk as passk_estimate
+    from ..estimation import passk as passk_estimate
     from ..report.format import FORMATS, render
 
     with errors(tasks="--tasks"):

@@ -1,6 +1,6 @@
 """``evalband rank``: each model's aggregate with its interval, rank distribution, rank intervals, P(best), tiers.
 
-The command is a thin layer over :func:`evalband.rank.rank`: options are read by :func:`rank`, the library is
+The command is a thin layer over :func:`evalband.ranking.rank`: options are read by :func:`rank`, the library is
 called in :func:`_run` and the frame rendered by ``emit_frame``. Further ranking tests (e.g. Friedman) can add an
 option here and a branch in ``_run`` without touching the rest.
 """
@@ -81,7 +81,7 @@ def rank(
 def _run(table, *, full, tasks, aggregate, weights, resampling, n_resamples, seed, confidence, interval, correction,
          margin):
     """Call the library; return (frame, notes, [(aggregate, display scale)])."""
-    from ..rank import rank as rank_models
+    from ..ranking import rank as rank_models
 
     w, gw, weight_notes = selected_weights(weights, full, tasks)  # parsed against every task and group
     seed, seed_text = resolve_seed(seed)

@@ -31,7 +31,7 @@ def summarize(
     assumed or left out are printed below the table (on stderr for csv and json).
     """
     from .._validate import OVERLAP_CONFIDENCE
-    from ..estimate import estimate
+    from ..estimation import estimate
     from ..report.format import FORMATS, render
 
     with errors(tasks="--tasks"):

@@ -8,7 +8,7 @@ CRUXEval's ``evaluation/evaluate_generations.py`` writes one JSON file per model
 
 named ``<model>_temp<T>_<input|output>.json`` (the repository's samples add a ``sample_scored_`` prefix). Each
 problem is an item and each sampled answer a trial, so the table holds binary scores with trials, ready for
-:func:`evalband.estimate.passk` (which reproduces the stored ``pass_at_1`` and ``pass_at_5``).
+:func:`evalband.estimation.passk` (which reproduces the stored ``pass_at_1`` and ``pass_at_5``).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def read_cruxeval(data, *, unbounded: bool = False, **tabular) -> ResultsTable:
     -----
     The same model sampled at two temperatures (CRUXEval uses 0.2 for pass@1 and 0.8 for pass@5) gives two
     models, ``name (temp 0.2)`` and ``name (temp 0.8)``; with one temperature per model it goes in a note.
-    The pass@k the file stores is also given in a note, for comparison with :func:`evalband.estimate.passk`.
+    The pass@k the file stores is also given in a note, for comparison with :func:`evalband.estimation.passk`.
 
     References
     ----------

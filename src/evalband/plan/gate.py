@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass, field
 import pandas as pd
 
 from .._validate import InputError, check_choice, check_confidence_level, check_probability
-from ..estimate.cluster import cluster_interval
-from ..estimate.mean import mean_interval
+from ..estimation.cluster import cluster_interval
+from ..estimation.mean import mean_interval
 from ..results import ConfidenceInterval
 from .power import solve_power
 from .sequential import SequentialComparison

@@ -8,7 +8,7 @@ correlation, cluster sizes and their coefficient of variation). :func:`plan_from
 paired plan then needs a correlation from the user.
 
 The variance decomposition of trials and the cluster statistics (CR1 standard error, ANOVA ICC, design
-effect) come from :mod:`evalband.estimate`.
+effect) come from :mod:`evalband.estimation`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .._validate import InputError, check_names
-from ..estimate.cluster import cluster_interval
-from ..estimate.trials import trial_variance
+from ..estimation.cluster import cluster_interval
+from ..estimation.trials import trial_variance
 from .planner import ComparisonPlan, plan_comparison
 
 __all__ = ["PilotEstimates", "estimate_pilot", "plan_from_pilot"]
@@ -98,7 +98,7 @@ def _pick_models(table, models):
 
 
 def _cluster_stats(d: np.ndarray, codes: np.ndarray):
-    """CR1 standard error, ANOVA ICC and design effect of the mean difference (from evalband.estimate)."""
+    """CR1 standard error, ANOVA ICC and design effect of the mean difference (from evalband.estimation)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         est = cluster_interval(d, codes)
@@ -124,9 +124,9 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None) -> P
     -----
     With ``k`` trials per item, the variance of an item's mean difference is ``s2_item + (s2_A + s2_B) / k``
     (Miller 2024); ``s2_A``, ``s2_B`` are estimated by the mean within-item sample variance over items with at
-    least two trials (:func:`evalband.estimate.trials.trial_variance`), and the one-trial variance of the
+    least two trials (:func:`evalband.estimation.trials.trial_variance`), and the one-trial variance of the
     difference is ``s2_item + s2_A + s2_B``. The ICC is the ANOVA estimator with ``n0 = (n - sum m_g^2 / n) /
-    (G - 1)`` (Donner 1986) of :func:`evalband.estimate.cluster.cluster_interval`; clusters are taken within
+    (G - 1)`` (Donner 1986) of :func:`evalband.estimation.cluster.cluster_interval`; clusters are taken within
     tasks.
 
     References
@@ -192,7 +192,7 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None) -> P
         notes.append("one model's scores do not vary; the correlation is set to 0")
     vd_obs = float(d.var(ddof=1))
 
-    # output (trial-to-trial) noise from repeated trials (evalband.estimate.trial_variance, per model)
+    # output (trial-to-trial) noise from repeated trials (evalband.estimation.trial_variance, per model)
     oa = ob = 0.0
     k_med = int(np.median(k))
     if out_parts:
@@ -211,7 +211,7 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None) -> P
         item_part = 0.0
     vd1 = item_part + oa + ob
 
-    # clustering of the differences (evalband.estimate.cluster_interval: CR1, ANOVA ICC, design effect)
+    # clustering of the differences (evalband.estimation.cluster_interval: CR1, ANOVA ICC, design effect)
     icc = m_bar = cv = deff_obs = math.nan
     G = 0
     se = math.sqrt(vd_obs / n)

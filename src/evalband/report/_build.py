@@ -84,8 +84,8 @@ def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, con
     model lacks are left out of a comparison (named in the notes). Where the models share no item of a task, the
     items cannot be paired and every model is resampled independently on its own items (said in the notes).
     """
-    from ..compare import compare
-    from ..rank import rank
+    from ..comparison import compare
+    from ..ranking import rank
     from ..resample import bootstrap, interval
     from ..weights import weight_sensitivity
     from . import plots
@@ -225,7 +225,7 @@ def build_report(table, *, aggregate: str = "mean", n_resamples: int = 2000, con
     # ---------------------------------------------------------------- pass@k
     if table.level == "item" and table.has_trials and table.is_binary:
         try:
-            from ..estimate.passk import passk
+            from ..estimation.passk import passk
 
             kmax = int(table.data.groupby(["model", "task", "item"], observed=True).size().min())
             ks = tuple(k for k in (1, 2, 3, 5, 10, 20, 50, 100) if k <= kmax)
@@ -291,7 +291,7 @@ def _plan(table):
         return table, (f"There is one model ({models[0]}), so there is nothing to compare or rank: the report "
                        "shows its scores with their intervals, and leaves out the sections on pairwise "
                        "comparisons, ranks, task weights and tests over tasks."), [], False
-    from ..compare._setup import TasksLeftOut, missing_tasks
+    from ..comparison._setup import TasksLeftOut, missing_tasks
 
     lacking = missing_tasks(table, shared_items=False)  # the rule compare and rank use
     kept = [t for t in table.tasks if str(t) not in lacking]
@@ -317,7 +317,7 @@ def _plan(table):
                 notes.append(f"the models share no item on {_names(unpaired, 4)}: items cannot be paired, so every "
                              "model is resampled independently on its own items (unpaired bootstrap); differences "
                              "are less precise than a paired comparison on shared items would make them")
-    if gone:  # the notes of compare and rank (evalband.compare._setup.TasksLeftOut), word for word
+    if gone:  # the notes of compare and rank (evalband.comparison._setup.TasksLeftOut), word for word
         notes[:0] = TasksLeftOut(all_tasks, gone, independent or table.level == "summary", all_groups).notes()
     return table, "", notes, independent
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compare.verdict import margin_text
+from ..comparison.verdict import margin_text
 
 __all__ = ["findings_for", "method_notes", "references", "detectable_difference"]
 

@@ -101,7 +101,7 @@ def build_summary_report(table, *, reason: str, aggregate: str, n_resamples: int
     passk_frame = None
     if table.level == "item" and table.has_trials and table.is_binary:
         try:
-            from ..estimate.passk import passk
+            from ..estimation.passk import passk
 
             kmax = int(table.data.groupby(["model", "task", "item"], observed=True).size().min())
             ks = tuple(k for k in (1, 2, 3, 4, 5, 8, 10, 16, 20, 50, 100) if k <= kmax)

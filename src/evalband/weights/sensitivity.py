@@ -246,7 +246,7 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
     if len(data.models) < 2:
         raise ValueError(f"`data` must hold at least two models; got {len(data.models)}.")
     if is_table:  # tasks some model lacks are left out with a note, as in compare and rank
-        from ..compare._setup import shared_tasks
+        from ..comparison._setup import shared_tasks
 
         data, left_out = shared_tasks(data)
         if left_out:

@@ -1,0 +1,481 @@
+"""All pairwise comparisons of models, for any aggregate and per task, from one bootstrap replicate set."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from .._validate import (OVERLAP_CONFIDENCE, check_alternative, check_choice, check_confidence_level,
+                         check_positive_int)
+from ._setup import aggregate_notes, prepare, resolve_aggregates
+from .exact import mcnemar_exact
+from .multiplicity import CORRECTIONS, adjust_pvalues
+from .paired import paired_difference
+from .pairwise import PairwiseComparison, interval_label, pairwise_differences
+from .permutation import paired_permutation_test
+from .pvalues import INTERVAL_METHODS
+from .sensitivity import DEFAULT_CORRELATIONS, correlated_replicates, describe_sweep
+from .verdict import MIN_DISCORDANT, check_margin, reading, verdict_detail
+
+__all__ = ["compare", "Comparison", "PairwiseComparison", "pairwise_differences"]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Result of :func:`compare`.
+
+    Attributes
+    ----------
+    models : tuple of str
+    aggregates : tuple of PairwiseComparison
+        One per aggregate asked for.
+    tasks : tuple of PairwiseComparison
+        One per task (empty when ``per_task=False``).
+    sensitivity : tuple of PairwiseComparison
+        Summary data only: the aggregate comparisons again at each assumed between-model correlation.
+    replicates : evalband.resample.Replicates
+        The one replicate set behind every number.
+    paired : bool
+        Whether the replicates keep models paired (item-level data resampled with the same items).
+    notes : tuple of str
+        What was assumed or left out.
+    tasks_left_out : dict
+        Task left out -> the selected models with no result on it (empty tuple: the models have results but
+        share no item). Aggregates are over the other tasks; ``notes`` says so.
+    """
+
+    models: tuple
+    aggregates: tuple
+    tasks: tuple
+    sensitivity: tuple
+    replicates: object
+    paired: bool
+    notes: tuple = ()
+    tasks_left_out: dict = field(default_factory=dict)
+
+    def to_frame(self, level: str = "aggregate") -> pd.DataFrame:
+        """Tidy table of the pairs: ``level`` 'aggregate', 'task' or 'sensitivity'."""
+        level = check_choice(level, ("aggregate", "task", "sensitivity"), "level")
+        parts = {"aggregate": self.aggregates, "task": self.tasks, "sensitivity": self.sensitivity}[level]
+        if not parts:
+            return pd.DataFrame()
+        return pd.concat([p.to_frame() for p in parts], ignore_index=True)
+
+    def readings(self, level: str = "aggregate") -> list[str]:
+        """The one-sentence reading of every pair."""
+        level = check_choice(level, ("aggregate", "task", "sensitivity"), "level")
+        parts = {"aggregate": self.aggregates, "task": self.tasks, "sensitivity": self.sensitivity}[level]
+        return [r for p in parts for r in p.readings]
+
+    def __getitem__(self, name: str) -> PairwiseComparison:
+        for p in self.aggregates + self.tasks:
+            if p.statistic == name:
+                return p
+        raise KeyError(f"no aggregate or task named {name!r}")
+
+
+def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=None, tasks=None,
+            replicates=None, resampling: str = "auto", n_resamples: int = 10_000, method: str = "percentile",
+            confidence_level=0.95, alternative: str = "two-sided", correction: str = "none",
+            margin: float = 0.0, correlation: float | None = None, correlations=DEFAULT_CORRELATIONS,
+            per_task: bool = True, permutation: bool = False, n_permutations: int = 9999, cluster=None,
+            aggregate_options=None, rng=None) -> Comparison:
+    """Compare every pair of models on any aggregate over tasks and on each task.
+
+    Parameters
+    ----------
+    data : ResultsTable, path, DataFrame or Replicates
+        Evaluation results (anything :func:`evalband.read` accepts), or replicates already drawn.
+    aggregate : str, callable or sequence
+        Aggregate(s) over tasks by name ('mean', 'geometric', 'minmax', 'mean-rank', ...; see
+        ``evalband.aggregate.AGGREGATES``), a comma-separated string, or a function of the (..., models, tasks)
+        score array.
+    weights, group_weights : optional
+        Task weights (array in task order or mapping task -> weight) and group weights ('equal' or mapping
+        group -> weight) for weighted aggregates (see ``evalband.aggregate.get_aggregate``). Tasks or groups a
+        mapping does not name get weight 0, and ``notes`` lists them.
+    models, tasks : sequence of str, optional
+        Restrict the comparison (and so the pairs). Without ``tasks``, a task that a selected model has no
+        result on (or, at item level, on which the models share no item) is left out, named in ``notes`` and
+        ``Comparison.tasks_left_out``; aggregates are over the other tasks. A task named in ``tasks`` that a
+        model lacks is an error, and so is a selection with no task left. Task weights that give a left-out task
+        a positive weight are refused (give it weight 0, or leave the model out); group weights stay the groups'
+        weights, shared among the tasks each group keeps (with a note).
+    replicates : Replicates, optional
+        Reuse a replicate set (drawn by ``evalband.resample.bootstrap`` on the same table).
+    resampling : {'auto', 'paired', 'independent'}
+        'auto' pairs item-level data and resamples summary data independently (binomially).
+    n_resamples : int
+    method : {'percentile', 'basic', 'bca'}
+        Bootstrap interval method (BCa needs the replicates' jackknife values).
+    confidence_level : float or str
+        Family confidence level (0.95, '95%'). 'overlap' (0.834) is refused: it is calibrated for judging two
+        independent per-model intervals by eye (Goldstein & Healy 1995), not for an interval of the difference,
+        where it would make verdicts at about a 17% error rate.
+    alternative : {'two-sided', 'less', 'greater'}
+    correction : {'none', 'bonferroni', 'holm', 'bh', 'max-t'}
+        Multiple-comparison control over the pairs of each aggregate (and, separately, of each task).
+    margin : float
+        Practical margin on the statistic's scale (0.01 = one accuracy point) for the verdicts: 'A better' needs
+        the whole interval above ``+margin``, 'equivalent' the whole interval inside ``(-margin, margin)``. The
+        readings and ``verdict_detail`` say what a 'not yet decided' interval does settle (e.g. "A better, but
+        not decidedly by more than the 1-point margin" when it excludes 0 but not the margin).
+    correlation : float, optional
+        Summary data: assumed between-model correlation of the main result (default 0, independent).
+    correlations : sequence of float
+        Summary data: correlations swept in ``Comparison.sensitivity``.
+    per_task : bool
+        Also compare pairs within each task.
+    permutation : bool
+        Item-level data: add a paired sign-flip permutation p-value per task and pair (``n_permutations``).
+    cluster : bool, optional
+        Passed to the bootstrap: None resamples whole clusters when the data have them, False resamples items.
+    aggregate_options : dict, optional
+        Further options of ``evalband.aggregate.get_aggregate`` (floors, ceilings, chance, bin_width, ...).
+    rng : seed or Generator
+        The same seed gives the same numbers.
+
+    Returns
+    -------
+    Comparison
+
+    Notes
+    -----
+    Every interval, p-value and verdict comes from the bootstrap distribution of the **difference** of the two
+    models' statistics on the same replicates, never from overlapping per-model intervals. With item-level data
+    the replicates are paired (the same items for every model), which keeps the between-model correlation; the
+    analytic paired standard error is reported beside the bootstrap one as a check (Miller 2024). Summary data
+    carry no pairing: the replicates are independent across models, which overstates the variance of a difference
+    when models are positively correlated, so the comparison is repeated with the correlation assumed from 0 to 0.5
+    (seed 000, section 5.3) and each reading says how its verdict moves.
+
+    The bootstrap is valid for smooth statistics of many items per task (means, weighted means, min-max
+    normalized means); for rank-based aggregates and the maximum over models it is a useful description, but
+    intervals can undercover when models are tied.
+
+    No verdict comes from too little: a difference resting on fewer than 10 resampling units (items, or clusters
+    when clusters are resampled; for an aggregate, summed over tasks), or whose interval has zero width, is 'not
+    yet decided' with a NaN p-value and a reading that says why (:func:`~evalband.comparison.verdict.withhold`).
+    Binary paired scores with fewer than 10 discordant items on a task (or on the only task, for aggregates that
+    are weighted means) take the exact McNemar p-value and verdict instead of the bootstrap ones
+    (``verdict_basis`` says which rule applied).
+
+    References
+    ----------
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
+    Longjohn, R., Gopalan, G. & Casleton, E. (2025). Statistical Uncertainty Quantification for Aggregate
+    Performance Metrics in Machine Learning Benchmarks. arXiv:2501.04234.
+    """
+    method = check_choice(method, INTERVAL_METHODS, "method")
+    correction = check_choice(correction, CORRECTIONS, "correction")
+    alternative = check_alternative(alternative)
+    confidence_level = check_confidence_level(confidence_level)
+    if abs(confidence_level - OVERLAP_CONFIDENCE) < 1e-9:
+        raise ValueError("`confidence_level` 'overlap' (83.4%) is for per-model overlap displays (summarize);"
+                         " intervals for differences and their verdicts need a level such as 0.95.")
+    margin = check_margin(margin)
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
+    n_permutations = check_positive_int(n_permutations, "n_permutations")
+    table, reps, gen, left_out = prepare(data, replicates=replicates, models=models, tasks=tasks,
+                                         resampling=resampling, n_resamples=n_resamples, rng=rng, cluster=cluster)
+    weights, group_weights, weight_notes = left_out.weights(weights, group_weights)
+    # no pairing to measure: summary counts (binomial replicates), or independent replicates given without a table
+    summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
+    paired = reps.resampling == "paired"
+    binomial = reps.resampling == "binomial"
+    notes = list(getattr(reps, "notes", ())) + left_out.notes() + weight_notes
+    if summary:
+        rho = 0.0 if correlation is None else float(correlation)
+        sweep = sorted({float(c) for c in correlations} | {rho})
+        notes.append("no pairing between models in these data: they were resampled independently"
+                     f"{' (binomially)' if binomial else ''}; the main result assumes a between-model correlation of {rho:g}, and `sensitivity` repeats"
+                     f" the comparison at correlations {', '.join(f'{c:g}' for c in sweep)}")
+    else:
+        rho = None
+        sweep = []
+        if correlation is not None:
+            raise ValueError("`correlation` applies to data without pairing (summary-level counts) only; with"
+                             " item-level data the correlation is measured.")
+    options = dict(method=method, confidence_level=confidence_level, alternative=alternative,
+                   correction=correction, margin=margin)
+    units_t = np.asarray(reps.n_units, dtype=np.float64)
+    unit_name = "clusters" if getattr(reps, "unit", "item") == "cluster" else "items"
+    options["unit_name"] = unit_name
+    aggs = resolve_aggregates(reps, aggregate, weights=weights, group_weights=group_weights,
+                              jackknife=(method == "bca"), **dict(aggregate_options or {}))
+    notes += aggregate_notes(aggs)
+    per_task_var = _task_variances(table, reps, paired) if not summary else None
+    strata = jk_all = None
+    if method == "bca":
+        jk_all = reps.jackknife()
+        strata = reps.jackknife_strata() if hasattr(reps, "jackknife_strata") else None
+
+    def run(obs_mt, reps_bmt, assumed, keep, sweep_texts=None):
+        agg_out = []
+        for av in aggs:
+            if reps_bmt is reps.replicates:
+                samples = av.samples
+            else:
+                samples = np.asarray(av.function(reps_bmt), dtype=np.float64)
+            observed_ = av.observed
+            se_fn, _ = _analytic(av.linear_weights, reps, per_task_var, assumed if binomial else None)
+            corr_fn = _pooled_item_correlation(per_task_var, len(reps.models)) if per_task_var is not None \
+                else (None if assumed is None else (lambda ia, ib, c=assumed: np.full(ia.shape, c, dtype=float)))
+            extra = None if sweep_texts is None else sweep_texts.get(av.name)
+            agg_out.append(pairwise_differences(
+                observed_, samples, reps.models, statistic=av.name, level="aggregate", jackknife=av.jackknife,
+                jackknife_strata=strata,
+                higher_is_better=av.higher_is_better, se_analytic=se_fn, correlation=corr_fn, scale=av.scale,
+                unit=av.unit, keep_replicates=keep, assumed_correlation=assumed, extra_readings=extra,
+                n_units=float(units_t.sum()), **options))
+        return agg_out
+
+    sens = []
+    sweep_texts = None
+    if summary:
+        by_rho = {}
+        for c in sweep:
+            r = reps.replicates if c == 0 else correlated_replicates(reps.observed, reps.replicates, c, rng=gen)
+            by_rho[c] = run(reps.observed, r, c, keep=False)
+        sens = [pc for c in sweep for pc in by_rho[c]]
+        sweep_texts, sweep_plain = {}, {}
+        for k, av in enumerate(aggs):
+            verdict_grid = np.array([by_rho[c][k].verdict for c in sweep])  # (C, P)
+            first = by_rho[sweep[0]][k]
+            texts, plain = [], []
+            for p in range(verdict_grid.shape[1]):
+                beyond = " beyond the margin" if margin > 0 else ""
+                named = {"A better": f"{first.model_a[p]} better{beyond}",
+                         "B better": f"{first.model_b[p]} better{beyond}"}
+                steps = [named.get(v, v) for v in verdict_grid[:, p]]
+                texts.append(f"(assumed correlation {min(sweep):g} to {max(sweep):g}: "
+                             f"{describe_sweep(sweep, steps)})")
+                plain.append(describe_sweep(sweep, list(verdict_grid[:, p])))
+            sweep_texts[av.name] = texts
+            sweep_plain[av.name] = tuple(plain)
+        main_reps = reps.replicates if rho == 0 else correlated_replicates(reps.observed, reps.replicates, rho,
+                                                                           rng=gen)
+        aggregates = [replace(pc, verdict_by_correlation=sweep_plain[pc.statistic])
+                      for pc in run(reps.observed, main_reps, rho, keep=True, sweep_texts=sweep_texts)]
+    else:
+        main_reps = reps.replicates
+        aggregates = run(reps.observed, main_reps, None, keep=True)
+        if len(reps.tasks) == 1 and per_task_var is not None and per_task_var[0] is not None \
+                and table.is_binary and not table.has_trials and getattr(reps, "unit", "item") == "item":
+            # one task: a weighted mean of it is its mean, so the exact test of the task applies to the aggregate
+            sc = per_task_var[0]["scores"]
+            aggregates = [_exact_when_few_discordant(replace(
+                pc, p_mcnemar=mcnemar_exact(sc[pc.index_a], sc[pc.index_b],
+                                            alternative=alternative).pvalue.astype(float)),
+                sc[pc.index_a], sc[pc.index_b], options) if aggs[k].linear_weights is not None else pc
+                for k, pc in enumerate(aggregates)]
+
+    b = reps.replicates.shape[0]
+    for pc in aggregates:
+        tail = (1 - pc.interval_level) / (2 if alternative == "two-sided" else 1)
+        if pc.correction in ("bonferroni", "holm", "bh") and tail * b < 10:
+            notes.append(f"{pc.statistic}: the {pc.correction} intervals at {pc.interval_level:.4%} rest on fewer"
+                         f" than 10 replicates per tail (B = {b:,}; {len(pc.difference)} pairs) and p-values"
+                         f" cannot fall below {1 / (b + 1):.2g}; raise n_resamples or use correction='max-t'")
+    task_results = []
+    if per_task:
+        for t, task in enumerate(reps.tasks):
+            task_results.append(_task_comparison(t, task, table, reps, main_reps, paired, summary, rho,
+                                                 per_task_var, permutation, n_permutations, gen, options,
+                                                 strata, jk_all, binomial))
+    return Comparison(tuple(reps.models), tuple(aggregates), tuple(task_results), tuple(sens), reps, paired,
+                      tuple(notes), dict(left_out.lacking))
+
+
+def _task_variances(table, reps, paired):
+    """Per task and unordered pair (i < j): variances of the two means and of their difference (item data)."""
+    if table is None or table.level != "item":
+        return None
+    m = len(reps.models)
+    i, j = np.triu_indices(m, k=1)
+    out = []
+    for task in reps.tasks:
+        td = table.task_data(task, models=list(reps.models))
+        clusters = td.clusters if getattr(reps, "unit", "item") == "cluster" else None
+        if td.n_items < 2:
+            out.append(None)
+            continue
+        pd_ = paired_difference(td.scores[i], td.scores[j], clusters=clusters)
+        var_d = pd_.se ** 2 if paired else pd_.se_a ** 2 + pd_.se_b ** 2
+        out.append(dict(va=pd_.se_a ** 2, vb=pd_.se_b ** 2, vd=var_d, corr=pd_.correlation, scores=td.scores,
+                        clusters=clusters, index=(i, j), ss_a=(td.n_items - 1) * pd_.var_a,
+                        ss_b=(td.n_items - 1) * pd_.var_b, sp=(td.n_items - 1) * pd_.cov))
+    return out
+
+
+def _pooled_item_correlation(per_task_var, m):
+    """``f(ia, ib)``: correlation of the two models' per-item scores, pooled within tasks (item-level data).
+
+    ``sum_t (n_t - 1) cov_t / sqrt(sum_t (n_t - 1) var_a,t * sum_t (n_t - 1) var_b,t)``: the Pearson correlation of
+    the scores after subtracting each task's mean, so that differences in task difficulty do not count as
+    agreement between the models. Tasks with fewer than 2 items are left out.
+    """
+    parts = [v for v in per_task_var if v is not None]
+    if not parts:
+        return None
+    ss_a = np.sum([v["ss_a"] for v in parts], axis=0)
+    ss_b = np.sum([v["ss_b"] for v in parts], axis=0)
+    sp = np.sum([v["sp"] for v in parts], axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr = np.where((ss_a > 0) & (ss_b > 0), sp / np.sqrt(ss_a * ss_b), np.nan)
+
+    def corr_fn(ia, ib):
+        pos, _ = _unordered(ia, ib, m)
+        return corr[pos]
+
+    return corr_fn
+
+
+def _unordered(ia, ib, m):
+    """Position of each pair in the i < j enumeration, and whether it is flipped."""
+    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    pos = lo * m - lo * (lo + 1) // 2 + (hi - lo - 1)
+    return pos, ia > ib
+
+
+def _analytic(weights, reps, per_task_var, assumed):
+    """Functions (ia, ib) -> analytic SE and correlation of an aggregate difference (None when not linear)."""
+    if weights is None:
+        return None, None
+    m = len(reps.models)
+    if per_task_var is not None:
+        if any(v is None for v in per_task_var):
+            return None, None
+
+        def parts(ia, ib):
+            pos, flip = _unordered(ia, ib, m)
+            va = np.stack([np.where(flip, v["vb"][pos], v["va"][pos]) for v in per_task_var], axis=-1)
+            vb = np.stack([np.where(flip, v["va"][pos], v["vb"][pos]) for v in per_task_var], axis=-1)
+            vd = np.stack([v["vd"][pos] for v in per_task_var], axis=-1)
+            cov = (va + vb - vd) / 2
+            return va, vb, cov
+    elif assumed is not None:
+        p = np.asarray(reps.observed, dtype=np.float64)
+        n = np.asarray(reps.n_units, dtype=np.float64)
+        var = p * (1 - p) / n
+
+        def parts(ia, ib):
+            va, vb = var[ia], var[ib]
+            return va, vb, assumed * np.sqrt(va * vb)
+    else:
+        return None, None
+
+    def agg_vars(ia, ib):
+        va, vb, cov = parts(ia, ib)
+        wa, wb = weights[ia], weights[ib]
+        var_a = (wa ** 2 * va).sum(-1)
+        var_b = (wb ** 2 * vb).sum(-1)
+        c = (wa * wb * cov).sum(-1)
+        return var_a, var_b, c
+
+    def se_fn(ia, ib):
+        var_a, var_b, c = agg_vars(ia, ib)
+        return np.sqrt(np.maximum(var_a + var_b - 2 * c, 0.0))
+
+    def corr_fn(ia, ib):
+        var_a, var_b, c = agg_vars(ia, ib)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where((var_a > 0) & (var_b > 0), c / np.sqrt(var_a * var_b), np.nan)
+
+    return se_fn, corr_fn
+
+
+def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_task_var, permutation,
+                     n_permutations, gen, options, strata=None, jk_all=None, binomial=False):
+    m = len(reps.models)
+    obs = np.asarray(reps.observed[:, t], dtype=np.float64)
+    samples = main_reps[:, :, t]
+    jk = None if jk_all is None else jk_all[:, :, t]
+    info = None if per_task_var is None else per_task_var[t]
+
+    if info is not None:
+        def se_fn(ia, ib):
+            pos, _ = _unordered(ia, ib, m)
+            return np.sqrt(info["vd"][pos])
+
+        def corr_fn(ia, ib):
+            pos, _ = _unordered(ia, ib, m)
+            return info["corr"][pos]
+    elif summary and binomial:
+        var = obs * (1 - obs) / float(np.asarray(reps.n_units)[t])
+
+        def se_fn(ia, ib):
+            return np.sqrt(np.maximum(var[ia] + var[ib] - 2 * rho * np.sqrt(var[ia] * var[ib]), 0.0))
+
+        def corr_fn(ia, ib):
+            return np.full(ia.shape, rho, dtype=float)
+    else:
+        se_fn = corr_fn = None
+    res = pairwise_differences(obs, samples, reps.models, statistic=str(task), level="task", jackknife=jk,
+                               jackknife_strata=strata, n_units=float(np.asarray(reps.n_units)[t]),
+                               se_analytic=se_fn, correlation=corr_fn, keep_replicates=False,
+                               assumed_correlation=rho if summary else None, **options)
+    if info is not None and table is not None:
+        scores = info["scores"]
+        a, b = scores[res.index_a], scores[res.index_b]
+        extra = {}
+        if table.is_binary and not table.has_trials:
+            extra["p_mcnemar"] = mcnemar_exact(a, b, alternative=options["alternative"]).pvalue.astype(float)
+        if permutation:
+            perm = paired_permutation_test(a, b, n_resamples=n_permutations, alternative=options["alternative"],
+                                           rng=gen)
+            extra["p_permutation"] = np.asarray(perm.pvalue, dtype=float)
+        if extra:
+            res = replace(res, **extra)
+        if "p_mcnemar" in extra and getattr(reps, "unit", "item") == "item":
+            res = _exact_when_few_discordant(res, a, b, options)
+    return res
+
+
+def _exact_when_few_discordant(res, a, b, options):
+    """Binary paired scores with fewer than MIN_DISCORDANT discordant items: exact McNemar p-value and verdict.
+
+    Only discordant items carry information about a difference in accuracy; with few of them the bootstrap
+    distribution of the difference is coarse (all 3 discordant items favouring A give the interval (100, 100)),
+    while McNemar's test is exact for any number. The verdict is 'A better'/'B better' when the (corrected)
+    McNemar p-value is at most ``1 - confidence_level`` and the margin is 0; McNemar's test says nothing about a
+    margin, so with a margin the pair stays 'not yet decided'. The interval shown is still the bootstrap one.
+    """
+    disc = np.sum(np.asarray(a) != np.asarray(b), axis=-1)
+    use = disc < MIN_DISCORDANT
+    if not use.any():
+        return res
+    p = res.p_value.copy()
+    p[use] = res.p_mcnemar[use]
+    correction = options["correction"]
+    if correction in ("bonferroni", "holm", "bh"):
+        p_adj = adjust_pvalues(p, method=correction)
+    elif correction == "max-t":  # Bonferroni for the exact p-values (max-t needs replicates)
+        p_adj = res.p_adjusted.copy()
+        p_adj[use] = np.minimum(1.0, p[use] * p.size)
+    else:
+        p_adj = p.copy()
+    alpha = 1 - options["confidence_level"]
+    verdicts = res.verdict.copy()
+    basis = list(res.verdict_basis)
+    readings = list(res.readings)
+    details = list(res.verdict_detail) if res.verdict_detail is not None else None
+    label = interval_label(correction)
+    for k in np.flatnonzero(use):
+        decided = p_adj[k] <= alpha and options["margin"] == 0 and res.difference[k] != 0
+        verdicts[k] = ("A better" if res.difference[k] > 0 else "B better") if decided else "not yet decided"
+        basis[k] = "exact McNemar"
+        why = (f"(exact McNemar p = {p[k]:.2g} on {int(disc[k])} discordant item{'s' if disc[k] != 1 else ''}:"
+               f" with fewer than {MIN_DISCORDANT} the bootstrap is unreliable, so the verdict follows the exact test"
+               f"{'; it does not test a margin' if options['margin'] > 0 else ''})")
+        readings[k] = reading(res.model_a[k], res.model_b[k], res.difference[k], res.ci.low[k], res.ci.high[k],
+                              verdicts[k], se=res.se[k], confidence_level=res.interval_level, scale=res.scale,
+                              unit="points", label=label, extra=why)
+        if details is not None:  # the exact test decides at a zero margin only: the verdict's words, no more
+            details[k] = verdict_detail(verdicts[k], res.ci.low[k], res.ci.high[k], model_a=res.model_a[k],
+                                        model_b=res.model_b[k])
+    return replace(res, p_value=p, p_adjusted=p_adj, verdict=verdicts, verdict_basis=tuple(basis),
+                   readings=tuple(readings), verdict_detail=None if details is None else tuple(details))

@@ -1,0 +1,277 @@
+"""Rankings with uncertainty: per model and aggregate, the rank distribution, intervals, P(best) and tiers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._validate import OVERLAP_CONFIDENCE, check_choice, check_confidence_level, check_positive_int
+from ..results import ConfidenceInterval
+from .distribution import marginal_rank_intervals, probability_best, rank_distribution, ranks
+from .simultaneous import better_matrix, simultaneous_rank_intervals, tiers
+
+__all__ = ["rank", "Ranking", "ModelRanking", "rank_models", "SIMULTANEOUS"]
+
+#: how pairwise intervals are built for the simultaneous rank intervals and tiers ('max-t', 'bonferroni' and
+#: 'holm' give joint coverage; 'bh' and 'none' do not and are offered for exploration)
+SIMULTANEOUS = ("max-t", "bonferroni", "holm", "bh", "none")
+
+
+@dataclass(frozen=True)
+class ModelRanking:
+    """Ranking of the models under one aggregate.
+
+    Attributes
+    ----------
+    aggregate : str
+    models : tuple of str
+    estimate : numpy.ndarray, shape (M,)
+        The aggregate on the data.
+    se : numpy.ndarray
+        Bootstrap standard deviation of the aggregate.
+    ci : ConfidenceInterval
+        Interval for each model's aggregate.
+    rank : numpy.ndarray of int
+        Observed rank (1 = best; tied models share the best rank).
+    rank_mean : numpy.ndarray
+        Mean rank over replicates.
+    rank_ci : ConfidenceInterval
+        Marginal bootstrap percentile interval of each model's rank.
+    rank_simultaneous : ConfidenceInterval
+        Rank intervals holding for all models at once (Klein, Wright & Wieczorek 2020), from simultaneous
+        pairwise difference intervals.
+    p_best : numpy.ndarray
+        Share of replicates where the model is best.
+    tier : numpy.ndarray of int
+        Tiers of mutually indistinguishable models (1 = top).
+    distribution : numpy.ndarray, shape (M, M)
+        ``distribution[m, r - 1]`` = P*(model m has rank r).
+    rank_samples : numpy.ndarray of int, shape (B, M)
+        The rank of every model on every replicate.
+    samples : numpy.ndarray, shape (B, M)
+        The aggregate on every replicate.
+    better : numpy.ndarray of bool, shape (M, M)
+        ``better[j, k]``: j significantly better than k under the simultaneous pairwise intervals.
+    confidence_level : float
+    method : str
+    simultaneous : str
+    higher_is_better : bool
+    """
+
+    aggregate: str
+    models: tuple
+    estimate: np.ndarray
+    se: np.ndarray
+    ci: ConfidenceInterval
+    rank: np.ndarray
+    rank_mean: np.ndarray
+    rank_ci: ConfidenceInterval
+    rank_simultaneous: ConfidenceInterval
+    p_best: np.ndarray
+    tier: np.ndarray
+    distribution: np.ndarray
+    rank_samples: np.ndarray
+    samples: np.ndarray
+    better: np.ndarray
+    confidence_level: float
+    method: str
+    simultaneous: str
+    higher_is_better: bool
+    margin: float = 0.0
+    scale: float = 100.0
+    """Display multiplier (100 for accuracy-like aggregates, shown in points; 1 for ranks)."""
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per model, best first: estimate and interval, ranks and their intervals, P(best), tier."""
+        frame = pd.DataFrame({
+            "aggregate": self.aggregate, "model": list(self.models), "estimate": self.estimate, "se": self.se,
+            "ci_low": np.asarray(self.ci.low, dtype=float), "ci_high": np.asarray(self.ci.high, dtype=float),
+            "rank": self.rank, "rank_mean": self.rank_mean, "rank_low": self.rank_ci.low,
+            "rank_high": self.rank_ci.high, "rank_sim_low": self.rank_simultaneous.low,
+            "rank_sim_high": self.rank_simultaneous.high, "p_best": self.p_best, "tier": self.tier,
+            "confidence_level": self.confidence_level,
+        })
+        order = np.lexsort((self.rank_mean, self.rank))
+        return frame.iloc[order].reset_index(drop=True)
+
+    def distribution_frame(self) -> pd.DataFrame:
+        """Tidy rank distribution: model, rank, probability."""
+        m = len(self.models)
+        return pd.DataFrame({"aggregate": self.aggregate, "model": np.repeat(self.models, m),
+                             "rank": np.tile(np.arange(1, m + 1), m), "probability": self.distribution.ravel()})
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Result of :func:`rank`: one :class:`ModelRanking` per aggregate, all from one replicate set.
+
+    ``notes`` say what was assumed or left out; ``tasks_left_out`` maps each task left out (because a selected
+    model has no result on it, or the models share no item on it) to the models lacking it.
+    """
+
+    rankings: tuple
+    replicates: object
+    notes: tuple = ()
+    tasks_left_out: dict = field(default_factory=dict)
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.concat([r.to_frame() for r in self.rankings], ignore_index=True)
+
+    def __getitem__(self, aggregate: str) -> ModelRanking:
+        for r in self.rankings:
+            if r.aggregate == aggregate:
+                return r
+        raise KeyError(f"no ranking for aggregate {aggregate!r}; have {[r.aggregate for r in self.rankings]}")
+
+
+def rank_models(observed, samples, models, *, aggregate: str = "statistic", higher_is_better: bool = True,
+                confidence_level=0.95, method: str = "percentile", simultaneous: str = "max-t", margin: float = 0.0,
+                jackknife=None, jackknife_strata=None, scale: float = 100.0, n_units=None,
+                decision_level=None) -> ModelRanking:
+    """Rank models from a statistic's observed values (M,) and joint bootstrap replicates (B, M).
+
+    See :func:`rank` for the meaning of each output. This array-level function is what :func:`rank` calls for
+    each aggregate; use it for a statistic computed elsewhere from the same replicates. ``n_units`` (resampling
+    units behind the statistic) lets tiers ignore separations the bootstrap cannot support: with fewer than 10
+    units, or a zero-width interval for a difference, the pair is not separated
+    (:func:`evalband.comparison.verdict.withhold`). ``decision_level`` (default: ``confidence_level``) is the level
+    of the pairwise intervals behind the tiers and simultaneous rank intervals.
+    """
+    from ..comparison.pairwise import pairwise_differences
+    from ..resample import interval
+
+    level = check_confidence_level(confidence_level)
+    simultaneous = check_choice(simultaneous, SIMULTANEOUS, "simultaneous")
+    obs = np.asarray(observed, dtype=np.float64)
+    s = np.asarray(samples, dtype=np.float64)
+    m = obs.size
+    kw = {}
+    if method == "bca":
+        kw = {"jackknife": jackknife, "jackknife_strata": jackknife_strata}
+    ci = interval(s, obs, method=method, confidence_level=level, **kw)
+    r_obs = ranks(obs, higher_is_better=higher_is_better)
+    r_s = ranks(s, higher_is_better=higher_is_better)
+    low, high = marginal_rank_intervals(r_s, confidence_level=level)
+    if m > 1:
+        pairs = pairwise_differences(obs, s, models, statistic=aggregate, higher_is_better=higher_is_better,
+                                     method="percentile" if method == "bca" else method,
+                                     confidence_level=level if decision_level is None else decision_level,
+                                     correction=simultaneous, keep_replicates=False, n_units=n_units)
+        better = better_matrix(pairs.ci.low, pairs.ci.high, pairs.index_a, pairs.index_b, m,
+                               higher_is_better=higher_is_better, margin=margin)
+        withheld = np.asarray(pairs.verdict_basis) != "bootstrap"
+        better[pairs.index_a[withheld], pairs.index_b[withheld]] = False
+        better[pairs.index_b[withheld], pairs.index_a[withheld]] = False
+    else:
+        better = np.zeros((1, 1), dtype=bool)
+    s_low, s_high = simultaneous_rank_intervals(better)
+    return ModelRanking(
+        aggregate, tuple(models), obs, s.std(axis=0, ddof=1), ci, r_obs, r_s.mean(axis=0),
+        ConfidenceInterval(low, high), ConfidenceInterval(s_low, s_high),
+        probability_best(s, higher_is_better=higher_is_better), tiers(obs, better, higher_is_better=higher_is_better),
+        rank_distribution(r_s, m), r_s, s, better, level, method, simultaneous, bool(higher_is_better),
+        float(margin), float(scale))
+
+
+def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=None, tasks=None, replicates=None,
+         resampling: str = "auto", n_resamples: int = 10_000, method: str = "percentile", confidence_level=0.95,
+         simultaneous: str = "max-t", margin: float = 0.0, correlation: float | None = None, cluster=None,
+         aggregate_options=None, rng=None) -> Ranking:
+    """Rank models with uncertainty under one or several aggregates, from one bootstrap replicate set.
+
+    Parameters
+    ----------
+    data : ResultsTable, path, DataFrame or Replicates
+    aggregate : str, callable or sequence
+        E.g. 'mean', 'mean-rank', 'minmax' or 'mean,mean-rank' (see ``evalband.aggregate.AGGREGATES``).
+    weights, group_weights, models, tasks, replicates, resampling, n_resamples, cluster, aggregate_options, rng
+        As for :func:`evalband.comparison.compare`.
+    method : {'percentile', 'basic', 'bca'}
+        Interval method for each model's aggregate.
+    confidence_level : float or str
+        For the aggregate intervals, the marginal rank intervals and (jointly) the simultaneous rank intervals.
+        'overlap' (83.4%) sets the first two only; tiers and simultaneous rank intervals then stay at 95%.
+    simultaneous : {'max-t', 'bonferroni', 'holm', 'bh', 'none'}
+        Pairwise intervals behind the simultaneous rank intervals and the tiers; only 'max-t', 'bonferroni' and
+        'holm' (Bonferroni intervals) hold jointly.
+    margin : float
+        A model counts as better than another only when their difference's interval lies beyond ``margin``.
+    correlation : float, optional
+        Summary data only: rank on replicates with this assumed between-model correlation (default 0).
+
+    Returns
+    -------
+    Ranking
+
+    Notes
+    -----
+    For each replicate the models are ranked (1 = best, ties share the best rank), giving each model's rank
+    distribution, mean rank, marginal percentile rank interval and probability of being best (Longjohn et al.
+    2025 report these). Marginal rank intervals describe one model at a time and can be too narrow when models
+    are close (the bootstrap of a rank is inconsistent at ties; Hall & Miller 2009). The simultaneous rank
+    intervals hold for all models together: model k's rank lies in ``[1 + #models significantly better,
+    M - #models significantly worse]``, with "significantly" judged by simultaneous pairwise intervals at
+    ``confidence_level`` (Klein, Wright & Wieczorek 2020; with the bootstrap max-t intervals this is the
+    construction of Mogstad, Romano, Shaikh & Wilhelm 2024). Tiers group models that no simultaneous interval
+    separates.
+
+    References
+    ----------
+    Klein, M., Wright, T. & Wieczorek, J. (2020). A joint confidence region for an overall ranking of populations.
+    JRSS C 69(3), 589-606.
+    Mogstad, M., Romano, J. P., Shaikh, A. M. & Wilhelm, D. (2024). Inference for ranks. Rev. Econ. Stud. 91,
+    476-518.
+    Hall, P. & Miller, H. (2009). Using the bootstrap to quantify the authority of an empirical ranking.
+    Ann. Statist. 37(6B), 3929-3959.
+    Longjohn, R., Gopalan, G. & Casleton, E. (2025). arXiv:2501.04234.
+    """
+    from ..comparison._setup import aggregate_notes, prepare, resolve_aggregates
+    from ..comparison.verdict import check_margin
+    from ..comparison.sensitivity import correlated_replicates
+
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
+    level = check_confidence_level(confidence_level)
+    simultaneous = check_choice(simultaneous, SIMULTANEOUS, "simultaneous")
+    margin = check_margin(margin)
+    table, reps, gen, left_out = prepare(data, replicates=replicates, models=models, tasks=tasks,
+                                         resampling=resampling, n_resamples=n_resamples, rng=rng, cluster=cluster)
+    weights, group_weights, weight_notes = left_out.weights(weights, group_weights)
+    summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
+    notes = list(getattr(reps, "notes", ())) + left_out.notes() + weight_notes
+    aggs = resolve_aggregates(reps, aggregate, weights=weights, group_weights=group_weights,
+                              jackknife=(method == "bca"), **dict(aggregate_options or {}))
+    notes += aggregate_notes(aggs)
+    corr_reps = None
+    if correlation is not None:
+        if not summary:
+            raise ValueError("`correlation` applies to data without pairing (summary-level counts) only; with"
+                             " item-level data the correlation is measured.")
+        if correlation > 0:
+            corr_reps = correlated_replicates(reps.observed, reps.replicates, correlation, rng=gen)
+        notes.append(f"replicates given an assumed between-model correlation of {correlation:g}")
+    elif summary:
+        notes.append("summary-level data: models resampled independently (binomially), i.e. assumed uncorrelated")
+    if margin > 0:  # otherwise nothing in the output shows that the margin changed the tiers
+        from ..comparison.verdict import margin_text
+
+        notes.append(f"with the {margin_text(margin, scale=aggs[0].scale)}: a model counts as better than another"
+                     " (tiers, simultaneous rank intervals) only when the interval of their difference lies"
+                     " beyond the margin")
+    decision_level = None
+    if abs(level - OVERLAP_CONFIDENCE) < 1e-9:  # overlap displays are per model; tiers judge differences
+        decision_level = 0.95
+        notes.append("confidence 'overlap' (83.4%) applies to each model's interval and its marginal rank interval"
+                     " (two such intervals that do not overlap suggest a difference at about 5%); the tiers and"
+                     " simultaneous rank intervals judge differences and stay at 95%")
+    strata = reps.jackknife_strata() if method == "bca" and hasattr(reps, "jackknife_strata") else None
+    out = []
+    for av in aggs:
+        samples = av.samples if corr_reps is None else np.asarray(av.function(corr_reps), dtype=np.float64)
+        out.append(rank_models(av.observed, samples, reps.models, aggregate=av.name,
+                               higher_is_better=av.higher_is_better, confidence_level=level, method=method,
+                               simultaneous=simultaneous, margin=margin, jackknife=av.jackknife,
+                               jackknife_strata=strata, scale=av.scale,
+                               n_units=float(np.sum(np.asarray(reps.n_units))), decision_level=decision_level))
+    return Ranking(tuple(out), reps, tuple(notes), dict(left_out.lacking))
