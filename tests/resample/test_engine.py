@@ -256,7 +256,7 @@ def test_summary_jackknife_is_the_virtual_item_jackknife():
 
 
 def test_progress_bar_forced_passes_results_through():
-    from evalband.resample._progress import track
+    from evalband._progress import track
 
     assert list(track(iter(range(5)), 5, progress=True)) == list(range(5))
     assert list(track(iter(range(5)), 5, progress=False)) == list(range(5))

@@ -5,6 +5,7 @@
 >>> ci = interval(reps.replicates.mean(axis=2), reps.observed.mean(axis=1))  # doctest: +SKIP
 """
 
+from ._kernels import draw_counts, draw_indices
 from .columns import ItemColumns
 from .engine import RESAMPLING, bootstrap, use_executor
 from .items import ItemReplicates, bootstrap_items
@@ -13,4 +14,5 @@ from .replicates import Replicates
 from .statistics import STATISTICS, Statistic, get_statistic
 
 __all__ = ["bootstrap", "use_executor", "Replicates", "interval", "ItemColumns", "Statistic", "STATISTICS", "get_statistic",
-           "INTERVAL_METHODS", "RESAMPLING", "bca_acceleration", "bootstrap_items", "ItemReplicates"]
+           "INTERVAL_METHODS", "RESAMPLING", "bca_acceleration", "bootstrap_items", "ItemReplicates",
+           "draw_counts", "draw_indices"]

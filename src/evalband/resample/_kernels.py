@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import zlib
 
 import numpy as np
+
+from .._random import block_generator, name_key  # noqa: F401  (re-exported: the engine's streams)
 
 __all__ = ["block_size", "block_generator", "name_key", "draw_indices", "draw_counts", "use_backend",
            "backend", "HAVE_NUMBA"]
@@ -44,20 +45,6 @@ _BACKEND = os.environ.get("EVALBAND_BACKEND", "auto").lower()
 def block_size(n_units: int) -> int:
     """Replicates per random block for a task with ``n_units`` resampled units (fixed by ``n_units`` alone)."""
     return int(max(1, min(MAX_BLOCK, BLOCK_ELEMENTS // max(1, int(n_units)))))
-
-
-def name_key(name: str) -> int:
-    """A stable 32-bit key for a task or model name (CRC-32 of its UTF-8 bytes)."""
-    return zlib.crc32(str(name).encode("utf-8"))
-
-
-def block_generator(entropy, key: tuple[int, ...]) -> np.random.Generator:
-    """The Generator of one block: ``Generator(SFC64(SeedSequence(entropy, spawn_key=key)))``.
-
-    SFC64 (Chris Doty-Humphrey's Small Fast Chaotic generator, shipped with NumPy) is used because its 64-bit
-    step is simple enough for the numba kernel to reproduce NumPy's stream exactly.
-    """
-    return np.random.Generator(np.random.SFC64(np.random.SeedSequence(entropy, spawn_key=tuple(key))))
 
 
 def _word_bits(n_units: int) -> int | None:

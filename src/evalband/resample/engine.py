@@ -17,7 +17,8 @@ import numpy as np
 
 from .._validate import InputError, as_generator, check_choice, check_names, check_positive_int
 from ._kernels import block_generator, block_size, draw_counts, name_key
-from ._progress import track
+from .._progress import track
+from .._random import run_entropy
 from .columns import ItemColumns
 from .replicates import Replicates, TaskUnits
 from .statistics import get_statistic
@@ -233,7 +234,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         task_names = tuple(check_names(tasks, data.tasks, "tasks"))
     n_m, n_t = len(model_names), len(task_names)
     notes = list(getattr(data, "notes", ()))
-    entropy = tuple(int(v) for v in gen.integers(0, 2**63, size=4))
+    entropy = run_entropy(gen)
     keys = [name_key(t) for t in task_names]
     if len(set(keys)) < n_t:  # a CRC-32 collision between task names: fall back to positions
         keys = list(range(n_t))

@@ -19,7 +19,8 @@ import pandas as pd
 
 from .._validate import InputError, as_generator, check_choice, check_positive_int
 from ._kernels import block_generator, draw_indices, name_key
-from ._progress import track
+from .._progress import track
+from .._random import run_entropy
 
 __all__ = ["bootstrap_items", "ItemReplicates", "item_array"]
 
@@ -255,7 +256,7 @@ def bootstrap_items(data, statistic, *, resampling: str = "independent", n_resam
     if (counts == 0).any():
         m, t = np.argwhere(counts == 0)[0]
         raise InputError(f"model '{models[m]}' has no item on task '{task_names[t]}'")
-    entropy = tuple(int(v) for v in gen.integers(0, 2**63, size=4))
+    entropy = run_entropy(gen)
     m, t, n = scores.shape
     block = int(max(1, min(1000, ITEM_BLOCK_ELEMENTS // (t * n))))
     spec = _ItemSpec(scores, counts, tuple(name_key(x) for x in task_names), tuple(name_key(x) for x in models),
