@@ -28,6 +28,13 @@ from ._validate import InputError, check_names
 
 __all__ = ["ResultsTable", "TaskData", "Counts", "SCORE_LETTERS", "parse_scores"]
 
+#: Numeric per-row measures a table may carry beside the score; NaN (a blank cell) means "not measured" and is
+#: counted in a note. ``cost`` and ``latency`` are non-negative (dollars, tokens, seconds, ...); ``human`` is a
+#: human label of the same scale as the score, present on some rows (prediction-powered inference).
+MEASURES = ("cost", "latency", "human")
+#: Column names a facet may not take (they have roles of their own).
+RESERVED = ("model", "task", "item", "trial", "score", "cluster", "group", "n", "correct") + MEASURES
+
 #: How the note on items that not every model has begins (analyses that pair nothing leave it out).
 UNSHARED_NOTE = f"{_COVERAGE_PREFIX} items not shared by every model are left out of paired analyses"
 
@@ -48,6 +55,35 @@ def _count(k: int, noun: str) -> str:
 def _at(label, row_word: str) -> str:
     """'at line 5', or 'at a.csv line 3' when rows of several files are named by file and line (row_word 'at')."""
     return _row_name(label, row_word) if row_word == "at" else f"at {_row_name(label, row_word)}"
+
+
+def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded: bool):
+    """A measure column as float64 (blank = NaN, counted in a note); refuses text, infinities and, for cost and
+    latency, negative values; ``human`` labels lie in [0, 1] unless the scores are unbounded."""
+    text_blank = col.isna().to_numpy()
+    values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(np.isnan(values) & ~text_blank)
+    if bad.size:
+        raise InputError(f"{name} {str(col.iloc[bad[0]])!r} is not a number", source=source,
+                         row=_row_name(col.index[bad[0]], row_word), column=name)
+    if name == "human":
+        ok = np.isnan(values) | np.isin(values, (0.0, 1.0)) | unbounded | ((values >= 0) & (values <= 1))
+        what = "lies outside [0, 1] (declare unbounded scores with --unbounded)"
+    else:
+        ok = np.isnan(values) | (np.isfinite(values) & (values >= 0))
+        what = "must be a finite number >= 0"
+    ok &= ~np.isinf(values)
+    bad = np.flatnonzero(~ok)
+    if bad.size:
+        raise InputError(f"{name} {values[bad[0]]!r} {what if not np.isinf(values[bad[0]]) else 'is not finite'}"
+                         f" ({bad.size} such row{'s' if bad.size > 1 else ''})", source=source,
+                         row=_row_name(col.index[bad[0]], row_word), column=name)
+    blank = int(np.isnan(values).sum())
+    notes = []
+    if blank:
+        notes.append(f"{name}: {blank:,} of {len(values):,} rows have none (blank)"
+                     + (", read as unlabelled" if name == "human" else ", left out of the analyses of " + name))
+    return values, notes
 
 
 @dataclass(frozen=True)
@@ -133,6 +169,10 @@ class ResultsTable:
         Whether item ``i`` means the same test item for every model (True for test sets). False when items are
         unrelated across models, as the runs (seeds) of rliable score files: analyses then resample each model
         on its own and never pair.
+    facets : tuple of str
+        Item level: the label columns of the other sources of variation beside items (prompt template, judge,
+        training run, harness, ...), in the order given. Each (model, task, item, facet levels, trial) has one
+        row; analyses that know nothing of facets average an item's rows over its facet levels (and trials).
     """
 
     data: pd.DataFrame
@@ -143,14 +183,26 @@ class ResultsTable:
     attribution: str | None = None
     has_trials: bool = False
     paired_items: bool = True
+    facets: tuple[str, ...] = ()
 
     # ---------------------------------------------------------------- construction
     @classmethod
     def from_items(cls, df: pd.DataFrame, *, source: str = "<DataFrame>", unbounded: bool = False,
-                   row_word: str = "row", notes=(), attribution=None) -> "ResultsTable":
-        """Validate a long item-level frame with canonical column names and build the table."""
+                   row_word: str = "row", notes=(), attribution=None, facets=()) -> "ResultsTable":
+        """Validate a long item-level frame with canonical column names and build the table.
+
+        Optional columns: ``trial``, ``cluster`` (constant within an item), ``group`` (constant within a task),
+        the measures of :data:`MEASURES` (``cost``, ``latency``, ``human``; blank = not measured) and the facet
+        columns named in ``facets`` (labels, never blank).
+        """
         notes = list(notes)
-        _require(df, ("model", "task", "item", "score"), source)
+        facets = tuple(str(f) for f in ([facets] if isinstance(facets, str) else facets))
+        _require(df, ("model", "task", "item", "score", *facets), source)
+        reserved = [f for f in facets if f in RESERVED]
+        if reserved or len(set(facets)) != len(facets):
+            raise InputError(f"facet column {reserved[0] if reserved else facets[0]!r} "
+                             + ("has a role of its own" if reserved else "is named twice")
+                             + f"; facets are other label columns (prompt, judge, run, ...)", source=source)
         if len(df) == 0:
             raise InputError("no rows to analyse", source=source)
         out = pd.DataFrame(index=df.index)
@@ -166,7 +218,7 @@ class ResultsTable:
             out["trial"] = pd.factorize(trial, sort=True)[0].astype(np.int64)
         else:
             out["trial"] = np.zeros(len(df), dtype=np.int64)
-        for col in ("cluster", "group"):
+        for col in ("cluster", "group", *facets):
             if col in df.columns:
                 out[col] = _labels(df[col], col, source, row_word)
         score = parse_scores(df["score"], source=source, row_word=row_word)
@@ -180,6 +232,10 @@ class ResultsTable:
                     source=source, row=_row_name(df.index[pos], row_word), column="score",
                 )
         out["score"] = score
+        for col in MEASURES:
+            if col in df.columns:
+                out[col], note = _measure(df[col], col, source, row_word, unbounded=unbounded)
+                notes += note
         if np.isin(score, (0.0, 1.0)).all() and not unbounded:
             kind = "binary"
         elif unbounded:
@@ -188,12 +244,13 @@ class ResultsTable:
         else:
             kind = "bounded"
 
-        key = ["model", "task", "item", "trial"]
+        key = ["model", "task", "item", *facets, "trial"]
         dup = out.duplicated(key, keep=False)
         if dup.any():
             pos = _same_key_rows(out, dup, key)
             rows, first = out.index[pos], out.iloc[pos[0]]
             what = f"model '{first['model']}', task '{first['task']}', item '{first['item']}'"
+            what += "".join(f", {f} '{first[f]}'" for f in facets)
             if has_trials:
                 what += f", trial '{df['trial'].iloc[pos[0]]}'"
             raise InputError(
@@ -203,10 +260,13 @@ class ResultsTable:
             )
         _constant_within(out, "cluster", ["task", "item"], "item", source, row_word)
         _constant_within(out, "group", ["task"], "task", source, row_word)
-        for col in ("model", "task", "item", "cluster", "group"):
+        for col in ("model", "task", "item", "cluster", "group", *facets):
             if col in out.columns:
                 out[col] = pd.Categorical(out[col], categories=pd.unique(out[col]))
-        table = cls(out, "item", kind, source, tuple(notes), attribution, has_trials)
+        if facets:
+            notes.append(f"facet{'s' if len(facets) > 1 else ''} {', '.join(facets)}: analyses over items average"
+                         " each item's rows over its facet levels")
+        table = cls(out, "item", kind, source, tuple(notes), attribution, has_trials, True, facets)
         return table._with_coverage_notes()
 
     @classmethod
@@ -314,6 +374,11 @@ class ResultsTable:
     def has_groups(self) -> bool:
         return "group" in self.data.columns
 
+    @property
+    def measures(self) -> tuple[str, ...]:
+        """The measures of :data:`MEASURES` this table carries (``cost``, ``latency``, ``human``)."""
+        return tuple(m for m in MEASURES if m in self.data.columns)
+
     @cached_property
     def task_groups(self) -> dict[str, str] | None:
         """Mapping task -> group, or None without a group column."""
@@ -331,6 +396,11 @@ class ResultsTable:
     def is_binary(self) -> bool:
         return self.score_kind == "binary"
 
+    @property
+    def binary_items(self) -> bool:
+        """Whether each item's score is 0 or 1: binary scores with one row per item (no trials, no facets)."""
+        return self.is_binary and not self.has_trials and not self.facets
+
     def require_models(self, k: int = 2, what: str = "a comparison") -> None:
         """Raise a clear error when fewer than ``k`` models are present."""
         if len(self.models) < k:
@@ -346,12 +416,12 @@ class ResultsTable:
         data = self.data.loc[keep].copy()
         data["model"] = data["model"].cat.set_categories(models)
         data["task"] = data["task"].cat.set_categories(tasks)
-        for col in ("item", "cluster", "group"):
+        for col in ("item", "cluster", "group", *self.facets):
             if col in data.columns:
                 data[col] = data[col].cat.remove_unused_categories()
         notes = tuple(n for n in self.notes if not n.startswith(_COVERAGE_PREFIX))
         out = ResultsTable(data, self.level, self.score_kind, self.source, notes, self.attribution, self.has_trials,
-                           self.paired_items)
+                           self.paired_items, self.facets)
         return out._with_coverage_notes()
 
     # ---------------------------------------------------------------- views
@@ -414,9 +484,9 @@ class ResultsTable:
         if self.level == "item":
             if not self.is_binary:
                 raise InputError("counts need binary (0/1) scores", source=self.source)
-            if self.has_trials:
-                raise InputError("counts need one trial per item; average trials first or use item-level"
-                                 " estimators", source=self.source)
+            if self.has_trials or self.facets:
+                raise InputError("counts need one row per item (no trials or facets); average them first or use"
+                                 " item-level estimators", source=self.source)
             d = self.data
             grouped = d.groupby(["model", "task"], observed=False)["score"].agg(["sum", "count"])
         else:
@@ -460,6 +530,10 @@ class ResultsTable:
                 parts.append(f"up to {_count(int(d['trial'].max()) + 1, 'trial')} per item")
             if self.has_clusters:
                 parts.append(_count(d.drop_duplicates(["task", "cluster"]).shape[0], "cluster"))
+            for f in self.facets:
+                parts.append(f"{d[f].nunique():,} {f} level{'s' if d[f].nunique() != 1 else ''}")
+            for m in self.measures:
+                parts.append(f"{m} on {int(d[m].notna().sum()):,} rows")
         else:
             parts = [_count(len(d), "summary row"), _count(len(self.models), "model"),
                      _count(len(self.tasks), "task")]

@@ -264,7 +264,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         main_reps = reps.replicates
         aggregates = run(reps.observed, main_reps, None, keep=True)
         if len(reps.tasks) == 1 and per_task_var is not None and per_task_var[0] is not None \
-                and table.is_binary and not table.has_trials and getattr(reps, "unit", "item") == "item":
+                and table.binary_items and getattr(reps, "unit", "item") == "item":
             # one task: a weighted mean of it is its mean, so the exact test of the task applies to the aggregate
             sc = per_task_var[0]["scores"]
             aggregates = [_exact_when_few_discordant(replace(
@@ -422,7 +422,7 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
         scores = info["scores"]
         a, b = scores[res.index_a], scores[res.index_b]
         extra = {}
-        if table.is_binary and not table.has_trials:
+        if table.binary_items:
             extra["p_mcnemar"] = mcnemar_exact(a, b, alternative=options["alternative"]).pvalue.astype(float)
         if permutation:
             perm = paired_permutation_test(a, b, n_resamples=n_permutations, alternative=options["alternative"],

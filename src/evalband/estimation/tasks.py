@@ -28,7 +28,7 @@ def _applicable(table, clustered: bool) -> tuple[str, ...]:
     if table.level == "summary":
         return PROPORTION_METHODS
     out = ()
-    if table.is_binary and not table.has_trials:
+    if table.binary_items:
         out += PROPORTION_METHODS
     out += ("t", "normal")
     if clustered:
@@ -55,7 +55,7 @@ def _resolve(table, method, cluster) -> tuple[str, bool, list[str]]:
     if key == "auto":
         if has_clusters:
             key = "cluster"
-        elif table.level == "summary" or (table.is_binary and not table.has_trials):
+        elif table.level == "summary" or (table.binary_items):
             key = "wilson"
         else:
             key = "t"

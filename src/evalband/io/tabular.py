@@ -349,6 +349,10 @@ def read_tabular(
     count_rule: str = "floor",
     accuracy_scale: str = "auto",
     drop_cols=None,
+    cost_col: str | None = "cost",
+    latency_col: str | None = "latency",
+    human_col: str | None = "human",
+    facets=None,
 ) -> ResultsTable:
     """Read a table (file path or DataFrame) into a validated :class:`ResultsTable`.
 
@@ -372,6 +376,13 @@ def read_tabular(
     drop_cols : str or list of str, optional
         Columns to leave out before anything else (e.g. a 0/1 flag such as MMLU-Pro's ``answer_key_varies`` in a
         wide table, which would otherwise be read as a model). Named in the table's notes.
+    cost_col, latency_col, human_col : str, optional
+        Long shape: per-row measures kept beside the score (:data:`evalband.table.MEASURES`): cost (dollars,
+        tokens), latency (seconds) and a human label (prediction-powered inference); a column of the default name
+        is used when present. Blank cells mean "not measured".
+    facets : str or list of str, optional
+        Label columns of other sources of variation (prompt template, judge, run, harness, ...). Default: the
+        columns named ``prompt``, ``template``, ``judge``, ``run`` or ``harness`` when present; ``[]`` for none.
     """
     stems, load_notes = None, []  # with several files: each row's file stem
     if isinstance(data, pd.DataFrame):
@@ -435,12 +446,22 @@ def read_tabular(
                 f" '{correct_col}' or '{accuracy_col}' (summary), no '{item_col}' column (wide); found"
                 f" {', '.join(map(repr, df.columns))}. Map the columns with --score-col, --item-col, ...",
                 source=source)
+    facet_cols = _facet_columns(facets, df.columns, source)
     if shape == "long":
         original = [c for c in df.columns if c != task_col or not added_task]
+        measures = []
+        for role, col, default in (("cost", cost_col, "cost"), ("latency", latency_col, "latency"),
+                                   ("human", human_col, "human")):
+            col = _match_case(col, cols, source, f"--{role}-col", explicit=col != default)
+            if col is not None and col != default and col not in df.columns:
+                raise InputError(f"no column '{col}' (given as --{role}-col); found"
+                                 f" {', '.join(map(repr, df.columns))}", source=source)
+            measures.append((role, col, col == default))
         mapping = _role_mapping(
             [("model", model_col, False), ("task", task_col, False), ("item", item_col, False),
              ("score", score_col, False), ("trial", trial_col, is_default["trial"]),
-             ("cluster", cluster_col, cluster_auto), ("group", group_col, is_default["group"])], df.columns, source)
+             ("cluster", cluster_col, cluster_auto), ("group", group_col, is_default["group"]), *measures,
+             *((f, f, False) for f in facet_cols)], df.columns, source)
         df = _rename(df, mapping, source)
         notes = list(pre_notes)
         missing = [c for c in (item_col, score_col) if c not in original]
@@ -458,7 +479,8 @@ def read_tabular(
         if "model" not in df.columns and model_col == "model":  # one model's log (e.g. tau-bench rewards)
             df["model"] = default_task
             notes.append(f"no '{model_col}' column: one model named '{default_task}'")
-        return ResultsTable.from_items(df, source=source, unbounded=unbounded, row_word=row_word, notes=notes)
+        return ResultsTable.from_items(df, source=source, unbounded=unbounded, row_word=row_word, notes=notes,
+                                       facets=facet_cols)
     if shape == "summary":
         mapping = _role_mapping(
             [("model", model_col, False), ("task", task_col, False), ("n", n_col, False),
@@ -470,8 +492,24 @@ def read_tabular(
     if shape == "wide":
         return _from_wide(df, source, row_word, item_col=item_col, task_col=task_col, group_col=group_col,
                           cluster_col=cluster_col, models=models, task=default_task, unbounded=unbounded,
-                          notes=pre_notes)
+                          notes=pre_notes, facets=facet_cols)
     raise ValueError(f"`shape` must be one of 'auto', 'long', 'wide', 'summary'; got {shape!r}.")
+
+
+#: label columns read as facets when present and ``facets`` is not given
+KNOWN_FACETS = ("prompt", "template", "judge", "run", "harness")
+
+
+def _facet_columns(facets, columns, source: str) -> tuple[str, ...]:
+    """The facet columns: ``facets`` as given (each must exist), or the known facet names present."""
+    if facets is None:
+        return tuple(c for c in columns if str(c) in KNOWN_FACETS)
+    facets = [facets] if isinstance(facets, str) else [str(f) for f in facets]
+    missing = [f for f in facets if f not in columns]
+    if missing:
+        raise InputError(f"no facet column {', '.join(map(repr, missing))} (--facets); found"
+                         f" {', '.join(map(repr, columns))}", source=source)
+    return tuple(dict.fromkeys(facets))
 
 
 def _role_mapping(roles, columns, source: str) -> dict:
@@ -503,10 +541,10 @@ def _rename(df: pd.DataFrame, mapping: dict, source: str) -> pd.DataFrame:
 
 
 def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_col, models, task, unbounded,
-               notes=()):
+               notes=(), facets=()):
     if item_col not in df.columns:
         raise InputError(f"wide shape needs an item column '{item_col}' (set --item-col)", source=source)
-    id_cols = [c for c in (item_col, task_col, group_col, cluster_col) if c is not None and c in df.columns]
+    id_cols = [c for c in (item_col, task_col, group_col, cluster_col, *facets) if c is not None and c in df.columns]
     if models is None:
         models = [c for c in df.columns if c not in id_cols]
         # columns that are clearly not scores (text) are named, not guessed
@@ -554,4 +592,5 @@ def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_c
     long = long.rename(columns=mapping)
     if "task" not in long.columns:
         long["task"] = task
-    return ResultsTable.from_items(long, source=source, unbounded=unbounded, row_word=row_word, notes=notes)
+    return ResultsTable.from_items(long, source=source, unbounded=unbounded, row_word=row_word, notes=notes,
+                                   facets=facets)
