@@ -75,7 +75,7 @@ def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded
     ok &= ~np.isinf(values)
     bad = np.flatnonzero(~ok)
     if bad.size:
-        raise InputError(f"{name} {values[bad[0]]!r} {what if not np.isinf(values[bad[0]]) else 'is not finite'}"
+        raise InputError(f"{name} {float(values[bad[0]])!r} {what if not np.isinf(values[bad[0]]) else 'is not finite'}"
                          f" ({bad.size} such row{'s' if bad.size > 1 else ''})", source=source,
                          row=_row_name(col.index[bad[0]], row_word), column=name)
     blank = int(np.isnan(values).sum())
