@@ -18,6 +18,10 @@ _LAZY = {
     "InputError": "evalband._validate", "ConfidenceInterval": "evalband.results",
     "Counts": "evalband.table", "ResultsTable": "evalband.table", "TaskData": "evalband.table",
     "read": "evalband.io", "load_example": "evalband.examples",
+    # the selection layer
+    "select": "evalband.selection", "Selection": "evalband.selection",
+    # compute once, render many
+    "analyze": "evalband.analysis", "Analysis": "evalband.analysis",
     # per-task estimators
     "estimate": "evalband.estimation",
     "TaskEstimates": "evalband.estimation",
@@ -55,7 +59,7 @@ __all__ = ["__version__", *_LAZY]
 
 #: subpackages and modules reachable as attributes (``evalband.bayes.beta_binomial``), imported on first access
 _SUBMODULES = frozenset({
-    "aggregate", "bayes", "comparison", "estimation", "examples", "io", "plan", "ranking", "report", "resample",
+    "aggregate", "analysis", "bayes", "comparison", "selection", "estimation", "examples", "io", "plan", "ranking", "report", "resample",
     "results", "table", "tasks", "weights", "cli", "dist",
 })
 

@@ -24,7 +24,7 @@ import pandas as pd
 from ._table_checks import (_COVERAGE_PREFIX, ITEM_COLUMNS, SCORE_LETTERS, SUMMARY_COLUMNS,  # noqa: F401
                             _check_correct_matches_accuracy, _check_one_scale, _constant_within,
                             _labels, _numbers, _require, _row_name, parse_scores)
-from ._validate import InputError, check_names
+from ._validate import ArgumentError, InputError, check_names
 
 __all__ = ["ResultsTable", "TaskData", "Counts", "SCORE_LETTERS", "parse_scores"]
 
@@ -319,7 +319,7 @@ class ResultsTable:
                 notes.append(f"accuracy read as {'percent' if scale == 'percent' else 'fractions'}"
                              f" (largest value {np.nanmax(acc):g}); say accuracy_scale= to override")
             elif scale not in ("fraction", "percent"):
-                raise ValueError(f"`accuracy_scale` must be 'auto', 'fraction' or 'percent'; got {accuracy_scale!r}.")
+                raise ArgumentError(f"`accuracy_scale` must be 'auto', 'fraction' or 'percent'; got {accuracy_scale!r}.")
             if scale == "percent":
                 acc = acc / 100.0
             bad = np.flatnonzero((acc < 0) | (acc > 1))
@@ -332,7 +332,7 @@ class ResultsTable:
             elif count_rule == "round":
                 correct = np.round(n * acc)
             else:
-                raise ValueError(f"`count_rule` must be 'floor' or 'round'; got {count_rule!r}.")
+                raise ArgumentError(f"`count_rule` must be 'floor' or 'round'; got {count_rule!r}.")
             notes.append(f"correct counts recovered as {count_rule}(n * accuracy)")
         out["n"] = n.astype(np.int64)
         out["correct"] = correct.astype(np.int64)
@@ -425,9 +425,16 @@ class ResultsTable:
         return out._with_coverage_notes()
 
     # ---------------------------------------------------------------- views
-    def task_data(self, task: str, *, models=None) -> TaskData:
-        """The paired (models x common items) score matrix of one task. Item level only."""
+    def task_data(self, task: str, *, models=None, items: str = "common") -> TaskData:
+        """The (models x items) score matrix of one task, each item averaged over its rows. Item level only.
+
+        ``items='common'`` (paired analyses): the items every selected model has, and ``left_out`` counts the
+        others per model. ``items='all'``: every item some selected model has, NaN where a model has none (each
+        model estimated on its own items). This is the one reshaper from the table to arrays.
+        """
         self._need_items("task_data")
+        if items not in ("common", "all"):
+            raise ArgumentError(f"`items` must be 'common' or 'all'; got {items!r}.")
         models = check_names(models, self.models, "models")
         rows = self._task_rows.get(task)
         if rows is None:
@@ -448,14 +455,19 @@ class ResultsTable:
         count = np.bincount(flat, minlength=n_m * n_i).reshape(n_m, n_i)
         total = np.bincount(flat, weights=sub["score"].to_numpy(), minlength=n_m * n_i).reshape(n_m, n_i)
         have = count > 0
-        common = have.all(axis=0)
-        left_out = {m: int(have[k].sum() - common.sum()) for k, m in enumerate(models)}
-        if not common.any():
-            raise InputError(f"task '{task}': the selected models share no item", source=self.source)
-        scores = total[:, common] / count[:, common]
+        if items == "all":
+            common = np.ones(n_i, dtype=bool)
+            left_out = {m: 0 for m in models}
+        else:
+            common = have.all(axis=0)
+            left_out = {m: int(have[k].sum() - common.sum()) for k, m in enumerate(models)}
+            if not common.any():
+                raise InputError(f"task '{task}': the selected models share no item", source=self.source)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scores = np.where(have[:, common], total[:, common] / np.maximum(count[:, common], 1), np.nan)
         trials = count[:, common]
         trial_scores = None
-        if self.has_trials:
+        if self.has_trials or items == "all":
             kmax = int(trials.max())
             position = sub.groupby(["model", "item"], observed=True, sort=False).cumcount().to_numpy()
             full = np.full((n_m, n_i, kmax), np.nan)

@@ -62,23 +62,20 @@ def test_other_types_are_a_type_error_naming_data(fn):
 def test_data_is_the_first_argument_of_estimate_and_passk():
     vtab = load_example("vtab")
     assert estimate(data=vtab).to_frame().equals(estimate(vtab).to_frame())
-    with pytest.warns(DeprecationWarning, match=r"estimate\(table=\.\.\.\) is deprecated"):
-        old = estimate(table=vtab)
-    pd.testing.assert_frame_equal(old.to_frame(), estimate(vtab).to_frame())
-    with pytest.raises(TypeError, match="both `data` and `table`"):
-        estimate(vtab, table=vtab)
-    with pytest.raises(TypeError, match="missing 1 required argument: `data`"):
+    # the deprecated keyword `table=` was removed at 0.1 (issue 12): one name, `data`, everywhere
+    with pytest.raises(TypeError, match="table"):
+        estimate(table=vtab)
+    with pytest.raises(TypeError, match="data"):
         estimate()
 
 
-def test_passk_table_keyword_still_works_with_a_deprecation_warning():
+def test_passk_takes_data_like_every_analysis():
     runs = pd.DataFrame({"model": "A", "task": "t", "item": [1, 1, 2, 2], "trial": [0, 1, 0, 1],
                          "score": [1, 0, 1, 1]})
-    with pytest.warns(DeprecationWarning, match=r"passk\(table=\.\.\.\)"):
-        old = passk(table=runs, k=[2]).to_frame()
+    with pytest.raises(TypeError, match="table"):
+        passk(table=runs, k=[2])
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
         new = passk(data=runs, k=[2]).to_frame()
-    pd.testing.assert_frame_equal(old, new)
     # pass@2 per item: item 1 (1 of 2 correct) -> 1, item 2 -> 1
     assert new.query("metric == 'pass@k'")["estimate"].tolist() == [1.0]

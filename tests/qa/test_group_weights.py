@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from evalband.aggregate._weights import resolve_weights
+from evalband.selection import resolve_weights
 from evalband.cli.main import app
 
 TASKS = ["a", "b", "c"]

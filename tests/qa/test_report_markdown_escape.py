@@ -82,7 +82,7 @@ def test_markdown_report_keeps_names_and_html_report_stays_escaped():
     models = ["A&B", "<script>x</script>", "m|pipe"]
     rows = [{"model": m, "task": t, "n": 400, "correct": int(rng.integers(150, 350))}
             for m in models for t in ("t_1", "t*2")]
-    rep = build_report(ResultsTable.from_summary(pd.DataFrame(rows), source="s.csv"), n_resamples=200, seed=1,
+    rep = build_report(ResultsTable.from_summary(pd.DataFrame(rows), source="s.csv"), n_resamples=200, rng=1,
                        bayes=False, timestamp="T")
     md = render_markdown(rep)
     assert "A&amp;B" not in md and "| A&B |" in md and "m\\|pipe" in md and "t\\*2" in md

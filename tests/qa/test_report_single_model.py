@@ -35,7 +35,7 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def tau_report():
     table = read(TAU, item_col="task_id", score_col="reward")
-    return table, build_report(table, n_resamples=2000, seed=3, timestamp="T")
+    return table, build_report(table, n_resamples=2000, rng=3, timestamp="T")
 
 
 def test_one_model_report_tau_bench(tau_report):
@@ -86,7 +86,7 @@ def test_one_model_report_cruxeval_cli(tmp_path):
 
 def test_models_sharing_no_task_get_a_summary_report():
     table = read(INSPECT)  # qwen and sonnet ran arc_easy, gpt-4o-mini ran pubmedqa
-    rep = build_report(table, n_resamples=300, seed=1, timestamp="T")
+    rep = build_report(table, n_resamples=300, rng=1, timestamp="T")
     assert rep.kind == "summary" and "share no task" in rep.summary_reason
     assert set(rep.ranking["model"]) == set(table.models)
     # each model on its own tasks: (model, task) rows only where the model has results
@@ -111,7 +111,7 @@ def _disjoint_items(n=400, p=(0.7, 0.55), seed=0):
 
 def test_models_sharing_no_item_are_compared_unpaired():
     table = _disjoint_items()
-    rep = build_report(table, n_resamples=2000, seed=5, bayes=False, timestamp="T")
+    rep = build_report(table, n_resamples=2000, rng=5, bayes=False, timestamp="T")
     assert rep.kind == "comparison"
     assert any("share no item" in n and "independently" in n for n in rep.analysis_notes)
     assert "unpaired" in rep.methods[0]
@@ -130,7 +130,7 @@ def test_a_task_some_model_lacks_is_left_out_with_a_note():
     table = ResultsTable.from_items(pd.concat([table.data.reset_index(drop=True)[["model", "task", "item", "score"]]
                                               .astype({"model": str, "task": str, "item": str}), extra]),
                                     source="lacking.csv")
-    rep = build_report(table, n_resamples=200, seed=1, bayes=False, timestamp="T")
+    rep = build_report(table, n_resamples=200, rng=1, bayes=False, timestamp="T")
     assert rep.kind == "comparison" and set(rep.per_task["task"]) == {"t1", "t2"}
     # the note of compare and rank, word for word (evalband.comparison._setup.TasksLeftOut)
     assert "task 't3' left out: b has no results on it" in rep.analysis_notes

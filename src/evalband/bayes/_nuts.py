@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from .._validate import as_generator, check_confidence_level, check_positive_int
+from .._validate import MissingExtraError, as_generator, check_confidence_level, check_positive_int
 from .diagnostics import import_arviz
 
 __all__ = ["require_numpyro", "run_nuts", "mcmc_options", "EXTRA_MESSAGE"]
@@ -34,7 +34,7 @@ def require_numpyro(num_chains: int = 4, *, what: str = "this model", arviz: boo
         if arviz:
             import_arviz()
     except ImportError as exc:
-        raise ImportError(f"{what} {EXTRA_MESSAGE}") from exc
+        raise MissingExtraError(f"{what} {EXTRA_MESSAGE}") from exc
     return numpyro
 
 

@@ -20,6 +20,7 @@ import copy
 import dataclasses
 import functools
 import inspect
+import os
 import re
 import sys
 from typing import Annotated, Optional
@@ -27,7 +28,7 @@ from typing import Annotated, Optional
 import typer
 
 from .._lists import split_names
-from .._validate import InputError
+from .._validate import USER_ERRORS, ArgumentError
 
 __all__ = [
     "PathArg", "ExampleOpt", "SourceOpt", "ShapeOpt", "ModelColOpt", "TaskColOpt", "ItemColOpt", "ScoreColOpt",
@@ -35,7 +36,7 @@ __all__ = [
     "SeedOpt", "ModelsOpt", "TasksOpt", "errors", "emit", "load_input", "parse_list", "fail",
     "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
     "resolve_seed", "AccuracyScaleOpt", "cli_message", "split_list", "InputOptions", "reads_input",
-    "select_tasks", "WeightsOpt", "parse_weights", "parse_confidence", "selected_weights",
+    "WeightsOpt", "parse_confidence", "debug_enabled",
 ]
 
 PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL), a glob of them"
@@ -116,7 +117,8 @@ class InputOptions:
 
     The defaults here are the options' defaults on every command. :func:`reads_input` builds the options from the
     fields (each field's ``cli`` metadata is its typer alias); options a command does not offer keep these
-    defaults. ``tasks`` is applied after reading (:func:`select_tasks`); everything else is read by :meth:`load`.
+    defaults. :meth:`read` reads the table; :meth:`selection` adds --models, --tasks and --weights through
+    :func:`evalband.select`.
     """
 
     path: Optional[str] = dataclasses.field(default=None, metadata=_cli(PathArg))
@@ -134,6 +136,7 @@ class InputOptions:
     count_rule: str = dataclasses.field(default="floor", metadata=_cli(CountRuleOpt))
     models: Optional[str] = dataclasses.field(default=None, metadata=_cli(ModelsOpt))
     tasks: Optional[str] = dataclasses.field(default=None, metadata=_cli(TasksOpt))
+    weights: Optional[str] = dataclasses.field(default=None, metadata=_cli(WeightsOpt))
     drop_cols: Optional[str] = dataclasses.field(default=None, metadata=_cli(DropColsOpt))
     accuracy_scale: Optional[str] = dataclasses.field(default=None, metadata=_cli(AccuracyScaleOpt))
     metric: Optional[str] = dataclasses.field(default=None, metadata=_cli(MetricOpt))
@@ -141,12 +144,25 @@ class InputOptions:
     split: Optional[str] = dataclasses.field(default=None, metadata=_cli(SplitOpt))
     baselines: Optional[str] = dataclasses.field(default=None, metadata=_cli(BaselinesOpt))
 
-    def load(self):
-        """Read PATH or --example into a ResultsTable (:func:`load_input`; --tasks is not applied here)."""
+    def read(self):
+        """Read PATH or --example into a ResultsTable (:func:`load_input`); nothing is selected here."""
         options = dataclasses.asdict(self)
-        path, example, _ = options.pop("path"), options.pop("example"), options.pop("tasks")
+        path, example = options.pop("path"), options.pop("example")
+        for key in ("tasks", "weights"):
+            options.pop(key)
         options["filter"] = options.pop("filter_")
         return load_input(path, example, **options)
+
+    def selection(self, *, weights: bool = True, **options):
+        """The library's selection (:func:`evalband.select`) of --models, --tasks and --weights on the table
+        read: the command line parses the text, the library applies its one rule. ``weights=False`` for commands
+        whose analysis takes no weights; ``options`` go to ``select`` (``complete=``, ...)."""
+        from ..selection import select
+
+        table = self.read()
+        return select(table, models=parse_list(self.models, name="models"),
+                      tasks=parse_list(self.tasks, name="tasks"),
+                      weights=self.weights if weights else None, **options)
 
     def changed(self, *names: str) -> dict:
         """The options among ``names`` (all by default) whose value differs from the default, in field order."""
@@ -217,7 +233,7 @@ CLI_NAMES = {"rng": "--seed", "n_resamples": "--n-resamples", "confidence_level"
              "name": "--aggregate", "aggregate": "--aggregate", "method": "--method", "correction": "--correction",
              "resampling": "--resampling", "margin": "--margin", "weights": "--weights", "group_weights": "--weights",
              "models": "--models", "test": "--test", "prior": "--prior", "accuracy_scale": "--accuracy-scale",
-             "drop_cols": "--drop-cols", "clusters": "--clusters"}
+             "drop_cols": "--drop-cols", "clusters": "--clusters", "tasks": "--tasks"}
 #: Aggregates whose parameter the CLI gives after a colon, with an example of the syntax.
 _PARAMETER_SYNTAX = {"bin_width": "binned-rank:0.01", "gamma": "optimality-gap:0.9",
                      "baseline": "probability-of-improvement:MODEL", "chance": "chance-normalized:0.25"}
@@ -243,9 +259,23 @@ def cli_message(text: str, options: dict | None = None) -> str:
     return text
 
 
+#: where to report a bug
+ISSUES_URL = "https://github.com/evalband/evalband/issues"
+
+
+def debug_enabled() -> bool:
+    """``--debug`` (before the command) or ``EVALBAND_DEBUG=1``: show the traceback of an internal error."""
+    return os.environ.get("EVALBAND_DEBUG", "").strip().lower() not in ("", "0", "false", "no")
+
+
 @contextlib.contextmanager
 def errors(**options):
-    """Turn input and argument errors into one line on stderr and exit code 2 (no traceback).
+    """Turn a user's mistake into one line on stderr and exit code 2; report anything else as a bug.
+
+    User mistakes are the library's own input and argument errors (:data:`evalband._validate.USER_ERRORS`:
+    bad data naming file, row and column; an argument out of range; a missing optional extra) and operating-
+    system errors (a missing or unwritable file). Any other exception is a bug in evalband: one line says so and
+    how to report it, exit code 1; with ``--debug`` (or ``EVALBAND_DEBUG=1``) the traceback follows.
 
     ``options`` maps a library argument to the option that sets it in this command (``method="--interval"``), so
     that the message names what the user typed (see :func:`cli_message`).
@@ -254,8 +284,22 @@ def errors(**options):
         yield
     except typer.Exit:
         raise
-    except (InputError, ValueError, TypeError, OSError, ImportError) as exc:  # OSError: folders, permissions
+    except (*USER_ERRORS, OSError) as exc:  # OSError: files, folders, permissions
         fail(cli_message(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, options))
+    except KeyboardInterrupt:
+        typer.echo("evalband: interrupted", err=True)
+        raise typer.Exit(130) from None
+    except Exception as exc:  # noqa: BLE001 - the last resort: say it is a bug, never pass it off as usage
+        if debug_enabled():
+            import traceback
+
+            traceback.print_exc()
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        typer.echo(f"evalband: internal error ({type(exc).__name__}{': ' + first[:200] if first else ''}). This is a"
+                   f" bug in evalband, not in your input: please report it at {ISSUES_URL} with the command line"
+                   + ("" if debug_enabled() else " and the traceback that --debug (or EVALBAND_DEBUG=1) prints"),
+                   err=True)
+        raise typer.Exit(1) from None
 
 
 def emit(text: str) -> None:
@@ -278,46 +322,7 @@ def parse_list(text: str | None, *, cast=str, name: str = "list"):
     try:
         return [cast(t) for t in items]
     except ValueError:
-        raise ValueError(f"`{name}` must be a comma-separated list; got {text!r}.") from None
-
-
-def parse_weights(text, table):
-    """``--weights`` text -> (weights, group_weights) for the aggregates: the library's one rule
-    (:func:`evalband.aggregate.parse_weights`; tasks or groups not named get weight 0, with a note)."""
-    from ..aggregate import parse_weights as parse
-
-    return parse(text, table.tasks, table.groups if table.has_groups else ())
-
-
-def selected_weights(text, table, tasks):
-    """``--weights`` for a command with ``--tasks``: ``(weights, group_weights, notes)`` for the tasks chosen.
-
-    The text is parsed against ``table``, the full table (every task and group of the data, before ``--tasks``),
-    so a group that ``--tasks`` left without tasks is a known group. The chosen tasks then follow the rule of
-    :func:`evalband.comparison._setup.restrict_weights` for tasks left out: a task or group left without tasks that the
-    weights give a positive weight is an error (the user asked for it to count); weight 0 drops it; under
-    'groups' a group left without tasks is left out and the others share the weight equally; a group keeps its
-    weight, shared among its chosen tasks (each with a note). ``tasks`` is the list :func:`select_tasks` returns
-    (None: every task, weights as :func:`parse_weights`).
-    """
-    from ..comparison._setup import restrict_weights
-
-    weights, group_weights = parse_weights(text, table)
-    if tasks is None:
-        return weights, group_weights, []
-
-    def refuse(kind, name):
-        if kind == "group":
-            return ValueError(f"`--weights` gives group '{name}' a positive weight, but none of its tasks is among"
-                              " `--tasks`; give it weight 0, or add some of its tasks to `--tasks`")
-        if kind == "none":
-            return ValueError("`--weights` names only tasks that are not among `--tasks`; no weighted task remains")
-        return ValueError(f"`--weights` gives task '{name}' a positive weight, but it is not among `--tasks`; give"
-                          " it weight 0 (or leave it out of `--weights`), or add it to `--tasks`")
-
-    return restrict_weights(weights, group_weights, table.tasks, table.task_groups if table.has_groups else None,
-                            [str(t) for t in tasks], refuse=refuse, where="in `--tasks`",
-                            why=" (none among `--tasks`)", per_kept_task=True)
+        raise ArgumentError(f"`{name}` must be a comma-separated list; got {text!r}.") from None
 
 
 def parse_confidence(text):
@@ -329,20 +334,11 @@ def parse_confidence(text):
         return text
 
 
-def select_tasks(table, tasks):
-    """``--tasks`` -> (the table restricted to them, the list for the library) (None: every task)."""
-    names = parse_list(tasks, name="tasks")
-    if names is None:
-        return table, None
-    if not names:
-        raise ValueError("`--tasks` is empty; give comma-separated task names (or leave the option out)")
-    return table.select(tasks=names), names
-
-
 def load_input(path, example, *, source="auto", shape="auto", model_col="model", task_col="task",
                item_col="item", score_col="score", trial_col="trial", cluster=None, group_col="group",
                unbounded=False, count_rule="floor", models=None, drop_cols=None, accuracy_scale=None, **extra):
-    """Read PATH or --example into a ResultsTable, restricted to --models when given.
+    """Read PATH or --example into a ResultsTable (:func:`evalband.read`; the selection of --models is the
+    library's, :meth:`InputOptions.selection`).
 
     With ``--shape wide`` the --models names are the model columns chosen at read time (other columns are not
     models and not counted in coverage notes); ``--drop-cols`` leaves columns out before reading.
@@ -351,27 +347,23 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
     from ..io import read
 
     if (path is None) == (example is None):
-        raise ValueError("give either a results file PATH or --example NAME (one of them)")
-    names = None
-    if models is not None:
-        names = parse_list(models, name="models")
-        if not names:
-            raise ValueError("`--models` is empty; give comma-separated model names (or leave the option out)")
+        raise ArgumentError("give either a results file PATH or --example NAME (one of them)")
+    names = None if models is None else parse_list(models, name="models")
     if drop_cols is not None:
         if example is not None:
-            raise ValueError("`--drop-cols` applies to a results file, not to --example")
+            raise ArgumentError("`--drop-cols` applies to a results file, not to --example")
         drop_cols = parse_list(drop_cols, name="--drop-cols")
         if not drop_cols:
-            raise ValueError("`--drop-cols` is empty; give comma-separated column names (or leave the option out)")
+            raise ArgumentError("`--drop-cols` is empty; give comma-separated column names (or leave the option out)")
         extra["drop_cols"] = drop_cols
     if accuracy_scale is not None:
         if example is not None:
-            raise ValueError("`--accuracy-scale` applies to a results file, not to --example")
+            raise ArgumentError("`--accuracy-scale` applies to a results file, not to --example")
         extra["accuracy_scale"] = accuracy_scale
     if example is not None:
         table = load_example(example)
     else:
-        if shape == "wide" and names is not None:
+        if shape == "wide" and names:
             extra["models"] = names  # the model columns, chosen when the file is read
         # reader-specific options (--metric, --filter, --split, --baselines) reach the reader only when given
         extra = {k: v for k, v in extra.items() if v is not None}
@@ -379,8 +371,6 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
                        trial_col=trial_col, cluster_col=cluster, group_col=group_col, unbounded=unbounded,
                        count_rule=count_rule, shape=shape, **extra)
         table = read(path, source=source, **options)
-    if names is not None:
-        table = table.select(models=names)
     if any(cli_message(n) != n for n in table.notes):  # notes that name API arguments (accuracy_scale=)
         table = copy.copy(table)  # a copy: an example table may be cached
         object.__setattr__(table, "notes", tuple(cli_message(n) for n in table.notes))

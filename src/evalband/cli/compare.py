@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
-                      WeightsOpt, cli_message, emit, errors, executor_for, parse_confidence, reads_input,
-                      resolve_seed, select_tasks, selected_weights)
+                      cli_message, emit, errors, executor_for, parse_confidence, reads_input, resolve_seed)
+from .._validate import ArgumentError
 
 AggregateOpt = Annotated[str, typer.Option(
     "--aggregate", help="Aggregate over tasks: mean, geometric, harmonic, minmax, mean-rank, win-rate, median, iqm,"
@@ -34,7 +34,7 @@ def parse_margin(text) -> float:
     try:
         return float(text[:-1]) / 100 if text.endswith("%") else float(text)
     except ValueError:
-        raise ValueError(f"`--margin` must be a number such as 0.01 or '1%'; got {text!r}.") from None
+        raise ArgumentError(f"`--margin` must be a number such as 0.01 or '1%'; got {text!r}.") from None
 
 
 def emit_frame(frame, fmt, notes, *, scale, value_cols, title=None, p_floor=None):
@@ -42,7 +42,7 @@ def emit_frame(frame, fmt, notes, *, scale, value_cols, title=None, p_floor=None
     from ..report.format import FORMATS, render
 
     if fmt not in FORMATS:
-        raise ValueError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
+        raise ArgumentError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
     if fmt in ("table", "markdown"):
         emit(render(frame, fmt, value_cols=value_cols, se_col="se", scale=scale, title=title, notes=notes,
                     p_floor=p_floor))
@@ -80,10 +80,9 @@ def in_points(frame, scales, value_cols):
 
 
 @reads_input("path example models tasks drop_cols accuracy_scale",
-             after={"fmt": f"cluster {TABLE_INPUT} {LOG_INPUT}"})
+             after={"aggregate": "weights", "fmt": f"cluster {TABLE_INPUT} {LOG_INPUT}"})
 def compare(
     aggregate: AggregateOpt = "mean",
-    weights: WeightsOpt = None,
     resampling: ResamplingOpt = "auto",
     n_resamples: NResamplesOpt = 10_000,
     seed: SeedOpt = None,
@@ -105,18 +104,16 @@ def compare(
     """
     from ..comparison import compare as compare_models
 
-    with errors(method="--interval", tasks="--tasks"), executor_for(scheduler):  # the bootstrap interval `method`
-        full = inputs.load()
-        table, task_names = select_tasks(full, inputs.tasks)
-        w, gw, weight_notes = selected_weights(weights, full, task_names)  # parsed against every task and group
+    with errors(method="--interval"), executor_for(scheduler):  # the bootstrap interval `method`
+        sel = inputs.selection()
+        table = sel.table
         seed, seed_text = resolve_seed(seed)
-        result = compare_models(table, tasks=task_names, aggregate=aggregate, weights=w, group_weights=gw,
-                                resampling=resampling,
-                                n_resamples=n_resamples, method=interval, confidence_level=parse_confidence(confidence),
+        result = compare_models(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples,
+                                method=interval, confidence_level=parse_confidence(confidence),
                                 correction=correction, margin=parse_margin(margin), per_task=False, rng=seed)
         frame = result.to_frame()
         readings = result.readings()
-        notes = [cli_message(n, {"tasks": "--tasks"}) for n in result.notes] + weight_notes
+        notes = [cli_message(n) for n in result.notes]
         notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
         if table.attribution:
             notes.append(table.attribution)

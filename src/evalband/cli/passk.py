@@ -8,14 +8,15 @@ from typing import Annotated
 import typer
 
 from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, emit, errors, parse_confidence, parse_list,
-                      reads_input, select_tasks)
+                      reads_input)
+from .._validate import ArgumentError
 
 KOpt = Annotated[str, typer.Option("--k", "-k", help="Comma-separated k values, e.g. 1,5,10 (each at most the"
                                    " number of samples per item).")]
 
 
-@reads_input(after={"fmt": f"source shape model_col task_col item_col score_col trial_col models tasks drop_cols"
-                           f" {LOG_INPUT}"})
+@reads_input(after={"fmt": f"source shape model_col task_col item_col score_col trial_col models tasks weights"
+                           f" drop_cols {LOG_INPUT}"})
 def passk(
     k: KOpt = "1",
     confidence: ConfidenceOpt = "0.95",
@@ -31,14 +32,13 @@ def passk(
     from ..estimation import passk as passk_estimate
     from ..report.format import FORMATS, render
 
-    with errors(tasks="--tasks"):
+    with errors():
         if fmt not in FORMATS:
-            raise ValueError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
+            raise ArgumentError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
         ks = parse_list(k, cast=int, name="--k")
         if not ks:
-            raise ValueError("`--k` must list at least one value, e.g. --k 1,5,10.")
-        table, _ = select_tasks(inputs.load(), inputs.tasks)
-        result = passk_estimate(table, k=ks, confidence_level=parse_confidence(confidence))
+            raise ArgumentError("`--k` must list at least one value, e.g. --k 1,5,10.")
+        result = passk_estimate(inputs.selection(), k=ks, confidence_level=parse_confidence(confidence))
         frame = result.to_frame().drop(columns="method")
         notes = list(result.notes) + [f"{result.pass_at_k.confidence_level:.1%} t intervals over items;"
                                       " pass@k = 1 - C(n-c,k)/C(n,k), pass^k = C(c,k)/C(n,k), per item then"

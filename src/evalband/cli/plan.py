@@ -17,8 +17,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (LOG_INPUT, InputOptions, emit, errors, parse_confidence, parse_list, reads_input,
-                      select_tasks)
+from ._common import LOG_INPUT, InputOptions, emit, errors, parse_confidence, parse_list, reads_input
+from .._validate import ArgumentError
 
 _F = Optional[float]
 EffectOpt = Annotated[_F, typer.Option("--effect", help="Difference to detect, as a fraction (0.04 = 4 points).",
@@ -61,16 +61,14 @@ CompOpt = Annotated[int, typer.Option("--comparisons", help="Number of compariso
                                       " --alpha.")]
 MultOpt = Annotated[str, typer.Option("--multiplicity", help="bonferroni, holm (planned at alpha/m) or none.")]
 PlanFormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: table, markdown or json.")]
-PlanModelsOpt = Annotated[Optional[str], typer.Option("--models", help="Results file: the two models A,B to"
-                                                      " compare.", show_default=False)]
 
 _SHOWN = ("effect", "n", "se_difference", "ci_low", "ci_high", "n_required", "clusters_required", "mde",
           "power_at_n", "variance_difference", "design_effect", "effective_n", "trials", "recommended_trials",
           "n_required_recommended_trials", "alpha_per_comparison")
 
 
-@reads_input(after={"fmt": "tasks cluster source shape model_col task_col item_col score_col trial_col unbounded"
-                          f" count_rule {LOG_INPUT}"})
+@reads_input(after={"multiplicity": "models", "fmt": "tasks weights drop_cols cluster source shape model_col task_col"
+                                                    f" item_col score_col trial_col unbounded count_rule {LOG_INPUT}"})
 def plan(
     effect: EffectOpt = None,
     baseline: BaselineOpt = None,
@@ -94,7 +92,6 @@ def plan(
     cost_ratio: CostOpt = None,
     comparisons: CompOpt = 1,
     multiplicity: MultOpt = "bonferroni",
-    models: PlanModelsOpt = None,
     fmt: PlanFormatOpt = "table",
     *,
     inputs: InputOptions,
@@ -106,11 +103,11 @@ def plan(
     """
     from ..plan import plan_comparison, plan_from_pilot
 
-    with errors(tasks="--tasks"):
+    with errors():
         if fmt not in ("table", "markdown", "json"):
-            raise ValueError(f"`--format` must be one of 'table', 'markdown', 'json'; got {fmt!r}.")
+            raise ArgumentError(f"`--format` must be one of 'table', 'markdown', 'json'; got {fmt!r}.")
         if effect is None:
-            raise ValueError("give --effect, the difference to detect as a fraction (e.g. 0.03)")
+            raise ArgumentError("give --effect, the difference to detect as a fraction (e.g. 0.03)")
         common = dict(power=power, alpha=alpha, alternative=alternative, method=method,
                       confidence_level=parse_confidence(confidence), cost_ratio=cost_ratio, n_comparisons=comparisons,
                       multiplicity=multiplicity)
@@ -119,19 +116,19 @@ def plan(
                      "--n": n, "--cluster-size": cluster_size, "--icc": icc, "--output-variance": output_variance}
             given = [k for k, v in typed.items() if v is not None] + (["--unpaired"] if unpaired else [])
             if given:
-                raise ValueError(f"{', '.join(given)} are estimated from the results file; drop them or drop the"
+                raise ArgumentError(f"{', '.join(given)} are estimated from the results file; drop them or drop the"
                                  " file")
-            table, _ = select_tasks(inputs.load(), inputs.tasks)
-            chosen = parse_list(models, name="models")
-            result = plan_from_pilot(table, effect=effect, models=chosen, correlation=correlation,
-                                     trials=trials, **common)
+            sel = inputs.selection()
+            table = sel.table
+            result = plan_from_pilot(sel, effect=effect, models=parse_list(inputs.models, name="models"),
+                                     correlation=correlation, trials=trials, **common)
             header = f"Plan from {table.source}: {result.inputs['pilot']['model_a']} vs" \
                      f" {result.inputs['pilot']['model_b']}"
         else:
-            if models is not None:
-                raise ValueError("--models chooses models from a results file; none was given")
-            if inputs.tasks is not None:
-                raise ValueError("--tasks chooses tasks from a results file; none was given")
+            for option, what, value in (("--models", "models", inputs.models), ("--tasks", "tasks", inputs.tasks),
+                                        ("--weights", "task weights", inputs.weights)):
+                if value is not None:
+                    raise ArgumentError(f"{option} chooses {what} from a results file; none was given")
             sources = {k: "given" for k, v in dict(baseline=baseline, correlation=correlation,
                                                    variance_difference=variance_difference, sd_a=sd, sd_b=sd_b,
                                                    cluster_size=cluster_size, icc=icc,

@@ -12,10 +12,10 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
-                      WeightsOpt, cli_message, errors, executor_for, parse_confidence, reads_input, resolve_seed,
-                      select_tasks, selected_weights)
+                      cli_message, errors, executor_for, parse_confidence, reads_input, resolve_seed)
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
                       emit_frame, in_points, parse_margin)
+from .._validate import ArgumentError
 
 TestOpt = Annotated[Optional[str], typer.Option(
     "--test", help="Test over tasks (tasks as the sample) instead of the bootstrap ranking: friedman (with"
@@ -29,10 +29,9 @@ RopeOpt = Annotated[float, typer.Option(
 
 
 @reads_input("path example models tasks drop_cols accuracy_scale",
-             after={"fmt": f"cluster {TABLE_INPUT}", "rope": LOG_INPUT})
+             after={"aggregate": "weights", "fmt": f"cluster {TABLE_INPUT}", "rope": LOG_INPUT})
 def rank(
     aggregate: AggregateOpt = "mean",
-    weights: WeightsOpt = None,
     resampling: ResamplingOpt = "auto",
     n_resamples: NResamplesOpt = 10_000,
     seed: SeedOpt = None,
@@ -55,16 +54,16 @@ def rank(
     --correction (max-t by default; bonferroni and holm also hold jointly). Tiers group models that no such
     interval separates (by more than --margin).
     """
-    with errors(method="--interval", tasks="--tasks"), executor_for(scheduler):  # the bootstrap interval `method`
-        full = inputs.load()
-        table, task_names = select_tasks(full, inputs.tasks)
+    with errors(method="--interval"), executor_for(scheduler):  # the bootstrap interval `method`
         if test is not None:
-            return _run_task_test(table, test=test, control=control, rope=rope, confidence=confidence, seed=seed,
-                                  fmt=fmt)
-        options = dict(tasks=task_names, aggregate=aggregate, weights=weights, resampling=resampling,
-                       n_resamples=n_resamples, seed=seed, confidence=confidence, interval=interval,
-                       correction=correction, margin=margin)
-        frame, notes, scales = _run(table, full=full, **options)
+            if inputs.weights is not None:
+                raise ArgumentError("`--weights` does not apply to --test: tests over tasks treat the tasks as the"
+                                 " sample, each task counting once")
+            return _run_task_test(inputs.selection(), test=test, control=control, rope=rope,
+                                  confidence=confidence, seed=seed, fmt=fmt)
+        options = dict(aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, seed=seed,
+                       confidence=confidence, interval=interval, correction=correction, margin=margin)
+        frame, notes, scales = _run(inputs.selection(), **options)
         value_cols = ("estimate", "se", "ci_low", "ci_high")
         if fmt in ("table", "markdown", "latex"):  # every human format on the same scale (points for accuracies)
             shown = frame[[c for c in ("aggregate", "model", "estimate", "se", "ci_low", "ci_high", "rank",
@@ -78,18 +77,17 @@ def rank(
             emit_frame(frame, fmt, notes, scale=1.0, value_cols=("estimate", "se", "ci_low", "ci_high"))
 
 
-def _run(table, *, full, tasks, aggregate, weights, resampling, n_resamples, seed, confidence, interval, correction,
-         margin):
-    """Call the library; return (frame, notes, [(aggregate, display scale)])."""
+def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval, correction, margin):
+    """Call the library on the selection; return (frame, notes, [(aggregate, display scale)])."""
     from ..ranking import rank as rank_models
 
-    w, gw, weight_notes = selected_weights(weights, full, tasks)  # parsed against every task and group
+    table = sel.table
     seed, seed_text = resolve_seed(seed)
-    result = rank_models(table, tasks=tasks, aggregate=aggregate, weights=w, group_weights=gw,
-                         resampling=resampling, n_resamples=n_resamples, method=interval,
-                         confidence_level=parse_confidence(confidence), simultaneous=correction, margin=parse_margin(margin), rng=seed)
+    result = rank_models(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, method=interval,
+                         confidence_level=parse_confidence(confidence), simultaneous=correction,
+                         margin=parse_margin(margin), rng=seed)
     frame = result.to_frame()
-    notes = [cli_message(n, {"tasks": "--tasks"}) for n in result.notes] + weight_notes
+    notes = [cli_message(n) for n in result.notes]
     level = result.rankings[0].confidence_level
     notes.append(f"{level:.4g} intervals; rank_low-rank_high: bootstrap percentile interval of each model's rank;"
                  f" rank_sim_low-rank_sim_high: simultaneous ({correction}) rank intervals; rank 1 is best")
@@ -99,12 +97,13 @@ def _run(table, *, full, tasks, aggregate, weights, resampling, n_resamples, see
     return frame, notes, [(r.aggregate, r.scale) for r in result.rankings]
 
 
-def _run_task_test(table, *, test, control, rope, confidence, seed, fmt):
+def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
     """--test: a test over tasks from evalband.tasks; the pairwise table, with the summary as notes."""
     from ..tasks import run_test
 
+    table = sel.table
     seed, seed_text = resolve_seed(seed)
-    result = run_test(table, test=test, control=control, rope=rope, confidence_level=parse_confidence(confidence),
+    result = run_test(sel, test=test, control=control, rope=rope, confidence_level=parse_confidence(confidence),
                       rng=seed)
     notes = result.summary().splitlines()
     if result.test == "bayes-signed-rank" or getattr(result.omnibus, "exact_method", "") == "monte-carlo":

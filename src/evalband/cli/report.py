@@ -11,7 +11,8 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (LOG_INPUT, ConfidenceOpt, InputOptions, SchedulerOpt, errors, executor_for, parse_confidence,
-                      parse_list, reads_input, select_tasks)
+                      parse_list, reads_input)
+from .._validate import ArgumentError
 
 OutputOpt = Annotated[str, typer.Option("--output", "-o", help="File to write (report.html, report.md, ...).")]
 ReportFormatOpt = Annotated[Optional[str], typer.Option("--format", "-f", help="html (one self-contained file),"
@@ -34,7 +35,7 @@ _FORMATS = {"html": "html", "markdown": "markdown", "md": "markdown", "latex": "
 _SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".html": "html", ".htm": "html"}
 
 
-@reads_input(after={"bayes": "models tasks drop_cols accuracy_scale source shape model_col task_col item_col score_col"
+@reads_input(after={"bayes": "models tasks weights drop_cols accuracy_scale source shape model_col task_col item_col score_col"
                              f" trial_col cluster group_col unbounded count_rule {LOG_INPUT}"})
 def report(
     output: OutputOpt = "report.html",
@@ -57,22 +58,21 @@ def report(
     evalband report --example vtab -o report.html
     """
     from .._validate import check_confidence_level
-    from ..report._build import build_report
-    from ..report.html import write_report
+    from ..report import build_report, write_report
 
-    with errors(tasks="--tasks"), executor_for(scheduler):
+    with errors(), executor_for(scheduler):
         started = time.perf_counter()
         kind = report_format(fmt, output)
         fig_formats = tuple(f.lower() for f in parse_list(figure_format, name="figure-format"))
         bad = [f for f in fig_formats if f not in ("png", "svg")]
         if bad or not fig_formats:
-            raise ValueError(f"`--figure-format` must list png and/or svg; got {figure_format!r}.")
+            raise ArgumentError(f"`--figure-format` must list png and/or svg; got {figure_format!r}.")
         level = check_confidence_level(parse_confidence(confidence))
         check_output(output, figures)  # before the 10-20 s of computing, not after
-        table, _ = select_tasks(inputs.load(), inputs.tasks)
+        sel = inputs.selection()
         command = _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate,
                            bayes)
-        rep = build_report(table, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level, seed=seed,
+        rep = build_report(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level, rng=seed,
                            bayes=bayes, command=command)
         write_report(rep, output, format=kind, figures_dir=figures, figure_formats=fig_formats)
         size = os.path.getsize(output)
@@ -89,10 +89,10 @@ def report_format(fmt, output) -> str:
     if fmt is None:
         return implied or "html"
     if fmt.lower() not in _FORMATS:
-        raise ValueError(f"`--format` must be html, markdown or latex; got {fmt!r}.")
+        raise ArgumentError(f"`--format` must be html, markdown or latex; got {fmt!r}.")
     kind = _FORMATS[fmt.lower()]
     if implied is not None and implied != kind:
-        raise ValueError(f"`--format {fmt}` writes {kind}, but -o {output} names a {implied} file; change the -o"
+        raise ArgumentError(f"`--format {fmt}` writes {kind}, but -o {output} names a {implied} file; change the -o"
                          " suffix, or leave --format out to follow it")
     return kind
 

@@ -9,15 +9,17 @@ import warnings
 import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, emit, errors,
-                      parse_confidence, reads_input, select_tasks)
+                      parse_confidence, reads_input)
 from typing import Annotated
+from .._validate import ArgumentError
 
 MethodOpt = Annotated[str, typer.Option(
     "--method", help="auto, wilson, clopper-pearson (exact), jeffreys, agresti-coull, wald, t, normal or cluster."
                      " auto: cluster when clusters are given, wilson for 0/1 scores, t otherwise.")]
 
 
-@reads_input(after={"method": "cluster", "fmt": f"{TABLE_INPUT} models tasks drop_cols accuracy_scale {LOG_INPUT}"})
+@reads_input(after={"method": "cluster", "fmt": f"{TABLE_INPUT} models tasks weights drop_cols accuracy_scale"
+                                                f" {LOG_INPUT}"})
 def summarize(
     method: MethodOpt = "auto",
     confidence: ConfidenceOpt = "0.95",
@@ -34,14 +36,15 @@ def summarize(
     from ..estimation import estimate
     from ..report.format import FORMATS, render
 
-    with errors(tasks="--tasks"):
+    with errors():
         if fmt not in FORMATS:
-            raise ValueError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
-        table, _ = select_tasks(inputs.load(), inputs.tasks)
+            raise ArgumentError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
+        sel = inputs.selection()
+        table = sel.table
         level = parse_confidence(confidence)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # the same text is in result.notes
-            result = estimate(table, method=method, confidence_level=level,
+            result = estimate(sel, method=method, confidence_level=level,
                               cluster=True if inputs.cluster is not None else None)
         frame = result.to_frame(pooled=True)
         notes = list(result.notes)

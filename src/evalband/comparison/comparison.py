@@ -7,12 +7,14 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from .._validate import (OVERLAP_CONFIDENCE, check_alternative, check_choice, check_confidence_level,
+from .._validate import (ArgumentError, OVERLAP_CONFIDENCE, check_alternative, check_choice, check_confidence_level,
                          check_positive_int)
-from ._setup import aggregate_notes, prepare, resolve_aggregates
+from ..aggregate import aggregate_notes, evaluate_aggregates
+from ..resample import replicates_for
 from .exact import mcnemar_exact
 from .multiplicity import CORRECTIONS, adjust_pvalues
 from .paired import paired_difference
+from .pairs import pair_position
 from .pairwise import PairwiseComparison, interval_label, pairwise_differences
 from .permutation import paired_permutation_test
 from .pvalues import INTERVAL_METHODS
@@ -44,6 +46,11 @@ class Comparison:
     tasks_left_out : dict
         Task left out -> the selected models with no result on it (empty tuple: the models have results but
         share no item). Aggregates are over the other tasks; ``notes`` says so.
+    selection : Selection
+        The models, tasks and weights compared (:func:`evalband.select`).
+    aggregate_values : tuple of AggregateValues
+        Each aggregate evaluated on the replicates (observed, samples, direction, scale): what rankings of the
+        same run read instead of evaluating the aggregates again.
     """
 
     models: tuple
@@ -54,6 +61,8 @@ class Comparison:
     paired: bool
     notes: tuple = ()
     tasks_left_out: dict = field(default_factory=dict)
+    selection: object = field(default=None, repr=False, compare=False)
+    aggregate_values: tuple = field(default=(), repr=False, compare=False)
 
     def to_frame(self, level: str = "aggregate") -> pd.DataFrame:
         """Tidy table of the pairs: ``level`` 'aggregate', 'task' or 'sensitivity'."""
@@ -86,8 +95,8 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
 
     Parameters
     ----------
-    data : ResultsTable, path, DataFrame or Replicates
-        Evaluation results (anything :func:`evalband.read` accepts), or replicates already drawn.
+    data : Selection, ResultsTable, path, DataFrame or Replicates
+        Evaluation results (anything :func:`evalband.select` accepts), or replicates already drawn.
     aggregate : str, callable or sequence
         Aggregate(s) over tasks by name ('mean', 'geometric', 'minmax', 'mean-rank', ...; see
         ``evalband.aggregate.AGGREGATES``), a comma-separated string, or a function of the (..., models, tasks)
@@ -174,19 +183,20 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     alternative = check_alternative(alternative)
     confidence_level = check_confidence_level(confidence_level)
     if abs(confidence_level - OVERLAP_CONFIDENCE) < 1e-9:
-        raise ValueError("`confidence_level` 'overlap' (83.4%) is for per-model overlap displays (summarize);"
+        raise ArgumentError("`confidence_level` 'overlap' (83.4%) is for per-model overlap displays (summarize);"
                          " intervals for differences and their verdicts need a level such as 0.95.")
     margin = check_margin(margin)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
-    table, reps, gen, left_out = prepare(data, replicates=replicates, models=models, tasks=tasks,
-                                         resampling=resampling, n_resamples=n_resamples, rng=rng, cluster=cluster)
-    weights, group_weights, weight_notes = left_out.weights(weights, group_weights)
+    sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights,
+                                    replicates=replicates, resampling=resampling, n_resamples=n_resamples, rng=rng,
+                                    cluster=cluster)
+    table = sel.table
     # no pairing to measure: summary counts (binomial replicates), or independent replicates given without a table
     summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
     paired = reps.resampling == "paired"
     binomial = reps.resampling == "binomial"
-    notes = list(getattr(reps, "notes", ())) + left_out.notes() + weight_notes
+    notes = list(dict.fromkeys([*reps.notes, *sel.notes]))
     if summary:
         rho = 0.0 if correlation is None else float(correlation)
         sweep = sorted({float(c) for c in correlations} | {rho})
@@ -197,21 +207,21 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         rho = None
         sweep = []
         if correlation is not None:
-            raise ValueError("`correlation` applies to data without pairing (summary-level counts) only; with"
+            raise ArgumentError("`correlation` applies to data without pairing (summary-level counts) only; with"
                              " item-level data the correlation is measured.")
     options = dict(method=method, confidence_level=confidence_level, alternative=alternative,
                    correction=correction, margin=margin)
     units_t = np.asarray(reps.n_units, dtype=np.float64)
-    unit_name = "clusters" if getattr(reps, "unit", "item") == "cluster" else "items"
+    unit_name = "clusters" if reps.unit == "cluster" else "items"
     options["unit_name"] = unit_name
-    aggs = resolve_aggregates(reps, aggregate, weights=weights, group_weights=group_weights,
-                              jackknife=(method == "bca"), **dict(aggregate_options or {}))
+    aggs = evaluate_aggregates(reps, aggregate, weights=sel.weights, jackknife=(method == "bca"),
+                               **dict(aggregate_options or {}))
     notes += aggregate_notes(aggs)
     per_task_var = _task_variances(table, reps, paired) if not summary else None
     strata = jk_all = None
     if method == "bca":
         jk_all = reps.jackknife()
-        strata = reps.jackknife_strata() if hasattr(reps, "jackknife_strata") else None
+        strata = reps.jackknife_strata()
 
     def run(obs_mt, reps_bmt, assumed, keep, sweep_texts=None):
         agg_out = []
@@ -264,7 +274,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         main_reps = reps.replicates
         aggregates = run(reps.observed, main_reps, None, keep=True)
         if len(reps.tasks) == 1 and per_task_var is not None and per_task_var[0] is not None \
-                and table.binary_items and getattr(reps, "unit", "item") == "item":
+                and table.binary_items and reps.unit == "item":
             # one task: a weighted mean of it is its mean, so the exact test of the task applies to the aggregate
             sc = per_task_var[0]["scores"]
             aggregates = [_exact_when_few_discordant(replace(
@@ -287,7 +297,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
                                                  per_task_var, permutation, n_permutations, gen, options,
                                                  strata, jk_all, binomial))
     return Comparison(tuple(reps.models), tuple(aggregates), tuple(task_results), tuple(sens), reps, paired,
-                      tuple(notes), dict(left_out.lacking))
+                      tuple(notes), sel.tasks_left_out, sel, tuple(aggs))
 
 
 def _task_variances(table, reps, paired):
@@ -299,7 +309,7 @@ def _task_variances(table, reps, paired):
     out = []
     for task in reps.tasks:
         td = table.task_data(task, models=list(reps.models))
-        clusters = td.clusters if getattr(reps, "unit", "item") == "cluster" else None
+        clusters = td.clusters if reps.unit == "cluster" else None
         if td.n_items < 2:
             out.append(None)
             continue
@@ -328,17 +338,10 @@ def _pooled_item_correlation(per_task_var, m):
         corr = np.where((ss_a > 0) & (ss_b > 0), sp / np.sqrt(ss_a * ss_b), np.nan)
 
     def corr_fn(ia, ib):
-        pos, _ = _unordered(ia, ib, m)
+        pos, _ = pair_position(ia, ib, m)
         return corr[pos]
 
     return corr_fn
-
-
-def _unordered(ia, ib, m):
-    """Position of each pair in the i < j enumeration, and whether it is flipped."""
-    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
-    pos = lo * m - lo * (lo + 1) // 2 + (hi - lo - 1)
-    return pos, ia > ib
 
 
 def _analytic(weights, reps, per_task_var, assumed):
@@ -351,7 +354,7 @@ def _analytic(weights, reps, per_task_var, assumed):
             return None, None
 
         def parts(ia, ib):
-            pos, flip = _unordered(ia, ib, m)
+            pos, flip = pair_position(ia, ib, m)
             va = np.stack([np.where(flip, v["vb"][pos], v["va"][pos]) for v in per_task_var], axis=-1)
             vb = np.stack([np.where(flip, v["va"][pos], v["vb"][pos]) for v in per_task_var], axis=-1)
             vd = np.stack([v["vd"][pos] for v in per_task_var], axis=-1)
@@ -398,11 +401,11 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
 
     if info is not None:
         def se_fn(ia, ib):
-            pos, _ = _unordered(ia, ib, m)
+            pos, _ = pair_position(ia, ib, m)
             return np.sqrt(info["vd"][pos])
 
         def corr_fn(ia, ib):
-            pos, _ = _unordered(ia, ib, m)
+            pos, _ = pair_position(ia, ib, m)
             return info["corr"][pos]
     elif summary and binomial:
         var = obs * (1 - obs) / float(np.asarray(reps.n_units)[t])
@@ -430,7 +433,7 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
             extra["p_permutation"] = np.asarray(perm.pvalue, dtype=float)
         if extra:
             res = replace(res, **extra)
-        if "p_mcnemar" in extra and getattr(reps, "unit", "item") == "item":
+        if "p_mcnemar" in extra and reps.unit == "item":
             res = _exact_when_few_discordant(res, a, b, options)
     return res
 

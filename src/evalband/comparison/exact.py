@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
+from .._validate import ArgumentError
 
 __all__ = ["McNemarResult", "mcnemar_exact"]
 
@@ -63,7 +64,7 @@ def mcnemar_exact(a, b, *, alternative: str = "two-sided", axis: int = -1) -> Mc
     b = np.moveaxis(np.asarray(b), axis, -1)
     for name, x in (("a", a), ("b", b)):
         if not np.isin(x, (0, 1)).all():
-            raise ValueError(f"`{name}` must hold 0/1 scores for McNemar's test.")
+            raise ArgumentError(f"`{name}` must hold 0/1 scores for McNemar's test.")
     a = a.astype(bool)
     b = b.astype(bool)
     only_a = (a & ~b).sum(-1)

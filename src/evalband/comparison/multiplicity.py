@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import check_alternative, check_choice, check_confidence_level
+from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 
 __all__ = ["CORRECTIONS", "adjust_pvalues", "correction_level", "max_t_intervals", "SimultaneousIntervals"]
 
@@ -55,7 +55,7 @@ def adjust_pvalues(pvalues, *, method: str = "holm") -> np.ndarray:
     flat = p.ravel()
     ok = np.isfinite(flat)
     if np.any((flat[ok] < 0) | (flat[ok] > 1)):
-        raise ValueError("`pvalues` must lie in [0, 1].")
+        raise ArgumentError("`pvalues` must lie in [0, 1].")
     q = flat[ok]
     m = q.size
     if m == 0:
@@ -161,7 +161,7 @@ def max_t_intervals(samples, observed, *, confidence_level: float = 0.95,
     d = np.asarray(samples, dtype=np.float64)
     obs = np.asarray(observed, dtype=np.float64)
     if d.ndim != 2 or obs.shape != d.shape[1:]:
-        raise ValueError(f"`samples` must be (B, P) and `observed` (P,); got {d.shape} and {obs.shape}.")
+        raise ArgumentError(f"`samples` must be (B, P) and `observed` (P,); got {d.shape} and {obs.shape}.")
     se = d.std(axis=0, ddof=1)
     live = se > 0
     safe = np.where(live, se, 1.0)

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .._validate import check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
-from ._setup import pair_indices
+from .pairs import pair_indices
 from .multiplicity import CORRECTIONS, adjust_pvalues, correction_level, max_t_intervals
 from .pvalues import INTERVAL_METHODS, bootstrap_pvalue
 from .verdict import check_margin, reading, verdict, verdict_detail, withhold, withheld_text

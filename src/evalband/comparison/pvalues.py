@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .._validate import check_alternative, check_choice
+from .._validate import ArgumentError, check_alternative, check_choice
 
 __all__ = ["bootstrap_pvalue", "INTERVAL_METHODS"]
 
@@ -60,7 +60,7 @@ def bootstrap_pvalue(samples, observed, *, null: float = 0.0, method: str = "per
     s = np.asarray(samples, dtype=np.float64)
     d = np.asarray(observed, dtype=np.float64)
     if s.shape[1:] != d.shape:
-        raise ValueError(f"`samples` must be (B, *observed.shape); got {s.shape} and {d.shape}.")
+        raise ArgumentError(f"`samples` must be (B, *observed.shape); got {s.shape} and {d.shape}.")
     b = s.shape[0]
     null_arr = np.broadcast_to(np.asarray(null, dtype=np.float64), d.shape)
     if method == "percentile":

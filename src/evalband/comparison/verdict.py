@@ -10,6 +10,7 @@ import math
 import numbers
 
 import numpy as np
+from .._validate import ArgumentError, ArgumentTypeError
 
 __all__ = ["VERDICTS", "verdict", "check_margin", "reading", "format_difference", "withhold", "MIN_UNITS",
            "MIN_DISCORDANT", "verdict_detail", "margin_text"]
@@ -27,10 +28,10 @@ MIN_DISCORDANT = 10
 def check_margin(margin) -> float:
     """``margin`` as a float >= 0 (on the scale of the statistic, fractions for accuracies)."""
     if isinstance(margin, bool) or not isinstance(margin, numbers.Real):
-        raise TypeError(f"`margin` must be a number >= 0; got {margin!r}.")
+        raise ArgumentTypeError(f"`margin` must be a number >= 0; got {margin!r}.")
     margin = float(margin)
     if not (margin >= 0 and math.isfinite(margin)):
-        raise ValueError(f"`margin` must be a finite number >= 0; got {margin!r}.")
+        raise ArgumentError(f"`margin` must be a finite number >= 0; got {margin!r}.")
     return margin
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from importlib import resources
 
 from ..table import ResultsTable
+from .._validate import ArgumentError
 
 __all__ = ["load_example", "EXAMPLES", "ATTRIBUTION"]
 
@@ -41,7 +42,7 @@ def load_example(name: str) -> ResultsTable:
 
     key = str(name).strip().lower().replace("_", "-")
     if key not in ATTRIBUTION:
-        raise ValueError(f"unknown example {name!r}; available: {', '.join(EXAMPLES)}.")
+        raise ArgumentError(f"unknown example {name!r}; available: {', '.join(EXAMPLES)}.")
     data = resources.files(__package__) / "data"
     if key == "vtab":
         with resources.as_file(data / "vtab.csv") as path:

@@ -14,6 +14,7 @@ from .inspect import read_inspect
 from .lm_eval import read_lm_eval
 from .rliable import read_rliable
 from .tabular import STDIN, TABULAR_SUFFIXES, read_tabular
+from .._validate import ArgumentError, ArgumentTypeError
 
 __all__ = ["read", "SOURCES"]
 
@@ -52,16 +53,16 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
         if isinstance(data, pd.DataFrame):
             return read_tabular(data, **options)
         if not isinstance(data, (str, os.PathLike, list, tuple)):
-            raise TypeError(f"`data` must be a path, a DataFrame or a ResultsTable; got {type(data).__name__}.")
+            raise ArgumentTypeError(f"`data` must be a path, a DataFrame or a ResultsTable; got {type(data).__name__}.")
         if isinstance(data, str) and data == STDIN:
             return read_tabular(data, **options)
         detected = _detect(data)
         return SOURCES[detected](data, **options)
     if source not in SOURCES:
-        raise ValueError(f"`source` must be 'auto' or one of {', '.join(map(repr, SOURCES))}; got {source!r}.")
+        raise ArgumentError(f"`source` must be 'auto' or one of {', '.join(map(repr, SOURCES))}; got {source!r}.")
     reader = SOURCES[source]
     if isinstance(data, str) and data == STDIN and reader is not read_tabular:
-        raise ValueError(f"standard input ('-') must hold a table (CSV, TSV, JSON Lines); {source} logs need a file,"
+        raise ArgumentError(f"standard input ('-') must hold a table (CSV, TSV, JSON Lines); {source} logs need a file,"
                          " a folder or a glob.")
     if reader is read_tabular and source in TABULAR_SUFFIXES.values():
         options.setdefault("file_format", source)

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError
+from .._validate import ArgumentError, ArgumentTypeError, InputError, MissingExtraError
 from ..table import ResultsTable
 
 __all__ = ["expand", "classify", "detect", "load_json", "iter_jsonl", "field", "Skipped", "build_table",
@@ -60,7 +60,7 @@ def expand(data) -> tuple[str, list[Path]]:
             files.extend(expand(item)[1])
         return f"{len(data)} paths", sorted(set(files))
     if not isinstance(data, (str, os.PathLike)):
-        raise TypeError(f"`data` must be a path, a glob or a list of paths; got {type(data).__name__}.")
+        raise ArgumentTypeError(f"`data` must be a path, a glob or a list of paths; got {type(data).__name__}.")
     text = os.fspath(data)
     if _is_glob(text):
         found = [Path(p) for p in _glob.glob(text, recursive=True)]
@@ -331,9 +331,9 @@ def check_tabular_unused(options: dict, source_name: str) -> None:
     """Refuse column-mapping options that a harness reader cannot honour (defaults pass silently)."""
     for key, value in options.items():
         if key not in _TABULAR_DEFAULTS:
-            raise TypeError(f"the {source_name} reader got an unexpected option `{key}`.")
+            raise ArgumentTypeError(f"the {source_name} reader got an unexpected option `{key}`.")
         if value != _TABULAR_DEFAULTS[key]:
-            raise ValueError(f"`{key}` does not apply to {source_name} logs (their fields are fixed); got {value!r}.")
+            raise ArgumentError(f"`{key}` does not apply to {source_name} logs (their fields are fixed); got {value!r}.")
 
 
 def build_table(rows: dict, *, source: str, notes: list[str], skipped: Skipped, unbounded: bool = False,
@@ -356,6 +356,6 @@ def require_zstandard():
     try:
         import zstandard
     except ImportError:  # pragma: no cover - exercised only without the extra
-        raise ImportError("reading inspect_ai .eval archives needs the zstandard package:"
+        raise MissingExtraError("reading inspect_ai .eval archives needs the zstandard package:"
                           " pip install 'evalband[logs]'") from None
     return zstandard

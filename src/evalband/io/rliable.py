@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError
+from .._validate import ArgumentTypeError, InputError
 from ..table import ResultsTable
 from .folders import build_table, check_tabular_unused, files_of, load_json
 
@@ -163,7 +163,7 @@ def read_baselines(baselines) -> pd.DataFrame:
                 raise InputError(f"cannot be read as a baselines table ({str(exc).splitlines()[0][:120]})",
                                  source=src) from None
         else:
-            raise TypeError(f"`baselines` must be a path, a DataFrame or a dict; got {type(baselines).__name__}.")
+            raise ArgumentTypeError(f"`baselines` must be a path, a DataFrame or a dict; got {type(baselines).__name__}.")
         cols = {c.lower().strip(): c for c in map(str, frame.columns)}
         low = next((cols[c] for c in ("random", "low", "min") if c in cols), None)
         high = next((cols[c] for c in ("human", "high", "max") if c in cols), None)

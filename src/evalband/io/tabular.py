@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError
+from .._validate import ArgumentError, ArgumentTypeError, InputError, MissingExtraError
 from ..table import ResultsTable
 from .folders import _is_glob, expand
 
@@ -140,7 +140,7 @@ def _decompress(raw: bytes) -> bytes:
             try:
                 import zstandard
             except ImportError:
-                raise ImportError("zstd-compressed input needs zstandard: pip install 'evalband[logs]'") from None
+                raise MissingExtraError("zstd-compressed input needs zstandard: pip install 'evalband[logs]'") from None
             out = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw)).read()
         else:
             out = __import__(module).decompress(raw)
@@ -212,7 +212,7 @@ def _parse(src, fmt: str, source: str, *, raw) -> tuple[pd.DataFrame, str, str]:
     except Exception as exc:  # pyarrow raises its own error types
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"could not be read as {fmt}: {first}", source=source) from None
-    raise ValueError(f"`source_format` must be one of {sorted(set(TABULAR_SUFFIXES.values()))}; got {fmt!r}.")
+    raise ArgumentError(f"`source_format` must be one of {sorted(set(TABULAR_SUFFIXES.values()))}; got {fmt!r}.")
 
 
 def _jsonl_lines(raw, n_rows: int) -> np.ndarray:
@@ -390,7 +390,7 @@ def read_tabular(
     elif isinstance(data, (str, os.PathLike, list, tuple)):
         df, source, row_word, stems, load_notes = _load(data, file_format)
     else:
-        raise TypeError(f"`data` must be a path, a glob, a list of paths or a pandas DataFrame; got"
+        raise ArgumentTypeError(f"`data` must be a path, a glob, a list of paths or a pandas DataFrame; got"
                         f" {type(data).__name__}.")
     df = df.copy()
     names = [str(c) for c in df.columns]
@@ -493,7 +493,7 @@ def read_tabular(
         return _from_wide(df, source, row_word, item_col=item_col, task_col=task_col, group_col=group_col,
                           cluster_col=cluster_col, models=models, task=default_task, unbounded=unbounded,
                           notes=pre_notes, facets=facet_cols)
-    raise ValueError(f"`shape` must be one of 'auto', 'long', 'wide', 'summary'; got {shape!r}.")
+    raise ArgumentError(f"`shape` must be one of 'auto', 'long', 'wide', 'summary'; got {shape!r}.")
 
 
 #: label columns read as facets when present and ``facets`` is not given

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from .._validate import InputError, check_choice, check_confidence_level, check_probability
+from .._validate import ArgumentError, InputError, check_choice, check_confidence_level, check_probability
 from ..estimation.cluster import cluster_interval
 from ..estimation.mean import mean_interval
 from ..results import ConfidenceInterval
@@ -150,16 +150,18 @@ def _one_model(table, model, role: str) -> str:
     return model
 
 
-def paired_runs(baseline, candidate, *, models=None):
+def paired_runs(baseline, candidate, *, models=None, tasks=None):
     """Pair two runs on their common (task, item) keys; trial scores are averaged per item.
 
     Parameters
     ----------
     baseline, candidate : ResultsTable
-        Item-level tables (anything :func:`evalband.io.read` accepts is read first).
+        Item-level tables (anything :func:`evalband.select` accepts).
     models : str or (str, str), optional
         The model to take from each table (one name for both, or baseline and candidate names); needed only
         when a table holds several models.
+    tasks : sequence of str, optional
+        The tasks to compare (each must be in both runs); default every task.
 
     Returns
     -------
@@ -170,9 +172,9 @@ def paired_runs(baseline, candidate, *, models=None):
     left_out : dict
         ``{'baseline_only': int, 'candidate_only': int}``.
     """
-    from ..io import read
+    from ..selection import select
 
-    baseline, candidate = read(baseline), read(candidate)
+    baseline, candidate = select(baseline, tasks=tasks).table, select(candidate, tasks=tasks).table
     for t, role in ((baseline, "baseline"), (candidate, "candidate")):
         if t.level != "item":
             raise InputError(f"the {role} file holds per-task summaries; the gate needs per-item scores",
@@ -186,7 +188,7 @@ def paired_runs(baseline, candidate, *, models=None):
         elif len(models) == 2:
             mb, mc = models
         else:
-            raise ValueError(f"`models` must be one name or two (baseline, candidate); got {models!r}.")
+            raise ArgumentError(f"`models` must be one name or two (baseline, candidate); got {models!r}.")
     mb, mc = _one_model(baseline, mb, "baseline"), _one_model(candidate, mc, "candidate")
 
     def per_item(table, model):
@@ -224,7 +226,7 @@ def paired_runs(baseline, candidate, *, models=None):
 
 
 def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=0.95, method: str = "t",
-                 power: float = 0.8, models=None) -> GateResult:
+                 power: float = 0.8, models=None, tasks=None) -> GateResult:
     """Decide whether a candidate run may replace a baseline run (paired non-inferiority).
 
     Parameters
@@ -267,9 +269,9 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     method = check_choice(method, GATE_METHODS, "method")
     power = check_probability(power, "power")
     if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not (0 <= margin < 1):
-        raise ValueError(f"`margin` must be a number in [0, 1) (a fraction: 0.01 is one point); got {margin!r}.")
+        raise ArgumentError(f"`margin` must be a number in [0, 1) (a fraction: 0.01 is one point); got {margin!r}.")
     margin = float(margin)
-    frame, names, left = paired_runs(baseline, candidate, models=models)
+    frame, names, left = paired_runs(baseline, candidate, models=models, tasks=tasks)
     notes = [frame.attrs["note"]] if frame.attrs.get("note") else []
     if left["baseline_only"] or left["candidate_only"]:
         notes.append(f"items left out of the pairing: {left['baseline_only']:,} only in the baseline,"

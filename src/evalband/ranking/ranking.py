@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import OVERLAP_CONFIDENCE, check_choice, check_confidence_level, check_positive_int
+from .._validate import ArgumentError, OVERLAP_CONFIDENCE, check_choice, check_confidence_level, check_positive_int
 from ..results import ConfidenceInterval
 from .distribution import marginal_rank_intervals, probability_best, rank_distribution, ranks
 from .simultaneous import better_matrix, simultaneous_rank_intervals, tiers
@@ -115,6 +115,7 @@ class Ranking:
     replicates: object
     notes: tuple = ()
     tasks_left_out: dict = field(default_factory=dict)
+    selection: object = field(default=None, repr=False, compare=False)
 
     def to_frame(self) -> pd.DataFrame:
         return pd.concat([r.to_frame() for r in self.rankings], ignore_index=True)
@@ -227,26 +228,28 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     Ann. Statist. 37(6B), 3929-3959.
     Longjohn, R., Gopalan, G. & Casleton, E. (2025). arXiv:2501.04234.
     """
-    from ..comparison._setup import aggregate_notes, prepare, resolve_aggregates
-    from ..comparison.verdict import check_margin
+    from ..aggregate import aggregate_notes, evaluate_aggregates
     from ..comparison.sensitivity import correlated_replicates
+    from ..comparison.verdict import check_margin
+    from ..resample import replicates_for
 
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     level = check_confidence_level(confidence_level)
     simultaneous = check_choice(simultaneous, SIMULTANEOUS, "simultaneous")
     margin = check_margin(margin)
-    table, reps, gen, left_out = prepare(data, replicates=replicates, models=models, tasks=tasks,
-                                         resampling=resampling, n_resamples=n_resamples, rng=rng, cluster=cluster)
-    weights, group_weights, weight_notes = left_out.weights(weights, group_weights)
+    sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights,
+                                    replicates=replicates, resampling=resampling, n_resamples=n_resamples, rng=rng,
+                                    cluster=cluster, what="a ranking")
+    table = sel.table
     summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
-    notes = list(getattr(reps, "notes", ())) + left_out.notes() + weight_notes
-    aggs = resolve_aggregates(reps, aggregate, weights=weights, group_weights=group_weights,
-                              jackknife=(method == "bca"), **dict(aggregate_options or {}))
+    notes = list(dict.fromkeys([*reps.notes, *sel.notes]))
+    aggs = evaluate_aggregates(reps, aggregate, weights=sel.weights, jackknife=(method == "bca"),
+                               **dict(aggregate_options or {}))
     notes += aggregate_notes(aggs)
     corr_reps = None
     if correlation is not None:
         if not summary:
-            raise ValueError("`correlation` applies to data without pairing (summary-level counts) only; with"
+            raise ArgumentError("`correlation` applies to data without pairing (summary-level counts) only; with"
                              " item-level data the correlation is measured.")
         if correlation > 0:
             corr_reps = correlated_replicates(reps.observed, reps.replicates, correlation, rng=gen)
@@ -265,7 +268,7 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
         notes.append("confidence 'overlap' (83.4%) applies to each model's interval and its marginal rank interval"
                      " (two such intervals that do not overlap suggest a difference at about 5%); the tiers and"
                      " simultaneous rank intervals judge differences and stay at 95%")
-    strata = reps.jackknife_strata() if method == "bca" and hasattr(reps, "jackknife_strata") else None
+    strata = reps.jackknife_strata() if method == "bca" else None
     out = []
     for av in aggs:
         samples = av.samples if corr_reps is None else np.asarray(av.function(corr_reps), dtype=np.float64)
@@ -274,4 +277,4 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
                                simultaneous=simultaneous, margin=margin, jackknife=av.jackknife,
                                jackknife_strata=strata, scale=av.scale,
                                n_units=float(np.sum(np.asarray(reps.n_units))), decision_level=decision_level))
-    return Ranking(tuple(out), reps, tuple(notes), dict(left_out.lacking))
+    return Ranking(tuple(out), reps, tuple(notes), sel.tasks_left_out, sel)

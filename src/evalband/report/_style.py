@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 
 import numpy as np
+from .._validate import ArgumentError, MissingExtraError
 
 __all__ = ["require_matplotlib", "new_axes", "OKABE_ITO", "GREY", "categorical_colors", "save_figure",
            "figure_bytes", "label_fontsize", "rc"]
@@ -41,7 +42,7 @@ def require_matplotlib():
         import matplotlib
         import matplotlib.figure  # noqa: F401
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError("plots need matplotlib: pip install 'evalband[report]'") from exc
+        raise MissingExtraError("plots need matplotlib: pip install 'evalband[report]'") from exc
     return matplotlib
 
 
@@ -80,7 +81,7 @@ def save_figure(fig, path=None, *, format: str = "png"):
     matplotlib = require_matplotlib()
     fmt = format.lower()
     if fmt not in ("png", "svg"):
-        raise ValueError(f"`format` must be 'png' or 'svg'; got {format!r}.")
+        raise ArgumentError(f"`format` must be 'png' or 'svg'; got {format!r}.")
     metadata = {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
     buf = io.BytesIO()
     with matplotlib.rc_context(rc):
@@ -126,5 +127,5 @@ def as_pair(interval, n: int, name: str):
     low = np.asarray(low, dtype=np.float64).reshape(-1)
     high = np.asarray(high, dtype=np.float64).reshape(-1)
     if low.shape != (n,) or high.shape != (n,):
-        raise ValueError(f"`{name}` must hold {n} lows and {n} highs; got shapes {low.shape} and {high.shape}.")
+        raise ArgumentError(f"`{name}` must hold {n} lows and {n} highs; got shapes {low.shape} and {high.shape}.")
     return low, high

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pandas as pd
+from .._validate import ArgumentError
 
 __all__ = ["decimals_for", "format_value", "render", "FORMATS"]
 
@@ -136,4 +137,4 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
         for n in notes:
             console.print(f"note: {n}", highlight=False, markup=False)
         return buf.getvalue()
-    raise ValueError(f"`format` must be one of {', '.join(map(repr, FORMATS))}; got {fmt!r}.")
+    raise ArgumentError(f"`format` must be one of {', '.join(map(repr, FORMATS))}; got {fmt!r}.")

@@ -20,6 +20,7 @@ import pandas as pd
 
 from ._style import figure_bytes
 from .format import decimals_for
+from .._validate import ArgumentError
 
 __all__ = ["render_html", "render_markdown", "render_latex", "save_figures", "write_report"]
 
@@ -478,7 +479,7 @@ def write_report(report, path, *, format: str = "html", figures_dir=None, figure
     """Write the report to ``path`` as 'html', 'markdown' or 'latex'; figures to ``figures_dir`` when given."""
     fmt = {"md": "markdown", "tex": "latex"}.get(format, format)
     if fmt not in ("html", "markdown", "latex"):
-        raise ValueError(f"`format` must be 'html', 'markdown' or 'latex'; got {format!r}.")
+        raise ArgumentError(f"`format` must be 'html', 'markdown' or 'latex'; got {format!r}.")
     images = {}
     paths = save_figures(report, figures_dir, formats=figure_formats, images=images) if figures_dir else {}
     if fmt == "html":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._style import GREY, as_pair, categorical_colors, label_fontsize, new_axes, rows_height, sort_order, styled
+from .._validate import ArgumentError
 
 __all__ = ["forest_plot", "interval_comparison_plot"]
 
@@ -43,7 +44,7 @@ def forest_plot(models, estimate, ci, ci_overlap=None, *, ax=None, sort=True, sc
     M = len(names)
     est = np.asarray(estimate, dtype=np.float64).reshape(-1) * scale
     if est.shape != (M,):
-        raise ValueError(f"`estimate` must hold one value per model ({M}); got shape {est.shape}.")
+        raise ArgumentError(f"`estimate` must hold one value per model ({M}); got shape {est.shape}.")
     lo, hi = (v * scale for v in as_pair(ci, M, "ci"))
     pair2 = as_pair(ci_overlap, M, "ci_overlap")
     ax = new_axes(ax, width=6.4, height=rows_height(M))
@@ -92,7 +93,7 @@ def interval_comparison_plot(models, intervals: dict, estimates: dict | None = N
     names = [str(m) for m in models]
     M = len(names)
     if not intervals:
-        raise ValueError("`intervals` must name at least one method.")
+        raise ArgumentError("`intervals` must name at least one method.")
     pairs = {k: tuple(v * scale for v in as_pair(ci, M, f"intervals[{k!r}]")) for k, ci in intervals.items()}
     ests = {k: np.asarray(v, dtype=np.float64).reshape(-1) * scale for k, v in (estimates or {}).items()}
     first = next(iter(pairs))

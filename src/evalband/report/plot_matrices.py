@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._style import GREY, label_fontsize, new_axes, sort_order, styled
+from .._validate import ArgumentError
 
 __all__ = ["task_heatmap", "pairwise_matrix"]
 
@@ -41,10 +42,10 @@ def task_heatmap(models, tasks, estimate, width=None, *, ax=None, sort=True, sca
     M, T = len(names), len(tnames)
     est = np.asarray(estimate, dtype=np.float64)
     if est.shape != (M, T):
-        raise ValueError(f"`estimate` must be shaped (models, tasks) = ({M}, {T}); got {est.shape}.")
+        raise ArgumentError(f"`estimate` must be shaped (models, tasks) = ({M}, {T}); got {est.shape}.")
     wid = None if width is None else np.asarray(width, dtype=np.float64)
     if wid is not None and wid.shape != (M, T):
-        raise ValueError(f"`width` must be shaped ({M}, {T}); got {wid.shape}.")
+        raise ArgumentError(f"`width` must be shaped ({M}, {T}); got {wid.shape}.")
     order = sort_order(np.nanmean(est, axis=1)) if sort else np.arange(M)
     longest = max(len(t) for t in tnames)
     ax = new_axes(ax, width=min(16.0, max(5.5, 0.55 * T + 2.2)),
@@ -105,7 +106,7 @@ def pairwise_matrix(models, difference, verdict, *, ax=None, order=None, scale=1
     diff = np.asarray(difference, dtype=np.float64)
     dec = np.asarray(verdict, dtype=bool)
     if diff.shape != (M, M) or dec.shape != (M, M):
-        raise ValueError(f"`difference` and `verdict` must be ({M}, {M}); got {diff.shape} and {dec.shape}.")
+        raise ArgumentError(f"`difference` and `verdict` must be ({M}, {M}); got {diff.shape} and {dec.shape}.")
     if order is None:
         order = sort_order(np.nanmean(np.where(np.eye(M, dtype=bool), np.nan, diff), axis=1))
     order = np.asarray(order)

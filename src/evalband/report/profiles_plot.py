@@ -7,6 +7,7 @@ Both take the computed result and an optional Axes (``ax=None`` draws on a new F
 from __future__ import annotations
 
 import numpy as np
+from .._validate import MissingExtraError
 
 __all__ = ["plot_performance_profile", "plot_simplex"]
 
@@ -20,7 +21,7 @@ def _new_axes(ax, width, height):
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:  # pragma: no cover - only without the extra
-        raise ImportError("plots need matplotlib: pip install 'evalband[report]'") from exc
+        raise MissingExtraError("plots need matplotlib: pip install 'evalband[report]'") from exc
     fig = Figure(figsize=(width, height), layout="constrained")
     return fig.add_subplot()
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import InputError, as_generator, check_choice, check_names, check_positive_int
+from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice, check_names,
+                         check_positive_int)
 from ._kernels import block_generator, block_size, draw_counts, name_key
 from .._progress import track
 from .._random import run_entropy
@@ -101,7 +102,7 @@ def _units_from_columns(task, cols, stat, codes):
                          f" found {', '.join(map(repr, cols))}")
     x = np.asarray(stat.columns({c: cols[c] for c in stat.requires}), dtype=np.float64)
     if x.ndim != 3:
-        raise ValueError(f"statistic '{stat.name}': columns() must return (n_models, n_items, k); got {x.shape}.")
+        raise ArgumentError(f"statistic '{stat.name}': columns() must return (n_models, n_items, k); got {x.shape}.")
     if codes is None:
         return TaskUnits(task, x, np.ones(x.shape[1]), stat.finish)
     codes = np.asarray(codes)
@@ -135,7 +136,7 @@ def use_executor(executor):
     report without each of them passing an executor along. Results do not depend on the executor.
     """
     if executor is not None and not callable(getattr(executor, "map", None)):
-        raise TypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
+        raise ArgumentTypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
     token = _DEFAULT_EXECUTOR.set(executor)
     try:
         yield executor
@@ -150,8 +151,8 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
 
     Parameters
     ----------
-    data : ResultsTable, ItemColumns, path or DataFrame
-        Item-level or summary-level results (anything :func:`evalband.read` accepts), or an
+    data : Selection, ResultsTable, ItemColumns, path or DataFrame
+        Item-level or summary-level results (anything :func:`evalband.select` accepts), or an
         :class:`ItemColumns` for statistics that need several columns per item.
     statistic : str or Statistic
         'mean' (default; accuracy for 0/1 scores), 'f1', 'macro-f1', or a :class:`Statistic` built from
@@ -216,24 +217,22 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     if chunk_size is not None:
         chunk_size = check_positive_int(chunk_size, "chunk_size")
     if cluster not in (None, True, False):
-        raise TypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
+        raise ArgumentTypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
     if executor is None:
         executor = _DEFAULT_EXECUTOR.get()
     if executor is not None and not callable(getattr(executor, "map", None)):
-        raise TypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
+        raise ArgumentTypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
 
     if not isinstance(data, ItemColumns):
-        from ..io import read
+        from ..selection import select
 
-        data = read(data)
-        if models is not None or tasks is not None:
-            data = data.select(models=models, tasks=tasks)
+        data = select(data, models=models, tasks=tasks).table
         model_names, task_names = data.models, data.tasks
     else:
         model_names = tuple(check_names(models, data.models, "models"))
         task_names = tuple(check_names(tasks, data.tasks, "tasks"))
     n_m, n_t = len(model_names), len(task_names)
-    notes = list(getattr(data, "notes", ()))
+    notes = list(data.notes)
     entropy = run_entropy(gen)
     keys = [name_key(t) for t in task_names]
     if len(set(keys)) < n_t:  # a CRC-32 collision between task names: fall back to positions
@@ -265,9 +264,9 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
             units = None
     else:
         if resampling == "binomial":
-            raise ValueError("`resampling='binomial'` is for summary counts; use 'paired' or 'independent' for"
+            raise ArgumentError("`resampling='binomial'` is for summary counts; use 'paired' or 'independent' for"
                              " item-level data.")
-        paired_items = getattr(data, "paired_items", True)
+        paired_items = data.paired_items
         if resampling == "auto":
             resampling = "paired" if paired_items else "independent"
         elif resampling == "paired" and not paired_items:
@@ -281,7 +280,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         if has_clusters and not use_clusters:
             notes.append("clusters ignored (cluster=False): items resampled as if independent, which understates"
                          " the uncertainty when items within a cluster are correlated")
-        if getattr(data, "has_trials", False):
+        if data.has_trials:
             notes.append("repeated trials stay with their item: items are resampled with their trial average")
         ragged, ragged_observed = [], {}
         for t, task in enumerate(task_names):
@@ -364,6 +363,6 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         out[start:start + vals.shape[0], :, t] = vals
 
     return Replicates(model_names, task_names, observed, out, resampling, unit, n_resamples, n_units,
-                      getattr(data, "task_groups", None), seed, tuple(notes), stat.name,
+                      data.task_groups, seed, tuple(notes), stat.name,
                       tuple(units) if units is not None else None, entropy)
 

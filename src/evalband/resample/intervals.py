@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from .._validate import check_alternative, check_choice, check_confidence_level
+from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 
 __all__ = ["interval", "INTERVAL_METHODS", "bca_acceleration", "bias_correction"]
@@ -67,7 +67,7 @@ def bca_acceleration(jackknife: np.ndarray, strata=None) -> np.ndarray:
         strata = np.zeros(jack.shape[0], dtype=np.int64)
     strata = np.asarray(strata)
     if strata.shape != (jack.shape[0],):
-        raise ValueError(f"`jackknife_strata` must have one entry per jackknife row ({jack.shape[0]}).")
+        raise ArgumentError(f"`jackknife_strata` must have one entry per jackknife row ({jack.shape[0]}).")
     codes, inverse, sizes = np.unique(strata, return_inverse=True, return_counts=True)
     sums = np.zeros((len(codes),) + jack.shape[1:])
     np.add.at(sums, inverse, jack)
@@ -130,9 +130,9 @@ def interval(samples, observed, *, method: str = "percentile", confidence_level=
     samples = np.asarray(samples, dtype=np.float64)
     observed = np.asarray(observed, dtype=np.float64)
     if samples.ndim < 1 or samples.shape[0] < 2:
-        raise ValueError(f"`samples` must have at least 2 replicates along axis 0; got shape {samples.shape}.")
+        raise ArgumentError(f"`samples` must have at least 2 replicates along axis 0; got shape {samples.shape}.")
     if samples.shape[1:] != observed.shape:
-        raise ValueError(f"`samples` has shape {samples.shape}; `observed` must have shape {samples.shape[1:]},"
+        raise ArgumentError(f"`samples` has shape {samples.shape}; `observed` must have shape {samples.shape[1:]},"
                          f" got {observed.shape}.")
     alpha = 1.0 - level
     tail = alpha / 2 if alternative == "two-sided" else alpha
@@ -140,10 +140,10 @@ def interval(samples, observed, *, method: str = "percentile", confidence_level=
     q_hi = np.full(observed.shape, 1.0 - tail)
     if method == "bca":
         if jackknife is None:
-            raise ValueError("`method='bca'` needs `jackknife` (delete-one values, e.g. agg(reps.jackknife())).")
+            raise ArgumentError("`method='bca'` needs `jackknife` (delete-one values, e.g. agg(reps.jackknife())).")
         jack = np.asarray(jackknife, dtype=np.float64)
         if jack.shape[1:] != observed.shape:
-            raise ValueError(f"`jackknife` must have shape (n_jack, {', '.join(map(str, observed.shape))}); got"
+            raise ArgumentError(f"`jackknife` must have shape (n_jack, {', '.join(map(str, observed.shape))}); got"
                              f" {jack.shape}.")
         z0 = bias_correction(samples, observed)
         a = bca_acceleration(jack, jackknife_strata)

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ._kernels import block_generator, name_key
 
-__all__ = ["Replicates", "TaskUnits", "JACKKNIFE_MAX_BYTES"]
+__all__ = ["ReplicateSet", "Replicates", "TaskUnits", "JACKKNIFE_MAX_BYTES"]
 
 #: above this size (bytes of the (n_jack, M, T) array) :meth:`Replicates.jackknife` deletes random groups of units
 JACKKNIFE_MAX_BYTES = 128 * 2**20
@@ -46,8 +46,32 @@ class TaskUnits:
         return self.finish(total_x[None] - gx, (total_n - gn)[:, None])
 
 
+class ReplicateSet:
+    """What every replicate set of evalband has, whatever made it (the protocol the analyses read).
+
+    ``models``, ``tasks``; ``observed`` and ``replicates`` (B, ...); ``resampling`` ('paired', 'independent',
+    'binomial'); ``unit`` ('item' or 'cluster', what was resampled); ``n_units``; ``n_resamples``; ``seed``;
+    ``notes``; ``statistic``; ``task_groups``; ``jackknife()`` and ``jackknife_strata()`` (None when
+    unavailable). :class:`Replicates` (per-task statistics) and :class:`~evalband.resample.ItemReplicates`
+    (statistics of resampled item scores) are the two kinds; analyses test ``isinstance(x, ReplicateSet)``.
+    """
+
+    __slots__ = ()
+
+    @property
+    def se(self) -> np.ndarray:
+        """Bootstrap standard deviation of each observed value."""
+        return self.replicates.std(axis=0, ddof=1)
+
+    def jackknife(self):  # pragma: no cover - every kind defines it
+        return None
+
+    def jackknife_strata(self):  # pragma: no cover - every kind defines it
+        return None
+
+
 @dataclass(frozen=True)
-class Replicates:
+class Replicates(ReplicateSet):
     """Bootstrap replicates of a per-task statistic for every model and task.
 
     Attributes
@@ -94,11 +118,6 @@ class Replicates:
     _entropy: object = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------------ views
-    @property
-    def se(self) -> np.ndarray:
-        """Bootstrap standard deviation of each per-task statistic, (M, T)."""
-        return self.replicates.std(axis=0, ddof=1)
-
     def to_frame(self) -> pd.DataFrame:
         """Tidy frame: model, task, estimate, se (bootstrap SD), n (units resampled)."""
         m, t = len(self.models), len(self.tasks)
@@ -112,6 +131,30 @@ class Replicates:
 
     def model_index(self, model: str) -> int:
         return self.models.index(model)
+
+    def subset(self, models=None, tasks=None) -> "Replicates":
+        """The replicates of some models and tasks (positions or names), in the order given."""
+        from dataclasses import replace
+
+        mi = list(range(len(self.models))) if models is None else [
+            m if isinstance(m, (int, np.integer)) else self.models.index(m) for m in models]
+        ti = list(range(len(self.tasks))) if tasks is None else [
+            t if isinstance(t, (int, np.integer)) else self.tasks.index(t) for t in tasks]
+        if mi == list(range(len(self.models))) and ti == list(range(len(self.tasks))):
+            return self
+        names = tuple(self.tasks[k] for k in ti)
+        groups = None if self.task_groups is None else {k: self.task_groups[k] for k in names}
+        units = None if self._units is None or ti != list(range(len(self.tasks))) else self._units
+        return replace(self, models=tuple(self.models[k] for k in mi), tasks=names,
+                       observed=self.observed[np.ix_(mi, ti)], replicates=self.replicates[:, mi][:, :, ti],
+                       n_units=np.asarray(self.n_units)[ti], task_groups=groups,
+                       _units=None if units is None else tuple(
+                           type(u)(u.task, u.X[mi], u.sizes, u.finish) for u in units))
+
+    def __repr__(self) -> str:
+        b, m, t = self.replicates.shape
+        return (f"Replicates({self.resampling} resampling of {self.unit}s: {b:,} replicates x {m} models x {t}"
+                f" tasks; statistic {self.statistic!r}; seed {self.seed})")
 
     # ------------------------------------------------------------------ jackknife
     def _jack_plan(self):

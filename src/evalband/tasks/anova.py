@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import check_confidence_level
+from .._validate import ArgumentError, check_confidence_level
 from ._matrix import as_score_matrix, complete_cases
 
 __all__ = ["RMAnovaResult", "rm_anova", "mauchly", "greenhouse_geisser", "tukey_hsd_from_mse"]
@@ -193,7 +193,7 @@ def rm_anova(scores, models=None, tasks=None, *, confidence_level=0.95) -> RMAno
     x = m.scores
     k, n = x.shape
     if k < 2:
-        raise ValueError(f"repeated-measures ANOVA needs at least 2 models; got {k}.")
+        raise ArgumentError(f"repeated-measures ANOVA needs at least 2 models; got {k}.")
     grand = x.mean()
     model_means = x.mean(axis=1)
     task_means = x.mean(axis=0)

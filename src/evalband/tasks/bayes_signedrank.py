@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import as_generator, check_confidence_level, check_positive_int
+from .._validate import ArgumentError, as_generator, check_confidence_level, check_positive_int
 from ._matrix import as_score_matrix, complete_cases
 from .signedrank import pairs_for
 
@@ -57,10 +57,10 @@ def _posterior_samples(diff: np.ndarray, rope: float, prior_strength: float, n_s
 
 def _check(rope, prior_strength, n_samples):
     if isinstance(rope, bool) or not np.isscalar(rope) or not np.isfinite(rope) or rope < 0:
-        raise ValueError(f"`rope` must be a number >= 0 (half-width of the region of practical equivalence);"
+        raise ArgumentError(f"`rope` must be a number >= 0 (half-width of the region of practical equivalence);"
                          f" got {rope!r}.")
     if isinstance(prior_strength, bool) or not np.isscalar(prior_strength) or not prior_strength > 0:
-        raise ValueError(f"`prior_strength` must be a number > 0; got {prior_strength!r}.")
+        raise ArgumentError(f"`prior_strength` must be a number > 0; got {prior_strength!r}.")
     return float(rope), float(prior_strength), check_positive_int(n_samples, "n_samples")
 
 
@@ -163,7 +163,7 @@ def bayes_signed_rank(a, b, *, rope: float = 0.0, prior_strength: float = 0.5, n
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     if a.ndim != 1 or a.shape != b.shape:
-        raise ValueError(f"`a` and `b` must be 1-D of one length; got shapes {a.shape} and {b.shape}.")
+        raise ArgumentError(f"`a` and `b` must be 1-D of one length; got shapes {a.shape} and {b.shape}.")
     keep = ~(np.isnan(a) | np.isnan(b))
     notes = []
     if (~keep).any():
@@ -206,7 +206,7 @@ def bayes_signed_rank_tests(scores, models=None, tasks=None, *, control=None, ro
     gen = as_generator(rng)
     m = complete_cases(as_score_matrix(scores, models, tasks), min_tasks=1, what="the Bayesian signed-rank test")
     if m.n_models < 2:
-        raise ValueError(f"the Bayesian signed-rank test needs at least 2 models; got {m.n_models}.")
+        raise ArgumentError(f"the Bayesian signed-rank test needs at least 2 models; got {m.n_models}.")
     out = []
     for ia, ib in pairs_for(m.models, control):  # pairs, not replicates
         out.append(bayes_signed_rank(m.scores[ia], m.scores[ib], rope=rope, prior_strength=prior_strength,

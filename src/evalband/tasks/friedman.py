@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import InputError, check_choice, check_confidence_level
-from ._matrix import ScoreMatrix, as_score_matrix, complete_cases, rank_matrix, tie_counts
+from .._validate import ArgumentError, InputError, check_choice, check_confidence_level
+from ._matrix import as_score_matrix, complete_cases, rank_matrix, tie_counts
 from .friedman_exact import SMALL_N_TASKS, friedman_permutation_pvalue
 from .nemenyi_exact import max_rank_difference_test
 from .skillings_mack import skillings_mack_statistic
@@ -211,7 +211,7 @@ class NemenyiResult:
 def _prepare(scores, models, tasks, what):
     matrix = as_score_matrix(scores, models, tasks)
     if matrix.n_models < 2:
-        raise ValueError(f"{what} needs at least 2 models; got {matrix.n_models}.")
+        raise ArgumentError(f"{what} needs at least 2 models; got {matrix.n_models}.")
     return complete_cases(matrix, min_tasks=2, what=what)
 
 
@@ -311,7 +311,7 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
 def _skillings_mack(scores, models, tasks, higher_is_better) -> FriedmanResult:
     m = as_score_matrix(scores, models, tasks)
     if m.n_models < 2:
-        raise ValueError(f"the Skillings-Mack test needs at least 2 models; got {m.n_models}.")
+        raise ArgumentError(f"the Skillings-Mack test needs at least 2 models; got {m.n_models}.")
     stat, df, p, mean_ranks, n_used = skillings_mack_statistic(m.scores, higher_is_better=higher_is_better)
     have = (~np.isnan(m.scores)).sum(axis=0) >= 2
     notes = list(m.notes)

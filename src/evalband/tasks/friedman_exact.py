@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_generator, check_choice, check_positive_int
+from .._validate import ArgumentError, as_generator, check_choice, check_positive_int
 
 __all__ = ["PermutationPValue", "friedman_permutation_pvalue", "EXACT_MAX_WORK", "SMALL_N_TASKS"]
 
@@ -51,9 +51,9 @@ def _check_ranks(ranks) -> np.ndarray:
     """``ranks`` as a finite float (models, tasks) array with at least 2 models, or a ValueError."""
     r = np.asarray(ranks, dtype=np.float64)
     if r.ndim != 2 or r.shape[0] < 2 or r.shape[1] < 1:
-        raise ValueError(f"`ranks` must be (models, tasks) with at least 2 models; got shape {r.shape}.")
+        raise ArgumentError(f"`ranks` must be (models, tasks) with at least 2 models; got shape {r.shape}.")
     if not np.all(np.isfinite(r)):
-        raise ValueError("`ranks` must be finite (complete cases).")
+        raise ArgumentError("`ranks` must be finite (complete cases).")
     return r
 
 
@@ -193,7 +193,7 @@ def friedman_permutation_pvalue(ranks, *, method: str = "auto", n_resamples: int
     observed = int(_statistic(r))
     work, distinct = _work(r)
     if method == "exact" and work > max_work:
-        raise ValueError(f"exact enumeration is too large here ({r.shape[0]} models, {r.shape[1]} tasks); use "
+        raise ArgumentError(f"exact enumeration is too large here ({r.shape[0]} models, {r.shape[1]} tasks); use "
                          "method='monte-carlo'.")
     k, n = r.shape
     distinct_ranks = bool(np.all(np.sort(r, axis=0) == np.arange(k)[:, None]))

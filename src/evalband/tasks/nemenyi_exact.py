@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_generator, check_choice, check_positive_int
+from .._validate import ArgumentError, as_generator, check_choice, check_positive_int
 from .friedman_exact import EXACT_MAX_WORK, _check_ranks, _rank_sum_distribution, _scaled_integer_ranks, _work
 
 __all__ = ["RangePermutationTest", "max_rank_difference_test"]
@@ -122,14 +122,14 @@ def max_rank_difference_test(ranks, *, alpha: float = 0.05, method: str = "auto"
     method = check_choice(method, ("auto", "exact", "monte-carlo"), "method")
     r = _check_ranks(ranks)
     if not 0 < alpha < 1:
-        raise ValueError(f"`alpha` must lie in (0, 1); got {alpha!r}.")
+        raise ArgumentError(f"`alpha` must lie in (0, 1); got {alpha!r}.")
     r, scale = _scaled_integer_ranks(r)
     k, n = r.shape
     sums = r.sum(axis=1)
     observed = np.abs(sums[:, None] - sums[None, :])  # (k, k) integer differences of rank sums
     work, _ = _work(r)
     if method == "exact" and work > max_work:
-        raise ValueError(f"exact enumeration is too large here ({k} models, {n} tasks); use method='monte-carlo'.")
+        raise ArgumentError(f"exact enumeration is too large here ({k} models, {n} tasks); use method='monte-carlo'.")
     if method != "monte-carlo" and work <= max_work:
         values, probs, n_arr = _range_distribution(r)
         sf = np.cumsum(probs[::-1])[::-1]  # P(range >= values[i])

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError, check_choice, check_confidence_level
+from .._validate import ArgumentError, InputError, check_choice, check_confidence_level
 from ._matrix import as_score_matrix, complete_cases
 from .anova import rm_anova
 from .bayes_signedrank import bayes_signed_rank_tests
@@ -131,10 +131,10 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
                          f" ({', '.join(map(str, m.models))})", source=m.source)
     full = m
     if control is not None and test in ("friedman", "rm-anova"):
-        raise ValueError(f"`control` applies to the wilcoxon, sign and bayes-signed-rank tests, not to {test!r}"
+        raise ArgumentError(f"`control` applies to the wilcoxon, sign and bayes-signed-rank tests, not to {test!r}"
                          " (which compares all pairs).")
     if rope and test != "bayes-signed-rank":
-        raise ValueError("`rope` applies to the bayes-signed-rank test only.")
+        raise ArgumentError("`rope` applies to the bayes-signed-rank test only.")
     m = complete_cases(m, min_tasks=2, what=f"the {test} test")
     omnibus = None
     omnibus_data, sm = (full, "skillings-mack") if missing == "skillings-mack" else (m, "complete-case")
