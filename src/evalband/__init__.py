@@ -17,7 +17,7 @@ _LAZY = {
     # reading and the results table
     "InputError": "evalband._validate", "ConfidenceInterval": "evalband.results",
     "Counts": "evalband.table", "ResultsTable": "evalband.table", "TaskData": "evalband.table",
-    "read": "evalband.io", "load_example": "evalband.examples",
+    "read": "evalband.io", "load_example": "evalband.io",
     # the selection layer
     "select": "evalband.selection", "Selection": "evalband.selection",
     # compute once, render many

@@ -111,7 +111,7 @@ def test_unknown_weight_names_are_listed_alone(command):
 def test_bayes_weights_file_positional_and_names_agree_with_the_library(tmp_path):
     from evalband.aggregate import parse_weights
     from evalband.bayes import beta_binomial
-    from evalband.examples import load_example
+    from evalband import load_example
 
     table = load_example("vtab").select(models=THREE[1].split(","))
     named = _models(_bayes("--example", "vtab", *THREE, "--weights", "DTD=2,Caltech101=1"))

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
-from evalband.examples import load_example
+from evalband import load_example
 from evalband.tasks import run_test
 
 runner = CliRunner()

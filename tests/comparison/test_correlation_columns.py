@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from evalband.comparison import compare
-from evalband.examples import load_example
+from evalband import load_example
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalband.examples import load_example
+from evalband import load_example
 from evalband.io import read
 from evalband.plan import estimate_pilot, plan_comparison, plan_from_pilot
 

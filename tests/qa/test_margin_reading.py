@@ -111,6 +111,6 @@ def test_item_level_pair_and_report_lead():
 
 
 def _vtab():
-    from evalband.examples import load_example
+    from evalband import load_example
 
     return load_example("vtab")

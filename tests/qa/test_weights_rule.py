@@ -20,7 +20,7 @@ from evalband import compare, rank
 from evalband.aggregate import get_aggregate, parse_weights, resolve_weights, weights_and_notes
 from evalband.bayes.posterior import make_aggregator
 from evalband.cli.main import app
-from evalband.examples import load_example
+from evalband import load_example
 
 TASKS = ["a", "b", "c", "d"]
 GROUPS = {"a": "g1", "b": "g1", "c": "g2", "d": "g3"}

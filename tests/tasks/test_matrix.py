@@ -37,7 +37,7 @@ def test_item_level_means_trials_first_and_missing_cells():
 
 
 def test_summary_level_is_correct_over_n():
-    from evalband.examples import load_example
+    from evalband import load_example
 
     table = load_example("vtab")
     m = score_matrix(table)

@@ -328,9 +328,11 @@ def parse_list(text: str | None, *, cast=str, name: str = "list"):
 def parse_confidence(text):
     """``--confidence`` text -> a number ('0.95' -> 0.95); '95%' and 'overlap' (and None) pass through to the
     library's check, which names the option in its message."""
+    if text is None:
+        return None
     try:
         return float(text)
-    except (TypeError, ValueError):
+    except ValueError:
         return text
 
 
@@ -343,7 +345,7 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
     With ``--shape wide`` the --models names are the model columns chosen at read time (other columns are not
     models and not counted in coverage notes); ``--drop-cols`` leaves columns out before reading.
     """
-    from ..examples import load_example
+    from ..io import load_example
     from ..io import read
 
     if (path is None) == (example is None):

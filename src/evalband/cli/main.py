@@ -21,9 +21,18 @@ def _version(value: bool):
         raise typer.Exit()
 
 
+def _debug(value: bool):
+    if value:  # the one switch every command's error handler reads (evalband.cli._common.debug_enabled)
+        import os
+
+        os.environ["EVALBAND_DEBUG"] = "1"
+
+
 @app.callback()
 def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                       help="Print the version and exit.")):
+                                       help="Print the version and exit."),
+          debug: bool = typer.Option(False, "--debug", callback=_debug, is_eager=True,
+                                     help="On an internal error, print the traceback (also EVALBAND_DEBUG=1).")):
     """Honest error bars for machine-learning evaluation results."""
 
 

@@ -9,6 +9,7 @@ import pandas as pd
 from ..table import ResultsTable
 from .folders import detect as _detect_harness
 from .cruxeval import read_cruxeval
+from .examples import load_example
 from .helm import read_helm
 from .inspect import read_inspect
 from .lm_eval import read_lm_eval
@@ -16,7 +17,7 @@ from .rliable import read_rliable
 from .tabular import STDIN, TABULAR_SUFFIXES, read_tabular
 from .._validate import ArgumentError, ArgumentTypeError
 
-__all__ = ["read", "SOURCES"]
+__all__ = ["read", "SOURCES", "load_example"]
 
 #: source name -> reader; harness readers register here too.
 SOURCES = {"csv": read_tabular, "tsv": read_tabular, "parquet": read_tabular, "jsonl": read_tabular,
@@ -46,7 +47,7 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
     if isinstance(data, ResultsTable):
         return data
     if isinstance(data, str) and data.startswith("example:"):
-        from ..examples import load_example
+        from .examples import load_example
 
         return load_example(data.split(":", 1)[1])
     if source == "auto":

@@ -48,7 +48,7 @@ def simplex_map(result, *, ax=None, title=None, mark_equal=True):
     from matplotlib.patches import Polygon
 
     from ..weights import barycentric_to_xy
-    from ..weights._grid import SIMPLEX_CORNERS
+    from ..weights import SIMPLEX_CORNERS
 
     if result.layout != "simplex":
         raise ArgumentError(f"`result` must cover three groups on a grid (layout 'simplex'); got {result.layout!r}.")
