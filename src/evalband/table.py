@@ -202,7 +202,7 @@ class ResultsTable:
         if reserved or len(set(facets)) != len(facets):
             raise InputError(f"facet column {reserved[0] if reserved else facets[0]!r} "
                              + ("has a role of its own" if reserved else "is named twice")
-                             + f"; facets are other label columns (prompt, judge, run, ...)", source=source)
+                             + "; facets are other label columns (prompt, judge, run, ...)", source=source)
         if len(df) == 0:
             raise InputError("no rows to analyse", source=source)
         out = pd.DataFrame(index=df.index)

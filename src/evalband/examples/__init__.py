@@ -15,12 +15,7 @@ mmlu-pro     MMLU-Pro: 29 models x 12,032 questions, 0/1 per question; task = ca
 
 from __future__ import annotations
 
-from importlib import resources
-
-from ..table import ResultsTable
-from .._validate import ArgumentError
-
-__all__ = ["load_example", "EXAMPLES", "ATTRIBUTION"]
+__all__ = ["EXAMPLES", "ATTRIBUTION"]
 
 ATTRIBUTION = {
     "vtab": ("Data from google-research/task_adaptation (Apache License 2.0), Zhai et al., A Large-scale Study of"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from importlib import resources
 
+from .._validate import ArgumentError
 from ..examples import ATTRIBUTION, EXAMPLES
 from ..table import ResultsTable
 

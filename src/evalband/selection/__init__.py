@@ -233,6 +233,8 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
     if not isinstance(data, (ResultsTable, str, os.PathLike, list, tuple)) and type(data).__name__ != "DataFrame":
         raise ArgumentTypeError("`data` must be a ResultsTable (from evalband.read or evalband.load_example), a Selection,"
                         f" a DataFrame or a path; got {type(data).__name__}.")
+    if isinstance(data, ResultsTable) and not read_options:
+        return _run(data, **spec)
     return _run(read(data, **read_options), **spec)
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 from evalband import bootstrap, read
 from evalband.table import UNSHARED_NOTE, ResultsTable
 
-ATARI = Path(__file__).resolve().parents[1] / "fixtures" / "atari100k"
+ATARI = Path(__file__).resolve().parent / "fixtures" / "atari100k"
 
 
 def test_rliable_runs_carry_no_unshared_note_after_select():
