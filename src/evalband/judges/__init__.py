@@ -18,7 +18,7 @@ import importlib
 
 _LAZY = {
     "RatingsTable": "evalband.judges.ratings", "LEVELS": "evalband.judges.ratings",
-    "agreement": "evalband.judges.agreement", "AgreementResult": "evalband.judges.agreement",
+    "agreement": "evalband.judges.interrater", "AgreementResult": "evalband.judges.interrater",
     "judge_reference": "evalband.judges.reference", "ReferenceResult": "evalband.judges.reference",
     "position_bias": "evalband.judges.bias", "length_bias": "evalband.judges.bias",
     "BiasResult": "evalband.judges.bias",
