@@ -121,8 +121,19 @@ def test_edge_cases_and_errors():
     assert float(all_labelled.estimate) == pytest.approx(float(np.mean(judge > 0.5)))
     with pytest.raises(ValueError, match="`method`"):
         ppi_mean(judge, human, method="ppi+")
-    with pytest.raises(ValueError, match="`judge` must hold a finite score"):
-        ppi_mean(np.where(judge > 0.9, np.nan, judge), human)
+    with pytest.raises(ValueError, match="`human` has a label where `judge` has no score"):
+        ppi_mean(np.where(judge < 0.01, np.nan, judge), human)
+    with pytest.raises(ValueError, match="must be finite"):
+        ppi_mean(np.where(judge > 0.9, np.inf, judge), human)
+    # NaN judge scores leave items out of a row: the same as dropping them
+    part = np.where(np.arange(50) % 3 == 0, np.nan, judge)
+    human2 = np.where(np.arange(50) < 20, (judge > 0.4).astype(float), np.nan)
+    human2[np.isnan(part)] = np.nan
+    keep = ~np.isnan(part)
+    a, b = ppi_mean(part, human2), ppi_mean(judge[keep], human2[keep])
+    assert (float(a.estimate), float(a.se), float(a.lam)) == pytest.approx((float(b.estimate), float(b.se),
+                                                                             float(b.lam)), abs=1e-14)
+    assert float(a.judge_se) == pytest.approx(float(b.judge_se), abs=1e-14)
     with pytest.raises(ValueError, match="same shape"):
         ppi_mean(judge, human[:10])
     with pytest.raises(ValueError, match="at least 2 clusters"):

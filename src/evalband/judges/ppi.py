@@ -146,7 +146,8 @@ def ppi_mean(judge, human, *, method: str = "ppi++", confidence_level=0.95, alte
     Parameters
     ----------
     judge : array_like, shape (..., n_items)
-        The judge's score on every item (no NaN).
+        The judge's score on every item; NaN where a row (model) has no such item (it is then left out of that
+        row, which lets models scored on different items share one array and one item axis).
     human : array_like, shape (..., n_items)
         The human label where there is one, NaN elsewhere. Items with a label are the labelled set (n), the
         others the unlabelled set (N).
@@ -210,11 +211,13 @@ def ppi_mean(judge, human, *, method: str = "ppi++", confidence_level=0.95, alte
         raise ValueError(f"`judge` and `human` must have the same shape; got {f.shape} and {y.shape}.")
     if f.ndim == 0 or f.shape[-1] == 0:
         raise ValueError(f"`judge` needs at least one item along the last axis; got shape {f.shape}.")
-    if not np.isfinite(f).all():
-        raise ValueError("`judge` must hold a finite score for every item (NaN marks a missing label only in"
-                         " `human`).")
-    if np.isinf(y).any():
-        raise ValueError("`human` holds an infinite label.")
+    if np.isinf(f).any() or np.isinf(y).any():
+        raise ValueError("`judge` and `human` must be finite (NaN: no score, no label).")
+    present = np.isfinite(f)
+    if (np.isfinite(y) & ~present).any():
+        raise ValueError("`human` has a label where `judge` has no score (NaN); every item needs the judge's score.")
+    if not present.any(axis=-1).all():
+        raise ValueError("`judge` has a row without any score.")
     onehot = None
     n_clusters = None
     if clusters is not None:
@@ -228,7 +231,8 @@ def ppi_mean(judge, human, *, method: str = "ppi++", confidence_level=0.95, alte
         onehot = np.zeros((f.shape[-1], n_clusters))
         onehot[np.arange(f.shape[-1]), codes] = 1.0
     lab = np.isfinite(y)
-    unl = ~lab
+    unl = present & ~lab
+    f = np.where(present, f, 0.0)
     n = lab.sum(axis=-1).astype(np.float64)
     big_n = unl.sum(axis=-1).astype(np.float64)
     y0 = np.where(lab, y, 0.0)
@@ -247,8 +251,9 @@ def ppi_mean(judge, human, *, method: str = "ppi++", confidence_level=0.95, alte
             lam_v = np.zeros(n.shape)
         elif onehot is None:
             cov = (dy * df_lab).sum(axis=-1) / n
-            f_all = f.mean(axis=-1)
-            var_all = ((f - f_all[..., None]) ** 2).sum(axis=-1) / (f.shape[-1] - 1)
+            k_all = n + big_n
+            f_all = f.sum(axis=-1) / k_all
+            var_all = (np.where(present, f - f_all[..., None], 0.0) ** 2).sum(axis=-1) / (k_all - 1)
             lam_v = cov / ((1.0 + n / big_n) * var_all)
         else:
             yg = (dy / n[..., None]) @ onehot
@@ -264,10 +269,10 @@ def ppi_mean(judge, human, *, method: str = "ppi++", confidence_level=0.95, alte
         estimate = np.where(big_n > 0, lam_v * f_unl, 0.0) + rbar
         se = np.sqrt(cluster_variance(influence, onehot))
         lab_se = np.sqrt(cluster_variance(dy / n[..., None], onehot))
-        judge_mean = f.mean(axis=-1)
-        k = f.shape[-1]
-        judge_se = np.sqrt(cluster_variance((f - judge_mean[..., None]) / k, onehot) * (
-            1.0 if onehot is not None else k / max(k - 1, 1)))
+        k = n + big_n
+        judge_mean = f.sum(axis=-1) / k
+        dev = np.where(present, f - judge_mean[..., None], 0.0) / k[..., None]
+        judge_se = np.sqrt(cluster_variance(dev, onehot) * (1.0 if onehot is not None else k / np.maximum(k - 1, 1)))
         few = n < 2
         estimate = np.where(few, np.nan, estimate)
         se = np.where(few, np.nan, se)
@@ -278,6 +283,11 @@ def ppi_mean(judge, human, *, method: str = "ppi++", confidence_level=0.95, alte
                    np.where(few, np.nan, ybar), np.where(few, np.nan, lab_se), lab_ci, judge_mean, judge_se, ess,
                    ess / n, "lambda given" if lam is not None else method, level, alternative, n_clusters,
                    influence)
+
+
+def _listed(items, limit: int = 6) -> str:
+    items = list(items)
+    return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
 def ppi_notes(names, res: PPIMean, *, where: str = "") -> list[str]:
@@ -291,15 +301,15 @@ def ppi_notes(names, res: PPIMean, *, where: str = "") -> list[str]:
     names = list(names)
     few = [m for m, k in zip(names, n) if k < 2]
     if few:
-        notes.append(f"fewer than 2 human labels{where}: no estimate for {', '.join(few)}")
+        notes.append(f"fewer than 2 human labels{where}: no estimate for {_listed(few)}")
     if res.method == "ppi++":
         small = [f"{m} ({v:.2f})" for m, v, k in zip(names, lam, n) if k >= 2 and v < LAMBDA_SMALL]
         if small:
-            notes.append(f"lambda near 0{where} for {', '.join(small)}: the judge's scores add little to the human"
+            notes.append(f"lambda near 0{where} for {_listed(small)}: the judge's scores add little to the human"
                          " labels there (they barely predict them); the estimate is close to the labelled-only mean")
     near = [f"{m} (x{g:.2f})" for m, g, k in zip(names, gain, n) if k >= 2 and np.isfinite(g) and g >= DORNER_GAIN]
     if near:
-        notes.append(f"effective-sample-size gain{where} near or above 2 for {', '.join(near)}: Dorner et al. (2024,"
+        notes.append(f"effective-sample-size gain{where} near or above 2 for {_listed(near)}: Dorner et al. (2024,"
                      " arXiv:2410.13341) show that a judge no more accurate than the evaluated model cannot gain more"
                      " than about 2x; a larger gain needs a judge better than the model (check the labels are a"
                      " random sample)")

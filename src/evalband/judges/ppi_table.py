@@ -20,6 +20,7 @@ from ..comparison.multiplicity import adjust_pvalues, correction_level
 from ..comparison.pairwise import PairwiseComparison, interval_label
 from ..comparison.verdict import check_margin, reading, verdict, verdict_detail, withhold, withheld_text
 from ..results import ConfidenceInterval
+from ..table import UNSHARED_NOTE
 from ._display import fmt, html_head, short_repr
 from .ppi import PPI_METHODS, cluster_variance, ppi_mean, ppi_notes, z_interval, z_pvalue
 
@@ -183,16 +184,21 @@ def _table(data, models, tasks):
     return table
 
 
-def _human_matrix(table, task, td) -> np.ndarray:
-    """(n_models, n_items) human labels of one task, aligned with ``td`` (an item's mean over its labelled
-    rows; NaN where it has none)."""
+def _task_matrices(table, task, models, use_clusters: bool):
+    """One task's (n_models, n_items) judge scores and human labels over every item of the task (NaN where a
+    model lacks the item, or the item has no label), and the items' cluster codes. An item with several rows has
+    the mean of its scores and of its labels."""
     d = table.data
-    sub = d.loc[d["task"] == task, ["model", "item", "human"]]
-    h = sub.groupby(["model", "item"], observed=True)["human"].mean()
-    h.index = pd.MultiIndex.from_arrays([h.index.get_level_values(0).astype(str),
-                                         h.index.get_level_values(1).astype(str)])
-    wide = h.unstack()
-    return wide.reindex(index=list(td.models), columns=[str(i) for i in td.items]).to_numpy(dtype=np.float64)
+    sub = d.loc[d["task"] == task]
+    grouped = sub.groupby(["model", "item"], observed=True)
+    score = grouped["score"].mean().unstack()
+    human = grouped["human"].mean().unstack().reindex(index=score.index, columns=score.columns)
+    score, human = score.reindex(index=list(models)), human.reindex(index=list(models))
+    clusters = None
+    if use_clusters:
+        first = sub.drop_duplicates("item").set_index("item")["cluster"]
+        clusters = pd.factorize(first.reindex(score.columns).astype(str))[0]
+    return score.to_numpy(dtype=np.float64), human.to_numpy(dtype=np.float64), clusters
 
 
 def ppi_estimate(data, *, method: str = "ppi++", confidence_level=0.95, alternative: str = "two-sided",
@@ -221,9 +227,10 @@ def ppi_estimate(data, *, method: str = "ppi++", confidence_level=0.95, alternat
 
     Notes
     -----
-    Each model is estimated on the items of the task that every selected model has (the paired items of
-    ``table.task_data``), so that :func:`ppi_compare` can pair them; an item with several rows (trials, facets)
-    has the mean of its judge scores and the mean of its human labels. The estimate targets the mean human label
+    Each model is estimated on its items of the task; when every model has every item (a test set) the
+    estimates are paired, and :func:`ppi_compare` keeps the pairing through the items' influence terms (models
+    scored on different items, as in pairwise battles, are handled alike: an item a model lacks counts zero for
+    it). An item with several rows (trials, facets) has the mean of its judge scores and of its human labels. The estimate targets the mean human label
     over these items; it is valid when the labelled items are a random sample of them (see
     :func:`evalband.judges.ppi_mean`, whose numbers these are, equal to ``ppi_py.ppi_mean_ci``'s without
     clusters).
@@ -257,16 +264,21 @@ def ppi_estimate(data, *, method: str = "ppi++", confidence_level=0.95, alternat
     n_lab = np.zeros(shape, dtype=np.int64)
     n_unl = np.zeros(shape, dtype=np.int64)
     n_clusters = np.full(len(tasks_), np.nan)
-    notes = [n for n in table.notes]
+    # nothing is left out here (every model keeps all of its items), so the table's note saying that paired
+    # analyses leave unshared items out does not apply
+    notes = [n for n in table.notes if not n.startswith(UNSHARED_NOTE)]
     if table.has_trials or table.facets:
         notes.append("items with several rows (trials, facets): each item's judge score is the mean of its rows,"
                      " its human label the mean of the labels given")
     per_task = []
     for t, task in enumerate(tasks_):
-        td = table.task_data(task)
-        human = _human_matrix(table, task, td)
-        clusters = td.clusters if use_clusters else None
-        res = ppi_mean(td.scores, human, method=method, confidence_level=level, alternative=alternative,
+        judge, human, clusters = _task_matrices(table, task, models_, use_clusters)
+        lacking = [mdl for mdl, row in zip(models_, judge) if np.isnan(row).any()]
+        if lacking and len(models_) > 1:
+            notes.append(f"{task}: models scored on different items ({', '.join(lacking[:4])}"
+                         f"{' ...' if len(lacking) > 4 else ''} lack some): each model is estimated on its own items;"
+                         " differences sum the influence of every item (zero where a model lacks it)")
+        res = ppi_mean(judge, human, method=method, confidence_level=level, alternative=alternative,
                        clusters=clusters)
         for key, val in (("estimate", res.estimate), ("se", res.se), ("low", res.ci.low), ("high", res.ci.high),
                          ("lam", res.lam), ("ess", res.ess), ("gain", res.gain),
