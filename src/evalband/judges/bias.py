@@ -363,5 +363,6 @@ def length_bias(data, *, outcome_col: str = "winner", length_col: str = "length_
     stats = pd.DataFrame(rows)
     stats["confidence_level"] = level
     if strata_col:
-        notes.append(f"one intercept per {strata_col} ({s_labels.size} strata): slopes compare answers within a stratum")
+        notes.append(f"one intercept per {strata_col} ({s_labels.size} strata): slopes compare answers within a"
+                     " stratum")
     return BiasResult("length", stats, level, tuple(notes))

@@ -203,7 +203,8 @@ def coefficients(table, *, pairs="auto", kappa_weights="auto") -> tuple[list, li
     out += [coef.percent_agreement(counts), coef.gwet_ac1(counts)]
     idx = _pairs_of(table, pairs)
     if isinstance(pairs, str) and pairs.lower() == "auto" and table.n_raters > MAX_AUTO_RATERS:
-        notes.append(f"{table.n_raters} raters: Cohen's kappa per pair left out ({table.n_raters * (table.n_raters - 1) // 2:,}"
+        n_pairs = table.n_raters * (table.n_raters - 1) // 2
+        notes.append(f"{table.n_raters} raters: Cohen's kappa per pair left out ({n_pairs:,}"
                      " pairs); name pairs with pairs=, or compare judges with a reference (reference=)")
     weights = _weights_list(table.level, kappa_weights)
     by_value = table.level in ("interval", "ratio")

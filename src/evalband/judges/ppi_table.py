@@ -230,8 +230,9 @@ def ppi_estimate(data, *, method: str = "ppi++", confidence_level=0.95, alternat
     Each model is estimated on its items of the task; when every model has every item (a test set) the
     estimates are paired, and :func:`ppi_compare` keeps the pairing through the items' influence terms (models
     scored on different items, as in pairwise battles, are handled alike: an item a model lacks counts zero for
-    it). An item with several rows (trials, facets) has the mean of its judge scores and of its human labels. The estimate targets the mean human label
-    over these items; it is valid when the labelled items are a random sample of them (see
+    it). An item with several rows (trials, facets) has the mean of its judge scores and of its human labels.
+    The estimate targets the mean human label over the model's items; it is valid when the labelled items are a
+    random sample of them (see
     :func:`evalband.judges.ppi_mean`, whose numbers these are, equal to ``ppi_py.ppi_mean_ci``'s without
     clusters).
 
@@ -345,7 +346,8 @@ def ppi_compare(data, *, method: str = "ppi++", correction: str = "none", margin
     Examples
     --------
     >>> from evalband.judges import ppi_compare
-    >>> ppi_compare("judged.csv", correction="holm").to_frame()[["model_a", "model_b", "difference", "verdict"]]  # doctest: +SKIP
+    >>> res = ppi_compare("judged.csv", correction="holm")                  # doctest: +SKIP
+    >>> res.to_frame()[["model_a", "model_b", "difference", "verdict"]]    # doctest: +SKIP
     """
     correction = check_choice(correction, PPI_CORRECTIONS, "correction")
     margin = check_margin(margin)

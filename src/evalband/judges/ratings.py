@@ -198,7 +198,8 @@ class RatingsTable:
             if (per_unit > 1).any():
                 u = int(per_unit.index[np.flatnonzero(per_unit.to_numpy() > 1)[0]])
                 pos = np.flatnonzero(u_code_all == u)
-                raise InputError(f"unit '{u_labels[u]}' lies in more than one cluster ({', '.join(sorted(set(clab[pos])))})",
+                raise InputError(f"unit '{u_labels[u]}' lies in more than one cluster"
+                                 f" ({', '.join(sorted(set(clab[pos])))})",
                                  source=source, row=_row(df.index, int(pos[0]), row_word), column=cluster_col)
             first_row = np.zeros(len(u_labels), dtype=np.int64)
             first_row[u_code_all[::-1]] = np.arange(len(unit))[::-1]

@@ -144,7 +144,8 @@ def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed
         judges = [judges] if isinstance(judges, str) else list(judges)
         bad = [j for j in judges if j not in raters]
         if bad:
-            raise ValueError(f"`judges`: unknown {', '.join(map(repr, bad))}; available: {', '.join(map(repr, raters[:12]))}.")
+            raise ValueError(f"`judges`: unknown {', '.join(map(repr, bad))}; available:"
+                             f" {', '.join(map(repr, raters[:12]))}.")
     if reference in CONSENSUS and reference not in raters:
         if crowd is None:
             if judges is None:
@@ -160,7 +161,8 @@ def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed
             raise ValueError("`reference='mean'` needs numeric ratings; use 'majority' for categories.")
         ref, size, ties = _consensus(table, [raters.index(r) for r in crowd], reference)
         have = size > 0
-        notes.append(f"reference: the crowd's {reference} of {len(crowd)} raters ({float(size[have].mean()):.1f} ratings"
+        per_unit = float(size[have].mean())
+        notes.append(f"reference: the crowd's {reference} of {len(crowd)} raters ({per_unit:.1f} ratings"
                      f" per unit on average)")
         if ties:
             notes.append(f"{ties:,} units where the crowd's majority is tied have no reference and are left out")
