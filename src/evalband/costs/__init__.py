@@ -12,11 +12,12 @@ from ._inputs import Quality
 from ._pareto import pareto_front
 from .decision import Decision, decision
 from .frontier import FrontierResult, Reach, frontier
-from .joint import JointReplicates, joint_bootstrap
+from .joint import JointReplicates, joint_bootstrap, joint_from_arrays
 from .latency import LatencyEstimates, latency_quantiles
 from .differences import CostComparison, cost_differences
 from .measures import COST_METHODS, CostEstimates, cost_from_summary, costs_from_replicates, mean_cost
 
 __all__ = ["COST_METHODS", "CostComparison", "CostEstimates", "Decision", "FrontierResult", "JointReplicates",
            "LatencyEstimates", "Quality", "Reach", "cost_differences", "cost_from_summary", "costs_from_replicates",
-           "decision", "frontier", "joint_bootstrap", "latency_quantiles", "mean_cost", "pareto_front"]
+           "decision", "frontier", "joint_bootstrap", "joint_from_arrays", "latency_quantiles", "mean_cost",
+           "pareto_front"]

@@ -23,9 +23,9 @@ from ..resample import ItemColumns, Replicates, Statistic, bootstrap
 from ..resample.replicates import TaskUnits
 from ..resample.statistics import STATISTICS
 from ._display import frame_html, short_repr
-from ._items import check_measure, missing_note, task_measures
+from ._items import TaskMeasure, check_measure, missing_note, task_measures
 
-__all__ = ["JointReplicates", "joint_bootstrap"]
+__all__ = ["JointReplicates", "joint_bootstrap", "joint_from_arrays"]
 
 #: separates a model's name from the role of its row in the joint columns (never shown)
 _SEP = "\x1f"
@@ -213,31 +213,95 @@ def joint_bootstrap(data, *, cost: str = "cost", n_resamples: int = 2000, rng=No
     if cluster is True and not table.has_clusters:
         raise InputError("cluster=True, but the data have no cluster column", source=table.source)
     use_clusters = table.has_clusters and cluster is not False
-    names = tuple(table.models)
-    m = len(names)
     per_task = task_measures(table, cost, use_clusters=use_clusters)
-    virtual = names + tuple(f"{n}{_SEP}{cost}" for n in names) + tuple(f"{n}{_SEP}items" for n in names)
-    columns = {tm.task: {"value": np.vstack([tm.scores, tm.values * tm.present, tm.present.astype(np.float64)])}
-               for tm in per_task}
-    clusters = {tm.task: tm.clusters for tm in per_task} if use_clusters else None
-    items = ItemColumns(virtual, table.tasks, columns, clusters, table.task_groups, tuple(table.notes),
-                        table.source)
-    statistic = Statistic(f"mean+{cost}", ("value",), _value_columns, _JointFinish(m))
-    joint = bootstrap(items, statistic=statistic, n_resamples=n_resamples, rng=gen, cluster=cluster,
-                      progress=progress, executor=executor)
-    joint = replace(joint, seed=seed)
-    notes = list(joint.notes)
+    notes = list(table.notes)
     if table.has_trials or table.facets:
         notes.append(f"repeated trials{' and facet levels' if table.facets else ''} stay with their item: items"
                      f" are resampled with their mean score and mean {cost} over their rows")
+    return _joint(tuple(table.models), per_task, measure=cost, task_groups=table.task_groups, notes=notes,
+                  source=table.source, seed=seed, gen=gen, n_resamples=n_resamples, cluster=cluster,
+                  progress=progress, executor=executor)
+
+
+def joint_from_arrays(models, scores, costs, *, clusters=None, task_groups=None, measure: str = "cost",
+                      n_resamples: int = 2000, rng=None, cluster=None, progress=None, executor=None,
+                      source: str = "<arrays>") -> JointReplicates:
+    """The array-level core of :func:`joint_bootstrap`: per-task score and cost matrices, paired by item.
+
+    Parameters
+    ----------
+    models : sequence of str
+    scores, costs : mapping task -> array (M, K_t)
+        Each model's score and cost on each item of the task (the same items for every model); a NaN cost is an
+        item the model's cost was not measured on.
+    clusters : mapping task -> array (K_t,), optional
+        Cluster labels or codes of the items.
+    task_groups : mapping task -> group, optional
+    measure : str
+        What the costs are ('cost', 'latency', ...), for labels.
+    n_resamples, rng, cluster, progress, executor
+        As for :func:`joint_bootstrap`.
+
+    Returns
+    -------
+    JointReplicates
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = {"t": np.array([[1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0]])}
+    >>> costs = {"t": np.array([[2.0, 1.0, 4.0, np.nan], [1.0, 0.5, 2.0, 3.0]])}
+    >>> reps = joint_from_arrays(["A", "B"], scores, costs, n_resamples=100, rng=0)
+    >>> reps.cost_observed, reps.missing_items
+    (array([2.33333333, 1.625     ]), array([1, 0]))
+    """
+    seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
+    gen = as_generator(rng)
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
+    names = tuple(map(str, models))
+    if set(scores) != set(costs):
+        raise ValueError("`scores` and `costs` must name the same tasks.")
+    per_task = []
+    for task in scores:
+        x = np.asarray(scores[task], dtype=np.float64)
+        c = np.asarray(costs[task], dtype=np.float64)
+        if x.ndim != 2 or x.shape[0] != len(names) or c.shape != x.shape:
+            raise ValueError(f"task {task!r}: `scores` and `costs` must both be ({len(names)}, n_items); got"
+                             f" {x.shape} and {c.shape}.")
+        if np.any(c < 0) or np.any(np.isinf(c)):
+            raise ValueError(f"task {task!r}: costs must be finite numbers >= 0 (NaN = not measured).")
+        present = ~np.isnan(c)
+        codes = None
+        if clusters is not None and cluster is not False:
+            codes = pd.factorize(np.asarray(clusters[task]))[0].astype(np.int64)
+        per_task.append(TaskMeasure(str(task), x, np.where(present, c, 0.0), present,
+                                    (~present).sum(axis=1).astype(np.int64), codes))
+    return _joint(names, per_task, measure=measure, task_groups=task_groups, notes=[], source=source, seed=seed,
+                  gen=gen, n_resamples=n_resamples, cluster=cluster, progress=progress, executor=executor)
+
+
+def _joint(names, per_task, *, measure, task_groups, notes, source, seed, gen, n_resamples, cluster, progress,
+           executor) -> JointReplicates:
+    m = len(names)
     n_items = np.full(m, sum(tm.present.shape[1] for tm in per_task))
     missing_items = np.sum([(~tm.present).sum(axis=1) for tm in per_task], axis=0).astype(np.int64)
     missing_rows = np.sum([tm.missing_rows for tm in per_task], axis=0).astype(np.int64)
-    notes += missing_note(cost, names, missing_items, n_items, missing_rows)
     none = [names[k] for k in range(m) if missing_items[k] == n_items[k]]
     if none:
-        raise InputError(f"model {none[0]!r} has no {cost} on any item of the analysis; leave it out with"
-                         " `models=`", source=table.source, column=cost)
+        raise InputError(f"model {none[0]!r} has no {measure} on any item of the analysis; leave it out with"
+                         " `models=`", source=source, column=measure)
+    virtual = names + tuple(f"{n}{_SEP}{measure}" for n in names) + tuple(f"{n}{_SEP}items" for n in names)
+    columns = {tm.task: {"value": np.vstack([tm.scores, tm.values * tm.present, tm.present.astype(np.float64)])}
+               for tm in per_task}
+    with_clusters = all(tm.clusters is not None for tm in per_task)
+    clusters = {tm.task: tm.clusters for tm in per_task} if with_clusters else None
+    items = ItemColumns(virtual, tuple(tm.task for tm in per_task), columns, clusters, task_groups, tuple(notes),
+                        source)
+    statistic = Statistic(f"mean+{measure}", ("value",), _value_columns, _JointFinish(m))
+    joint = bootstrap(items, statistic=statistic, n_resamples=n_resamples, rng=gen, cluster=cluster,
+                      progress=progress, executor=executor)
+    joint = replace(joint, seed=seed)
+    notes = list(joint.notes) + missing_note(measure, names, missing_items, n_items, missing_rows)
     units = None
     if joint._units is not None:
         mean_finish = STATISTICS["mean"].finish
@@ -245,6 +309,6 @@ def joint_bootstrap(data, *, cost: str = "cost", n_resamples: int = 2000, rng=No
     quality = Replicates(names, joint.tasks, joint.observed[:m], joint.replicates[:, :m], joint.resampling,
                          joint.unit, joint.n_resamples, joint.n_units, joint.task_groups, seed, tuple(notes), "mean",
                          units, joint._entropy)
-    return JointReplicates(quality, cost, joint.replicates[:, m:2 * m], joint.replicates[:, 2 * m:],
+    return JointReplicates(quality, measure, joint.replicates[:, m:2 * m], joint.replicates[:, 2 * m:],
                            joint.observed[m:2 * m], joint.observed[2 * m:], missing_items, missing_rows,
                            tuple(notes), joint)

@@ -283,9 +283,14 @@ def cost_from_summary(frame, *, model: str = "model", cost: str = "cost", se: st
     array([0.001 , 0.0004])
     """
     level = check_confidence_level(confidence_level)
-    if not isinstance(frame, pd.DataFrame):
+    from_file = not isinstance(frame, pd.DataFrame)
+    if from_file:
         source = str(frame)
         frame = pd.read_csv(frame)
+
+    def where(pos):  # a file line (the header is line 1), or the frame's row label
+        return f"line {pos + 2}" if from_file else frame.index[pos]
+
     for col in (model, cost):
         if col not in frame.columns:
             raise InputError(f"a cost summary needs a {col!r} column; found {', '.join(map(repr, frame.columns))}",
@@ -294,7 +299,7 @@ def cost_from_summary(frame, *, model: str = "model", cost: str = "cost", se: st
     dup = names.duplicated()
     if dup.any():
         raise InputError(f"model {names[dup].iloc[0]!r} is listed twice", source=source,
-                         row=frame.index[dup.to_numpy()][0], column=model)
+                         row=where(int(np.flatnonzero(dup.to_numpy())[0])), column=model)
 
     def numbers(col, positive=False):
         if col not in frame.columns:
@@ -303,8 +308,8 @@ def cost_from_summary(frame, *, model: str = "model", cost: str = "cost", se: st
         bad = np.flatnonzero(~np.isfinite(v) | (v <= 0 if positive else v < 0))
         if bad.size:
             what = "a number > 0" if positive else "a finite number >= 0"
-            raise InputError(f"{col} {frame[col].iloc[bad[0]]!r} must be {what}", source=source,
-                             row=frame.index[bad[0]], column=col)
+            raise InputError(f"{col} {frame[col].iloc[bad[0]]} must be {what}", source=source,
+                             row=where(int(bad[0])), column=col)
         return v
 
     mean, se_v, sd_v, n_v = numbers(cost), numbers(se), numbers(sd), numbers(n, positive=True)
