@@ -62,6 +62,12 @@ def task_measures(table, measure: str, *, models=None, use_clusters: bool = True
     """One :class:`TaskMeasure` per task of ``table`` (in table order), for the selected ``models``."""
     models = list(table.models if models is None else models)
     data = table.data
+    # category code -> position among the selected models (-1: not selected), without string conversions per row
+    model_lookup = np.full(len(data["model"].cat.categories), -1, dtype=np.int64)
+    model_lookup[pd.Index(data["model"].cat.categories.astype(str)).get_indexer(models)] = np.arange(len(models))
+    item_labels = pd.Index(data["item"].cat.categories.astype(str))
+    task_codes = data["task"].cat.codes.to_numpy()
+    task_names = list(data["task"].cat.categories.astype(str))
     out = []
     for task in table.tasks:
         try:
@@ -72,9 +78,10 @@ def task_measures(table, measure: str, *, models=None, use_clusters: bool = True
                                  " quality and cost cannot be paired there; choose tasks with `tasks=` or models"
                                  " with `models=`", source=table.source) from None
             raise
-        sub = data.loc[(data["task"] == task).to_numpy()]
-        m_code = pd.Categorical(sub["model"].astype(str), categories=models).codes.astype(np.int64)
-        i_code = pd.Index(td.items).get_indexer(sub["item"].astype(str).to_numpy())
+        sub = data.iloc[np.flatnonzero(task_codes == task_names.index(str(task)))]
+        m_code = model_lookup[sub["model"].cat.codes.to_numpy()]
+        item_lookup = pd.Index(td.items).get_indexer(item_labels)  # category code -> position in td.items
+        i_code = item_lookup[sub["item"].cat.codes.to_numpy()]
         keep = (m_code >= 0) & (i_code >= 0)
         value = sub[measure].to_numpy(dtype=np.float64)[keep]
         flat = m_code[keep] * td.n_items + i_code[keep]

@@ -20,7 +20,7 @@ from ..results import ConfidenceInterval
 from ._display import frame_html, short_repr
 from .measures import CostEstimates, _nan_sd, mean_cost
 
-__all__ = ["pair_difference", "pair_ratio", "CostComparison", "cost_differences"]
+__all__ = ["pair_difference", "pair_pvalue", "pair_ratio", "CostComparison", "cost_differences"]
 
 
 def _t_pair(costs, ia, ib, values, var, alternative, level):
@@ -46,6 +46,23 @@ def _t_pair(costs, ia, ib, values, var, alternative, level):
         p = np.minimum(1.0, 2 * np.minimum(p_greater, p_less))
         p = np.where((se == 0) & (values == 0), 1.0, p)
     return se, low, high, p
+
+
+def pair_pvalue(costs: CostEstimates, ia, ib, *, alternative="two-sided") -> np.ndarray:
+    """p-values of equal mean costs against ``alternative`` for ``cost[a] - cost[b]`` ('less': a is cheaper),
+    without the intervals (the frontier needs only these)."""
+    ia, ib = np.atleast_1d(ia), np.atleast_1d(ib)
+    alternative = check_alternative(alternative)
+    d = costs.estimate[ia] - costs.estimate[ib]
+    if costs.bootstrap:
+        s = costs.samples[:, ia] - costs.samples[:, ib]
+        kw = {}
+        if costs.method == "bca":
+            kw = dict(jackknife=costs.jackknife[:, ia] - costs.jackknife[:, ib],
+                      jackknife_strata=costs.jackknife_strata)
+        return bootstrap_pvalue(s, d, method=costs.method, alternative=alternative, **kw)
+    c = costs.cov
+    return _t_pair(costs, ia, ib, d, c[ia, ia] + c[ib, ib] - 2 * c[ia, ib], alternative, costs.confidence_level)[3]
 
 
 def pair_difference(costs: CostEstimates, ia, ib, *, confidence_level=None, alternative="two-sided"):

@@ -16,7 +16,7 @@ from ._display import frame_html, short_repr
 from ._inputs import QUALITY_METHODS, resolve_inputs
 from ._pareto import decide_dominance, ordered_pairs, pareto_front
 from .latency import quantile_name
-from .differences import pair_difference
+from .differences import pair_pvalue
 
 __all__ = ["frontier", "FrontierResult", "Reach", "CORRECTIONS"]
 
@@ -335,7 +335,7 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
         kw = {} if gj is None else dict(jackknife=gj[:, a] - gj[:, b], jackknife_strata=q.jackknife_strata)
         pq[a, b] = bootstrap_pvalue(gs[:, a] - gs[:, b], g[a] - g[b], null=-margin, method=method,
                                     alternative="greater", **kw)
-        pc[a, b] = pair_difference(costs, a, b, alternative="less")[4]
+        pc[a, b] = pair_pvalue(costs, a, b, alternative="less")
     few = q.n_units is not None and q.n_units < MIN_UNITS
     few_cost = costs.method not in ("known", "normal") and np.nanmin(costs.n_items) < MIN_UNITS
     if few or few_cost:
