@@ -16,9 +16,8 @@ import pytest
 from scipy import stats
 
 import evalband as eb
-from evalband.costs import Quality, cost_from_summary, frontier, joint_from_arrays
-from evalband.costs._inputs import quality_from_replicates
-from evalband.costs.measures import costs_from_replicates
+from evalband.costs import (Quality, cost_from_summary, costs_from_replicates, frontier, joint_from_arrays,
+                            quality_from_replicates)
 
 CONTRACT_COLUMNS = ["model", "quality", "quality_ci_low", "quality_ci_high", "cost", "cost_ci_low", "cost_ci_high",
                     "on_frontier", "dominated_by"]

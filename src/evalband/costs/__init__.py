@@ -8,7 +8,7 @@ involves both is paired. On top of them: mean cost per item with intervals (:fun
 (:func:`decision`).
 """
 
-from ._inputs import Quality
+from ._inputs import Quality, quality_from_replicates
 from ._pareto import pareto_front
 from .decision import Decision, decision
 from .frontier import FrontierResult, Reach, frontier
@@ -20,4 +20,4 @@ from .measures import COST_METHODS, CostEstimates, cost_from_summary, costs_from
 __all__ = ["COST_METHODS", "CostComparison", "CostEstimates", "Decision", "FrontierResult", "JointReplicates",
            "LatencyEstimates", "Quality", "Reach", "cost_differences", "cost_from_summary", "costs_from_replicates",
            "decision", "frontier", "joint_bootstrap", "joint_from_arrays", "latency_quantiles", "mean_cost",
-           "pareto_front"]
+           "pareto_front", "quality_from_replicates"]

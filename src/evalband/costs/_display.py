@@ -29,7 +29,7 @@ def short_repr(title: str, frame: pd.DataFrame, columns, *, headline: str | None
     """A few lines: the title, an optional headline, and the head of ``frame[columns]``, at most 2,000 chars."""
     lines = [title]
     if headline:
-        lines.append(headline)
+        lines.append(headline if len(headline) <= 600 else headline[:596] + " ...")
     cols = [c for c in columns if c in frame.columns]
     head = frame[cols].head(HEAD_ROWS)
     cells = [[_cell(v) for v in row] for row in head.itertuples(index=False)]
