@@ -69,6 +69,23 @@ class Quality:
         object.__setattr__(self, "observed", obs)
         object.__setattr__(self, "samples", s)
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per model: quality, its bootstrap SD, and the replicate count."""
+        return pd.DataFrame({"model": list(self.models), "quality": self.observed,
+                             "se": self.samples.std(axis=0, ddof=1), "n_resamples": self.samples.shape[0]})
+
+    def __repr__(self) -> str:
+        from ._display import short_repr
+
+        return short_repr(f"Quality '{self.name}' of {len(self.models)} models, {self.samples.shape[0]:,} joint"
+                          f" replicates{'' if self.higher_is_better else ' (lower is better)'}", self.to_frame(),
+                          ["model", "quality", "se"])
+
+    def _repr_html_(self) -> str:
+        from ._display import frame_html
+
+        return frame_html(self.to_frame())
+
     @property
     def sign(self) -> float:
         return 1.0 if self.higher_is_better else -1.0
@@ -121,7 +138,30 @@ def _scale(name, hib, per_task) -> float:
 
 def quality_from_replicates(reps, *, aggregate="mean", weights=None, group_weights=None, aggregate_options=None,
                             jackknife=False) -> Quality:
-    """Each model's aggregate over tasks, on the data and on every replicate of one replicate set."""
+    """Each model's aggregate over tasks, on the data and on every replicate of one replicate set.
+
+    Parameters
+    ----------
+    reps : Replicates
+        Per-task replicates (:func:`evalband.resample.bootstrap`, or ``JointReplicates.quality``).
+    aggregate, weights, group_weights, aggregate_options
+        As for :func:`evalband.aggregate.get_aggregate`.
+    jackknife : bool
+        Also evaluate the aggregate on the delete-one values (for BCa).
+
+    Returns
+    -------
+    Quality
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.resample import ItemColumns, bootstrap
+    >>> cols = ItemColumns(["A", "B"], ["t"], {"t": {"score": np.array([[1.0, 1, 0, 1], [0.0, 1, 0, 0]])}})
+    >>> q = quality_from_replicates(bootstrap(cols, n_resamples=100, rng=0))
+    >>> q.observed, q.scale
+    (array([0.75, 0.25]), 100.0)
+    """
     from ..aggregate import get_aggregate
 
     kwargs = dict(aggregate_options or {})

@@ -66,6 +66,11 @@ class Reach:
     def __repr__(self) -> str:
         return f"Reach: {self.sentence}"
 
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<p>{html.escape(self.sentence)}</p>" + frame_html(self.to_frame())
+
 
 @dataclass(frozen=True)
 class FrontierResult:

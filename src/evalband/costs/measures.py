@@ -112,6 +112,15 @@ def costs_from_replicates(joint, *, method: str = "bca", confidence_level=0.95) 
 
     'bca' uses the engine's stratified delete-one jackknife of the pooled mean (delete-one-cluster with clusters)
     for the acceleration, as :func:`scipy.stats.bootstrap` does for several samples.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.costs import joint_from_arrays
+    >>> costs = {"t": np.array([[1.0, 2.0, 4.0, 8.0] * 5, [0.5, 1.0, 2.0, 4.0] * 5])}
+    >>> joint = joint_from_arrays(["A", "B"], {"t": np.ones((2, 20))}, costs, n_resamples=500, rng=0)
+    >>> costs_from_replicates(joint, method="percentile").estimate
+    array([3.75 , 1.875])
     """
     method = check_choice(method, _BOOTSTRAP, "method")
     level = check_confidence_level(confidence_level)

@@ -39,6 +39,17 @@ def frontier_plot(result, *, ax=None, log_cost: bool = True, labels: bool = True
     Models dominated with confidence (decidedly no better and decidedly costlier than some other model, with
     the multiplicity correction of the result) are drawn hollow in grey with an x. Overlapping bars do not mean
     two models are indistinguishable; the domination marks come from paired tests of the differences.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from evalband.costs import frontier
+    >>> gen = np.random.default_rng(0)
+    >>> rows = [dict(model=m, task="t", item=i, score=float(gen.random() < p), cost=c * gen.lognormal(0, 0.3))
+    ...         for m, p, c in [("A", 0.9, 10.0), ("B", 0.7, 1.0), ("C", 0.4, 5.0)] for i in range(100)]
+    >>> ax = frontier_plot(frontier(pd.DataFrame(rows), n_resamples=200, rng=1))
+    >>> ax.get_xscale(), sorted(t.get_text() for t in ax.texts)
+    ('log', ['A', 'B', 'C'])
     """
     names = [str(m) for m in result.models]
     scale = float(result.scale)
