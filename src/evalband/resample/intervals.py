@@ -69,13 +69,18 @@ def bca_acceleration(jackknife: np.ndarray, strata=None) -> np.ndarray:
     if strata.shape != (jack.shape[0],):
         raise ArgumentError(f"`jackknife_strata` must have one entry per jackknife row ({jack.shape[0]}).")
     codes, inverse, sizes = np.unique(strata, return_inverse=True, return_counts=True)
-    sums = np.zeros((len(codes),) + jack.shape[1:])
-    np.add.at(sums, inverse, jack)
+    inverse = inverse.reshape(-1)
+    if inverse.size and np.all(inverse[1:] >= inverse[:-1]):  # rows grouped by stratum (the engine's order)
+        sums = np.add.reduceat(jack, np.r_[0, np.cumsum(sizes)[:-1]], axis=0)
+    else:
+        sums = np.zeros((len(codes),) + jack.shape[1:])
+        np.add.at(sums, inverse, jack)
     means = sums / sizes.reshape(-1, *([1] * (jack.ndim - 1)))
     n = sizes[inverse].reshape(-1, *([1] * (jack.ndim - 1))).astype(np.float64)
     infl = (n - 1.0) * (means[inverse] - jack) / n
-    num = (infl ** 3).sum(axis=0)
-    den = (infl ** 2).sum(axis=0)
+    sq = infl * infl  # not infl ** 3: NumPy's pow() of negative floats is ~6x slower than two products
+    num = (sq * infl).sum(axis=0)
+    den = sq.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         a = num / (6.0 * den ** 1.5)
     return np.where(den > 0, a, 0.0)

@@ -1,0 +1,215 @@
+"""Latency quantiles (median, p95) per model with bootstrap intervals, paired by item between models.
+
+A quantile is not a function of summed item columns, so it goes through the engine's item-level path
+(:func:`evalband.resample.bootstrap_items`, paired): each replicate draws the same items for every model, and the
+statistic takes each model's quantiles over the drawn items of all tasks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._validate import as_generator, check_choice, check_confidence_level, check_positive_int
+from ..resample import bootstrap_items, interval
+from ..results import ConfidenceInterval
+from ._display import frame_html, short_repr
+from ._items import check_measure, missing_note, task_measures
+
+__all__ = ["LatencyEstimates", "latency_quantiles", "nan_quantiles", "quantile_name"]
+
+
+def quantile_name(q: float) -> str:
+    """'median' for 0.5, 'p95' for 0.95, 'p99.9' for 0.999."""
+    return "median" if q == 0.5 else f"p{100 * q:.4g}"
+
+
+def nan_quantiles(x, quantiles) -> np.ndarray:
+    """Quantiles over the last axis ignoring NaN, vectorized: ``(..., n) -> (..., Q)``; NaN where all are NaN.
+
+    Linear interpolation between order statistics (``numpy.quantile``'s default), without the per-row Python
+    loop of ``numpy.nanquantile``.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    q = np.asarray(quantiles, dtype=np.float64)
+    s = np.sort(x, axis=-1)  # NaN sort last
+    k = (~np.isnan(x)).sum(axis=-1)[..., None]
+    pos = q * np.maximum(k - 1, 0)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, np.maximum(k - 1, 0))
+    frac = pos - lo
+    a = np.take_along_axis(s, lo, axis=-1)
+    b = np.take_along_axis(s, hi, axis=-1)
+    with np.errstate(invalid="ignore"):
+        out = np.where(frac >= 0.5, b - (b - a) * (1 - frac), a + (b - a) * frac)  # numpy's _lerp
+        out = np.where(frac == 0, a, out)
+    return np.where(k > 0, out, np.nan)
+
+
+@dataclass(frozen=True)
+class _PooledQuantiles:
+    """Statistic of :func:`bootstrap_items`: each model's quantiles over the drawn items of every task."""
+
+    quantiles: tuple
+
+    def __call__(self, scores):
+        c, m = scores.shape[:2]
+        return nan_quantiles(scores.reshape(c, m, -1), self.quantiles)
+
+
+@dataclass(frozen=True)
+class LatencyEstimates:
+    """Latency quantiles of each model with intervals.
+
+    Attributes
+    ----------
+    measure : str
+    models : tuple of str
+    quantiles : tuple of float
+        E.g. (0.5, 0.95): the median and the 95th percentile.
+    estimate : numpy.ndarray, shape (M, Q)
+    ci : ConfidenceInterval
+        Ends shaped (M, Q).
+    n_items : numpy.ndarray, shape (M,)
+        Items behind each model's quantiles (the items every model has a latency on, for pairing).
+    missing_items : numpy.ndarray of int, shape (M,)
+        Items without a latency of that model.
+    method : {'percentile', 'basic'}
+    confidence_level : float
+    samples : numpy.ndarray, shape (B, M, Q)
+        Bootstrap replicates, paired across models by item.
+    notes : tuple of str
+    """
+
+    measure: str
+    models: tuple
+    quantiles: tuple
+    estimate: np.ndarray
+    ci: ConfidenceInterval
+    n_items: np.ndarray
+    missing_items: np.ndarray
+    method: str
+    confidence_level: float
+    samples: np.ndarray
+    notes: tuple = ()
+
+    def column(self, q: float) -> int:
+        if q not in self.quantiles:
+            raise ValueError(f"`quantile` {q!r} was not estimated; have {self.quantiles}.")
+        return self.quantiles.index(q)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per model: ``latency_median``, ``latency_median_ci_low``, ``..._ci_high``, ``latency_p95``, ..."""
+        out = {"model": list(self.models)}
+        for k, q in enumerate(self.quantiles):
+            name = f"{self.measure}_{quantile_name(q)}"
+            out[name] = self.estimate[:, k]
+            out[f"{name}_ci_low"] = np.asarray(self.ci.low)[:, k]
+            out[f"{name}_ci_high"] = np.asarray(self.ci.high)[:, k]
+        out["n_items"] = self.n_items
+        return pd.DataFrame(out)
+
+    def difference(self, a: str, b: str, q: float = 0.5, *, confidence_level=None):
+        """``(difference, se, low, high)`` of quantile ``q`` of model ``a`` minus that of ``b``, paired by item."""
+        ia, ib, k = self.models.index(a), self.models.index(b), self.column(q)
+        level = self.confidence_level if confidence_level is None else check_confidence_level(confidence_level)
+        d = self.estimate[ia, k] - self.estimate[ib, k]
+        s = self.samples[:, ia, k] - self.samples[:, ib, k]
+        ci = interval(s, d, method=self.method, confidence_level=level)
+        return float(d), float(s.std(ddof=1)), float(ci.low), float(ci.high)
+
+    def __repr__(self) -> str:
+        frame = self.to_frame()
+        return short_repr(f"LatencyEstimates: {', '.join(quantile_name(q) for q in self.quantiles)} of"
+                          f" {self.measure} for {len(self.models)} models, {self.method}"
+                          f" {self.confidence_level:.4g} intervals, paired by item", frame, list(frame.columns)[:4])
+
+    def _repr_html_(self) -> str:
+        return frame_html(self.to_frame())
+
+
+def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), method: str = "percentile",
+                      confidence_level=0.95, n_resamples: int = 2000, models=None, tasks=None,
+                      rng=None) -> LatencyEstimates:
+    """Median and 95th percentile (or any quantiles) of each model's latency, with paired bootstrap intervals.
+
+    Parameters
+    ----------
+    data : ResultsTable, path or DataFrame
+        Item-level results with a ``latency`` measure column (seconds, milliseconds, ...; blank = not measured).
+    latency : str
+        The measure column.
+    quantiles : sequence of float
+        In (0, 1); default the median and p95.
+    method : {'percentile', 'basic'}
+    confidence_level : float or str
+    n_resamples : int
+    models, tasks : sequence of str, optional
+    rng : None, int, Generator, ...
+
+    Returns
+    -------
+    LatencyEstimates
+
+    Notes
+    -----
+    Each item's latency is the mean over its rows (trials, facet levels); quantiles pool the items of every task.
+    Items are resampled within tasks, the same items for every model (paired), on the items where every model
+    has a latency (the others are counted in ``notes``). The percentile bootstrap of a sample quantile is
+    consistent but coarse with few items (its distribution lives on the order statistics); BCa is not offered
+    because the jackknife of a quantile is inconsistent (Efron & Tibshirani 1993, section 11.6). Clusters are
+    not resampled whole here.
+
+    References
+    ----------
+    Efron, B. & Tibshirani, R. (1993). An Introduction to the Bootstrap, sections 11.6 and 13.3. Chapman & Hall.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [dict(model=m, task="t", item=i, score=1.0, latency=(1 + k) * (1 + i))
+    ...         for k, m in enumerate(["A", "B"]) for i in range(21)]
+    >>> lat = latency_quantiles(pd.DataFrame(rows), n_resamples=200, rng=0)
+    >>> lat.estimate
+    array([[11., 20.],
+           [22., 40.]])
+    """
+    from ..io import read
+
+    method = check_choice(method, ("percentile", "basic"), "method")
+    level = check_confidence_level(confidence_level)
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
+    qs = tuple(float(q) for q in np.atleast_1d(np.asarray(quantiles, dtype=np.float64)))
+    if not qs or any(not 0 < q < 1 for q in qs) or len(set(qs)) != len(qs):
+        raise ValueError(f"`quantiles` must be distinct numbers in (0, 1); got {quantiles!r}.")
+    gen = as_generator(rng)
+    table = read(data)
+    if models is not None or tasks is not None:
+        table = table.select(models=models, tasks=tasks)
+    check_measure(table, latency, "latency")
+    per_task = task_measures(table, latency, use_clusters=False)
+    names = tuple(table.models)
+    n_max = max(tm.values.shape[1] for tm in per_task)
+    arrays = np.full((len(names), n_max, len(per_task)), np.nan)
+    for t, tm in enumerate(per_task):
+        arrays[:, :tm.values.shape[1], t] = np.where(tm.present, tm.values, np.nan)
+    common = sum(int(tm.present.all(axis=0).sum()) for tm in per_task)
+    if common == 0:
+        raise ValueError(f"no item has a {latency} for every selected model; latency quantiles are paired by item.")
+    reps = bootstrap_items({n: arrays[k] for k, n in enumerate(names)}, _PooledQuantiles(qs), resampling="paired",
+                           n_resamples=n_resamples, rng=gen, tasks=table.tasks)
+    ci = interval(reps.replicates, reps.observed, method=method, confidence_level=level)
+    n_all = np.full(len(names), sum(tm.values.shape[1] for tm in per_task))
+    missing = np.sum([(~tm.present).sum(axis=1) for tm in per_task], axis=0).astype(np.int64)
+    rows = np.sum([tm.missing_rows for tm in per_task], axis=0)
+    notes = list(missing_note(latency, names, missing, n_all, rows))
+    unpaired = int(n_all[0] - common)
+    if unpaired:
+        notes.append(f"{latency}: {unpaired:,} item(s) lack a {latency} for some model and are left out of every"
+                     f" model's quantiles (pairing needs common items); {common:,} items remain")
+    if table.has_clusters:
+        notes.append(f"{latency}: items resampled one by one (clusters are not kept whole for quantiles)")
+    return LatencyEstimates(latency, names, qs, reps.observed, ConfidenceInterval(ci.low, ci.high),
+                            np.full(len(names), float(common)), missing, method, level, reps.replicates, tuple(notes))
