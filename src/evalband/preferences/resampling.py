@@ -104,10 +104,20 @@ def resampling_units(table: BattleTable, cluster="auto") -> Units:
     if k < MIN_CLUSTERS:
         notes.append(f"only {k} {unit}: the cluster bootstrap understates the uncertainty with fewer than about"
                      f" {MIN_CLUSTERS} clusters")
-    if key == "question" and "judge" in table.labels:
+    if key == "question" and "judge" in table.labels and _judges_span_questions(table):
         notes.append("battles resampled by question; judges who rated several questions are not resampled as a"
                      " unit (cluster='judge' resamples them instead)")
     return Units(codes, names, key, int(k), tuple(notes))
+
+
+def _judges_span_questions(table: BattleTable) -> bool:
+    """Whether several judges each rated more than one question (so judges link questions)."""
+    judges, jc = np.unique(table.labels["judge"].astype(str), return_inverse=True)
+    if judges.size < 2:
+        return False
+    _, qc = np.unique(table.labels["question"].astype(str), return_inverse=True)
+    pairs = np.unique(jc.astype(np.int64) * (qc.max() + 1) + qc)
+    return bool((np.bincount(pairs // (qc.max() + 1)) > 1).sum() > 1)
 
 
 @dataclass(frozen=True, eq=False)
