@@ -84,8 +84,9 @@ def parse_winner(winner: pd.Series, model_a: np.ndarray, model_b: np.ndarray, *,
         y = winner.to_numpy(dtype=np.float64)
         bad = np.flatnonzero(~(np.isfinite(y) & (y >= 0) & (y <= 1)))
         if bad.size:
-            what = "is blank" if np.isnan(y[bad[0]]) else f"{y[bad[0]]!r} is not a probability in [0, 1]"
-            raise InputError(f"winner {what} ({bad.size:,} such row{'s' if bad.size > 1 else ''}); a numeric winner"
+            what = "a blank winner" if np.isnan(y[bad[0]]) else f"winner {float(y[bad[0]])!r} is not a probability in" \
+                " [0, 1]"
+            raise InputError(f"{what} ({bad.size:,} such row{'s' if bad.size > 1 else ''}); a numeric winner"
                              " is the probability that A wins", source=source,
                              row=_row(winner.index[bad[0]], row_word), column=column)
         return y, y == 0.5, 0

@@ -176,7 +176,7 @@ class BattleTable:
         y = np.asarray(outcome, dtype=np.float64)
         bad = np.flatnonzero(~(np.isfinite(y) & (y >= 0) & (y <= 1)))
         if bad.size:
-            raise InputError(f"outcome {y[bad[0]]!r} is not a probability in [0, 1] that A wins"
+            raise InputError(f"outcome {float(y[bad[0]])!r} is not a probability in [0, 1] that A wins"
                              f" ({_count(bad.size, 'such battle')})", source=source, row=where(bad[0]),
                              column=cols.get("winner", "winner"))
         t = np.zeros(n, dtype=bool) if tie is None else np.asarray(tie, dtype=bool)
@@ -188,7 +188,7 @@ class BattleTable:
         w = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
         bad = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
         if bad.size:
-            raise InputError(f"weight {w[bad[0]]!r} must be a finite number > 0", source=source,
+            raise InputError(f"weight {float(w[bad[0]])!r} must be a finite number > 0", source=source,
                              row=where(bad[0]), column=cols.get("weight", "weight"))
         out_labels = {}
         for name, values in (labels or {}).items():
