@@ -62,6 +62,13 @@ def _subset(table: BattleTable, keep, note: str) -> BattleTable:
     return out
 
 
+def _position(name, models, what: str) -> int:
+    if name not in models:
+        shown = ", ".join(map(repr, models[:12])) + (" ..." if len(models) > 12 else "")
+        raise ValueError(f"`{what}`: unknown model {name!r}; models: {shown}.")
+    return list(models).index(name)
+
+
 def _check_k(k) -> float:
     if isinstance(k, bool) or not isinstance(k, numbers.Real) or not (np.isfinite(k) and k > 0):
         raise ValueError(f"`k` must be a finite number > 0; got {k!r}.")
@@ -225,37 +232,26 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     gen = as_generator(rng)
 
     table = _restrict(_read(data, source, read_options), models)
-    if table.n_models < 2:
-        raise ValueError(f"a leaderboard needs at least two models; the battles have {table.n_models}.")
+    base_pos = None if baseline is None else _position(baseline, table.models, "baseline")
     if ties == "drop":
         if table.tie.all():
             raise ValueError("ties='drop' leaves no battle: every battle is a tie.")
         table = _subset(table, ~table.tie, f"ties='drop': {int(table.tie.sum()):,} tied battles left out")
-    if method == "win-rate" and baseline is not None:
-        if baseline not in table.models:
-            shown = ", ".join(map(repr, table.models[:12])) + (" ..." if table.n_models > 12 else "")
-            raise ValueError(f"`baseline`: unknown model {baseline!r}; models: {shown}.")
+    if method == "win-rate" and base_pos is not None:
         pos = table.models.index(baseline)
         involved = (table.model_a == pos) | (table.model_b == pos)
         table = _subset(table, involved, f"{int((~involved).sum()):,} battles not involving the baseline"
                                          f" {baseline!r} left out of the win rates")
     if table.n_models < 2:
-        raise ValueError(f"a leaderboard needs at least two models; the battles left have {table.n_models}.")
+        raise ValueError(f"a leaderboard needs at least two models; the battles have {table.n_models}.")
+    base_pos = None if baseline is None else _position(baseline, table.models, "baseline")
+    if method == "win-rate" and anchor is not None:
+        raise ValueError("`anchor` does not apply to win rates (they are fractions).")
+    anchor_pos = parse_anchor(anchor, table.models, scale)
     notes = list(table.notes)
-    keep = None
     units = resampling_units(table, cluster)
     notes.extend(units.notes)
     boot = ClusterBootstrap(units, n_resamples, run_entropy(gen))
-    anchor_pos = parse_anchor(anchor, table.models, scale)
-    if method == "win-rate" and anchor is not None:
-        raise ValueError("`anchor` does not apply to win rates (they are fractions).")
-    base_pos = None
-    if baseline is not None:
-        if baseline in table.models:
-            base_pos = table.models.index(baseline)
-        else:
-            shown = ", ".join(map(repr, table.models[:12])) + (" ..." if table.n_models > 12 else "")
-            raise ValueError(f"`baseline`: unknown model {baseline!r}; models: {shown}.")
     jack = interval == "bca"
 
     extra = {}
@@ -267,20 +263,19 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
                          " independent; the interval comes from the cluster bootstrap; the baseline is 0.5 by"
                          " definition")
         else:
-            res = average_ratings(table, units, boot, keep=keep, jackknife=jack)
+            res = average_ratings(table, units, boot, jackknife=jack)
     elif method == "elo":
-        res = elo_ratings(table, units, boot, k=k, keep=keep)
+        res = elo_ratings(table, units, boot, k=k)
     elif style is not None:
         names = style_names(style, list(table.features))
         if not names:
             raise ValueError("`style` names no feature.")
-        res = style_ratings(table, units, boot, names, keep=keep, ridge=ridge, jackknife=jack)
+        res = style_ratings(table, units, boot, names, ridge=ridge, jackknife=jack)
         notes.append(f"style control on {', '.join(names)}: ratings are Bradley-Terry log-strengths with the"
                      " normalized style differences held at 0 (FastChat's normalization, exact maximum"
                      " likelihood); rating_raw is the fit without style")
     else:
-        res = bt_ratings(table, units, boot, model="bt" if method == "bt" else method, keep=keep, ridge=ridge,
-                         jackknife=jack)
+        res = bt_ratings(table, units, boot, model=method, ridge=ridge, jackknife=jack)
     notes.extend(res.notes)
 
     if res.space == "logit":
@@ -348,12 +343,11 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
         notes.append(f"only {n_resamples:,} bootstrap replicates: the ends of a {level:.0%} interval are poorly"
                      " estimated with fewer than about 1,000")
 
-    analysed = table
-    counts = analysed.model_counts()
+    counts = table.model_counts()
     return ArenaResult(
         method=method, ties=ties, scale=scale, models=tuple(table.models), rating=np.asarray(rating, dtype=float),
         samples=np.asarray(samples, dtype=float), ranking=ranking, counts=counts, separability=separability,
         confidence_level=level, interval=interval, n_resamples=n_resamples, cluster=units.column,
-        n_units=units.n_units, unit_name=units.unit_name, n_battles=analysed.n_battles, seed=seed,
+        n_units=units.n_units, unit_name=units.unit_name, n_battles=table.n_battles, seed=seed,
         notes=tuple(dict.fromkeys(notes)), source=table.source, baseline=baseline, anchor=anchor_pos,
         length_control=bool(length_control), jackknife=jk, display_scale=display, unit=unit, **extra)

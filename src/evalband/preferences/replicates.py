@@ -8,7 +8,7 @@ the fit had to say in notes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
@@ -73,11 +73,10 @@ def _existence_notes(models, data, pi, pj, ridge) -> list:
     return notes
 
 
-def bt_ratings(table, units, boot, *, model: str = "bt", keep=None, ridge: float = RIDGE,
-               jackknife: bool = False) -> Ratings:
-    """Bradley-Terry ('bt': ties half, or dropped beforehand through ``keep``), Rao-Kupper or Davidson."""
+def bt_ratings(table, units, boot, *, model: str = "bt", ridge: float = RIDGE, jackknife: bool = False) -> Ratings:
+    """Bradley-Terry ('bt': a tie is half a win), Rao-Kupper or Davidson."""
     kind = "half" if model == "bt" else "ties"
-    ps = table.pair_sums(units.codes, units.n_units, kind=kind, keep=keep)
+    ps = table.pair_sums(units.codes, units.n_units, kind=kind)
     m = table.n_models
     tot = ps.totals()
     if model != "bt" and not tot["t"].sum() > 0:
@@ -118,13 +117,12 @@ def bt_ratings(table, units, boot, *, model: str = "bt", keep=None, ridge: float
     return Ratings(fit.theta[0], samples, "logit", jack, extras, notes)
 
 
-def style_ratings(table, units, boot, names, *, keep=None, ridge: float = RIDGE, jackknife: bool = False) -> Ratings:
+def style_ratings(table, units, boot, names, *, ridge: float = RIDGE, jackknife: bool = False) -> Ratings:
     """Style-controlled Bradley-Terry ratings and style coefficients; the raw ratings from the same replicates."""
-    raw = bt_ratings(table, units, boot, model="bt", keep=keep, ridge=ridge, jackknife=False)
-    keep = np.ones(table.n_battles, dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
-    a, b, y, w = table.model_a[keep], table.model_b[keep], table.outcome[keep], table.weight[keep]
-    codes = units.codes[keep]
-    z = style_design({k: v[keep] for k, v in table.features.items()}, names)
+    raw = bt_ratings(table, units, boot, model="bt", ridge=ridge, jackknife=False)
+    a, b, y, w = table.model_a, table.model_b, table.outcome, table.weight
+    codes = units.codes
+    z = style_design(table.features, names)
     m, n = table.n_models, a.size
     theta, beta, conv = fit_style(a, b, y, z, m, w[None, :], ridge=ridge, theta0=raw.observed)
     samples = np.empty((boot.n_resamples, m))
@@ -150,19 +148,12 @@ def style_ratings(table, units, boot, names, *, keep=None, ridge: float = RIDGE,
     return Ratings(theta[0], samples, "logit", jack, extras, notes)
 
 
-def elo_ratings(table, units, boot, *, k: float, keep=None) -> Ratings:
+def elo_ratings(table, units, boot, *, k: float) -> Ratings:
     """Online Elo in the order of the rows, and FastChat's bootstrap Elo (median of the replicates)."""
-    keep = np.ones(table.n_battles, dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
-    a, b, y, w = table.model_a[keep], table.model_b[keep], table.outcome[keep], table.weight[keep]
+    a, b, y, w = table.model_a, table.model_b, table.outcome, table.weight
     m = table.n_models
     online = online_elo(a, b, y, m, k=k, weight=w)
-    order = table.canonical_order()
-    rank = np.empty(table.n_battles, dtype=np.int64)
-    rank[order] = np.arange(table.n_battles)
-    sub_rank = np.argsort(rank[keep], kind="stable")
-
-    samples, absent = bootstrap_elo(a, b, y, m, replace(units, codes=units.codes[keep]), boot, k=k, weight=w,
-                                    canonical=sub_rank)
+    samples, absent = bootstrap_elo(a, b, y, m, units, boot, k=k, weight=w, canonical=table.canonical_order())
     notes = [f"online Elo depends on the order of the battles and on k = {k:g}: the ratings are FastChat's"
              " bootstrap Elo (the median over replicates of online Elo on resampled battles in random order);"
              " the Bradley-Terry fit (method='bt') does not depend on the order"]
@@ -225,9 +216,9 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
     return Ratings(observed, samples, "rate", jack, extras, notes)
 
 
-def average_ratings(table, units, boot, *, keep=None, jackknife: bool = False) -> Ratings:
+def average_ratings(table, units, boot, *, jackknife: bool = False) -> Ratings:
     """Average win rate against all opponents met (ties half)."""
-    ps = table.pair_sums(units.codes, units.n_units, kind="half", keep=keep)
+    ps = table.pair_sums(units.codes, units.n_units, kind="half")
     m = table.n_models
     tot = ps.totals()
     observed = average_win_rate_replicates(tot["n"], tot["s"], ps.pair_i, ps.pair_j, m)[0]

@@ -100,7 +100,7 @@ def resampling_units(table: BattleTable, cluster="auto") -> Units:
                          + (f", {', '.join(map(repr, have))}" if have else "") + ".")
     codes, names = table.label_codes(key)
     k = names.size
-    unit = {"question": "questions", "judge": "judges"}.get(key, "clusters")
+    unit = {"question": "question", "judge": "judge"}.get(key, "cluster") + ("s" if k != 1 else "")
     if k < MIN_CLUSTERS:
         notes.append(f"only {k} {unit}: the cluster bootstrap understates the uncertainty with fewer than about"
                      f" {MIN_CLUSTERS} clusters")
