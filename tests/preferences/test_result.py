@@ -20,7 +20,7 @@ def test_win_rate_frame_has_win_rate_and_se_after_the_fields():
     frame = res.to_frame()
     assert list(frame.columns[:13]) == JSON_FIELDS + ["win_rate", "se"]
     assert {"se_bootstrap", "rank_sim_low", "rank_sim_high", "tier"} <= set(frame.columns)
-    assert (frame["scale"] == "prob").all()
+    assert (frame["scale"] == "fraction").all()
     assert res.win_probability is None
     with pytest.raises(ValueError, match="no predicted win probabilities"):
         res.win_matrix()

@@ -139,3 +139,15 @@ def test_win_rate_against_unknown_baseline_is_refused():
         arena(ALPACA, method="win-rate", baseline="nobody", n_resamples=10)
     with pytest.raises(ValueError, match="length_control"):
         arena(ALPACA, length_control=True, n_resamples=10)
+
+
+def test_average_win_rate_jackknife_is_exact_delete_one():
+    table = _baseline_battles(seed=8, n_q=40)
+    res = arena(table, method="win-rate", interval="bca", rng=1, n_resamples=100)
+    names = res.models
+    questions = np.unique(table.labels["question"])
+    for k in (0, 17, 39):
+        keep = table.labels["question"] != questions[k]
+        alone = arena(table.subset(keep), method="win-rate", rng=1, n_resamples=10)
+        np.testing.assert_allclose(res.jackknife[k], alone.rating[[alone.models.index(m) for m in names]],
+                                   rtol=1e-12)

@@ -147,6 +147,12 @@ class BattleTable:
         ------
         InputError
             No battles; a blank model name; a self-battle; an outcome outside [0, 1]; a bad weight or feature.
+
+        Examples
+        --------
+        >>> t = BattleTable.build(["b", "a"], ["a", "c"], [1.0, 0.5], labels={"question": ["q1", "q1"]})
+        >>> t.models, t.model_a.tolist(), t.tie.tolist()
+        (('a', 'b', 'c'), [1, 0], [False, True])
         """
         cols = dict(columns or {})
         a = np.asarray(model_a, dtype=object)

@@ -344,6 +344,9 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
                      " estimated with fewer than about 1,000")
 
     counts = table.model_counts()
+    if not np.all(table.weight == 1):
+        notes.append("battles carry weights (e.g. Arena-Hard's strong votes): the fits use them; n_battles, n_wins"
+                     " and n_ties count battles, not weights")
     return ArenaResult(
         method=method, ties=ties, scale=scale, models=tuple(table.models), rating=np.asarray(rating, dtype=float),
         samples=np.asarray(samples, dtype=float), ranking=ranking, counts=counts, separability=separability,

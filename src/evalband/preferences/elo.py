@@ -129,7 +129,7 @@ def online_elo(model_a, model_b, outcome, n_models: int, *, k: float = 4.0, init
     Examples
     --------
     >>> online_elo([0, 0], [1, 1], [1.0, 1.0], 2).round(3)
-    array([1003.995,  996.005])
+    array([1003.977,  996.023])
     """
     a = np.asarray(model_a, dtype=np.int64)
     b = np.asarray(model_b, dtype=np.int64)

@@ -73,6 +73,18 @@ def resampling_units(table: BattleTable, cluster="auto") -> Units:
     cluster : str or None
         'auto' (the default): the table's 'cluster' labels if it has them, else its questions, else independent
         battles; 'none' or None: independent battles; 'question', 'judge', 'cluster': that label column.
+
+    Returns
+    -------
+    Units
+
+    Examples
+    --------
+    >>> t = BattleTable.build(["x", "y", "x"], ["y", "x", "y"], [1.0, 0.0, 1.0],
+    ...                       labels={"question": ["q2", "q1", "q2"]})
+    >>> u = resampling_units(t)
+    >>> u.column, u.n_units, u.codes.tolist()
+    ('question', 2, [1, 0, 1])
     """
     if cluster is None:
         cluster = "none"

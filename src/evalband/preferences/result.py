@@ -33,7 +33,7 @@ class ArenaResult:
     ties : str
         'half', 'drop', 'rao-kupper' or 'davidson'.
     scale : str
-        'elo', 'logit' or 'prob' (win rates are fractions whatever the scale).
+        'elo', 'logit' or 'prob' (win rates are fractions whatever the scale; their frames say 'fraction').
     models : tuple of str
     rating : numpy.ndarray, shape (M,)
         The estimate on ``scale`` (for win rates: the win rate against the baseline, the length-controlled win
@@ -144,7 +144,7 @@ class ArenaResult:
             frame["predicted_win_rate_low"] = np.asarray(self.predicted_win_rate_ci.low, dtype=float)
             frame["predicted_win_rate_high"] = np.asarray(self.predicted_win_rate_ci.high, dtype=float)
         frame["method"] = self.method
-        frame["scale"] = self.scale if self.method != "win-rate" else "prob"
+        frame["scale"] = self.scale if self.method != "win-rate" else "fraction"
         frame["confidence_level"] = self.confidence_level
         order = np.lexsort((np.arange(len(self.models)), r.rank_mean, r.rank))
         return frame.iloc[order].reset_index(drop=True)

@@ -56,7 +56,15 @@ def parse_anchor(anchor, models, scale: str):
 
 
 def to_scale(theta, scale: str, anchor=None) -> np.ndarray:
-    """Log-strengths ``theta`` (..., M) on ``scale``, anchored when ``anchor = (position, value)``."""
+    """Log-strengths ``theta`` (..., M) on ``scale``, anchored when ``anchor = (position, value)``.
+
+    Examples
+    --------
+    >>> to_scale(np.array([np.log(10.0), 0.0]), "elo").round(6)
+    array([1200.,  800.])
+    >>> to_scale(np.array([np.log(3.0), 0.0]), "prob").round(6)
+    array([0.75, 0.25])
+    """
     th = np.asarray(theta, dtype=np.float64)
     if scale == "prob":
         z = th - th.max(axis=-1, keepdims=True)

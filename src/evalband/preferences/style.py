@@ -113,6 +113,17 @@ def fit_style(model_a, model_b, outcome, z, n_models: int, weights, *, ridge: fl
     ----------
     Li, T., Angelopoulos, A. & Chiang, W.-L. (2024). Does style matter? Disentangling style and substance in
     Chatbot Arena. lmsys.org/blog/2024-08-28-style-control.
+
+    Examples
+    --------
+    Two equally strong models; the longer answer wins whenever lengths differ:
+
+    >>> import numpy as np
+    >>> z = np.array([[1.0], [-1.0], [1.0], [-1.0], [0.0], [0.0]])
+    >>> theta, beta, ok = fit_style([0, 0, 1, 1, 0, 1], [1, 1, 0, 0, 1, 0], [0.9, 0.1, 0.9, 0.1, 0.5, 0.5], z, 2,
+    ...                             np.ones((1, 6)))
+    >>> theta.round(6).tolist(), beta.round(4).tolist(), bool(ok[0])
+    ([[0.0, 0.0]], [[2.1972]], True)
     """
     a = np.asarray(model_a, dtype=np.int64)
     b = np.asarray(model_b, dtype=np.int64)

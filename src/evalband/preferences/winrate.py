@@ -106,6 +106,16 @@ def baseline_win_rates(model_a, model_b, outcome, weight, units, n_models: int, 
     ----------
     Li, X. et al. (2023). AlpacaEval: an automatic evaluator of instruction-following models.
     github.com/tatsu-lab/alpaca_eval (``metrics/helpers.py``: ``win_rate = mean``, ``standard_error = sem``).
+
+    Examples
+    --------
+    Model 1 against baseline 0 on three questions: preferences 1, 0.5 and 0.
+
+    >>> from evalband.preferences import BattleTable, resampling_units
+    >>> t = BattleTable.build(["m", "base", "m"], ["base", "m", "base"], [1.0, 0.5, 0.0])
+    >>> wr = baseline_win_rates(t.model_a, t.model_b, t.outcome, t.weight, resampling_units(t), 2, 0)
+    >>> float(wr.win_rate[1]), float(wr.se[1])
+    (0.5, 0.28867513459481287)
     """
     a = np.asarray(model_a, dtype=np.int64)
     b = np.asarray(model_b, dtype=np.int64)
