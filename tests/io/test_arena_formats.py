@@ -107,3 +107,12 @@ def test_detection_and_forced_source(tmp_path):
         read_battles([FASTCHAT, next(ARENA_HARD.glob("*.jsonl"))], baseline="b")
     with pytest.raises(TypeError, match="apply to column layouts"):
         read_battles(ALPACA, winner_col="preference")
+
+
+def test_style_columns_reach_the_format_readers(tmp_path):
+    path = tmp_path / "annotations.json"
+    path.write_text(json.dumps([{"instruction": "i", "generator_1": "b", "generator_2": "m", "preference": 1.2,
+                                 "output_1": "xx", "output_2": "yyy", "extra": 2.5}]))
+    # a difference column named with style_cols is read from the records too
+    with pytest.raises(InputError, match="no style column 'verbosity'"):
+        read_battles(path, style_cols=["verbosity"])

@@ -24,11 +24,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from .._validate import InputError
 from .battles import battles_from_frame
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..preferences.battles import BattleTable
 
 __all__ = ["read_fastchat", "read_arena_hard", "read_alpaca_eval", "READERS", "ARENA_HARD_LABELS"]
 

@@ -76,7 +76,6 @@ def _row(index_label, row_word):
 def parse_winner(winner: pd.Series, model_a: np.ndarray, model_b: np.ndarray, *, source: str, row_word: str,
                  column: str) -> tuple[np.ndarray, np.ndarray, int]:
     """Outcome (probability that A wins), declared ties and the number of 'tie (bothbad)' from a winner column."""
-    n = len(winner)
     if pd.api.types.is_bool_dtype(winner):
         raise InputError("winner holds true/false; give model_a/model_b/tie, the winner's name or a probability",
                          source=source, column=column)
@@ -362,7 +361,8 @@ def read_battles(data, *, source: str = "auto", model_a_col=None, model_b_col=No
         recs, w = _json_records(f)
         records.extend(recs)
         where.extend(w if len(files) == 1 else [f"{f.name} {x}" for x in w])
-    src = str(files[0]) if len(files) == 1 else f"{len(files)} files in {os.path.commonpath([str(f.parent) for f in files])}"
+    folder = os.path.commonpath([str(f.parent) for f in files])
+    src = str(files[0]) if len(files) == 1 else f"{len(files)} files in {folder}"
     if not records:
         raise InputError("holds no records", source=src)
     return arena_formats.READERS[kind](records, where, src, **format_options, **_only(cols))
@@ -375,7 +375,7 @@ def _only(cols: dict) -> dict:
     extra = set(given) - allowed
     if extra:
         raise TypeError(f"{', '.join(sorted(extra))} apply to column layouts, not to this battle format.")
-    return {}
+    return {k: v for k, v in given.items() if k in allowed}
 
 
 def looks_like_battles(path_or_frame) -> bool:

@@ -102,7 +102,7 @@ def pair_derivatives(model: str, d, e, data):
         lp, lm, p = _bt_terms(d)
         ll = s * lp + (n - s) * lm
         return ll, s - n * p, -n * p * (1.0 - p), None, None, None
-    w, t, l = data["w"], data["t"], data["l"]
+    w, t, lo = data["w"], data["t"], data["l"]
     if model == "rao-kupper":
         eta = e[:, None]
         a, b = expit(d - eta), expit(-d - eta)
@@ -110,21 +110,21 @@ def pair_derivatives(model: str, d, e, data):
         with np.errstate(divide="ignore", invalid="ignore"):
             logq = log_sigmoid(eta - d) + log_sigmoid(d + eta) + np.log(-np.expm1(-2.0 * eta))
             em = np.expm1(2.0 * eta)
-            ll = w * log_sigmoid(d - eta) + l * log_sigmoid(-d - eta) + np.where(t > 0, t * logq, 0.0)
-            fe = -w * (1.0 - a) - l * (1.0 - b) + t * (a + b + 2.0 / em)
-            fee = -(w + t) * a1 - (l + t) * b1 - t * 4.0 * (em + 1.0) / em ** 2
-        fd = w * (1.0 - a) - l * (1.0 - b) + t * (b - a)
-        fdd = -(w + t) * a1 - (l + t) * b1
-        fde = (w + t) * a1 - (l + t) * b1
+            ll = w * log_sigmoid(d - eta) + lo * log_sigmoid(-d - eta) + np.where(t > 0, t * logq, 0.0)
+            fe = -w * (1.0 - a) - lo * (1.0 - b) + t * (a + b + 2.0 / em)
+            fee = -(w + t) * a1 - (lo + t) * b1 - t * 4.0 * (em + 1.0) / em ** 2
+        fd = w * (1.0 - a) - lo * (1.0 - b) + t * (b - a)
+        fdd = -(w + t) * a1 - (lo + t) * b1
+        fde = (w + t) * a1 - (lo + t) * b1
         return ll, fd, fdd, fe, fde, fee
     if model == "davidson":
         kappa = np.broadcast_to(e[:, None], d.shape)
         half = d / 2.0
         logz = np.logaddexp(np.logaddexp(half, -half), kappa)
         pa, pb, pt = np.exp(half - logz), np.exp(-half - logz), np.exp(kappa - logz)
-        n = w + t + l
-        ll = w * half - l * half + t * kappa - n * logz
-        fd = (w - l) / 2.0 - n * (pa - pb) / 2.0
+        n = w + t + lo
+        ll = w * half - lo * half + t * kappa - n * logz
+        fd = (w - lo) / 2.0 - n * (pa - pb) / 2.0
         fdd = -n * ((pa + pb) / 4.0 - (pa - pb) ** 2 / 4.0)
         fe = t - n * pt
         fde = n * pt * (pa - pb) / 2.0

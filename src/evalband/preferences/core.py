@@ -106,6 +106,42 @@ def _win_probabilities(method, theta, samples, tie, tie_samples, level):
     return obs, ConfidenceInterval(out_lo, out_hi)
 
 
+def _extras(method, res, scale, anchor_pos, base_pos, level) -> dict:
+    """What a method adds to the result: win probabilities, raw win rates, style, tie parameter, online Elo."""
+    from ..resample import interval as boot_interval
+
+    extra = {}
+    if method != "win-rate":
+        wp, wp_ci = _win_probabilities(method if method in ("rao-kupper", "davidson") else "bt", res.observed,
+                                       res.samples, res.extras.get("tie"), res.extras.get("tie_samples"), level)
+        extra.update(win_probability=wp, win_probability_ci=wp_ci)
+        if base_pos is not None:  # Arena-Hard's score: the predicted win rate against the baseline
+            low, high = wp_ci.low[:, base_pos].copy(), wp_ci.high[:, base_pos].copy()
+            est = wp[:, base_pos].copy()
+            est[base_pos] = low[base_pos] = high[base_pos] = 0.5
+            extra.update(predicted_win_rate=est, predicted_win_rate_ci=ConfidenceInterval(low, high))
+    elif base_pos is not None:
+        extra.update(win_rate=res.extras["win_rate"], win_rate_se=res.extras["se"],
+                     win_rate_ci=boot_interval(res.extras["win_rate_samples"], res.extras["win_rate"],
+                                               confidence_level=level))
+    if "raw" in res.extras:
+        raw = to_scale(res.extras["raw"], scale, anchor_pos)
+        extra.update(rating_raw=raw, rating_raw_ci=boot_interval(to_scale(res.extras["raw_samples"], scale,
+                                                                          anchor_pos), raw, confidence_level=level))
+        betas = res.extras["beta_samples"]
+        ci = boot_interval(betas, res.extras["beta"], confidence_level=level)
+        extra["style"] = pd.DataFrame({"feature": res.extras["style_names"], "coefficient": res.extras["beta"],
+                                       "se": betas.std(axis=0, ddof=1), "ci_low": ci.low, "ci_high": ci.high,
+                                       "confidence_level": level})
+    if "tie" in res.extras:
+        extra.update(tie_parameter=res.extras["tie"],
+                     tie_parameter_ci=boot_interval(res.extras["tie_samples"], res.extras["tie"],
+                                                    confidence_level=level))
+    if "online" in res.extras:
+        extra["rating_online"] = to_scale(res.extras["online"], scale, anchor_pos)
+    return extra
+
+
 def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale: str = "elo", anchor=None,
           cluster="auto", style=None, length_control: bool = False, k: float = 4.0, n_resamples: int = 1000,
           confidence_level=0.95, interval: str = "percentile", rng=None, models=None,
@@ -254,7 +290,6 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     boot = ClusterBootstrap(units, n_resamples, run_entropy(gen))
     jack = interval == "bca"
 
-    extra = {}
     if method == "win-rate":
         if base_pos is not None:
             res = baseline_ratings(table, units, boot, base_pos, length_control=length_control, jackknife=jack)
@@ -302,40 +337,7 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
                                  scale=display, unit=unit)
     separability = float(np.mean(np.isin(plain.verdict, ("A better", "B better")))) if plain.verdict.size else 0.0
 
-    from ..resample import interval as boot_interval
-
-    if method not in ("win-rate",):
-        theta_obs = res.observed
-        theta_s = res.samples
-        wp, wp_ci = _win_probabilities(method if method in ("rao-kupper", "davidson") else "bt", theta_obs,
-                                       theta_s, res.extras.get("tie"), res.extras.get("tie_samples"), level)
-        extra.update(win_probability=wp, win_probability_ci=wp_ci)
-        if base_pos is not None:
-            extra.update(predicted_win_rate=wp[:, base_pos].copy(),
-                         predicted_win_rate_ci=ConfidenceInterval(wp_ci.low[:, base_pos].copy(),
-                                                                  wp_ci.high[:, base_pos].copy()))
-            extra["predicted_win_rate"][base_pos] = 0.5
-            extra["predicted_win_rate_ci"].low[base_pos] = extra["predicted_win_rate_ci"].high[base_pos] = 0.5
-    if method == "win-rate" and base_pos is not None:
-        wr_s = res.extras["win_rate_samples"]
-        extra.update(win_rate=res.extras["win_rate"], win_rate_se=res.extras["se"],
-                     win_rate_ci=boot_interval(wr_s, res.extras["win_rate"], confidence_level=level))
-    if "raw" in res.extras:
-        extra.update(rating_raw=to_scale(res.extras["raw"], scale, anchor_pos),
-                     rating_raw_ci=boot_interval(to_scale(res.extras["raw_samples"], scale, anchor_pos),
-                                                 to_scale(res.extras["raw"], scale, anchor_pos),
-                                                 confidence_level=level))
-        betas = res.extras["beta_samples"]
-        ci = boot_interval(betas, res.extras["beta"], confidence_level=level)
-        extra["style"] = pd.DataFrame({"feature": res.extras["style_names"], "coefficient": res.extras["beta"],
-                                       "se": betas.std(axis=0, ddof=1), "ci_low": ci.low, "ci_high": ci.high,
-                                       "confidence_level": level})
-    if "tie" in res.extras:
-        extra.update(tie_parameter=res.extras["tie"],
-                     tie_parameter_ci=boot_interval(res.extras["tie_samples"], res.extras["tie"],
-                                                    confidence_level=level))
-    if "online" in res.extras:
-        extra["rating_online"] = to_scale(res.extras["online"], scale, anchor_pos)
+    extra = _extras(method, res, scale, anchor_pos, base_pos, level)
     if abs(level - 0.9) < 1e-12:
         notes.append("90% intervals, as Arena-Hard shows them (its bootstrap also resamples battles as if"
                      " independent); 95% intervals are wider")
