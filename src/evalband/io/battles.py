@@ -284,7 +284,8 @@ def _detect_path(path: Path) -> str:
 
 def read_battles(data, *, source: str = "auto", model_a_col=None, model_b_col=None, winner_col=None,
                  question_col=None, judge_col=None, turn_col=None, cluster_col=None, weight_col=None,
-                 style_cols=None, file_format: str = "auto", **format_options) -> BattleTable:
+                 style_cols=None, file_format: str = "auto", baseline: str | None = None,
+                 **format_options) -> BattleTable:
     """Read pairwise battles from a file, a folder or list of files, or a DataFrame.
 
     Parameters
@@ -301,8 +302,10 @@ def read_battles(data, *, source: str = "auto", model_a_col=None, model_b_col=No
         Style feature columns that are differences A - B (pairs NAME_a / NAME_b are found automatically).
     file_format : str
         For column layouts: 'csv', 'tsv', 'jsonl', 'parquet' (default by suffix).
+    baseline : str, optional
+        The baseline model of Arena-Hard judgments (the files do not name it); ignored by the other sources.
     **format_options
-        Arena-Hard: ``baseline=``, ``strong_weight=3``; FastChat: ``anonymous_only=True``.
+        Arena-Hard: ``strong_weight=3``; FastChat: ``anonymous_only=True``.
 
     Returns
     -------
@@ -335,6 +338,8 @@ def read_battles(data, *, source: str = "auto", model_a_col=None, model_b_col=No
         if kind in ("alpaca-eval", "arena-hard", "fastchat"):
             records = data.to_dict("records")
             where = [f"row {i}" for i in data.index]
+            if kind == "arena-hard":
+                format_options["baseline"] = baseline
             return arena_formats.READERS[kind](records, where, "<DataFrame>", **format_options, **_only(cols))
         frame = data.copy()
         return battles_from_frame(frame, source="<DataFrame>", row_word="row", **cols)
@@ -365,6 +370,8 @@ def read_battles(data, *, source: str = "auto", model_a_col=None, model_b_col=No
     src = str(files[0]) if len(files) == 1 else f"{len(files)} files in {folder}"
     if not records:
         raise InputError("holds no records", source=src)
+    if kind == "arena-hard":
+        format_options["baseline"] = baseline
     return arena_formats.READERS[kind](records, where, src, **format_options, **_only(cols))
 
 

@@ -26,14 +26,14 @@ INTERVALS = ("percentile", "bca")
 _UNITS = {"elo": "Elo points", "logit": "logits", "prob": ""}
 
 
-def _read(data, source, options) -> BattleTable:
+def _read(data, source, options, baseline) -> BattleTable:
     if isinstance(data, BattleTable):
         if options:
             raise TypeError(f"reader options ({', '.join(options)}) do not apply to a BattleTable.")
         return data
     from ..io.battles import read_battles
 
-    return read_battles(data, source=source, **options)
+    return read_battles(data, source=source, baseline=baseline, **options)
 
 
 def _restrict(table: BattleTable, models) -> BattleTable:
@@ -163,7 +163,7 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
         left out (counted in a note); the tie models as for ``method``.
     baseline : str, optional
         The reference model for win rates; with a rating method, adds the predicted win rate against it
-        (Arena-Hard's score).
+        (Arena-Hard's score). Also tells the Arena-Hard reader which model the judgments compare against.
     scale : {'elo', 'logit', 'prob'}
         'elo': 400 / ln 10 points per logit, mean 1000 (or anchored); 'logit': log-strengths, mean 0; 'prob':
         strengths normalized to sum 1 (as evalica prints Bradley-Terry scores). Win rates are fractions.
@@ -267,7 +267,7 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
     gen = as_generator(rng)
 
-    table = _restrict(_read(data, source, read_options), models)
+    table = _restrict(_read(data, source, read_options, baseline), models)
     base_pos = None if baseline is None else _position(baseline, table.models, "baseline")
     if ties == "drop":
         if table.tie.all():
