@@ -45,6 +45,9 @@ _LAZY = {
     # Bayesian models
     "beta_binomial": "evalband.bayes", "BayesResult": "evalband.bayes", "logistic": "evalband.bayes",
     "prior_sensitivity": "evalband.bayes", "compare_with_bootstrap": "evalband.bayes",
+    # preference leaderboards (pairwise battles)
+    "arena": "evalband.preferences", "ArenaResult": "evalband.preferences", "BattleTable": "evalband.preferences",
+    "read_battles": "evalband.io.battles",
     # task weights
     "weight_sensitivity": "evalband.weights", "WeightSensitivity": "evalband.weights",
     # planning
@@ -59,8 +62,9 @@ __all__ = ["__version__", *_LAZY]
 
 #: subpackages and modules reachable as attributes (``evalband.bayes.beta_binomial``), imported on first access
 _SUBMODULES = frozenset({
-    "aggregate", "analysis", "bayes", "comparison", "selection", "estimation", "examples", "io", "plan", "ranking", "report", "resample",
-    "results", "table", "tasks", "weights", "cli", "dist",
+    "aggregate", "analysis", "bayes", "comparison", "costs", "estimation", "examples", "io", "judges", "plan",
+    "preferences", "ranking", "report", "resample", "results", "selection", "table", "tasks", "weights", "cli",
+    "dist",
 })
 
 
