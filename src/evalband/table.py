@@ -25,6 +25,7 @@ from ._table_checks import (_COVERAGE_PREFIX, ITEM_COLUMNS, SCORE_LETTERS, SUMMA
                             _check_correct_matches_accuracy, _check_one_scale, _constant_within,
                             _labels, _numbers, _require, _row_name, parse_scores)
 from ._validate import ArgumentError, InputError, check_names
+from .display.reprs import displayed
 
 __all__ = ["ResultsTable", "TaskData", "Counts", "SCORE_LETTERS", "parse_scores"]
 
@@ -86,7 +87,8 @@ def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded
     return values, notes
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class TaskData:
     """One task's item-level scores, paired across models on their common items.
 
@@ -128,7 +130,8 @@ class TaskData:
         return len(self.cluster_labels)
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Counts:
     """Correct counts and test-set sizes, shaped (n_models, n_tasks)."""
 
@@ -142,7 +145,8 @@ class Counts:
         return self.correct / self.n
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class ResultsTable:
     """A validated table of evaluation results. Build it with ``evalband.read`` or the ``from_*`` methods.
 

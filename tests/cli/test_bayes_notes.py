@@ -7,6 +7,7 @@ the same notes as below its table (in command-line words), and stdout stays pure
 
 from __future__ import annotations
 
+from notes import flat, notes_of  # noqa: F401
 import io
 import json
 
@@ -20,7 +21,7 @@ runner = CliRunner()
 
 
 def _notes(res):
-    return [line[len("note: "):] for line in res.stderr.splitlines() if line.startswith("note: ")]
+    return notes_of(res.stderr)
 
 
 @pytest.mark.parametrize("fmt", ["json", "csv"])

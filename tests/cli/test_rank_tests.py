@@ -26,18 +26,25 @@ def test_friedman_matches_the_library_and_scipy():
 
     res = _invoke("--test", "friedman", "--format", "json")
     assert res.exit_code == 0, res.output
-    rows = json.loads(res.stdout[: res.stdout.rindex("]") + 1])
+    out = json.loads(res.stdout)
+    rows = out["records"]
     lib = run_test(load_example("vtab"), test="friedman")
+    # the primary result is in the JSON (issue 13): the Friedman chi-square, its df and p-value, Iman-Davenport F
+    assert out["omnibus"]["chi_square"] == pytest.approx(lib.omnibus.statistic, rel=1e-12)
+    assert out["omnibus"]["df"] == 15 and isinstance(out["omnibus"]["df"], int)
+    assert out["omnibus"]["p_value"] == pytest.approx(lib.omnibus.pvalue, rel=1e-12)
+    assert out["posthoc"]["critical_difference"] == pytest.approx(lib.posthoc.critical_difference)
     assert len(rows) == 16 * 15 // 2
     assert rows[0]["critical_difference"] == pytest.approx(lib.posthoc.critical_difference)
     frame = lib.to_frame()
-    np.testing.assert_allclose([r["pvalue"] for r in rows], frame["pvalue"], rtol=1e-5, atol=1e-14)  # JSON: 15 digits
+    np.testing.assert_allclose([r["pvalue"] for r in rows], frame["pvalue"], rtol=1e-15, atol=0)  # full precision
     table = _invoke("--test", "friedman")
+    table_text = " ".join(table.output.split())
     assert table.exit_code == 0
     counts = load_example("vtab").counts()
     chi2 = stats.friedmanchisquare(*(counts.correct / counts.n)).statistic
-    assert f"chi2(15) = {chi2:.4g}" in table.output
-    assert "Iman-Davenport" in table.output and "Nemenyi critical difference" in table.output
+    assert f"chi2(15) = {chi2:.4g}" in table_text
+    assert "Iman-Davenport" in table_text and "Nemenyi critical difference" in table_text
 
 
 def test_wilcoxon_against_a_control():

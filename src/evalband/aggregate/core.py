@@ -20,11 +20,13 @@ from scipy.stats import trim_mean
 from .._validate import ArgumentError, check_choice
 from ..selection.weights import weights_and_notes
 from .ranks import binned_task_ranks, task_ranks, task_win_rates
+from ..display.reprs import displayed
 
 __all__ = ["Aggregate", "get_aggregate", "AGGREGATES", "PARAMETERS", "PARAMETER_SYNTAX", "parse_parameter"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Aggregate:
     """A named aggregate across tasks; call it on (..., M, T) scores to get (..., M).
 

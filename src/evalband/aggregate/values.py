@@ -14,11 +14,13 @@ import numpy as np
 
 from .core import get_aggregate
 from .._validate import ArgumentError
+from ..display.reprs import displayed
 
 __all__ = ["AggregateValues", "evaluate_aggregates", "aggregate_specs", "aggregate_notes", "linear_weights"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class AggregateValues:
     """One aggregate evaluated on one replicate set.
 

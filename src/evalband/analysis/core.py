@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validate import ArgumentTypeError, InputError, check_confidence_level, check_positive_int
+from ..display.reprs import displayed
 
 __all__ = ["Analysis", "analyze"]
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class Analysis:
     """Every statistic of one report, computed once (:func:`analyze`).
 

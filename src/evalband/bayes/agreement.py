@@ -22,11 +22,13 @@ from ..table import ResultsTable
 from .exact import as_counts, as_data
 from .intervals import equal_tailed, pair_indices, verdict
 from .posterior import BayesResult
+from ..display.reprs import displayed
 
 __all__ = ["Agreement", "compare_with_bootstrap"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Agreement:
     """Side-by-side intervals.
 

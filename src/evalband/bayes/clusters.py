@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..table import Counts
 from .._validate import ArgumentError
+from ..display.reprs import displayed
 
 __all__ = ["CLUSTER_MODES", "DesignEffects", "design_effects", "effective_counts", "ignored_clusters_warning",
            "width_factor"]
@@ -29,7 +30,8 @@ __all__ = ["CLUSTER_MODES", "DesignEffects", "design_effects", "effective_counts
 CLUSTER_MODES = ("ignore", "effective")
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class DesignEffects:
     """Design effects of clustered items, per model and task.
 

@@ -33,6 +33,7 @@ from scipy import special
 
 from .priors import Prior
 from .._validate import ArgumentError
+from ..display.reprs import displayed
 
 __all__ = ["GridPosterior", "fit_grid", "log_posterior", "U_LIMITS", "V_LIMITS"]
 
@@ -208,7 +209,8 @@ def _moments(uc, vc, lp, correct, n):
     return w, np.column_stack([eu, ev]), np.column_stack([sdu, sdv]), eth, sdth
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class GridPosterior:
     """The gridded posterior of every model's (alpha, beta).
 

@@ -20,6 +20,7 @@ import pandas as pd
 
 from .intervals import equal_tailed, hdi, pair_indices, rank_probabilities, ranks, verdict
 from .._validate import ArgumentError
+from ..display.reprs import displayed
 
 __all__ = ["BayesResult", "make_aggregator", "aggregator_notes"]
 
@@ -79,7 +80,8 @@ def _names(names, limit: int = 20) -> str:
     return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class BayesResult:
     """Posterior draws from :func:`~evalband.bayes.beta_binomial` or :func:`~evalband.bayes.logistic`.
 

@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 from scipy import special
 from .._validate import ArgumentError, ArgumentTypeError
+from ..display.reprs import displayed
 
 __all__ = ["Prior", "exponential", "half_normal", "gamma", "custom", "parse_prior", "PRIOR_FAMILIES",
            "DEFAULT_PRIOR", "sensitivity_priors"]
@@ -22,7 +23,8 @@ __all__ = ["Prior", "exponential", "half_normal", "gamma", "custom", "parse_prio
 PRIOR_FAMILIES = ("exponential", "half-normal", "gamma", "custom")
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Prior:
     """Independent prior on ``alpha`` and ``beta`` of each model's Beta(alpha, beta) task distribution.
 

@@ -18,11 +18,13 @@ from ..table import Counts
 from .exact import beta_binomial
 from .posterior import BayesResult
 from .priors import parse_prior, sensitivity_priors
+from ..display.reprs import displayed
 
 __all__ = ["PriorSensitivity", "prior_sensitivity"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PriorSensitivity:
     """Fits of one dataset under several priors; the first prior is the baseline.
 

@@ -36,7 +36,7 @@ __all__ = [
     "SeedOpt", "ModelsOpt", "TasksOpt", "errors", "emit", "load_input", "parse_list", "fail",
     "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
     "resolve_seed", "AccuracyScaleOpt", "cli_message", "split_list", "InputOptions", "reads_input",
-    "WeightsOpt", "parse_confidence", "debug_enabled",
+    "WeightsOpt", "parse_confidence", "debug_enabled", "WideOpt", "show", "note_lines", "output_format",
 ]
 
 PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL), a glob of them"
@@ -77,7 +77,10 @@ UnboundedOpt = Annotated[bool, typer.Option("--unbounded", help="Scores are not 
                                             " allow values outside [0, 1].")]
 CountRuleOpt = Annotated[str, typer.Option("--count-rule", help="Summary input: counts from accuracies as"
                                            " floor(n*acc) or round(n*acc).")]
-FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: table, markdown, csv, json or latex.")]
+FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: table (fits the terminal), table-wide (every"
+                                        " column), markdown, csv, json or latex. JSON and CSV keep full precision"
+                                        " and fractions; the others show proportions in points.")]
+WideOpt = Annotated[bool, typer.Option("--wide", help="Terminal table with every column (as --format table-wide).")]
 ConfidenceOpt = Annotated[str, typer.Option("--confidence", help="Confidence level in (0, 1), e.g. 0.95, '95%'"
                                             " or 'overlap' (83.4%).")]
 SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Random seed; the same seed gives the same numbers.",
@@ -306,6 +309,44 @@ def emit(text: str) -> None:
     """Write command output to stdout (no trailing blank line duplication)."""
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     sys.stdout.flush()
+
+
+def output_format(fmt: str, wide: bool = False) -> str:
+    """``--format`` (and ``--wide``) -> one of :data:`evalband.display.FORMATS`."""
+    from ..display import FORMATS
+
+    key = str(fmt).strip().lower()
+    if key not in FORMATS:
+        raise ArgumentError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
+    if wide:
+        if key not in ("table", "table-wide"):
+            raise ArgumentError(f"`--wide` is for the terminal table; --format {key} shows every column already")
+        return "table-wide"
+    return key
+
+
+def note_lines(notes) -> None:
+    """Notes on stderr, each once, wrapped at the terminal's width (the machine formats' companion)."""
+    from ..display import terminal_width, wrap_notes
+
+    for line in wrap_notes([cli_message(n) for n in notes], terminal_width()):
+        sys.stderr.write(line + "\n")
+
+
+def show(frame, fmt: str, *, notes=(), title=None, value_cols=("estimate", "se", "ci_low", "ci_high"),
+         se_col="se", scale=1.0, p_floor=None, json=None) -> None:
+    """Print a result frame in ``fmt`` (:func:`evalband.display.render`): a table, Markdown or LaTeX with the
+    notes below it; CSV or JSON on stdout with the notes on stderr. ``json`` replaces the JSON output (an object
+    with the primary result beside the records). Notes name command-line options (:func:`cli_message`)."""
+    from ..display import render, to_csv, to_json
+
+    notes = [cli_message(n) for n in notes]
+    if fmt in ("csv", "json"):
+        emit(to_csv(frame) if fmt == "csv" else (json if json is not None else to_json(frame)))
+        note_lines(notes)
+        return
+    emit(render(frame, fmt, value_cols=value_cols, se_col=se_col, scale=scale, title=title, notes=notes,
+                p_floor=p_floor))
 
 
 def split_list(text: str, *, name: str = "list") -> list[str]:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Optional
 
-import pandas as pd
 import typer
 
-from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, cli_message, emit, errors,
-                      reads_input, resolve_seed)
+from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, cli_message, emit,
+                      errors, note_lines, output_format, reads_input, resolve_seed)
 from .._validate import ArgumentError
 
 MODEL_CHOICES = ("beta-binomial", "logistic")
@@ -52,6 +50,7 @@ def bayes(
     confidence: ConfidenceOpt = "0.95",
     seed: SeedOpt = None,
     fmt: FormatOpt = "table",
+    wide: WideOpt = False,
     *,
     inputs: InputOptions,
 ):
@@ -59,6 +58,7 @@ def bayes(
     from .._validate import check_choice, check_confidence_level
 
     with errors(**_OPTIONS):
+        fmt = output_format(fmt, wide)
         kind = check_choice(model, MODEL_CHOICES, "--model")
         level = check_confidence_level(confidence, "--confidence")
         sel = inputs.selection(complete=True, shared_items=False)  # each model counted on its own items
@@ -113,8 +113,7 @@ def bayes(
             extra_notes += list(cmp.notes)
         emit(_output(frames, fmt, result, table, extra_notes))
         if fmt in ("json", "csv"):  # these formats carry no notes: every note goes to stderr, as in compare/rank
-            for note in _notes(result, table, extra_notes):
-                typer.echo(f"note: {note}", err=True)
+            note_lines(_notes(result, table, extra_notes))
 
 
 #: Library arguments named in bayes messages -> the options that set them.
@@ -127,26 +126,32 @@ def _notes(result, table, extra_notes) -> list[str]:
 
 
 def _output(frames, fmt, result, table, extra_notes=()) -> str:
-    from ..report.format import render
+    """Every frame of the fit: one table each (proportions in points), or one JSON list / CSV table of records
+    tagged by ``record`` (fractions, full precision)."""
+    import pandas as pd
 
-    if fmt == "json":
-        records = []
-        for kind, frame in frames:
-            for rec in json.loads(frame.to_json(orient="records", double_precision=15)):
-                records.append({"record": kind, **rec})
-        return json.dumps(records, indent=2)
-    if fmt == "csv":
-        return pd.concat([f.assign(record=k) for k, f in frames], ignore_index=True).to_csv(index=False)
-    titles = {"model": f"Bayesian {result.method}: {result.aggregate_name} ({result.confidence_level:.1%})",
+    from ..display import render, to_csv, to_json
+
+    if fmt in ("json", "csv"):
+        frame = pd.concat([f.assign(record=k) for k, f in frames], ignore_index=True)
+        frame = frame[["record", *[c for c in frame.columns if c != "record"]]]
+        return to_json(frame) if fmt == "json" else to_csv(frame)
+    scale = 100.0 if getattr(result.aggregator, "on_score_scale", True) else 1.0
+    titles = {"model": f"Bayesian {result.method}: {result.aggregate_name}",
               "pair": "Pairwise differences A - B", "sensitivity": "Prior sensitivity: model intervals",
               "sensitivity_pair": "Prior sensitivity: verdicts", "compare": "Bootstrap vs Bayesian: models",
               "compare_pair": "Bootstrap vs Bayesian: pairs"}
     parts = []
     for i, (kind, frame) in enumerate(frames):
-        value_cols = [c for c in frame.columns if c.endswith(("_low", "_high", "_mean", "observed", "_sd", "_diff"))
+        value_cols = [c for c in frame.columns if c.endswith(("_low", "_high", "_mean", "observed", "_sd", "_diff",
+                                                               "_shift"))
                       and not c.startswith("rank")]
         se_col = "posterior_sd" if "posterior_sd" in frame.columns else None
         last = i == len(frames) - 1
         notes = _notes(result, table, extra_notes) if last else ()
-        parts.append(render(frame, fmt, value_cols=value_cols, se_col=se_col, title=titles.get(kind), notes=notes))
+        if last and scale == 100.0:
+            notes = ["values in points (x100); JSON and CSV give fractions", *notes]
+        shown = frame.assign(confidence_level=result.confidence_level) if "ci_low" in frame.columns else frame
+        parts.append(render(shown, fmt, value_cols=value_cols, se_col=se_col, scale=scale, title=titles.get(kind),
+                            notes=notes))
     return "\n".join(parts)

@@ -7,7 +7,6 @@ Exit codes: 0 pass (non-inferior within the margin), 1 fail (a decided regressio
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -76,7 +75,9 @@ def gate(
         result = release_gate(tables[0], tables[1], margin=margin, confidence_level=parse_confidence(confidence),
                               method=method, models=chosen, tasks=parse_list(inputs.tasks, name="tasks"))
         if fmt == "json":
-            emit(json.dumps(result.to_dict(), indent=2))
+            from ..display import json_dumps
+
+            emit(json_dumps(result.to_dict()))
         else:
             emit(result.message)
     raise typer.Exit(result.exit_code)

@@ -11,7 +11,6 @@ or from pilot results (variances, correlation, clustering and output noise estim
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Annotated, Optional
 
@@ -140,12 +139,22 @@ def plan(
                                      output_variance=output_variance, sources=sources, **common)
             header = "Plan from typed numbers"
         if fmt == "json":
-            emit(json.dumps(result.to_dict(), indent=2))
+            from ..display import json_dumps
+
+            emit(json_dumps(result.to_dict()))
             return
         emit(_text(result, header, fmt))
 
 
-def _fmt(key: str, v) -> str:
+#: plan quantities that are differences on the score's scale (shown in points for proportions)
+_DIFFERENCES = ("effect", "se_difference", "ci_low", "ci_high", "mde")
+
+
+def _fmt(key: str, v, *, scale: float, decimals: int) -> str:
+    """One plan quantity as text (the display module's rules: digits from the standard error, points for
+    proportions, counts as integers)."""
+    from ..display import format_short, format_signed, format_value
+
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
     if isinstance(v, float) and math.isinf(v):
@@ -155,18 +164,25 @@ def _fmt(key: str, v) -> str:
         return f"{int(math.ceil(v)):,}"
     if key in ("power_at_n",):
         return f"{v:.1%}"
-    if key in ("design_effect", "effective_n", "variance_difference", "alpha_per_comparison"):
-        return f"{v:.4g}"
-    return f"{v:+.4f}" if key in ("ci_low", "ci_high") else f"{v:.4f}"
+    if key in _DIFFERENCES:
+        text = (format_signed if key in ("ci_low", "ci_high") else format_value)(v * scale, decimals)
+        return text + (" points" if scale == 100 else "")
+    return format_short(v) if key in ("design_effect", "effective_n", "alpha_per_comparison") else f"{v:.4g}"
 
 
 def _text(result, header: str, fmt: str) -> str:
     import pandas as pd
 
-    from ..report.format import render
+    from ..display import render
+
+    from ..display import decimals_for
 
     d = result.to_dict()
-    rows = [(k, _fmt(k, getattr(result, k))) for k in _SHOWN]
+    binary = result.inputs.get("score_kind", "binary") in ("binary", "bounded")
+    scale = 100.0 if binary else 1.0
+    se = result.se_difference * scale
+    decimals = decimals_for(se) if math.isfinite(se) and se > 0 else (1 if binary else 3)
+    rows = [(k, _fmt(k, getattr(result, k), scale=scale, decimals=decimals)) for k in _SHOWN]
     src = result.inputs.get("sources", {})
     for k in ("baseline", "correlation", "sd_a", "sd_b", "cluster_size", "icc", "cluster_cv", "output_variance"):
         if d.get(k) is not None:
@@ -182,8 +198,15 @@ def _text(result, header: str, fmt: str) -> str:
             rows.append((f"pilot {k}", f"{pilot[k]:,}"))
     frame = pd.DataFrame(rows, columns=["quantity", "value"])
     notes = list(result.notes)
-    notes.append("fractions throughout (0.04 = 4 points); n = items per model")
-    parts = [header, "", result.sentence_required, result.sentence_detectable, ""]
+    notes.append(("differences in points (0.04 = 4 points); --format json gives fractions" if binary else
+                  "differences on the score's own scale") + "; n = items per model")
+    import textwrap
+
+    from ..display import terminal_width
+
+    width = terminal_width()
+    parts = [header, "", *textwrap.wrap(result.sentence_required, width), *textwrap.wrap(result.sentence_detectable,
+                                                                                        width), ""]
     parts.append(render(frame, fmt, value_cols=(), se_col=None, notes=notes))
     if result.inputs.get("output_variance") and result.trial_table is not None:
         parts.append(render(result.trial_table, fmt, value_cols=(), se_col=None,

@@ -12,9 +12,9 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
-                      cli_message, errors, executor_for, parse_confidence, reads_input, resolve_seed)
+                      WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed, show)
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
-                      emit_frame, in_points, parse_margin)
+                      parse_margin, points_note, row_scales)
 from .._validate import ArgumentError
 
 TestOpt = Annotated[Optional[str], typer.Option(
@@ -40,6 +40,7 @@ def rank(
     correction: CorrectionOpt = "max-t",
     margin: MarginOpt = "0",
     fmt: FormatOpt = "table",
+    wide: WideOpt = False,
     test: TestOpt = None,
     control: ControlOpt = None,
     rope: RopeOpt = 0.0,
@@ -55,6 +56,7 @@ def rank(
     interval separates (by more than --margin).
     """
     with errors(method="--interval"), executor_for(scheduler):  # the bootstrap interval `method`
+        fmt = output_format(fmt, wide)
         if test is not None:
             if inputs.weights is not None:
                 raise ArgumentError("`--weights` does not apply to --test: tests over tasks treat the tasks as the"
@@ -64,21 +66,19 @@ def rank(
         options = dict(aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, seed=seed,
                        confidence=confidence, interval=interval, correction=correction, margin=margin)
         frame, notes, scales = _run(inputs.selection(), **options)
-        value_cols = ("estimate", "se", "ci_low", "ci_high")
-        if fmt in ("table", "markdown", "latex"):  # every human format on the same scale (points for accuracies)
-            shown = frame[[c for c in ("aggregate", "model", "estimate", "se", "ci_low", "ci_high", "rank",
-                                       "rank_mean", "rank_low", "rank_high", "rank_sim_low", "rank_sim_high",
-                                       "p_best", "tier") if c in frame.columns]]
-            shown, points = in_points(shown, scales, value_cols)
-            if points:
-                notes.insert(0, points)
-            emit_frame(shown, fmt, notes, scale=1.0, value_cols=value_cols)
-        else:
-            emit_frame(frame, fmt, notes, scale=1.0, value_cols=("estimate", "se", "ci_low", "ci_high"))
+        if fmt in ("csv", "json"):
+            show(frame, fmt, notes=notes)
+            return
+        shown = frame[[c for c in ("aggregate", "model", "estimate", "se", "ci_low", "ci_high", "rank",
+                                   "rank_mean", "rank_low", "rank_high", "rank_sim_low", "rank_sim_high",
+                                   "p_best", "tier", "confidence_level") if c in frame.columns]]
+        points = points_note(scales)
+        show(shown, fmt, notes=([points] if points else []) + notes, scale=row_scales(shown, scales))
 
 
 def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval, correction, margin):
     """Call the library on the selection; return (frame, notes, [(aggregate, display scale)])."""
+    from ..display import format_level
     from ..ranking import rank as rank_models
 
     table = sel.table
@@ -87,10 +87,11 @@ def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval,
                          confidence_level=parse_confidence(confidence), simultaneous=correction,
                          margin=parse_margin(margin), rng=seed)
     frame = result.to_frame()
-    notes = [cli_message(n) for n in result.notes]
+    notes = list(result.notes)
     level = result.rankings[0].confidence_level
-    notes.append(f"{level:.4g} intervals; rank_low-rank_high: bootstrap percentile interval of each model's rank;"
-                 f" rank_sim_low-rank_sim_high: simultaneous ({correction}) rank intervals; rank 1 is best")
+    notes.append(f"{format_level(level)} intervals; rank CI: bootstrap percentile interval of each model's rank;"
+                 f" sim. rank CI: simultaneous ({correction}) rank intervals, holding for all models at once; rank 1"
+                 " is best")
     notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
     if table.attribution:
         notes.append(table.attribution)
@@ -99,6 +100,7 @@ def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval,
 
 def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
     """--test: a test over tasks from evalband.tasks; the pairwise table, with the summary as notes."""
+    from ..display import to_json
     from ..tasks import run_test
 
     table = sel.table
@@ -110,4 +112,6 @@ def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
         notes.append(seed_text)
     if table.attribution:
         notes.append(table.attribution)
-    emit_frame(result.to_frame(), fmt, notes, scale=1.0, value_cols=())
+    frame = result.to_frame()
+    # the primary result (the omnibus test, the critical difference) is part of the JSON, beside the pairs
+    show(frame, fmt, notes=notes, value_cols=(), json=to_json(frame, **result.to_dict()) if fmt == "json" else None)

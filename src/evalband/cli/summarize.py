@@ -3,15 +3,13 @@ score."""
 
 from __future__ import annotations
 
-import sys
 import warnings
 
 import typer
 
-from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, emit, errors,
-                      parse_confidence, reads_input)
+from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, WideOpt, errors,
+                      output_format, parse_confidence, reads_input, show)
 from typing import Annotated
-from .._validate import ArgumentError
 
 MethodOpt = Annotated[str, typer.Option(
     "--method", help="auto, wilson, clopper-pearson (exact), jeffreys, agresti-coull, wald, t, normal or cluster."
@@ -24,21 +22,22 @@ def summarize(
     method: MethodOpt = "auto",
     confidence: ConfidenceOpt = "0.95",
     fmt: FormatOpt = "table",
+    wide: WideOpt = False,
     *,
     inputs: InputOptions,
 ):
     """Per model and task: estimate, standard error, confidence interval and n, plus each model's pooled score.
 
-    Estimates are fractions (not percent); displayed digits follow the standard error. Notes on what was
-    assumed or left out are printed below the table (on stderr for csv and json).
+    Tables show proportions in points; JSON and CSV give fractions at full precision. Displayed digits follow the
+    standard error. Notes on what was assumed or left out are printed below the table (on stderr for csv and
+    json).
     """
     from .._validate import OVERLAP_CONFIDENCE
+    from ..display import format_level, scale_for
     from ..estimation import estimate
-    from ..report.format import FORMATS, render
 
     with errors():
-        if fmt not in FORMATS:
-            raise ArgumentError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
+        fmt = output_format(fmt, wide)
         sel = inputs.selection()
         table = sel.table
         level = parse_confidence(confidence)
@@ -48,7 +47,7 @@ def summarize(
                               cluster=True if inputs.cluster is not None else None)
         frame = result.to_frame(pooled=True)
         notes = list(result.notes)
-        notes.append(f"{result.confidence_level:.1%} intervals, method {result.method}; '(pooled)' rows pool"
+        notes.append(f"{format_level(result.confidence_level)} intervals, method {result.method}; '(pooled)' rows pool"
                      " every item of the model" + (" (summary counts: sum(correct) / sum(n))"
                                                    if table.level == "summary" else " (micro average)"))
         if abs(result.confidence_level - OVERLAP_CONFIDENCE) < 1e-9:
@@ -57,12 +56,8 @@ def summarize(
                          " not a 95% statement, and for models scored on the same items use evalband compare")
         if table.attribution:
             notes.append(table.attribution)
-        if fmt in ("table", "markdown"):
-            emit(render(frame, fmt, notes=notes))
-        else:
-            emit(render(frame, fmt))
-            for note in notes:
-                if fmt == "latex":
-                    emit(f"% note: {note}")
-                else:
-                    sys.stderr.write(f"note: {note}\n")
+        scale = scale_for(table.score_kind)
+        if scale == 100 and fmt not in ("csv", "json"):
+            notes.insert(0, "values in points (x100); JSON and CSV give fractions")
+        shown = frame if fmt in ("csv", "json") else frame.assign(confidence_level=result.confidence_level)
+        show(shown, fmt, notes=notes, scale=scale)

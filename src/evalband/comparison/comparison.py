@@ -20,11 +20,13 @@ from .permutation import paired_permutation_test
 from .pvalues import INTERVAL_METHODS
 from .sensitivity import DEFAULT_CORRELATIONS, correlated_replicates, describe_sweep
 from .verdict import MIN_DISCORDANT, check_margin, reading, verdict_detail
+from ..display.reprs import displayed
 
 __all__ = ["compare", "Comparison", "PairwiseComparison", "pairwise_differences"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Comparison:
     """Result of :func:`compare`.
 
@@ -53,6 +55,8 @@ class Comparison:
         same run read instead of evaluating the aggregates again.
     """
 
+    __display__ = {"columns": ("aggregate", "model_a", "model_b", "difference", "se", "ci_low", "ci_high", "p_value", "verdict", "confidence_level"), "scale_attr": "display_scale"}
+
     models: tuple
     aggregates: tuple
     tasks: tuple
@@ -71,6 +75,19 @@ class Comparison:
         if not parts:
             return pd.DataFrame()
         return pd.concat([p.to_frame() for p in parts], ignore_index=True)
+
+    @property
+    def display_scale(self) -> float:
+        """The display multiplier of the first aggregate (points for proportions), for ``str()``."""
+        return float(self.aggregates[0].scale) if self.aggregates else 1.0
+
+    def headline(self) -> str:
+        """One line: how many pairs are decided, per aggregate."""
+        parts = []
+        for pc in self.aggregates:
+            v = list(pc.verdict)
+            parts.append(f"{pc.statistic}: {len(v) - v.count('not yet decided')} of {len(v)} pairs decided")
+        return "; ".join(parts)
 
     def readings(self, level: str = "aggregate") -> list[str]:
         """The one-sentence reading of every pair."""

@@ -7,11 +7,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 from .._validate import ArgumentError
+from ..display.reprs import displayed
 
 __all__ = ["McNemarResult", "mcnemar_exact"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class McNemarResult:
     """Exact McNemar test.
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
+from ..display.reprs import displayed
 
 __all__ = ["CORRECTIONS", "adjust_pvalues", "correction_level", "max_t_intervals", "SimultaneousIntervals"]
 
@@ -97,7 +98,8 @@ def correction_level(confidence_level: float, m: int, correction: str, *, n_reje
     return confidence_level
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class SimultaneousIntervals:
     """Simultaneous intervals for a family of statistics from the bootstrap max-t distribution.
 

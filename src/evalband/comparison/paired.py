@@ -12,11 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from .._validate import ArgumentError
+from ..display.reprs import displayed
 
 __all__ = ["PairedDifference", "paired_difference"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PairedDifference:
     """Difference of two means on paired items and its analytic standard error.
 

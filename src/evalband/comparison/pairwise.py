@@ -12,12 +12,14 @@ from ..results import ConfidenceInterval
 from .pairs import pair_indices
 from .multiplicity import CORRECTIONS, adjust_pvalues, correction_level, max_t_intervals
 from .pvalues import INTERVAL_METHODS, bootstrap_pvalue
-from .verdict import check_margin, reading, verdict, verdict_detail, withhold, withheld_text
+from .verdict import MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold, withheld_text
+from ..display.reprs import displayed
 
 __all__ = ["PairwiseComparison", "pairwise_differences"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PairwiseComparison:
     """All pairwise differences ``A - B`` of one statistic: an aggregate over tasks, or one task's mean.
 
@@ -65,6 +67,8 @@ class PairwiseComparison:
     assumed_correlation : float or None
         Set for summary data (no pairing): the correlation the replicates were given.
     """
+
+    __display__ = {"columns": ("model_a", "model_b", "difference", "se", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "confidence_level")}
 
     statistic: str
     level: str
@@ -224,7 +228,7 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     label = interval_label(correction)
     extras = list(extra_readings) if extra_readings is not None else [""] * m
     for k in range(m):
-        why = withheld_text(basis[k], None if units is None else units[k], unit=unit_name)
+        why = withheld_text(basis[k], None if units is None else units[k], unit=unit_name, min_units=MIN_UNITS)
         if why:
             extras[k] = f"{why} {extras[k]}".strip()
     if not higher_is_better:

@@ -7,13 +7,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import ArgumentError, as_generator, check_alternative, check_positive_int
+from ..display.reprs import displayed
 
 __all__ = ["PermutationResult", "paired_permutation_test"]
 
 _MAX_EXACT_ITEMS = 20
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PermutationResult:
     """Result of a sign-flip permutation test.
 

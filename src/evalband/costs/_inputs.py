@@ -12,6 +12,7 @@ import pandas as pd
 from .._validate import as_generator, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 from .measures import COST_METHODS, CostEstimates, cost_from_summary, costs_from_replicates, mean_cost
+from ..display.reprs import displayed
 
 __all__ = ["Quality", "resolve_inputs", "QUALITY_METHODS"]
 
@@ -20,7 +21,8 @@ QUALITY_METHODS = ("percentile", "basic", "bca")
 _ACCURACY_LIKE = frozenset({"mean", "geometric", "harmonic", "median", "iqm", "minmax", "chance-normalized"})
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Quality:
     """Quality of each model on the data and on joint replicates, from any source (an aggregate of a results
     table, arena ratings, ...).

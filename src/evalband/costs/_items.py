@@ -13,11 +13,13 @@ import numpy as np
 import pandas as pd
 
 from .._validate import InputError
+from ..display.reprs import displayed
 
 __all__ = ["TaskMeasure", "task_measures", "check_measure"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class TaskMeasure:
     """One task's measure, paired across models on the items every model has.
 

@@ -17,6 +17,7 @@ from ._display import frame_html
 from ._inputs import QUALITY_METHODS, resolve_inputs
 from .latency import quantile_name
 from .differences import pair_difference, pair_ratio
+from ..display.reprs import displayed
 
 __all__ = ["Decision", "decision", "cost_words", "quality_words", "latency_words"]
 
@@ -83,7 +84,8 @@ def latency_words(a, b, d, se, low, high, *, level, what="median latency") -> st
     return f"{what} not yet decided ({a} - {b} {d:+.{dg}f}, {lvl} CI {low:+.{dg}f} to {high:+.{dg}f})"
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Decision:
     """Quality, cost and latency of two models side by side, each comparison with an interval.
 

@@ -19,6 +19,7 @@ from ..resample import interval
 from ..results import ConfidenceInterval
 from ._display import frame_html, short_repr
 from .measures import CostEstimates, _nan_sd, mean_cost
+from ..display.reprs import displayed
 
 __all__ = ["pair_difference", "pair_pvalue", "pair_ratio", "CostComparison", "cost_differences"]
 
@@ -119,7 +120,8 @@ def pair_ratio(costs: CostEstimates, ia, ib, *, confidence_level=None):
         return r, np.exp(low), np.exp(high)
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class CostComparison:
     """Every pair of models: the paired difference of mean costs ``A - B`` and the ratio ``B / A``.
 

@@ -17,6 +17,7 @@ from ._inputs import QUALITY_METHODS, resolve_inputs
 from ._pareto import decide_dominance, ordered_pairs, pareto_front
 from .latency import quantile_name
 from .differences import pair_pvalue
+from ..display.reprs import displayed
 
 __all__ = ["frontier", "FrontierResult", "Reach", "CORRECTIONS"]
 
@@ -28,7 +29,8 @@ CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH", "non
 _CHUNK_ELEMENTS = 4_000_000
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Reach:
     """The cheapest model whose quality is decidedly above a level.
 
@@ -72,7 +74,8 @@ class Reach:
         return f"<p>{html.escape(self.sentence)}</p>" + frame_html(self.to_frame())
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class FrontierResult:
     """Quality against cost per model: the Pareto frontier on point estimates and domination with confidence.
 

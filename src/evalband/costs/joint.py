@@ -24,6 +24,7 @@ from ..resample.replicates import TaskUnits
 from ..resample.statistics import STATISTICS
 from ._display import frame_html, short_repr
 from ._items import TaskMeasure, check_measure, missing_note, task_measures
+from ..display.reprs import displayed
 
 __all__ = ["JointReplicates", "joint_bootstrap", "joint_from_arrays"]
 
@@ -50,7 +51,8 @@ class _JointFinish:
         return out
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class JointReplicates:
     """Bootstrap replicates of quality (per task) and of mean cost per item, from the same item draws.
 

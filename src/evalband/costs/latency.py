@@ -17,6 +17,7 @@ from ..resample import bootstrap_items, interval
 from ..results import ConfidenceInterval
 from ._display import frame_html, short_repr
 from ._items import check_measure, missing_note, task_measures
+from ..display.reprs import displayed
 
 __all__ = ["LatencyEstimates", "latency_quantiles", "nan_quantiles", "quantile_name"]
 
@@ -59,7 +60,8 @@ class _PooledQuantiles:
         return nan_quantiles(scores.reshape(c, m, -1), self.quantiles)
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class LatencyEstimates:
     """Latency quantiles of each model with intervals.
 

@@ -20,6 +20,7 @@ from ..resample import interval
 from ..results import ConfidenceInterval
 from ._display import frame_html, short_repr
 from ._items import check_measure, missing_note, task_measures
+from ..display.reprs import displayed
 
 __all__ = ["COST_METHODS", "CostEstimates", "cost_from_summary", "costs_from_replicates", "mean_cost"]
 
@@ -28,7 +29,8 @@ COST_METHODS = ("bca", "percentile", "basic", "t")
 _BOOTSTRAP = ("bca", "percentile", "basic")
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class CostEstimates:
     """Mean cost per item of each model, with its interval.
 

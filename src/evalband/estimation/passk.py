@@ -11,6 +11,7 @@ from .._validate import ArgumentError, InputError, check_confidence_level, check
 from ..results import ConfidenceInterval
 from .mean import _interval
 from .result import WEIGHTED, Estimate
+from ..display.reprs import displayed
 
 __all__ = ["pass_at_k", "pass_hat_k", "passk_interval", "passk", "PassKResult", "PASSK_METRICS"]
 
@@ -131,7 +132,8 @@ def passk_interval(n, c, k: int, *, metric: str = "pass@k", axis: int = -1, conf
     return Estimate(est.estimate, est.se, ci, est.n, metric, level, est.df)
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PassKResult:
     """pass@k and pass^k of every model and task for several k.
 

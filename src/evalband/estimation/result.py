@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..results import ConfidenceInterval
+from ..display.reprs import displayed
 
 __all__ = ["Estimate", "TaskEstimates", "POOLED", "WEIGHTED"]
 
@@ -23,7 +24,8 @@ POOLED = "(pooled)"
 WEIGHTED = "(weighted)"
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Estimate:
     """An estimate with its standard error and confidence interval, elementwise over an array of cells.
 
@@ -75,7 +77,8 @@ class Estimate:
         return pd.DataFrame(cols)
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class TaskEstimates:
     """Per-(model, task) estimates of a whole results table, plus each model's pooled estimate.
 

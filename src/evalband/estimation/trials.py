@@ -12,6 +12,7 @@ from .._validate import ArgumentError, check_choice, check_confidence_level, che
 from .cluster import cluster_interval
 from .mean import MEAN_METHODS, mean_interval
 from .result import Estimate
+from ..display.reprs import displayed
 
 __all__ = ["trial_interval", "trial_variance", "TrialVariance", "DEFAULT_KS"]
 
@@ -22,7 +23,8 @@ NEGATIVE_NOTE = "between-item variance estimated below 0"
 NO_K_NOTE = "k_enough is empty (NaN)"
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class TrialVariance:
     """Between-item and within-item (output) variance of repeated-trial scores, elementwise over cells.
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .._validate import InputError
+from ..display.reprs import displayed
 
 __all__ = ["ScoreMatrices", "read_score_matrices"]
 
@@ -33,7 +34,8 @@ _DENSE_MAX_SPAN = 1 << 26
 _DENSE_MAX_LOOKUP = 1 << 25
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class ScoreMatrices:
     """Per-task score matrices on the items every model has.
 

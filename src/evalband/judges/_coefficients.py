@@ -13,12 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from ..display.reprs import displayed
 
 __all__ = ["Coefficient", "alpha", "fleiss", "percent_agreement", "gwet_ac1", "cohen", "kappa_weights",
            "distance_matrix"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Coefficient:
     """Per-unit columns (n_units, k) and the finish ``(..., k) -> (...)`` of one coefficient."""
 

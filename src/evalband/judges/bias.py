@@ -21,11 +21,13 @@ import pandas as pd
 from .._validate import InputError, as_generator, check_choice, check_confidence_level, check_positive_int
 from ._display import fmt, html_head, short_repr
 from ._resample import INTERVAL_METHODS, name_key, replicate_sums, run_entropy, summarize
+from ..display.reprs import displayed
 
 __all__ = ["BiasResult", "position_bias", "length_bias"]
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class BiasResult:
     """Judge biases with bootstrap intervals.
 

@@ -21,6 +21,7 @@ from . import _coefficients as coef
 from ._display import fmt, html_head, short_repr
 from ._resample import (INTERVAL_METHODS, jackknife_sums, name_key, replicate_sums, run_entropy,
                         summarize)
+from ..display.reprs import displayed
 
 __all__ = ["AgreementResult", "agreement", "STATISTICS", "UNIT_KEY"]
 
@@ -37,7 +38,8 @@ UNIT_KEY = (name_key("judges:units"),)
 FEW_UNITS = 20
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class AgreementResult:
     """Agreement coefficients with bootstrap intervals over units.
 

@@ -22,6 +22,7 @@ from scipy.special import ndtr, ndtri
 
 from .._validate import check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
+from ..display.reprs import displayed
 
 __all__ = ["PPIMean", "ppi_mean", "PPI_METHODS", "LAMBDA_SMALL", "DORNER_GAIN", "ppi_notes", "z_interval"]
 
@@ -33,7 +34,8 @@ LAMBDA_SMALL = 0.1
 DORNER_GAIN = 1.8
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PPIMean:
     """Prediction-powered estimates of a mean, elementwise over leading axes (models).
 

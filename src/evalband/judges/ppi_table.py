@@ -18,11 +18,13 @@ import pandas as pd
 from .._validate import InputError, check_choice, check_confidence_level
 from ..comparison.multiplicity import adjust_pvalues, correction_level
 from ..comparison.pairwise import PairwiseComparison, interval_label
-from ..comparison.verdict import check_margin, reading, verdict, verdict_detail, withhold, withheld_text
+from ..comparison.verdict import (MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold,
+                                  withheld_text)
 from ..results import ConfidenceInterval
 from ..table import UNSHARED_NOTE
 from ._display import fmt, html_head, short_repr
 from .ppi import PPI_METHODS, cluster_variance, ppi_mean, ppi_notes, z_interval, z_pvalue
+from ..display.reprs import displayed
 
 __all__ = ["PPIEstimates", "PPIComparison", "ppi_estimate", "ppi_compare", "PPI_CORRECTIONS"]
 
@@ -30,7 +32,8 @@ __all__ = ["PPIEstimates", "PPIComparison", "ppi_estimate", "ppi_compare", "PPI_
 PPI_CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class PPIEstimates:
     """PPI estimates of the human-scale mean of every model on every task.
 
@@ -115,7 +118,8 @@ class PPIEstimates:
         return html_head(self.to_frame())
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class PPIComparison:
     """Paired PPI differences between models, one :class:`~evalband.comparison.PairwiseComparison` per task.
 
@@ -389,7 +393,7 @@ def ppi_compare(data, *, method: str = "ppi++", correction: str = "none", margin
                                        else 0.0, model_a=ma[k], model_b=mb[k], scale=scale) for k in range(d.size))
         readings = tuple(reading(ma[k], mb[k], d[k], low[k], high[k], verdicts[k], se=se[k],
                                  confidence_level=level_used, scale=scale, unit=unit, label=label,
-                                 extra=withheld_text(basis[k], n_units[k], unit="human labels"), detail=details[k])
+                                 extra=withheld_text(basis[k], n_units[k], unit="human labels", min_units=MIN_UNITS), detail=details[k])
                          for k in range(d.size))
         nan = np.full(d.size, np.nan)
         basis_words = tuple("ppi" if b == "bootstrap" else b for b in basis)

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import InputError, check_choice
+from ..display.reprs import displayed
 
 __all__ = ["RatingsTable", "LEVELS", "MAX_ORDINAL_CATEGORIES"]
 
@@ -103,7 +104,8 @@ def _parse_values(values: pd.Series, level: str, categories, source: str, row_wo
     return codes.astype(np.int64), tuple(str(c) for c in cats), level, False, notes
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class RatingsTable:
     """A validated table of ratings. Build it with :func:`evalband.io.read_ratings` or the ``from_*`` methods.
 

@@ -20,6 +20,7 @@ from . import _coefficients as coef
 from ._coefficients import Coefficient
 from ._display import fmt, html_head, short_repr
 from ._resample import INTERVAL_METHODS, run_entropy
+from ..display.reprs import displayed
 
 __all__ = ["ReferenceResult", "judge_reference", "CONSENSUS"]
 
@@ -27,7 +28,8 @@ __all__ = ["ReferenceResult", "judge_reference", "CONSENSUS"]
 CONSENSUS = ("majority", "mean")
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class ReferenceResult:
     """Each judge against a reference.
 

@@ -33,6 +33,7 @@ from ..estimation.mean import mean_interval
 from ..results import ConfidenceInterval
 from .power import solve_power
 from .sequential import SequentialComparison
+from ..display.reprs import displayed
 
 __all__ = ["release_gate", "GateResult", "paired_runs", "GATE_METHODS", "EXIT_CODES"]
 
@@ -43,7 +44,8 @@ EXIT_CODES = {"pass": 0, "fail": 1, "undecided": 3}
 MIN_UNITS = 10
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class GateResult:
     """Outcome of :func:`release_gate` (fractions, unrounded).
 
@@ -94,12 +96,17 @@ class GateResult:
     @property
     def message(self) -> str:
         """The one line a CI log shows."""
+        from ..display import decimals_for, format_level, format_signed, format_value
+
         lo, hi = 100 * self.ci.low, 100 * self.ci.high
+        width = hi - lo if math.isfinite(hi - lo) else float("nan")
+        d = decimals_for(width / 4) if width > 0 else 2  # the standard error, about a quarter of a 95% interval
         head = {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}[self.decision]
-        text = (f"{head}: candidate {self.candidate_mean:.4f} vs baseline {self.baseline_mean:.4f} on {self.n:,}"
-                f" paired items, difference {100 * self.difference:+.2f} points,"
-                f" {self.confidence_level:.0%} {'anytime-valid ' if self.method == 'betting' else ''}interval"
-                f" [{lo:+.2f}, {hi:+.2f}]")
+        text = (f"{head}: candidate {format_value(100 * self.candidate_mean, d)} vs baseline"
+                f" {format_value(100 * self.baseline_mean, d)} (points) on {self.n:,} paired items, difference"
+                f" {format_signed(100 * self.difference, d)} points, {format_level(self.confidence_level)}"
+                f" {'anytime-valid ' if self.method == 'betting' else ''}interval"
+                f" [{format_signed(lo, d)}, {format_signed(hi, d)}]")
         m = 100 * self.margin
         if self.decision == "pass":
             return text + f" lies above the margin -{m:g} points: non-inferior."

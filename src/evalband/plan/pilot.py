@@ -24,11 +24,13 @@ from .._validate import ArgumentError, InputError, check_names
 from ..estimation.cluster import cluster_interval
 from ..estimation.trials import trial_variance
 from .planner import ComparisonPlan, plan_comparison
+from ..display.reprs import displayed
 
 __all__ = ["PilotEstimates", "estimate_pilot", "plan_from_pilot"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PilotEstimates:
     """Variance components of ``model_a - model_b`` estimated from pilot data (fractions; unrounded).
 

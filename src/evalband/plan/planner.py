@@ -20,6 +20,7 @@ from .._validate import (ArgumentError, ArgumentTypeError, check_alternative, ch
 from .design import (_nonneg, binary_variance_of_difference, design_effect, recommend_trials,
                      variance_of_difference)
 from .power import MULTIPLICITY_METHODS, POWER_METHODS, adjusted_alpha, solve_power
+from ..display.reprs import displayed
 
 __all__ = ["plan_comparison", "ComparisonPlan", "SCORE_KINDS"]
 
@@ -31,7 +32,8 @@ _TRIALS_SHOWN = (1, 2, 3, 4, 5, 8, 10, 16, 20, 32, 50, 100)
 MIN_ITEMS = 30
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class ComparisonPlan:
     """Answer of :func:`plan_comparison`. Differences are fractions (0.04 is four points), never rounded.
 

@@ -36,6 +36,7 @@ import pandas as pd
 
 from .._validate import ArgumentError, check_confidence_level, check_positive_int
 from ..results import ConfidenceInterval
+from ..display.reprs import displayed
 
 __all__ = ["SequentialComparison", "SequentialState", "betting_confidence_sequence", "DECISIONS"]
 
@@ -147,7 +148,8 @@ def betting_confidence_sequence(a, b=None, *, confidence_level=0.95, grid_size: 
     return ConfidenceInterval(2 * lo - 1, 2 * hi - 1)
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class SequentialState:
     """Where a sequential comparison stands after an update.
 

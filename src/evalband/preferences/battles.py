@@ -23,6 +23,7 @@ import pandas as pd
 from scipy import sparse
 
 from .._validate import InputError
+from ..display.reprs import displayed
 
 __all__ = ["BattleTable", "PairSums", "LABELS"]
 
@@ -34,7 +35,8 @@ def _count(k: int, noun: str) -> str:
     return f"{k:,} {noun}{'' if k == 1 else 's'}"
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class PairSums:
     """Battles compressed to weighted sums per (resampling unit, model pair).
 
@@ -74,7 +76,8 @@ class PairSums:
         return {k: v.T.tocsr() for k, v in self.sums.items()}
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class BattleTable:
     """Validated pairwise battles.
 

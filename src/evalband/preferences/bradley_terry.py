@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 from scipy.special import expit
+from ..display.reprs import displayed
 
 __all__ = ["TIES", "RIDGE", "NewtonFit", "fit_pairs", "incidence", "mle_exists", "pair_derivatives",
            "information_matrix", "one_step_jackknife", "newton_maximize", "laplacian", "log_sigmoid", "spd_solve"]
@@ -38,7 +39,8 @@ RIDGE = 1e-6
 MAX_STEP = 4.0
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class NewtonFit:
     """Fitted log-strengths of a block of replicates.
 

@@ -18,6 +18,7 @@ import numpy as np
 from .._random import block_generator, name_key
 from ..resample import draw_counts
 from .battles import LABELS, BattleTable
+from ..display.reprs import displayed
 
 __all__ = ["CLUSTERS", "Units", "resampling_units", "ClusterBootstrap", "block_size", "MIN_CLUSTERS"]
 
@@ -35,7 +36,8 @@ def block_size(n_units: int) -> int:
     return int(max(1, min(MAX_BLOCK, BLOCK_ELEMENTS // max(1, int(n_units)))))
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class Units:
     """The resampling unit of every battle.
 
@@ -132,7 +134,8 @@ def _judges_span_questions(table: BattleTable) -> bool:
     return bool((np.bincount(pairs // (qc.max() + 1)) > 1).sum() > 1)
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class ClusterBootstrap:
     """Bootstrap counts of the units, block by block, from streams keyed by name and block.
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..results import ConfidenceInterval
+from ..display.reprs import displayed
 
 __all__ = ["ArenaResult", "METHOD_NAMES"]
 
@@ -22,7 +23,8 @@ METHOD_NAMES = {"bt": "Bradley-Terry", "rao-kupper": "Rao-Kupper", "davidson": "
                 "elo": "bootstrap Elo", "win-rate": "win rate"}
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class ArenaResult:
     """A preference leaderboard: ratings, intervals, ranks and comparisons from one bootstrap replicate set.
 

@@ -22,12 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 from scipy.special import expit
+from ..display.reprs import displayed
 
 __all__ = ["BaselineWinRates", "baseline_win_rates", "average_win_rate", "average_win_rate_replicates",
            "length_controlled_win_rates"]
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class BaselineWinRates:
     """Each model's battles against one baseline, as sums per resampling unit.
 

@@ -11,6 +11,7 @@ from .._validate import ArgumentError, OVERLAP_CONFIDENCE, check_choice, check_c
 from ..results import ConfidenceInterval
 from .distribution import marginal_rank_intervals, probability_best, rank_distribution, ranks
 from .simultaneous import better_matrix, simultaneous_rank_intervals, tiers
+from ..display.reprs import displayed
 
 __all__ = ["rank", "Ranking", "ModelRanking", "rank_models", "SIMULTANEOUS"]
 
@@ -19,7 +20,8 @@ __all__ = ["rank", "Ranking", "ModelRanking", "rank_models", "SIMULTANEOUS"]
 SIMULTANEOUS = ("max-t", "bonferroni", "holm", "bh", "none")
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class ModelRanking:
     """Ranking of the models under one aggregate.
 
@@ -59,6 +61,8 @@ class ModelRanking:
     simultaneous : str
     higher_is_better : bool
     """
+
+    __display__ = {"columns": ("model", "estimate", "se", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "rank_sim_low", "rank_sim_high", "p_best", "tier", "confidence_level")}
 
     aggregate: str
     models: tuple
@@ -103,7 +107,8 @@ class ModelRanking:
                              "rank": np.tile(np.arange(1, m + 1), m), "probability": self.distribution.ravel()})
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Ranking:
     """Result of :func:`rank`: one :class:`ModelRanking` per aggregate, all from one replicate set.
 

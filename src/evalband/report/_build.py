@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from ..display.reprs import displayed
 
 
 __all__ = ["Report", "Figure", "build_report"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Figure:
     """A report figure: a key (file name), title, caption and the matplotlib Figure."""
 

@@ -10,8 +10,6 @@ and seed give the same bytes (figures are saved without metadata).
 from __future__ import annotations
 
 import base64
-import html
-import html.entities
 import os
 import re
 
@@ -19,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ._style import figure_bytes
-from .format import decimals_for
+from ..display import decimals_for, html_escape, latex_escape, md_escape
 from .._validate import ArgumentError
 
 __all__ = ["render_html", "render_markdown", "render_latex", "save_figures", "write_report"]
@@ -45,9 +43,7 @@ white-space:pre-wrap}
 """
 
 
-def esc(value) -> str:
-    """HTML-escape any value (quotes too)."""
-    return html.escape(str(value), quote=True)
+esc = html_escape  # every user-supplied name and sentence passes through it
 
 
 # ---------------------------------------------------------------------------------------------- number display
@@ -320,41 +316,6 @@ def _html_tail(report, parts) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- Markdown
-_MD_ALWAYS = {"\\": "\\\\", "`": "\\`", "*": "\\*", "|": "\\|", "\n": " ", "\r": " "}
-_MD_LINK = re.compile(r"\[(?=[^\]]*\][(\[:])")      # '[' of a link or reference: [text](url), [text][ref]
-_MD_TAG = re.compile(r"<(?=[A-Za-z/!?])")            # '<' that would open an HTML tag, comment or declaration
-_MD_ENTITY = re.compile(r"&(#[0-9]{1,7};|#[xX][0-9A-Fa-f]{1,6};|[0-9A-Za-z]+;)")  # maybe a character reference
-_MD_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")  # '_' not inside a word: emphasis
-_MD_LINE_START = re.compile(r"^(\s*)(\d+(?=[.)](?:\s|$))|)([#>+\-=.)])")  # heading, quote or list marker
-
-
-def _entity(match) -> str:
-    """'&amp;' for an '&' that CommonMark would read as a character reference (a known HTML5 name, or numeric)."""
-    ref = match.group(1)
-    return ("&amp;" if ref.startswith("#") or ref in html.entities.html5 else "&") + ref
-
-
-def md_escape(value, *, block: bool = True) -> str:
-    """Escape a name or sentence so that Markdown shows it as plain text, on one line.
-
-    Backslashes, backticks, ``*`` and ``|`` (table cells) are always backslash-escaped; ``_`` only where it is
-    not inside a word (CommonMark takes no intraword ``_`` for emphasis, so ``gpt_4o_mini`` stays readable);
-    ``[`` only where it would open a link (``[text](url)``), ``<`` only where it would open an HTML tag (as
-    ``&lt;``), ``&`` only where it would start a character reference (as ``&amp;``). ``A&B`` and ``x < y``
-    stay as they are. With ``block`` (text that starts a paragraph, heading or list item, not a table cell) a
-    leading ``#``, ``>``, ``-``, ``+``, ``=`` or ``1.`` is escaped so that it does not become a heading, quote or
-    list.
-    """
-    text = "".join(_MD_ALWAYS.get(ch, ch) for ch in str(value))
-    text = _MD_UNDERSCORE.sub(r"\\_", text)
-    text = _MD_LINK.sub(r"\\[", text).replace("~~", "\\~\\~")
-    text = _MD_ENTITY.sub(_entity, text)
-    text = _MD_TAG.sub("&lt;", text)
-    if not block:
-        return text
-    return _MD_LINE_START.sub(lambda m: m.group(1) + m.group(2) + "\\" + m.group(3), text)
-
-
 def _md_cell(v) -> str:
     return md_escape(v, block=False)
 
@@ -406,15 +367,6 @@ def render_markdown(report, *, figure_paths: dict | None = None) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- LaTeX
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
-          ">": r"\textgreater{}", "–": "--", "−": "-"}
-
-
-def latex_escape(value) -> str:
-    return "".join(_LATEX.get(ch, ch) for ch in str(value))
-
-
 def _latex_table(frame, caption: str, label: str) -> str:
     align = "".join("l" if c in _TEXT_COLUMNS else "r" for c in frame.columns)
     lines = [r"\begin{table}[t]", r"\centering", r"\small", r"\begin{tabular}{" + align + "}", r"\toprule",

@@ -13,11 +13,13 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError, InputError
+from ..display.reprs import displayed
 
 __all__ = ["ItemColumns"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class ItemColumns:
     """Per-task item columns, paired across models.
 

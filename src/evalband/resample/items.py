@@ -22,6 +22,7 @@ from .replicates import ReplicateSet
 from ._kernels import block_generator, draw_indices, name_key
 from .._progress import track
 from .._random import run_entropy
+from ..display.reprs import displayed
 
 __all__ = ["bootstrap_items", "ItemReplicates", "item_array"]
 
@@ -29,7 +30,8 @@ __all__ = ["bootstrap_items", "ItemReplicates", "item_array"]
 ITEM_BLOCK_ELEMENTS = 1 << 20
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class ItemReplicates(ReplicateSet):
     """Bootstrap replicates of a statistic of the resampled item scores.
 

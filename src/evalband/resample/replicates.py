@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ._kernels import block_generator, name_key
+from ..display.reprs import displayed
 
 __all__ = ["ReplicateSet", "Replicates", "TaskUnits", "JACKKNIFE_MAX_BYTES"]
 
@@ -15,7 +16,8 @@ __all__ = ["ReplicateSet", "Replicates", "TaskUnits", "JACKKNIFE_MAX_BYTES"]
 JACKKNIFE_MAX_BYTES = 128 * 2**20
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class TaskUnits:
     """One task's resampling units: per-unit sufficient sums ``X`` (M, K, k), unit sizes (K,), the finish."""
 
@@ -70,7 +72,8 @@ class ReplicateSet:
         return None
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Replicates(ReplicateSet):
     """Bootstrap replicates of a per-task statistic for every model and task.
 

@@ -31,11 +31,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import ArgumentError, ArgumentTypeError, check_choice
+from ..display.reprs import displayed
 
 __all__ = ["Statistic", "STATISTICS", "get_statistic"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Statistic:
     """A per-task statistic computed from sums of per-item sufficient columns.
 

@@ -27,12 +27,14 @@ from .._validate import ArgumentError, ArgumentTypeError, InputError, check_name
 from .coverage import missing_tasks
 from .weights import (EQUAL_WORDS, GROUP_WORDS, parse_weights, resolve_weights, restrict_weights,
                       weights_and_notes)
+from ..display.reprs import displayed
 
 __all__ = ["select", "Selection", "LeftOut", "missing_tasks", "parse_weights", "resolve_weights",
            "restrict_weights", "weights_and_notes", "GROUP_WORDS", "EQUAL_WORDS"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class LeftOut:
     """What a selection left out, and why.
 
@@ -90,7 +92,8 @@ class LeftOut:
         return out
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class Selection:
     """The models, tasks and task weights an analysis uses, and what was left out.
 

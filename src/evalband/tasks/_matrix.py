@@ -16,11 +16,13 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_names
+from ..display.reprs import displayed
 
 __all__ = ["ScoreMatrix", "as_score_matrix", "score_matrix", "complete_cases", "rank_matrix"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class ScoreMatrix:
     """One number per model and task.
 

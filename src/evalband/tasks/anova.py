@@ -16,6 +16,7 @@ from scipy import stats
 
 from .._validate import ArgumentError, check_confidence_level
 from ._matrix import as_score_matrix, complete_cases
+from ..display.reprs import displayed
 
 __all__ = ["RMAnovaResult", "rm_anova", "mauchly", "greenhouse_geisser", "tukey_hsd_from_mse"]
 
@@ -89,7 +90,8 @@ def tukey_hsd_from_mse(means, mse: float, n: int, df: float, *, confidence_level
     return diff, np.clip(pvalues, 0, 1), diff - half, diff + half
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class RMAnovaResult:
     """One-way repeated-measures ANOVA (tasks as subjects) with assumption checks and Tukey HSD.
 

@@ -23,6 +23,7 @@ import pandas as pd
 from .._validate import ArgumentError, as_generator, check_confidence_level, check_positive_int
 from ._matrix import as_score_matrix, complete_cases
 from .signedrank import pairs_for
+from ..display.reprs import displayed
 
 __all__ = ["BayesSignedRankResult", "BayesSignedRankTests", "bayes_signed_rank", "bayes_signed_rank_tests"]
 
@@ -74,7 +75,8 @@ def _decide(p_a, p_eq, p_b, level):
     return "undecided"
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class BayesSignedRankResult:
     """Posterior of the Bayesian signed-rank test for one pair of models.
 
@@ -176,7 +178,8 @@ def bayes_signed_rank(a, b, *, rope: float = 0.0, prior_strength: float = 0.5, n
                                  notes=tuple(notes))
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class BayesSignedRankTests:
     """Bayesian signed-rank tests for several pairs (against a control or all pairs).
 

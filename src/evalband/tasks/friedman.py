@@ -17,11 +17,13 @@ from ._matrix import as_score_matrix, complete_cases, rank_matrix, tie_counts
 from .friedman_exact import SMALL_N_TASKS, friedman_permutation_pvalue
 from .nemenyi_exact import max_rank_difference_test
 from .skillings_mack import skillings_mack_statistic
+from ..display.reprs import displayed
 
 __all__ = ["FriedmanResult", "NemenyiResult", "friedman", "nemenyi", "cliques_from_significance"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class FriedmanResult:
     """Friedman chi-square and Iman-Davenport F over tasks.
 
@@ -113,7 +115,8 @@ class FriedmanResult:
         return text
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class NemenyiResult:
     """All-pairs Nemenyi comparison of mean ranks with the critical difference.
 

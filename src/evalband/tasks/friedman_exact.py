@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import ArgumentError, as_generator, check_choice, check_positive_int
+from ..display.reprs import displayed
 
 __all__ = ["PermutationPValue", "friedman_permutation_pvalue", "EXACT_MAX_WORK", "SMALL_N_TASKS"]
 
@@ -25,7 +26,8 @@ EXACT_MAX_WORK = 5e7
 SMALL_N_TASKS = 10
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PermutationPValue:
     """A permutation p-value of the Friedman statistic.
 

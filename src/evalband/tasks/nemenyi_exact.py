@@ -18,6 +18,7 @@ import numpy as np
 
 from .._validate import ArgumentError, as_generator, check_choice, check_positive_int
 from .friedman_exact import EXACT_MAX_WORK, _check_ranks, _rank_sum_distribution, _scaled_integer_ranks, _work
+from ..display.reprs import displayed
 
 __all__ = ["RangePermutationTest", "max_rank_difference_test"]
 
@@ -25,7 +26,8 @@ __all__ = ["RangePermutationTest", "max_rank_difference_test"]
 _TOLERANCE = 1e-9
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class RangePermutationTest:
     """Pairwise p-values from the permutation distribution of the largest difference between mean ranks.
 

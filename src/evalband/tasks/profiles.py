@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError, as_generator, check_choice, check_confidence_level, check_positive_int
+from ..display.reprs import displayed
 
 __all__ = ["PerformanceProfile", "performance_profile", "run_scores"]
 
@@ -22,7 +23,8 @@ KINDS = ("runs", "tasks")
 _BLOCK = 2_000_000
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PerformanceProfile:
     """Fraction of runs (or tasks) above each threshold, with pointwise bootstrap bands.
 

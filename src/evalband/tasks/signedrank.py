@@ -17,6 +17,7 @@ from .._validate import ArgumentError, check_alternative, check_choice, check_co
 from ..comparison.multiplicity import adjust_pvalues
 from ..comparison.pairs import control_pairs, pair_indices
 from ._matrix import as_score_matrix, complete_cases
+from ..display.reprs import displayed
 
 __all__ = ["SignedRankResult", "signed_rank_tests", "pairs_for"]
 
@@ -37,7 +38,8 @@ def pairs_for(models, control=None) -> list[tuple[int, int]]:
     return [(int(i), int(j)) for i, j in zip(a, b)]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class SignedRankResult:
     """Pairwise tests over tasks, Holm-corrected.
 

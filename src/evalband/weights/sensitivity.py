@@ -22,6 +22,7 @@ import pandas as pd
 
 from .._validate import ArgumentError, as_generator, check_choice, check_positive_int
 from ._grid import dirichlet_points, line_grid, simplex_lattice
+from ..display.reprs import displayed
 
 __all__ = ["weight_sensitivity", "best_model_map", "WeightSensitivity", "Z_PRESETS", "group_covariance"]
 
@@ -33,7 +34,8 @@ Z_PRESETS = {"independent": 2.0, "correlated": 1.4}
 _METHODS = ("auto", "bootstrap", "analytic")
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class WeightSensitivity:
     """The best model, and whether it is significantly best, at each point of the weight simplex.
 
