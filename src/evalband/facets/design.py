@@ -337,11 +337,12 @@ def _task_design(table, task, models, facets, nested) -> TaskDesign:
         else pd.Categorical(sub["model"].astype(str), categories=list(models)).codes.astype(np.int64)
     item_lab = sub["item"].astype(str).to_numpy()
     # items shared by every model
-    have = pd.crosstab(item_lab, m_code).reindex(columns=range(len(models)), fill_value=0) > 0
-    common = have.index[have.all(axis=1).to_numpy()]
-    if len(common) == 0:
+    i_code, i_uniq = pd.factorize(item_lab)
+    have = np.bincount(i_code * len(models) + m_code, minlength=len(i_uniq) * len(models)).reshape(-1, len(models))
+    common = (have > 0).all(axis=1)
+    if not common.any():
         raise InputError(f"task '{task}': the selected models share no item", source=table.source)
-    keep = np.isin(item_lab, np.asarray(common))
+    keep = common[i_code]
     left_out = {m: int(((~keep) & (m_code == k)).sum()) for k, m in enumerate(models)}
     if any(left_out.values()):
         lost = ", ".join(f"{m}: {v:,}" for m, v in left_out.items() if v)
