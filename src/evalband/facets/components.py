@@ -132,37 +132,36 @@ def _reml_fit(d: TaskDesign, ks: tuple, gen, n_draws: int) -> _Fit:
 
 
 def _anova_fits(d: TaskDesign, entities: list, gen_for, n_draws: int) -> list:
-    """ANOVA fits of every entity of a balanced task at once."""
+    """ANOVA fits of every entity of a balanced task: models at once, then pairs at once."""
     shape, pos = d.layout
     r = int(d.n.flat[0])
     idx = tuple(pos[:, a] for a in range(pos.shape[1]))
     dense = np.empty((d.n_models,) + shape)
     dense[(slice(None),) + idx] = d.cell_means()
     ss_w, df_w = d.within()
-    ys, wss, wdf = [], [], []
-    for ks in entities:
-        ys.append(dense[ks[0]] if len(ks) == 1 else dense[ks[0]] - dense[ks[1]])
-        wss.append(ss_w[list(ks)])
-        wdf.append(df_w[list(ks)].astype(np.float64))
     has_trials = r > 1
-    table = anova_components(np.stack(ys), trials=r, parents=d.parents,
-                             within_ss=np.stack(wss) if has_trials else None,
-                             within_df=np.stack(wdf) if has_trials else None)
     cells = np.arange(d.n_cells)
-    weights = np.full(d.n_cells, 1.0 / d.n_cells)
-    inv_n = np.full((1, d.n_cells), 1.0 / r)
-    terms = d.terms
-    mean_m, item_m = _multipliers(d, cells, weights, inv_n, terms)
+    # every cell weighs the same in a balanced design; the multipliers do not depend on the entity
+    mean_m, item_m = _multipliers(d, cells, np.full(d.n_cells, 1.0 / d.n_cells), np.full((1, d.n_cells), 1.0 / r),
+                                  d.terms)
     if not has_trials:  # the cell term holds the residual; its multiplier is that of the cell term
         mean_m, item_m = mean_m[:-1], item_m[:-1]
     names, factors, levels = _names(d, has_trials)
-    fits = []
-    for e, ks in enumerate(entities):
-        sub = _Slice(table, e)
-        draws = sub.pivots(gen_for(ks), n_draws)
-        fits.append(_Fit(names, factors, levels, table.estimate[e], draws, mean_m, item_m, sub.satterthwaite_df,
-                         float(ys[e].mean()), "anova"))
-    return fits
+    fits = {}
+    for size in (1, 2):
+        group = [ks for ks in entities if len(ks) == size]
+        if not group:
+            continue
+        ys = np.stack([dense[ks[0]] if size == 1 else dense[ks[0]] - dense[ks[1]] for ks in group])
+        wss = np.stack([ss_w[list(ks)] for ks in group])
+        wdf = np.stack([df_w[list(ks)].astype(np.float64) for ks in group])
+        table = anova_components(ys, trials=r, parents=d.parents, within_ss=wss if has_trials else None,
+                                 within_df=wdf if has_trials else None)
+        for e, ks in enumerate(group):
+            sub = _Slice(table, e)
+            fits[ks] = _Fit(names, factors, levels, table.estimate[e], sub.pivots(gen_for(ks), n_draws), mean_m,
+                            item_m, sub.satterthwaite_df, float(ys[e].mean()), "anova")
+    return [fits[ks] for ks in entities]
 
 
 class _Slice:

@@ -170,9 +170,9 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
     on 5 numbers and covers far less than 95%.
 
     Random streams are keyed by names: unit multipliers by task, facet-level multipliers by the facet's name and
-    shared by every task whose levels carry the same labels (the same template used across tasks), so results
-    do not depend on row order, and permuting models permutes the results. Levels and items are taken in sorted
-    order of their labels.
+    its set of level labels, shared by every task with the same labels (the same templates used across tasks:
+    their effects then move together across tasks), so results do not depend on row order, and permuting
+    models permutes the results. Levels and items are taken in sorted order of their labels.
 
     References
     ----------
@@ -211,20 +211,19 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
     if cluster is True and not any(d.clusters is not None for d in design.designs):
         raise ValueError("`cluster=True`, but the data have no cluster column.")
     pieces = [_pieces(d, fixed, use_clusters) for d in design.designs]
-    # facet levels shared across tasks by label
-    labels = {}
+    # facet levels shared across tasks by label: tasks with the same set of level labels share one family
+    labels, level_df = {}, {}
     for p in pieces:
         for f, lv, *_ in p[5]:
-            labels.setdefault(f, set()).update(map(str, lv))
-    labels = {f: np.array(sorted(v)) for f, v in labels.items()}
-    level_df = {}
-    for f in labels:
-        pooled = np.zeros(len(labels[f]))
+            fam = _family(f, lv)
+            labels[fam] = np.array(sorted(map(str, lv)))
+    for fam in labels:
+        pooled = np.zeros(len(labels[fam]))
         for p in pieces:
             for g, lv, _, shares, _ in p[5]:
-                if g == f:
-                    pooled[np.searchsorted(labels[f], lv.astype(str))] += shares / n_t
-        level_df[f] = bell_mccaffrey_df(pooled / pooled.sum())
+                if _family(g, lv) == fam:
+                    pooled[np.searchsorted(labels[fam], lv.astype(str))] += shares
+        level_df[fam] = bell_mccaffrey_df(pooled / pooled.sum())
     observed = np.stack([p[0] for p in pieces], axis=1)
     out = np.empty((n_resamples, n_m, n_t))
     n_blocks = -(-n_resamples // BLOCK)
@@ -233,11 +232,12 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
         rows = slice(b * BLOCK, b * BLOCK + c)
         if method == "wild":
             h, s = {}, {}
-            for f, lab in labels.items():
-                h[f] = block_generator(entropy, (_KEY_LEVEL, name_key(f), b)).standard_normal((c, len(lab)))
-                nu = level_df[f]
-                s[f] = (np.sqrt(nu / block_generator(entropy, (_KEY_LEVEL_SCALE, name_key(f), b)).chisquare(nu, c))
-                        if small_sample and np.isfinite(nu) and nu > 0 else np.ones(c))
+            for fam, lab in labels.items():
+                key = name_key(fam)
+                h[fam] = block_generator(entropy, (_KEY_LEVEL, key, b)).standard_normal((c, len(lab)))
+                nu = level_df[fam]
+                s[fam] = (np.sqrt(nu / block_generator(entropy, (_KEY_LEVEL_SCALE, key, b)).chisquare(nu, c))
+                          if small_sample and np.isfinite(nu) and nu > 0 else np.ones(c))
             for t, (theta, _, _, infl_u, shares_u, fams) in enumerate(pieces):
                 task = design.tasks[t]
                 z = block_generator(entropy, (_KEY_UNIT, name_key(task), b)).standard_normal((c, infl_u.shape[1]))
@@ -250,13 +250,14 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
                                         .chisquare(nu, c))[:, None]
                 dev += z @ infl_u.T
                 for f, lv, infl, shares, _ in fams:
-                    cols = np.searchsorted(labels[f], lv.astype(str))
-                    hz = h[f][:, cols] * (cr2_factors(shares) if small_sample else 1.0)
-                    dev += s[f][:, None] * (hz @ infl.T)
+                    fam = _family(f, lv)
+                    cols = np.searchsorted(labels[fam], lv.astype(str))
+                    hz = h[fam][:, cols] * (cr2_factors(shares) if small_sample else 1.0)
+                    dev += s[fam][:, None] * (hz @ infl.T)
                 out[rows, :, t] = theta + dev
         else:
-            counts = {f: draw_counts(block_generator(entropy, (_KEY_LEVEL, name_key(f), b)), len(lab), c)
-                      for f, lab in labels.items()}
+            counts = {fam: draw_counts(block_generator(entropy, (_KEY_LEVEL, name_key(fam), b)), len(lab), c)
+                      for fam, lab in labels.items()}
             for t, (theta, unit_codes, _, infl_u, _, fams) in enumerate(pieces):
                 d = design.designs[t]
                 n_u = infl_u.shape[1]
@@ -287,12 +288,18 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
                       else "mixed", n_resamples, n_units, table_groups, seed, tuple(dict.fromkeys(notes)), "mean")
 
 
+def _family(facet: str, levels) -> str:
+    """The family of a facet's levels in one task: the facet's name and its sorted level labels."""
+    return "\x00".join([facet, *sorted(map(str, levels))])
+
+
 def _pigeonhole_means(d: TaskDesign, w_item: np.ndarray, fams, counts, labels, c: int) -> np.ndarray:
     """Per-task means with item weights ``w_item`` (c, I) and facet-level counts: (c, M)."""
     vc = np.ones((c, d.n_cells))
     for f, lv, _, _, lev in fams:
-        cols = np.searchsorted(labels[f], lv.astype(str))
-        vc = vc * counts[f][:, cols][:, lev]
+        fam = _family(f, lv)
+        cols = np.searchsorted(labels[fam], lv.astype(str))
+        vc = vc * counts[fam][:, cols][:, lev]
     item = d.codes[:, 0]
     n_i = d.n_items
     out = np.empty((c, d.n_models))

@@ -95,10 +95,25 @@ class TaskDesign:
     def term_names(self) -> tuple:
         return tuple(term_name(self.factors, t) for t in self.terms)
 
+    @cached_property
+    def full_cells(self) -> int:
+        """Cells of the complete design: every combination of crossed levels, nested factors at their largest
+        number of levels within a parent combination."""
+        total = 1
+        for a in range(len(self.factors)):
+            par = sorted(self.parents[a])
+            if not par:
+                total *= len(self.levels[a])
+            else:
+                key = _combine(self.codes[:, par])
+                pairs = np.unique(np.column_stack([key, self.codes[:, a]]), axis=0)
+                total *= int(np.bincount(pairs[:, 0]).max())
+        return int(total)
+
     @property
     def missing_cells(self) -> np.ndarray:
-        """Per model, cells of the design (present for some model) that the model lacks, (M,)."""
-        return (self.n == 0).sum(axis=1)
+        """Per model, cells of the complete design that the model lacks, (M,)."""
+        return self.full_cells - (self.n > 0).sum(axis=1)
 
     @cached_property
     def layout(self):
@@ -400,18 +415,21 @@ def _task_design(table, task, models, facets, nested) -> TaskDesign:
     parents = tuple(frozenset(b for b in range(k) if b != a and _nested(cell[:, a], cell[:, b])) for a in range(k))
     terms = tuple(t for size in range(1, k + 1) for t in itertools.combinations(range(k), size)
                   if all(parents[a] <= set(t) for a in t))
-    missing = (n == 0).sum(axis=1)
-    if missing.any():
-        notes.append(f"task '{task}': missing cells (item x facet levels a model lacks): "
-                     + ", ".join(f"{m}: {int(v):,} of {n_c:,}" for m, v in zip(models, missing) if v))
+    missing = None  # counted once the design is built (it needs the nesting)
 
     clusters, cluster_labels = None, ()
     if table.has_clusters:
         first = pd.Series(sub["cluster"].astype(str).to_numpy()).groupby(codes_rows[:, 0]).first()
         clusters, cluster_labels = _sorted_codes(first.sort_index().to_numpy())
         cluster_labels = tuple(cluster_labels)
-    return TaskDesign(task, tuple(models), tuple(factors), tuple(levels), cell.astype(np.int64), n, sums, sumsq,
-                      parents, terms, clusters, cluster_labels, left_out, tuple(notes))
+    d = TaskDesign(task, tuple(models), tuple(factors), tuple(levels), cell.astype(np.int64), n, sums, sumsq,
+                   parents, terms, clusters, cluster_labels, left_out, ())
+    missing = d.missing_cells
+    if missing.any():
+        notes.append(f"task '{task}': missing cells (combinations of item and facet levels without a result): "
+                     + ", ".join(f"{m}: {int(v):,} of {d.full_cells:,}" for m, v in zip(models, missing) if v))
+    object.__setattr__(d, "notes", tuple(notes))
+    return d
 
 
 def _nested(a: np.ndarray, b: np.ndarray) -> bool:
