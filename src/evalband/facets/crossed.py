@@ -212,18 +212,15 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
         raise ValueError("`cluster=True`, but the data have no cluster column.")
     pieces = [_pieces(d, fixed, use_clusters) for d in design.designs]
     # facet levels shared across tasks by label: tasks with the same set of level labels share one family
-    labels, level_df = {}, {}
-    for p in pieces:
-        for f, lv, *_ in p[5]:
+    labels, pooled, where = {}, {}, {}
+    for t, p in enumerate(pieces):
+        for j, (f, lv, _, shares, _) in enumerate(p[5]):
             fam = _family(f, lv)
-            labels[fam] = np.array(sorted(map(str, lv)))
-    for fam in labels:
-        pooled = np.zeros(len(labels[fam]))
-        for p in pieces:
-            for g, lv, _, shares, _ in p[5]:
-                if _family(g, lv) == fam:
-                    pooled[np.searchsorted(labels[fam], lv.astype(str))] += shares
-        level_df[fam] = bell_mccaffrey_df(pooled / pooled.sum())
+            lab = labels.setdefault(fam, np.array(sorted(map(str, lv))))
+            cols = np.searchsorted(lab, lv.astype(str))
+            pooled.setdefault(fam, np.zeros(len(lab)))[cols] += shares
+            where[(t, j)] = (fam, cols)
+    level_df = {fam: bell_mccaffrey_df(v / v.sum()) for fam, v in pooled.items()}
     observed = np.stack([p[0] for p in pieces], axis=1)
     out = np.empty((n_resamples, n_m, n_t))
     n_blocks = -(-n_resamples // BLOCK)
@@ -249,9 +246,8 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
                         z = z * np.sqrt(nu / block_generator(entropy, (_KEY_UNIT_SCALE, name_key(task), b))
                                         .chisquare(nu, c))[:, None]
                 dev += z @ infl_u.T
-                for f, lv, infl, shares, _ in fams:
-                    fam = _family(f, lv)
-                    cols = np.searchsorted(labels[fam], lv.astype(str))
+                for j, (f, lv, infl, shares, _) in enumerate(fams):
+                    fam, cols = where[(t, j)]
                     hz = h[fam][:, cols] * (cr2_factors(shares) if small_sample else 1.0)
                     dev += s[fam][:, None] * (hz @ infl.T)
                 out[rows, :, t] = theta + dev
@@ -262,7 +258,8 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
                 d = design.designs[t]
                 n_u = infl_u.shape[1]
                 w = draw_counts(block_generator(entropy, (_KEY_UNIT, name_key(design.tasks[t]), b)), n_u, c)
-                out[rows, :, t] = _pigeonhole_means(d, w[:, unit_codes], fams, counts, labels, c)
+                out[rows, :, t] = _pigeonhole_means(d, w[:, unit_codes], fams, counts,
+                                                    [where[(t, j)] for j in range(len(fams))], c)
     notes = list(design.notes)
     random_f = sorted({f for p in pieces for f, *_ in p[5]})
     unit_names = sorted({p[2] for p in pieces})
@@ -293,21 +290,20 @@ def _family(facet: str, levels) -> str:
     return "\x00".join([facet, *sorted(map(str, levels))])
 
 
-def _pigeonhole_means(d: TaskDesign, w_item: np.ndarray, fams, counts, labels, c: int) -> np.ndarray:
+def _pigeonhole_means(d: TaskDesign, w_item: np.ndarray, fams, counts, where, c: int) -> np.ndarray:
     """Per-task means with item weights ``w_item`` (c, I) and facet-level counts: (c, M)."""
     vc = np.ones((c, d.n_cells))
-    for f, lv, _, _, lev in fams:
-        fam = _family(f, lv)
-        cols = np.searchsorted(labels[fam], lv.astype(str))
+    for (_, _, _, _, lev), (fam, cols) in zip(fams, where):
         vc = vc * counts[fam][:, cols][:, lev]
+    from scipy import sparse
+
     item = d.codes[:, 0]
     n_i = d.n_items
     out = np.empty((c, d.n_models))
-    onehot = np.zeros((d.n_cells, n_i))
-    onehot[np.arange(d.n_cells), item] = 1.0
+    onehot_t = sparse.csr_matrix((np.ones(d.n_cells), (item, np.arange(d.n_cells))), shape=(n_i, d.n_cells))
     for m in range(d.n_models):  # models are few; cells and replicates are vectorized
-        num = (vc * d.sums[m]) @ onehot
-        den = (vc * d.n[m]) @ onehot
+        num = (onehot_t @ (vc * d.sums[m]).T).T
+        den = (onehot_t @ (vc * d.n[m]).T).T
         ok = den > 0
         ybar = np.where(ok, num / np.where(ok, den, 1.0), 0.0)
         wk = w_item * ok

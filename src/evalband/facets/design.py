@@ -328,8 +328,23 @@ def facet_design(data, *, facets=None, nested=(), models=None, tasks=None) -> Fa
     tasks = tuple(check_names(tasks, table.tasks, "tasks"))
     notes = []
     designs = []
+    coded = {c: _coded(table.data[c]) for c in ("model", "task", ITEM, *facets)
+             + (("cluster",) if table.has_clusters else ())}
+    m_lookup = np.full(len(coded["model"][1]), -1, dtype=np.int64)
+    for k, m in enumerate(models):
+        m_lookup[np.searchsorted(coded["model"][1], m)] = k
+    m_code = m_lookup[coded["model"][0]]
+    t_codes = coded["task"][0]
+    order = np.argsort(t_codes, kind="stable")
+    bounds = np.searchsorted(t_codes[order], np.arange(len(coded["task"][1]) + 1))
+    score = table.data["score"].to_numpy(dtype=np.float64)
     for task in tasks:
-        d = _task_design(table, task, models, facets, nested)
+        t = int(np.searchsorted(coded["task"][1], task))
+        rows = order[bounds[t]:bounds[t + 1]]
+        rows = rows[m_code[rows] >= 0]
+        if rows.size == 0:
+            raise InputError(f"task '{task}' has no rows for the selected models", source=table.source)
+        d = _task_design(task, models, facets, nested, rows, m_code[rows], score[rows], coded, table.source)
         designs.append(d)
         notes.extend(d.notes)
     return FacetDesign(models, tasks, tuple(facets), tuple(designs), tuple(dict.fromkeys(notes)))
@@ -342,39 +357,50 @@ def _sorted_codes(values) -> tuple[np.ndarray, np.ndarray]:
     return inv.reshape(-1).astype(np.int64), uniq
 
 
-def _task_design(table, task, models, facets, nested) -> TaskDesign:
-    d = table.data
-    sub = d.loc[(d["task"] == task).to_numpy() & d["model"].isin(models).to_numpy()]
-    if len(sub) == 0:
-        raise InputError(f"task '{task}' has no rows for the selected models", source=table.source)
+def _coded(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of a categorical column in the sorted order of its labels (as text), and the sorted labels."""
+    cats = np.asarray(col.cat.categories.astype(str))
+    order = np.argsort(cats, kind="stable")
+    rank = np.empty(len(cats), dtype=np.int64)
+    rank[order] = np.arange(len(cats))
+    return rank[col.cat.codes.to_numpy()], cats[order]
+
+
+def _task_design(task, models, facets, nested, rows, m_code, score, coded, source) -> TaskDesign:
     notes = []
-    m_code = np.array([models.index(m) for m in sub["model"].astype(str)], dtype=np.int64) if len(models) < 64 \
-        else pd.Categorical(sub["model"].astype(str), categories=list(models)).codes.astype(np.int64)
-    item_lab = sub["item"].astype(str).to_numpy()
+    item_g = coded[ITEM][0][rows]
     # items shared by every model
-    i_code, i_uniq = pd.factorize(item_lab)
-    have = np.bincount(i_code * len(models) + m_code, minlength=len(i_uniq) * len(models)).reshape(-1, len(models))
-    common = (have > 0).all(axis=1)
+    i_vals, i_inv = np.unique(item_g, return_inverse=True)
+    i_inv = i_inv.reshape(-1)
+    have = np.bincount(i_inv * len(models) + m_code, minlength=i_vals.size * len(models))
+    common = (have.reshape(-1, len(models)) > 0).all(axis=1)
     if not common.any():
-        raise InputError(f"task '{task}': the selected models share no item", source=table.source)
-    keep = common[i_code]
+        raise InputError(f"task '{task}': the selected models share no item", source=source)
+    keep = common[i_inv]
     left_out = {m: int(((~keep) & (m_code == k)).sum()) for k, m in enumerate(models)}
     if any(left_out.values()):
         lost = ", ".join(f"{m}: {v:,}" for m, v in left_out.items() if v)
         notes.append(f"task '{task}': rows of items not shared by every model left out ({lost})")
-    sub, m_code, item_lab = sub.iloc[np.flatnonzero(keep)], m_code[keep], item_lab[keep]
+    rows, m_code, score, item_g = rows[keep], m_code[keep], score[keep], item_g[keep]
 
     factors = [ITEM]
-    cols = [item_lab]
+    codes, levels = [], []
+    u, inv = np.unique(item_g, return_inverse=True)
+    codes.append(inv.reshape(-1))
+    levels.append(coded[ITEM][1][u])
     for f in facets:
-        lab = sub[f].astype(str).to_numpy()
+        g = coded[f][0][rows]
         if f in nested:
-            lab = np.char.add(np.char.add(item_lab.astype(str), "/"), lab.astype(str))
+            pairs, inv = np.unique(np.column_stack([item_g, g]), axis=0, return_inverse=True)
+            lab = np.char.add(np.char.add(coded[ITEM][1][pairs[:, 0]].astype(str), "/"),
+                              coded[f][1][pairs[:, 1]].astype(str))
+        else:
+            u, inv = np.unique(g, return_inverse=True)
+            lab = coded[f][1][u]
         factors.append(f)
-        cols.append(lab)
-    coded = [_sorted_codes(c) for c in cols]
-    codes_rows = np.column_stack([c for c, _ in coded]) if coded else np.zeros((len(sub), 0), dtype=np.int64)
-    levels = [u for _, u in coded]
+        codes.append(inv.reshape(-1))
+        levels.append(lab)
+    codes_rows = np.column_stack(codes)
 
     # drop facets with one level or that only relabel another factor
     keep_f = list(range(len(factors)))
@@ -406,7 +432,6 @@ def _task_design(table, task, models, facets, nested) -> TaskDesign:
     cell_of_row = cell_of_row.reshape(-1)
     n_c, n_m = cell.shape[0], len(models)
     flat = m_code * n_c + cell_of_row
-    score = sub["score"].to_numpy(dtype=np.float64)
     n = np.bincount(flat, minlength=n_m * n_c).reshape(n_m, n_c)
     sums = np.bincount(flat, weights=score, minlength=n_m * n_c).reshape(n_m, n_c)
     sumsq = np.bincount(flat, weights=score * score, minlength=n_m * n_c).reshape(n_m, n_c)
@@ -418,10 +443,11 @@ def _task_design(table, task, models, facets, nested) -> TaskDesign:
     missing = None  # counted once the design is built (it needs the nesting)
 
     clusters, cluster_labels = None, ()
-    if table.has_clusters:
-        first = pd.Series(sub["cluster"].astype(str).to_numpy()).groupby(codes_rows[:, 0]).first()
-        clusters, cluster_labels = _sorted_codes(first.sort_index().to_numpy())
-        cluster_labels = tuple(cluster_labels)
+    if "cluster" in coded:
+        first = np.zeros(len(levels[0]), dtype=np.int64)
+        first[codes_rows[:, 0]] = coded["cluster"][0][rows]  # clusters are constant within an item
+        u, clusters = np.unique(first, return_inverse=True)
+        clusters, cluster_labels = clusters.reshape(-1).astype(np.int64), tuple(coded["cluster"][1][u])
     d = TaskDesign(task, tuple(models), tuple(factors), tuple(levels), cell.astype(np.int64), n, sums, sumsq,
                    parents, terms, clusters, cluster_labels, left_out, ())
     missing = d.missing_cells
