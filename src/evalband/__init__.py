@@ -55,8 +55,8 @@ __all__ = ["__version__", *_LAZY]
 
 #: subpackages and modules reachable as attributes (``evalband.bayes.beta_binomial``), imported on first access
 _SUBMODULES = frozenset({
-    "aggregate", "bayes", "comparison", "estimation", "examples", "io", "plan", "ranking", "report", "resample",
-    "results", "table", "tasks", "weights", "cli", "dist",
+    "aggregate", "bayes", "comparison", "estimation", "examples", "facets", "io", "plan", "ranking", "report",
+    "resample", "results", "table", "tasks", "weights", "cli", "dist",
 })
 
 

@@ -1,7 +1,6 @@
 """REML variance components against statsmodels MixedLM (one group, crossed terms by vc_formula)."""
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from evalband.facets import reml_components, variance_components

@@ -20,7 +20,7 @@ from .anova import anova_components
 from .design import ITEM, FacetDesign, TaskDesign, facet_design, term_name
 from .reml import reml_components
 
-__all__ = ["VarianceComponents", "variance_components", "METHODS"]
+__all__ = ["METHODS", "VarianceComponents", "variance_components"]
 
 METHODS = ("auto", "anova", "reml")
 _PIVOT_KEY = 0x5643  # 'VC': the stream of the pivotal draws
@@ -450,8 +450,8 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), models=None, 
                              " unequal trials); use 'reml' or 'auto'.")
         methods[d.task] = use
 
-        def gen_for(ks, _task=d.task):
-            return block_generator(entropy, (_PIVOT_KEY, name_key(_task)) + tuple(name_key(d.models[k]) for k in ks))
+        def gen_for(ks, _task=d.task, _models=d.models):
+            return block_generator(entropy, (_PIVOT_KEY, name_key(_task)) + tuple(name_key(_models[k]) for k in ks))
 
         if use == "anova":
             fits = _anova_fits(d, entities, gen_for, n_resamples)
@@ -461,7 +461,7 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), models=None, 
                          " intervals")
         for ks, fit in zip(entities, fits):
             all_fits[(d.task,) + tuple(d.models[k] for k in ks)] = fit
-            contrib, share, dshare, v, df_user, gr, ga = _summaries(fit, fixed, level)
+            contrib, share, dshare, _, _, gr, ga = _summaries(fit, fixed, level)
             rand = _random_mask(fit, fixed)
             ci = np.quantile(np.maximum(fit.draws, 0.0), [lo_q, hi_q], axis=0)
             sh = np.quantile(dshare, [lo_q, hi_q], axis=0)

@@ -18,7 +18,7 @@ from ..resample import Replicates, draw_counts
 from .design import ITEM, TaskDesign, facet_design
 from .small_clusters import bell_mccaffrey_df, cr2_factors
 
-__all__ = ["crossed_bootstrap", "multiplier_replicates", "CROSSED_METHODS"]
+__all__ = ["CROSSED_METHODS", "crossed_bootstrap", "multiplier_replicates"]
 
 CROSSED_METHODS = ("wild", "pigeonhole")
 #: replicates per random block (fixed, so results never depend on how the work is split)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from .._validate import InputError, check_names
 
-__all__ = ["TaskDesign", "FacetDesign", "facet_design", "term_name", "ITEM"]
+__all__ = ["ITEM", "FacetDesign", "TaskDesign", "facet_design", "term_name"]
 
 #: Name of the item factor (always factor 0).
 ITEM = "item"
@@ -193,7 +193,7 @@ class TaskDesign:
         return frame
 
     # ------------------------------------------------------------------ pairs
-    def difference(self, a: int, b: int) -> "PairCells":
+    def difference(self, a: int, b: int) -> PairCells:
         """Cells of the difference ``model a - model b``: the cells both models have."""
         both = (self.n[a] > 0) & (self.n[b] > 0)
         return PairCells(both, self.n[a], self.n[b])
@@ -251,8 +251,8 @@ class FacetDesign:
         return pd.concat(frames, ignore_index=True)
 
     def __repr__(self) -> str:
-        parts = [f"FacetDesign: {len(self.models)} models x {len(self.tasks)} tasks, facets"
-                 f" {', '.join(self.facets) or '(none)'}"]
+        parts = [(f"FacetDesign: {len(self.models)} models x {len(self.tasks)} tasks, facets"
+                  f" {', '.join(self.facets) or '(none)'}")]
         for d in self.designs[:5]:
             sizes = " x ".join(f"{len(lv)} {f}" for f, lv in zip(d.factors, d.levels))
             trials = d.n[d.n > 0]

@@ -16,7 +16,7 @@ from scipy.special import ndtri
 from .._validate import check_confidence_level, check_probability
 from .design import ITEM
 
-__all__ = ["DStudy", "plan_design", "predicted_se", "DEFAULT_LEVELS", "DEFAULT_TRIALS"]
+__all__ = ["DEFAULT_LEVELS", "DEFAULT_TRIALS", "DStudy", "plan_design", "predicted_se"]
 
 #: facet levels and trials per cell tried when none are given (the pilot's own numbers are added)
 DEFAULT_LEVELS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 30, 50)
@@ -117,10 +117,9 @@ def _component_sets(vc, *, differences: bool, model, task):
             continue
         if model is not None and key[1:] != ((model,) if isinstance(model, str) else tuple(model)):
             continue
-        comps = {}
-        for name, f, v in zip(fit.names, fit.factors, fit.raw):
-            comps[f if not name.endswith(", residual") else f] = max(float(v), 0.0)
-        sets.append((key, comps, fit.names[-1].endswith(", residual") or fit.names[-1] != "trial"))
+        # keyed by factors; the per-trial residual is (); a cell term holding the residual keeps its factors
+        comps = {f: max(float(v), 0.0) for f, v in zip(fit.factors, fit.raw)}
+        sets.append((key, comps))
     return sets
 
 
@@ -223,16 +222,16 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
     pilot = {f: int(np.median([len(d.levels[d.factors.index(f)]) for d in vc.design.designs if f in d.factors]))
              for f in facets if any(f in d.factors for d in vc.design.designs)}
     facets = tuple(pilot)
-    has_trial = all(() in comps for _, comps, _ in sets)
+    has_trial = all(() in comps for _, comps in sets)
     if not has_trial:
         notes.append("the pilot has one trial per cell, so trial noise cannot be told from the item x facet"
                      " interaction: plans keep one trial per cell")
     cand = {}
     for f in facets:
         given = None if levels is None else levels.get(f)
-        base = sorted(set(DEFAULT_LEVELS) | {pilot[f]}) if given is None else sorted(set(int(x) for x in given))
+        base = sorted(set(DEFAULT_LEVELS) | {pilot[f]}) if given is None else sorted({int(x) for x in given})
         cand[f] = [pilot[f]] if f in fixed else base
-    t_cand = ([1] if not has_trial else sorted(set(DEFAULT_TRIALS) if trials is None else set(int(x) for x in trials)))
+    t_cand = ([1] if not has_trial else sorted(set(DEFAULT_TRIALS) if trials is None else {int(x) for x in trials}))
     rows = []
     for combo in (np.array(np.meshgrid(*[cand[f] for f in facets], t_cand, indexing="ij")).reshape(len(facets) + 1, -1).T
                   if facets else np.array(t_cand)[:, None]):
@@ -240,7 +239,7 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
         r = int(combo[-1])
         need = 1
         ok = True
-        for _, comps, _ in sets:
+        for _, comps in sets:
             a = b = 0.0
             other = float(np.prod(list(sizes.values()))) if sizes else 1.0
             for factors, v in comps.items():
@@ -260,7 +259,7 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
             continue
         need = max(need, 2)
         full = {ITEM: need, **sizes}
-        se = max(predicted_se(comps, full, trials=r, fixed=fixed) for _, comps, _ in sets)
+        se = max(predicted_se(comps, full, trials=r, fixed=fixed) for _, comps in sets)
         obs = need * int(np.prod(list(sizes.values()) or [1])) * r
         row = {ITEM: need, **sizes, "trials": r, "predicted_se": se, "observations": obs}
         if cost:

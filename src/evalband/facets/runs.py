@@ -18,7 +18,7 @@ from .._random import block_generator, name_key, run_entropy
 from .._validate import as_generator, check_confidence_level, check_positive_int
 from .design import facet_design
 
-__all__ = ["RunSpread", "run_spread", "expected_best", "normal_max_factor"]
+__all__ = ["RunSpread", "expected_best", "normal_max_factor", "run_spread"]
 
 _KEY_RUNS = 0x52554E
 
@@ -99,8 +99,8 @@ class RunSpread:
 
     def __repr__(self) -> str:
         f = self.frame
-        lines = [f"RunSpread: {f['model'].nunique()} model(s) x {f['task'].nunique()} task(s), n ="
-                 f" {', '.join(map(str, sorted(f['n'].unique())))}"]
+        lines = [(f"RunSpread: {f['model'].nunique()} model(s) x {f['task'].nunique()} task(s), n ="
+                  f" {', '.join(map(str, sorted(f['n'].unique())))}")]
         for r in f[f["n"] == f["n"].max()].head(6).itertuples():
             lines.append(f"  {r.model} / {r.task}: {r.runs} runs, mean {r.mean:.4g}, sd {r.sd:.2g}; best of {r.n}"
                          f" inflates by {r.inflation:.2g} ({self.confidence_level:.0%} CI {r.ci_low:.2g} to"

@@ -23,8 +23,14 @@ from scipy.stats import t as t_dist
 from .._validate import check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 
-__all__ = ["ClusterRobust", "cluster_robust", "cr2_factors", "bell_mccaffrey_df", "pair_contrasts",
-           "SMALL_SAMPLE_METHODS"]
+__all__ = [
+    "SMALL_SAMPLE_METHODS",
+    "ClusterRobust",
+    "bell_mccaffrey_df",
+    "cluster_robust",
+    "cr2_factors",
+    "pair_contrasts",
+]
 
 SMALL_SAMPLE_METHODS = ("cr2", "cr1")
 
