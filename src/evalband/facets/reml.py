@@ -170,8 +170,16 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
         scale = max(scale, float(np.sqrt(w_ss.sum() / w_df.sum() * inv_n.mean())))
     ys = (y - loc) / scale
     ss_s = w_ss / scale ** 2
-    eye = sparse.identity(q, format="csc")
     count = [0]
+    # block elimination: the term with the most levels has a diagonal block (each cell has one level of it)
+    big = int(np.argmax(sizes)) if n_t else -1
+    starts = np.r_[0, np.cumsum(sizes)]
+    z1 = z[:, starts[big]:starts[big + 1]].tocsc() if n_t else None
+    rest_cols = np.r_[0:starts[big], starts[big + 1]:q] if n_t else np.arange(0)
+    z2 = sparse.hstack([z[:, rest_cols], sparse.csc_matrix(np.ones((c, 1)))], format="csc")
+    rest_terms = np.repeat(np.delete(np.arange(n_t), big), np.delete(sizes, big)) if n_t else np.arange(0)
+    ident2 = np.r_[np.ones(rest_terms.size), 0.0]  # no identity for the intercept
+    q2 = z2.shape[1]
 
     def parts(theta):
         st = theta[:n_t]
@@ -180,34 +188,61 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
         dvec = s_top ** 2 + (s_src[:, None] ** 2 * inv_n).sum(axis=0)
         return st, dvec, s_src
 
-    def objective(theta):
-        count[0] += 1
-        st, dvec, s_src = parts(theta)
+    def solve(theta):
+        """log|A| and the solution b = A^-1 r of the mixed-model equations (intercept last), or None."""
+        st, dvec, _ = parts(theta)
         if (dvec <= 0).any():
-            return 1e300
+            return None
         w = 1.0 / dvec
-        val = float(np.log(dvec).sum())
-        if q:
-            zl = z @ sparse.diags(np.repeat(st, sizes))
-            ztw = (zl.T.multiply(w[None, :])).tocsr()
-            a11 = (ztw @ zl + eye).tocsc()
-            a12 = np.asarray(ztw.sum(axis=1)).ravel()
-            a = sparse.bmat([[a11, sparse.csc_matrix(a12[:, None])],
-                             [sparse.csc_matrix(a12[None, :]), sparse.csc_matrix([[w.sum()]])]], format="csc")
-            r = np.concatenate([ztw @ ys, [w @ ys]])
+        lam2 = np.r_[st[rest_terms], 1.0] if n_t else np.ones(1)
+        z2l = z2 @ sparse.diags(lam2)
+        z2w = z2l.T.multiply(w[None, :]).tocsr()
+        a22 = z2w @ z2l
+        r2 = z2w @ ys
+        a22 = a22.toarray() if q2 <= 3000 else a22
+        if n_t:
+            lam1 = st[big]
+            d1 = lam1 ** 2 * np.asarray(z1.T @ w).ravel() + 1.0
+            a12 = (z1.T.multiply((lam1 * w)[None, :]).tocsr() @ z2l)  # (L1, q2)
+            r1 = lam1 * np.asarray(z1.T @ (w * ys)).ravel()
+            scaled = sparse.diags(1.0 / d1) @ a12
+            s_mat = a22 - (a12.T @ scaled)
+            rhs = r2 - scaled.T @ r1
+            logdet = float(np.log(d1).sum())
+        else:
+            s_mat, rhs, logdet = a22, r2, 0.0
+        if sparse.issparse(s_mat):
+            s_mat = (s_mat + sparse.diags(ident2)).tocsc()
             try:
-                lu = splu(a, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0)
+                lu = splu(s_mat, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0)
             except RuntimeError:
-                return 1e300
+                return None
             diag = lu.U.diagonal()
             if (diag <= 0).any():
-                return 1e300
-            val += float(np.log(diag).sum())
-            b = lu.solve(r)
-            val += float(w @ (ys * ys) - r @ b)
+                return None
+            logdet += float(np.log(diag).sum())
+            b2 = lu.solve(np.asarray(rhs).ravel())
         else:
-            sw = w.sum()
-            val += float(np.log(sw) + w @ (ys * ys) - (w @ ys) ** 2 / sw)
+            s_mat = np.asarray(s_mat) + np.diag(ident2)
+            try:
+                chol = np.linalg.cholesky(s_mat)
+            except np.linalg.LinAlgError:
+                return None
+            logdet += 2.0 * float(np.log(np.diag(chol)).sum())
+            b2 = np.linalg.solve(chol.T, np.linalg.solve(chol, np.asarray(rhs).ravel()))
+        quad = float(np.asarray(rhs).ravel() @ b2)
+        if n_t:
+            quad += float(r1 @ (r1 / d1))
+        return logdet, quad, w, b2[-1]
+
+    def objective(theta):
+        count[0] += 1
+        _, dvec, s_src = parts(theta)
+        out = solve(theta)
+        if out is None:
+            return 1e300
+        logdet, quad, w, _ = out
+        val = float(np.log(dvec).sum()) + logdet + float(w @ (ys * ys)) - quad
         for k in range(n_s):
             if w_df[k] > 0:
                 v = s_src[k] ** 2
@@ -219,8 +254,17 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
     rest = max(1.0 - float((resid0 ** 2 * inv_n.mean(axis=1)).sum()), 0.1)
     theta0 = np.concatenate([np.full(n_t + top, np.sqrt(rest / (n_t + top))), np.maximum(resid0, 0.1)])
     bounds = [(0.0, None)] * (n_t + top) + [(1e-6, None)] * n_s
-    res = optimize.minimize(objective, theta0, method="L-BFGS-B", bounds=bounds,
-                            options={"maxfun": max_evaluations, "ftol": 1e-13, "gtol": 1e-9})
+    res = optimize.minimize(objective, theta0, method="L-BFGS-B", jac="3-point", bounds=bounds,
+                            options={"maxfun": max_evaluations, "ftol": 1e-14, "gtol": 1e-10})
+    improved = True
+    for _ in range(5):  # restart from the end point until it stops improving (finite-difference gradients)
+        again = optimize.minimize(objective, res.x, method="L-BFGS-B", jac="3-point", bounds=bounds,
+                                  options={"maxfun": max_evaluations, "ftol": 1e-14, "gtol": 1e-10})
+        improved = again.fun < res.fun - 1e-10 * max(1.0, abs(res.fun))
+        if again.fun <= res.fun:
+            res = again
+        if not improved:
+            break
     theta = res.x
     # polish from each boundary: a component stuck near 0 is set to 0 if that does not worsen the fit
     for k in range(n_t + top):
@@ -267,21 +311,6 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
     # intercept (GLS), on the original scale
     variance = variance_s * scale ** 2
     cov = cov * scale ** 4
-    mean = loc + scale * _gls_mean(theta, parts, z, sizes, ys, q)
-    return RemlFit(variance, cov, boundary, float(mean), float(best), bool(res.success), count[0])
-
-
-def _gls_mean(theta, parts, z, sizes, ys, q) -> float:
-    st, dvec, _ = parts(theta)
-    w = 1.0 / dvec
-    if not q:
-        return float(w @ ys / w.sum())
-    zl = z @ sparse.diags(np.repeat(st, sizes))
-    ztw = (zl.T.multiply(w[None, :])).tocsr()
-    a11 = (ztw @ zl + sparse.identity(q, format="csc")).tocsc()
-    lu = splu(a11)
-    # 1'V^-1 y / 1'V^-1 1 with V^-1 = W - W Z L A11^-1 L Z' W (Woodbury)
-    wy = w * ys
-    vy = wy - ztw.T @ lu.solve(ztw @ ys)
-    v1 = w - ztw.T @ lu.solve(np.asarray(ztw.sum(axis=1)).ravel())
-    return float(vy.sum() / v1.sum())
+    mean = loc + scale * solve(theta)[3]
+    # converged: the optimizer says so, or restarting from its end point no longer improves the fit
+    return RemlFit(variance, cov, boundary, float(mean), float(best), bool(res.success or not improved), count[0])
