@@ -167,3 +167,30 @@ def test_repr_is_short(binary_design):
     text = repr(vc)
     assert text.startswith("VarianceComponents") and len(text) < 2000 and text.count("\n") < 12
     assert "<table" in vc._repr_html_()
+
+
+@pytest.mark.slow
+def test_interval_coverage_of_the_components(normal_design):
+    """Normal items x prompts x trials with known components (item 1, prompt 0.49, item x prompt 0.25, trial
+    0.36), judged with a binomial test: generalized pivotal intervals over 300 balanced datasets, approximate REML
+    intervals over 120 datasets with 15% of the cells dropped. Measured (seeds 1000+): balanced item 0.953,
+    prompt 0.937, item x prompt 0.943, trial 0.930; unbalanced REML item 0.967, prompt 0.975, item x prompt
+    0.933, trial 0.967 (the Satterthwaite approximation is conservative for the small-sample components)."""
+    from scipy.stats import binomtest
+
+    truth = {"item": 1.0, "prompt": 0.49, "item x prompt": 0.25, "trial": 0.36}
+    for drop, method, n_sim in ((0.0, "anova", 300), (0.15, "reml", 120)):
+        frames = [normal_design(1000 + s, n_items=12, n_prompts=6, n_trials=3, drop=drop).assign(task=f"d{s}")
+                  for s in range(n_sim)]
+        table = read(pd.concat(frames, ignore_index=True).assign(model="m"), unbounded=True, facets=["prompt"])
+        vc = variance_components(table, rng=0, n_resamples=1000, differences=False)
+        assert set(vc.method.values()) == {method}
+        f = vc.to_frame()
+        for comp, v in truth.items():
+            sel = f[f["component"] == comp]
+            hits = int(((sel["ci_low"] <= v) & (v <= sel["ci_high"])).sum())
+            print(method, comp, round(hits / n_sim, 3))
+            if method == "anova":
+                assert binomtest(hits, n_sim, 0.95).pvalue > 1e-3, (comp, hits)
+            else:
+                assert hits / n_sim >= 0.9, (comp, hits)

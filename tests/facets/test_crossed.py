@@ -129,3 +129,20 @@ def test_coverage_of_a_crossed_population(binary_design):
     assert analytic / n_sim >= 0.90 and binomtest(analytic, n_sim, 0.95).pvalue > 1e-3
     assert item_only / n_sim < 0.7
     assert binomtest(item_only, n_sim, 0.95, alternative="less").pvalue < 1e-10
+
+
+def test_replicates_feed_the_comparison_and_ranking_cores(binary_design):
+    # the lead's wiring: one replicate set -> pairwise_differences and rank_models, unchanged
+    from evalband.comparison import pairwise_differences
+    from evalband.ranking import rank_models
+
+    df = binary_design(np.random.default_rng(5), 60, 5, models=("a", "b", "c"))
+    reps = crossed_bootstrap(read(df), n_resamples=2000, rng=3)
+    agg, obs = reps.replicates.mean(axis=2), reps.observed.mean(axis=1)
+    pairs = pairwise_differences(obs, agg, reps.models, correction="holm")
+    assert pairs.to_frame().shape[0] == 3
+    # the prompt effect is shared, so differences are sharper than each model's interval
+    ci_model = interval(agg, obs)
+    assert np.all(pairs.ci.high - pairs.ci.low < (ci_model.high - ci_model.low).min())
+    ranking = rank_models(obs, agg, reps.models)
+    assert ranking is not None

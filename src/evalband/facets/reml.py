@@ -188,12 +188,48 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
         dvec = s_top ** 2 + (s_src[:, None] ** 2 * inv_n).sum(axis=0)
         return st, dvec, s_src
 
+    dense = q2 <= 400 and c * q2 <= 20_000_000
+    if dense:  # few columns besides the largest term: plain arrays beat sparse overhead
+        l1 = None  # level of the largest term in each cell
+        if n_t:
+            l1 = np.empty(c, dtype=np.int64)
+            coo = z1.tocoo()
+            l1[coo.row] = coo.col
+        n_l1 = z1.shape[1] if n_t else 0
+        z2d = np.asarray(z2.todense())
+
+    def solve_dense(st, w):
+        lam2 = np.r_[st[rest_terms], 1.0] if n_t else np.ones(1)
+        z2l = z2d * lam2
+        z2w = z2l.T * w
+        s_mat = z2w @ z2l + np.diag(ident2)
+        rhs = z2w @ ys
+        logdet, quad1 = 0.0, 0.0
+        if n_t:
+            lam1 = st[big]
+            d1 = lam1 ** 2 * np.bincount(l1, weights=w, minlength=n_l1) + 1.0
+            a12 = np.zeros((n_l1, q2))
+            np.add.at(a12, l1, (lam1 * w)[:, None] * z2l)
+            r1 = lam1 * np.bincount(l1, weights=w * ys, minlength=n_l1)
+            s_mat = s_mat - (a12.T / d1) @ a12
+            rhs = rhs - a12.T @ (r1 / d1)
+            logdet = float(np.log(d1).sum())
+            quad1 = float(r1 @ (r1 / d1))
+        try:
+            chol = np.linalg.cholesky(s_mat)
+        except np.linalg.LinAlgError:
+            return None
+        b2 = np.linalg.solve(chol.T, np.linalg.solve(chol, rhs))
+        return logdet + 2.0 * float(np.log(np.diag(chol)).sum()), quad1 + float(rhs @ b2), w, b2[-1]
+
     def solve(theta):
         """log|A| and the solution b = A^-1 r of the mixed-model equations (intercept last), or None."""
         st, dvec, _ = parts(theta)
         if (dvec <= 0).any():
             return None
         w = 1.0 / dvec
+        if dense:
+            return solve_dense(st, w)
         lam2 = np.r_[st[rest_terms], 1.0] if n_t else np.ones(1)
         z2l = z2 @ sparse.diags(lam2)
         z2w = z2l.T.multiply(w[None, :]).tocsr()
