@@ -97,3 +97,13 @@ def test_predicted_se_matches_the_simulated_se_of_the_planned_design():
     print(f"plan {int(three['item'])} x {int(three['prompt'])} x 3: predicted {three['predicted_se']:.4f},"
           f" simulated {simulated:.4f}")
     assert three["predicted_se"] == pytest.approx(simulated, rel=0.10)
+
+
+def test_a_tight_target_extends_the_facet_levels():
+    # the prompt term alone sets a floor s2_prompt / n_prompts: SE 0.004 needs more than 50 prompts
+    y = _population(np.random.default_rng(4), 80, 6, 2, sd_prompt=0.6)[0]
+    vc = variance_components(read(_frame(y)), rng=0, n_resamples=200)
+    plan = plan_design(vc, target_se=0.004, cost={"item": 1, "prompt": 5, "trial": 0.2})
+    f = plan.to_frame()
+    assert len(f) > 0 and f["prompt"].min() > 50 and (f["predicted_se"] <= 0.004 + 1e-12).all()
+    assert any("larger numbers" in n for n in plan.notes)

@@ -21,6 +21,8 @@ __all__ = ["DEFAULT_LEVELS", "DEFAULT_TRIALS", "DStudy", "plan_design", "predict
 #: facet levels and trials per cell tried when none are given (the pilot's own numbers are added)
 DEFAULT_LEVELS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 30, 50)
 DEFAULT_TRIALS = (1, 2, 3, 4, 5, 8, 10, 16, 20)
+#: facet levels tried when none of :data:`DEFAULT_LEVELS` reaches the target
+LARGE_LEVELS = (80, 100, 150, 200, 300, 500, 1000, 2000, 5000)
 
 
 def predicted_se(components, sizes, *, trials: int = 1, fixed=()) -> float:
@@ -232,40 +234,53 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
         base = sorted(set(DEFAULT_LEVELS) | {pilot[f]}) if given is None else sorted({int(x) for x in given})
         cand[f] = [pilot[f]] if f in fixed else base
     t_cand = ([1] if not has_trial else sorted(set(DEFAULT_TRIALS) if trials is None else {int(x) for x in trials}))
-    rows = []
-    for combo in (np.array(np.meshgrid(*[cand[f] for f in facets], t_cand, indexing="ij")).reshape(len(facets) + 1, -1).T
-                  if facets else np.array(t_cand)[:, None]):
-        sizes = dict(zip(facets, (int(x) for x in combo[:-1])))
-        r = int(combo[-1])
-        need = 1
-        ok = True
-        for _, comps in sets:
-            a = b = 0.0
+
+    def designs(cand):
+        rows = []
+        grid = (np.array(np.meshgrid(*[cand[f] for f in facets], t_cand, indexing="ij")).reshape(len(facets) + 1, -1).T
+                if facets else np.array(t_cand)[:, None])
+        for combo in grid:
+            sizes = dict(zip(facets, (int(x) for x in combo[:-1])))
+            r = int(combo[-1])
+            need, ok = 1, True
             other = float(np.prod(list(sizes.values()))) if sizes else 1.0
-            for factors, v in comps.items():
-                if factors and set(factors) <= set(fixed):
-                    continue
-                if factors == ():
-                    b += v / (other * r)
-                elif ITEM in factors:
-                    b += v / float(np.prod([sizes[f] for f in factors if f != ITEM]))
-                else:
-                    a += v / float(np.prod([sizes[f] for f in factors]))
-            if a >= target ** 2:
-                ok = False
-                break
-            need = max(need, int(np.ceil(b / (target ** 2 - a) - 1e-12)))
-        if not ok or need > max_items:
-            continue
-        need = max(need, 2)
-        full = {ITEM: need, **sizes}
-        se = max(predicted_se(comps, full, trials=r, fixed=fixed) for _, comps in sets)
-        obs = need * int(np.prod(list(sizes.values()) or [1])) * r
-        row = {ITEM: need, **sizes, "trials": r, "predicted_se": se, "observations": obs}
-        if cost:
-            row["cost"] = (cost.get(ITEM, 0.0) * need + sum(cost.get(f, 0.0) * sizes[f] for f in facets)
-                           + cost.get("trial", 0.0) * obs)
-        rows.append(row)
+            for _, comps in sets:
+                a = b = 0.0
+                for factors, v in comps.items():
+                    if factors and set(factors) <= set(fixed):
+                        continue
+                    if factors == ():
+                        b += v / (other * r)
+                    elif ITEM in factors:
+                        b += v / float(np.prod([sizes[f] for f in factors if f != ITEM]))
+                    else:
+                        a += v / float(np.prod([sizes[f] for f in factors]))
+                if a >= target ** 2:
+                    ok = False
+                    break
+                need = max(need, int(np.ceil(b / (target ** 2 - a) - 1e-12)))
+            if not ok or need > max_items:
+                continue
+            need = max(need, 2)
+            full = {ITEM: need, **sizes}
+            se = max(predicted_se(comps, full, trials=r, fixed=fixed) for _, comps in sets)
+            obs = need * int(np.prod(list(sizes.values()) or [1])) * r
+            row = {ITEM: need, **sizes, "trials": r, "predicted_se": se, "observations": obs}
+            if cost:
+                row["cost"] = (cost.get(ITEM, 0.0) * need + sum(cost.get(f, 0.0) * sizes[f] for f in facets)
+                               + cost.get("trial", 0.0) * obs)
+            rows.append(row)
+        return rows
+
+    rows = designs(cand)
+    free = [f for f in facets if f not in fixed and (levels is None or f not in levels)]
+    if not rows and free:  # the facet terms set a floor above the target: try many more levels
+        for f in free:
+            cand[f] = sorted(set(cand[f]) | set(LARGE_LEVELS))
+        rows = designs(cand)
+        if rows:
+            notes.append(f"the target needs more than {max(DEFAULT_LEVELS)} levels of {', '.join(free)}: larger"
+                         " numbers were tried")
     frame = pd.DataFrame(rows, columns=[ITEM, *facets, "trials", "predicted_se", "observations"]
                          + (["cost"] if cost else []))
     if len(frame):
