@@ -194,3 +194,24 @@ def test_interval_coverage_of_the_components(normal_design):
                 assert binomtest(hits, n_sim, 0.95).pvalue > 1e-3, (comp, hits)
             else:
                 assert hits / n_sim >= 0.9, (comp, hits)
+
+
+def test_clusters_as_a_factor_give_the_anova_icc():
+    # balanced clusters: s2_cluster / (s2_cluster + s2_item within cluster) is the ANOVA intra-cluster correlation
+    # that evalband.estimation.cluster_interval reports (an independent implementation)
+    from evalband.estimation import cluster_interval
+
+    rng = np.random.default_rng(8)
+    g = np.repeat(np.arange(12), 15)
+    y = (rng.random(g.size) < 1 / (1 + np.exp(-rng.normal(0, 1, 12)[g]))).astype(float)
+    df = pd.DataFrame({"model": "m", "task": "t", "item": np.arange(g.size), "cluster": g, "score": y})
+    vc = variance_components(read(df), cluster=True, rng=0, n_resamples=300)
+    comps = vc.components("m")
+    assert list(comps) == ["cluster", "item within cluster"]
+    icc = comps["cluster"] / (comps["cluster"] + comps["item within cluster"])
+    assert icc == pytest.approx(float(cluster_interval(y[None], g).extras["icc"][0]), rel=1e-10)
+    # the standard error of the mean is then the cluster-level one: var of cluster means / G
+    cm = y.reshape(12, 15).mean(1)
+    assert vc.se_random[0, 0] == pytest.approx(cm.std(ddof=1) / np.sqrt(12))
+    with pytest.raises(ValueError, match="`cluster=True`"):
+        variance_components(read(df.drop(columns="cluster")), cluster=True)

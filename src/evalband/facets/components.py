@@ -87,8 +87,10 @@ def _entity_cells(d: TaskDesign, models: tuple):
 
 
 def _names(d: TaskDesign, has_trials: bool):
-    names = [term_name(d.factors, t) for t in d.terms]
-    if not has_trials and len(d.terms) > 1:
+    names = [term_name(d.factors, t, d.parents) for t in d.terms]
+    top = d.terms[-1]
+    crossed = [k for k in top if not d.parents[k] & set(top)]
+    if not has_trials and len(crossed) > 1:  # an interaction holding the residual ('item x prompt, residual')
         names[-1] = f"{names[-1]}, residual"
     factors = [tuple(d.factors[a] for a in t) for t in d.terms]
     levels = [int(np.unique(d.term_levels(t)).size) for t in d.terms]
@@ -333,8 +335,8 @@ def _summaries(fit: _Fit, fixed, level: float):
     return contrib, share, dshare, v, df, g_rel, g_abs
 
 
-def variance_components(data, *, facets=None, fixed=(), nested=(), models=None, tasks=None, method: str = "auto",
-                        differences: bool = True, confidence_level=0.95, n_resamples: int = 10_000,
+def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool = False, models=None, tasks=None,
+                        method: str = "auto", differences: bool = True, confidence_level=0.95, n_resamples: int = 10_000,
                         rng=None) -> VarianceComponents:
     """Variance components of items, facets and trials, per model, pair and task, and the standard errors they imply.
 
@@ -349,6 +351,9 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), models=None, 
         standard errors are given both ways regardless.
     nested : str or sequence of str
         Facets whose levels are numbered within each item (see :func:`facet_design`).
+    cluster : bool
+        Take the table's cluster column as a factor too (items nested in clusters: 'cluster' and 'item within
+        cluster' components).
     models, tasks : sequence of str, optional
     method : {'auto', 'anova', 'reml'}
         'anova': expected mean squares (balanced designs only); 'reml': restricted maximum likelihood; 'auto':
@@ -421,7 +426,7 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), models=None, 
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=100)
     if not isinstance(differences, bool):
         raise TypeError(f"`differences` must be True or False; got {differences!r}.")
-    design = facet_design(data, facets=facets, nested=nested, models=models, tasks=tasks)
+    design = facet_design(data, facets=facets, nested=nested, cluster=cluster, models=models, tasks=tasks)
     fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed)
     bad = [f for f in fixed if f not in design.facets]
     if bad:

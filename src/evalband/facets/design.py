@@ -24,9 +24,14 @@ __all__ = ["ITEM", "FacetDesign", "TaskDesign", "facet_design", "term_name"]
 ITEM = "item"
 
 
-def term_name(factors, term) -> str:
-    """'item', 'prompt', 'item x prompt'; a factor nested in others reads 'judge within item'."""
-    return " x ".join(factors[k] for k in term)
+def term_name(factors, term, parents=None) -> str:
+    """'item', 'prompt', 'item x prompt'; a factor nested in others of the term reads 'judge within item'."""
+    if parents is None:
+        return " x ".join(factors[k] for k in term)
+    inner = [k for k in term if parents[k] & set(term)]
+    outer = [k for k in term if k not in inner]
+    text = " x ".join(factors[k] for k in outer)
+    return f"{' x '.join(factors[k] for k in inner)} within {text}" if inner else text
 
 
 @dataclass(frozen=True)
@@ -93,7 +98,7 @@ class TaskDesign:
         return self.factors[1:]
 
     def term_names(self) -> tuple:
-        return tuple(term_name(self.factors, t) for t in self.terms)
+        return tuple(term_name(self.factors, t, self.parents) for t in self.terms)
 
     @cached_property
     def full_cells(self) -> int:
@@ -267,7 +272,7 @@ class FacetDesign:
         return self.to_frame().head(20).to_html()
 
 
-def facet_design(data, *, facets=None, nested=(), models=None, tasks=None) -> FacetDesign:
+def facet_design(data, *, facets=None, nested=(), cluster: bool = False, models=None, tasks=None) -> FacetDesign:
     """The crossed / nested design of a table's items and facets, per task.
 
     Parameters
@@ -281,6 +286,9 @@ def facet_design(data, *, facets=None, nested=(), models=None, tasks=None) -> Fa
         Facets whose labels are reused across items for different levels (runs numbered 0, 1, ... per item, crowd
         workers per question): their levels are read within each item (``'item/level'``). Facets nested in items
         by their labels are detected without this.
+    cluster : bool
+        Also take the table's cluster column (passage, source) as a factor: items are then nested in clusters,
+        and the cluster term says how much of the variance the clusters carry.
     models, tasks : sequence of str, optional
 
     Returns
@@ -328,6 +336,10 @@ def facet_design(data, *, facets=None, nested=(), models=None, tasks=None) -> Fa
     tasks = tuple(check_names(tasks, table.tasks, "tasks"))
     notes = []
     designs = []
+    if not isinstance(cluster, bool):
+        raise TypeError(f"`cluster` must be True or False; got {cluster!r}.")
+    if cluster and not table.has_clusters:
+        raise ValueError("`cluster=True`, but the table has no cluster column.")
     coded = {c: _coded(table.data[c]) for c in ("model", "task", ITEM, *facets)
              + (("cluster",) if table.has_clusters else ())}
     m_lookup = np.full(len(coded["model"][1]), -1, dtype=np.int64)
@@ -344,7 +356,8 @@ def facet_design(data, *, facets=None, nested=(), models=None, tasks=None) -> Fa
         rows = rows[m_code[rows] >= 0]
         if rows.size == 0:
             raise InputError(f"task '{task}' has no rows for the selected models", source=table.source)
-        d = _task_design(task, models, facets, nested, rows, m_code[rows], score[rows], coded, table.source)
+        d = _task_design(task, models, facets, nested, rows, m_code[rows], score[rows], coded, table.source,
+                         cluster)
         designs.append(d)
         notes.extend(d.notes)
     return FacetDesign(models, tasks, tuple(facets), tuple(designs), tuple(dict.fromkeys(notes)))
@@ -366,7 +379,7 @@ def _coded(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return rank[col.cat.codes.to_numpy()], cats[order]
 
 
-def _task_design(task, models, facets, nested, rows, m_code, score, coded, source) -> TaskDesign:
+def _task_design(task, models, facets, nested, rows, m_code, score, coded, source, cluster=False) -> TaskDesign:
     notes = []
     item_g = coded[ITEM][0][rows]
     # items shared by every model
@@ -400,6 +413,11 @@ def _task_design(task, models, facets, nested, rows, m_code, score, coded, sourc
         factors.append(f)
         codes.append(inv.reshape(-1))
         levels.append(lab)
+    if cluster:
+        u, inv = np.unique(coded["cluster"][0][rows], return_inverse=True)
+        factors.append("cluster")
+        codes.append(inv.reshape(-1))
+        levels.append(coded["cluster"][1][u])
     codes_rows = np.column_stack(codes)
 
     # drop facets with one level or that only relabel another factor

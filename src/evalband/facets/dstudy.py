@@ -214,7 +214,7 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
         if not sets:
             raise ValueError(f"no components for model {model!r} in task {task!r}.")
         basis = "every model (the largest SE)" if model is None else f"model {model}"
-    facets = tuple(vc.facets)
+    facets = tuple(vc.facets) + (("cluster",) if any("cluster" in d.factors for d in vc.design.designs) else ())
     fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed)
     cost = {} if cost is None else dict(cost)
     valid = (ITEM, *facets, "trial")
@@ -289,6 +289,8 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
     else:
         notes.append("no candidate design reaches the target: facet terms without items set a floor; allow more"
                      " facet levels (levels=)")
+    if "cluster" in facets:
+        notes.append("items are nested in clusters: 'item' counts items per cluster")
     if fixed:
         notes.append(f"fixed facets ({', '.join(fixed)}) keep the pilot's levels and add no uncertainty")
     return DStudy(float(target), effect, power, (ITEM, *facets, "trials"), frame, basis, tuple(notes))
