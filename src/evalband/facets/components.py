@@ -17,7 +17,7 @@ from scipy.stats import t as t_dist
 from .._random import block_generator, name_key, run_entropy
 from .._validate import as_generator, check_choice, check_confidence_level, check_positive_int
 from .anova import anova_components
-from .design import ITEM, FacetDesign, TaskDesign, facet_design, term_name
+from .design import ITEM, FacetDesign, TaskDesign, facet_design, term_name, unique_rows
 from .reml import reml_components
 
 __all__ = ["METHODS", "VarianceComponents", "variance_components"]
@@ -54,7 +54,7 @@ def _multipliers(d: TaskDesign, cells: np.ndarray, weights: np.ndarray, inv_n: n
     for t in terms:
         lev = d.term_levels(t)[cells]
         mean_m.append(float((np.bincount(lev, weights=weights) ** 2).sum()))
-        key = np.unique(np.column_stack([item, lev]), axis=0, return_inverse=True)[1].reshape(-1)
+        key = unique_rows(np.column_stack([item, lev]))[1]
         item_m.append(float((np.bincount(key, weights=v) ** 2).sum() / present))
     for s in range(inv_n.shape[0]):
         mean_m.append(float((weights ** 2 * inv_n[s]).sum()))

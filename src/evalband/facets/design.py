@@ -111,7 +111,7 @@ class TaskDesign:
                 total *= len(self.levels[a])
             else:
                 key = _combine(self.codes[:, par])
-                pairs = np.unique(np.column_stack([key, self.codes[:, a]]), axis=0)
+                pairs = unique_rows(np.column_stack([key, self.codes[:, a]]))[0]
                 total *= int(np.bincount(pairs[:, 0]).max())
         return int(total)
 
@@ -135,7 +135,7 @@ class TaskDesign:
                 pos[:, a] = self.codes[:, a]
                 continue
             key = _combine(self.codes[:, par])
-            pairs, inverse = np.unique(np.column_stack([key, self.codes[:, a]]), axis=0, return_inverse=True)
+            pairs, inverse = unique_rows(np.column_stack([key, self.codes[:, a]]))
             starts = np.searchsorted(pairs[:, 0], pairs[:, 0], side="left")  # first pair of the same key
             rank = np.arange(len(pairs)) - starts  # rank of the level within its parent combination
             per = np.bincount(pairs[:, 0])
@@ -213,6 +213,30 @@ class PairCells:
     n_b: np.ndarray
 
 
+def unique_rows(codes) -> tuple[np.ndarray, np.ndarray]:
+    """Unique rows of a non-negative integer matrix (lexicographic order) and each row's index among them.
+
+    Same as ``np.unique(codes, axis=0, return_inverse=True)``, by a mixed-radix key on one int64 column.
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    if codes.ndim == 1:
+        codes = codes[:, None]
+    radix = codes.max(axis=0, initial=0) + 1 if codes.size else np.ones(codes.shape[1], dtype=np.int64)
+    if codes.shape[0] == 0 or float(np.prod(radix.astype(np.float64))) >= 2.0 ** 62:
+        u, inv = np.unique(codes, axis=0, return_inverse=True)
+        return u, inv.reshape(-1)
+    key = np.zeros(codes.shape[0], dtype=np.int64)
+    for k in range(codes.shape[1]):
+        key = key * radix[k] + codes[:, k]
+    uk, inv = np.unique(key, return_inverse=True)
+    out = np.empty((uk.size, codes.shape[1]), dtype=np.int64)
+    rest = uk.copy()
+    for k in range(codes.shape[1] - 1, -1, -1):
+        out[:, k] = rest % radix[k]
+        rest //= radix[k]
+    return out, inv.reshape(-1)
+
+
 def _combine(codes: np.ndarray) -> np.ndarray:
     """One code 0 .. L-1 per row of an integer matrix (lexicographic order of the rows)."""
     codes = np.asarray(codes)
@@ -220,7 +244,7 @@ def _combine(codes: np.ndarray) -> np.ndarray:
         codes = codes[:, None]
     if codes.shape[1] == 0:
         return np.zeros(codes.shape[0], dtype=np.int64)
-    return np.unique(codes, axis=0, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    return unique_rows(codes)[1]
 
 
 @dataclass(frozen=True)
@@ -404,7 +428,7 @@ def _task_design(task, models, facets, nested, rows, m_code, score, coded, sourc
     for f in facets:
         g = coded[f][0][rows]
         if f in nested:
-            pairs, inv = np.unique(np.column_stack([item_g, g]), axis=0, return_inverse=True)
+            pairs, inv = unique_rows(np.column_stack([item_g, g]))
             lab = np.char.add(np.char.add(coded[ITEM][1][pairs[:, 0]].astype(str), "/"),
                               coded[f][1][pairs[:, 1]].astype(str))
         else:
@@ -446,7 +470,7 @@ def _task_design(task, models, facets, nested, rows, m_code, score, coded, sourc
     if len(levels[0]) < 2:
         notes.append(f"task '{task}': a single shared item; item variance cannot be estimated")
 
-    cell, cell_of_row = np.unique(codes_rows, axis=0, return_inverse=True)
+    cell, cell_of_row = unique_rows(codes_rows)
     cell_of_row = cell_of_row.reshape(-1)
     n_c, n_m = cell.shape[0], len(models)
     flat = m_code * n_c + cell_of_row
@@ -478,5 +502,5 @@ def _task_design(task, models, facets, nested, rows, m_code, score, coded, sourc
 
 def _nested(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether each level of ``a`` occurs with exactly one level of ``b``."""
-    pairs = np.unique(np.column_stack([a, b]), axis=0)
+    pairs = unique_rows(np.column_stack([a, b]))[0]
     return bool(np.unique(pairs[:, 0]).size == pairs.shape[0])

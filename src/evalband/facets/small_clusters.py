@@ -75,14 +75,14 @@ def bell_mccaffrey_df(shares, strata=None, weights=None, sizes=None) -> float:
     nt = np.ones(n_t) if sizes is None else np.asarray(sizes, dtype=np.float64)
     a = cr2_factors(w)
     trace, frob = 0.0, 0.0
-    for t in range(n_t):  # strata are few; each block is (G_t, G_t)
+    for t in range(n_t):  # block B_t = c diag(a) (diag(w) - w w') diag(a), c = w_t^2 / n_t; traces in O(G_t)
         sel = strata == t
         if not sel.any():
             continue
-        ws, at = w[sel], a[sel]
-        block = tw[t] ** 2 / nt[t] * (at[:, None] * (np.diag(ws) - np.outer(ws, ws)) * at[None, :])
-        trace += float(np.trace(block))
-        frob += float((block ** 2).sum())
+        ws, a2 = w[sel], a[sel] ** 2
+        c = tw[t] ** 2 / nt[t]
+        trace += c * float((a2 * ws).sum() - (a2 * ws * ws).sum())
+        frob += c * c * float((a2 * a2 * (ws * ws - 2 * ws ** 3)).sum() + (a2 * ws * ws).sum() ** 2)
     return trace * trace / frob if frob > 0 else np.nan
 
 
