@@ -105,7 +105,7 @@ def _population_mean(sd_item, sd_prompt, base=0.3):
 def test_coverage_of_a_crossed_population(binary_design):
     """Items x 5 prompts, prompt sd = item sd = 1 (logit): intervals that treat the 5 prompts as all there are
     miss the population mean; the crossed intervals hold their level. Figures (200 datasets, seed 2026):
-    item-only 0.490, pigeonhole 0.885, crossed wild 0.970, analytic (components, Satterthwaite t) 0.965."""
+    item-only 0.495, pigeonhole 0.885, crossed wild 0.970, analytic (components, Satterthwaite t) 0.965."""
     n_sim, n_items, n_prompts = 200, 100, 5
     rng = np.random.default_rng(2026)
     df = pd.concat([binary_design(rng, n_items, n_prompts, task=f"d{s}", prompt_prefix=f"d{s}-")

@@ -134,7 +134,7 @@ def test_coverage_of_paired_differences_with_few_clusters():
             td = table.task_data(task, models=["A", "B"])
             r = cluster_robust(td.scores[0] - td.scores[1], td.clusters)
             cr2 += bool(r.ci.contains(truth)[0])
-        wild = crossed_bootstrap(table, models=["A", "B"], n_resamples=2000, rng=1)
+        wild = crossed_bootstrap(table, models=["A", "B"], scale="task", n_resamples=2000, rng=1)
         dw = wild.replicates[:, 0] - wild.replicates[:, 1]
         wl = int(interval(dw, wild.observed[0] - wild.observed[1]).contains(truth).sum())
         figures[n_clusters] = (pct / n_sim, cr2 / n_sim, wl / n_sim)
@@ -145,3 +145,30 @@ def test_coverage_of_paired_differences_with_few_clusters():
         if n_clusters <= 10:  # the percentile cluster bootstrap does not hold its level with few clusters
             assert binomtest(pct, n_sim, 0.95, alternative="less").pvalue < 0.01, figures[n_clusters]
     print({g: tuple(round(x, 3) for x in v) for g, v in figures.items()})
+
+
+def test_pooled_wild_replicates_give_the_cr2_interval_of_the_aggregate():
+    # three tasks of 3 to 6 unequal clusters: the mean over tasks of the pooled wild replicates has the CR2 t
+    # interval on the aggregate's Bell-McCaffrey degrees of freedom (cluster_robust with strata = tasks)
+    rng = np.random.default_rng(9)
+    frames, scores, cl, st = [], [], [], []
+    for t, sizes in enumerate(([5, 9, 14], [4, 4, 8, 10, 6], [3, 12, 7, 7, 5, 9])):
+        g = np.repeat(np.arange(len(sizes)), sizes)
+        y = (rng.random((2, g.size)) < 0.5 + 0.15 * rng.normal(size=len(sizes))[g]).astype(float)
+        for k, m in enumerate(("A", "B")):
+            frames.append(pd.DataFrame({"model": m, "task": f"t{t}", "item": np.arange(g.size), "cluster": g,
+                                        "score": y[k]}))
+        scores.append(y)
+        cl.append(g + 100 * t)
+        st.append(np.full(g.size, t))
+    table = read(pd.concat(frames, ignore_index=True))
+    reps = crossed_bootstrap(table, n_resamples=400_000, rng=2)
+    agg = reps.replicates.mean(axis=2)
+    d = agg[:, 0] - agg[:, 1]
+    obs = reps.observed.mean(axis=1)
+    lmat, _, _ = pair_contrasts(2)
+    r = cluster_robust(np.concatenate(scores, axis=1), np.concatenate(cl), strata=np.concatenate(st),
+                       contrasts=lmat)
+    lo, hi = np.quantile(d, [0.025, 0.975])
+    assert obs[0] - obs[1] == pytest.approx(r.estimate[0])
+    assert hi - lo == pytest.approx(float(r.ci.high[0] - r.ci.low[0]), rel=0.01)

@@ -124,7 +124,8 @@ def _pieces(d: TaskDesign, fixed, use_clusters: bool):
 
 
 def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "wild", small_sample: bool = True,
-                      cluster=None, n_resamples: int = 10_000, rng=None, models=None, tasks=None) -> Replicates:
+                      scale: str = "pooled", cluster=None, n_resamples: int = 10_000, rng=None, models=None,
+                      tasks=None) -> Replicates:
     """Replicates of each model's per-task mean that resample items (or clusters) and facet levels independently.
 
     Parameters
@@ -145,6 +146,14 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
     small_sample : bool
         'wild' only: CR2 rescaling and a t scale mixture on each family's Bell-McCaffrey degrees of freedom
         (:func:`multiplier_replicates`), so percentile intervals keep their level with few clusters or levels.
+    scale : {'pooled', 'task'}
+        'wild' with ``small_sample``: the t scale mixture of the units (items or clusters). 'pooled' (default): one
+        scale per replicate for the units of every task, on the Bell-McCaffrey degrees of freedom of the
+        equally weighted mean over tasks, so intervals of aggregates over tasks (and their pairwise differences)
+        are CR2 t intervals; per-task intervals then rest on that pooled reference too (use
+        :func:`cluster_robust` per task). 'task': one scale per task on its own degrees of freedom, for per-task
+        inference (each task an independent dataset); aggregates over tasks are then conservative (a sum of
+        independent t pieces with few degrees of freedom has heavy tails).
     cluster : bool or None
         None: units are clusters when the table has them; False: items.
     n_resamples : int
@@ -194,6 +203,7 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
     gen = as_generator(rng)
     method = check_choice(method, CROSSED_METHODS, "method")
+    scale = check_choice(scale, ("pooled", "task"), "scale")
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     if cluster not in (None, True, False):
         raise TypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
@@ -222,6 +232,14 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
             where[(t, j)] = (fam, cols)
     level_df = {fam: bell_mccaffrey_df(v / v.sum()) for fam, v in pooled.items()}
     observed = np.stack([p[0] for p in pieces], axis=1)
+    # degrees of freedom of the unit families: each task's own, or pooled for the mean over tasks
+    unit_df = [bell_mccaffrey_df(p[4]) for p in pieces]
+    if scale == "pooled":
+        shares_all = np.concatenate([p[4] for p in pieces])
+        strata = np.repeat(np.arange(n_t), [p[4].size for p in pieces])
+        sizes = np.array([design.designs[t].n_items for t in range(n_t)], dtype=np.float64)
+        pooled_df = bell_mccaffrey_df(shares_all, strata, np.full(n_t, 1.0 / n_t), sizes)
+        unit_df = [pooled_df] * n_t
     out = np.empty((n_resamples, n_m, n_t))
     n_blocks = -(-n_resamples // BLOCK)
     for b in range(n_blocks):
@@ -235,14 +253,20 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
                 nu = level_df[fam]
                 s[fam] = (np.sqrt(nu / block_generator(entropy, (_KEY_LEVEL_SCALE, key, b)).chisquare(nu, c))
                           if small_sample and np.isfinite(nu) and nu > 0 else np.ones(c))
+            pooled_scale = None
+            if small_sample and scale == "pooled" and np.isfinite(unit_df[0]) and unit_df[0] > 0:
+                pooled_scale = np.sqrt(unit_df[0] / block_generator(entropy, (_KEY_UNIT_SCALE, 0, b))
+                                       .chisquare(unit_df[0], c))
             for t, (theta, _, _, infl_u, shares_u, fams) in enumerate(pieces):
                 task = design.tasks[t]
                 z = block_generator(entropy, (_KEY_UNIT, name_key(task), b)).standard_normal((c, infl_u.shape[1]))
                 dev = np.zeros((c, n_m))
                 if small_sample:
                     z = z * cr2_factors(shares_u)
-                    nu = bell_mccaffrey_df(shares_u)
-                    if np.isfinite(nu) and nu > 0:
+                    nu = unit_df[t]
+                    if pooled_scale is not None:
+                        z = z * pooled_scale[:, None]
+                    elif np.isfinite(nu) and nu > 0:
                         z = z * np.sqrt(nu / block_generator(entropy, (_KEY_UNIT_SCALE, name_key(task), b))
                                         .chisquare(nu, c))[:, None]
                 dev += z @ infl_u.T
@@ -270,7 +294,10 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
     if method == "wild" and small_sample:
         notes.append("small-sample correction: CR2 rescaling and a t scale mixture on Bell-McCaffrey degrees of"
                      " freedom per family of units, so percentile intervals keep their level with few clusters or"
-                     " facet levels")
+                     " facet levels" + (f" (units: one scale for all tasks, {unit_df[0]:.3g} degrees of freedom of"
+                                        " the mean over tasks; per-task intervals with few clusters need"
+                                        " scale='task' or cluster_robust)" if scale == "pooled" and n_t > 1
+                                        else ""))
     if method == "pigeonhole":
         notes.append("pigeonhole bootstrap: conservative for the interaction variance (McCullagh 2000), and without"
                      " small-sample correction it under-covers with few facet levels")
