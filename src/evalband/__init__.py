@@ -62,9 +62,9 @@ __all__ = ["__version__", *_LAZY]
 
 #: subpackages and modules reachable as attributes (``evalband.bayes.beta_binomial``), imported on first access
 _SUBMODULES = frozenset({
-    "aggregate", "analysis", "bayes", "comparison", "costs", "estimation", "examples", "io", "judges", "plan",
-    "preferences", "ranking", "report", "resample", "results", "selection", "table", "tasks", "weights", "cli",
-    "dist",
+    "aggregate", "analysis", "bayes", "comparison", "costs", "display", "estimation", "examples", "facets", "io",
+    "judges", "plan", "preferences", "ranking", "report", "resample", "results", "selection", "table", "tasks",
+    "weights", "cli", "dist",
 })
 
 

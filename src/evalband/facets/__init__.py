@@ -1,0 +1,67 @@
+"""Where the variance comes from: facets (prompts, seeds, judges, runs), crossed intervals, few clusters, plans.
+
+Array cores and table-level entries (each table-level entry takes a ResultsTable, a DataFrame or a path):
+
+* :func:`facet_design` — which factors are crossed or nested, which cells are missing (:mod:`.design`);
+* :func:`variance_components` — components per model and pair, shares of the variance of the mean, standard
+  errors with facets random or fixed, G coefficients (:mod:`.components`); array cores
+  :func:`anova_components` (balanced, expected mean squares, :mod:`.anova`) and :func:`reml_components`
+  (unbalanced, sparse REML, :mod:`.reml`);
+* :func:`crossed_bootstrap` — replicates (B, M, T) that resample items and facet levels independently, paired
+  across models, as a :class:`~evalband.resample.Replicates` for compare, rank and summarize (:mod:`.crossed`);
+  array core :func:`multiplier_replicates`;
+* :func:`cluster_robust` — CR2 standard errors with Bell-McCaffrey degrees of freedom for per-model means and
+  paired differences of linear aggregates with few clusters; :func:`cr2_factors`, :func:`bell_mccaffrey_df`,
+  :func:`pair_contrasts` (:mod:`.small_clusters`);
+* :func:`plan_design` — D-study: items, facet levels and trials that reach a target SE, cheapest first;
+  :func:`predicted_se` (:mod:`.dstudy`);
+* :func:`run_spread` — spread across runs and the inflation of best-of-n reporting; :func:`expected_best`,
+  :func:`normal_max_factor` (:mod:`.runs`).
+"""
+
+from .anova import AnovaTable, anova_components
+from .components import METHODS, VarianceComponents, variance_components
+from .crossed import CROSSED_METHODS, crossed_bootstrap, multiplier_replicates
+from .design import FacetDesign, TaskDesign, facet_design
+from .dstudy import DEFAULT_LEVELS, DEFAULT_TRIALS, DStudy, plan_design, predicted_se
+from .reml import RemlFit, reml_components
+from .runs import RunSpread, expected_best, normal_max_factor, run_spread
+from .small_clusters import (
+                             SMALL_SAMPLE_METHODS,
+                             ClusterRobust,
+                             bell_mccaffrey_df,
+                             cluster_robust,
+                             cr2_factors,
+                             pair_contrasts,
+)
+
+__all__ = [
+                             "CROSSED_METHODS",
+                             "DEFAULT_LEVELS",
+                             "DEFAULT_TRIALS",
+                             "METHODS",
+                             "SMALL_SAMPLE_METHODS",
+                             "AnovaTable",
+                             "ClusterRobust",
+                             "DStudy",
+                             "FacetDesign",
+                             "RemlFit",
+                             "RunSpread",
+                             "TaskDesign",
+                             "VarianceComponents",
+                             "anova_components",
+                             "bell_mccaffrey_df",
+                             "cluster_robust",
+                             "cr2_factors",
+                             "crossed_bootstrap",
+                             "expected_best",
+                             "facet_design",
+                             "multiplier_replicates",
+                             "normal_max_factor",
+                             "pair_contrasts",
+                             "plan_design",
+                             "predicted_se",
+                             "reml_components",
+                             "run_spread",
+                             "variance_components",
+]
