@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._labels import label_column
 from ._validate import InputError
 
 #: inspect_ai-style score letters: Correct, Incorrect, Partial, No answer.
@@ -36,6 +37,8 @@ def parse_scores(values: pd.Series, *, source: str, row_word: str = "row", colum
         return values.to_numpy(dtype=np.float64)
     if pd.api.types.is_numeric_dtype(values):
         out = values.to_numpy(dtype=np.float64)
+    elif (fast := _plain_numbers(values)) is not None:
+        out = fast
     else:
         text = values.astype("string").str.strip()
         out = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
@@ -65,7 +68,40 @@ def parse_scores(values: pd.Series, *, source: str, row_word: str = "row", colum
             f"missing score (NaN or blank; {missing.size} such row{'s' if missing.size > 1 else ''})",
             source=source, row=_row_name(values.index[pos], row_word), column=column,
         )
+    check_finite(out, values, column, source, row_word)
     return out
+
+
+#: largest magnitude a score or measure may have: sums of squares of up to 1e100 such values stay finite in
+#: float64, so no mean, variance or bootstrap sum can overflow
+MAX_MAGNITUDE = 1e100
+
+
+def check_finite(out: np.ndarray, values: pd.Series, column: str, source: str, row_word: str) -> None:
+    """Refuse infinite values and values so large that sums of squares would overflow, naming the first row."""
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(out) & ~np.isnan(out)
+        huge = np.abs(out) > MAX_MAGNITUDE
+    for mask, what in ((bad, "is not a finite number"),
+                       (huge, f"is too large to analyse (beyond {MAX_MAGNITUDE:g}, sums of squares would overflow);"
+                              " rescale the column (e.g. to thousands or millions)")):
+        rows = np.flatnonzero(mask)
+        if rows.size:
+            pos = rows[0]
+            raise InputError(f"{column} {str(values.iloc[pos]).strip()} {what}"
+                             f" ({rows.size} such row{'s' if rows.size > 1 else ''})", source=source,
+                             row=_row_name(values.index[pos], row_word), column=column)
+
+
+def _plain_numbers(values: pd.Series) -> np.ndarray | None:
+    """Text cells that are all numbers (the common case of a text file) as float64 in one pass; None otherwise
+    (letters, booleans, blanks: the general path names the first bad value)."""
+    if values.isna().any():
+        return None
+    try:
+        return pd.to_numeric(values).to_numpy(dtype=np.float64)
+    except (ValueError, TypeError):
+        return None
 
 
 _COVERAGE_PREFIX = "coverage:"
@@ -81,38 +117,12 @@ def _require(df: pd.DataFrame, cols, source: str) -> None:
         )
 
 
-def _labels(col: pd.Series, name: str, source: str, row_word: str) -> pd.Series:
-    missing = col.isna().to_numpy()
-    if missing.any():
-        pos = int(np.flatnonzero(missing)[0])
-        raise InputError(f"missing {name}", source=source, row=_row_name(col.index[pos], row_word), column=name)
-    if pd.api.types.is_float_dtype(col) and (col == np.floor(col)).all():
-        col = col.astype(np.int64)
-    col = col.astype(str)
-    _check_spaces(col, name, source, row_word)
-    return col
-
-
-def _check_spaces(col: pd.Series, name: str, source: str, row_word: str) -> None:
-    """Labels of spaces only are missing; labels that differ only by surrounding spaces ('A ' and 'A') would be
-    two models (or items) that look like one and share nothing, so they are an error. Checked on unique values."""
-    uniq = pd.Series(pd.unique(col))
-    stripped = uniq.str.strip()
-    changed = (stripped != uniq).to_numpy()
-    if not changed.any():
-        return
-    blank = (stripped == "").to_numpy()
-    if blank.any():
-        pos = int(np.flatnonzero((col == uniq[blank].iloc[0]).to_numpy())[0])
-        raise InputError(f"missing {name}", source=source, row=_row_name(col.index[pos], row_word), column=name)
-    clash = stripped.duplicated(keep=False).to_numpy() & changed
-    if clash.any():
-        spaced = uniq[clash].iloc[0]
-        plain = uniq[(stripped == spaced.strip()).to_numpy() & (uniq != spaced).to_numpy()].iloc[0]
-        pos = int(np.flatnonzero((col == spaced).to_numpy())[0])
-        raise InputError(f"{name} {spaced!r} and {plain!r} differ only by surrounding spaces; they would count as"
-                         f" two different {name}s that look alike (remove the spaces)", source=source,
-                         row=_row_name(col.index[pos], row_word), column=name)
+def _labels(col: pd.Series, name: str, source: str, row_word: str, notes: list | None = None) -> pd.Series:
+    """A label column by the one label rule (:func:`evalband._labels.label_column`); its notes go to ``notes``."""
+    out, more = label_column(col, name, source, row_word)
+    if notes is not None:
+        notes.extend(more)
+    return out
 
 
 def _numbers(col: pd.Series, name: str, source: str, row_word: str) -> np.ndarray:
