@@ -29,6 +29,8 @@ GateMethodOpt = Annotated[str, typer.Option("--method", help="t (paired t; clust
 ModelOpt = Annotated[Optional[str], typer.Option("--model", help="Model to take when a file holds several: NAME"
                                                  " for both, or BASELINE,CANDIDATE.", show_default=False)]
 GateFormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: line (one line) or json.")]
+GateSeedOpt = Annotated[int, typer.Option("--seed", help="--method betting: seed of the order in which items are"
+                                          " taken (a permutation of the canonically sorted items).")]
 
 
 def _tabular(path: str, source: str) -> bool:
@@ -49,6 +51,7 @@ def gate(
     method: GateMethodOpt = "t",
     model: ModelOpt = None,
     fmt: GateFormatOpt = "line",
+    seed: GateSeedOpt = 0,
     *,
     inputs: InputOptions,
 ):
@@ -70,7 +73,7 @@ def gate(
             tables.append(select_tasks(dataclasses.replace(inputs, path=path, **score).load(), inputs.tasks)[0])
         chosen = parse_list(model, name="model")
         result = release_gate(tables[0], tables[1], margin=margin, confidence_level=parse_confidence(confidence),
-                              method=method, models=chosen)
+                              method=method, models=chosen, rng=seed)
         if fmt == "json":
             emit(json.dumps(result.to_dict(), indent=2))
         else:
