@@ -133,6 +133,7 @@ def _numbers(col: pd.Series, name: str, source: str, row_word: str) -> np.ndarra
         what = (f"missing {name} (NaN or blank; {bad.size} such row{'s' if bad.size > 1 else ''})" if pd.isna(raw)
                 else f"{name} {str(raw)!r} is not a number")
         raise InputError(what, source=source, row=_row_name(col.index[bad[0]], row_word), column=name)
+    check_finite(values, col, name, source, row_word)
     return values
 
 

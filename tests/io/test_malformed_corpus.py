@@ -147,6 +147,22 @@ add(
          ["{dir}/q.csv"], "error", "line 6", None, ("5 fields",)),
     Case("an unclosed quote", "header", {"u.csv": b'model,task,item,score\nA,t1,1,1\n"A,t1,2,0\nB,t1,1,1\n'},
          ["{dir}/u.csv"], "error", "line 3", None, ("never closed",)),
+    Case("semicolon-separated", "header", {"s.csv": csv_text(HEADER, rows, ";").encode()}, ["{dir}/s.csv"],
+         "error", None, None, ("separated by semicolons",)),
+    Case("a short row", "header", {"s.csv": csv_text(HEADER, rows[:4] + [rows[4][:3]] + rows[5:]).encode()},
+         ["{dir}/s.csv"], "error", "line 6", "score", ("missing score",)),
+    Case("Windows line ends", "header",
+         {"w.csv": csv_text(HEADER, rows[:8] + [rows[8][:3] + ["x"]]).replace("\n", "\r\n").encode()},
+         ["{dir}/w.csv"], "error", "line 10", "score", ("not a number",)),
+    Case("old Mac line ends", "header",
+         {"w.csv": csv_text(HEADER, rows[:8] + [rows[8][:3] + ["x"]]).replace("\n", "\r").encode()},
+         ["{dir}/w.csv"], "error", "line 10", "score", ("not a number",)),
+    Case("a key twice in a JSON record", "header",
+         {"k.jsonl": (jsonl_text(HEADER, rows[:3]) + '{"model": "A", "task": "t1", "item": "9", "score": 1,'
+                                                     ' "score": 0}\n').encode()},
+         ["{dir}/k.jsonl"], "error", "line 4", None, ("'score' appears twice",)),
+    Case("a binary file named .csv", "header", {"b.csv": bytes(range(256)) * 8}, ["{dir}/b.csv"], "error",
+         "line 1", None, ("binary file",)),
     Case("the header only", "header", {"h.csv": b"model,task,item,score\n"}, ["{dir}/h.csv"], "error", None, None,
          ("no rows",)),
     Case("an empty file", "header", {"z.csv": b""}, ["{dir}/z.csv"], "error", None, None, ("empty",)),
@@ -390,6 +406,14 @@ for command, extra in (("summarize", ()), ("compare", ("--n-resamples", "200")),
              {"s.csv": summary.to_csv(index=False).encode()},
              ["{dir}/s.csv", *extra, *(("--seed", "1") if extra else ())], "ok",
              check=lambda rec: None, command=command))
+add(Case("accuracy inf", "scores", {"s.csv": b"model,task,n,accuracy\nA,t,100,0.5\nB,t,100,inf\n"}, ["{dir}/s.csv"],
+         "error", "line 3", "accuracy", ("not a finite number",)),
+    Case("a huge cost", "scores", {"c.csv": csv_text(HEADER + ["cost"], [r + ["1e300" if k == 3 else "0.1"]
+                                                                        for k, r in enumerate(rows)]).encode()},
+         ["{dir}/c.csv"], "error", "line 5", "cost", ("too large",)),
+    Case("an infinite latency", "scores", {"c.csv": csv_text(HEADER + ["latency"], [r + ["inf" if k == 2 else "3"]
+                                                                                for k, r in enumerate(rows)]).encode()},
+         ["{dir}/c.csv"], "error", "line 4", "latency", ("not finite",)))
 add(Case("n beyond 2**53", "tracebacks", {"s.csv": summary.assign(n=10**17).to_csv(index=False).encode()},
          ["{dir}/s.csv"], "error", "line 2", "n", ("beyond 2**53",)))
 

@@ -144,6 +144,8 @@ def open_text(path, source: str, *, data: bytes | None = None) -> Raw:
         if path is not None and not str(path).lower().endswith((".gz", ".bz2", ".xz", ".zst", ".zstd", ".zip")):
             notes.append(f"{source}: {name}-compressed (told by its content, not its name); decompressed")
         head = data[:8]
+    if head.startswith(b"PAR1"):  # Parquet: binary by design
+        return Raw(source, data=data, notes=notes) if data is not None else Raw(source, path=path, notes=notes)
     for bom, encoding in _UTF_BOMS:
         if head.startswith(bom) and not (encoding == "utf-16-le" and head.startswith(b"\xff\xfe\x00\x00")):
             raw = data if data is not None else path.read_bytes()
@@ -163,6 +165,10 @@ def open_text(path, source: str, *, data: bytes | None = None) -> Raw:
         else:
             sample = data[:4096] if data is not None else Raw(source, path=path).head(4096)
             encoding = _utf16_without_bom(sample)
+            if encoding is None and b"\x00" in sample:
+                line = sample[:sample.index(b"\x00")].count(b"\n") + 1
+                raise InputError("holds zero bytes: a binary file, not a text table (is it a spreadsheet, a"
+                                 " database or an archive?)", source=source, row=f"line {line}")
             if encoding is not None:
                 raw = data if data is not None else path.read_bytes()
                 try:
@@ -360,8 +366,23 @@ def _check_last_line(tail: bytes, sep: str, n_columns: int, line: int, source: s
 
 
 # ---------------------------------------------------------------------------------------------- JSON
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicate_keys(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
 def _loads(text):
-    return json.loads(text, parse_float=JSONFloat)
+    """JSON with numbers keeping their spelling; a key given twice in one object raises _DuplicateKey (JSON keeps
+    the last silently, as a header with a column named twice would)."""
+    return json.loads(text, parse_float=JSONFloat, object_pairs_hook=_no_duplicate_keys)
 
 
 def _kind(value) -> str:
@@ -391,6 +412,9 @@ def read_json_lines(raw: Raw, source: str) -> pd.DataFrame:
                              + f" ({exc.msg}, column {exc.colno})", source=source, row=f"line {i + 1}") from None
         except RecursionError:
             raise InputError("JSON nested too deeply", source=source, row=f"line {i + 1}") from None
+        except _DuplicateKey as exc:
+            raise InputError(f"key '{exc}' appears twice in one record; every field needs its own name",
+                             source=source, row=f"line {i + 1}") from None
         if not isinstance(record, dict):
             raise InputError(f"holds {_kind(record)}, not an object; each line of a JSON Lines table is one record"
                              " {\"model\": ..., \"score\": ...}", source=source, row=f"line {i + 1}")
@@ -413,6 +437,9 @@ def read_json_table(raw: Raw, source: str) -> tuple[pd.DataFrame, str]:
                          source=source, row=f"line {exc.lineno}") from None
     except RecursionError:
         raise InputError("JSON nested too deeply", source=source) from None
+    except _DuplicateKey as exc:
+        raise InputError(f"key '{exc}' appears twice in one record; every field needs its own name",
+                         source=source) from None
     if isinstance(doc, list):
         bad = [k for k, r in enumerate(doc) if not isinstance(r, dict)]
         if bad:

@@ -192,8 +192,8 @@ def read_tabular(
             raise InputError(
                 f"cannot tell the table's shape: no '{score_col}' column (long), no '{n_col}' with"
                 f" '{correct_col}' or '{accuracy_col}' (summary), no '{item_col}' column (wide); found"
-                f" {', '.join(map(repr, df.columns))}. Map the columns with --score-col, --item-col, ...",
-                source=source)
+                f" {', '.join(map(repr, df.columns))}. " + _separator_hint(df.columns)
+                + "Map the columns with --score-col, --item-col, ...", source=source)
     facet_cols = _facet_columns(facets, df.columns, source)
     if shape == "long":
         original = [c for c in df.columns if c != task_col or not added_task]
@@ -247,6 +247,16 @@ def read_tabular(
                           cluster_col=cluster_col, models=models, task=default_task, unbounded=unbounded,
                           notes=pre_notes, facets=facet_cols)
     raise ValueError(f"`shape` must be one of 'auto', 'long', 'wide', 'summary'; got {shape!r}.")
+
+
+def _separator_hint(columns) -> str:
+    """A hint when the one column's name holds another separator ('model;task;item;score')."""
+    if len(columns) == 1:
+        for sep, name in ((";", "semicolons"), ("|", "'|'"), ("\t", "tabs")):
+            if str(columns[0]).count(sep) >= 1:
+                fix = "name the file .tsv" if sep == "\t" else "save it with commas (CSV) or tabs (.tsv)"
+                return f"The header looks separated by {name}, not commas: {fix}. "
+    return ""
 
 
 #: label columns read as facets when present and ``facets`` is not given
