@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from ._table_checks import (_COVERAGE_PREFIX, ITEM_COLUMNS, SCORE_LETTERS, SUMMARY_COLUMNS,  # noqa: F401
-                            MAX_MAGNITUDE, _check_correct_matches_accuracy, _check_one_scale, _constant_within,
-                            _labels, _numbers, _require, _row_name, parse_scores)
+                            MAX_MAGNITUDE, _canonical, _check_correct_matches_accuracy, _check_one_scale,
+                            _constant_within, _labels, _measure, _numbers, _require, _row_name, parse_scores)
 from ._labels import natural_order
 from ._validate import InputError, check_names
 
@@ -48,20 +48,6 @@ def _same_key_rows(out: pd.DataFrame, dup: pd.Series, key: list) -> np.ndarray:
     return np.flatnonzero(ids == ids[first])[:2]
 
 
-def _canonical(out: pd.DataFrame, keys: tuple, others: tuple) -> pd.DataFrame:
-    """The canonical form of a validated frame: every label column categorical with its labels in natural order
-    (:func:`evalband._labels.natural_order`), and the rows sorted by ``keys`` (codes), so that nothing built on the
-    table depends on the order of the rows in the source. The index (the source's row names) moves with the rows."""
-    for col in (*keys, *others):
-        if col in out.columns and col != "trial":
-            out[col] = pd.Categorical(out[col], categories=natural_order(pd.unique(out[col])))
-    codes = [out[c].cat.codes.to_numpy() if c != "trial" else out[c].to_numpy() for c in keys if c in out.columns]
-    order = np.lexsort(codes[::-1])
-    if not np.array_equal(order, np.arange(len(out))):
-        out = out.iloc[order]
-    return out
-
-
 def _count(k: int, noun: str) -> str:
     """'1 model', '2 models', '1,204 items'."""
     return f"{k:,} {noun}{'' if k == 1 else 's'}"
@@ -70,38 +56,6 @@ def _count(k: int, noun: str) -> str:
 def _at(label, row_word: str) -> str:
     """'at line 5', or 'at a.csv line 3' when rows of several files are named by file and line (row_word 'at')."""
     return _row_name(label, row_word) if row_word == "at" else f"at {_row_name(label, row_word)}"
-
-
-def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded: bool):
-    """A measure column as float64 (blank = NaN, counted in a note); refuses text, infinities and, for cost and
-    latency, negative values; ``human`` labels lie in [0, 1] unless the scores are unbounded."""
-    text_blank = col.isna().to_numpy()
-    values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.flatnonzero(np.isnan(values) & ~text_blank)
-    if bad.size:
-        raise InputError(f"{name} {str(col.iloc[bad[0]])!r} is not a number", source=source,
-                         row=_row_name(col.index[bad[0]], row_word), column=name)
-    if name == "human":
-        ok = np.isnan(values) | np.isin(values, (0.0, 1.0)) | unbounded | ((values >= 0) & (values <= 1))
-        what = "lies outside [0, 1] (declare unbounded scores with --unbounded)"
-    else:
-        ok = np.isnan(values) | (np.isfinite(values) & (values >= 0))
-        what = "must be a finite number >= 0"
-    ok &= ~np.isinf(values) & ~(np.abs(values) > MAX_MAGNITUDE)
-    bad = np.flatnonzero(~ok)
-    if bad.size:
-        v = values[bad[0]]
-        what = "is not finite" if np.isinf(v) else f"is too large (beyond {MAX_MAGNITUDE:g})" if abs(v) > MAX_MAGNITUDE \
-            else what
-        raise InputError(f"{name} {float(v)!r} {what}"
-                         f" ({bad.size} such row{'s' if bad.size > 1 else ''})", source=source,
-                         row=_row_name(col.index[bad[0]], row_word), column=name)
-    blank = int(np.isnan(values).sum())
-    notes = []
-    if blank:
-        notes.append(f"{name}: {blank:,} of {len(values):,} rows have none (blank)"
-                     + (", read as unlabelled" if name == "human" else ", left out of the analyses of " + name))
-    return values, notes
 
 
 @dataclass(frozen=True)
