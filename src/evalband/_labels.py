@@ -179,7 +179,9 @@ def label_column(col: pd.Series, name: str, source=None, row_word: str = "row") 
             pos = int(np.flatnonzero(~np.isfinite(arr))[0])
             raise InputError(f"{name} {arr[pos]!r} is not a name", source=source,
                              row=f"{row_word} {values.index[pos]}", column=name)
-    elif pd.api.types.infer_dtype(values, skipna=False) != "string":
+    elif (kind := pd.api.types.infer_dtype(values, skipna=False)) == "integer" and _fits_int64(values):
+        return pd.Series(values.to_numpy(dtype=np.int64).astype(str).astype(object), index=values.index), []
+    elif kind != "string":
         # mixed Python objects (JSON values, a DataFrame column): each value by the rule, so that 1 and 1.0 (equal
         # as numbers, so one key to pandas) keep their own text
         raw = []
@@ -209,6 +211,14 @@ def label_column(col: pd.Series, name: str, source=None, row_word: str = "row") 
     if not changed and as_raw is values:
         return values, notes
     return pd.Series(np.asarray(texts, dtype=object)[codes], index=values.index), notes
+
+
+def _fits_int64(values: pd.Series) -> bool:
+    try:
+        values.to_numpy(dtype=np.int64)
+        return True
+    except (OverflowError, ValueError, TypeError):
+        return False
 
 
 def _missing(values: pd.Series, name: str, source, row_word: str):

@@ -98,10 +98,12 @@ def _plain_numbers(values: pd.Series) -> np.ndarray | None:
     (letters, booleans, blanks: the general path names the first bad value)."""
     if values.isna().any():
         return None
+    codes, uniq = pd.factorize(values)  # scores repeat (0/1, a few levels): parse each distinct text once
     try:
-        return pd.to_numeric(values).to_numpy(dtype=np.float64)
+        parsed = pd.to_numeric(pd.Series(np.asarray(uniq, dtype=object))).to_numpy(dtype=np.float64)
     except (ValueError, TypeError):
         return None
+    return parsed[codes]
 
 
 _COVERAGE_PREFIX = "coverage:"
@@ -239,7 +241,10 @@ def _canonical(out: pd.DataFrame, keys: tuple, others: tuple) -> pd.DataFrame:
     table depends on the order of the rows in the source. The index (the source's row names) moves with the rows."""
     for col in (*keys, *others):
         if col in out.columns and col != "trial":
-            out[col] = pd.Categorical(out[col], categories=natural_order(pd.unique(out[col])))
+            codes, uniq = pd.factorize(out[col])
+            order = natural_order(uniq)
+            rank = pd.Index(order).get_indexer(list(map(str, uniq)))
+            out[col] = pd.Categorical.from_codes(rank[codes], categories=order)
     codes = [out[c].cat.codes.to_numpy() if c != "trial" else out[c].to_numpy() for c in keys if c in out.columns]
     order = np.lexsort(codes[::-1])
     if not np.array_equal(order, np.arange(len(out))):

@@ -379,10 +379,13 @@ def _no_duplicate_keys(pairs):
     return out
 
 
+_DECODER = json.JSONDecoder(parse_float=JSONFloat, object_pairs_hook=_no_duplicate_keys)
+
+
 def _loads(text):
     """JSON with numbers keeping their spelling; a key given twice in one object raises _DuplicateKey (JSON keeps
     the last silently, as a header with a column named twice would)."""
-    return json.loads(text, parse_float=JSONFloat, object_pairs_hook=_no_duplicate_keys)
+    return _DECODER.decode(text)
 
 
 def _kind(value) -> str:
@@ -396,8 +399,15 @@ def read_json_lines(raw: Raw, source: str) -> pd.DataFrame:
     data = raw.all()
     if not data.strip():
         raise InputError("is empty", source=source)
-    records, lines = [], []
     parts = data.split(b"\n")
+    lines = [i + 1 for i, p in enumerate(parts) if p.strip()]
+    try:  # the whole file in one decoder call; any problem: line by line below, to name the line
+        records = _loads("[" + ",".join(parts[i - 1].decode("utf-8") for i in lines) + "]")
+        if len(records) == len(lines) and all(isinstance(r, dict) for r in records):
+            return _frame(records, np.asarray(lines), source)
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        pass
+    records, lines = [], []
     last = max(i for i, p in enumerate(parts) if p.strip())
     for i, part in enumerate(parts):
         if not part.strip():
