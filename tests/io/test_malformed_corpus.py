@@ -115,6 +115,17 @@ def models_are(*names, n=None):
     return check
 
 
+def _parquet_columns(names):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols = [pa.array(["A", "B"]), pa.array(["t", "t"]), pa.array(["1", "1"]), pa.array([1.0, 0.0]),
+            pa.array([0.0, 1.0])]
+    buf = io.BytesIO()
+    pq.write_table(pa.table(cols, names=names), buf)
+    return buf.getvalue()
+
+
 # ---------------------------------------------------------------------------------------------- 1 headers
 rows = base_rows()
 add(
@@ -163,6 +174,19 @@ add(
          ["{dir}/k.jsonl"], "error", "line 4", None, ("'score' appears twice",)),
     Case("a binary file named .csv", "header", {"b.csv": bytes(range(256)) * 8}, ["{dir}/b.csv"], "error",
          "line 1", None, ("binary file",)),
+    Case("a Parquet file with two score columns", "header", {"d.parquet": _parquet_columns(["model", "task", "item",
+                                                                                           "score", "score"])},
+         ["{dir}/d.parquet"], "error", None, None, ("'score' appears twice",)),
+    Case("a Parquet column without a name", "header", {"d.parquet": _parquet_columns(["model", "task", "item",
+                                                                                      "score", ""])},
+         ["{dir}/d.parquet"], "error", None, None, ("column 5", "no name")),
+    Case("a JSON Lines key without a name", "header",
+         {"k.jsonl": jsonl_text(HEADER, rows).replace('"score": 1}', '"score": 1, "": 3}', 1).encode()},
+         ["{dir}/k.jsonl"], "error", None, None, ("no name",)),
+    Case("tabs in a file named .csv", "header", {"t.csv": csv_text(HEADER, rows, "\t").encode()}, ["{dir}/t.csv"],
+         "error", None, None, ("separated by tabs", ".tsv")),
+    Case("commas in a file named .tsv", "header", {"t.tsv": csv_text(HEADER, rows).encode()}, ["{dir}/t.tsv"],
+         "error", None, None, ("separated by commas", ".csv")),
     Case("the header only", "header", {"h.csv": b"model,task,item,score\n"}, ["{dir}/h.csv"], "error", None, None,
          ("no rows",)),
     Case("an empty file", "header", {"z.csv": b""}, ["{dir}/z.csv"], "error", None, None, ("empty",)),

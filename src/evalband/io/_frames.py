@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from .._validate import InputError
-from ._text import Raw, decompress, is_parquet, open_text, read_delimited, read_json_lines, read_json_table
+from ._text import (Raw, check_column_names, decompress, is_parquet, open_text, read_delimited, read_json_lines,
+                    read_json_table)
 from .folders import _is_glob, expand
 
 __all__ = ["load_frame", "load", "TABULAR_SUFFIXES", "STDIN", "STDIN_NAME", "COMPRESSED"]
@@ -123,6 +124,14 @@ def _parse(raw: Raw, fmt: str, source: str) -> tuple[pd.DataFrame, str, str, lis
         frame, row_word = read_json_table(raw, source)
         return frame, source, row_word, raw.notes
     if fmt == "parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            check_column_names(pq.read_schema(raw.stream()).names, source, row=None)
+        except InputError:
+            raise
+        except Exception:  # not Parquet after all: pandas says what is wrong below
+            pass
         try:
             df = pd.read_parquet(raw.stream())
         except Exception as exc:  # pyarrow raises its own error types

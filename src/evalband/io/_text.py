@@ -29,7 +29,7 @@ from .._labels import JSONFloat
 from .._validate import InputError
 
 __all__ = ["Raw", "decompress", "read_delimited", "read_json_lines", "read_json_table", "utf8_problem",
-           "MAGIC", "BOM"]
+           "check_column_names", "MAGIC", "BOM"]
 
 #: UTF-8 byte-order mark (PowerShell's and Notepad's UTF-8)
 BOM = b"\xef\xbb\xbf"
@@ -289,7 +289,7 @@ def read_delimited(raw: Raw, sep: str, source: str) -> pd.DataFrame:
     if len(df) == 0:
         raise InputError("is empty (no header line)", source=source)
     header = df.iloc[0].tolist()
-    _check_header(header, source)
+    check_column_names(header, source)
     lines = record_lines(raw, len(df))
     df = df.iloc[1:]
     df.columns = [str(h) for h in header]
@@ -302,18 +302,21 @@ def read_delimited(raw: Raw, sep: str, source: str) -> pd.DataFrame:
     return df
 
 
-def _check_header(header: list, source: str) -> None:
+def check_column_names(header, source: str, *, row: str | None = "line 1") -> None:
+    """Every column needs a name of its own: an empty name, or a name given twice (after removing surrounding
+    spaces), is an error naming the column's position (and the header line, for text files)."""
     names = ["" if (h is None or (isinstance(h, float) and np.isnan(h))) else str(h).strip() for h in header]
+    what = "the header" if row else "the columns"
     for k, name in enumerate(names):
         if name == "":
             after = f" (after '{names[k - 1]}')" if k and names[k - 1] else ""
-            raise InputError(f"header cell {k + 1}{after} is empty; every column needs a name (name it, or remove"
-                             " the column)", source=source, row="line 1")
+            raise InputError(f"{'header cell' if row else 'column'} {k + 1}{after} {'is empty' if row else 'has no name'};"
+                             " every column needs a name (name it, or remove the column)", source=source, row=row)
     seen = {}
     for k, name in enumerate(names):
         if name in seen:
-            raise InputError(f"column name '{name}' appears twice in the header (columns {seen[name] + 1} and"
-                             f" {k + 1}); every column needs its own name", source=source, row="line 1")
+            raise InputError(f"column name '{name}' appears twice in {what} (columns {seen[name] + 1} and"
+                             f" {k + 1}); every column needs its own name", source=source, row=row)
         seen[name] = k
 
 

@@ -29,6 +29,7 @@ from .._validate import InputError
 from ..table import ResultsTable
 from ._columns import keep_split, refuse_splits, unused_note
 from ._frames import STDIN, STDIN_NAME, TABULAR_SUFFIXES, load, load_frame
+from ._text import check_column_names
 
 __all__ = ["read_tabular", "load_frame", "TABULAR_SUFFIXES", "STDIN"]
 
@@ -136,6 +137,7 @@ def read_tabular(
         raise TypeError(f"`data` must be a path, a glob, a list of paths or a pandas DataFrame; got"
                         f" {type(data).__name__}.")
     df = df.copy()
+    check_column_names(list(df.columns), source, row=None)  # (text files were checked with their header line)
     names = [str(c) for c in df.columns]
     stripped = [c.strip() for c in names]  # 'model, task, score' headers (a space after each comma)
     df.columns = stripped if len(set(stripped)) == len(stripped) else names
@@ -252,10 +254,11 @@ def read_tabular(
 def _separator_hint(columns) -> str:
     """A hint when the one column's name holds another separator ('model;task;item;score')."""
     if len(columns) == 1:
-        for sep, name in ((";", "semicolons"), ("|", "'|'"), ("\t", "tabs")):
+        for sep, name in ((";", "semicolons"), ("|", "'|'"), ("\t", "tabs"), (",", "commas")):
             if str(columns[0]).count(sep) >= 1:
-                fix = "name the file .tsv" if sep == "\t" else "save it with commas (CSV) or tabs (.tsv)"
-                return f"The header looks separated by {name}, not commas: {fix}. "
+                fix = {"\t": "name the file .tsv", ",": "name the file .csv"}.get(sep, "save it with commas (CSV)"
+                                                                                   " or tabs (.tsv)")
+                return f"The header looks separated by {name}: {fix}. "
     return ""
 
 
