@@ -222,8 +222,10 @@ def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded
     bad = np.flatnonzero(~ok)
     if bad.size:
         v = values[bad[0]]
-        what = "is not finite" if np.isinf(v) else f"is too large (beyond {MAX_MAGNITUDE:g})" if abs(v) > MAX_MAGNITUDE \
-            else what
+        if np.isinf(v):
+            what = "is not finite"
+        elif abs(v) > MAX_MAGNITUDE:
+            what = f"is too large (beyond {MAX_MAGNITUDE:g})"
         raise InputError(f"{name} {float(v)!r} {what}"
                          f" ({bad.size} such row{'s' if bad.size > 1 else ''})", source=source,
                          row=_row_name(col.index[bad[0]], row_word), column=name)

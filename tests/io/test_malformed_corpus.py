@@ -131,7 +131,8 @@ rows = base_rows()
 add(
     Case("duplicate model column (wide)", "header", {"w.csv": b"item,A,B,A\n1,1,0,1\n2,0,1,1\n"},
          ["{dir}/w.csv"], "error", "line 1", None, ("'A' appears twice",)),
-    Case("duplicate score column", "header", {"d.csv": csv_text(HEADER + ["score"], [r + ["0"] for r in rows]).encode()},
+    Case("duplicate score column", "header",
+         {"d.csv": csv_text(HEADER + ["score"], [r + ["0"] for r in rows]).encode()},
          ["{dir}/d.csv"], "error", "line 1", None, ("'score' appears twice",)),
     Case("duplicate after spaces", "header", {"d.csv": csv_text(["model", "task", "item", "score", " score"],
                                                                 [r + ["0"] for r in rows]).encode()},
@@ -148,7 +149,8 @@ add(
     Case("every row with a trailing comma", "header",
          {"m.csv": (",\n".join(",".join(r) for r in [HEADER] + rows).replace("score,", "score", 1) + ",\n").encode()},
          ["{dir}/m.csv"], "error", "line 2", None, ("5 fields",)),
-    Case("more fields in a tsv", "header", {"m.tsv": csv_text(HEADER, rows[:3] + [rows[3] + ["x"]] + rows[4:], "\t").encode()},
+    Case("more fields in a tsv", "header",
+         {"m.tsv": csv_text(HEADER, rows[:3] + [rows[3] + ["x"]] + rows[4:], "\t").encode()},
          ["{dir}/m.tsv"], "error", "line 5", None, ("5 fields",)),
     Case("a quoted newline before a bad row", "header",
          {"q.csv": ('model,task,item,score\n"A\nlong name",t1,1,1\n"A\nlong name",t1,2,0\nB,t1,1,2\n').encode()},
@@ -260,7 +262,7 @@ formats("items surrounding space", "lookalike", HEADER, item_alike, expect="erro
         contains=("surrounding spaces",), which=("csv", "jsonl"))
 
 
-# ---------------------------------------------------------------------------------------------- 5 labels that look like numbers
+# ------------------------------------------------------------------------------- 5 labels that look like numbers
 def _numbered(names):
     return base_rows(models=names)
 
@@ -280,7 +282,7 @@ mixed_ids = [r[:] for r in rows] + [["A", "t1", "1.0", "1"]]
 formats("items 1 and 1.0 are two items", "numbers", HEADER, mixed_ids, expect="ok",
         contains=("not shared by every model",), which=("csv", "jsonl"), numbers=("score", "item"))
 
-# ---------------------------------------------------------------------------------------------- 6 names pandas reads as missing
+# ------------------------------------------------------------------------------ 6 names pandas reads as missing
 formats("models NA, None, null, nan", "na-names", HEADER, base_rows(models=("NA", "None", "null", "nan")),
         expect="ok", check=models_are("NA", "nan", "None", "null", n=20), which=("csv", "tsv", "jsonl", "parquet"))
 formats("task NA", "na-names", HEADER, base_rows(tasks=("NA", "N/A")), expect="ok", check=models_are("A", "B"),
@@ -290,7 +292,8 @@ blank[9][0] = ""
 formats("an empty model cell is missing", "na-names", HEADER, blank, expect="error", where=at(9), column="model",
         contains=("missing model",), which=("csv", "tsv", "jsonl"))
 add(Case("a JSON null model is missing", "na-names",
-         {"n.jsonl": (jsonl_text(HEADER, rows[:2]) + '{"model": null, "task": "t1", "item": "3", "score": 1}\n').encode()},
+         {"n.jsonl": (jsonl_text(HEADER, rows[:2])
+                      + '{"model": null, "task": "t1", "item": "3", "score": 1}\n').encode()},
          ["{dir}/n.jsonl"], "error", "line 3", "model", ("missing model",)))
 
 # ---------------------------------------------------------------------------------------------- 7 globs and folders

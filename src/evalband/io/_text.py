@@ -310,8 +310,9 @@ def check_column_names(header, source: str, *, row: str | None = "line 1") -> No
     for k, name in enumerate(names):
         if name == "":
             after = f" (after '{names[k - 1]}')" if k and names[k - 1] else ""
-            raise InputError(f"{'header cell' if row else 'column'} {k + 1}{after} {'is empty' if row else 'has no name'};"
-                             " every column needs a name (name it, or remove the column)", source=source, row=row)
+            cell = f"header cell {k + 1}{after} is empty" if row else f"column {k + 1}{after} has no name"
+            raise InputError(f"{cell}; every column needs a name (name it, or remove the column)", source=source,
+                             row=row)
     seen = {}
     for k, name in enumerate(names):
         if name in seen:

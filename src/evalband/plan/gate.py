@@ -329,9 +329,10 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
         order = _betting_order(frame, rng)
         seq = SequentialComparison(confidence_level=conf, names=("candidate", "baseline"))
         state = seq.update(c[order], b[order])
-        notes.append(f"betting: the {n:,} paired items are taken in a random order fixed by the seed"
-                     f" ({'rng=' + str(rng) if isinstance(rng, int) else 'the given rng'}; a permutation of the items in"
-                     " their canonical order), so the decision does not depend on the order of the rows")
+        seed = f"rng={rng}" if isinstance(rng, int) else "the given rng"
+        notes.append(f"betting: the {n:,} paired items are taken in a random order fixed by the seed ({seed}; a"
+                     " permutation of the items in their canonical order), so the decision does not depend on the"
+                     " order of the rows")
         low, high = float(state.ci.low), float(state.ci.high)
         if G:
             notes.append("the betting interval treats items as independent; clusters are not used")
