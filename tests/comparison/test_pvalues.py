@@ -39,3 +39,29 @@ def test_pvalue_floor_and_ties():
     assert bootstrap_pvalue(s, np.array([2.0]))[0] == pytest.approx(2 / 1000)
     with pytest.raises(ValueError, match="method"):
         bootstrap_pvalue(s, np.array([2.0]), method="studentized")
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "bca"])
+def test_no_p_value_beside_a_missing_statistic(method):
+    """Issue 14: null estimates came with a p-value of 0.0066. A NaN (or infinite) observed value or replicate
+    gives a NaN p-value; the other columns are unchanged."""
+    gen = np.random.default_rng(0)
+    s = gen.normal(0.1, 1.0, size=(999, 3))
+    d = np.array([0.1, np.nan, 0.1])
+    s[:, 2][5] = np.inf
+    p = bootstrap_pvalue(s, d, method=method)
+    ok = bootstrap_pvalue(s[:, :1], d[:1], method=method)
+    assert np.isnan(p[1]) and np.isnan(p[2]) and p[0] == ok[0]
+
+
+def test_pairwise_differences_give_no_p_value_for_a_missing_difference():
+    from evalband.comparison import pairwise_differences
+
+    gen = np.random.default_rng(1)
+    obs = np.array([0.6, np.nan, 0.5])
+    samples = obs + gen.normal(0, 0.02, size=(500, 3))
+    res = pairwise_differences(obs, samples, ("a", "b", "c"), correction="holm")
+    frame = res.to_frame()
+    missing = frame["difference"].isna()
+    assert missing.any() and frame.loc[missing, ["p_value", "p_adjusted"]].isna().all().all()
+    assert frame.loc[~missing, "p_value"].notna().all()

@@ -42,7 +42,7 @@ def test_compare_leaves_out_the_task_and_says_who_lacks_it():
     assert res.tasks_left_out == {"law": ("c",)}
     assert "task 'law' left out: c has no results on it" in res.notes
     assert any("over the 2 tasks every selected model has (1 of 3 left out" in n for n in res.notes)
-    assert res.replicates.tasks == ("math", "history")
+    assert res.replicates.tasks == ("history", "math")  # the canonical (natural) order of the table
     # oracle: the same call on the shared tasks chosen by hand, and the per-task means by hand
     ref = compare(ResultsTable.from_items(df), tasks=["math", "history"], n_resamples=400, rng=5, per_task=False)
     np.testing.assert_array_equal(res.aggregates[0].difference, ref.aggregates[0].difference)
@@ -57,7 +57,7 @@ def test_rank_leaves_out_the_task():
     res = rank(ResultsTable.from_items(_items()), n_resamples=300, rng=1)
     assert res.tasks_left_out == {"law": ("c",)}
     assert "task 'law' left out: c has no results on it" in res.notes
-    assert res.replicates.tasks == ("math", "history")
+    assert res.replicates.tasks == ("history", "math")  # the canonical (natural) order of the table
 
 
 def test_several_tasks_and_models_are_named_together():
@@ -115,10 +115,10 @@ def test_task_weights_for_a_left_out_task():
                                          r" it; give it weight 0"):
         compare(table, weights={"law": 1, "math": 1}, n_resamples=50, rng=1)
     with pytest.raises(InputError, match="task 'law' a positive weight"):
-        rank(table, weights=[1, 1, 2], n_resamples=50, rng=1)  # one per task in table order: law, math, history
+        rank(table, weights=[2, 1, 1], n_resamples=50, rng=1)  # one per task in table order: history, law, math
     # weight 0 for the missing task: fine, and the same as naming only the others
     a = compare(table, weights={"law": 0, "math": 1, "history": 3}, n_resamples=200, rng=2, per_task=False)
-    b = compare(table, weights=[0, 1, 3], n_resamples=200, rng=2, per_task=False)
+    b = compare(table, weights=[3, 0, 1], n_resamples=200, rng=2, per_task=False)
     np.testing.assert_allclose(a.aggregates[0].difference, b.aggregates[0].difference)
     df = _items()
     means = df[df.task != "law"].groupby(["model", "task"])["score"].mean().unstack()

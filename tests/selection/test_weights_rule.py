@@ -87,7 +87,7 @@ def test_every_command_gives_the_same_dtd_aggregate():
     obs = agg(counts.correct / counts.n)
     for m, v in zip(counts.models, obs):
         assert v == pytest.approx(acc[m], abs=1e-12)
-    assert text.startswith("weighted mean over tasks (DTD: 1; weight 0: Caltech101, CIFAR-100")
+    assert text.startswith("weighted mean over tasks (DTD: 1; weight 0: Caltech101, Camelyon, CIFAR-100")
 
 
 @pytest.mark.parametrize("command", ["compare", "rank"])

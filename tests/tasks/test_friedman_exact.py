@@ -148,3 +148,32 @@ def test_run_test_passes_the_rng_for_monte_carlo():
     a = run_test(x, rng=4).omnibus
     b = run_test(x, rng=4).omnibus
     assert a.exact_method == "monte-carlo" and a.pvalue_exact == b.pvalue_exact
+
+
+@pytest.mark.parametrize("k", [105, 120, 200])
+def test_many_models_over_few_tasks_do_not_overflow(k):
+    """Issue 14: 105+ models over < 10 tasks overflowed `float(...) ** (k - 1)`. Oracle: the chi-square
+    approximation (SciPy's friedmanchisquare), which many models make good (its error here is far below 0.05)."""
+    gen = np.random.default_rng(k)
+    x = gen.normal(size=(k, 6)) + np.linspace(0, 0.6, k)[:, None]
+    f = friedman(x, rng=1)
+    assert f.exact_method == "monte-carlo" and any("exact enumeration out of reach" in n for n in f.notes)
+    ref = stats.friedmanchisquare(*x).pvalue
+    assert f.pvalue == pytest.approx(ref, rel=1e-9)
+    assert abs(f.pvalue_exact - ref) < 0.05
+    with pytest.raises(ValueError, match="exact enumeration is too large"):
+        friedman_permutation_pvalue(stats.rankdata(x, axis=0), method="exact")
+
+
+def test_cli_rank_friedman_with_110_models(tmp_path):
+    from evalband.cli.main import app
+
+    gen = np.random.default_rng(0)
+    rows = [f"m{m},t{t},{i},{int(gen.random() < 0.3 + m / 200)}" for m in range(110) for t in range(4)
+            for i in range(8)]
+    path = tmp_path / "many.csv"
+    path.write_text("model,task,item,score\n" + "\n".join(rows) + "\n")
+    res = CliRunner().invoke(app, ["rank", str(path), "--test", "friedman", "--seed", "1", "--format", "json"])
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+    assert res.exit_code == 0, res.stderr
+    assert "Monte Carlo" in res.stderr or "monte-carlo" in res.stdout + res.stderr

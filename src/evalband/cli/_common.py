@@ -28,7 +28,7 @@ from typing import Annotated, Optional
 import typer
 
 from .._lists import split_names
-from .._validate import USER_ERRORS, ArgumentError
+from .._validate import ArgumentError, USER_ERRORS
 
 __all__ = [
     "PathArg", "ExampleOpt", "SourceOpt", "ShapeOpt", "ModelColOpt", "TaskColOpt", "ItemColOpt", "ScoreColOpt",
@@ -55,7 +55,8 @@ FilterOpt = Annotated[Optional[str], typer.Option("--filter", help="lm-eval logs
                                                   " (none, strict-match, flexible-extract, ...).",
                                                   show_default=False)]
 SplitOpt = Annotated[Optional[str], typer.Option("--split", help="HELM runs: the split (default test, else"
-                                                 " valid).", show_default=False)]
+                                                 " valid). A table with a split column (dev, test, ...): the"
+                                                 " split to keep.", show_default=False)]
 BaselinesOpt = Annotated[Optional[str], typer.Option("--baselines", help="rliable score files: CSV of task,"
                                                      " random, human scores to normalize by.",
                                                      show_default=False)]

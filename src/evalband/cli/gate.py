@@ -29,6 +29,8 @@ ModelOpt = Annotated[Optional[str], typer.Option("--model", "--models", help="Mo
                                                  " several: NAME for both, or BASELINE,CANDIDATE.",
                                                  show_default=False)]
 GateFormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: line (one line) or json.")]
+GateSeedOpt = Annotated[int, typer.Option("--seed", help="--method betting: seed of the order in which items are"
+                                          " taken (a permutation of the canonically sorted items).")]
 
 
 def _tabular(path: str, source: str) -> bool:
@@ -50,6 +52,7 @@ def gate(
     method: GateMethodOpt = "t",
     model: ModelOpt = None,
     fmt: GateFormatOpt = "line",
+    seed: GateSeedOpt = 0,
     *,
     inputs: InputOptions,
 ):
@@ -73,7 +76,7 @@ def gate(
             tables.append(dataclasses.replace(inputs, path=path, **score).read())
         chosen = parse_list(model, name="model")
         result = release_gate(tables[0], tables[1], margin=margin, confidence_level=parse_confidence(confidence),
-                              method=method, models=chosen, tasks=parse_list(inputs.tasks, name="tasks"))
+                              method=method, models=chosen, tasks=parse_list(inputs.tasks, name="tasks"), rng=seed)
         if fmt == "json":
             from ..display import json_dumps
 

@@ -29,6 +29,8 @@ AggregateOpt = Annotated[str, typer.Option("--aggregate", help="Aggregate over t
                                            " mean-rank, ... (evalband.aggregate.AGGREGATES).")]
 BayesOpt = Annotated[bool, typer.Option("--bayes/--no-bayes", help="Add Beta-Binomial credible intervals (0/1"
                                         " scores or counts).")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Write -o through a symbolic link, and overwrite figure"
+                                        " files already in --figures (an input file is never overwritten).")]
 
 _FORMATS = {"html": "html", "markdown": "markdown", "md": "markdown", "latex": "latex", "tex": "latex"}
 #: -o suffix -> the format it implies (other suffixes imply nothing: html unless --format says otherwise).
@@ -48,6 +50,7 @@ def report(
     aggregate: AggregateOpt = "mean",
     bayes: BayesOpt = True,
     scheduler: SchedulerOpt = None,
+    force: ForceOpt = False,
     *,
     inputs: InputOptions,
 ):
@@ -57,6 +60,7 @@ def report(
     The HTML file works offline (inline CSS and images, no scripts). Example:
     evalband report --example vtab -o report.html
     """
+    from .. import _files
     from .._validate import check_confidence_level
     from ..report import build_report, write_report
 
@@ -69,12 +73,15 @@ def report(
             raise ArgumentError(f"`--figure-format` must list png and/or svg; got {figure_format!r}.")
         level = check_confidence_level(parse_confidence(confidence))
         check_output(output, figures)  # before the 10-20 s of computing, not after
+        read = _files.input_files(inputs.path, inputs.baselines, inputs.models, inputs.tasks, inputs.weights)
+        _files.check_output(output, inputs=read, force=force)  # never over an input, nor through a link unasked
         sel = inputs.selection()
         command = _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate,
                            bayes)
         rep = build_report(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level, rng=seed,
                            bayes=bayes, command=command)
-        write_report(rep, output, format=kind, figures_dir=figures, figure_formats=fig_formats)
+        write_report(rep, output, format=kind, figures_dir=figures, figure_formats=fig_formats, force=force,
+                     inputs=read)
         size = os.path.getsize(output)
         typer.echo(f"evalband: wrote {output} ({size / 1024:,.0f} KiB, {len(rep.figures)} figures) in "
                    f"{time.perf_counter() - started:.1f} s" + (f"; figures in {figures}" if figures else ""),

@@ -220,6 +220,9 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     verdicts, basis = withhold(verdicts, low, high, se, units)
     if (basis != "bootstrap").any():  # a withheld verdict has no trustworthy bootstrap p-value either
         p, p_adj = np.where(basis != "bootstrap", np.nan, p), np.where(basis != "bootstrap", np.nan, p_adj)
+    missing = ~np.isfinite(d)  # never a p-value beside a missing difference (max-t included)
+    if missing.any():
+        p, p_adj = np.where(missing, np.nan, p), np.where(missing, np.nan, p_adj)
     names = tuple(names)
     ma = tuple(names[i] for i in ia)
     mb = tuple(names[j] for j in ib)

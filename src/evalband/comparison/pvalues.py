@@ -42,7 +42,8 @@ def bootstrap_pvalue(samples, observed, *, null: float = 0.0, method: str = "per
     Returns
     -------
     numpy.ndarray
-        p-values in ``[1 / (B + 1), 1]`` (the bootstrap never shows a probability below its resolution).
+        p-values in ``[1 / (B + 1), 1]`` (the bootstrap never shows a probability below its resolution); NaN
+        where the observed value or any replicate is not finite (no p-value beside a missing difference).
 
     Notes
     -----
@@ -93,4 +94,6 @@ def bootstrap_pvalue(samples, observed, *, null: float = 0.0, method: str = "per
         p = p_less
     else:
         p = 2.0 * np.minimum(p_greater, p_less)
-    return np.minimum(1.0, p)
+    # no p-value beside a missing statistic: a NaN (or infinite) observed value or replicate leaves it NaN
+    missing = ~np.isfinite(d) | ~np.isfinite(s).all(axis=0)
+    return np.where(missing, np.nan, np.minimum(1.0, p))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from .._validate import as_generator, check_choice, check_confidence_level
+from .._validate import ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 from .measures import COST_METHODS, CostEstimates, cost_from_summary, costs_from_replicates, mean_cost
 from ..display.reprs import displayed
@@ -61,12 +61,12 @@ class Quality:
         s = np.asarray(self.samples, dtype=np.float64)
         models = tuple(map(str, self.models))
         if obs.shape != (len(models),):
-            raise ValueError(f"`quality` observed values must be one per model ({len(models)}); got shape"
+            raise ArgumentError(f"`quality` observed values must be one per model ({len(models)}); got shape"
                              f" {obs.shape}.")
         if s.ndim != 2 or s.shape[1] != len(models) or s.shape[0] < 2:
-            raise ValueError(f"`quality` replicates must be (B >= 2, {len(models)}); got shape {s.shape}.")
+            raise ArgumentError(f"`quality` replicates must be (B >= 2, {len(models)}); got shape {s.shape}.")
         if len(set(models)) != len(models):
-            raise ValueError(f"`quality` names a model twice: {models!r}.")
+            raise ArgumentError(f"`quality` names a model twice: {models!r}.")
         object.__setattr__(self, "models", models)
         object.__setattr__(self, "observed", obs)
         object.__setattr__(self, "samples", s)
@@ -98,7 +98,7 @@ class Quality:
         kw = {}
         if method == "bca":
             if self.jackknife is None:
-                raise ValueError("`method='bca'` needs jackknife values of the quality; use 'percentile'.")
+                raise ArgumentError("`method='bca'` needs jackknife values of the quality; use 'percentile'.")
             kw = dict(jackknife=self.jackknife, jackknife_strata=self.jackknife_strata)
         return interval(self.samples, self.observed, method=method, confidence_level=level, **kw)
 
@@ -108,10 +108,10 @@ def _as_quality(quality, models) -> Quality:
         return quality
     if isinstance(quality, (tuple, list)) and len(quality) == 2:
         if models is None:
-            raise ValueError("`quality` given as (observed, replicates) needs `models=` naming its columns.")
+            raise ArgumentError("`quality` given as (observed, replicates) needs `models=` naming its columns.")
         names = [m.strip() for m in models.split(",")] if isinstance(models, str) else list(models)
         return Quality(tuple(names), quality[0], quality[1], name="quality", scale=1.0)
-    raise TypeError("`quality` must be a Quality or a pair (observed (M,), replicates (B, M)); got"
+    raise ArgumentTypeError("`quality` must be a Quality or a pair (observed (M,), replicates (B, M)); got"
                     f" {type(quality).__name__}.")
 
 
@@ -119,7 +119,7 @@ def _take(costs: CostEstimates, names) -> CostEstimates:
     """The cost estimates of ``names``, in that order (every name must be there)."""
     missing = [n for n in names if n not in costs.models]
     if missing:
-        raise ValueError(f"the costs lack model(s) {', '.join(map(repr, missing))}; they have"
+        raise ArgumentError(f"the costs lack model(s) {', '.join(map(repr, missing))}; they have"
                          f" {', '.join(map(repr, costs.models))}.")
     idx = np.array([costs.models.index(n) for n in names])
     if np.array_equal(idx, np.arange(len(costs.models))):
@@ -215,7 +215,7 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
     paired = False
     if quality is None:
         if table is None:
-            raise ValueError("give `data` (a results table), or quality replicates with `quality=`.")
+            raise ArgumentError("give `data` (a results table), or quality replicates with `quality=`.")
         if isinstance(cost, str):
             joint = joint_bootstrap(table, cost=cost, n_resamples=n_resamples, rng=gen, cluster=cluster)
             q = quality_from_replicates(joint.quality, aggregate=aggregate, weights=weights,
@@ -239,7 +239,7 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
         notes += list(q.notes)
         if isinstance(cost, str):
             if table is None:
-                raise ValueError(f"`cost={cost!r}` names a measure column, which needs `data`; or give per-model"
+                raise ArgumentError(f"`cost={cost!r}` names a measure column, which needs `data`; or give per-model"
                                  " costs (a CostEstimates, or a summary frame with model, cost, se / sd / n).")
             costs = mean_cost(table.select(models=list(q.models)), cost=cost, method=cost_method,
                               confidence_level=level, n_resamples=n_resamples, cluster=cluster, rng=gen)
@@ -249,7 +249,7 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
         notes.append("quality and cost were resampled separately (quality given directly), so judgements"
                      " involving both are not paired")
     if not isinstance(costs, CostEstimates):
-        raise TypeError("`cost` must name a measure column ('cost', 'latency'), or be a CostEstimates or a"
+        raise ArgumentTypeError("`cost` must name a measure column ('cost', 'latency'), or be a CostEstimates or a"
                         f" per-model summary frame; got {type(costs).__name__}.")
     costs = _take(costs, q.models)
     if costs.notes:
@@ -263,5 +263,5 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
                                     n_resamples=n_resamples, rng=gen)
             notes += list(lat.notes)
     elif isinstance(latency, str):
-        raise ValueError(f"`latency={latency!r}` needs item-level `data` with that measure column.")
+        raise ArgumentError(f"`latency={latency!r}` needs item-level `data` with that measure column.")
     return q, costs, lat, tuple(dict.fromkeys(notes)), paired

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError
+from .._validate import ArgumentTypeError, InputError
 from ..display.reprs import displayed
 
 __all__ = ["TaskMeasure", "task_measures", "check_measure"]
@@ -48,7 +48,7 @@ class TaskMeasure:
 def check_measure(table, measure: str, name: str) -> str:
     """``measure`` if the table carries that measure column, else an error naming what it has."""
     if not isinstance(measure, str):
-        raise TypeError(f"`{name}` must name a measure column ('cost', 'latency') or be a per-model summary;"
+        raise ArgumentTypeError(f"`{name}` must name a measure column ('cost', 'latency') or be a per-model summary;"
                         f" got {type(measure).__name__}.")
     if table.level != "item":
         raise InputError(f"`{name}={measure!r}` needs item-level data with a '{measure}' column; this table holds"

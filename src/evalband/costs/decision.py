@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import check_choice, check_confidence_level
+from .._validate import ArgumentError, check_choice, check_confidence_level
 from ..comparison import pairwise_differences
 from ..comparison.verdict import check_margin, format_difference, margin_text
 from ..results import ConfidenceInterval
@@ -25,7 +25,7 @@ __all__ = ["Decision", "decision", "cost_words", "quality_words", "latency_words
 def _pair(models):
     names = [m.strip() for m in models.split(",")] if isinstance(models, str) else list(models or ())
     if len(names) != 2 or names[0] == names[1]:
-        raise ValueError(f"`models` must name two different models (A, B); got {models!r}.")
+        raise ArgumentError(f"`models` must name two different models (A, B); got {models!r}.")
     return tuple(map(str, names))
 
 

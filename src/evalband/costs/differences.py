@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import check_alternative, check_choice, check_confidence_level
+from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from ..comparison import adjust_pvalues, bootstrap_pvalue
 from ..resample import interval
 from ..results import ConfidenceInterval
@@ -223,7 +223,7 @@ def cost_differences(data, *, cost: str = "cost", method: str = "t", confidence_
         tasks=tasks, cluster=cluster, replicates=replicates, rng=rng)
     m = len(costs.models)
     if m < 2:
-        raise ValueError(f"cost differences need at least 2 models; got {m}.")
+        raise ArgumentError(f"cost differences need at least 2 models; got {m}.")
     ia, ib = np.triu_indices(m, k=1)
     p_count = ia.size
     used = 1 - (1 - level) / p_count if correction != "none" else level

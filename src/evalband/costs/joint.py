@@ -18,7 +18,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError, as_generator, check_positive_int
+from .._validate import ArgumentError, InputError, as_generator, check_positive_int
 from ..resample import ItemColumns, Replicates, Statistic, bootstrap
 from ..resample.replicates import TaskUnits
 from ..resample.statistics import STATISTICS
@@ -262,16 +262,16 @@ def joint_from_arrays(models, scores, costs, *, clusters=None, task_groups=None,
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     names = tuple(map(str, models))
     if set(scores) != set(costs):
-        raise ValueError("`scores` and `costs` must name the same tasks.")
+        raise ArgumentError("`scores` and `costs` must name the same tasks.")
     per_task = []
     for task in scores:
         x = np.asarray(scores[task], dtype=np.float64)
         c = np.asarray(costs[task], dtype=np.float64)
         if x.ndim != 2 or x.shape[0] != len(names) or c.shape != x.shape:
-            raise ValueError(f"task {task!r}: `scores` and `costs` must both be ({len(names)}, n_items); got"
+            raise ArgumentError(f"task {task!r}: `scores` and `costs` must both be ({len(names)}, n_items); got"
                              f" {x.shape} and {c.shape}.")
         if np.any(c < 0) or np.any(np.isinf(c)):
-            raise ValueError(f"task {task!r}: costs must be finite numbers >= 0 (NaN = not measured).")
+            raise ArgumentError(f"task {task!r}: costs must be finite numbers >= 0 (NaN = not measured).")
         present = ~np.isnan(c)
         codes = None
         if clusters is not None and cluster is not False:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import as_generator, check_choice, check_confidence_level, check_positive_int
+from .._validate import ArgumentError, as_generator, check_choice, check_confidence_level, check_positive_int
 from ..resample import bootstrap_items, interval
 from ..results import ConfidenceInterval
 from ._display import frame_html, short_repr
@@ -99,7 +99,7 @@ class LatencyEstimates:
 
     def column(self, q: float) -> int:
         if q not in self.quantiles:
-            raise ValueError(f"`quantile` {q!r} was not estimated; have {self.quantiles}.")
+            raise ArgumentError(f"`quantile` {q!r} was not estimated; have {self.quantiles}.")
         return self.quantiles.index(q)
 
     def to_frame(self) -> pd.DataFrame:
@@ -185,7 +185,7 @@ def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), 
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     qs = tuple(float(q) for q in np.atleast_1d(np.asarray(quantiles, dtype=np.float64)))
     if not qs or any(not 0 < q < 1 for q in qs) or len(set(qs)) != len(qs):
-        raise ValueError(f"`quantiles` must be distinct numbers in (0, 1); got {quantiles!r}.")
+        raise ArgumentError(f"`quantiles` must be distinct numbers in (0, 1); got {quantiles!r}.")
     gen = as_generator(rng)
     table = read(data)
     if models is not None or tasks is not None:
@@ -199,7 +199,7 @@ def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), 
         arrays[:, :tm.values.shape[1], t] = np.where(tm.present, tm.values, np.nan)
     common = sum(int(tm.present.all(axis=0).sum()) for tm in per_task)
     if common == 0:
-        raise ValueError(f"no item has a {latency} for every selected model; latency quantiles are paired by item.")
+        raise ArgumentError(f"no item has a {latency} for every selected model; latency quantiles are paired by item.")
     reps = bootstrap_items({n: arrays[k] for k, n in enumerate(names)}, _PooledQuantiles(qs), resampling="paired",
                            n_resamples=n_resamples, rng=gen, tasks=table.tasks)
     ci = interval(reps.replicates, reps.observed, method=method, confidence_level=level)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import InputError, check_choice, check_confidence_level
+from .._validate import ArgumentError, InputError, check_choice, check_confidence_level
 from ..resample import interval
 from ..results import ConfidenceInterval
 from ._display import frame_html, short_repr
@@ -86,7 +86,7 @@ class CostEstimates:
 
     def index(self, model: str) -> int:
         if model not in self.models:
-            raise ValueError(f"`models`: unknown {model!r}; the costs have {', '.join(map(repr, self.models))}.")
+            raise ArgumentError(f"`models`: unknown {model!r}; the costs have {', '.join(map(repr, self.models))}.")
         return self.models.index(model)
 
     def to_frame(self) -> pd.DataFrame:
@@ -131,7 +131,7 @@ def costs_from_replicates(joint, *, method: str = "bca", confidence_level=0.95) 
     if method == "bca":
         _, jack, strata = joint.jackknife()
         if jack is None:
-            raise ValueError("`method='bca'` needs the engine's jackknife, which these replicates lack; use"
+            raise ArgumentError("`method='bca'` needs the engine's jackknife, which these replicates lack; use"
                              " method='percentile'.")
     ci = interval(s, obs, method=method, confidence_level=level, jackknife=jack, jackknife_strata=strata)
     items = joint.observed_items.sum(-1)

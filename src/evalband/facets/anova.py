@@ -10,6 +10,8 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
+from .._validate import ArgumentError
+from ..display.reprs import displayed
 
 __all__ = ["AnovaTable", "anova_components", "closure"]
 
@@ -25,7 +27,8 @@ def closure(subset, parents) -> tuple:
     return tuple(sorted(out))
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class AnovaTable:
     """The ANOVA table of a balanced random-effects design, with the expected-mean-squares solution.
 
@@ -150,17 +153,17 @@ def anova_components(y, *, trials: int = 1, parents=None, within_ss=None, within
     y = np.asarray(y, dtype=np.float64)
     trials = int(trials)
     if trials < 1:
-        raise ValueError(f"`trials` must be an integer >= 1; got {trials!r}.")
+        raise ArgumentError(f"`trials` must be an integer >= 1; got {trials!r}.")
     k = y.ndim if parents is None else len(parents)
     if parents is None:
         parents = [frozenset()] * k
     parents = [frozenset(p) for p in parents]
     if y.ndim < k:
-        raise ValueError(f"`y` must have at least {k} axes (one per factor); got shape {y.shape}.")
+        raise ArgumentError(f"`y` must have at least {k} axes (one per factor); got shape {y.shape}.")
     lead = y.ndim - k
     shape = y.shape[lead:]
     if min(shape) < 1:
-        raise ValueError(f"`y` has an empty factor axis: shape {y.shape}.")
+        raise ArgumentError(f"`y` has an empty factor axis: shape {y.shape}.")
     axes = list(range(lead, y.ndim))
     subsets = [s for size in range(1, k + 1) for s in itertools.combinations(range(k), size)]
     means = {(): y.mean(axis=tuple(axes), keepdims=True)}
@@ -180,7 +183,7 @@ def anova_components(y, *, trials: int = 1, parents=None, within_ss=None, within
     df_arr = np.array([df[t] for t in terms], dtype=np.float64)
     if (df_arr <= 0).any():
         bad = [t for t in terms if df[t] <= 0]
-        raise ValueError(f"term(s) {bad} have no degrees of freedom: every factor needs at least 2 levels.")
+        raise ArgumentError(f"term(s) {bad} have no degrees of freedom: every factor needs at least 2 levels.")
     ms = ss_arr / df_arr
     ems = np.zeros((len(terms), len(terms)))
     for i, t in enumerate(terms):
@@ -192,7 +195,7 @@ def anova_components(y, *, trials: int = 1, parents=None, within_ss=None, within
         w_ss = np.asarray(within_ss, dtype=np.float64)
         w_df = np.asarray(within_df, dtype=np.float64)
         if w_ss.shape != w_df.shape:
-            raise ValueError("`within_ss` and `within_df` must have the same shape.")
+            raise ArgumentError("`within_ss` and `within_df` must have the same shape.")
         if (w_df.sum(axis=-1) > 0).all():
             with np.errstate(invalid="ignore", divide="ignore"):
                 w_ms = np.where(w_df > 0, w_ss / np.maximum(w_df, 1), 0.0)

@@ -15,10 +15,12 @@ import pandas as pd
 from scipy.stats import t as t_dist
 
 from .._random import block_generator, name_key, run_entropy
-from .._validate import as_generator, check_choice, check_confidence_level, check_positive_int
+from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level,
+                         check_positive_int)
 from .anova import anova_components
 from .design import ITEM, FacetDesign, TaskDesign, facet_design, term_name, unique_rows
 from .reml import reml_components
+from ..display.reprs import displayed
 
 __all__ = ["METHODS", "VarianceComponents", "variance_components"]
 
@@ -184,7 +186,8 @@ class _Slice:
         return float(self.table.satterthwaite_df(w))
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class VarianceComponents:
     """Variance components per model (and pair) and task, with the standard error of the mean they imply.
 
@@ -425,12 +428,12 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
     method = check_choice(method, METHODS, "method")
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=100)
     if not isinstance(differences, bool):
-        raise TypeError(f"`differences` must be True or False; got {differences!r}.")
+        raise ArgumentTypeError(f"`differences` must be True or False; got {differences!r}.")
     design = facet_design(data, facets=facets, nested=nested, cluster=cluster, models=models, tasks=tasks)
     fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed)
     bad = [f for f in fixed if f not in design.facets]
     if bad:
-        raise ValueError(f"`fixed`: {', '.join(map(repr, bad))} is not among the facets analysed"
+        raise ArgumentError(f"`fixed`: {', '.join(map(repr, bad))} is not among the facets analysed"
                          f" ({', '.join(map(repr, design.facets)) or 'none'}).")
     entropy = run_entropy(as_generator(rng))
     notes = list(design.notes)
@@ -451,7 +454,7 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
         if method == "auto":
             use = "anova" if d.balanced else "reml"
         elif method == "anova" and not d.balanced:
-            raise ValueError(f"`method='anova'` needs a balanced design; task '{d.task}' is not (missing cells or"
+            raise ArgumentError(f"`method='anova'` needs a balanced design; task '{d.task}' is not (missing cells or"
                              " unequal trials); use 'reml' or 'auto'.")
         methods[d.task] = use
 

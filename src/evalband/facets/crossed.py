@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 
 from .._random import block_generator, name_key, run_entropy
-from .._validate import as_generator, check_choice, check_positive_int
+from .._validate import ArgumentError, ArgumentTypeError, as_generator, check_choice, check_positive_int
 from ..resample import Replicates, draw_counts
 from .design import ITEM, TaskDesign, facet_design
 from .small_clusters import bell_mccaffrey_df, cr2_factors
@@ -206,20 +206,20 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
     scale = check_choice(scale, ("pooled", "task"), "scale")
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     if cluster not in (None, True, False):
-        raise TypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
+        raise ArgumentTypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
     if not isinstance(small_sample, bool):
-        raise TypeError(f"`small_sample` must be True or False; got {small_sample!r}.")
+        raise ArgumentTypeError(f"`small_sample` must be True or False; got {small_sample!r}.")
     design = facet_design(data, facets=facets, nested=nested, models=models, tasks=tasks)
     fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed)
     bad = [f for f in fixed if f not in design.facets]
     if bad:
-        raise ValueError(f"`fixed`: {', '.join(map(repr, bad))} is not among the facets"
+        raise ArgumentError(f"`fixed`: {', '.join(map(repr, bad))} is not among the facets"
                          f" ({', '.join(map(repr, design.facets)) or 'none'}).")
     entropy = run_entropy(gen)
     n_m, n_t = len(design.models), len(design.tasks)
     use_clusters = cluster is not False
     if cluster is True and not any(d.clusters is not None for d in design.designs):
-        raise ValueError("`cluster=True`, but the data have no cluster column.")
+        raise ArgumentError("`cluster=True`, but the data have no cluster column.")
     pieces = [_pieces(d, fixed, use_clusters) for d in design.designs]
     # facet levels shared across tasks by label: tasks with the same set of level labels share one family
     labels, pooled, where = {}, {}, {}

@@ -16,7 +16,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError, check_names
+from .._validate import ArgumentError, ArgumentTypeError, InputError, check_names
+from ..display.reprs import displayed
 
 __all__ = ["ITEM", "FacetDesign", "TaskDesign", "facet_design", "term_name"]
 
@@ -34,7 +35,8 @@ def term_name(factors, term, parents=None) -> str:
     return f"{' x '.join(factors[k] for k in inner)} within {text}" if inner else text
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class TaskDesign:
     """One task's cells, paired across models on the items every model has.
 
@@ -204,7 +206,8 @@ class TaskDesign:
         return PairCells(both, self.n[a], self.n[b])
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PairCells:
     """Cells shared by two models, and their trial counts."""
 
@@ -247,7 +250,8 @@ def _combine(codes: np.ndarray) -> np.ndarray:
     return unique_rows(codes)[1]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class FacetDesign:
     """The design of every task of a table: see :class:`TaskDesign`.
 
@@ -349,21 +353,21 @@ def facet_design(data, *, facets=None, nested=(), cluster: bool = False, models=
     facets = [facets] if isinstance(facets, str) else list(facets)
     unknown = [f for f in facets if f not in table.facets]
     if unknown:
-        raise ValueError(f"`facets`: {', '.join(map(repr, unknown))} is not a facet column of the table; its facets"
+        raise ArgumentError(f"`facets`: {', '.join(map(repr, unknown))} is not a facet column of the table; its facets"
                          f" are {', '.join(map(repr, table.facets)) or '(none)'} (read with facets=[...]).")
     nested = [nested] if isinstance(nested, str) else list(nested)
     bad = [f for f in nested if f not in facets]
     if bad:
-        raise ValueError(f"`nested`: {', '.join(map(repr, bad))} is not among the facets used"
+        raise ArgumentError(f"`nested`: {', '.join(map(repr, bad))} is not among the facets used"
                          f" ({', '.join(map(repr, facets)) or 'none'}).")
     models = tuple(check_names(models, table.models, "models"))
     tasks = tuple(check_names(tasks, table.tasks, "tasks"))
     notes = []
     designs = []
     if not isinstance(cluster, bool):
-        raise TypeError(f"`cluster` must be True or False; got {cluster!r}.")
+        raise ArgumentTypeError(f"`cluster` must be True or False; got {cluster!r}.")
     if cluster and not table.has_clusters:
-        raise ValueError("`cluster=True`, but the table has no cluster column.")
+        raise ArgumentError("`cluster=True`, but the table has no cluster column.")
     coded = {c: _coded(table.data[c]) for c in ("model", "task", ITEM, *facets)
              + (("cluster",) if table.has_clusters else ())}
     m_lookup = np.full(len(coded["model"][1]), -1, dtype=np.int64)

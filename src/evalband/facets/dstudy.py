@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from .._validate import check_confidence_level, check_probability
+from .._validate import ArgumentError, check_confidence_level, check_probability
 from .design import ITEM
+from ..display.reprs import displayed
 
 __all__ = ["DEFAULT_LEVELS", "DEFAULT_TRIALS", "DStudy", "plan_design", "predicted_se"]
 
@@ -60,7 +61,8 @@ def predicted_se(components, sizes, *, trials: int = 1, fixed=()) -> float:
     return float(np.sqrt(var))
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class DStudy:
     """Designs that reach a target standard error, cheapest first.
 
@@ -191,28 +193,28 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
     ['item', 'prompt', 'trials', 'predicted_se']
     """
     if (target_se is None) == (effect is None):
-        raise ValueError("give exactly one of `target_se` and `effect`.")
+        raise ArgumentError("give exactly one of `target_se` and `effect`.")
     level = check_confidence_level(confidence_level)
     notes = []
     if effect is not None:
         effect = float(effect)
         if not effect > 0:
-            raise ValueError(f"`effect` must be a positive difference; got {effect!r}.")
+            raise ArgumentError(f"`effect` must be a positive difference; got {effect!r}.")
         power = check_probability(power, "power")
         target = effect / (ndtri(1 - (1 - level) / 2) + ndtri(power))
         sets = _component_sets(vc, differences=True, model=model, task=task)
         if not sets:
-            raise ValueError("`effect` needs the components of differences: run variance_components with"
+            raise ArgumentError("`effect` needs the components of differences: run variance_components with"
                              " differences=True on at least two models.")
         basis = "every pair (the largest SE)" if model is None else f"pair {model}"
     else:
         target = float(target_se)
         if not target > 0:
-            raise ValueError(f"`target_se` must be positive; got {target_se!r}.")
+            raise ArgumentError(f"`target_se` must be positive; got {target_se!r}.")
         power = None
         sets = _component_sets(vc, differences=False, model=model, task=task)
         if not sets:
-            raise ValueError(f"no components for model {model!r} in task {task!r}.")
+            raise ArgumentError(f"no components for model {model!r} in task {task!r}.")
         basis = "every model (the largest SE)" if model is None else f"model {model}"
     facets = tuple(vc.facets) + (("cluster",) if any("cluster" in d.factors for d in vc.design.designs) else ())
     fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed)
@@ -220,7 +222,7 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
     valid = (ITEM, *facets, "trial")
     unknown = [k for k in cost if k not in valid]
     if unknown:
-        raise ValueError(f"`cost`: unknown unit(s) {', '.join(map(repr, unknown))}; valid: {', '.join(map(repr, valid))}.")
+        raise ArgumentError(f"`cost`: unknown unit(s) {', '.join(map(repr, unknown))}; valid: {', '.join(map(repr, valid))}.")
     pilot = {f: int(np.median([len(d.levels[d.factors.index(f)]) for d in vc.design.designs if f in d.factors]))
              for f in facets if any(f in d.factors for d in vc.design.designs)}
     facets = tuple(pilot)

@@ -15,11 +15,14 @@ from scipy import optimize, sparse
 from scipy.sparse.linalg import splu
 from scipy.special import ndtr
 from scipy.stats import chi2
+from .._validate import ArgumentError
+from ..display.reprs import displayed
 
 __all__ = ["RemlFit", "reml_components"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class RemlFit:
     """A REML fit of one design.
 
@@ -154,10 +157,10 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
     w_ss = np.atleast_1d(np.asarray(within_ss, dtype=np.float64))
     w_df = np.atleast_1d(np.asarray(within_df, dtype=np.float64))
     if inv_n.shape[1] != c or len(w_ss) != inv_n.shape[0] or len(w_df) != inv_n.shape[0]:
-        raise ValueError(f"`inv_n` must be (S, {c}) with one `within_ss` and `within_df` per source; got"
+        raise ArgumentError(f"`inv_n` must be (S, {c}) with one `within_ss` and `within_df` per source; got"
                          f" {inv_n.shape}, {w_ss.shape}, {w_df.shape}.")
     if top and w_df.sum() <= 0:
-        raise ValueError("`top=True` needs within-cell degrees of freedom (repeated trials).")
+        raise ArgumentError("`top=True` needs within-cell degrees of freedom (repeated trials).")
     zs = [_indicators(np.asarray(t, dtype=np.int64)) for t in term_codes]
     sizes = np.array([z.shape[1] for z in zs], dtype=np.int64)
     z = sparse.hstack(zs, format="csc") if zs else sparse.csc_matrix((c, 0))

@@ -15,8 +15,9 @@ from scipy.special import gammaln, ndtr
 from scipy.stats import chi2
 
 from .._random import block_generator, name_key, run_entropy
-from .._validate import as_generator, check_confidence_level, check_positive_int
+from .._validate import ArgumentError, as_generator, check_confidence_level, check_positive_int
 from .design import facet_design
+from ..display.reprs import displayed
 
 __all__ = ["RunSpread", "expected_best", "normal_max_factor", "run_spread"]
 
@@ -73,7 +74,8 @@ def expected_best(values, n: int) -> np.ndarray:
     return np.where(r >= n, out, np.nan)
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class RunSpread:
     """Spread across runs and the inflation of best-of-n reporting, per model and task.
 
@@ -176,7 +178,7 @@ def run_spread(data, *, run: str = "run", n=(1, 2, 3, 5, 10), nested: bool | Non
 
     table = data if hasattr(data, "facets") and hasattr(data, "task_data") else read(data, facets=[run])
     if run not in table.facets:
-        raise ValueError(f"`run`: {run!r} is not a facet column of the table; its facets are"
+        raise ArgumentError(f"`run`: {run!r} is not a facet column of the table; its facets are"
                          f" {', '.join(map(repr, table.facets)) or '(none)'}.")
     design = facet_design(table, facets=[run], models=models, tasks=tasks)
     entropy = run_entropy(as_generator(rng))

@@ -20,8 +20,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as t_dist
 
-from .._validate import check_alternative, check_choice, check_confidence_level
+from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
+from ..display.reprs import displayed
 
 __all__ = [
     "SMALL_SAMPLE_METHODS",
@@ -95,7 +96,8 @@ def pair_contrasts(n_models: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return lmat, ia, ib
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class ClusterRobust:
     """Cluster-robust estimates of linear contrasts of a weighted mean over tasks.
 
@@ -212,24 +214,24 @@ def cluster_robust(scores, clusters, *, strata=None, weights=None, contrasts=Non
     y = np.atleast_2d(np.asarray(scores, dtype=np.float64))
     n = y.shape[1]
     if np.isnan(y).any():
-        raise ValueError("`scores` has NaN: give every model's score on the same items (average trials first).")
+        raise ArgumentError("`scores` has NaN: give every model's score on the same items (average trials first).")
     cl = np.asarray(clusters)
     if cl.shape != (n,):
-        raise ValueError(f"`clusters` must have one entry per item ({n}); got shape {cl.shape}.")
+        raise ArgumentError(f"`clusters` must have one entry per item ({n}); got shape {cl.shape}.")
     st = np.zeros(n, dtype=np.int64) if strata is None else np.asarray(strata)
     if st.shape != (n,):
-        raise ValueError(f"`strata` must have one entry per item ({n}); got shape {st.shape}.")
+        raise ArgumentError(f"`strata` must have one entry per item ({n}); got shape {st.shape}.")
     st = np.unique(st, return_inverse=True)[1].reshape(-1)
     n_t = int(st.max()) + 1
     tw = np.full(n_t, 1.0 / n_t) if weights is None else np.asarray(weights, dtype=np.float64)
     if tw.shape != (n_t,):
-        raise ValueError(f"`weights` must have one weight per task ({n_t}); got shape {tw.shape}.")
+        raise ArgumentError(f"`weights` must have one weight per task ({n_t}); got shape {tw.shape}.")
     g = np.unique(np.column_stack([st, np.unique(cl.astype(str), return_inverse=True)[1].reshape(-1)]), axis=0,
                   return_inverse=True)[1].reshape(-1)
     n_g = int(g.max()) + 1
     lmat = np.eye(y.shape[0]) if contrasts is None else np.atleast_2d(np.asarray(contrasts, dtype=np.float64))
     if lmat.shape[1] != y.shape[0]:
-        raise ValueError(f"`contrasts` must have one column per model ({y.shape[0]}); got shape {lmat.shape}.")
+        raise ArgumentError(f"`contrasts` must have one column per model ({y.shape[0]}); got shape {lmat.shape}.")
     size_t = np.bincount(st, minlength=n_t).astype(np.float64)
     c = tw[st] / size_t[st]
     task_means = np.stack([np.bincount(st, weights=row, minlength=n_t) for row in y]) / size_t  # (M, T)

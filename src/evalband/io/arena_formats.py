@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError
+from .._validate import ArgumentError, InputError
 from .battles import battles_from_frame
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -104,7 +104,7 @@ def read_arena_hard(records, where, source: str, *, baseline: str | None = None,
                     style_cols=None) -> "BattleTable":
     """Arena-Hard judgment records -> BattleTable: two battles per record, one per game (see the module docs)."""
     if isinstance(strong_weight, bool) or not isinstance(strong_weight, (int, float)) or not strong_weight >= 1:
-        raise ValueError(f"`strong_weight` must be a number >= 1; got {strong_weight!r}.")
+        raise ArgumentError(f"`strong_weight` must be a number >= 1; got {strong_weight!r}.")
     rows = {"model_a": [], "model_b": [], "winner": [], "question_id": [], "judge": [], "weight": []}
     labels, left = [], 0
     for rec, at in zip(records, where):

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError
+from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..preferences.battles import BattleTable
 from .tabular import STDIN, TABULAR_SUFFIXES, load_frame
 
@@ -329,7 +329,7 @@ def read_battles(data, *, source: str = "auto", model_a_col=None, model_b_col=No
     if isinstance(data, BattleTable):
         return data
     if source not in BATTLE_SOURCES:
-        raise ValueError(f"`source` must be one of {', '.join(map(repr, BATTLE_SOURCES))}; got {source!r}.")
+        raise ArgumentError(f"`source` must be one of {', '.join(map(repr, BATTLE_SOURCES))}; got {source!r}.")
     cols = dict(model_a_col=model_a_col, model_b_col=model_b_col, winner_col=winner_col,
                 question_col=question_col, judge_col=judge_col, turn_col=turn_col, cluster_col=cluster_col,
                 weight_col=weight_col, style_cols=style_cols)
@@ -344,7 +344,7 @@ def read_battles(data, *, source: str = "auto", model_a_col=None, model_b_col=No
         frame = data.copy()
         return battles_from_frame(frame, source="<DataFrame>", row_word="row", **cols)
     if not isinstance(data, (str, os.PathLike, list, tuple)):
-        raise TypeError(f"`data` must be a path, a list of paths, a DataFrame or a BattleTable; got"
+        raise ArgumentTypeError(f"`data` must be a path, a list of paths, a DataFrame or a BattleTable; got"
                         f" {type(data).__name__}.")
     if isinstance(data, str) and data == STDIN:
         frame, src, row_word = load_frame(data, file_format=file_format)
@@ -381,7 +381,7 @@ def _only(cols: dict) -> dict:
     allowed = {"style_cols"}
     extra = set(given) - allowed
     if extra:
-        raise TypeError(f"{', '.join(sorted(extra))} apply to column layouts, not to this battle format.")
+        raise ArgumentTypeError(f"{', '.join(sorted(extra))} apply to column layouts, not to this battle format.")
     return {k: v for k, v in given.items() if k in allowed}
 
 

@@ -15,7 +15,7 @@ import os
 
 import pandas as pd
 
-from .._validate import InputError, check_choice
+from .._validate import ArgumentTypeError, InputError, check_choice
 from ..judges.ratings import RatingsTable
 from .tabular import load_frame
 
@@ -87,7 +87,7 @@ def read_ratings(data, *, unit_col: str = "unit", rater_col: str = "rater", valu
     elif isinstance(data, (str, os.PathLike)):
         frame, source, row_word = load_frame(data, file_format=file_format)
     else:
-        raise TypeError(f"`data` must be a path, a DataFrame or a RatingsTable; got {type(data).__name__}.")
+        raise ArgumentTypeError(f"`data` must be a path, a DataFrame or a RatingsTable; got {type(data).__name__}.")
     cluster = _column(frame, cluster_col, "cluster", source)
     if shape == "long":
         return RatingsTable.from_long(frame, unit_col=_column(frame, unit_col, "unit", source),

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError, as_generator, check_choice, check_confidence_level, check_positive_int
+from .._validate import (ArgumentError, InputError, as_generator, check_choice, check_confidence_level,
+                         check_positive_int)
 from ._display import fmt, html_head, short_repr
 from ._resample import INTERVAL_METHODS, name_key, replicate_sums, run_entropy, summarize
 from ..display.reprs import displayed
@@ -166,7 +167,7 @@ def position_bias(data, *, first_col: str = "left", second_col: str = "right", w
     games, g_code = np.unique(game, return_inverse=True)
     judges = list(dict.fromkeys(judge))
     if reference is not None and reference not in judges:
-        raise ValueError(f"`reference`: unknown judge {reference!r}; available: {', '.join(map(repr, judges))}.")
+        raise ArgumentError(f"`reference`: unknown judge {reference!r}; available: {', '.join(map(repr, judges))}.")
     n_g = games.size
     groups = None
     if cluster_col:
@@ -306,7 +307,7 @@ def length_bias(data, *, outcome_col: str = "winner", length_col: str = "length_
         raise InputError(f"no column {', '.join(map(repr, missing))}; found {', '.join(map(repr, data.columns))}",
                          source=source)
     if isinstance(per, bool) or not isinstance(per, numbers.Real) or not per > 0:
-        raise ValueError(f"`per` must be a positive number; got {per!r}.")
+        raise ArgumentError(f"`per` must be a positive number; got {per!r}.")
     y = _outcomes(data, outcome_col, first_value, second_value, tie_value, source)
     length = pd.to_numeric(data[length_col], errors="coerce").to_numpy(dtype=np.float64)
     if not np.isfinite(length).all():
@@ -317,7 +318,7 @@ def length_bias(data, *, outcome_col: str = "winner", length_col: str = "length_
     judge = data[judge_col].astype(str).to_numpy() if judge_col else np.full(len(data), "judge")
     judges = list(dict.fromkeys(judge))
     if reference is not None and reference not in judges:
-        raise ValueError(f"`reference`: unknown judge {reference!r}; available: {', '.join(map(repr, judges))}.")
+        raise ArgumentError(f"`reference`: unknown judge {reference!r}; available: {', '.join(map(repr, judges))}.")
     strata = data[strata_col].astype(str).to_numpy() if strata_col else np.full(len(data), "")
     s_labels, s_code = np.unique(strata, return_inverse=True)
     p = s_labels.size + 1

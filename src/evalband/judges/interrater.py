@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import as_generator, check_choice, check_confidence_level, check_positive_int
+from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level,
+                         check_positive_int)
 from ..results import ConfidenceInterval
 from . import _coefficients as coef
 from ._display import fmt, html_head, short_repr
@@ -153,11 +154,11 @@ def _pairs_of(table, pairs) -> list[tuple[int, int]]:
     out = []
     for p in pairs:
         if isinstance(p, str) or len(p) != 2:
-            raise TypeError(f"`pairs` must be 'auto', 'all', None or a list of (rater, rater) pairs; got {p!r}.")
+            raise ArgumentTypeError(f"`pairs` must be 'auto', 'all', None or a list of (rater, rater) pairs; got {p!r}.")
         a, b = (str(x) for x in p)
         for x in (a, b):
             if x not in table.raters:
-                raise ValueError(f"`pairs`: unknown rater {x!r}; available: {', '.join(map(repr, table.raters[:12]))}.")
+                raise ArgumentError(f"`pairs`: unknown rater {x!r}; available: {', '.join(map(repr, table.raters[:12]))}.")
         out.append((table.raters.index(a), table.raters.index(b)))
     return out
 

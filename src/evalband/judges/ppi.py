@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from .._validate import check_alternative, check_choice, check_confidence_level
+from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 from ..display.reprs import displayed
 
@@ -210,26 +210,26 @@ def ppi_mean(judge, human, *, method: str = "ppi++", confidence_level=0.95, alte
     f = np.asarray(judge, dtype=np.float64)
     y = np.asarray(human, dtype=np.float64)
     if f.shape != y.shape:
-        raise ValueError(f"`judge` and `human` must have the same shape; got {f.shape} and {y.shape}.")
+        raise ArgumentError(f"`judge` and `human` must have the same shape; got {f.shape} and {y.shape}.")
     if f.ndim == 0 or f.shape[-1] == 0:
-        raise ValueError(f"`judge` needs at least one item along the last axis; got shape {f.shape}.")
+        raise ArgumentError(f"`judge` needs at least one item along the last axis; got shape {f.shape}.")
     if np.isinf(f).any() or np.isinf(y).any():
-        raise ValueError("`judge` and `human` must be finite (NaN: no score, no label).")
+        raise ArgumentError("`judge` and `human` must be finite (NaN: no score, no label).")
     present = np.isfinite(f)
     if (np.isfinite(y) & ~present).any():
-        raise ValueError("`human` has a label where `judge` has no score (NaN); every item needs the judge's score.")
+        raise ArgumentError("`human` has a label where `judge` has no score (NaN); every item needs the judge's score.")
     if not present.any(axis=-1).all():
-        raise ValueError("`judge` has a row without any score.")
+        raise ArgumentError("`judge` has a row without any score.")
     onehot = None
     n_clusters = None
     if clusters is not None:
         codes = np.asarray(clusters)
         if codes.shape != (f.shape[-1],):
-            raise ValueError(f"`clusters` must have one code per item ({f.shape[-1]}); got shape {codes.shape}.")
+            raise ArgumentError(f"`clusters` must have one code per item ({f.shape[-1]}); got shape {codes.shape}.")
         _, codes = np.unique(codes, return_inverse=True)
         n_clusters = int(codes.max()) + 1
         if n_clusters < 2:
-            raise ValueError("a cluster-robust PPI variance needs at least 2 clusters; got 1.")
+            raise ArgumentError("a cluster-robust PPI variance needs at least 2 clusters; got 1.")
         onehot = np.zeros((f.shape[-1], n_clusters))
         onehot[np.arange(f.shape[-1]), codes] = 1.0
     lab = np.isfinite(y)

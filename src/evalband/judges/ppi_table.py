@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError, check_choice, check_confidence_level
+from .._validate import ArgumentTypeError, InputError, check_choice, check_confidence_level
 from ..comparison.multiplicity import adjust_pvalues, correction_level
 from ..comparison.pairwise import PairwiseComparison, interval_label
 from ..comparison.verdict import (MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold,
@@ -257,7 +257,7 @@ def ppi_estimate(data, *, method: str = "ppi++", confidence_level=0.95, alternat
     method = check_choice(method, PPI_METHODS, "method")
     level = check_confidence_level(confidence_level)
     if cluster not in (None, True, False):
-        raise TypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
+        raise ArgumentTypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
     table = _table(data, models, tasks)
     if cluster is True and not table.has_clusters:
         raise InputError("cluster=True but the table has no cluster column", source=table.source)

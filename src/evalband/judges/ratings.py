@@ -18,7 +18,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError, check_choice
+from .._validate import ArgumentError, InputError, check_choice
 from ..display.reprs import displayed
 
 __all__ = ["RatingsTable", "LEVELS", "MAX_ORDINAL_CATEGORIES"]
@@ -51,7 +51,7 @@ def _parse_values(values: pd.Series, level: str, categories, source: str, row_wo
         cats = list(categories)
         text = {str(c).strip(): k for k, c in enumerate(cats)}
         if len(text) != len(cats):
-            raise ValueError(f"`categories` lists a value twice: {cats!r}.")
+            raise ArgumentError(f"`categories` lists a value twice: {cats!r}.")
         keys = pd.Series(raw).astype(str).str.strip().to_numpy()
         codes = np.array([text.get(k, -1) for k in keys], dtype=np.int64)
         if (codes < 0).any():
@@ -64,7 +64,7 @@ def _parse_values(values: pd.Series, level: str, categories, source: str, row_wo
             level = "ordinal"
             notes.append(f"level ordinal: the order given in `categories` ({', '.join(map(str, cats))})")
         if level in ("interval", "ratio") and not numeric:
-            raise ValueError(f"`level={level!r}` needs numeric categories; got {cats!r}.")
+            raise ArgumentError(f"`level={level!r}` needs numeric categories; got {cats!r}.")
         return codes, tuple(cats), level, numeric, notes
     is_bool = values.map(lambda v: isinstance(v, (bool, np.bool_))).all() if len(values) else False
     num = pd.to_numeric(values, errors="coerce") if not is_bool else None
@@ -245,7 +245,7 @@ class RatingsTable:
             raters = [raters] if isinstance(raters, str) else list(raters)
             unknown = [r for r in raters if r not in frame.columns]
             if unknown:
-                raise ValueError(f"`raters`: no column {', '.join(map(repr, unknown))}; found"
+                raise ArgumentError(f"`raters`: no column {', '.join(map(repr, unknown))}; found"
                                  f" {', '.join(map(repr, others))}.")
         if not raters:
             raise InputError("no rater columns", source=source)
@@ -276,7 +276,7 @@ class RatingsTable:
         units = list(units) if units is not None else [str(k + 1).zfill(width) for k in range(n_u)]
         raters = list(raters) if raters is not None else [f"rater {k + 1}" for k in range(n_r)]
         if len(units) != n_u or len(raters) != n_r:
-            raise ValueError(f"`data` is {n_r} raters x {n_u} units; got {len(raters)} rater and {len(units)} unit"
+            raise ArgumentError(f"`data` is {n_r} raters x {n_u} units; got {len(raters)} rater and {len(units)} unit"
                              " names.")
         arr.index, arr.columns = raters, units
         long = arr.T.rename_axis("unit").reset_index().melt(id_vars="unit", var_name="rater", value_name="value")
@@ -360,7 +360,7 @@ class RatingsTable:
         raters = [raters] if isinstance(raters, str) else list(raters)
         unknown = [r for r in raters if r not in self.raters]
         if unknown:
-            raise ValueError(f"`raters`: unknown {', '.join(map(repr, unknown))}; available:"
+            raise ArgumentError(f"`raters`: unknown {', '.join(map(repr, unknown))}; available:"
                              f" {', '.join(map(repr, self.raters[:12]))}{' ...' if self.n_raters > 12 else ''}.")
         lookup = np.full(self.n_raters, -1)
         lookup[[self.raters.index(r) for r in raters]] = np.arange(len(raters))

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import as_generator, check_choice, check_confidence_level, check_positive_int
+from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level,
+                         check_positive_int)
 from ..results import ConfidenceInterval
 from . import _coefficients as coef
 from ._coefficients import Coefficient
@@ -141,26 +142,26 @@ def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed
     notes = []
     raters = table.raters
     if not isinstance(reference, str):
-        raise TypeError(f"`reference` must be a rater's name, 'majority' or 'mean'; got {reference!r}.")
+        raise ArgumentTypeError(f"`reference` must be a rater's name, 'majority' or 'mean'; got {reference!r}.")
     if judges is not None:
         judges = [judges] if isinstance(judges, str) else list(judges)
         bad = [j for j in judges if j not in raters]
         if bad:
-            raise ValueError(f"`judges`: unknown {', '.join(map(repr, bad))}; available:"
+            raise ArgumentError(f"`judges`: unknown {', '.join(map(repr, bad))}; available:"
                              f" {', '.join(map(repr, raters[:12]))}.")
     if reference in CONSENSUS and reference not in raters:
         if crowd is None:
             if judges is None:
-                raise ValueError(f"`reference={reference!r}` needs `judges` (the raters judged against the crowd) or"
+                raise ArgumentError(f"`reference={reference!r}` needs `judges` (the raters judged against the crowd) or"
                                  " `crowd` (the raters forming it).")
             crowd = [r for r in raters if r not in judges]
         crowd = [crowd] if isinstance(crowd, str) else list(crowd)
         if judges is None:
             judges = [r for r in raters if r not in crowd]
         if not crowd or not judges:
-            raise ValueError("`reference`: the crowd and the judges must both be non-empty.")
+            raise ArgumentError("`reference`: the crowd and the judges must both be non-empty.")
         if reference == "mean" and not table.numeric:
-            raise ValueError("`reference='mean'` needs numeric ratings; use 'majority' for categories.")
+            raise ArgumentError("`reference='mean'` needs numeric ratings; use 'majority' for categories.")
         ref, size, ties = _consensus(table, [raters.index(r) for r in crowd], reference)
         have = size > 0
         per_unit = float(size[have].mean())
@@ -171,7 +172,7 @@ def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed
         numeric_ref = reference == "mean"
     else:
         if reference not in raters:
-            raise ValueError(f"`reference`: unknown rater {reference!r}; available: {', '.join(map(repr, raters[:12]))}"
+            raise ArgumentError(f"`reference`: unknown rater {reference!r}; available: {', '.join(map(repr, raters[:12]))}"
                              " (or 'majority' / 'mean' of a crowd).")
         crowd = []
         ref = table.matrix[raters.index(reference)]
@@ -179,7 +180,7 @@ def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed
         numeric_ref = False
     judges = [j for j in judges if j != reference]
     if not judges:
-        raise ValueError("`judges`: no judge to compare with the reference.")
+        raise ArgumentError("`judges`: no judge to compare with the reference.")
     vals = table.values
     ref_ok = np.isfinite(ref) if numeric_ref else ref >= 0
     ref_val = ref if numeric_ref else (vals[np.maximum(ref, 0)] if table.numeric else None)

@@ -25,9 +25,13 @@ import math
 import warnings
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
 import pandas as pd
 
-from .._validate import ArgumentError, InputError, check_choice, check_confidence_level, check_probability
+from .._labels import natural_order
+from .._random import block_generator, name_key, run_entropy
+from .._validate import (ArgumentError, InputError, as_generator, check_choice, check_confidence_level,
+                         check_probability)
 from ..estimation.cluster import cluster_interval
 from ..estimation.mean import mean_interval
 from ..results import ConfidenceInterval
@@ -232,8 +236,19 @@ def paired_runs(baseline, candidate, *, models=None, tasks=None):
     return frame, (str(mb), str(mc)), left
 
 
+def _betting_order(frame: pd.DataFrame, rng) -> np.ndarray:
+    """Positions of the paired items in the order the betting sequence takes them: the canonical (natural) order
+    of (task, item), permuted by the stream keyed by ``rng`` and 'gate-betting'."""
+    tasks = {t: k for k, t in enumerate(natural_order(frame["task"].astype(str)))}
+    items = {t: k for k, t in enumerate(natural_order(frame["item"].astype(str)))}
+    canonical = np.lexsort((frame["item"].astype(str).map(items).to_numpy(),
+                            frame["task"].astype(str).map(tasks).to_numpy()))
+    gen = block_generator(run_entropy(as_generator(rng)), (name_key("gate-betting"),))
+    return canonical[gen.permutation(canonical.size)]
+
+
 def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=0.95, method: str = "t",
-                 power: float = 0.8, models=None, tasks=None) -> GateResult:
+                 power: float = 0.8, models=None, tasks=None, rng=0) -> GateResult:
     """Decide whether a candidate run may replace a baseline run (paired non-inferiority).
 
     Parameters
@@ -252,6 +267,10 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     power : float
         Power used for the "more items" estimate when undecided.
     models : str or (str, str), optional
+    rng : int, Generator or None, default 0
+        'betting' only: the seed of the order in which the confidence sequence takes the items (a permutation of
+        the items in their canonical order, see Notes). The default 0 makes a CI gate give the same decision on
+        every run; None draws a fresh order.
 
     Returns
     -------
@@ -259,6 +278,11 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
 
     Notes
     -----
+    The betting confidence sequence depends on the order of the items, so the order is fixed by rule, never by
+    the order of the rows in the files: the paired items in the canonical (natural) order of their task and item
+    labels, then permuted by a stream keyed by ``rng`` and the name 'gate-betting'. Shuffled rows give the same
+    decision; another seed gives another valid anytime interval.
+
     The t interval is valid when items are an independent sample (or clusters are, with enough clusters,
     roughly 30 or more) and ``n`` is large enough for the mean difference to be near normal.
 
@@ -312,8 +336,13 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     else:
         if b.min() < 0 or b.max() > 1 or c.min() < 0 or c.max() > 1:
             raise InputError("method 'betting' needs scores in [0, 1]", source="gate")
+        order = _betting_order(frame, rng)
         seq = SequentialComparison(confidence_level=conf, names=("candidate", "baseline"))
-        state = seq.update(c, b)
+        state = seq.update(c[order], b[order])
+        seed = f"rng={rng}" if isinstance(rng, int) else "the given rng"
+        notes.append(f"betting: the {n:,} paired items are taken in a random order fixed by the seed ({seed}; a"
+                     " permutation of the items in their canonical order), so the decision does not depend on the"
+                     " order of the rows")
         low, high = float(state.ci.low), float(state.ci.high)
         if G:
             notes.append("the betting interval treats items as independent; clusters are not used")

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .._validate import InputError
+from .._validate import ArgumentError, InputError
 from ..display.reprs import displayed
 
 __all__ = ["BattleTable", "PairSums", "LABELS"]
@@ -169,7 +169,7 @@ class BattleTable:
         if n == 0:
             raise InputError("holds no battles (nothing to rank)", source=source)
         if b.size != n:
-            raise ValueError(f"`model_b` must have {n} entries like `model_a`; got {b.size}.")
+            raise ArgumentError(f"`model_b` must have {n} entries like `model_a`; got {b.size}.")
         for name, arr in (("model_a", a), ("model_b", b)):
             blank = np.flatnonzero(pd.isna(arr) | (pd.Series(arr).astype(str).str.strip() == "").to_numpy())
             if blank.size:
@@ -202,7 +202,7 @@ class BattleTable:
         out_labels = {}
         for name, values in (labels or {}).items():
             if name not in LABELS:
-                raise ValueError(f"`labels` keys must be among {LABELS}; got {name!r}.")
+                raise ArgumentError(f"`labels` keys must be among {LABELS}; got {name!r}.")
             v = np.asarray(values, dtype=object)
             missing = np.flatnonzero(pd.isna(v))
             if missing.size:
@@ -214,7 +214,7 @@ class BattleTable:
         for name, values in (features or {}).items():
             v = np.asarray(values, dtype=np.float64)
             if v.shape not in ((n,), (n, 2)):
-                raise ValueError(f"feature {name!r} must have shape ({n},) or ({n}, 2); got {v.shape}.")
+                raise ArgumentError(f"feature {name!r} must have shape ({n},) or ({n}, 2); got {v.shape}.")
             bad = np.flatnonzero(~np.isfinite(v).reshape(n, -1).all(axis=1))
             if bad.size:
                 raise InputError(f"style feature {name!r} is not a finite number ({_count(bad.size, 'battle')})",
@@ -326,11 +326,11 @@ class BattleTable:
         elif kind == "ties":
             frac = np.flatnonzero(~np.isin(yi, (0.0, 0.5, 1.0)))
             if frac.size:
-                raise ValueError(f"tie models need win/tie/loss outcomes, but {_count(frac.size, 'battle')} have a"
+                raise ArgumentError(f"tie models need win/tie/loss outcomes, but {_count(frac.size, 'battle')} have a"
                                  f" fractional outcome (e.g. {yi[frac[0]]:g}); use ties='half'.")
             sums = {"w": mat(w * (yi == 1.0)), "t": mat(w * (yi == 0.5)), "l": mat(w * (yi == 0.0))}
         else:
-            raise ValueError(f"`kind` must be 'half' or 'ties'; got {kind!r}.")
+            raise ArgumentError(f"`kind` must be 'half' or 'ties'; got {kind!r}.")
         return PairSums(pi, pj, m, int(n_units), sums, kind)
 
     def __repr__(self) -> str:

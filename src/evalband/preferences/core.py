@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from .._random import run_entropy
-from .._validate import as_generator, check_choice, check_confidence_level, check_names, check_positive_int
+from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level,
+                         check_names, check_positive_int)
 from ..results import ConfidenceInterval
 from .battles import BattleTable
 from .bradley_terry import RIDGE, TIES
@@ -29,7 +30,7 @@ _UNITS = {"elo": "Elo points", "logit": "logits", "prob": ""}
 def _read(data, source, options, baseline) -> BattleTable:
     if isinstance(data, BattleTable):
         if options:
-            raise TypeError(f"reader options ({', '.join(options)}) do not apply to a BattleTable.")
+            raise ArgumentTypeError(f"reader options ({', '.join(options)}) do not apply to a BattleTable.")
         return data
     from ..io.battles import read_battles
 
@@ -41,12 +42,12 @@ def _restrict(table: BattleTable, models) -> BattleTable:
         return table
     chosen = check_names(models, table.models, "models")
     if len(chosen) < 2:
-        raise ValueError(f"`models` must name at least two models; got {chosen!r}.")
+        raise ArgumentError(f"`models` must name at least two models; got {chosen!r}.")
     pos = np.array([table.models.index(m) for m in chosen])
     keep = np.isin(table.model_a, pos) & np.isin(table.model_b, pos)
     left = int((~keep).sum())
     if not keep.any():
-        raise ValueError(f"`models`: no battle between two of {chosen!r}.")
+        raise ArgumentError(f"`models`: no battle between two of {chosen!r}.")
     return table.subset(keep, note=f"{left:,} battles with a model outside `models` left out" if left else None)
 
 
@@ -65,13 +66,13 @@ def _subset(table: BattleTable, keep, note: str) -> BattleTable:
 def _position(name, models, what: str) -> int:
     if name not in models:
         shown = ", ".join(map(repr, models[:12])) + (" ..." if len(models) > 12 else "")
-        raise ValueError(f"`{what}`: unknown model {name!r}; models: {shown}.")
+        raise ArgumentError(f"`{what}`: unknown model {name!r}; models: {shown}.")
     return list(models).index(name)
 
 
 def _check_k(k) -> float:
     if isinstance(k, bool) or not isinstance(k, numbers.Real) or not (np.isfinite(k) and k > 0):
-        raise ValueError(f"`k` must be a finite number > 0; got {k!r}.")
+        raise ArgumentError(f"`k` must be a finite number > 0; got {k!r}.")
     return float(k)
 
 
@@ -246,23 +247,23 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     k = _check_k(k)
     if isinstance(ridge, bool) or not isinstance(ridge, numbers.Real) or not (np.isfinite(ridge) and ridge >= 0):
-        raise ValueError(f"`ridge` must be a finite number >= 0; got {ridge!r}.")
+        raise ArgumentError(f"`ridge` must be a finite number >= 0; got {ridge!r}.")
     if method in ("rao-kupper", "davidson"):
         if ties not in ("half", method):
-            raise ValueError(f"`method={method!r}` models ties itself; `ties` must be left at 'half' or be"
+            raise ArgumentError(f"`method={method!r}` models ties itself; `ties` must be left at 'half' or be"
                              f" {method!r}; got {ties!r}.")
         ties = method
     elif method == "bt" and ties in ("rao-kupper", "davidson"):
         method = ties
     elif ties in ("rao-kupper", "davidson"):
-        raise ValueError(f"`ties={ties!r}` is a Bradley-Terry tie model; use it with method 'bt'.")
+        raise ArgumentError(f"`ties={ties!r}` is a Bradley-Terry tie model; use it with method 'bt'.")
     if length_control and (method != "win-rate" or baseline is None):
-        raise ValueError("`length_control=True` needs method='win-rate' and a `baseline`.")
+        raise ArgumentError("`length_control=True` needs method='win-rate' and a `baseline`.")
     if style is not None and method not in ("bt",):
-        raise ValueError(f"`style` control fits a Bradley-Terry model with ties 'half' or 'drop'; got method"
+        raise ArgumentError(f"`style` control fits a Bradley-Terry model with ties 'half' or 'drop'; got method"
                          f" {method!r}.")
     if interval == "bca" and method == "elo":
-        raise ValueError("`interval='bca'` is not available for method 'elo' (online Elo has no jackknife); use"
+        raise ArgumentError("`interval='bca'` is not available for method 'elo' (online Elo has no jackknife); use"
                          " 'percentile'.")
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
     gen = as_generator(rng)
@@ -271,7 +272,7 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     base_pos = None if baseline is None else _position(baseline, table.models, "baseline")
     if ties == "drop":
         if table.tie.all():
-            raise ValueError("ties='drop' leaves no battle: every battle is a tie.")
+            raise ArgumentError("ties='drop' leaves no battle: every battle is a tie.")
         table = _subset(table, ~table.tie, f"ties='drop': {int(table.tie.sum()):,} tied battles left out")
     if method == "win-rate" and base_pos is not None:
         pos = table.models.index(baseline)
@@ -279,10 +280,10 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
         table = _subset(table, involved, f"{int((~involved).sum()):,} battles not involving the baseline"
                                          f" {baseline!r} left out of the win rates")
     if table.n_models < 2:
-        raise ValueError(f"a leaderboard needs at least two models; the battles have {table.n_models}.")
+        raise ArgumentError(f"a leaderboard needs at least two models; the battles have {table.n_models}.")
     base_pos = None if baseline is None else _position(baseline, table.models, "baseline")
     if method == "win-rate" and anchor is not None:
-        raise ValueError("`anchor` does not apply to win rates (they are fractions).")
+        raise ArgumentError("`anchor` does not apply to win rates (they are fractions).")
     anchor_pos = parse_anchor(anchor, table.models, scale)
     notes = list(table.notes)
     units = resampling_units(table, cluster)
@@ -304,7 +305,7 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     elif style is not None:
         names = style_names(style, list(table.features))
         if not names:
-            raise ValueError("`style` names no feature.")
+            raise ArgumentError("`style` names no feature.")
         res = style_ratings(table, units, boot, names, ridge=ridge, jackknife=jack)
         notes.append(f"style control on {', '.join(names)}: ratings are Bradley-Terry log-strengths with the"
                      " normalized style differences held at 0 (FastChat's normalization, exact maximum"

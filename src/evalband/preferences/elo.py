@@ -15,6 +15,7 @@ otherwise vectorized over replicates, one battle position at a time; both give t
 from __future__ import annotations
 
 import numpy as np
+from .._validate import ArgumentError, MissingExtraError
 
 __all__ = ["online_elo", "bootstrap_elo", "expand_weights", "ELO_INITIAL", "ELO_SCALE", "ELO_BASE"]
 
@@ -77,7 +78,7 @@ def _run(a, b, y, seq, starts, n_models, k, initial, scale, base, backend="auto"
             np.ascontiguousarray(starts, dtype=np.int64), float(k), float(initial), float(scale), float(base), out)
     kernel = _kernel() if backend in ("auto", "numba") else None
     if backend == "numba" and kernel is None:
-        raise ImportError("the compiled Elo kernel needs numba: pip install 'evalband[fast]'")
+        raise MissingExtraError("the compiled Elo kernel needs numba: pip install 'evalband[fast]'")
     (kernel or _run_numpy)(*args)
     return out
 
@@ -88,7 +89,7 @@ def expand_weights(weight) -> np.ndarray:
     w = np.asarray(weight, dtype=np.float64)
     reps = np.rint(w)
     if not np.allclose(w, reps) or (reps < 1).any():
-        raise ValueError("online Elo needs whole-number battle weights (a weight of 3 = the vote repeated three"
+        raise ArgumentError("online Elo needs whole-number battle weights (a weight of 3 = the vote repeated three"
                          " times); these battles have fractional weights: use method='bt'.")
     return reps.astype(np.int64)
 

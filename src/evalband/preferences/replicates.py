@@ -18,6 +18,7 @@ from .elo import bootstrap_elo, online_elo
 from .scales import ELO_PER_LOGIT
 from .style import fit_style, style_design, style_jackknife
 from .winrate import (average_win_rate_replicates, baseline_win_rates, length_controlled_win_rates)
+from .._validate import ArgumentError
 
 __all__ = ["Ratings", "bt_ratings", "style_ratings", "elo_ratings", "baseline_ratings", "average_ratings"]
 
@@ -80,7 +81,7 @@ def bt_ratings(table, units, boot, *, model: str = "bt", ridge: float = RIDGE, j
     m = table.n_models
     tot = ps.totals()
     if model != "bt" and not tot["t"].sum() > 0:
-        raise ValueError(f"ties={model!r}: the battles have no ties, so the tie parameter is not identified; use"
+        raise ArgumentError(f"ties={model!r}: the battles have no ties, so the tie parameter is not identified; use"
                          " ties='half' or 'drop'.")
     fit = fit_pairs(tot, ps.pair_i, ps.pair_j, m, model=model, ridge=ridge)
     notes = _existence_notes(table.models, tot, ps.pair_i, ps.pair_j, ridge)
@@ -180,7 +181,7 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
     lc_scale = None
     if length_control:
         if "length" not in table.features:
-            raise ValueError("`length_control=True` needs a 'length' style feature (answer lengths of both sides,"
+            raise ArgumentError("`length_control=True` needs a 'length' style feature (answer lengths of both sides,"
                              f" e.g. columns length_a and length_b); available: {', '.join(table.features) or 'none'}.")
         lengths = table.features["length"][wr.keep]
         side = np.where(table.model_a[wr.keep] == baseline, -1.0, 1.0)  # the model's length minus the baseline's
@@ -210,7 +211,7 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
     jack = None
     if jackknife:
         if length_control:
-            raise ValueError("`interval='bca'` is not available with `length_control=True`; use 'percentile'.")
+            raise ArgumentError("`interval='bca'` is not available with `length_control=True`; use 'percentile'.")
         jack = wr.jackknife()
         jack = np.where(np.isfinite(jack), jack, observed[None, :])
     return Ratings(observed, samples, "rate", jack, extras, notes)

@@ -19,6 +19,7 @@ from .._random import block_generator, name_key
 from ..resample import draw_counts
 from .battles import LABELS, BattleTable
 from ..display.reprs import displayed
+from .._validate import ArgumentError, ArgumentTypeError
 
 __all__ = ["CLUSTERS", "Units", "resampling_units", "ClusterBootstrap", "block_size", "MIN_CLUSTERS"]
 
@@ -91,7 +92,7 @@ def resampling_units(table: BattleTable, cluster="auto") -> Units:
     if cluster is None:
         cluster = "none"
     if not isinstance(cluster, str):
-        raise TypeError(f"`cluster` must be 'auto', 'none' or a label column name; got {cluster!r}.")
+        raise ArgumentTypeError(f"`cluster` must be 'auto', 'none' or a label column name; got {cluster!r}.")
     key = cluster.strip().lower()
     notes = []
     if key in ("question_id", "prompt", "questions"):
@@ -110,7 +111,7 @@ def resampling_units(table: BattleTable, cluster="auto") -> Units:
         return Units(codes, None, None, table.n_battles, tuple(notes))
     if key not in LABELS or key not in table.labels:
         have = [k for k in LABELS if k in table.labels]
-        raise ValueError(f"`cluster`: the battles have no {cluster!r} labels; valid: 'auto', 'none'"
+        raise ArgumentError(f"`cluster`: the battles have no {cluster!r} labels; valid: 'auto', 'none'"
                          + (f", {', '.join(map(repr, have))}" if have else "") + ".")
     codes, names = table.label_codes(key)
     k = names.size

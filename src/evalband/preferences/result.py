@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..results import ConfidenceInterval
 from ..display.reprs import displayed
+from .._validate import ArgumentError
 
 __all__ = ["ArenaResult", "METHOD_NAMES"]
 
@@ -193,11 +194,11 @@ class ArenaResult:
         """``(M, M)`` frame: predicted P(row beats column) ('probability'), or its interval ends ('low', 'high').
         """
         if self.win_probability is None:
-            raise ValueError("no predicted win probabilities for method 'win-rate' (it fits no model of the pairs).")
+            raise ArgumentError("no predicted win probabilities for method 'win-rate' (it fits no model of the pairs).")
         mat = {"probability": self.win_probability, "low": self.win_probability_ci.low,
                "high": self.win_probability_ci.high}
         if which not in mat:
-            raise ValueError(f"`which` must be 'probability', 'low' or 'high'; got {which!r}.")
+            raise ArgumentError(f"`which` must be 'probability', 'low' or 'high'; got {which!r}.")
         order = self.to_frame()["model"].tolist()
         pos = [self.models.index(mo) for mo in order]
         return pd.DataFrame(mat[which][np.ix_(pos, pos)], index=pd.Index(order, name="model_a"),

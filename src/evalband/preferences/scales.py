@@ -14,6 +14,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from .._validate import ArgumentError, ArgumentTypeError
 
 __all__ = ["SCALES", "ELO_PER_LOGIT", "parse_anchor", "to_scale"]
 
@@ -34,24 +35,24 @@ def parse_anchor(anchor, models, scale: str):
     if isinstance(anchor, str):
         name, sep, value = anchor.rpartition("=")
         if not sep or not name:
-            raise ValueError(f"`anchor` must look like 'MODEL=1000'; got {anchor!r}.")
+            raise ArgumentError(f"`anchor` must look like 'MODEL=1000'; got {anchor!r}.")
         try:
             anchor = {name.strip(): float(value)}
         except ValueError:
-            raise ValueError(f"`anchor`: the value after '=' must be a number; got {anchor!r}.") from None
+            raise ArgumentError(f"`anchor`: the value after '=' must be a number; got {anchor!r}.") from None
     if isinstance(anchor, tuple) and len(anchor) == 2:
         anchor = {anchor[0]: anchor[1]}
     if not isinstance(anchor, dict) or len(anchor) != 1:
-        raise TypeError(f"`anchor` must be {{'model': value}}, ('model', value) or 'model=value'; got {anchor!r}.")
+        raise ArgumentTypeError(f"`anchor` must be {{'model': value}}, ('model', value) or 'model=value'; got {anchor!r}.")
     (name, value), = anchor.items()
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise TypeError(f"`anchor` value must be a finite number; got {value!r}.")
+        raise ArgumentTypeError(f"`anchor` value must be a finite number; got {value!r}.")
     if scale == "prob":
-        raise ValueError("`anchor` does not apply to scale='prob' (strengths sum to 1); use scale 'elo' or"
+        raise ArgumentError("`anchor` does not apply to scale='prob' (strengths sum to 1); use scale 'elo' or"
                          " 'logit'.")
     if name not in models:
         shown = ", ".join(map(repr, list(models)[:12])) + (" ..." if len(models) > 12 else "")
-        raise ValueError(f"`anchor`: unknown model {name!r}; models: {shown}.")
+        raise ArgumentError(f"`anchor`: unknown model {name!r}; models: {shown}.")
     return list(models).index(name), float(value)
 
 

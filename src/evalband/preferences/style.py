@@ -20,6 +20,7 @@ from scipy import sparse
 from scipy.special import expit
 
 from .bradley_terry import RIDGE, incidence, laplacian, log_sigmoid, newton_maximize
+from .._validate import ArgumentError
 
 __all__ = ["MARKDOWN", "style_names", "style_design", "fit_style", "style_jackknife"]
 
@@ -40,16 +41,16 @@ def style_names(style, available) -> list[str]:
         if item == "markdown" and "markdown" not in available:
             missing = [f for f in MARKDOWN if f not in available]
             if missing:
-                raise ValueError(f"`style`: 'markdown' needs the features {', '.join(MARKDOWN)}; the battles lack"
+                raise ArgumentError(f"`style`: 'markdown' needs the features {', '.join(MARKDOWN)}; the battles lack"
                                  f" {', '.join(missing)} (available: {', '.join(available) or 'none'}).")
             names.extend(MARKDOWN)
         elif item in available:
             names.append(item)
         else:
-            raise ValueError(f"`style`: no style feature {item!r}; available: {', '.join(available) or 'none'}"
+            raise ArgumentError(f"`style`: no style feature {item!r}; available: {', '.join(available) or 'none'}"
                              " (numeric columns NAME_a and NAME_b, or columns named with style_cols=).")
     if len(set(names)) != len(names):
-        raise ValueError(f"`style` names a feature twice: {names!r}.")
+        raise ArgumentError(f"`style` names a feature twice: {names!r}.")
     return names
 
 
@@ -70,7 +71,7 @@ def style_design(features: dict, names) -> np.ndarray:
             x = v
         sd = x.std()
         if not sd > 0:
-            raise ValueError(f"style feature {name!r} has the same difference in every battle; it cannot be"
+            raise ArgumentError(f"style feature {name!r} has the same difference in every battle; it cannot be"
                              " controlled for.")
         cols.append((x - x.mean()) / sd)
     return np.column_stack(cols)

@@ -14,6 +14,8 @@ import math
 import numpy as np
 from .._validate import ArgumentError, MissingExtraError
 
+from ._style import text_only
+
 __all__ = ["cd_diagram"]
 
 
@@ -67,6 +69,7 @@ def _unpack(result, mean_ranks, models, critical_difference, significant, clique
     return mean_ranks, models, critical_difference, tuple(tuple(c) for c in cliques)
 
 
+@text_only
 def cd_diagram(result=None, *, mean_ranks=None, models=None, critical_difference=None, significant=None,
                cliques=None, ax=None, title: str | None = None, show_ranks: bool = True,
                fontsize: float = 9.0, reverse: bool = False):

@@ -16,6 +16,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from .._files import check_figures, check_output, write_atomic
 from ._style import figure_bytes
 from ..display import decimals_for, html_escape, latex_escape, md_escape
 from .._validate import ArgumentError
@@ -408,10 +409,14 @@ def render_latex(report) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- files
-def save_figures(report, directory, *, formats=("png", "svg"), images: dict | None = None) -> dict:
+def save_figures(report, directory, *, formats=("png", "svg"), images: dict | None = None, force: bool = False,
+                 inputs=()) -> dict:
     """Write every figure as ``<key>.<format>`` in ``directory``; returns key -> path of the first format.
 
-    ``images`` (key -> PNG bytes) is filled with the PNGs rendered, so the HTML can reuse them."""
+    ``images`` (key -> PNG bytes) is filled with the PNGs rendered, so the HTML can reuse them. Figure files
+    already in ``directory`` are overwritten only with ``force``; an input of the run never is
+    (:func:`evalband._files.check_figures`). Each file is written whole or not at all."""
+    check_figures(directory, figure_names(report, formats), inputs=inputs, force=force)
     os.makedirs(directory, exist_ok=True)
     paths = {}
     for f in report.figures:
@@ -421,19 +426,32 @@ def save_figures(report, directory, *, formats=("png", "svg"), images: dict | No
             data = data or figure_bytes(f.figure, fmt)
             if images is not None and fmt == "png":
                 images[f.key] = data
-            with open(path, "wb") as fh:
-                fh.write(data)
+            write_atomic(path, data)
             paths.setdefault(f.key, path)
     return paths
 
 
-def write_report(report, path, *, format: str = "html", figures_dir=None, figure_formats=("png", "svg")) -> None:
-    """Write the report to ``path`` as 'html', 'markdown' or 'latex'; figures to ``figures_dir`` when given."""
+def figure_names(report, formats=("png", "svg")) -> list[str]:
+    """The file names :func:`save_figures` writes."""
+    return [f"{f.key}.{fmt}" for f in report.figures for fmt in formats]
+
+
+def write_report(report, path, *, format: str = "html", figures_dir=None, figure_formats=("png", "svg"),
+                 force: bool = False, inputs=()) -> None:
+    """Write the report to ``path`` as 'html', 'markdown' or 'latex'; figures to ``figures_dir`` when given.
+
+    ``path`` is never one of ``inputs`` (the files the run read), a symbolic link is written through only with
+    ``force``, existing figure files are overwritten only with ``force``, and every file is written to a
+    temporary file renamed into place (:mod:`evalband._files`). All checks run before anything is written."""
     fmt = {"md": "markdown", "tex": "latex"}.get(format, format)
     if fmt not in ("html", "markdown", "latex"):
         raise ArgumentError(f"`format` must be 'html', 'markdown' or 'latex'; got {format!r}.")
+    target = check_output(path, inputs=inputs, force=force)
+    if figures_dir:
+        check_figures(figures_dir, figure_names(report, figure_formats), inputs=inputs, force=force)
     images = {}
-    paths = save_figures(report, figures_dir, formats=figure_formats, images=images) if figures_dir else {}
+    paths = save_figures(report, figures_dir, formats=figure_formats, images=images, force=force,
+                         inputs=inputs) if figures_dir else {}
     if fmt == "html":
         text = render_html(report, images=images)
     elif fmt == "markdown":
@@ -442,5 +460,4 @@ def write_report(report, path, *, format: str = "html", figures_dir=None, figure
         text = render_markdown(report, figure_paths=rel)
     else:
         text = render_latex(report)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
+    write_atomic(target, text)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from .._validate import MissingExtraError
 
+from ._style import text_only
+
 __all__ = ["plot_performance_profile", "plot_simplex"]
 
 _COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#332288", "#88CCEE",
@@ -26,6 +28,7 @@ def _new_axes(ax, width, height):
     return fig.add_subplot()
 
 
+@text_only
 def plot_performance_profile(profile, *, ax=None, models=None, colors=None, xlabel: str | None = None,
                              legend: bool = True, log_x: bool = False):
     """Draw performance profiles with their bootstrap bands.
@@ -67,6 +70,7 @@ def plot_performance_profile(profile, *, ax=None, models=None, colors=None, xlab
     return ax
 
 
+@text_only
 def plot_simplex(result, *, ax=None, max_points: int = 5000, color="#0072B2", rng=0):
     """Scatter Bayesian signed-rank posterior samples on the probability simplex.
 

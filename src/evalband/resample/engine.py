@@ -21,7 +21,7 @@ from ._kernels import block_generator, block_size, draw_counts, name_key
 from .._progress import track
 from .._random import run_entropy
 from .columns import ItemColumns
-from .replicates import Replicates, TaskUnits
+from .replicates import CountUnits, Replicates, TaskUnits
 from .statistics import get_statistic
 
 __all__ = ["bootstrap", "RESAMPLING"]
@@ -116,12 +116,11 @@ def _units_from_columns(task, cols, stat, codes):
 
 
 def _virtual_units(task, correct, n, stat):
-    """0/1 vectors reproducing summary counts (ones first), for the jackknife only; None if sizes differ."""
+    """Summary counts as virtual 0/1 units (ones first), for the jackknife only, never materialized (memory does
+    not grow with n); None if sizes differ."""
     if not np.all(n == n[0]):
         return None
-    size = int(n[0])
-    x = (np.arange(size)[None, :] < correct[:, None]).astype(np.float64)[..., None]
-    return TaskUnits(task, x, np.ones(size), stat.finish)
+    return CountUnits(task, np.asarray(correct, dtype=np.int64), int(n[0]), stat.finish)
 
 
 #: executor used by :func:`bootstrap` when none is passed (set with :func:`use_executor`); None runs in process.

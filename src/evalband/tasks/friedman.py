@@ -300,6 +300,9 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
     exact = None
     if method in ("exact", "monte-carlo") or (method == "auto" and (n < SMALL_N_TASKS or np.isinf(f_stat))):
         exact = friedman_permutation_pvalue(ranks, method=method, n_resamples=n_resamples, rng=rng)
+        if method == "auto" and exact.method == "monte-carlo":
+            notes.append(f"exact enumeration out of reach ({k} models, {n} tasks): the permutation p-value is a"
+                         f" Monte Carlo estimate from {exact.n_arrangements:,} random arrangements")
         if n < SMALL_N_TASKS:
             notes.append(f"only {n} tasks: the chi-square and F approximations are poor below about"
                          f" {SMALL_N_TASKS}; use the permutation p-value ({exact.method})")

@@ -90,13 +90,15 @@ def _arrangements(column: np.ndarray) -> np.ndarray:
 
 
 def _work(r: np.ndarray) -> tuple[float, list]:
+    """Enumeration cost (arrangements per task summed over tasks, times the rank-sum grid); ``inf`` when it does
+    not fit in a float (many models: the grid alone is (N k)^(k-1)). Computed in logs, so it never overflows."""
     k, n = r.shape
     distinct = []
     for b in range(n):
         counts = np.unique(r[:, b], return_counts=True)[1]
         distinct.append(math.factorial(k) // math.prod(math.factorial(int(c)) for c in counts))
-    grid = float(int(r.max(axis=0).sum()) + 1) ** (k - 1)
-    return float(sum(distinct)) * grid, distinct
+    log_work = math.log(sum(distinct)) + (k - 1) * math.log(int(r.max(axis=0).sum()) + 1)
+    return (math.exp(log_work) if log_work < 700 else math.inf), distinct
 
 
 def _null_distribution(r: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
