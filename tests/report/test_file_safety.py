@@ -99,7 +99,7 @@ def test_write_report_checks_before_writing(results, tmp_path):
     from evalband.report._build import build_report
     from evalband.report.html import write_report
 
-    rep = build_report(read(results), n_resamples=100, seed=1, bayes=False)
+    rep = build_report(read(results), n_resamples=100, rng=1, bayes=False)
     with pytest.raises(ValueError, match="is an input of this run"):
         write_report(rep, results, format="markdown", inputs=input_files(str(results)))
     assert results.read_text().startswith("model,task,item,score")

@@ -79,6 +79,7 @@ def parse_winner(winner: pd.Series, model_a: np.ndarray, model_b: np.ndarray, *,
     if pd.api.types.is_bool_dtype(winner):
         raise InputError("winner holds true/false; give model_a/model_b/tie, the winner's name or a probability",
                          source=source, column=column)
+    winner = _numbers_if_all(winner)  # text read as written: a column of numbers is numbers
     if pd.api.types.is_numeric_dtype(winner):
         y = winner.to_numpy(dtype=np.float64)
         bad = np.flatnonzero(~(np.isfinite(y) & (y >= 0) & (y <= 1)))
@@ -115,8 +116,22 @@ def parse_winner(winner: pd.Series, model_a: np.ndarray, model_b: np.ndarray, *,
     return y, tie, bothbad
 
 
+def _numbers_if_all(col: pd.Series) -> pd.Series:
+    """A text column whose every non-blank cell is a number, as numbers (readers keep text as written); any
+    other column unchanged."""
+    if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+        return col
+    text = col.astype("string").str.strip()
+    present = text.notna() & (text != "")
+    values = pd.to_numeric(text.where(present), errors="coerce")
+    if present.any() and values[present].notna().all():
+        return values.astype(np.float64)
+    return col
+
+
 def _features(frame, used, style_cols, source):
     """Style features: numeric NAME_a / NAME_b pairs (found automatically) and columns named in ``style_cols``."""
+    frame = frame.apply(_numbers_if_all)
     cols = [str(c) for c in frame.columns]
     out, columns = {}, {}
     numeric = {c for c in cols if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])}
@@ -184,7 +199,7 @@ def battles_from_frame(frame: pd.DataFrame, *, source: str = "<DataFrame>", row_
             labels[role] = frame[col].astype("string").to_numpy(dtype=object, na_value=None)
     weight = None
     if found["weight"] is not None:
-        weight = pd.to_numeric(frame[found["weight"]], errors="coerce").to_numpy(dtype=np.float64)
+        weight = pd.to_numeric(_numbers_if_all(frame[found["weight"]]), errors="coerce").to_numpy(dtype=np.float64)
     used = {v for v in found.values() if v is not None}
     features, fcols = _features(frame, used, style_cols, source)
     if features:
@@ -347,8 +362,8 @@ def read_battles(data, *, source: str = "auto", model_a_col=None, model_b_col=No
         raise ArgumentTypeError(f"`data` must be a path, a list of paths, a DataFrame or a BattleTable; got"
                         f" {type(data).__name__}.")
     if isinstance(data, str) and data == STDIN:
-        frame, src, row_word = load_frame(data, file_format=file_format)
-        return battles_from_frame(frame, source=src, row_word=row_word, **cols)
+        frame, src, row_word, read_notes = load_frame(data, file_format=file_format)
+        return battles_from_frame(frame, source=src, row_word=row_word, notes=read_notes, **cols)
     files = _expand(data)
     kinds = [source if source != "auto" else _detect_path(f) for f in files]
     if len(set(kinds)) > 1:
@@ -359,8 +374,8 @@ def read_battles(data, *, source: str = "auto", model_a_col=None, model_b_col=No
         if len(files) > 1:
             raise InputError("several files of a column layout: concatenate them first (or read each)",
                              source=str(data))
-        frame, src, row_word = load_frame(files[0], file_format=file_format)
-        return battles_from_frame(frame, source=src, row_word=row_word, **cols)
+        frame, src, row_word, read_notes = load_frame(files[0], file_format=file_format)
+        return battles_from_frame(frame, source=src, row_word=row_word, notes=read_notes, **cols)
     records, where = [], []
     for f in files:
         recs, w = _json_records(f)

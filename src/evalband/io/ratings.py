@@ -82,10 +82,11 @@ def read_ratings(data, *, unit_col: str = "unit", rater_col: str = "rater", valu
     if isinstance(data, RatingsTable):
         return data
     shape = check_choice(shape, RATING_SHAPES, "shape")
+    read_notes = []
     if isinstance(data, pd.DataFrame):
         frame, source, row_word = data, "<DataFrame>", "row"
     elif isinstance(data, (str, os.PathLike)):
-        frame, source, row_word = load_frame(data, file_format=file_format)
+        frame, source, row_word, read_notes = load_frame(data, file_format=file_format)
     else:
         raise ArgumentTypeError(f"`data` must be a path, a DataFrame or a RatingsTable; got {type(data).__name__}.")
     cluster = _column(frame, cluster_col, "cluster", source)
@@ -93,10 +94,11 @@ def read_ratings(data, *, unit_col: str = "unit", rater_col: str = "rater", valu
         return RatingsTable.from_long(frame, unit_col=_column(frame, unit_col, "unit", source),
                                       rater_col=_column(frame, rater_col, "rater", source),
                                       value_col=_column(frame, value_col, "value", source), cluster_col=cluster,
-                                      level=level, categories=categories, source=source, row_word=row_word)
+                                      level=level, categories=categories, source=source, row_word=row_word,
+                                      notes=read_notes)
     unit = _column(frame, unit_col, "unit", source, required=unit_col != "unit")
     return RatingsTable.from_wide(frame, unit_col=unit, raters=raters, cluster_col=cluster, level=level,
-                                  categories=categories, source=source, row_word=row_word)
+                                  categories=categories, source=source, row_word=row_word, notes=read_notes)
 
 
 def as_ratings(data, *, level: str = "auto", **options) -> RatingsTable:
