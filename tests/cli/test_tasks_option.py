@@ -11,6 +11,7 @@ Oracles: the library called on the same table with ``tasks=`` (bayes, plan), and
 
 from __future__ import annotations
 
+from notes import flat  # noqa: F401
 import inspect
 import json
 
@@ -68,10 +69,10 @@ def test_bayes_weights_are_read_before_tasks():
             "--tasks", "DTD,Pets"]
     res = runner.invoke(app, [*base, "--weights", "natural=1,structured=1"])
     assert res.exit_code == 2
-    assert "group 'structured' a positive weight, but none of its tasks is among `--tasks`" in res.output
+    assert "group 'structured' a positive weight, but none of its tasks is among `--tasks`" in flat(res.output)
     res = runner.invoke(app, [*base, "--weights", "natural=1,structured=0"])
     assert res.exit_code == 0, res.output
-    assert "group 'natural' keeps its weight, shared among the 2 of its 7 tasks in `--tasks`" in res.stdout
+    assert "group 'natural' keeps its weight, shared among the 2 of its 7 tasks in `--tasks`" in flat(res.stdout)
 
 
 def test_clusters_effective_message_reads_as_an_option():
@@ -115,7 +116,7 @@ def test_plan_tasks_matches_the_library():
     want = plan_from_pilot(table, effect=0.03, models=models).to_dict()
     assert json.loads(res.stdout)["n_required"] == want["n_required"]
     res = runner.invoke(app, ["plan", "--effect", "0.03", "--tasks", "law"])
-    assert res.exit_code == 2 and "--tasks chooses tasks from a results file" in res.output
+    assert res.exit_code == 2 and "--tasks chooses tasks from a results file" in flat(res.output)
 
 
 def test_report_tasks_is_used_and_repeated(tmp_path):

@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["evalband.preferences.battles", "evalband.preferences.bradley_terry", "evalband.preferences.core",
+MODULES = ["evalband.battles", "evalband.preferences.bradley_terry", "evalband.preferences.core",
            "evalband.preferences.elo", "evalband.preferences.resampling", "evalband.preferences.scales",
            "evalband.preferences.style", "evalband.preferences.winrate", "evalband.io.battles"]
 

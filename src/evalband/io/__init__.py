@@ -1,4 +1,6 @@
-"""Readers: one per source, all ending in one :class:`~evalband.table.ResultsTable` through :func:`read`."""
+"""Readers: one per source, all ending through :func:`read` in one of the three tables: a
+:class:`~evalband.table.ResultsTable` (scores of models on items or tasks), a :class:`~evalband.battles.BattleTable`
+(pairwise preferences) or a :class:`~evalband.ratings.RatingsTable` (raters' ratings of units)."""
 
 from __future__ import annotations
 
@@ -16,14 +18,31 @@ from .lm_eval import read_lm_eval
 from .rliable import read_rliable
 from .tabular import STDIN, TABULAR_SUFFIXES, read_tabular
 from .._validate import ArgumentError, ArgumentTypeError
+from ..battles import BattleTable
+from ..ratings import RatingsTable
+from .battles import looks_like_battles, read_battles
+from .ratings import read_ratings
 
-__all__ = ["read", "SOURCES", "load_example"]
+__all__ = ["read", "SOURCES", "load_example", "BATTLE_SOURCES"]
+
+
+def _battles(kind):
+    def reader(data, **options):
+        return read_battles(data, source=kind, **options)
+    reader.__name__ = f"read_battles_{kind}"
+    return reader
+
+
+#: sources of pairwise battles (:func:`read_battles`): column layouts and the three public formats
+BATTLE_SOURCES = ("battles", "fastchat", "arena-hard", "alpaca-eval")
 
 #: source name -> reader; harness readers register here too.
 SOURCES = {"csv": read_tabular, "tsv": read_tabular, "parquet": read_tabular, "jsonl": read_tabular,
            "json": read_tabular, "table": read_tabular,
            "lm-eval": read_lm_eval, "inspect": read_inspect, "helm": read_helm, "rliable": read_rliable,
-           "cruxeval": read_cruxeval}
+           "cruxeval": read_cruxeval,
+           "battles": _battles("columns"), "fastchat": _battles("fastchat"), "arena-hard": _battles("arena-hard"),
+           "alpaca-eval": _battles("alpaca-eval"), "ratings": read_ratings}
 
 
 def read(data, *, source: str = "auto", **options) -> ResultsTable:
@@ -42,15 +61,19 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
 
     Returns
     -------
-    ResultsTable
+    ResultsTable, BattleTable or RatingsTable
+        Pairwise battles (``model_a, model_b, winner``; Chatbot Arena, Arena-Hard, AlpacaEval files) are detected
+        and read as a BattleTable; ratings are read with ``source='ratings'``.
     """
-    if isinstance(data, ResultsTable):
+    if isinstance(data, (ResultsTable, BattleTable, RatingsTable)):
         return data
     if isinstance(data, str) and data.startswith("example:"):
         from .examples import load_example
 
         return load_example(data.split(":", 1)[1])
     if source == "auto":
+        if _battle_input(data, options):
+            return read_battles(data, **options)
         if isinstance(data, pd.DataFrame):
             return read_tabular(data, **options)
         if not isinstance(data, (str, os.PathLike, list, tuple)):
@@ -68,6 +91,17 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
     if reader is read_tabular and source in TABULAR_SUFFIXES.values():
         options.setdefault("file_format", source)
     return reader(data, **options)
+
+
+def _battle_input(data, options) -> bool:
+    """Pairwise battles, by their columns or format (a results table's options say it is not)."""
+    results_options = {"model_col", "task_col", "item_col", "score_col", "shape", "n_col", "correct_col",
+                       "accuracy_col", "unbounded", "facets"}
+    if results_options & set(options):
+        return False
+    if isinstance(data, str) and (data == STDIN or data.startswith("example:")):
+        return False
+    return isinstance(data, (pd.DataFrame, str, os.PathLike)) and looks_like_battles(data)
 
 
 def _detect(path) -> str:

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError
-from ..preferences.battles import BattleTable
+from ..battles import BattleTable
 from .tabular import STDIN, TABULAR_SUFFIXES, load_frame
 
 __all__ = ["read_battles", "looks_like_battles", "battles_from_frame", "BATTLE_SOURCES", "WINNER_VALUES"]

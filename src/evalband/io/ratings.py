@@ -16,7 +16,7 @@ import os
 import pandas as pd
 
 from .._validate import ArgumentTypeError, InputError, check_choice
-from ..judges.ratings import RatingsTable
+from ..ratings import RatingsTable
 from .tabular import load_frame
 
 __all__ = ["read_ratings", "as_ratings", "RATING_SHAPES"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 
 _LAZY = {
-    "RatingsTable": "evalband.judges.ratings", "LEVELS": "evalband.judges.ratings",
+    "RatingsTable": "evalband.ratings", "LEVELS": "evalband.ratings",
     "agreement": "evalband.judges.interrater", "AgreementResult": "evalband.judges.interrater",
     "judge_reference": "evalband.judges.reference", "ReferenceResult": "evalband.judges.reference",
     "position_bias": "evalband.judges.bias", "length_bias": "evalband.judges.bias",

@@ -12,7 +12,7 @@ from .._random import run_entropy
 from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level,
                          check_names, check_positive_int)
 from ..results import ConfidenceInterval
-from .battles import BattleTable
+from ..battles import BattleTable
 from .bradley_terry import RIDGE, TIES
 from .replicates import average_ratings, baseline_ratings, bt_ratings, elo_ratings, style_ratings
 from .resampling import ClusterBootstrap, resampling_units

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._random import block_generator, name_key
 from ..resample import draw_counts
-from .battles import LABELS, BattleTable
+from ..battles import LABELS, BattleTable
 from ..display.reprs import displayed
 from .._validate import ArgumentError, ArgumentTypeError
 

@@ -233,12 +233,27 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
     from ..io import read
     from ..table import ResultsTable
 
-    if not isinstance(data, (ResultsTable, str, os.PathLike, list, tuple)) and type(data).__name__ != "DataFrame":
+    if not isinstance(data, (ResultsTable, str, os.PathLike, list, tuple)) and type(data).__name__ not in (
+            "DataFrame", "BattleTable", "RatingsTable"):
         raise ArgumentTypeError("`data` must be a ResultsTable (from evalband.read or evalband.load_example), a Selection,"
                         f" a DataFrame or a path; got {type(data).__name__}.")
-    if isinstance(data, ResultsTable) and not read_options:
+    from ..battles import BattleTable
+    from ..ratings import RatingsTable
+
+    if isinstance(data, (BattleTable, RatingsTable)) and not read_options:
+        table = data
+    elif isinstance(data, ResultsTable) and not read_options:
         return _run(data, **spec)
-    return _run(read(data, **read_options), **spec)
+    else:
+        table = read(data, **read_options)
+    if isinstance(table, BattleTable):
+        return _battles(table, models=models, spec=spec)
+    if isinstance(table, RatingsTable):
+        if models is not None or tasks is not None or weights is not None or group_weights is not None:
+            raise ArgumentTypeError("ratings have raters and units, not models, tasks or weights: choose raters in"
+                                    " the analysis (evalband.judges.agreement(raters=...)).")
+        return Selection(table, (), (), None, None, LeftOut(), tuple(table.notes), False, table, {})
+    return _run(table, **spec)
 
 
 def _run(table, *, models, tasks, weights, group_weights, complete, shared_items, independent) -> Selection:
@@ -301,6 +316,30 @@ def _run(table, *, models, tasks, weights, group_weights, complete, shared_items
     return Selection(table, tuple(table.models), tuple(str(t) for t in table.tasks), table.task_groups, vector,
                      left_out, tuple(dict.fromkeys(notes)), bool(complete), source,
                      {**spec, "complete": complete, "shared_items": shared_items, "independent": independent})
+
+
+def _battles(table, *, models, spec) -> Selection:
+    """The selection of pairwise battles: the battles between two of ``models`` (the others counted)."""
+    if spec.get("tasks") is not None or spec.get("weights") is not None or spec.get("group_weights") is not None:
+        raise ArgumentTypeError("battles have models, not tasks or weights: choose models with `models`.")
+    source = table
+    notes = []
+    if models is not None:
+        chosen = check_names(models, table.models, "models")
+        if len(chosen) < 2:
+            raise ArgumentError(f"`models` must name at least two models; got {chosen!r}.")
+        pos = np.array([table.models.index(m) for m in chosen])
+        keep = np.isin(table.model_a, pos) & np.isin(table.model_b, pos)
+        if not keep.any():
+            raise InputError(f"no battle between two of the models in `models` ({and_names(chosen)})",
+                             source=table.source)
+        left = int((~keep).sum())
+        if left:
+            notes.append(f"{left:,} battle{'s' if left != 1 else ''} with a model outside `models` left out")
+        table = table.subset(keep)
+    not_models = tuple(m for m in source.models if m not in table.models)
+    return Selection(table, tuple(table.models), (), None, None, LeftOut(not_models), tuple(notes), False, source,
+                     dict(spec))
 
 
 def _weight_spec(weights, group_weights, tasks, groups):

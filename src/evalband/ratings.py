@@ -18,8 +18,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .._validate import ArgumentError, InputError, check_choice
-from ..display.reprs import displayed
+from ._validate import ArgumentError, InputError, check_choice
+from .display.reprs import displayed
 
 __all__ = ["RatingsTable", "LEVELS", "MAX_ORDINAL_CATEGORIES"]
 

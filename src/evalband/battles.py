@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .._validate import ArgumentError, InputError
-from ..display.reprs import displayed
+from ._validate import ArgumentError, InputError
+from .display.reprs import displayed
 
 __all__ = ["BattleTable", "PairSums", "LABELS"]
 
