@@ -54,6 +54,12 @@ class Report:
     kind: str = "comparison"          # 'comparison', or 'summary' (one model, or models that share no task)
     summary_reason: str = ""          # why a summary report has no comparison
     passk: pd.DataFrame | None = None  # summary reports: pass@k and pass^k per model, task and k
+    sections: list = field(default_factory=list)  # Section objects of other capabilities (report.section)
+
+    def add_section(self, section) -> None:
+        """Append a :class:`~evalband.report.section.Section`; its figures join :attr:`figures` (saved, embedded)."""
+        self.sections.append(section)
+        self.figures.extend(section.figures)
 
 
 def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, rng=None,

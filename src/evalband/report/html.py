@@ -248,7 +248,7 @@ def render_html(report, *, images: dict | None = None) -> str:
     parts.append("<details><summary>Coverage per model</summary>" + _html_table(coverage_rows(report)) + "</details>")
     if report.kind == "summary":
         parts += _html_summary_body(report, img, figs)
-        return _html_tail(report, parts)
+        return _html_tail(report, parts, images)
 
     parts.append("<h2>Aggregate scores and ranks</h2>")
     parts.append(_html_table(ranking_rows(report, scale)))
@@ -292,19 +292,37 @@ def render_html(report, *, images: dict | None = None) -> str:
         parts.append(_html_table(bayes_rows(report, scale), verdict_col=None))
     if "passk" in figs:
         parts.append("<h2>pass@k</h2>" + img(figs["passk"]))
-    return _html_tail(report, parts)
+    return _html_tail(report, parts, images)
 
 
-def _html_tail(report, parts) -> str:
-    """Sections left out, methods, references and the reproducing command; closes the document."""
+def _html_sections(report, parts, images=None) -> None:
+    """The sections of other capabilities (:class:`~evalband.report.section.Section`), each alike."""
+    for sec in report.sections:
+        parts.append(f'<h2 id="{esc(sec.key)}">{esc(sec.title)}</h2><p>{esc(sec.intro)}</p>')
+        if sec.findings:
+            parts.append("<ul class='findings'>" + "".join(f"<li>{esc(x)}</li>" for x in sec.findings) + "</ul>")
+        for t in sec.tables:
+            parts.append(f"<p class='note'>{esc(t.caption)}</p>" + _html_table(t.frame, verdict_col=None))
+        parts += [_img(f, images) for f in sec.figures]
+        if sec.notes:
+            parts.append("<ul class='note'>" + "".join(f"<li>{esc(n)}</li>" for n in sec.notes) + "</ul>")
+
+
+def _html_tail(report, parts, images=None) -> str:
+    """Sections of other capabilities, sections left out, methods, references and the reproducing command; closes
+    the document."""
+    _html_sections(report, parts, images)
     if report.sections_skipped:
         parts.append("<h3>Not shown</h3><ul>" + "".join(f"<li>{esc(s)}</li>" for s in report.sections_skipped)
                      + "</ul>")
 
-    parts.append("<h2>Methods</h2><ul>" + "".join(f"<li>{esc(m)}</li>" for m in report.methods) + "</ul>")
+    methods = list(report.methods) + [m for sec in report.sections for m in sec.methods]
+    references = list(report.references) + [r for sec in report.sections for r in sec.references
+                                            if r not in report.references]
+    parts.append("<h2>Methods</h2><ul>" + "".join(f"<li>{esc(m)}</li>" for m in methods) + "</ul>")
     parts.append("<h3>References</h3><ol>" + "".join(
         f"<li>{esc(text)}" + (f' <a href="{esc(url)}">{esc(url)}</a>' if url else "") + "</li>"
-        for text, url in report.references) + "</ol>")
+        for text, url in references) + "</ol>")
     r = report.reproduce
     parts.append("<h2>Reproduce</h2>")
     parts.append(f"<pre><code>{esc(r['command'])}</code></pre>")
@@ -356,11 +374,23 @@ def render_markdown(report, *, figure_paths: dict | None = None) -> str:
         out += ["## Task weights", "", _md_table(weights_rows(report))]
     if report.bayes is not None:
         out += ["## Bayesian intervals", "", _md_table(bayes_rows(report, scale))]
+    section_figures = {f.key for sec in report.sections for f in sec.figures}
     for f in report.figures:
-        if f.key in figure_paths:
+        if f.key in figure_paths and f.key not in section_figures:
             out += [f"![{md_escape(f.title, block=False).replace(']', chr(92) + ']')}]({figure_paths[f.key]})", "",
                     f"*{md_escape(f.caption, block=False)}*", ""]
-    out += ["## Methods", ""] + [f"- {md_escape(m)}" for m in report.methods]
+    for sec in report.sections:
+        out += [f"## {md_escape(sec.title, block=False)}", "", md_escape(sec.intro), ""]
+        out += [f"- {md_escape(x)}" for x in sec.findings] + ([""] if sec.findings else [])
+        for t in sec.tables:
+            out += [f"*{md_escape(t.caption, block=False)}*", "", _md_table(t.frame)]
+        for f in sec.figures:
+            if f.key in figure_paths:
+                out += [f"![{md_escape(f.title, block=False).replace(']', chr(92) + ']')}]({figure_paths[f.key]})",
+                        "", f"*{md_escape(f.caption, block=False)}*", ""]
+        out += [f"- {md_escape(n)}" for n in sec.notes] + ([""] if sec.notes else [])
+    methods = list(report.methods) + [m for sec in report.sections for m in sec.methods]
+    out += ["## Methods", ""] + [f"- {md_escape(m)}" for m in methods]
     command = str(report.reproduce["command"]).replace("\n", " ")
     fence = "`" * max(3, 1 + max((len(r) for r in re.findall("`+", command)), default=0))
     out += ["", "## Reproduce", "", fence, command, fence, ""]
@@ -395,7 +425,7 @@ def render_latex(report) -> str:
         if report.passk is not None:
             parts.append(_latex_table(passk_rows(report), "pass@k and pass^k (%) with their intervals.",
                                       "tab:evalband-passk"))
-        return "\n".join(parts)
+        return "\n".join(parts + _latex_sections(report))
     parts = [head, _latex_table(ranking_rows(report, scale),
                                 f"{r['aggregate']} over tasks{' (%)' if scale == 100 else ''} with {level:.0%} bootstrap intervals, ranks and "
                                 "tiers.", "tab:evalband-ranking"),
@@ -405,7 +435,16 @@ def render_latex(report) -> str:
     if report.weights is not None:
         parts.append(_latex_table(weights_rows(report), "Share of task-group weightings where each model is "
                                   "significantly best.", "tab:evalband-weights"))
-    return "\n".join(parts)
+    return "\n".join(parts + _latex_sections(report))
+
+
+def _latex_sections(report) -> list[str]:
+    """The tables of the other capabilities' sections."""
+    out = []
+    for sec in report.sections:
+        for k, t in enumerate(sec.tables):
+            out.append(_latex_table(t.frame, f"{sec.title}: {t.caption}", f"tab:evalband-{sec.key}-{t.key or k}"))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- files
