@@ -108,6 +108,18 @@ WeightsOpt = Annotated[Optional[str], typer.Option(
                       " weight 0), 'w1,w2,...' in task order, 'groups' for equal weight per group, or 'equal'"
                       " (every task the same; the default). Quote a name holding commas as in CSV"
                       " ('\"a,b\"=2,c=1'), or give @FILE (one name=w per line).", show_default=False)]
+HumanColOpt = Annotated[Optional[str], typer.Option(
+    "--human-col", help="Column of human (gold) labels on a subset of rows, blank elsewhere: the score column is"
+                        " then a judge's label and estimates combine both (prediction-powered inference; default"
+                        " 'human' if present).", show_default=False)]
+CostColOpt = Annotated[Optional[str], typer.Option("--cost-col", help="Column of per-row cost (dollars or tokens);"
+                                                   " default 'cost' if present.", show_default=False)]
+LatencyColOpt = Annotated[Optional[str], typer.Option("--latency-col", help="Column of per-row latency (seconds);"
+                                                      " default 'latency' if present.", show_default=False)]
+FacetsOpt = Annotated[Optional[str], typer.Option(
+    "--facets", help="Comma-separated label columns of other sources of variation (prompt template, seed, judge,"
+                     " ...); default: the columns named prompt, template, judge, run or harness when present;"
+                     " 'none' for none.", show_default=False)]
 
 
 def _cli(alias):
@@ -147,6 +159,10 @@ class InputOptions:
     filter_: Optional[str] = dataclasses.field(default=None, metadata=_cli(FilterOpt))
     split: Optional[str] = dataclasses.field(default=None, metadata=_cli(SplitOpt))
     baselines: Optional[str] = dataclasses.field(default=None, metadata=_cli(BaselinesOpt))
+    human_col: Optional[str] = dataclasses.field(default=None, metadata=_cli(HumanColOpt))
+    cost_col: Optional[str] = dataclasses.field(default=None, metadata=_cli(CostColOpt))
+    latency_col: Optional[str] = dataclasses.field(default=None, metadata=_cli(LatencyColOpt))
+    facets: Optional[str] = dataclasses.field(default=None, metadata=_cli(FacetsOpt))
 
     def read(self):
         """Read PATH or --example into a ResultsTable (:func:`load_input`); nothing is selected here."""
@@ -177,6 +193,8 @@ class InputOptions:
 #: Option groups for :func:`reads_input` layouts: reading a table, and harness logs' reader options.
 TABLE_INPUT = "source shape model_col task_col item_col score_col trial_col group_col unbounded count_rule"
 LOG_INPUT = "metric filter_ split baselines"
+#: Per-row measures and facet columns of a long table (read when their default-named columns exist).
+MEASURE_INPUT = "human_col cost_col latency_col facets"
 
 
 def reads_input(first: str = "path example", *, after: dict[str, str] | None = None):
@@ -400,6 +418,13 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
         if not drop_cols:
             raise ArgumentError("`--drop-cols` is empty; give comma-separated column names (or leave the option out)")
         extra["drop_cols"] = drop_cols
+    facets = extra.pop("facets", None)
+    if facets is not None:
+        extra["facets"] = [] if facets.strip().lower() == "none" else parse_list(facets, name="--facets")
+    if example is not None and any(extra.get(k) is not None for k in ("human_col", "cost_col", "latency_col",
+                                                                      "facets")):
+        raise ArgumentError("`--human-col`, `--cost-col`, `--latency-col` and `--facets` apply to a results file,"
+                            " not to --example")
     if accuracy_scale is not None:
         if example is not None:
             raise ArgumentError("`--accuracy-scale` applies to a results file, not to --example")
