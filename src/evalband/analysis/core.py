@@ -66,6 +66,9 @@ class Analysis:
         Sections that do not apply, with the reason.
     notes : tuple of str
         What the analysis assumed or left out (beyond the table's notes).
+    extras : tuple of (str, object)
+        Results of the capability analyses that apply (:mod:`evalband.analysis.extensions`), by key; see
+        :meth:`extra`.
     """
 
     kind: str
@@ -91,6 +94,11 @@ class Analysis:
     reason: str = ""
     skipped: tuple = ()
     notes: tuple = ()
+    extras: tuple = ()
+
+    def extra(self, key: str):
+        """The result of the capability analysis ``key`` (:mod:`evalband.analysis.extensions`), or None."""
+        return dict(self.extras).get(key)
 
     @property
     def table(self):
@@ -221,6 +229,7 @@ def _names(items, limit) -> str:
 def _comparison(sel, aggregate, n_resamples, level, seed, bayes) -> Analysis:
     from ..comparison import compare
     from ..ranking import rank_models
+    from .extensions import run_extensions
     from ..resample import bootstrap, interval
     from ..selection import missing_tasks
 
@@ -254,10 +263,13 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes) -> Analysis:
     maps = _weight_maps(sel, reps, seed, skipped)
     fit = _bayes(sel, aggregate, level, seed, skipped) if bayes else None
     pk = _passk(sel, level, skipped)
+    extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level,
+                                  seed=seed, replicates=reps)
+    skipped += more
     notes += [*sel.notes, *(n for n in comparison.notes if n not in table.notes)]
     return Analysis("comparison", sel, aggregate, level, n_resamples, seed, reps, comparison, ranking, overlap,
                     task_ci, order, independent, tests, maps, fit, pk, skipped=tuple(skipped),
-                    notes=tuple(dict.fromkeys(notes)))
+                    notes=tuple(dict.fromkeys(notes)), extras=extras)
 
 
 def _tests(sel, level, hib, skipped):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .extensions import run_extensions
+
 __all__ = ["summary_analysis", "SUMMARY_AGGREGATES"]
 
 #: Aggregates that are a function of one model's own task scores (rank-based ones need other models).
@@ -73,6 +75,9 @@ def summary_analysis(sel, *, reason: str, aggregate: str, n_resamples: int, leve
                    for m in sel.models)
     else:
         skipped.append(("pass@k and pass^k", "need repeated trials of 0/1 scores"))
+    extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level,
+                                  seed=seed, replicates=None)
     return Analysis("summary", sel, agg_name, level, n_resamples, seed, overlap=overlap, order=order, passk=pk,
                     scores=scores, per_task=per_task, summary_samples=tuple(samples), reason=reason,
-                    skipped=tuple(skipped), notes=tuple(dict.fromkeys([*sel.notes, *notes])))
+                    skipped=tuple([*skipped, *more]), notes=tuple(dict.fromkeys([*sel.notes, *notes])),
+                    extras=extras)

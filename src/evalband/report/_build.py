@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from ..display.reprs import displayed
+from .sections import sections_for
 
 
 __all__ = ["Report", "Figure", "build_report"]
@@ -107,8 +108,12 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
     if a.kind == "summary":
         from ._summary import summary_report
 
-        return summary_report(a, command=command, timestamp=timestamp)
-    return _comparison_report(a, command=command, timestamp=timestamp)
+        report = summary_report(a, command=command, timestamp=timestamp)
+    else:
+        report = _comparison_report(a, command=command, timestamp=timestamp)
+    for section in sections_for(a):  # what the capabilities that apply add (report.sections)
+        report.add_section(section)
+    return report
 
 
 def _comparison_report(a, *, command, timestamp) -> Report:
