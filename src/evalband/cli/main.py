@@ -12,6 +12,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # names and extras print as written: evalband[dist], [instruct]
+    context_settings={"max_content_width": 120},  # help fills the terminal up to 120 columns
 )
 
 
