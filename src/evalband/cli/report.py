@@ -83,7 +83,15 @@ def report(
         write_report(rep, output, format=kind, figures_dir=figures, figure_formats=fig_formats, force=force,
                      inputs=read)
         size = os.path.getsize(output)
-        typer.echo(f"evalband: wrote {output} ({size / 1024:,.0f} KiB, {len(rep.figures)} figures) in "
+        n = len(rep.figures)
+        if kind == "html":
+            held = f", {n} figure{'s' * (n != 1)} embedded"
+        elif figures:
+            held = f", {n} figure{'s' * (n != 1)} {'linked' if kind == 'markdown' else 'saved'}"
+        else:
+            held = (f"; {n} figure{'s are' if n != 1 else ' is'} not in it: add --figures DIR to save them"
+                    if n else "")
+        typer.echo(f"evalband: wrote {output} ({size / 1024:,.0f} KiB{held}) in "
                    f"{time.perf_counter() - started:.1f} s" + (f"; figures in {figures}" if figures else ""),
                    err=True)
 
