@@ -229,6 +229,7 @@ def _names(items, limit) -> str:
 def _comparison(sel, aggregate, n_resamples, level, seed, bayes) -> Analysis:
     from ..comparison import compare
     from ..ranking import rank_models
+    from .._progress import status
     from .extensions import run_extensions
     from ..resample import bootstrap, interval
     from ..selection import missing_tasks
@@ -259,12 +260,17 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes) -> Analysis:
     task_ci = interval(reps.replicates, reps.observed, confidence_level=level)
     order = np.lexsort((ranking.rank_mean, ranking.rank))  # best first, whatever the direction
     skipped = []
-    tests = _tests(sel, level, ranking.higher_is_better, skipped)
-    maps = _weight_maps(sel, reps, seed, skipped)
-    fit = _bayes(sel, aggregate, level, seed, skipped) if bayes else None
-    pk = _passk(sel, level, skipped)
-    extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level,
-                                  seed=seed, replicates=reps)
+    with status("analysis: tests over tasks"):
+        tests = _tests(sel, level, ranking.higher_is_better, skipped)
+    with status("analysis: task-weight sensitivity"):
+        maps = _weight_maps(sel, reps, seed, skipped)
+    with status("analysis: Bayesian intervals"):
+        fit = _bayes(sel, aggregate, level, seed, skipped) if bayes else None
+    with status("analysis: pass@k"):
+        pk = _passk(sel, level, skipped)
+    with status("analysis: further sections"):
+        extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level,
+                                      seed=seed, replicates=reps)
     skipped += more
     notes += [*sel.notes, *(n for n in comparison.notes if n not in table.notes)]
     return Analysis("comparison", sel, aggregate, level, n_resamples, seed, reps, comparison, ranking, overlap,

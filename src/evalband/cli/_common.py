@@ -171,7 +171,10 @@ class InputOptions:
         for key in ("tasks", "weights"):
             options.pop(key)
         options["filter"] = options.pop("filter_")
-        return load_input(path, example, **options)
+        from .._progress import status
+
+        with status(f"reading {path if path is not None else 'example ' + str(example)}"):
+            return load_input(path, example, **options)
 
     def selection(self, *, weights: bool = True, **options):
         """The library's selection (:func:`evalband.select`) of --models, --tasks and --weights on the table

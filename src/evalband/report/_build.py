@@ -108,14 +108,17 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
     a = data if isinstance(data, Analysis) else analyze(
         data, aggregate=aggregate, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
         bayes=bayes)
-    if a.kind == "summary":
-        from ._summary import summary_report
+    from .._progress import status
 
-        report = summary_report(a, command=command, timestamp=timestamp)
-    else:
-        report = _comparison_report(a, command=command, timestamp=timestamp)
-    for section in sections_for(a):  # what the capabilities that apply add (report.sections)
-        report.add_section(section)
+    with status("report: drawing figures"):
+        if a.kind == "summary":
+            from ._summary import summary_report
+
+            report = summary_report(a, command=command, timestamp=timestamp)
+        else:
+            report = _comparison_report(a, command=command, timestamp=timestamp)
+        for section in sections_for(a):  # what the capabilities that apply add (report.sections)
+            report.add_section(section)
     return report
 
 

@@ -284,6 +284,13 @@ def write_report(report, path, *, format: str = "html", figures_dir=None, figure
     target = check_output(path, inputs=inputs, force=force)
     if figures_dir:
         check_figures(figures_dir, figure_names(report, figure_formats), inputs=inputs, force=force)
+    from .._progress import status
+
+    with status(f"report: writing {os.path.basename(os.fspath(path))}"):
+        _write(report, path, target, fmt, figures_dir, figure_formats, force, inputs)
+
+
+def _write(report, path, target, fmt, figures_dir, figure_formats, force, inputs) -> None:
     images = {}
     paths = save_figures(report, figures_dir, formats=figure_formats, images=images, force=force,
                          inputs=inputs) if figures_dir else {}
