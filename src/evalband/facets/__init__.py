@@ -21,6 +21,8 @@ Array cores and table-level entries (each table-level entry takes a ResultsTable
   (:mod:`.defaults`);
 * :func:`plan_design` — D-study: items, facet levels and trials that reach a target SE, cheapest first;
   :func:`predicted_se` (:mod:`.dstudy`);
+* :func:`facet_summary` — all of it for one table: what ``evalband variance`` prints and the report's section
+  "Where the variance comes from" shows (:mod:`.summary`);
 * :func:`run_spread` — spread across runs and the inflation of best-of-n reporting; :func:`expected_best`,
   :func:`normal_max_factor` (:mod:`.runs`).
 """
@@ -34,6 +36,7 @@ from .design import FacetDesign, TaskDesign, facet_design, facet_table
 from .dstudy import DEFAULT_LEVELS, DEFAULT_TRIALS, DStudy, plan_design, predicted_se
 from .reml import RemlFit, reml_components
 from .runs import RunSpread, expected_best, normal_max_factor, run_spread
+from .summary import RUN_FACET, FacetSummary, facet_summary, variance_extension
 from .small_clusters import (
                              SMALL_SAMPLE_METHODS,
                              ClusterRobust,
@@ -54,6 +57,8 @@ __all__ = [
                              "ClusterRobust",
                              "CrossedEstimates",
                              "DStudy",
+                             "FacetSummary",
+                             "RUN_FACET",
                              "FacetDesign",
                              "RemlFit",
                              "RunSpread",
@@ -71,6 +76,7 @@ __all__ = [
                              "default_replicates",
                              "expected_best",
                              "facet_design",
+                             "facet_summary",
                              "facet_table",
                              "multiplier_replicates",
                              "normal_max_factor",
@@ -81,4 +87,5 @@ __all__ = [
                              "reml_components",
                              "run_spread",
                              "variance_components",
+                             "variance_extension",
 ]
