@@ -281,7 +281,8 @@ def _dstudy(inputs, *, target_se, effect, power, alpha, cost, fmt):
         note_lines([])
         return
     scale = scale_for(table.score_kind)
-    target_text = f"{plan.target_se * scale:.3g}{' points' if scale == 100 else ''}"
+    value = plan.target_se * scale
+    target_text = f"{value:.3g}" + ((" point" if value == 1 else " points") if scale == 100 else "")
     head = (f"Designs that reach a standard error of {target_text}"
             + (f" (an effect of {effect:g} at power {power:g})" if effect is not None else "")
             + (", cheapest first" if cost else ", fewest responses first"))
