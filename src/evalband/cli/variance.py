@@ -146,7 +146,7 @@ def _human(result, fmt, notes, *, differences: bool, scale: float) -> str:
         runs = result.runs.to_frame()
         cols = ["model", "task", "n", "runs", "mean", "sd", "best_of_n", "inflation", "ci_low", "ci_high"]
         parts.append(render(runs[[c for c in cols if c in runs.columns]], fmt,
-                            value_cols=("mean", "sd", "best_of_n", "inflation", "ci_low", "ci_high"), se_col=None,
+                            value_cols=("mean", "sd", "best_of_n", "inflation", "ci_low", "ci_high"), se_col="sd",
                             scale=scale, title=f"Runs: spread and the inflation of reporting the best of n runs"
                                                f" ({level} intervals)"))
     more = list(notes)
