@@ -148,7 +148,7 @@ class Analysis:
 
 
 def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, rng=None,
-            bayes: bool = True, models=None, tasks=None, weights=None, group_weights=None) -> Analysis:
+            bayes: bool = True, models=None, tasks=None, weights=None, group_weights=None, fixed=None) -> Analysis:
     """Run every analysis a report shows, on one selection and one replicate set.
 
     Parameters
@@ -167,6 +167,10 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
         Add the Beta-Binomial posterior (0/1 scores or counts).
     models, tasks, weights, group_weights : optional
         The selection (:func:`evalband.select`).
+    fixed : str, sequence of str, True or None
+        Facets to condition on. By default facet columns crossed with items are random and the one replicate set
+        is the crossed bootstrap; with few clusters it carries the small-sample correction
+        (:func:`evalband.facets.default_replicates`).
 
     Returns
     -------
@@ -209,7 +213,7 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
                   "its own tasks, and leaves out the sections on pairwise comparisons, ranks, task weights and "
                   "tests over tasks. Choose models that share tasks with --models to compare them.")
         return _summary(sel, reason, aggregate, n_resamples, level, seed)
-    return _comparison(sel, aggregate, n_resamples, level, seed, bayes)
+    return _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed)
 
 
 def _seed(rng) -> int:
@@ -226,7 +230,7 @@ def _names(items, limit) -> str:
     return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def _comparison(sel, aggregate, n_resamples, level, seed, bayes) -> Analysis:
+def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None) -> Analysis:
     from ..comparison import compare
     from ..ranking import rank_models
     from .._progress import status
@@ -246,7 +250,13 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes) -> Analysis:
                          "model is resampled independently on its own items (unpaired bootstrap); differences "
                          "are less precise than a paired comparison on shared items would make them")
     sel = sel.complete_tasks(shared_items=not independent, independent=independent or table.level == "summary")
-    reps = bootstrap(sel, resampling="independent" if independent else "auto", n_resamples=n_resamples, rng=seed)
+    from ..facets.defaults import check_fixed, default_replicates
+
+    fixed = check_fixed(table, fixed)
+    reps = None if independent else default_replicates(sel, fixed=fixed, n_resamples=n_resamples, rng=seed)
+    if reps is None:  # no random facet and enough clusters: the engine's bootstrap
+        reps = bootstrap(sel, resampling="independent" if independent else "auto", n_resamples=n_resamples,
+                         rng=seed)
     # without pairing, compare works on the replicates alone (there are no shared items to measure)
     source = reps if independent else sel
     comparison = compare(source, replicates=None if independent else reps, aggregate=aggregate,

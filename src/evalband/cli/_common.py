@@ -37,6 +37,7 @@ __all__ = [
     "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
     "resolve_seed", "AccuracyScaleOpt", "cli_message", "split_list", "InputOptions", "reads_input",
     "WeightsOpt", "parse_confidence", "debug_enabled", "WideOpt", "show", "note_lines", "output_format",
+    "FixedOpt", "parse_fixed",
 ]
 
 PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL), a glob of them"
@@ -120,6 +121,17 @@ FacetsOpt = Annotated[Optional[str], typer.Option(
     "--facets", help="Comma-separated label columns of other sources of variation (prompt template, seed, judge,"
                      " ...); default: the columns named prompt, template, judge, run or harness when present;"
                      " 'none' for none.", show_default=False)]
+FixedOpt = Annotated[Optional[str], typer.Option(
+    "--fixed", help="Comma-separated facets to condition on ('all' for every facet). By default facet columns are"
+                    " random: intervals generalize to new prompts, judges, seeds, as well as to new items.",
+                    show_default=False)]
+
+
+def parse_fixed(text):
+    """``--fixed`` text -> the library's ``fixed`` (None, True for 'all', or a list of facet names)."""
+    if text is None:
+        return None
+    return True if text.strip().lower() == "all" else parse_list(text, name="--fixed")
 
 
 def _cli(alias):
@@ -258,7 +270,7 @@ CLI_NAMES = {"rng": "--seed", "n_resamples": "--n-resamples", "confidence_level"
              "name": "--aggregate", "aggregate": "--aggregate", "method": "--method", "correction": "--correction",
              "resampling": "--resampling", "margin": "--margin", "weights": "--weights", "group_weights": "--weights",
              "models": "--models", "test": "--test", "prior": "--prior", "accuracy_scale": "--accuracy-scale",
-             "drop_cols": "--drop-cols", "clusters": "--clusters", "tasks": "--tasks"}
+             "drop_cols": "--drop-cols", "clusters": "--clusters", "tasks": "--tasks", "fixed": "--fixed"}
 #: Aggregates whose parameter the CLI gives after a colon, with an example of the syntax.
 _PARAMETER_SYNTAX = {"bin_width": "binned-rank:0.01", "gamma": "optimality-gap:0.9",
                      "baseline": "probability-of-improvement:MODEL", "chance": "chance-normalized:0.25"}
@@ -424,6 +436,8 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
     facets = extra.pop("facets", None)
     if facets is not None:
         extra["facets"] = [] if facets.strip().lower() == "none" else parse_list(facets, name="--facets")
+        # trials are always a facet nested in cells (the --trial-col column), never a label column of their own
+        extra["facets"] = [f for f in extra["facets"] if f not in ("trial", trial_col)]
     if example is not None and any(extra.get(k) is not None for k in ("human_col", "cost_col", "latency_col",
                                                                       "facets")):
         raise ArgumentError("`--human-col`, `--cost-col`, `--latency-col` and `--facets` apply to a results file,"

@@ -62,6 +62,9 @@ from . import gate as _gate  # noqa: E402
 
 app.command("gate")(_gate.gate)
 
+from . import variance as _variance  # noqa: E402
+
+app.command("variance")(_variance.variance)
 from . import report as _report  # noqa: E402
 
 app.command("report")(_report.report)

@@ -68,7 +68,7 @@ class Report:
 
 def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, rng=None,
                  bayes: bool = True, command: str | None = None, timestamp: str | None = None,
-                 max_pairs_shown: int = 30) -> Report:
+                 max_pairs_shown: int = 30, fixed=None) -> Report:
     """The report of an analysis: figures, tables and sentences, computed from one :class:`Analysis`.
 
     Parameters
@@ -90,6 +90,8 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
         The command line that reproduces the report (shown in the report).
     timestamp : str, optional
         Shown on the report's one timestamp line; default now (UTC).
+    fixed : str, sequence of str, True or None
+        Facets to condition on (by default facet columns are random; see :func:`evalband.analyze`).
 
     Returns
     -------
@@ -107,7 +109,7 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
 
     a = data if isinstance(data, Analysis) else analyze(
         data, aggregate=aggregate, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
-        bayes=bayes)
+        bayes=bayes, fixed=fixed)
     from .._progress import status
 
     with status("report: drawing figures"):

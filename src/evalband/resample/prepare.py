@@ -3,6 +3,8 @@ select the models, tasks and weights once, then draw (or take) one replicate set
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .._validate import ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice
 from ..selection import select, selection_of_labels
 from .engine import bootstrap
@@ -16,7 +18,7 @@ ANALYSIS_RESAMPLING = ("auto", "paired", "independent")
 
 def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights=None, replicates=None,
                    resampling: str = "auto", n_resamples: int = 10_000, rng=None, cluster=None,
-                   min_models: int = 2, what: str = "a comparison"):
+                   min_models: int = 2, what: str = "a comparison", fixed=None):
     """``(selection, replicates, generator)`` for an analysis over tasks.
 
     Parameters
@@ -34,6 +36,10 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
         Passed to :func:`evalband.resample.bootstrap`.
     min_models : int
         Fewest models the analysis needs (checked before any replicate is drawn).
+    fixed : str, sequence of str, True or None
+        Facets to condition on. Default (None): facet columns crossed with items are random, and paired item data
+        with such facets, or with few clusters, get the replicates of :func:`evalband.facets.default_replicates`
+        (crossed wild bootstrap; small-sample wild cluster bootstrap) instead of the engine's.
     what : str
         The analysis, for the message.
     """
@@ -63,7 +69,18 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
         if tuple(replicates.models) != tuple(sel.models) or tuple(replicates.tasks) != tuple(sel.tasks):
             raise ArgumentError("`replicates` were drawn for other models or tasks than the selection holds.")
         return sel, replicates, gen
+    from ..facets.defaults import check_fixed, default_replicates
+
+    fixed = check_fixed(table, fixed)
+    if paired and resampling in ("auto", "paired"):  # facets random, or few clusters: the one dispatch
+        reps = default_replicates(sel, fixed=fixed, cluster=cluster, n_resamples=n_resamples, rng=gen)
+        if reps is not None:
+            return sel, reps, gen
     kwargs = dict(resampling=resampling, n_resamples=n_resamples, rng=gen)
     if cluster is not None:
         kwargs["cluster"] = cluster
-    return sel, bootstrap(sel, **kwargs), gen
+    reps = bootstrap(sel, **kwargs)
+    if not paired and table.level == "item" and set(table.facets) - set(fixed):
+        reps = replace(reps, notes=(*reps.notes, "facets not resampled: the models are resampled independently"
+                                    " (no shared items), which conditions on the facet levels used"))
+    return sel, reps, gen
