@@ -251,7 +251,9 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None) -> 
                          "are less precise than a paired comparison on shared items would make them")
     sel = sel.complete_tasks(shared_items=not independent, independent=independent or table.level == "summary")
     from ..facets.defaults import check_fixed, default_replicates
+    from ..resample.prepare import require_clusters
 
+    require_clusters(sel, what="a report's comparison")
     fixed = check_fixed(table, fixed)
     reps = None if independent else default_replicates(sel, fixed=fixed, n_resamples=n_resamples, rng=seed)
     if reps is None:  # no random facet and enough clusters: the engine's bootstrap

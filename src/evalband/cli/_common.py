@@ -72,7 +72,8 @@ ItemColOpt = Annotated[str, typer.Option("--item-col", help="Column holding the 
 ScoreColOpt = Annotated[str, typer.Option("--score-col", help="Column holding the score.")]
 TrialColOpt = Annotated[str, typer.Option("--trial-col", help="Column holding the trial (repeat) number.")]
 ClusterOpt = Annotated[Optional[str], typer.Option("--cluster", help="Column of clusters (passage, document,"
-                                                   " sub-source); default 'cluster' if present.",
+                                                   " sub-source); default 'cluster' if present; 'none' to treat"
+                                                   " items as independent.",
                                                    show_default=False)]
 GroupColOpt = Annotated[str, typer.Option("--group-col", help="Column holding the task group.")]
 UnboundedOpt = Annotated[bool, typer.Option("--unbounded", help="Scores are not proportions (rewards, BLEU, ...):"
@@ -289,7 +290,7 @@ def cli_message(text: str, options: dict | None = None) -> str:
     text = re.sub(r"`(\w+)=(['\"]?)([^`'\"]*)\2`",  # `clusters='effective'` -> `--clusters effective`
                   lambda g: f"`{names[g.group(1)]} {g.group(3)}`" if g.group(1) in names else g.group(0), text)
     text = re.sub(r"`(\w+)`", lambda g: f"`{names[g.group(1)]}`" if g.group(1) in names else g.group(0), text)
-    text = text.replace("`--seed` seed must", "`--seed` must")
+    text = text.replace("`--seed` seed must", "`--seed` must").replace("`cluster=False`", "`--cluster none`")
     text = text.replace("(resampling='binomial')", "(--resampling independent, or leave it at auto)")
     text = re.sub(r"say accuracy_scale=\S* to override", "give --accuracy-scale fraction or percent to override",
                   text)
@@ -446,6 +447,8 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
         if example is not None:
             raise ArgumentError("`--accuracy-scale` applies to a results file, not to --example")
         extra["accuracy_scale"] = accuracy_scale
+    if cluster is not None and cluster.strip().lower() == "none":
+        cluster = False  # items are independent: a 'cluster' column is then named as not used
     if example is not None:
         table = load_example(example)
     else:

@@ -10,7 +10,7 @@ from ..selection import select, selection_of_labels
 from .engine import bootstrap
 from .replicates import ReplicateSet
 
-__all__ = ["replicates_for", "ANALYSIS_RESAMPLING"]
+__all__ = ["require_clusters", "replicates_for", "ANALYSIS_RESAMPLING"]
 
 #: resampling choices of analyses over tasks ('binomial' is what summary data always get under 'auto')
 ANALYSIS_RESAMPLING = ("auto", "paired", "independent")
@@ -69,6 +69,7 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
         if tuple(replicates.models) != tuple(sel.models) or tuple(replicates.tasks) != tuple(sel.tasks):
             raise ArgumentError("`replicates` were drawn for other models or tasks than the selection holds.")
         return sel, replicates, gen
+    require_clusters(sel, cluster=cluster, what=what)
     from ..facets.defaults import check_fixed, default_replicates
 
     fixed = check_fixed(table, fixed)
@@ -84,3 +85,29 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
         reps = replace(reps, notes=(*reps.notes, "facets not resampled: the models are resampled independently"
                                     " (no shared items), which conditions on the facet levels used"))
     return sel, reps, gen
+
+
+def require_clusters(selection, *, cluster=None, what: str = "a comparison") -> None:
+    """The one rule for clustered items: no decided difference or ranking from fewer than 2 clusters in a task.
+
+    With one cluster the cluster bootstrap redraws the same cluster every time, so every interval has zero width
+    and every verdict would look decided. An :class:`~evalband._validate.InputError` names the file, the tasks and
+    their cluster, and the ways out (items as independent with ``cluster=False`` / ``--cluster none``, or the
+    task left out). ``cluster=False`` (items resampled on their own) passes.
+    """
+    table = selection.table
+    if cluster is False or table is None or table.level != "item" or not table.has_clusters:
+        return
+    data = table.data
+    counts = data.loc[data["task"].isin(selection.tasks)].groupby("task", observed=True)["cluster"].nunique()
+    few = [t for t in selection.tasks if int(counts.get(t, 0)) < 2]
+    if not few:
+        return
+    one = data.loc[data["task"] == few[0], "cluster"]
+    label = str(one.iloc[0]) if len(one) else ""
+    tasks = ", ".join(f"'{t}'" for t in few[:5]) + (f" and {len(few) - 5} more" if len(few) > 5 else "")
+    raise InputError(f"{what} needs at least 2 clusters in every task, and task{'s' if len(few) > 1 else ''} {tasks}"
+                     f" {'have' if len(few) > 1 else 'has'} all {'their' if len(few) > 1 else 'its'} items in one"
+                     f" cluster{f' (first: {label!r})' if label else ''}: its uncertainty cannot be estimated, so no"
+                     " difference or rank could be decided. Treat the items as independent (`cluster=False`), or"
+                     " leave the task out (`tasks`)", source=table.source)
