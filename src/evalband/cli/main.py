@@ -61,6 +61,9 @@ from . import gate as _gate  # noqa: E402
 app.command("gate")(_gate.gate)
 
 from . import report as _report  # noqa: E402
+from . import arena as _arena  # noqa: E402
+
+app.command("arena")(_arena.arena)
 
 app.command("report")(_report.report)
 

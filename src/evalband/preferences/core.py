@@ -266,7 +266,7 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     elif ties in ("rao-kupper", "davidson"):
         raise ArgumentError(f"`ties={ties!r}` is a Bradley-Terry tie model; use it with method 'bt'.")
     if length_control and (method != "win-rate" or baseline is None):
-        raise ArgumentError("`length_control=True` needs method='win-rate' and a `baseline`.")
+        raise ArgumentError("`length_control` needs `method` 'win-rate' and a `baseline`.")
     if style is not None and method not in ("bt",):
         raise ArgumentError(f"`style` control fits a Bradley-Terry model with ties 'half' or 'drop'; got method"
                          f" {method!r}.")
