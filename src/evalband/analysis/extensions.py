@@ -22,6 +22,7 @@ __all__ = ["EXTENSIONS", "Skip", "run_extensions"]
 #: key -> (title used when skipped, "module:function" or the function); the order is the order of the
 #: report's sections.
 EXTENSIONS: dict[str, tuple] = {}
+EXTENSIONS["arena"] = ("Preference leaderboard", "evalband.analysis.preferences:arena_extension")
 
 
 class Skip(Exception):

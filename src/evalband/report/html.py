@@ -245,6 +245,8 @@ def render_html(report, *, images: dict | None = None) -> str:
     if notes:
         parts.append("<h3>Assumed, converted or left out</h3><ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes)
                      + "</ul>")
+    if report.kind == "preference":  # battles: everything is in the sections
+        return _html_tail(report, parts, images)
     parts.append("<details><summary>Coverage per model</summary>" + _html_table(coverage_rows(report)) + "</details>")
     if report.kind == "summary":
         parts += _html_summary_body(report, img, figs)
@@ -359,7 +361,9 @@ def render_markdown(report, *, figure_paths: dict | None = None) -> str:
     out += ["", "## Data", "", md_escape(report.description), ""]
     notes = list(report.notes) + [n for n in report.analysis_notes if n not in report.notes]
     out += [f"- {md_escape(n)}" for n in notes] + [""]
-    if report.kind == "summary":
+    if report.kind == "preference":  # battles: everything is in the sections
+        pass
+    elif report.kind == "summary":
         out += ["## Scores", "", _md_table(summary_rows(report, scale))]
         out += ["## Per task", "", _md_table(task_rows(report, scale))]
         if report.passk is not None:
@@ -415,6 +419,8 @@ def render_latex(report) -> str:
     r = report.reproduce
     head = (f"% evalband {r['evalband']}: {r['command']}\n% seed {r['seed']}, {r['n_resamples']} bootstrap "
             "replicates; needs \\usepackage{booktabs}\n")
+    if report.kind == "preference":  # battles: the sections' tables
+        return "\n".join([head] + _latex_sections(report))
     if report.kind == "summary":
         parts = [head, f"% {report.summary_reason}\n",
                  _latex_table(summary_rows(report, scale), f"{r['aggregate']} over tasks"

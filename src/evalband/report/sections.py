@@ -16,6 +16,7 @@ __all__ = ["SECTIONS", "sections_for"]
 
 #: key -> "module:function" (or the function)
 SECTIONS: dict = {}
+SECTIONS["arena"] = "evalband.report._preferences:arena_section"
 
 
 def sections_for(analysis, registry=None) -> list:
