@@ -108,7 +108,7 @@ def arena(
     correction: CorrectionOpt = "holm",
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
-    source: SourceOpt = "auto",
+    battle_source: SourceOpt = "auto",  # --source (battles have no tasks: this command has no --tasks)
     model_a_col: ModelACol = None,
     model_b_col: ModelBCol = None,
     winner_col: WinnerCol = None,
@@ -143,7 +143,7 @@ def arena(
         result = run_arena(path, method=method, ties=ties, baseline=baseline, scale=scale, anchor=anchor,
                            cluster=unit, style=names, length_control=length_control, k=k, n_resamples=n_resamples,
                            confidence_level=parse_confidence(confidence), rng=seed,
-                           models=parse_list(models, name="models"), source=source, **read_options)
+                           models=parse_list(models, name="models"), source=battle_source, **read_options)
         notes = list(result.notes) + [f"{seed_text}, {result.n_resamples:,} replicates"]
         if pairs:
             return _pairs(result, fmt, correction, notes)
