@@ -28,8 +28,9 @@ class Analysis:
 
     Attributes
     ----------
-    kind : {'comparison', 'summary'}
-        'summary' with one model or models that share no task (nothing to compare: :attr:`reason` says why).
+    kind : {'comparison', 'summary', 'preference'}
+        'summary' with one model or models that share no task (nothing to compare: :attr:`reason` says why);
+        'preference' for pairwise battles (:attr:`preference` holds the leaderboard).
     selection : Selection
         The models, tasks and weights analysed.
     aggregate : str
@@ -101,6 +102,11 @@ class Analysis:
         return dict(self.extras).get(key)
 
     @property
+    def preference(self):
+        """The preference leaderboard (:class:`~evalband.preferences.ArenaResult`) of battles, or None."""
+        return self.extra("arena")
+
+    @property
     def table(self):
         """The selected table."""
         return self.selection.table
@@ -136,6 +142,9 @@ class Analysis:
 
     def __repr__(self) -> str:
         sel = self.selection
+        if self.kind == "preference":
+            return (f"Analysis(preference: {len(sel.models)} models, {sel.table.n_battles:,} battles,"
+                    f" {self.aggregate}, {self.n_resamples:,} replicates, seed {self.seed})")
         head = (f"Analysis({self.kind}: {len(sel.models)} models x {len(sel.tasks)} tasks, aggregate"
                 f" {self.aggregate!r}, {self.n_resamples:,} replicates, seed {self.seed})")
         lines = [head]
@@ -153,8 +162,10 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
 
     Parameters
     ----------
-    data : Selection, ResultsTable, DataFrame or path
-        Anything :func:`evalband.select` accepts.
+    data : Selection, ResultsTable, BattleTable, DataFrame or path
+        Anything :func:`evalband.select` accepts. Pairwise battles give an analysis of kind 'preference': the
+        leaderboard of :func:`evalband.arena` (Bradley-Terry, questions resampled whole) on the same seed, replicate
+        count and confidence level (:mod:`evalband.analysis.preferences`).
     aggregate : str
         Aggregate over tasks ('mean', 'geometric', 'minmax', 'mean-rank', ...).
     n_resamples : int
@@ -197,6 +208,10 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=100)
     seed = _seed(rng)
     sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
+    if type(sel.table).__name__ == "BattleTable":  # pairwise battles: a preference leaderboard
+        from .preferences import preference_analysis
+
+        return preference_analysis(sel, n_resamples=n_resamples, confidence_level=level, seed=seed)
     table = sel.table
     table.require_models(1, "a report")
     if len(sel.models) == 1:

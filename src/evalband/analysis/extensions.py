@@ -23,6 +23,7 @@ __all__ = ["EXTENSIONS", "Skip", "run_extensions"]
 #: report's sections.
 EXTENSIONS: dict[str, tuple] = {
     "variance": ("Where the variance comes from", "evalband.facets.summary:variance_extension"),
+    "arena": ("Preference leaderboard", "evalband.analysis.preferences:arena_extension"),
 }
 
 

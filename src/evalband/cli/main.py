@@ -66,6 +66,9 @@ from . import variance as _variance  # noqa: E402
 
 app.command("variance")(_variance.variance)
 from . import report as _report  # noqa: E402
+from . import arena as _arena  # noqa: E402
+
+app.command("arena")(_arena.arena)
 
 app.command("report")(_report.report)
 

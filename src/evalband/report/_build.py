@@ -54,7 +54,7 @@ class Report:
     analysis_notes: tuple = ()
     scale: float = 100.0
     higher_is_better: bool = True
-    kind: str = "comparison"          # 'comparison', or 'summary' (one model, or models that share no task)
+    kind: str = "comparison"          # 'comparison', 'summary' (one model, or models sharing no task), 'preference'
     summary_reason: str = ""          # why a summary report has no comparison
     passk: pd.DataFrame | None = None  # summary reports: pass@k and pass^k per model, task and k
     sections: list = field(default_factory=list)  # Section objects of other capabilities (report.section)
@@ -73,9 +73,10 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
 
     Parameters
     ----------
-    data : Analysis, Selection, ResultsTable, DataFrame or path
+    data : Analysis, Selection, ResultsTable, BattleTable, DataFrame or path
         An analysis from :func:`evalband.analyze` (rendered as it is), or anything :func:`evalband.select`
-        accepts (analysed first with the options below).
+        accepts (analysed first with the options below). Pairwise battles give a preference report (ratings,
+        win probabilities, rank distributions, style control).
     aggregate : str
         Aggregate over tasks (see ``evalband.aggregate.AGGREGATES``); 'mean' by default.
     n_resamples : int
@@ -110,6 +111,10 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
     a = data if isinstance(data, Analysis) else analyze(
         data, aggregate=aggregate, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
         bayes=bayes, fixed=fixed)
+    if a.kind == "preference":  # pairwise battles: the leaderboard's sections (report/_preferences.py)
+        from ._preferences import preference_report
+
+        return preference_report(a, command=command, timestamp=timestamp)
     from .._progress import status
 
     with status("report: drawing figures"):
