@@ -148,7 +148,8 @@ class Analysis:
 
 
 def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, rng=None,
-            bayes: bool = True, models=None, tasks=None, weights=None, group_weights=None) -> Analysis:
+            bayes: bool = True, models=None, tasks=None, weights=None, group_weights=None,
+            ppi: str = "ppi++") -> Analysis:
     """Run every analysis a report shows, on one selection and one replicate set.
 
     Parameters
@@ -167,6 +168,11 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
         Add the Beta-Binomial posterior (0/1 scores or counts).
     models, tasks, weights, group_weights : optional
         The selection (:func:`evalband.select`).
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Item-level results with human labels: every interval, comparison and ranking is of the human-scale means,
+        from one replicate set of prediction-powered estimates (:mod:`evalband.judges.ppi_replicates`); the
+        sections that read the judge's item scores as they are (Bayes, tests over tasks, pass@k) are skipped with
+        the reason. 'none': the judge's scores at face value.
 
     Returns
     -------
@@ -209,7 +215,7 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
                   "its own tasks, and leaves out the sections on pairwise comparisons, ranks, task weights and "
                   "tests over tasks. Choose models that share tasks with --models to compare them.")
         return _summary(sel, reason, aggregate, n_resamples, level, seed)
-    return _comparison(sel, aggregate, n_resamples, level, seed, bayes)
+    return _comparison(sel, aggregate, n_resamples, level, seed, bayes, ppi)
 
 
 def _seed(rng) -> int:
@@ -226,8 +232,9 @@ def _names(items, limit) -> str:
     return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def _comparison(sel, aggregate, n_resamples, level, seed, bayes) -> Analysis:
+def _comparison(sel, aggregate, n_resamples, level, seed, bayes, ppi="ppi++") -> Analysis:
     from ..comparison import compare
+    from ..judges.ppi_replicates import uses_ppi
     from ..ranking import rank_models
     from .extensions import run_extensions
     from ..resample import bootstrap, interval
@@ -236,7 +243,8 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes) -> Analysis:
     table = sel.table
     independent = False
     notes = []
-    if table.level == "item":
+    human = uses_ppi(table, ppi)  # PPI replicates resample every item of a task for every model at once
+    if table.level == "item" and not human:
         probe = sel.complete_tasks(shared_items=False)
         unpaired = list(missing_tasks(probe.table))  # tasks on which no item has a result from every model
         independent = bool(unpaired) or not table.paired_items
@@ -244,13 +252,15 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes) -> Analysis:
             notes.append(f"the models share no item on {_names(unpaired, 4)}: items cannot be paired, so every "
                          "model is resampled independently on its own items (unpaired bootstrap); differences "
                          "are less precise than a paired comparison on shared items would make them")
-    sel = sel.complete_tasks(shared_items=not independent, independent=independent or table.level == "summary")
-    reps = bootstrap(sel, resampling="independent" if independent else "auto", n_resamples=n_resamples, rng=seed)
+    sel = sel.complete_tasks(shared_items=not independent and not human,
+                             independent=independent or table.level == "summary")
+    reps = bootstrap(sel, resampling="independent" if independent else "auto", n_resamples=n_resamples, rng=seed,
+                     ppi=ppi)
     # without pairing, compare works on the replicates alone (there are no shared items to measure)
     source = reps if independent else sel
     comparison = compare(source, replicates=None if independent else reps, aggregate=aggregate,
                          weights=sel.weights if independent else None, confidence_level=level, per_task=False,
-                         rng=seed)
+                         rng=seed, ppi=ppi)
     av = comparison.aggregate_values[0]
     ranking = rank_models(av.observed, av.samples, reps.models, aggregate=av.name,
                           higher_is_better=av.higher_is_better, confidence_level=level, scale=av.scale,
@@ -259,10 +269,16 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes) -> Analysis:
     task_ci = interval(reps.replicates, reps.observed, confidence_level=level)
     order = np.lexsort((ranking.rank_mean, ranking.rank))  # best first, whatever the direction
     skipped = []
-    tests = _tests(sel, level, ranking.higher_is_better, skipped)
+    if human:  # these read the judge's item scores as they are; the report's numbers are of the human scale
+        why = "reads the judge's scores at face value; with human labels the report is of the human-scale means (PPI)"
+        skipped += [(title, why) for title in ("Critical-difference diagram", "Bayesian intervals",
+                                               "pass@k and pass^k")]
+        tests = fit = pk = None
+    else:
+        tests = _tests(sel, level, ranking.higher_is_better, skipped)
+        fit = _bayes(sel, aggregate, level, seed, skipped) if bayes else None
+        pk = _passk(sel, level, skipped)
     maps = _weight_maps(sel, reps, seed, skipped)
-    fit = _bayes(sel, aggregate, level, seed, skipped) if bayes else None
-    pk = _passk(sel, level, skipped)
     extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level,
                                   seed=seed, replicates=reps)
     skipped += more

@@ -16,7 +16,7 @@ ANALYSIS_RESAMPLING = ("auto", "paired", "independent")
 
 def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights=None, replicates=None,
                    resampling: str = "auto", n_resamples: int = 10_000, rng=None, cluster=None,
-                   min_models: int = 2, what: str = "a comparison"):
+                   min_models: int = 2, what: str = "a comparison", ppi: str = "ppi++"):
     """``(selection, replicates, generator)`` for an analysis over tasks.
 
     Parameters
@@ -36,6 +36,10 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
         Fewest models the analysis needs (checked before any replicate is drawn).
     what : str
         The analysis, for the message.
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Item-level results with human labels: replicates of each model's prediction-powered estimate (see
+        :func:`evalband.resample.bootstrap`); every item of a task counts for the models that have it, so tasks
+        are not left out for sharing no item.
     """
     resampling = check_choice(resampling, ANALYSIS_RESAMPLING, "resampling")
     gen = as_generator(rng)
@@ -55,7 +59,9 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
                          f" ({', '.join(sel.models)})", source=table.source)
     independent = (table.level == "summary" or resampling == "independent" or not table.paired_items)
     paired = table.level == "item" and not independent
-    sel = sel.complete_tasks(shared_items=paired, independent=independent)
+    from ..judges.ppi_replicates import uses_ppi
+
+    sel = sel.complete_tasks(shared_items=paired and not uses_ppi(table, ppi), independent=independent)
     if replicates is not None:
         if not isinstance(replicates, ReplicateSet):
             raise ArgumentTypeError(f"`replicates` must be replicates from evalband.resample.bootstrap; got"
@@ -63,7 +69,7 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
         if tuple(replicates.models) != tuple(sel.models) or tuple(replicates.tasks) != tuple(sel.tasks):
             raise ArgumentError("`replicates` were drawn for other models or tasks than the selection holds.")
         return sel, replicates, gen
-    kwargs = dict(resampling=resampling, n_resamples=n_resamples, rng=gen)
+    kwargs = dict(resampling=resampling, n_resamples=n_resamples, rng=gen, ppi=ppi)
     if cluster is not None:
         kwargs["cluster"] = cluster
     return sel, bootstrap(sel, **kwargs), gen
