@@ -9,6 +9,7 @@ import typer
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed,
                       show)
+from ._judges import PpiOpt, ppi_records
 from .._validate import ArgumentError
 
 AggregateOpt = Annotated[str, typer.Option(
@@ -113,9 +114,10 @@ def decided_line(pc) -> str:
 
 
 @reads_input("path example models tasks drop_cols accuracy_scale",
-             after={"aggregate": "weights", "fmt": f"cluster {TABLE_INPUT} {LOG_INPUT}"})
+             after={"aggregate": "weights", "ppi": "human_col", "fmt": f"cluster {TABLE_INPUT} {LOG_INPUT}"})
 def compare(
     aggregate: AggregateOpt = "mean",
+    ppi: PpiOpt = "ppi++",
     resampling: ResamplingOpt = "auto",
     n_resamples: NResamplesOpt = 10_000,
     seed: SeedOpt = None,
@@ -152,7 +154,8 @@ def compare(
         seed, seed_text = resolve_seed(seed)
         result = compare_models(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples,
                                 method=interval, confidence_level=parse_confidence(confidence),
-                                correction=correction, margin=parse_margin(margin), per_task=False, rng=seed)
+                                correction=correction, margin=parse_margin(margin), per_task=False, rng=seed,
+                                ppi=ppi)
         notes = list(result.notes)
         notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
         if table.attribution:
@@ -160,7 +163,10 @@ def compare(
         value_cols = ("difference", "se", "ci_low", "ci_high")
         frame = result.to_frame()
         if fmt in ("csv", "json"):
-            show(frame, fmt, notes=notes)
+            from ..display import to_json
+
+            cells = ppi_records(result.replicates)  # human labels: lambda, n_labelled, ... of each model
+            show(frame, fmt, notes=notes, json=to_json(frame, ppi=cells) if cells and fmt == "json" else None)
             return
         scales = [(p.statistic, p.scale) for p in result.aggregates]
         parts, readings = [], []

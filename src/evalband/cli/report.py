@@ -12,6 +12,7 @@ import typer
 
 from ._common import (LOG_INPUT, ConfidenceOpt, InputOptions, SchedulerOpt, errors, executor_for, parse_confidence,
                       parse_list, reads_input)
+from ._judges import PpiOpt
 from .._validate import ArgumentError
 
 OutputOpt = Annotated[str, typer.Option("--output", "-o", help="File to write (report.html, report.md, ...).")]
@@ -38,7 +39,7 @@ _SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".html
 
 
 @reads_input(after={"bayes": "models tasks weights drop_cols accuracy_scale source shape model_col task_col item_col score_col"
-                             f" trial_col cluster group_col unbounded count_rule {LOG_INPUT}"})
+                             f" trial_col cluster group_col unbounded count_rule {LOG_INPUT}", "ppi": "human_col"})
 def report(
     output: OutputOpt = "report.html",
     fmt: ReportFormatOpt = None,
@@ -49,6 +50,7 @@ def report(
     confidence: ConfidenceOpt = "0.95",
     aggregate: AggregateOpt = "mean",
     bayes: BayesOpt = True,
+    ppi: PpiOpt = "ppi++",
     scheduler: SchedulerOpt = None,
     force: ForceOpt = False,
     *,
@@ -77,9 +79,9 @@ def report(
         _files.check_output(output, inputs=read, force=force)  # never over an input, nor through a link unasked
         sel = inputs.selection()
         command = _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate,
-                           bayes)
+                           bayes, ppi)
         rep = build_report(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level, rng=seed,
-                           bayes=bayes, command=command)
+                           bayes=bayes, command=command, ppi=ppi)
         write_report(rep, output, format=kind, figures_dir=figures, figure_formats=fig_formats, force=force,
                      inputs=read)
         size = os.path.getsize(output)
@@ -140,7 +142,8 @@ def check_output(output, figures=None) -> None:
 _NOT_REPRODUCED = ("path", "example")
 
 
-def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate, bayes) -> str:
+def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate, bayes,
+             ppi="ppi++") -> str:
     """The command line that reproduces this report (only options that differ from the defaults, plus the seed)."""
     q = shlex.quote
     path, example = inputs.path, inputs.example
@@ -160,6 +163,8 @@ def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, conf
         parts.append(f"--aggregate {q(aggregate)}")
     if not bayes:
         parts.append("--no-bayes")
+    if ppi != "ppi++":
+        parts.append(f"--ppi {q(ppi)}")
     names = [f.name for f in dataclasses.fields(inputs) if f.name not in _NOT_REPRODUCED]
     for key, value in inputs.changed(*names).items():  # every input option given (--models, --metric, ...)
         flag = "--" + key.strip("_").replace("_", "-")

@@ -65,8 +65,8 @@ def ppi_rule_note(method: str, n_labelled: int, n_rows: int) -> str:
            "labelled": "the human labels alone (lambda = 0)"}[method]
     return (f"human labels on {n_labelled:,} of {n_rows:,} rows: estimates target the human-scale mean by {how},"
             " from the judge's score on every item corrected by its error on the labelled ones; the labelled"
-            " items must be a random sample (--ppi classic: lambda = 1; --ppi none: the judge's scores at face"
-            " value)")
+            " items must be a random sample (`ppi='classic'`: lambda = 1; `ppi='none'`: the judge's scores at"
+            " face value)")
 
 
 @displayed

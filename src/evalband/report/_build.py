@@ -65,7 +65,7 @@ class Report:
 
 def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, rng=None,
                  bayes: bool = True, command: str | None = None, timestamp: str | None = None,
-                 max_pairs_shown: int = 30) -> Report:
+                 max_pairs_shown: int = 30, ppi: str = "ppi++") -> Report:
     """The report of an analysis: figures, tables and sentences, computed from one :class:`Analysis`.
 
     Parameters
@@ -87,6 +87,8 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
         The command line that reproduces the report (shown in the report).
     timestamp : str, optional
         Shown on the report's one timestamp line; default now (UTC).
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Results with human labels: the report is of the human-scale means (see :func:`evalband.analyze`).
 
     Returns
     -------
@@ -104,7 +106,7 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
 
     a = data if isinstance(data, Analysis) else analyze(
         data, aggregate=aggregate, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
-        bayes=bayes)
+        bayes=bayes, ppi=ppi)
     if a.kind == "summary":
         from ._summary import summary_report
 
