@@ -60,6 +60,9 @@ from . import gate as _gate  # noqa: E402
 
 app.command("gate")(_gate.gate)
 
+from . import agreement as _agreement  # noqa: E402
+
+app.command("agreement")(_agreement.agreement)
 from . import report as _report  # noqa: E402
 
 app.command("report")(_report.report)
