@@ -39,7 +39,8 @@ _SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".html
 
 
 @reads_input(after={"bayes": "models tasks weights drop_cols accuracy_scale source shape model_col task_col item_col score_col"
-                             f" trial_col cluster group_col unbounded count_rule {LOG_INPUT}", "ppi": "human_col"})
+                             f" trial_col cluster group_col unbounded count_rule {LOG_INPUT}",
+                    "ppi": "human_col"})
 def report(
     output: OutputOpt = "report.html",
     fmt: ReportFormatOpt = None,

@@ -58,7 +58,8 @@ def ppi_section(result, analysis) -> Section:
     if np.isfinite(bias).any():
         unit = " points" if scale == 100 else ""
         off = np.nanmean(np.abs(bias)) * scale
-        findings.append(f"Taken at face value the judge is off the human scale by {off:.3g}{unit} on average (judge alone minus the human-scale estimate).")
+        findings.append(f"Taken at face value the judge is off the human scale by {off:.3g}{unit} on average (judge"
+                        " alone minus the human-scale estimate).")
     methods = ("The estimate is lambda x (judge mean on the unlabelled items) + (mean of human label minus lambda x"
                " judge score on the labelled items); PPI++ chooses lambda to minimise the variance (0: the labels"
                " alone; 1: classic PPI). The interval is the normal PPI interval (equal to ppi_py's ppi_mean_ci"
