@@ -43,7 +43,7 @@ def test_observed_equals_ppi_estimate(ppi):
     assert isinstance(reps, PPIReplicates) and reps.statistic == ppi
     np.testing.assert_allclose(reps.observed, est.estimate, rtol=0, atol=1e-12)
     np.testing.assert_allclose(reps.ppi.lam, est.lam, rtol=0, atol=0)
-    assert reps.n_units.tolist() == [300]  # the labels behind a verdict
+    assert reps.n_units.tolist() == [1500]  # items resampled
 
 
 def test_bootstrap_se_approaches_the_analytic_ppi_se():

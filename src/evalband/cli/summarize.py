@@ -89,5 +89,8 @@ def _show_ppi(result, table, fmt):
         notes.insert(0, "values in points (x100); JSON and CSV give fractions")
     shown = frame[["model", "task", "estimate", "se", "ci_low", "ci_high", "labelled_ci_low", "labelled_ci_high",
                    "judge_mean", "lambda", "n_labelled", "n_unlabelled", "ess", "confidence_level"]]
-    show(shown, fmt, notes=notes, scale=scale,
+    title = None
+    if len(result.tasks) == 1:  # one task: its name in the title, the columns for the numbers
+        shown, title = shown.drop(columns="task"), f"task: {result.tasks[0]}"
+    show(shown, fmt, notes=notes, scale=scale, title=title,
          value_cols=("estimate", "se", "ci_low", "ci_high", "labelled_ci_low", "labelled_ci_high", "judge_mean"))

@@ -76,8 +76,7 @@ class PPIReplicates(Replicates):
 
     ``statistic`` is the PPI method ('ppi++', 'classic' or 'labelled'); ``ppi`` holds the analytic
     :class:`~evalband.judges.PPIEstimates` of the same cells (lambda, n_labelled, n_unlabelled, effective sample
-    size, the labelled-only interval); ``n_units`` counts, per task, the fewest human labels of any model (the
-    units behind a verdict: none rests on fewer than 10 labels).
+    size, the labelled-only interval); ``n_units`` counts the items (clusters) resampled per task.
     """
 
     ppi: object = field(default=None, repr=False, compare=False)
@@ -188,16 +187,25 @@ def ppi_replicates(data, *, ppi="ppi++", resampling: str = "auto", n_resamples: 
     n_rows = len(table.data)
     n_lab_rows = int(np.isfinite(table.data["human"].to_numpy(dtype=np.float64)).sum())
     notes = [ppi_rule_note(method, n_lab_rows, n_rows)]
-    if reps.unit == "item":
-        notes.append("PPI replicates: every item of a task is resampled for every model at once (zero for a model"
-                     " on items it lacks), with each model's lambda held fixed; verdicts need at least 10 human"
-                     " labels of each model")
+    notes.append(f"PPI replicates: every {reps.unit} of a task is resampled for every model at once (zero for a"
+                 " model on items it lacks), with each model's lambda held fixed")
+    few = [f"{m} ({int(k)})" for m, k in zip(est.models, est.n_labelled.min(axis=1)) if k < 10]
+    if few:
+        notes.append(f"fewer than 10 human labels on a task for {', '.join(few[:6])}"
+                     f"{' and more' if len(few) > 6 else ''}: their intervals rest on very few labels")
     notes += [n for n in est.notes if n not in table.notes]
     notes += [n for n in reps.notes if n not in table.notes]
     values = {f.name: getattr(reps, f.name) for f in fields(Replicates)}
+    empty = np.isnan(reps.replicates) & np.isfinite(reps.observed)[None]
+    if empty.any():  # a replicate that drew none of a model's labelled items has no PPI estimate
+        draws = np.where(empty, reps.observed[None], reps.replicates)
+        counts = empty.sum(axis=0)
+        worst = np.unravel_index(np.argmax(counts), counts.shape)
+        notes.append(f"{int(empty.any(axis=(1, 2)).sum()):,} of {n_resamples:,} replicates drew none of some model's"
+                     f" labelled items (most often {est.models[worst[0]]}: {int(counts[worst]):,}); such a model keeps"
+                     " its observed estimate there, which understates the uncertainty of models with very few labels")
+        values["replicates"] = draws
     values.update(notes=tuple(dict.fromkeys(notes)), seed=reps.seed)
-    if reps.unit == "item":
-        values["n_units"] = est.n_labelled.min(axis=0).astype(np.int64)
     return PPIReplicates(**values, ppi=est)
 
 
