@@ -151,3 +151,18 @@ def test_too_few_labels_is_refused_for_compare(tmp_path):
     res = run("compare", path, "--seed", 1, "--n-resamples", 200)
     assert res.exit_code == 2, res.output
     assert "human label" in res.output and "beta" in res.output
+
+
+def test_docs_llmfao_example():
+    """docs/judges.md section 5: summarize and compare on ppi_wins.csv (the table of section 4)."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "llmfao" / "ppi_wins.csv"
+    models = "GPT 4,Claude v2,LLaMA-2-Chat (70B),Dolly v2 (12B)"
+    out = records(run("summarize", path, "--models", models, "--format", "json"))
+    gpt4 = out["GPT 4"]
+    assert (round(gpt4["estimate"], 3), round(gpt4["judge_mean"], 3), gpt4["n_labelled"]) == (0.6, 0.897, 5)
+    assert round(out["LLaMA-2-Chat (70B)"]["lambda"], 3) == 0.359
+    res = run("compare", path, "--models", models, "--seed", 2026, "--format", "json")
+    assert res.exit_code == 0, res.output
+    verdicts = {(r["model_a"], r["model_b"]): r["verdict"] for r in json.loads(res.stdout)["records"]}
+    assert verdicts[("Claude v2", "Dolly v2 (12B)")] == "A better"
+    assert verdicts[("Claude v2", "GPT 4")] == "not yet decided"
