@@ -131,3 +131,9 @@ def test_bad_arguments_are_one_line_exit_2(args, words):
     res = run(CODINGS_LONG, *args)
     assert res.exit_code == 2, res.output
     assert words in res.output and "internal error" not in res.output
+
+
+def test_report_on_ratings_points_to_agreement(tmp_path):
+    res = runner.invoke(app, ["report", str(CODINGS_LONG), "--source", "ratings", "-o", str(tmp_path / "r.md")])
+    assert res.exit_code == 2, res.output
+    assert "evalband agreement" in res.output and "internal error" not in res.output

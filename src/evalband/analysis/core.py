@@ -200,6 +200,9 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
     seed = _seed(rng)
     sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
     table = sel.table
+    if type(table).__name__ == "RatingsTable":
+        raise InputError("a report analyses results (models scored on items); for raters' ratings use"
+                         " evalband.judges.agreement", source=table.source)
     table.require_models(1, "a report")
     if len(sel.models) == 1:
         reason = (f"There is one model ({sel.models[0]}), so there is nothing to compare or rank: the report "

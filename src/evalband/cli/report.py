@@ -74,6 +74,9 @@ def report(
         bad = [f for f in fig_formats if f not in ("png", "svg")]
         if bad or not fig_formats:
             raise ArgumentError(f"`--figure-format` must list png and/or svg; got {figure_format!r}.")
+        if inputs.source == "ratings":
+            raise ArgumentError("`--source ratings`: a report analyses results (models scored on items); for raters'"
+                                " ratings run evalband agreement FILE (its --format markdown gives the tables)")
         level = check_confidence_level(parse_confidence(confidence))
         check_output(output, figures)  # before the 10-20 s of computing, not after
         read = _files.input_files(inputs.path, inputs.baselines, inputs.models, inputs.tasks, inputs.weights)
