@@ -166,3 +166,11 @@ def test_docs_llmfao_example():
     verdicts = {(r["model_a"], r["model_b"]): r["verdict"] for r in json.loads(res.stdout)["records"]}
     assert verdicts[("Claude v2", "Dolly v2 (12B)")] == "A better"
     assert verdicts[("Claude v2", "GPT 4")] == "not yet decided"
+
+
+def test_tables_say_what_the_labels_bought():
+    rank = run("rank", JUDGED, "--seed", 1, "--n-resamples", 300)
+    assert rank.exit_code == 0, rank.output
+    assert "lambda" in rank.stdout and "n_labelled" in rank.stdout
+    cmp = run("compare", JUDGED, "--seed", 1, "--n-resamples", 300)
+    assert "PPI (ppi++) per model: alpha: lambda 0.94, 100 labelled + 400" in " ".join(cmp.stdout.split())

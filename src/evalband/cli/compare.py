@@ -9,7 +9,7 @@ import typer
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed,
                       show)
-from ._judges import PpiOpt, ppi_records
+from ._judges import PpiOpt, ppi_line, ppi_records
 from .._validate import ArgumentError
 
 AggregateOpt = Annotated[str, typer.Option(
@@ -188,6 +188,9 @@ def compare(
         if (shown["p_adjusted"] == shown["p_value"]).all():
             shown = shown.drop(columns="p_adjusted")  # no correction: the same numbers twice
         points = points_note(scales)
+        line = ppi_line(ppi_records(result.replicates))
+        if line:
+            notes.insert(0, line)
         floor = 2 / (result.replicates.replicates.shape[0] + 1)  # two-sided bootstrap p-values
         show(shown, fmt, notes=readings + ([points] if points else []) + notes, value_cols=value_cols,
              scale=row_scales(shown, scales), p_floor=floor)

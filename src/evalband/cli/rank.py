@@ -15,7 +15,7 @@ from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOpt
                       WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed, show)
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
                       parse_margin, points_note, row_scales)
-from ._judges import PpiOpt, ppi_records
+from ._judges import PpiOpt, ppi_columns, ppi_records
 from .._validate import ArgumentError
 
 TestOpt = Annotated[Optional[str], typer.Option(
@@ -80,6 +80,7 @@ def rank(
         shown = frame[[c for c in ("aggregate", "model", "estimate", "se", "ci_low", "ci_high", "rank",
                                    "rank_mean", "rank_low", "rank_high", "rank_sim_low", "rank_sim_high",
                                    "p_best", "tier", "confidence_level") if c in frame.columns]]
+        shown = ppi_columns(shown, cells)  # human labels, one task: lambda, n_labelled, effective n per model
         points = points_note(scales)
         show(shown, fmt, notes=([points] if points else []) + notes, scale=row_scales(shown, scales))
 
