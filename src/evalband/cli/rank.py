@@ -12,7 +12,8 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
-                      WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed, show)
+                      WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed, show,
+                      FixedOpt, parse_fixed)
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
                       parse_margin, points_note, row_scales)
 from ._judges import PpiOpt, ppi_columns, ppi_records
@@ -30,7 +31,8 @@ RopeOpt = Annotated[float, typer.Option(
 
 
 @reads_input("path example models tasks drop_cols accuracy_scale",
-             after={"aggregate": "weights", "ppi": "human_col", "fmt": f"cluster {TABLE_INPUT}", "rope": LOG_INPUT})
+             after={"aggregate": "weights", "fixed": "facets", "ppi": "human_col", "fmt": f"cluster {TABLE_INPUT}",
+                    "rope": LOG_INPUT})
 def rank(
     aggregate: AggregateOpt = "mean",
     ppi: PpiOpt = "ppi++",
@@ -41,6 +43,7 @@ def rank(
     interval: IntervalOpt = "percentile",
     correction: CorrectionOpt = "max-t",
     margin: MarginOpt = "0",
+    fixed: FixedOpt = None,
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
     test: TestOpt = None,
@@ -70,7 +73,8 @@ def rank(
             return _run_task_test(sel, test=test, control=control, rope=rope,
                                   confidence=confidence, seed=seed, fmt=fmt)
         options = dict(aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, seed=seed,
-                       confidence=confidence, interval=interval, correction=correction, margin=margin, ppi=ppi)
+                       confidence=confidence, interval=interval, correction=correction, margin=margin,
+                       fixed=parse_fixed(fixed), ppi=ppi)
         frame, notes, scales, cells = _run(inputs.selection(), **options)
         if fmt in ("csv", "json"):
             from ..display import to_json
@@ -85,7 +89,8 @@ def rank(
         show(shown, fmt, notes=([points] if points else []) + notes, scale=row_scales(shown, scales))
 
 
-def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval, correction, margin, ppi="ppi++"):
+def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval, correction, margin, fixed=None,
+         ppi="ppi++"):
     """Call the library on the selection; return (frame, notes, [(aggregate, display scale)], PPI records or
     None)."""
     from ..display import format_level
@@ -95,7 +100,7 @@ def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval,
     seed, seed_text = resolve_seed(seed)
     result = rank_models(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, method=interval,
                          confidence_level=parse_confidence(confidence), simultaneous=correction,
-                         margin=parse_margin(margin), rng=seed, ppi=ppi)
+                         margin=parse_margin(margin), rng=seed, fixed=fixed, ppi=ppi)
     frame = result.to_frame()
     notes = list(result.notes)
     level = result.rankings[0].confidence_level

@@ -7,21 +7,23 @@ import warnings
 
 import typer
 
-from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, WideOpt, errors,
-                      output_format, parse_confidence, reads_input, show)
+from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FixedOpt, FormatOpt, InputOptions, WideOpt, errors,
+                      output_format, parse_confidence, parse_fixed, reads_input, show)
 from typing import Annotated
 
 from ._judges import PpiOpt
 
 MethodOpt = Annotated[str, typer.Option(
-    "--method", help="auto, wilson, clopper-pearson (exact), jeffreys, agresti-coull, wald, t, normal or cluster."
-                     " auto: cluster when clusters are given, wilson for 0/1 scores, t otherwise.")]
+    "--method", help="auto, wilson, clopper-pearson (exact), jeffreys, agresti-coull, wald, t, normal, cluster or"
+                     " crossed. auto: crossed when facet columns (prompt, judge, ...) are random, cluster when"
+                     " clusters are given, wilson for 0/1 scores, t otherwise.")]
 
 
-@reads_input(after={"method": "cluster", "ppi": "human_col",
+@reads_input(after={"method": "cluster", "fixed": "facets", "ppi": "human_col",
                     "fmt": f"{TABLE_INPUT} models tasks weights drop_cols accuracy_scale {LOG_INPUT}"})
 def summarize(
     method: MethodOpt = "auto",
+    fixed: FixedOpt = None,
     ppi: PpiOpt = "ppi++",
     confidence: ConfidenceOpt = "0.95",
     fmt: FormatOpt = "table",
@@ -48,7 +50,8 @@ def summarize(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # the same text is in result.notes
             result = estimate(sel, method=method, confidence_level=level,
-                              cluster=True if inputs.cluster is not None else None, ppi=ppi)
+                              cluster=True if inputs.cluster is not None else None, fixed=parse_fixed(fixed),
+                              ppi=ppi)
         if hasattr(result, "labelled_estimate"):  # human labels: prediction-powered estimates
             return _show_ppi(result, table, fmt)
         frame = result.to_frame(pooled=True)
