@@ -24,6 +24,7 @@ __all__ = ["EXTENSIONS", "Skip", "run_extensions"]
 EXTENSIONS: dict[str, tuple] = {
     "variance": ("Where the variance comes from", "evalband.facets.summary:variance_extension"),
     "arena": ("Preference leaderboard", "evalband.analysis.preferences:arena_extension"),
+    "judges": ("Judge and human labels", "evalband.judges.extension:human_labels"),
 }
 
 

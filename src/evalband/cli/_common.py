@@ -274,7 +274,8 @@ CLI_NAMES = {"rng": "--seed", "n_resamples": "--n-resamples", "confidence_level"
              "name": "--aggregate", "aggregate": "--aggregate", "method": "--method", "correction": "--correction",
              "resampling": "--resampling", "margin": "--margin", "weights": "--weights", "group_weights": "--weights",
              "models": "--models", "test": "--test", "prior": "--prior", "accuracy_scale": "--accuracy-scale",
-             "drop_cols": "--drop-cols", "clusters": "--clusters", "tasks": "--tasks", "fixed": "--fixed"}
+             "drop_cols": "--drop-cols", "clusters": "--clusters", "tasks": "--tasks", "fixed": "--fixed",
+             "ppi": "--ppi"}
 #: Aggregates whose parameter the CLI gives after a colon, with an example of the syntax.
 _PARAMETER_SYNTAX = {"bin_width": "binned-rank:0.01", "gamma": "optimality-gap:0.9",
                      "baseline": "probability-of-improvement:MODEL", "chance": "chance-normalized:0.25"}

@@ -22,6 +22,7 @@ COMMANDS = {
     "gate": "gate",
     "variance": "variance",
     "arena": "arena",
+    "agreement": "agreement",
     "report": "report",
 }
 

@@ -202,6 +202,12 @@ def read_tabular(
                 f" {', '.join(map(repr, df.columns))}. " + _separator_hint(df.columns)
                 + "Map the columns with --score-col, --item-col, ...", source=source)
     facet_cols = _facet_columns(facets, df.columns, source)
+    named = [f"--{role}-col {col}" for role, col, default in (("human", human_col, "human"), ("cost", cost_col, "cost"),
+                                                             ("latency", latency_col, "latency"))
+             if col is not None and col != default]
+    if shape != "long" and named:  # per-row measures need one row per item (a human label, a cost of that row)
+        raise InputError(f"{named[0]} needs item-level rows (one row per model, task and item: the long shape);"
+                         f" this table is read as {shape}, which has no rows to label or measure", source=source)
     if shape == "long":
         original = [c for c in df.columns if c != task_col or not added_task]
         measures = []

@@ -68,7 +68,7 @@ class Report:
 
 def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, rng=None,
                  bayes: bool = True, command: str | None = None, timestamp: str | None = None,
-                 max_pairs_shown: int = 30, fixed=None) -> Report:
+                 max_pairs_shown: int = 30, fixed=None, ppi: str = "ppi++") -> Report:
     """The report of an analysis: figures, tables and sentences, computed from one :class:`Analysis`.
 
     Parameters
@@ -93,6 +93,8 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
         Shown on the report's one timestamp line; default now (UTC).
     fixed : str, sequence of str, True or None
         Facets to condition on (by default facet columns are random; see :func:`evalband.analyze`).
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Results with human labels: the report is of the human-scale means (see :func:`evalband.analyze`).
 
     Returns
     -------
@@ -110,7 +112,7 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
 
     a = data if isinstance(data, Analysis) else analyze(
         data, aggregate=aggregate, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
-        bayes=bayes, fixed=fixed)
+        bayes=bayes, fixed=fixed, ppi=ppi)
     if a.kind == "preference":  # pairwise battles: the leaderboard's sections (report/_preferences.py)
         from ._preferences import preference_report
 

@@ -18,6 +18,7 @@ __all__ = ["SECTIONS", "sections_for"]
 SECTIONS: dict = {
     "variance": "evalband.report._facets:variance_section",
     "arena": "evalband.report._preferences:arena_section",
+    "judges": "evalband.report._judges:ppi_section",
 }
 
 

@@ -18,7 +18,8 @@ ANALYSIS_RESAMPLING = ("auto", "paired", "independent")
 
 def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights=None, replicates=None,
                    resampling: str = "auto", n_resamples: int = 10_000, rng=None, cluster=None,
-                   min_models: int = 2, what: str = "a comparison", fixed=None, jackknife: bool = False):
+                   min_models: int = 2, what: str = "a comparison", fixed=None, jackknife: bool = False,
+                   ppi: str = "ppi++"):
     """``(selection, replicates, generator)`` for an analysis over tasks.
 
     Parameters
@@ -42,6 +43,10 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
         (crossed wild bootstrap; small-sample wild cluster bootstrap) instead of the engine's.
     what : str
         The analysis, for the message.
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Item-level results with human labels: replicates of each model's prediction-powered estimate (see
+        :func:`evalband.resample.bootstrap`); every item of a task counts for the models that have it, so tasks
+        are not left out for sharing no item.
     """
     resampling = check_choice(resampling, ANALYSIS_RESAMPLING, "resampling")
     gen = as_generator(rng)
@@ -61,7 +66,9 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
                          f" ({', '.join(sel.models)})", source=table.source)
     independent = (table.level == "summary" or resampling == "independent" or not table.paired_items)
     paired = table.level == "item" and not independent
-    sel = sel.complete_tasks(shared_items=paired, independent=independent)
+    from ..judges.ppi_replicates import uses_ppi
+
+    sel = sel.complete_tasks(shared_items=paired and not uses_ppi(table, ppi), independent=independent)
     if replicates is not None:
         if not isinstance(replicates, ReplicateSet):
             raise ArgumentTypeError(f"`replicates` must be replicates from evalband.resample.bootstrap; got"
@@ -73,7 +80,8 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
     from ..facets.defaults import BCA_FEW_CLUSTERS_NOTE, check_fixed, default_replicates, few_clusters
 
     fixed = check_fixed(table, fixed)
-    if paired and resampling in ("auto", "paired"):  # facets random, or few clusters: the one dispatch
+    human = uses_ppi(table, ppi)  # human labels: the PPI replicate set (judges.ppi_replicates) comes first
+    if paired and resampling in ("auto", "paired") and not human:  # facets random, or few clusters
         reps = default_replicates(sel, fixed=fixed, cluster=cluster, n_resamples=n_resamples, rng=gen,
                                   jackknife=jackknife)
         if reps is not None:
@@ -82,7 +90,7 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
             reps = bootstrap(sel, resampling=resampling, n_resamples=n_resamples, rng=gen,
                              **({} if cluster is None else {"cluster": cluster}))
             return sel, replace(reps, notes=(*reps.notes, BCA_FEW_CLUSTERS_NOTE)), gen
-    kwargs = dict(resampling=resampling, n_resamples=n_resamples, rng=gen)
+    kwargs = dict(resampling=resampling, n_resamples=n_resamples, rng=gen, ppi=ppi)
     if cluster is not None:
         kwargs["cluster"] = cluster
     reps = bootstrap(sel, **kwargs)
