@@ -43,7 +43,7 @@ _PERCENT = ("p_best", "p_a_better", "share", "prob_a_better", "prob_b_better", "
 _PAIR = re.compile(r"^(.*)_low$")
 #: columns left out first when a table is too wide for the terminal (least needed first; display names)
 _DROP_ORDER = ("se_analytic", "correlation", "p_adjusted", "rank_mean", "hdi", "pred", "posterior_sd",
-               "sim. rank CI", "se", "observed", "p_value", "n", "rank CI", "tier")
+               "sim. rank CI", "se", "observed", "p_value", "n", "n_unlabelled", "rank CI", "tier")
 
 
 def terminal_width() -> int:
@@ -328,8 +328,8 @@ def _terminal(shown: pd.DataFrame, raw: pd.DataFrame, head, notes, width: int, *
     from rich.table import Table
     from rich.text import Text
 
-    numeric = {c for c in raw.columns if pd.api.types.is_numeric_dtype(raw[c])}
-    is_text = {c: c not in numeric and not str(c).endswith("CI") for c in shown.columns}
+    # labels (a non-numeric column of the result) fold; numbers and the intervals made of them never do
+    is_text = {c: c in raw.columns and not pd.api.types.is_numeric_dtype(raw[c]) for c in shown.columns}
     natural = {c: max([len(str(c))] + [len(str(v)) for v in shown[c]]) for c in shown.columns}
     frame, dropped = shown, []
 
@@ -340,8 +340,11 @@ def _terminal(shown: pd.DataFrame, raw: pd.DataFrame, head, notes, width: int, *
     if fit:
         while need(frame.columns, _MIN_TEXT) > width:
             victim = next((c for key in _DROP_ORDER for c in frame.columns if str(c) == key), None)
-            if victim is None:
-                break
+            if victim is None:  # then from the right, never a label or the first value and its interval
+                spare = [c for c in frame.columns if not is_text[c]][2:]
+                if not spare:
+                    break
+                victim = spare[-1]
             dropped.append(str(victim))
             frame = frame.drop(columns=[victim])
     text_cols = [c for c in frame.columns if is_text[c]]
