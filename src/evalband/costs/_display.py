@@ -1,11 +1,14 @@
-"""Short ``__repr__`` and ``_repr_html_`` of the results of this package (what it is, shape, headline)."""
+"""Short ``__repr__`` of the results of this package (what it is, shape, headline, the head of its frame); numbers
+as :mod:`evalband.display` writes them. Notebook HTML and ``str()`` come from :func:`evalband.display.displayed`."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["short_repr", "frame_html", "MAX_REPR"]
+from ..display import format_short
+
+__all__ = ["short_repr", "MAX_REPR"]
 
 #: longest repr, in characters
 MAX_REPR = 2000
@@ -15,7 +18,7 @@ HEAD_ROWS = 8
 
 def _cell(v) -> str:
     if isinstance(v, (float, np.floating)):
-        return f"{v:.4g}"
+        return format_short(v)
     if isinstance(v, (bool, np.bool_)):
         return "yes" if v else "no"
     if isinstance(v, (list, tuple)):
@@ -41,11 +44,3 @@ def short_repr(title: str, frame: pd.DataFrame, columns, *, headline: str | None
         lines.append(f"  ... {len(frame) - HEAD_ROWS} more rows (.to_frame())")
     text = "\n".join(line.rstrip() for line in lines)
     return text if len(text) <= MAX_REPR else text[:MAX_REPR - 4] + " ..."
-
-
-def frame_html(frame: pd.DataFrame) -> str:
-    """The head of ``frame`` as an HTML table (full precision is in ``.to_frame()``)."""
-    head = frame.head(HEAD_ROWS * 2)
-    more = len(frame) - len(head)
-    html = head.to_html(index=False, escape=True, float_format=lambda v: f"{v:.4g}")
-    return html + (f"<p>{more} more rows: .to_frame()</p>" if more > 0 else "")

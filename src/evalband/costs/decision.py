@@ -11,9 +11,9 @@ import pandas as pd
 
 from .._validate import ArgumentError, check_choice, check_confidence_level
 from ..comparison import pairwise_differences
-from ..comparison.verdict import check_margin, format_difference, margin_text
+from ..comparison.verdict import check_margin
+from ..display import format_difference, format_level, format_short, format_signed, format_value, margin_text
 from ..results import ConfidenceInterval
-from ._display import frame_html
 from ._inputs import QUALITY_METHODS, resolve_inputs
 from .latency import quantile_name
 from .differences import pair_difference, pair_ratio
@@ -37,7 +37,8 @@ def quality_words(a, b, d, se, low, high, verdict, *, level, scale, margin, deta
     """
     text, dg = format_difference(d, se if np.isfinite(se) and se > 0 else abs(high - low) / 4, scale=scale)
     unit = " points" if scale == 100 else ""
-    inner = f"{text}{unit}, {100 * level:.4g}% CI {low * scale:+.{dg}f} to {high * scale:+.{dg}f}"
+    inner = (f"{text}{unit}, {format_level(level)} CI {format_signed(low * scale, dg)} to"
+             f" {format_signed(high * scale, dg)}")
     if verdict == "A better":
         return f"{a} better in quality ({inner})"
     if verdict == "B better":
@@ -52,17 +53,17 @@ def quality_words(a, b, d, se, low, high, verdict, *, level, scale, margin, deta
 def cost_words(a, b, ratio, low, high, *, level, measure="cost") -> str:
     """'B costs 38% less per item (95% CI 30% to 45%)', or 'cost not yet decided (...)' when the ratio's interval
     contains 1."""
-    lvl = f"{100 * level:.4g}%"
+    lvl = format_level(level)
     if not np.isfinite(ratio):
         return f"{measure} ratio undefined ({a} has a mean {measure} of 0)"
     if not (np.isfinite(low) and np.isfinite(high)):
-        return f"{b}'s {measure} is {ratio:.3g} times {a}'s (no interval)"
+        return f"{b}'s {measure} is {format_short(ratio)} times {a}'s (no interval)"
     verb = "costs" if measure == "cost" else f"has a {measure}"
     _, dg = format_difference(ratio - 1, (high - low) / 4 if high > low else 0.01, scale=100)
     dg = min(dg, 1)
 
     def pct(v):
-        return f"{abs(v) * 100:.{dg}f}%"
+        return format_value(abs(v) * 100, dg) + "%"
 
     if high < 1:
         return f"{b} {verb} {pct(1 - ratio)} less per item ({lvl} CI {pct(1 - high)} to {pct(1 - low)})"
@@ -76,12 +77,17 @@ def cost_words(a, b, ratio, low, high, *, level, measure="cost") -> str:
 def latency_words(a, b, d, se, low, high, *, level, what="median latency") -> str:
     """'A's median latency is 0.42 lower (95% CI 0.31 to 0.55)', or 'median latency not yet decided (...)'."""
     _, dg = format_difference(d, se if np.isfinite(se) and se > 0 else abs(high - low) / 4, scale=1.0)
-    lvl = f"{100 * level:.4g}%"
+    lvl = format_level(level)
+
+    def v(x):
+        return format_value(x, dg)
+
     if high < 0:
-        return f"{a}'s {what} is {-d:.{dg}f} lower ({lvl} CI {-high:.{dg}f} to {-low:.{dg}f})"
+        return f"{a}'s {what} is {v(-d)} lower ({lvl} CI {v(-high)} to {v(-low)})"
     if low > 0:
-        return f"{b}'s {what} is {d:.{dg}f} lower ({lvl} CI {low:.{dg}f} to {high:.{dg}f})"
-    return f"{what} not yet decided ({a} - {b} {d:+.{dg}f}, {lvl} CI {low:+.{dg}f} to {high:+.{dg}f})"
+        return f"{b}'s {what} is {v(d)} lower ({lvl} CI {v(low)} to {v(high)})"
+    return (f"{what} not yet decided ({a} - {b} {format_signed(d, dg)}, {lvl} CI {format_signed(low, dg)} to"
+            f" {format_signed(high, dg)})")
 
 
 @displayed
@@ -171,15 +177,6 @@ class Decision:
 
     def __repr__(self) -> str:
         return f"Decision: {self.model_a} (A) vs {self.model_b} (B)\n  {self.sentence}"
-
-    def _repr_html_(self) -> str:
-        return f"<p>{_html_escape(self.sentence)}</p>" + frame_html(self.to_frame())
-
-
-def _html_escape(text: str) -> str:
-    import html
-
-    return html.escape(text)
 
 
 def decision(data=None, *, models, cost="cost", latency=None, quality=None, aggregate="mean", weights=None,

@@ -10,9 +10,10 @@ import pandas as pd
 
 from .._validate import check_choice, check_confidence_level
 from ..comparison import adjust_pvalues, bootstrap_pvalue
-from ..comparison.verdict import MIN_UNITS, check_margin, margin_text
+from ..comparison.verdict import MIN_UNITS, check_margin
+from ..display import decimals_for, format_level, format_p, format_short, format_value, margin_text
 from ..results import ConfidenceInterval
-from ._display import frame_html, short_repr
+from ._display import short_repr
 from ._inputs import QUALITY_METHODS, resolve_inputs
 from ._pareto import decide_dominance, ordered_pairs, pareto_front
 from .latency import quantile_name
@@ -67,11 +68,6 @@ class Reach:
 
     def __repr__(self) -> str:
         return f"Reach: {self.sentence}"
-
-    def _repr_html_(self) -> str:
-        import html
-
-        return f"<p>{html.escape(self.sentence)}</p>" + frame_html(self.to_frame())
 
 
 @displayed
@@ -174,7 +170,7 @@ class FrontierResult:
     def readings(self) -> list[str]:
         """Plain sentences: the frontier, each model dominated with confidence and by whom, the cost to reach a
         quality level."""
-        lvl = f"{100 * self.confidence_level:.4g}%"
+        lvl = format_level(self.confidence_level)
         within = f" (within the {margin_text(self.margin, scale=self.scale)})" if self.margin > 0 else ""
         out = [f"on the frontier (point estimates), cheapest first: {', '.join(self.frontier_models)}"]
         for name, by in zip(self.models, self.dominated_by):
@@ -182,7 +178,7 @@ class FrontierResult:
                 k = self.models.index(name)
                 p = max(self.p_adjusted[self.models.index(b), k] for b in by)
                 out.append(f"{name} is dominated with confidence by {', '.join(by)}: at least as good in quality"
-                           f"{within} and cheaper, both at {lvl} ({_adjusted(self.correction)} p <= {p:.2g})")
+                           f"{within} and cheaper, both at {lvl} ({_adjusted(self.correction)} p {_p_bound(p)})")
         if not any(self.dominated_by):
             out.append(f"no model is dominated with confidence at {lvl}")
         if self.reach is not None:
@@ -198,9 +194,6 @@ class FrontierResult:
                           f" {self.cost.measure} per item, {self.confidence_level:.4g} level, {self.correction}",
                           frame, ["model", "quality", "cost", "on_frontier", "dominated_by"], headline=head)
 
-    def _repr_html_(self) -> str:
-        return frame_html(self.to_frame())
-
 
 def _adjusted(correction: str) -> str:
     return "unadjusted" if correction == "none" else f"{CORRECTION_NAMES[correction]}-adjusted"
@@ -211,8 +204,10 @@ def _chunks(n_pairs: int, n_rows: int):
     return [slice(s, min(s + step, n_pairs)) for s in range(0, n_pairs, step)]
 
 
-def _fmt(v: float) -> str:
-    return f"{v:.3g}"
+def _p_bound(p: float) -> str:
+    """'<= 0.0032', or '< 0.0001' (display's p-value digits)."""
+    text = format_p(p)
+    return f"< {text[1:]}" if text.startswith("<") else f"<= {text}"
 
 
 def _reach(q, costs, p_cost, min_quality, *, method, level, correction) -> Reach:
@@ -223,8 +218,8 @@ def _reach(q, costs, p_cost, min_quality, *, method, level, correction) -> Reach
     p = bootstrap_pvalue(gs, g, null=q.sign * float(min_quality), method=method, alternative="greater", **kw)
     p_adj = adjust_pvalues(p, method=correction) if correction != "none" else p.copy()
     ok = np.nan_to_num(p_adj, nan=1.0) <= 1 - level
-    threshold = f"{float(min_quality) * q.scale:.4g}{' points' if q.scale == 100 else ''}"
-    lvl = f"{100 * level:.4g}%"
+    threshold = f"{format_short(float(min_quality) * q.scale)}{' points' if q.scale == 100 else ''}"
+    lvl = format_level(level)
     side = "above" if q.higher_is_better else "better than"
     if not ok.any():
         sentence = (f"no model is decidedly {side} {threshold} ({lvl}, {CORRECTION_NAMES[correction]} over"
@@ -234,8 +229,10 @@ def _reach(q, costs, p_cost, min_quality, *, method, level, correction) -> Reach
     best = int(idx[np.argmin(costs.estimate[idx])])
     others = tuple(q.models[k] for k in idx if k != best and not p_cost[best, k] <= 1 - level)
     lo, hi = np.asarray(costs.ci.low)[best], np.asarray(costs.ci.high)[best]
+    dg = decimals_for(costs.se[best]) if costs.se[best] > 0 else decimals_for(abs(costs.estimate[best]) / 100)
     sentence = (f"cheapest model decidedly {side} {threshold}: {q.models[best]} (mean {costs.measure}"
-                f" {_fmt(costs.estimate[best])} per item, {lvl} CI {_fmt(lo)} to {_fmt(hi)})")
+                f" {format_value(costs.estimate[best], dg)} per item, {lvl} CI {format_value(lo, dg)} to"
+                f" {format_value(hi, dg)})")
     if others:
         sentence += f"; {', '.join(others)} also decidedly {side} it and not decidedly costlier"
     return Reach(float(min_quality), q.models, p, p_adj, tuple(q.models[k] for k in idx), q.models[best], others,
@@ -361,7 +358,7 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
     reach = None
     if min_quality is not None:
         reach = _reach(q, costs, pc, min_quality, method=method, level=level, correction=correction)
-    notes.append(f"domination: both one-sided tests at {100 * level:.4g}% (intersection-union),"
+    notes.append(f"domination: both one-sided tests at {format_level(level)} (intersection-union),"
                  f" {CORRECTION_NAMES[correction]} over the {j.size} ordered pairs; quality by {method} bootstrap,"
                  f" cost by {costs.method}" + (f"; with the {margin_text(margin, scale=q.scale)} in quality"
                                               if margin > 0 else ""))

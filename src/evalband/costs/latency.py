@@ -15,8 +15,8 @@ import pandas as pd
 from .._validate import ArgumentError, as_generator, check_choice, check_confidence_level, check_positive_int
 from ..resample import bootstrap_items, interval
 from ..results import ConfidenceInterval
-from ._display import frame_html, short_repr
-from ._items import check_measure, missing_note, task_measures
+from ._display import short_repr
+from ._items import check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
 
 __all__ = ["LatencyEstimates", "latency_quantiles", "nan_quantiles", "quantile_name"]
@@ -128,9 +128,6 @@ class LatencyEstimates:
                           f" {self.measure} for {len(self.models)} models, {self.method}"
                           f" {self.confidence_level:.4g} intervals, paired by item", frame, list(frame.columns)[:4])
 
-    def _repr_html_(self) -> str:
-        return frame_html(self.to_frame())
-
 
 def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), method: str = "percentile",
                       confidence_level=0.95, n_resamples: int = 2000, models=None, tasks=None,
@@ -139,8 +136,8 @@ def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), 
 
     Parameters
     ----------
-    data : ResultsTable, path or DataFrame
-        Item-level results with a ``latency`` measure column (seconds, milliseconds, ...; blank = not measured).
+    data : Selection, ResultsTable, path or DataFrame
+        Anything :func:`evalband.select` accepts: item-level results with a ``latency`` measure column (seconds, milliseconds, ...; blank = not measured).
     latency : str
         The measure column.
     quantiles : sequence of float
@@ -178,8 +175,6 @@ def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), 
     array([[11., 20.],
            [22., 40.]])
     """
-    from ..io import read
-
     method = check_choice(method, ("percentile", "basic"), "method")
     level = check_confidence_level(confidence_level)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
@@ -187,9 +182,8 @@ def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), 
     if not qs or any(not 0 < q < 1 for q in qs) or len(set(qs)) != len(qs):
         raise ArgumentError(f"`quantiles` must be distinct numbers in (0, 1); got {quantiles!r}.")
     gen = as_generator(rng)
-    table = read(data)
-    if models is not None or tasks is not None:
-        table = table.select(models=models, tasks=tasks)
+    sel = results_selection(data, models=models, tasks=tasks)
+    table = sel.table
     check_measure(table, latency, "latency")
     per_task = task_measures(table, latency, use_clusters=False)
     names = tuple(table.models)
@@ -206,7 +200,7 @@ def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), 
     n_all = np.full(len(names), sum(tm.values.shape[1] for tm in per_task))
     missing = np.sum([(~tm.present).sum(axis=1) for tm in per_task], axis=0).astype(np.int64)
     rows = np.sum([tm.missing_rows for tm in per_task], axis=0)
-    notes = list(missing_note(latency, names, missing, n_all, rows))
+    notes = list(sel.notes) + missing_note(latency, names, missing, n_all, rows)
     unpaired = int(n_all[0] - common)
     if unpaired:
         notes.append(f"{latency}: {unpaired:,} item(s) lack a {latency} for some model and are left out of every"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..display import format_level
 from ._style import GREY, categorical_colors, new_axes, styled
 
 __all__ = ["frontier_plot"]
@@ -88,7 +89,7 @@ def frontier_plot(result, *, ax=None, log_cost: bool = True, labels: bool = True
         for i, name in enumerate(names):
             ax.annotate(name, (x[i], y[i]), xytext=(4, 4), textcoords="offset points", fontsize=7.5,
                         color="#555555" if dominated[i] else "black", parse_math=False, zorder=5)
-    lvl = f"{100 * result.confidence_level:.4g}%"
+    lvl = format_level(result.confidence_level)
     unit = ", points" if scale == 100 else ""
     ax.set_xlabel(xlabel or f"mean {result.cost.measure} per item, {lvl} CI" + (" (log scale)" if use_log else ""))
     ax.set_ylabel(ylabel or f"quality ({result.aggregate}{unit}), {lvl} CI")
