@@ -63,6 +63,9 @@ app.command("gate")(_gate.gate)
 from . import report as _report  # noqa: E402
 
 app.command("report")(_report.report)
+from . import frontier as _frontier  # noqa: E402
+
+app.command("frontier")(_frontier.frontier)
 
 
 def run() -> None:

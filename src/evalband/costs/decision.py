@@ -124,6 +124,8 @@ class Decision:
     paired : bool
         Whether quality and cost come from the same item draws.
     notes : tuple of str
+    value_se : dict or None
+        Standard errors of A's and B's values ('quality', 'cost': (2,); 'latency': (2, Q)), for display digits.
     """
 
     model_a: str
@@ -146,6 +148,7 @@ class Decision:
     cost_measure: str = "cost"
     paired: bool = True
     notes: tuple = ()
+    value_se: dict | None = None
 
     def to_frame(self) -> pd.DataFrame:
         """Seed 001's table: one row per measure with A's and B's value, the comparison (``A - B`` or
@@ -177,6 +180,23 @@ class Decision:
 
     def __repr__(self) -> str:
         return f"Decision: {self.model_a} (A) vs {self.model_b} (B)\n  {self.sentence}"
+
+    def display_table(self):
+        """``(frame, value_cols, title)`` for :func:`evalband.display.render`: one row per measure, each with the
+        digits its own spread sets (quality in points for proportions)."""
+        from ._display import decision_table
+
+        return decision_table(self)
+
+
+def _decision_str(dec) -> str:
+    from ..display import render
+
+    frame, value_cols, title = dec.display_table()
+    return render(frame, "table", value_cols=value_cols, title=title, notes=[dec.sentence]).rstrip("\n")
+
+
+Decision.__str__ = _decision_str  # after display.displayed, which gives a plain to_frame() table
 
 
 def decision(data=None, *, models, cost="cost", latency=None, quality=None, aggregate="mean", weights=None,
@@ -236,6 +256,38 @@ def decision(data=None, *, models, cost="cost", latency=None, quality=None, aggr
         group_weights=group_weights, aggregate_options=aggregate_options, models=[a, b], tasks=tasks,
         n_resamples=n_resamples, method=method, cost_method=cost_method, confidence_level=level, cluster=cluster,
         rng=rng)
+    return decision_from(q, costs, lat, (a, b), margin=margin, method=method, confidence_level=level, notes=notes,
+                         paired=paired)
+
+
+def decision_from(q, costs, lat, models, *, margin: float = 0.0, method: str = "percentile", confidence_level=0.95,
+                  notes=(), paired: bool = True) -> Decision:
+    """The decision table of :func:`decision` from quality draws, costs and latencies already made (one draw for a
+    frontier and its decisions: :meth:`FrontierResult.decision`).
+
+    Parameters
+    ----------
+    q : Quality
+    costs : CostEstimates
+    lat : LatencyEstimates or None
+    models : (str, str) or 'A,B'
+    margin, method, confidence_level
+        As for :func:`decision`.
+    notes : sequence of str
+    paired : bool
+        Whether quality and cost come from the same draws.
+
+    Returns
+    -------
+    Decision
+    """
+    a, b = _pair(models)
+    level = check_confidence_level(confidence_level)
+    margin = check_margin(margin)
+    method = check_choice(method, QUALITY_METHODS, "method")
+    for name in (a, b):
+        if name not in q.models:
+            raise ArgumentError(f"`models`: unknown {name!r}; the quality has {', '.join(map(repr, q.models))}.")
     idx = [q.models.index(a), q.models.index(b)]
     jack = None if q.jackknife is None else q.jackknife[:, idx]
     pair = pairwise_differences(q.observed[idx], q.samples[:, idx], (a, b), statistic=q.name, method=method,
@@ -263,4 +315,6 @@ def decision(data=None, *, models, cost="cost", latency=None, quality=None, aggr
     return Decision(a, b, pair, q.observed[idx], costs.estimate[[ca, cb]], float(r[0]),
                     ConfidenceInterval(float(r_lo[0]), float(r_hi[0])), float(d[0]),
                     ConfidenceInterval(float(d_lo[0]), float(d_hi[0])), float(p[0]), lat_values, lat_diff, qs,
-                    sentence, level, margin, q.scale, costs.measure, paired, tuple(notes))
+                    sentence, level, margin, q.scale, costs.measure, paired, tuple(notes),
+                    {"quality": q.samples[:, idx].std(axis=0, ddof=1), "cost": costs.se[[ca, cb]],
+                     "latency": None if lat is None else lat.se[[la, lb]]})

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import check_choice, check_confidence_level
+from .._validate import ArgumentError, check_choice, check_confidence_level
 from ..comparison import adjust_pvalues, bootstrap_pvalue
 from ..comparison.verdict import MIN_UNITS, check_margin
 from ..display import decimals_for, format_level, format_p, format_short, format_value, margin_text
@@ -26,6 +26,9 @@ __all__ = ["frontier", "FrontierResult", "Reach", "CORRECTIONS"]
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 #: how a correction is named in sentences
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH", "none": "unadjusted"}
+#: how the cost intervals' methods are named in notes
+_METHOD_NAMES = {"bca": "BCa bootstrap", "percentile": "percentile bootstrap", "basic": "basic bootstrap",
+                 "t": "t intervals", "normal": "normal intervals (given SEs)", "known": "exact prices (no interval)"}
 #: replicate x pair elements handled at once (bounds memory for many models)
 _CHUNK_ELEMENTS = 4_000_000
 
@@ -105,6 +108,8 @@ class FrontierResult:
     paired : bool
         Whether quality and cost come from the same item draws.
     notes : tuple of str
+    draws : Quality or None
+        The quality's replicates (and jackknife values) behind the intervals and tests, for :meth:`decision`.
     """
 
     models: tuple
@@ -130,6 +135,7 @@ class FrontierResult:
     correction: str
     paired: bool
     notes: tuple = ()
+    draws: object = None
 
     @property
     def frontier_models(self) -> tuple:
@@ -154,6 +160,26 @@ class FrontierResult:
             lat.columns = ["model"] + [c.replace(self.latency.measure, "latency", 1) for c in lat.columns[1:]]
             frame = frame.merge(lat, on="model", how="left", sort=False)
         return frame
+
+    def decision(self, model_a: str, model_b: str, *, margin: float | None = None):
+        """Seed 001's decision table for two of the models (:func:`evalband.costs.decision`), from the same draws
+        as this frontier: quality difference and verdict (with ``margin``, default the frontier's), cost ratio and
+        difference, latency differences, and the plain sentence."""
+        from .decision import decision_from
+
+        if self.draws is None:
+            raise ArgumentError("this frontier keeps no quality draws (built by hand); call evalband.costs.decision.")
+        return decision_from(self.draws, self.cost, self.latency, (model_a, model_b),
+                             margin=self.margin if margin is None else margin, method=self.method,
+                             confidence_level=self.confidence_level, notes=self.notes, paired=self.paired)
+
+    def display_table(self, *, wide: bool = False):
+        """``(frame, value_cols, title)`` for :func:`evalband.display.render`: the table people read (cheapest
+        first; quality in points for proportions; each statistic with the digits its standard error sets;
+        latency intervals when ``wide``)."""
+        from ._display import frontier_table
+
+        return frontier_table(self, wide=wide)
 
     def dominance_frame(self) -> pd.DataFrame:
         """One row per ordered pair: ``model`` dominates ``over``? with the quality difference, cost difference,
@@ -193,6 +219,19 @@ class FrontierResult:
         return short_repr(f"FrontierResult: {len(self.models)} models, quality '{self.aggregate}' against mean"
                           f" {self.cost.measure} per item, {self.confidence_level:.4g} level, {self.correction}",
                           frame, ["model", "quality", "cost", "on_frontier", "dominated_by"], headline=head)
+
+
+def _table_str(result) -> str:
+    """``str(result)``: the terminal table of :meth:`display_table` (the command line's), readings as notes."""
+    from ..display import render
+
+    frame, value_cols, title = result.display_table()
+    notes = result.readings() if isinstance(result, FrontierResult) else [result.sentence]
+    return render(frame, "table", value_cols=value_cols, title=title, notes=notes,
+                  keep=("model", "frontier")).rstrip("\n")
+
+
+FrontierResult.__str__ = _table_str  # after display.displayed, which gives a plain to_frame() table
 
 
 def _adjusted(correction: str) -> str:
@@ -242,7 +281,8 @@ def _reach(q, costs, p_cost, min_quality, *, method, level, correction) -> Reach
 def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="mean", weights=None,
              group_weights=None, margin: float = 0.0, models=None, tasks=None, min_quality: float | None = None,
              n_resamples: int = 2000, confidence_level=0.95, method: str = "percentile", cost_method: str = "bca",
-             correction: str = "holm", cluster=None, aggregate_options=None, rng=None) -> FrontierResult:
+             correction: str = "holm", cluster=None, aggregate_options=None, arena_options=None,
+             rng=None) -> FrontierResult:
     """Quality against cost: the Pareto frontier, and which models are dominated with confidence, by which.
 
     Parameters
@@ -331,7 +371,7 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
         data, cost=cost, latency=latency, quality=quality, aggregate=aggregate, weights=weights,
         group_weights=group_weights, aggregate_options=aggregate_options, models=models, tasks=tasks,
         n_resamples=n_resamples, method=method, cost_method=cost_method, confidence_level=level, cluster=cluster,
-        rng=rng)
+        rng=rng, arena_options=arena_options)
     notes = list(notes)
     m = len(q.models)
     q_ci = q.interval(method, level)
@@ -360,11 +400,11 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
         reach = _reach(q, costs, pc, min_quality, method=method, level=level, correction=correction)
     notes.append(f"domination: both one-sided tests at {format_level(level)} (intersection-union),"
                  f" {CORRECTION_NAMES[correction]} over the {j.size} ordered pairs; quality by {method} bootstrap,"
-                 f" cost by {costs.method}" + (f"; with the {margin_text(margin, scale=q.scale)} in quality"
-                                              if margin > 0 else ""))
+                 f" cost by {_METHOD_NAMES.get(costs.method, costs.method)}"
+                 + (f"; with the {margin_text(margin, scale=q.scale)} in quality" if margin > 0 else ""))
     if lat is not None:
         notes.append("latency quantiles from their own paired item draws: "
                      + ", ".join(map(quantile_name, lat.quantiles)))
     return FrontierResult(q.models, q.observed, q.samples.std(axis=0, ddof=1), q_ci, costs, lat, on, dominated_by,
                           decided, pq, pc, p, p_adj, reach, q.name, q.higher_is_better, q.scale, margin, level,
-                          method, correction, paired, tuple(notes))
+                          method, correction, paired, tuple(notes), q)

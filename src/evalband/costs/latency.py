@@ -97,6 +97,12 @@ class LatencyEstimates:
     samples: np.ndarray
     notes: tuple = ()
 
+    @property
+    def se(self) -> np.ndarray:
+        """Bootstrap standard deviation of each quantile, (M, Q) (replicates that drew no latency left out)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.nanstd(self.samples, axis=0, ddof=1)
+
     def column(self, q: float) -> int:
         if q not in self.quantiles:
             raise ArgumentError(f"`quantile` {q!r} was not estimated; have {self.quantiles}.")
@@ -137,7 +143,8 @@ def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), 
     Parameters
     ----------
     data : Selection, ResultsTable, path or DataFrame
-        Anything :func:`evalband.select` accepts: item-level results with a ``latency`` measure column (seconds, milliseconds, ...; blank = not measured).
+        Anything :func:`evalband.select` accepts: item-level results with a ``latency`` measure column (seconds,
+        milliseconds, ...; blank = not measured).
     latency : str
         The measure column.
     quantiles : sequence of float
