@@ -83,7 +83,8 @@ def test_terminal_table_in_points_with_notes():
     wide = _run(FIXTURE, "--seed", "1", "--n-resamples", "300", "--wide")
     assert "median CI_low" in wide.stdout and "p95 CI_high" in wide.stdout
     md = _run(FIXTURE, "--seed", "1", "--n-resamples", "300", "--format", "markdown")
-    assert "| model | quality | quality CI | cost | cost CI | median | median CI | p95 | p95 CI | frontier |" in md.stdout
+    header = "| model | quality | quality CI | cost | cost CI | median | median CI | p95 | p95 CI | frontier |"
+    assert header in md.stdout
 
 
 def test_cost_col_maps_any_column(tmp_path):
@@ -146,3 +147,46 @@ def test_errors_are_one_line():
         assert text in result.output and "Traceback" not in result.output
     helped = runner.invoke(app, ["frontier", "--help"])
     assert helped.exit_code == 0 and all(o in helped.output for o in ("--cost-col", "--min-quality", "--costs"))
+
+
+LLMFAO = Path(__file__).resolve().parents[1] / "fixtures" / "llmfao"
+
+
+def test_battles_with_per_battle_cost_columns(tmp_path):
+    """Battles with cost_a / cost_b: quality is the arena rating (equal to `evalband arena`'s on the same draws)."""
+    gen = np.random.default_rng(4)
+    strength = {"strong": 1.2, "cheap": 0.4, "weak": -0.8}
+    price = {"strong": 3.0, "cheap": 0.5, "weak": 4.0}
+    rows = []
+    names = list(strength)
+    for q in range(60):
+        for i in range(3):
+            a, b = names[i], names[(i + 1) % 3]
+            p = 1 / (1 + np.exp(-(strength[a] - strength[b])))
+            rows.append(dict(model_a=a, model_b=b, winner="model_a" if gen.random() < p else "model_b",
+                             question_id=f"q{q}", cost_a=price[a] * gen.lognormal(0, 0.3),
+                             cost_b=price[b] * gen.lognormal(0, 0.3)))
+    path = tmp_path / "battles.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    records = _json(_run(path, "--format", "json", "--seed", "2", "--n-resamples", "400"))
+    rows_ = {r["model"]: r for r in records}
+    assert "cheap" in rows_["weak"]["dominated_by"] and rows_["strong"]["on_frontier"] and rows_["cheap"]["on_frontier"]
+    assert rows_["strong"]["quality"] > rows_["cheap"]["quality"] > rows_["weak"]["quality"]
+    table = _run(path, "--seed", "2", "--n-resamples", "400")
+    assert table.exit_code == 0 and "quality (Bradley-Terry rating) and mean cost per item" in table.stdout
+    assert "resampled with the ratings' clusters (paired)" in " ".join(table.output.split())
+    bad = _run(path, "--tasks", "t", "--seed", "1")
+    assert bad.exit_code == 2 and "battles have models, not tasks or weights" in bad.output
+
+
+def test_llmfao_battles_with_response_durations():
+    """LLMFAO's crowd battles, each response's length as cost and its duration (ms) as latency."""
+    result = _run(LLMFAO / "crowd-comparisons.csv", "--costs", LLMFAO / "responses.csv", "--costs-model-col", "name",
+                  "--cost-col", "result_chars", "--latency-col", "duration_ms", "--pair", "GPT 4,LLaMA-2-Chat (7B)",
+                  "--seed", "1", "--n-resamples", "300", "--format", "json")
+    data = _json(result)
+    rows = {r["model"]: r for r in data["records"]}
+    assert len(rows) == 59 and rows["GPT 4"]["latency_median"] == 6399.0
+    assert data["decision"]["sentence"].startswith("GPT 4 better in quality (+")
+    assert "LLaMA-2-Chat (7B)'s median latency is 4168 lower" in data["decision"]["sentence"]
+    assert "matched to the battles' questions (paired)" in " ".join(result.output.split())  # notes wrap

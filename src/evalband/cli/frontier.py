@@ -30,6 +30,9 @@ CostsModelColOpt = Annotated[str, typer.Option("--costs-model-col", help="--cost
 CostsItemColOpt = Annotated[Optional[str], typer.Option(
     "--costs-item-col", help="--costs file: what each response answered (default item, question_id, question,"
                              " prompt_id or prompt, when present).", show_default=False)]
+PairOpt = Annotated[Optional[str], typer.Option(
+    "--pair", help="The decision table for two models of the frontier, A,B (default: with two --models, those)."
+                   " With battles, all battles stay in the ratings.", show_default=False)]
 RatingOpt = Annotated[str, typer.Option(
     "--rating", help="Battles: the arena rating used as quality: bt (Bradley-Terry, Elo scale), rao-kupper,"
                      " davidson, elo or win-rate.")]
@@ -47,6 +50,7 @@ def frontier(
     aggregate: AggregateOpt = "mean",
     margin: MarginOpt = "0",
     min_quality: MinQualityOpt = None,
+    pair: PairOpt = None,
     costs: CostsOpt = None,
     costs_model_col: CostsModelColOpt = "model",
     costs_item_col: CostsItemColOpt = None,
@@ -63,8 +67,9 @@ def frontier(
     latency median and p95, the Pareto frontier, and which models are dominated with confidence (decidedly no
     worse, within --margin, and decidedly cheaper; Holm over the ordered pairs) and by which.
 
-    With two --models also the decision table of the pair (quality difference and verdict, cost ratio, latency
-    difference) and its plain sentence; with --min-quality the cheapest model decidedly above that level.
+    With two --models (or --pair A,B) also the decision table of the pair (quality difference and verdict, cost
+    ratio, latency difference) and its plain sentence; with --min-quality the cheapest model decidedly above that
+    level.
     FILE holds item-level results with a cost column (--cost-col), or pairwise battles (quality = their arena
     rating) with per-battle columns COST_a / COST_b or a --costs file.
     """
@@ -82,11 +87,11 @@ def frontier(
         result = run(sel, cost=cost, latency=latency, aggregate=aggregate, margin=parse_margin(margin),
                      min_quality=_level(min_quality), n_resamples=n_resamples, confidence_level=level, rng=seed,
                      arena_options={"method": rating} if battles else None)
-        pair = None
-        chosen = parse_list(inputs.models, name="models")
-        if chosen is not None and len(result.models) == 2:
-            pair = result.decision(*chosen) if len(chosen) == 2 else result.decision(*result.models)
-        notes = list(result.readings()) + ([pair.sentence] if pair is not None else [])
+        chosen = parse_list(pair, name="pair") if pair is not None else parse_list(inputs.models, name="models")
+        if pair is not None and len(chosen) != 2:
+            raise ArgumentError(f"`--pair` must name two models, A,B; got {pair!r}")
+        decision = result.decision(*chosen) if chosen is not None and len(chosen) == 2 else None
+        notes = list(result.readings()) + ([decision.sentence] if decision is not None else [])
         if result.scale == 100 and fmt not in ("csv", "json"):
             notes.append("quality in points (x100); JSON and CSV give fractions")
         notes += [n for n in result.notes if n not in notes]
@@ -94,7 +99,7 @@ def frontier(
         attribution = getattr(sel.table, "attribution", None)
         if attribution:
             notes.append(attribution)
-        _print(result, pair, fmt, notes)
+        _print(result, decision, fmt, notes)
 
 
 def _level(text):
@@ -133,8 +138,7 @@ def _inputs(inputs: InputOptions, costs, costs_model_col, costs_item_col):
                                 " results")
         sel = select(path, models=models, source=source if source != "auto" else "auto")
         if per_model is not None:
-            return sel, per_model.table, None if latency_col is None and "latency" not in per_model.table.measures \
-                else "latency"
+            return sel, per_model.table, None  # the cost file's latency when it has one
         return sel, cost_col or "cost", latency_col
     sel = inputs.selection()
     if per_model is not None:

@@ -211,7 +211,7 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
     from ..selection import select
     from ._items import results_selection
     from .joint import joint_bootstrap
-    from .latency import latency_quantiles
+    from .latency import latency_quantiles, quantile_name
 
     method = check_choice(method, QUALITY_METHODS, "method")
     cost_method = check_choice(cost_method, COST_METHODS, "cost_method")
@@ -285,6 +285,7 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
             lat = latency_quantiles(select(sel, models=list(q.models)), latency=name, confidence_level=level,
                                     n_resamples=n_resamples, rng=gen)
             notes += list(lat.notes)
+            notes.append(f"{name} {' and '.join(map(quantile_name, lat.quantiles))} from their own paired item draws")
     elif isinstance(latency, str):
         raise ArgumentError(f"`latency={latency!r}` needs item-level `data` with that measure column.")
     return q, costs, lat, tuple(dict.fromkeys(notes)), paired

@@ -16,7 +16,6 @@ from ..results import ConfidenceInterval
 from ._display import short_repr
 from ._inputs import QUALITY_METHODS, resolve_inputs
 from ._pareto import decide_dominance, ordered_pairs, pareto_front
-from .latency import quantile_name
 from .differences import pair_pvalue
 from ..display.reprs import displayed
 
@@ -287,19 +286,25 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
 
     Parameters
     ----------
-    data : ResultsTable, path or DataFrame, optional
-        Results with per-row measure columns (``cost``, ``latency``; blank = not measured, counted in ``notes``).
-        May be omitted when ``quality`` and a per-model ``cost`` are given.
-    cost : str, CostEstimates or DataFrame
+    data : Selection, ResultsTable, BattleTable, path or DataFrame, optional
+        Anything :func:`evalband.select` accepts (selected once, with ``models``, ``tasks`` and ``weights``):
+        results with per-row measure columns (``cost``, ``latency``; blank = not measured, counted in ``notes``),
+        or pairwise battles, whose quality is each model's arena rating (:func:`evalband.arena`, options in
+        ``arena_options``) and whose costs come from per-battle columns or a cost table
+        (:mod:`evalband.costs.battles`). May be omitted when ``quality`` and a per-model ``cost`` are given.
+    cost : str, CostTable, CostEstimates or DataFrame
         The measure column to use as cost ('cost', or 'latency'), resampled with the scores from the same item
-        draws; or per-model costs: a :class:`~evalband.costs.CostEstimates`, or a summary frame with ``model``,
-        ``cost`` and ``se`` (or ``sd`` and ``n``), read by :func:`~evalband.costs.cost_from_summary`.
+        draws (for battles: the per-battle columns ``cost_a`` / ``cost_b``); or per-model costs: a cost table
+        (``evalband.read(path, source='costs')``: a per-model summary, or per-response rows that battles pair by
+        question), a :class:`~evalband.costs.CostEstimates`, or a summary frame with ``model``, ``cost`` and
+        ``se`` (or ``sd`` and ``n``), read by :func:`~evalband.costs.cost_from_summary`.
     latency : str, False or None
-        The latency measure column for median and p95 (None: 'latency' when the table has it; False: none).
+        The latency measure column for median and p95 (None: 'latency' when the table has it, or the battles'
+        ``latency_a`` / ``latency_b``, or the cost table's latency; False: none).
     quality : Quality or (observed (M,), replicates (B, M)), optional
-        Quality from any source (e.g. arena ratings); a pair needs ``models=`` naming its columns. By default the
-        quality is ``aggregate`` over tasks of the paired, task-stratified bootstrap of ``data`` (the replicates
-        of :func:`evalband.resample.bootstrap`, as :func:`evalband.rank` uses).
+        Quality from any source; a pair needs ``models=`` naming its columns. By default the quality is
+        ``aggregate`` over tasks of the paired, task-stratified bootstrap of ``data`` (the replicates of
+        :func:`evalband.resample.bootstrap`, as :func:`evalband.rank` uses), or the battles' arena rating.
     aggregate, weights, group_weights, aggregate_options
         The aggregate over tasks (``evalband.aggregate.get_aggregate``).
     margin : float
@@ -317,6 +322,9 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
     correction : {'holm', 'bonferroni', 'bh', 'none'}
         Multiplicity control over the ``M (M - 1)`` ordered pairs (and over the models for ``min_quality``).
     cluster : bool or None
+    arena_options : dict, optional
+        Battles: options of :func:`evalband.arena` (``method``, ``ties``, ``baseline``, ``scale``, ``cluster``,
+        ...; see :data:`evalband.costs.battles.ARENA_OPTIONS`).
     rng : None, int, Generator, ...
         Turned into one Generator; same seed, same numbers.
 
@@ -402,9 +410,6 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
                  f" {CORRECTION_NAMES[correction]} over the {j.size} ordered pairs; quality by {method} bootstrap,"
                  f" cost by {_METHOD_NAMES.get(costs.method, costs.method)}"
                  + (f"; with the {margin_text(margin, scale=q.scale)} in quality" if margin > 0 else ""))
-    if lat is not None:
-        notes.append("latency quantiles from their own paired item draws: "
-                     + ", ".join(map(quantile_name, lat.quantiles)))
     return FrontierResult(q.models, q.observed, q.samples.std(axis=0, ddof=1), q_ci, costs, lat, on, dominated_by,
                           decided, pq, pc, p, p_adj, reach, q.name, q.higher_is_better, q.scale, margin, level,
                           method, correction, paired, tuple(notes), q)
