@@ -21,7 +21,9 @@ __all__ = ["EXTENSIONS", "Skip", "run_extensions"]
 
 #: key -> (title used when skipped, "module:function" or the function); the order is the order of the
 #: report's sections.
-EXTENSIONS: dict[str, tuple] = {}
+EXTENSIONS: dict[str, tuple] = {
+    "costs": ("Cost and quality", "evalband.costs.analysis:cost_analysis"),
+}
 
 
 class Skip(Exception):

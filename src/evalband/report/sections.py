@@ -15,7 +15,9 @@ import importlib
 __all__ = ["SECTIONS", "sections_for"]
 
 #: key -> "module:function" (or the function)
-SECTIONS: dict = {}
+SECTIONS: dict = {
+    "costs": "evalband.report._frontier:cost_section",
+}
 
 
 def sections_for(analysis, registry=None) -> list:
