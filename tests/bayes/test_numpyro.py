@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalband import ResultsTable, load_example
+from evalband import ResultsTable
 from evalband.bayes import beta_binomial
 from evalband.table import Counts
 

@@ -66,10 +66,10 @@ def test_the_section_in_every_format(analysis):
     assert any(f.startswith("A (best quality) against B, its cheapest rival on the frontier: A better in quality")
                for f in sec.findings)
     table = sec.tables[0].frame
-    assert list(table.columns[:5]) == ["model", "quality", "quality 95% CI", "cost", "cost 95% CI"]
+    assert list(table.columns[:5]) == ["model", "quality", "quality CI", "cost", "cost CI"]
     assert table["model"].tolist() == ["B", "A", "C"]  # cheapest first
     assert table.loc[2, "frontier"] == "no: dominated by A, B"
     assert float(table.loc[1, "quality"]) > 70  # points
     md = render_markdown(rep)
-    assert "## Cost and quality" in md and "| model | quality | quality 95% CI |" in md
+    assert "## Cost and quality" in md and "| model | quality | quality CI | cost | cost CI |" in md
     assert "Cost and quality" in render_html(rep) and "tab:evalband-costs-frontier" in render_latex(rep)

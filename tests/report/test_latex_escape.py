@@ -22,4 +22,4 @@ def test_markdown_cells_escape_the_pipe():
     # a model named 'gpt|mini' split its row into an extra column
     df = pd.DataFrame({"model": ["gpt|mini"], "estimate": [0.5], "se": [0.1]})
     row = render(df, "markdown").splitlines()[2]
-    assert row == r"| gpt\|mini | 0.5 | 0.1 |"  # SE 0.1 reads '0.1': one decimal
+    assert row == r"| gpt\|mini | 0.50 | 0.10 |"  # SE 0.1 to two significant figures is 0.10: two decimals

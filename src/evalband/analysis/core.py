@@ -28,8 +28,9 @@ class Analysis:
 
     Attributes
     ----------
-    kind : {'comparison', 'summary'}
-        'summary' with one model or models that share no task (nothing to compare: :attr:`reason` says why).
+    kind : {'comparison', 'summary', 'preference'}
+        'summary' with one model or models that share no task (nothing to compare: :attr:`reason` says why);
+        'preference' for pairwise battles (:attr:`preference` holds the leaderboard).
     selection : Selection
         The models, tasks and weights analysed.
     aggregate : str
@@ -101,6 +102,11 @@ class Analysis:
         return dict(self.extras).get(key)
 
     @property
+    def preference(self):
+        """The preference leaderboard (:class:`~evalband.preferences.ArenaResult`) of battles, or None."""
+        return self.extra("arena")
+
+    @property
     def table(self):
         """The selected table."""
         return self.selection.table
@@ -136,6 +142,9 @@ class Analysis:
 
     def __repr__(self) -> str:
         sel = self.selection
+        if self.kind == "preference":
+            return (f"Analysis(preference: {len(sel.models)} models, {sel.table.n_battles:,} battles,"
+                    f" {self.aggregate}, {self.n_resamples:,} replicates, seed {self.seed})")
         head = (f"Analysis({self.kind}: {len(sel.models)} models x {len(sel.tasks)} tasks, aggregate"
                 f" {self.aggregate!r}, {self.n_resamples:,} replicates, seed {self.seed})")
         lines = [head]
@@ -148,13 +157,15 @@ class Analysis:
 
 
 def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, rng=None,
-            bayes: bool = True, models=None, tasks=None, weights=None, group_weights=None) -> Analysis:
+            bayes: bool = True, models=None, tasks=None, weights=None, group_weights=None, fixed=None) -> Analysis:
     """Run every analysis a report shows, on one selection and one replicate set.
 
     Parameters
     ----------
-    data : Selection, ResultsTable, DataFrame or path
-        Anything :func:`evalband.select` accepts.
+    data : Selection, ResultsTable, BattleTable, DataFrame or path
+        Anything :func:`evalband.select` accepts. Pairwise battles give an analysis of kind 'preference': the
+        leaderboard of :func:`evalband.arena` (Bradley-Terry, questions resampled whole) on the same seed, replicate
+        count and confidence level (:mod:`evalband.analysis.preferences`).
     aggregate : str
         Aggregate over tasks ('mean', 'geometric', 'minmax', 'mean-rank', ...).
     n_resamples : int
@@ -167,6 +178,10 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
         Add the Beta-Binomial posterior (0/1 scores or counts).
     models, tasks, weights, group_weights : optional
         The selection (:func:`evalband.select`).
+    fixed : str, sequence of str, True or None
+        Facets to condition on. By default facet columns crossed with items are random and the one replicate set
+        is the crossed bootstrap; with few clusters it carries the small-sample correction
+        (:func:`evalband.facets.default_replicates`).
 
     Returns
     -------
@@ -193,6 +208,10 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=100)
     seed = _seed(rng)
     sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
+    if type(sel.table).__name__ == "BattleTable":  # pairwise battles: a preference leaderboard
+        from .preferences import preference_analysis
+
+        return preference_analysis(sel, n_resamples=n_resamples, confidence_level=level, seed=seed)
     table = sel.table
     table.require_models(1, "a report")
     if len(sel.models) == 1:
@@ -209,7 +228,7 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
                   "its own tasks, and leaves out the sections on pairwise comparisons, ranks, task weights and "
                   "tests over tasks. Choose models that share tasks with --models to compare them.")
         return _summary(sel, reason, aggregate, n_resamples, level, seed)
-    return _comparison(sel, aggregate, n_resamples, level, seed, bayes)
+    return _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed)
 
 
 def _seed(rng) -> int:
@@ -226,9 +245,10 @@ def _names(items, limit) -> str:
     return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def _comparison(sel, aggregate, n_resamples, level, seed, bayes) -> Analysis:
+def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None) -> Analysis:
     from ..comparison import compare
     from ..ranking import rank_models
+    from .._progress import status
     from .extensions import run_extensions
     from ..resample import bootstrap, interval
     from ..selection import missing_tasks
@@ -245,7 +265,15 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes) -> Analysis:
                          "model is resampled independently on its own items (unpaired bootstrap); differences "
                          "are less precise than a paired comparison on shared items would make them")
     sel = sel.complete_tasks(shared_items=not independent, independent=independent or table.level == "summary")
-    reps = bootstrap(sel, resampling="independent" if independent else "auto", n_resamples=n_resamples, rng=seed)
+    from ..facets.defaults import check_fixed, default_replicates
+    from ..resample.prepare import require_clusters
+
+    require_clusters(sel, what="a report's comparison")
+    fixed = check_fixed(table, fixed)
+    reps = None if independent else default_replicates(sel, fixed=fixed, n_resamples=n_resamples, rng=seed)
+    if reps is None:  # no random facet and enough clusters: the engine's bootstrap
+        reps = bootstrap(sel, resampling="independent" if independent else "auto", n_resamples=n_resamples,
+                         rng=seed)
     # without pairing, compare works on the replicates alone (there are no shared items to measure)
     source = reps if independent else sel
     comparison = compare(source, replicates=None if independent else reps, aggregate=aggregate,
@@ -259,12 +287,17 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes) -> Analysis:
     task_ci = interval(reps.replicates, reps.observed, confidence_level=level)
     order = np.lexsort((ranking.rank_mean, ranking.rank))  # best first, whatever the direction
     skipped = []
-    tests = _tests(sel, level, ranking.higher_is_better, skipped)
-    maps = _weight_maps(sel, reps, seed, skipped)
-    fit = _bayes(sel, aggregate, level, seed, skipped) if bayes else None
-    pk = _passk(sel, level, skipped)
-    extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level,
-                                  seed=seed, replicates=reps)
+    with status("analysis: tests over tasks"):
+        tests = _tests(sel, level, ranking.higher_is_better, skipped)
+    with status("analysis: task-weight sensitivity"):
+        maps = _weight_maps(sel, reps, seed, skipped)
+    with status("analysis: Bayesian intervals"):
+        fit = _bayes(sel, aggregate, level, seed, skipped) if bayes else None
+    with status("analysis: pass@k"):
+        pk = _passk(sel, level, skipped)
+    with status("analysis: further sections"):
+        extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level,
+                                      seed=seed, replicates=reps)
     skipped += more
     notes += [*sel.notes, *(n for n in comparison.notes if n not in table.notes)]
     return Analysis("comparison", sel, aggregate, level, n_resamples, seed, reps, comparison, ranking, overlap,

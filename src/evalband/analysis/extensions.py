@@ -22,6 +22,8 @@ __all__ = ["EXTENSIONS", "Skip", "run_extensions"]
 #: key -> (title used when skipped, "module:function" or the function); the order is the order of the
 #: report's sections.
 EXTENSIONS: dict[str, tuple] = {
+    "variance": ("Where the variance comes from", "evalband.facets.summary:variance_extension"),
+    "arena": ("Preference leaderboard", "evalband.analysis.preferences:arena_extension"),
     "costs": ("Cost and quality", "evalband.costs.analysis:cost_analysis"),
 }
 

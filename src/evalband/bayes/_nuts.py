@@ -50,7 +50,10 @@ def run_nuts(model, kwargs, *, num_warmup, num_samples, num_chains, seed, target
     method = "parallel" if jax.local_device_count() >= num_chains else "sequential"
     mcmc = MCMC(kernel, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
                 chain_method=method, progress_bar=False)
-    mcmc.run(jax.random.PRNGKey(seed), **kwargs)
+    from .._progress import status
+
+    with status(f"MCMC: {num_chains} chains x {num_warmup + num_samples:,} NUTS steps"):
+        mcmc.run(jax.random.PRNGKey(seed), **kwargs)
     az = import_arviz()
     idata = az.from_numpyro(mcmc, log_likelihood=False)
     return mcmc, idata

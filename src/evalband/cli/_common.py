@@ -37,6 +37,7 @@ __all__ = [
     "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
     "resolve_seed", "AccuracyScaleOpt", "cli_message", "split_list", "InputOptions", "reads_input",
     "WeightsOpt", "parse_confidence", "debug_enabled", "WideOpt", "show", "note_lines", "output_format",
+    "FixedOpt", "parse_fixed",
 ]
 
 PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL), a glob of them"
@@ -71,7 +72,8 @@ ItemColOpt = Annotated[str, typer.Option("--item-col", help="Column holding the 
 ScoreColOpt = Annotated[str, typer.Option("--score-col", help="Column holding the score.")]
 TrialColOpt = Annotated[str, typer.Option("--trial-col", help="Column holding the trial (repeat) number.")]
 ClusterOpt = Annotated[Optional[str], typer.Option("--cluster", help="Column of clusters (passage, document,"
-                                                   " sub-source); default 'cluster' if present.",
+                                                   " sub-source); default 'cluster' if present; 'none' to treat"
+                                                   " items as independent.",
                                                    show_default=False)]
 GroupColOpt = Annotated[str, typer.Option("--group-col", help="Column holding the task group.")]
 UnboundedOpt = Annotated[bool, typer.Option("--unbounded", help="Scores are not proportions (rewards, BLEU, ...):"
@@ -120,6 +122,17 @@ FacetsOpt = Annotated[Optional[str], typer.Option(
     "--facets", help="Comma-separated label columns of other sources of variation (prompt template, seed, judge,"
                      " ...); default: the columns named prompt, template, judge, run or harness when present;"
                      " 'none' for none.", show_default=False)]
+FixedOpt = Annotated[Optional[str], typer.Option(
+    "--fixed", help="Comma-separated facets to condition on ('all' for every facet). By default facet columns are"
+                    " random: intervals generalize to new prompts, judges, seeds, as well as to new items.",
+                    show_default=False)]
+
+
+def parse_fixed(text):
+    """``--fixed`` text -> the library's ``fixed`` (None, True for 'all', or a list of facet names)."""
+    if text is None:
+        return None
+    return True if text.strip().lower() == "all" else parse_list(text, name="--fixed")
 
 
 def _cli(alias):
@@ -164,22 +177,28 @@ class InputOptions:
     latency_col: Optional[str] = dataclasses.field(default=None, metadata=_cli(LatencyColOpt))
     facets: Optional[str] = dataclasses.field(default=None, metadata=_cli(FacetsOpt))
 
-    def read(self):
-        """Read PATH or --example into a ResultsTable (:func:`load_input`); nothing is selected here."""
+    def read(self, *, battles: bool = False):
+        """Read PATH or --example into a ResultsTable (:func:`load_input`); nothing is selected here. With
+        ``battles``, a file of pairwise battles (detected, or --source naming a battle format) is read as a
+        BattleTable."""
         options = dataclasses.asdict(self)
         path, example = options.pop("path"), options.pop("example")
         for key in ("tasks", "weights"):
             options.pop(key)
         options["filter"] = options.pop("filter_")
-        return load_input(path, example, **options)
+        from .._progress import status
 
-    def selection(self, *, weights: bool = True, **options):
+        with status(f"reading {path if path is not None else 'example ' + str(example)}"):
+            return load_input(path, example, battles=battles, **options)
+
+    def selection(self, *, weights: bool = True, battles: bool = False, **options):
         """The library's selection (:func:`evalband.select`) of --models, --tasks and --weights on the table
         read: the command line parses the text, the library applies its one rule. ``weights=False`` for commands
-        whose analysis takes no weights; ``options`` go to ``select`` (``complete=``, ...)."""
+        whose analysis takes no weights; ``battles`` for commands that also read pairwise battles; ``options`` go
+        to ``select`` (``complete=``, ...)."""
         from ..selection import select
 
-        table = self.read()
+        table = self.read(battles=battles)
         return select(table, models=parse_list(self.models, name="models"),
                       tasks=parse_list(self.tasks, name="tasks"),
                       weights=self.weights if weights else None, **options)
@@ -255,7 +274,7 @@ CLI_NAMES = {"rng": "--seed", "n_resamples": "--n-resamples", "confidence_level"
              "name": "--aggregate", "aggregate": "--aggregate", "method": "--method", "correction": "--correction",
              "resampling": "--resampling", "margin": "--margin", "weights": "--weights", "group_weights": "--weights",
              "models": "--models", "test": "--test", "prior": "--prior", "accuracy_scale": "--accuracy-scale",
-             "drop_cols": "--drop-cols", "clusters": "--clusters", "tasks": "--tasks"}
+             "drop_cols": "--drop-cols", "clusters": "--clusters", "tasks": "--tasks", "fixed": "--fixed"}
 #: Aggregates whose parameter the CLI gives after a colon, with an example of the syntax.
 _PARAMETER_SYNTAX = {"bin_width": "binned-rank:0.01", "gamma": "optimality-gap:0.9",
                      "baseline": "probability-of-improvement:MODEL", "chance": "chance-normalized:0.25"}
@@ -274,7 +293,7 @@ def cli_message(text: str, options: dict | None = None) -> str:
     text = re.sub(r"`(\w+)=(['\"]?)([^`'\"]*)\2`",  # `clusters='effective'` -> `--clusters effective`
                   lambda g: f"`{names[g.group(1)]} {g.group(3)}`" if g.group(1) in names else g.group(0), text)
     text = re.sub(r"`(\w+)`", lambda g: f"`{names[g.group(1)]}`" if g.group(1) in names else g.group(0), text)
-    text = text.replace("`--seed` seed must", "`--seed` must")
+    text = text.replace("`--seed` seed must", "`--seed` must").replace("`cluster=False`", "`--cluster none`")
     text = text.replace("(resampling='binomial')", "(--resampling independent, or leave it at auto)")
     text = re.sub(r"say accuracy_scale=\S* to override", "give --accuracy-scale fraction or percent to override",
                   text)
@@ -398,18 +417,39 @@ def parse_confidence(text):
 
 def load_input(path, example, *, source="auto", shape="auto", model_col="model", task_col="task",
                item_col="item", score_col="score", trial_col="trial", cluster=None, group_col="group",
-               unbounded=False, count_rule="floor", models=None, drop_cols=None, accuracy_scale=None, **extra):
+               unbounded=False, count_rule="floor", models=None, drop_cols=None, accuracy_scale=None,
+               battles=False, **extra):
     """Read PATH or --example into a ResultsTable (:func:`evalband.read`; the selection of --models is the
     library's, :meth:`InputOptions.selection`).
 
     With ``--shape wide`` the --models names are the model columns chosen at read time (other columns are not
-    models and not counted in coverage notes); ``--drop-cols`` leaves columns out before reading.
+    models and not counted in coverage notes); ``--drop-cols`` leaves columns out before reading. With
+    ``battles``, a file of pairwise battles is read as a BattleTable: when --source names a battle format, or
+    when it is detected (:func:`evalband.io.battles.looks_like_battles`) and no option of a results table was
+    given (those options would otherwise turn the detection off).
     """
-    from ..io import load_example
+    from ..io import BATTLE_SOURCES, load_example
     from ..io import read
 
     if (path is None) == (example is None):
         raise ArgumentError("give either a results file PATH or --example NAME (one of them)")
+    if battles and example is None:
+        results = dict(shape=shape != "auto", model_col=model_col != "model", task_col=task_col != "task",
+                       item_col=item_col != "item", score_col=score_col != "score", trial_col=trial_col != "trial",
+                       cluster=cluster is not None, group_col=group_col != "group", unbounded=unbounded,
+                       count_rule=count_rule != "floor", drop_cols=drop_cols is not None,
+                       accuracy_scale=accuracy_scale is not None, **{k: v is not None for k, v in extra.items()})
+        given = [f"--{k.strip('_').replace('_', '-')}" for k, v in results.items() if v]
+        if source in BATTLE_SOURCES:
+            if given:
+                raise ArgumentError(f"{', '.join(given)} apply to a results table, not to battles (--source"
+                                    f" {source})")
+            return read(path, source=source)
+        if source == "auto" and not given:
+            from ..io.battles import looks_like_battles
+
+            if looks_like_battles(path):
+                return read(path)
     names = None if models is None else parse_list(models, name="models")
     if drop_cols is not None:
         if example is not None:
@@ -421,6 +461,8 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
     facets = extra.pop("facets", None)
     if facets is not None:
         extra["facets"] = [] if facets.strip().lower() == "none" else parse_list(facets, name="--facets")
+        # trials are always a facet nested in cells (the --trial-col column), never a label column of their own
+        extra["facets"] = [f for f in extra["facets"] if f not in ("trial", trial_col)]
     if example is not None and any(extra.get(k) is not None for k in ("human_col", "cost_col", "latency_col",
                                                                       "facets")):
         raise ArgumentError("`--human-col`, `--cost-col`, `--latency-col` and `--facets` apply to a results file,"
@@ -429,6 +471,8 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
         if example is not None:
             raise ArgumentError("`--accuracy-scale` applies to a results file, not to --example")
         extra["accuracy_scale"] = accuracy_scale
+    if cluster is not None and cluster.strip().lower() == "none":
+        cluster = False  # items are independent: a 'cluster' column is then named as not used
     if example is not None:
         table = load_example(example)
     else:

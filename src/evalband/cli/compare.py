@@ -8,7 +8,7 @@ import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed,
-                      show)
+                      show, FixedOpt, parse_fixed)
 from .._validate import ArgumentError
 
 AggregateOpt = Annotated[str, typer.Option(
@@ -113,7 +113,7 @@ def decided_line(pc) -> str:
 
 
 @reads_input("path example models tasks drop_cols accuracy_scale",
-             after={"aggregate": "weights", "fmt": f"cluster {TABLE_INPUT} {LOG_INPUT}"})
+             after={"aggregate": "weights", "fixed": "facets", "fmt": f"cluster {TABLE_INPUT} {LOG_INPUT}"})
 def compare(
     aggregate: AggregateOpt = "mean",
     resampling: ResamplingOpt = "auto",
@@ -123,6 +123,7 @@ def compare(
     interval: IntervalOpt = "percentile",
     correction: CorrectionOpt = "none",
     margin: MarginOpt = "0",
+    fixed: FixedOpt = None,
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
     all_pairs: Annotated[bool, typer.Option("--all-pairs", help="Show every pair (by default, with more than 45"
@@ -152,7 +153,8 @@ def compare(
         seed, seed_text = resolve_seed(seed)
         result = compare_models(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples,
                                 method=interval, confidence_level=parse_confidence(confidence),
-                                correction=correction, margin=parse_margin(margin), per_task=False, rng=seed)
+                                correction=correction, margin=parse_margin(margin), per_task=False, rng=seed,
+                                fixed=parse_fixed(fixed))
         notes = list(result.notes)
         notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
         if table.attribution:

@@ -12,6 +12,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # names and extras print as written: evalband[dist], [instruct]
+    context_settings={"max_content_width": 120},  # help fills the terminal up to 120 columns
 )
 
 
@@ -60,7 +62,13 @@ from . import gate as _gate  # noqa: E402
 
 app.command("gate")(_gate.gate)
 
+from . import variance as _variance  # noqa: E402
+
+app.command("variance")(_variance.variance)
 from . import report as _report  # noqa: E402
+from . import arena as _arena  # noqa: E402
+
+app.command("arena")(_arena.arena)
 
 app.command("report")(_report.report)
 from . import frontier as _frontier  # noqa: E402

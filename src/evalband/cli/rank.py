@@ -12,7 +12,8 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
-                      WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed, show)
+                      WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed, show,
+                      FixedOpt, parse_fixed)
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
                       parse_margin, points_note, row_scales)
 from .._validate import ArgumentError
@@ -29,7 +30,7 @@ RopeOpt = Annotated[float, typer.Option(
 
 
 @reads_input("path example models tasks drop_cols accuracy_scale",
-             after={"aggregate": "weights", "fmt": f"cluster {TABLE_INPUT}", "rope": LOG_INPUT})
+             after={"aggregate": "weights", "fixed": "facets", "fmt": f"cluster {TABLE_INPUT}", "rope": LOG_INPUT})
 def rank(
     aggregate: AggregateOpt = "mean",
     resampling: ResamplingOpt = "auto",
@@ -39,6 +40,7 @@ def rank(
     interval: IntervalOpt = "percentile",
     correction: CorrectionOpt = "max-t",
     margin: MarginOpt = "0",
+    fixed: FixedOpt = None,
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
     test: TestOpt = None,
@@ -64,7 +66,8 @@ def rank(
             return _run_task_test(inputs.selection(), test=test, control=control, rope=rope,
                                   confidence=confidence, seed=seed, fmt=fmt)
         options = dict(aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, seed=seed,
-                       confidence=confidence, interval=interval, correction=correction, margin=margin)
+                       confidence=confidence, interval=interval, correction=correction, margin=margin,
+                       fixed=parse_fixed(fixed))
         frame, notes, scales = _run(inputs.selection(), **options)
         if fmt in ("csv", "json"):
             show(frame, fmt, notes=notes)
@@ -76,7 +79,7 @@ def rank(
         show(shown, fmt, notes=([points] if points else []) + notes, scale=row_scales(shown, scales))
 
 
-def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval, correction, margin):
+def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval, correction, margin, fixed=None):
     """Call the library on the selection; return (frame, notes, [(aggregate, display scale)])."""
     from ..display import format_level
     from ..ranking import rank as rank_models
@@ -85,7 +88,7 @@ def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval,
     seed, seed_text = resolve_seed(seed)
     result = rank_models(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, method=interval,
                          confidence_level=parse_confidence(confidence), simultaneous=correction,
-                         margin=parse_margin(margin), rng=seed)
+                         margin=parse_margin(margin), rng=seed, fixed=fixed)
     frame = result.to_frame()
     notes = list(result.notes)
     level = result.rankings[0].confidence_level

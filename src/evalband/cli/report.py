@@ -10,8 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (LOG_INPUT, ConfidenceOpt, InputOptions, SchedulerOpt, errors, executor_for, parse_confidence,
-                      parse_list, reads_input)
+from ._common import (LOG_INPUT, ConfidenceOpt, FixedOpt, InputOptions, SchedulerOpt, errors, executor_for,
+                      parse_confidence, parse_fixed, parse_list, reads_input)
 from .._validate import ArgumentError
 
 OutputOpt = Annotated[str, typer.Option("--output", "-o", help="File to write (report.html, report.md, ...).")]
@@ -37,7 +37,7 @@ _FORMATS = {"html": "html", "markdown": "markdown", "md": "markdown", "latex": "
 _SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".html": "html", ".htm": "html"}
 
 
-@reads_input(after={"bayes": "models tasks weights drop_cols accuracy_scale source shape model_col task_col item_col score_col"
+@reads_input(after={"fixed": "facets", "bayes": "models tasks weights drop_cols accuracy_scale source shape model_col task_col item_col score_col"
                              f" trial_col cluster group_col unbounded count_rule {LOG_INPUT}"})
 def report(
     output: OutputOpt = "report.html",
@@ -48,6 +48,7 @@ def report(
     n_resamples: ResamplesOpt = 2000,
     confidence: ConfidenceOpt = "0.95",
     aggregate: AggregateOpt = "mean",
+    fixed: FixedOpt = None,
     bayes: BayesOpt = True,
     scheduler: SchedulerOpt = None,
     force: ForceOpt = False,
@@ -75,15 +76,23 @@ def report(
         check_output(output, figures)  # before the 10-20 s of computing, not after
         read = _files.input_files(inputs.path, inputs.baselines, inputs.models, inputs.tasks, inputs.weights)
         _files.check_output(output, inputs=read, force=force)  # never over an input, nor through a link unasked
-        sel = inputs.selection()
+        sel = inputs.selection(battles=True)  # pairwise battles make a preference report
         command = _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate,
-                           bayes)
+                           bayes, fixed)
         rep = build_report(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level, rng=seed,
-                           bayes=bayes, command=command)
+                           bayes=bayes, command=command, fixed=parse_fixed(fixed))
         write_report(rep, output, format=kind, figures_dir=figures, figure_formats=fig_formats, force=force,
                      inputs=read)
         size = os.path.getsize(output)
-        typer.echo(f"evalband: wrote {output} ({size / 1024:,.0f} KiB, {len(rep.figures)} figures) in "
+        n = len(rep.figures)
+        if kind == "html":
+            held = f", {n} figure{'s' * (n != 1)} embedded"
+        elif figures:
+            held = f", {n} figure{'s' * (n != 1)} {'linked' if kind == 'markdown' else 'saved'}"
+        else:
+            held = (f"; {n} figure{'s are' if n != 1 else ' is'} not in it: add --figures DIR to save them"
+                    if n else "")
+        typer.echo(f"evalband: wrote {output} ({size / 1024:,.0f} KiB{held}) in "
                    f"{time.perf_counter() - started:.1f} s" + (f"; figures in {figures}" if figures else ""),
                    err=True)
 
@@ -140,7 +149,8 @@ def check_output(output, figures=None) -> None:
 _NOT_REPRODUCED = ("path", "example")
 
 
-def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate, bayes) -> str:
+def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate, bayes,
+             fixed=None) -> str:
     """The command line that reproduces this report (only options that differ from the defaults, plus the seed)."""
     q = shlex.quote
     path, example = inputs.path, inputs.example
@@ -158,6 +168,8 @@ def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, conf
         parts.append(f"--confidence {q(str(confidence))}")
     if aggregate != "mean":
         parts.append(f"--aggregate {q(aggregate)}")
+    if fixed is not None:
+        parts.append(f"--fixed {q(fixed)}")
     if not bayes:
         parts.append("--no-bayes")
     names = [f.name for f in dataclasses.fields(inputs) if f.name not in _NOT_REPRODUCED]

@@ -7,19 +7,21 @@ import warnings
 
 import typer
 
-from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, WideOpt, errors,
-                      output_format, parse_confidence, reads_input, show)
+from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FixedOpt, FormatOpt, InputOptions, WideOpt, errors,
+                      output_format, parse_confidence, parse_fixed, reads_input, show)
 from typing import Annotated
 
 MethodOpt = Annotated[str, typer.Option(
-    "--method", help="auto, wilson, clopper-pearson (exact), jeffreys, agresti-coull, wald, t, normal or cluster."
-                     " auto: cluster when clusters are given, wilson for 0/1 scores, t otherwise.")]
+    "--method", help="auto, wilson, clopper-pearson (exact), jeffreys, agresti-coull, wald, t, normal, cluster or"
+                     " crossed. auto: crossed when facet columns (prompt, judge, ...) are random, cluster when"
+                     " clusters are given, wilson for 0/1 scores, t otherwise.")]
 
 
-@reads_input(after={"method": "cluster", "fmt": f"{TABLE_INPUT} models tasks weights drop_cols accuracy_scale"
-                                                f" {LOG_INPUT}"})
+@reads_input(after={"method": "cluster", "fixed": "facets",
+                    "fmt": f"{TABLE_INPUT} models tasks weights drop_cols accuracy_scale {LOG_INPUT}"})
 def summarize(
     method: MethodOpt = "auto",
+    fixed: FixedOpt = None,
     confidence: ConfidenceOpt = "0.95",
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
@@ -44,7 +46,7 @@ def summarize(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # the same text is in result.notes
             result = estimate(sel, method=method, confidence_level=level,
-                              cluster=True if inputs.cluster is not None else None)
+                              cluster=True if inputs.cluster is not None else None, fixed=parse_fixed(fixed))
         frame = result.to_frame(pooled=True)
         notes = list(result.notes)
         notes.append(f"{format_level(result.confidence_level)} intervals, method {result.method}; '(pooled)' rows pool"

@@ -107,7 +107,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
             confidence_level=0.95, alternative: str = "two-sided", correction: str = "none",
             margin: float = 0.0, correlation: float | None = None, correlations=DEFAULT_CORRELATIONS,
             per_task: bool = True, permutation: bool = False, n_permutations: int = 9999, cluster=None,
-            aggregate_options=None, rng=None) -> Comparison:
+            aggregate_options=None, rng=None, fixed=None) -> Comparison:
     """Compare every pair of models on any aggregate over tasks and on each task.
 
     Parameters
@@ -162,6 +162,10 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         Further options of ``evalband.aggregate.get_aggregate`` (floors, ceilings, chance, bin_width, ...).
     rng : seed or Generator
         The same seed gives the same numbers.
+    fixed : str, sequence of str, True or None
+        Facets (prompt, judge, run, ...) to condition on. By default facet columns crossed with items are random:
+        the replicates resample their levels too, and with few clusters they carry the small-sample correction
+        (:func:`evalband.facets.default_replicates`; the notes say which).
 
     Returns
     -------
@@ -207,7 +211,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     n_permutations = check_positive_int(n_permutations, "n_permutations")
     sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights,
                                     replicates=replicates, resampling=resampling, n_resamples=n_resamples, rng=rng,
-                                    cluster=cluster)
+                                    cluster=cluster, fixed=fixed)
     table = sel.table
     # no pairing to measure: summary counts (binomial replicates), or independent replicates given without a table
     summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")

@@ -9,12 +9,12 @@ from .escape import csv_safe_text, html_escape, latex_escape, md_escape, one_lin
 from .numbers import (POINTS, decimals_for, format_interval, format_level, format_p, format_percent,
                       format_rank_interval, format_short, format_signed, format_value, scale_for, unit_for)
 from .reprs import displayed
-from .tables import (DEFAULT_WIDTH, FORMATS, json_dumps, json_records, render, terminal_width, to_csv, to_json,
+from .tables import (DEFAULT_WIDTH, FORMATS, display_frame, json_dumps, json_records, render, terminal_width, to_csv, to_json,
                      wrap_notes)
-from .words import VERDICT_WORDS, format_difference, margin_text, reading, verdict_detail, withheld_text
+from .words import VERDICT_WORDS, difference_text, estimate_text, format_difference, margin_text, reading, verdict_detail, withheld_text
 
 __all__ = ["csv_safe_text", "html_escape", "latex_escape", "md_escape", "one_line", "POINTS", "decimals_for",
            "format_interval", "format_level", "format_p", "format_percent", "format_rank_interval",
            "format_short", "format_signed", "format_value", "scale_for", "unit_for", "VERDICT_WORDS", "format_difference",
-           "margin_text", "reading", "verdict_detail", "withheld_text", "DEFAULT_WIDTH", "FORMATS", "json_records",
-           "render", "terminal_width", "to_csv", "to_json", "wrap_notes", "json_dumps", "displayed"]
+           "margin_text", "reading", "estimate_text", "difference_text", "verdict_detail", "withheld_text", "DEFAULT_WIDTH", "FORMATS", "json_records",
+           "render", "display_frame", "terminal_width", "to_csv", "to_json", "wrap_notes", "json_dumps", "displayed"]

@@ -28,25 +28,25 @@ def _finite(x) -> bool:
 
 
 def decimals_for(se, *, sig: int = 2, max_decimals: int = 6, default: int = 4) -> int:
-    """Decimals of ``se`` written to ``sig`` significant figures as ArviZ writes them (``format(se, '.2g')``, so
-    a trailing zero is dropped: an SE of 0.4986 reads '0.5', and the estimate gets one decimal); ``default``
-    when se is 0, missing or not finite.
+    """Decimals that show ``se`` to ``sig`` significant figures, the digits the estimate beside it gets (the rule
+    of ArviZ's summaries); ``default`` when se is 0, missing or not finite.
+
+    The significant figures are counted on the SE as rounded, trailing zeros included: 0.196 is 0.20 to two
+    figures (two decimals, like 0.194), so standard errors that differ only in the third figure never give a
+    column of estimates different digits; 0.996 rounds to 1.0 (one decimal).
 
     Examples
     --------
-    >>> decimals_for(0.0123), decimals_for(1.23), decimals_for(0.4986), decimals_for(23.4), decimals_for(0.0)
-    (3, 1, 1, 0, 4)
+    >>> decimals_for(0.0123), decimals_for(1.23), decimals_for(0.196), decimals_for(23.4), decimals_for(0.0)
+    (3, 1, 2, 0, 4)
     """
     if se is None or not _finite(se) or float(se) <= 0:
         return min(default, max_decimals)
-    text = format(abs(float(se)), f".{sig}g")
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        d = len(mantissa.split(".")[1]) if "." in mantissa else 0
-        d -= int(exponent)
-    else:
-        d = len(text.split(".")[1]) if "." in text else 0
-    return int(min(max(d, 0), max_decimals))
+    se = abs(float(se))
+    exponent = math.floor(math.log10(se))
+    rounded = round(se, sig - 1 - exponent)  # to `sig` significant figures (0.996 -> 1.0)
+    exponent = math.floor(math.log10(rounded)) if rounded > 0 else exponent
+    return int(min(max(sig - 1 - exponent, 0), max_decimals))
 
 
 def format_value(x, decimals: int) -> str:
@@ -123,12 +123,15 @@ def format_level(level) -> str:
 
 
 def format_percent(p, *, small: float = 0.005) -> str:
-    """A probability as a percent for a table: '37%', '<1%' below ``small`` (but '0%' for exactly 0)."""
+    """A probability as a percent for a table: '37%', '<1%' below ``small`` and '>99%' above ``1 - small`` (but
+    '0%' and '100%' for exactly 0 and 1: a share that is not all never reads as all)."""
     if p is None or not _finite(p):
         return ""
     p = float(p)
     if 0 < p < small:
         return "<1%"
+    if 1 - small < p < 1:
+        return ">99%"
     return f"{p:.0%}"
 
 

@@ -26,9 +26,9 @@ import pandas as pd
 from .._validate import ArgumentError
 from .escape import csv_safe_text, latex_escape, md_escape, one_line
 from .numbers import (decimals_for, format_level, format_p, format_percent, format_rank_interval, format_short,
-                      format_value)
+                      format_signed, format_value)
 
-__all__ = ["FORMATS", "render", "json_records", "json_dumps", "to_json", "to_csv", "terminal_width", "wrap_notes", "DEFAULT_WIDTH"]
+__all__ = ["FORMATS", "render", "display_frame", "json_records", "json_dumps", "to_json", "to_csv", "terminal_width", "wrap_notes", "DEFAULT_WIDTH"]
 
 FORMATS = ("table", "table-wide", "markdown", "csv", "json", "latex")
 #: terminal width when it cannot be detected (not a terminal, no COLUMNS)
@@ -148,7 +148,7 @@ def to_csv(frame: pd.DataFrame) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- human formats
-def _rounded(df, value_cols, se_col, scale, pvalue_cols, p_floor) -> pd.DataFrame:
+def _rounded(df, value_cols, se_col, scale, pvalue_cols, p_floor, signed_cols=()) -> pd.DataFrame:
     """Display strings: value columns with the digit rule (after ``scale``), p-values, other numbers short."""
     out = pd.DataFrame(index=df.index)
 
@@ -170,7 +170,8 @@ def _rounded(df, value_cols, se_col, scale, pvalue_cols, p_floor) -> pd.DataFram
         if c in per_col:
             scale_c, decimals = per_col[c]
             values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float) * scale_c
-            out[c] = [format_value(float(v), d) for v, d in zip(values, decimals)]
+            f = format_signed if c in signed_cols else format_value
+            out[c] = [f(float(v), d) for v, d in zip(values, decimals)]
         elif c in pvalue_cols:
             out[c] = [format_p(v, p_floor) for v in col]
         elif c in _PERCENT:
@@ -225,12 +226,12 @@ def _constant_columns(shown: pd.DataFrame, raw: pd.DataFrame, keep) -> tuple[pd.
     return shown.drop(columns=drop), parts
 
 
-def _prepare(df, *, value_cols, se_col, scale, pvalue_cols, p_floor, title, compact, keep):
+def _prepare(df, *, value_cols, se_col, scale, pvalue_cols, p_floor, title, compact, keep, signed_cols=()):
     raw = df.reset_index(drop=True)
     level = None
     if "confidence_level" in raw.columns and raw["confidence_level"].nunique(dropna=True) == 1:
         level = float(raw["confidence_level"].dropna().iloc[0])
-    shown = _rounded(raw, value_cols, se_col, scale, pvalue_cols, p_floor)
+    shown = _rounded(raw, value_cols, se_col, scale, pvalue_cols, p_floor, signed_cols)
     extra = []
     if compact:
         shown = _merge_intervals(shown, raw, level)
@@ -239,6 +240,26 @@ def _prepare(df, *, value_cols, se_col, scale, pvalue_cols, p_floor, title, comp
         shown, extra = _constant_columns(shown, raw, keep)
     head = "; ".join([t for t in [title] if t] + extra) or None
     return shown, head
+
+
+def display_frame(df: pd.DataFrame, *, value_cols=("estimate", "se", "ci_low", "ci_high"), se_col: str | None = "se",
+                  scale: float = 1.0, pvalue_cols=("p_value", "p_adjusted"), signed_cols=(), p_floor=None,
+                  title: str | None = None, keep=("model", "model_a", "model_b", "task")):
+    """``(shown, head)``: the display strings of a result frame as every human format shows them (the digit rule,
+    points, merged interval columns, rank intervals, constant label columns moved to ``head``, empty columns
+    left out), for renderers that lay the table out themselves (the report). ``signed_cols`` are differences
+    written with their sign. Other arguments as :func:`render`.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"model": ["A", "B"], "estimate": [0.7812, 0.7], "se": [0.0123, 0.01],
+    ...                       "ci_low": [0.757, 0.68], "ci_high": [0.805, 0.72], "confidence_level": 0.95})
+    >>> shown, head = display_frame(frame, scale=100)
+    >>> list(shown.columns), shown.iloc[0, 3]
+    (['model', 'estimate', 'se', '95% CI'], '(75.7, 80.5)')
+    """
+    return _prepare(df, value_cols=value_cols, se_col=se_col, scale=scale, pvalue_cols=pvalue_cols, p_floor=p_floor,
+                    title=title, compact=True, keep=keep, signed_cols=tuple(signed_cols))
 
 
 def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se", "ci_low", "ci_high"),

@@ -10,7 +10,8 @@ import numpy as np
 
 from .numbers import decimals_for, format_level
 
-__all__ = ["margin_text", "verdict_detail", "format_difference", "reading", "withheld_text", "VERDICT_WORDS"]
+__all__ = ["margin_text", "verdict_detail", "format_difference", "reading", "withheld_text", "VERDICT_WORDS",
+           "estimate_text", "difference_text"]
 
 #: the verdict words, from the point of view of the pair (model_a, model_b)
 VERDICT_WORDS = ("A better", "B better", "equivalent", "not yet decided")
@@ -110,3 +111,34 @@ def reading(model_a: str, model_b: str, difference: float, low: float, high: flo
                                                                                                      verdict_)
     out = f"{model_a} vs {model_b}: {text}{unit_text}, {lvl} {label} ({lo}, {hi}); {word}"
     return out + (f" {extra}" if extra else "")
+
+
+def estimate_text(estimate, low, high, se, *, confidence_level=0.95, scale: float = 100.0) -> str:
+    """A score in a sentence with its interval, digits from its standard error: ``'68.0% (95% interval 67.7% to
+    68.2%)'`` for proportions (``scale`` 100), ``'0.532 (95% interval 0.511 to 0.553)'`` otherwise.
+
+    Examples
+    --------
+    >>> estimate_text(0.6797, 0.6772, 0.6820, 0.0012)
+    '67.97% (95% interval 67.72% to 68.20%)'
+    """
+    d = _decimals(se, scale) if se is not None and np.isfinite(se) else _decimals(abs(high - low) / 4, scale)
+    pct = "%" if scale == 100 else ""
+    f = lambda v: ("-inf" if v < 0 else "inf") if not np.isfinite(v) else f"{v * scale:.{d}f}{pct}"  # noqa: E731
+    return f"{f(estimate)} ({format_level(confidence_level)} interval {f(low)} to {f(high)})"
+
+
+def difference_text(difference, low, high, se, *, confidence_level=0.95, scale: float = 100.0) -> str:
+    """A difference in a sentence with its interval, signed, digits from its standard error: ``'+0.32 points
+    (95% interval -0.04 to +0.68)'`` (``scale`` 100), ``'+0.021 (95% interval ...)'`` otherwise.
+
+    Examples
+    --------
+    >>> difference_text(0.0032, -0.0004, 0.0068, 0.0018)
+    '+0.32 points (95% interval -0.04 to +0.68)'
+    """
+    text, d = format_difference(difference, se if se is not None and np.isfinite(se) else abs(high - low) / 4,
+                                scale=scale)
+    sign = lambda v: ("-inf" if v < 0 else "inf") if not np.isfinite(v) else f"{v * scale:+.{d}f}"  # noqa: E731
+    unit = " points" if scale == 100 else ""
+    return f"{text}{unit} ({format_level(confidence_level)} interval {sign(low)} to {sign(high)})"

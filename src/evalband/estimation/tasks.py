@@ -77,7 +77,8 @@ def _resolve(table, method, cluster) -> tuple[str, bool, list[str]]:
 
 
 def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool | None = None,
-             tolerance: float = 0.1, models=None, tasks=None, weights=None, group_weights=None) -> TaskEstimates:
+             tolerance: float = 0.1, models=None, tasks=None, weights=None, group_weights=None,
+             fixed=None) -> TaskEstimates:
     """Estimate each model's score on each task, with standard errors and confidence intervals.
 
     Parameters
@@ -102,6 +103,12 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
     models, tasks, weights, group_weights : optional
         The selection (:func:`evalband.select`). With weights, ``weighted`` holds each model's weighted mean over
         tasks (:func:`weighted_mean`).
+    fixed : str, sequence of str, True or None
+        Facets (prompt, judge, run, ...) to condition on. By default facet columns crossed with items are random:
+        'auto' is then 'crossed' (:func:`evalband.facets.crossed_estimates`), whose standard errors add the
+        variance of the facet levels to that of the items (or clusters), on Satterthwaite t references, so the
+        intervals generalize to new prompts; ``fixed`` (or ``True`` for every facet) conditions on the levels
+        used (the intervals above, over the item means).
 
     Returns
     -------
@@ -130,7 +137,25 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
     sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
     table = sel.table
     level = check_confidence_level(confidence_level)
+    facet_notes = []
+    if table.level == "item" and (table.facets or fixed is not None):
+        from ..facets.defaults import check_fixed, random_facets
+
+        fixed = check_fixed(table, fixed)
+        wanted = str(method).strip().lower()
+        random = random_facets(sel, fixed) if table.facets else ()
+        if wanted in ("auto", "crossed") and random:
+            return _weighted(_crossed(sel, fixed, level, cluster), sel)
+        if wanted == "crossed":
+            raise ArgumentError("`method='crossed'` generalizes over facet levels, but no facet is random here"
+                                + (f" (fixed: {', '.join(fixed)})" if fixed else " (the table has no facet crossed"
+                                   " with items)") + "; use method 'auto'.")
+        if random:
+            facet_notes.append(f"facets {', '.join(random)} not generalized over by method '{method}': the"
+                               " intervals condition on the levels used (method 'auto' or 'crossed' treats them as"
+                               " random)")
     key, clustered, notes = _resolve(table, method, cluster)
+    notes = notes + facet_notes
     notes = list(sel.all_notes) + notes
     models, tasks = tuple(table.models), tuple(table.tasks)
     if table.level == "summary":
@@ -225,6 +250,27 @@ def weighted_mean(estimate, se, weights, *, n=None, confidence_level=0.95) -> Es
             " sqrt(sum w**2 se**2) (tasks are independent test sets), normal interval")
     return Estimate(est, sd, ConfidenceInterval(est - z * sd, est + z * sd), count, "weighted normal", level,
                     notes=(note,))
+
+
+def _crossed(sel, fixed, level, cluster) -> TaskEstimates:
+    """Facets random: per-(model, task) means with standard errors over items and facet levels."""
+    from ..facets import crossed_estimates
+
+    table = sel.table
+    r = crossed_estimates(sel, fixed=fixed, cluster=cluster, confidence_level=level)
+    extras = {"df": r.df, "n_units": r.n_units, "share_facets": r.share_facets}
+    pooled = Estimate(r.pooled_estimate, r.pooled_se, r.pooled_ci, r.n_items.sum(axis=1), "crossed", level,
+                      df=r.pooled_df)
+    notes = list(sel.all_notes) + [n for n in r.notes if n not in sel.all_notes]
+    notes.append(f"method crossed: items{' (clusters)' if r.unit == 'cluster' else ''} and levels of"
+                 f" {', '.join(r.facets)} are both samples; '(pooled)' rows: every item of the model in every"
+                 " task, the same levels shared across tasks; share_facets is the part of the squared SE from the"
+                 " facet levels")
+    ci, pooled, extras, clipped = (_clip_to_range(r.ci, pooled, extras) if table.score_kind != "unbounded"
+                                   else (r.ci, pooled, extras, []))
+    notes += clipped
+    return TaskEstimates(r.models, r.tasks, r.estimate, r.se, ci, r.n_items, "crossed", level, extras, pooled,
+                         tuple(dict.fromkeys(notes)))
 
 
 def _trial_notes(extras: dict, pooled: dict) -> list[str]:

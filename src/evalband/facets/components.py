@@ -345,7 +345,7 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
 
     Parameters
     ----------
-    data : ResultsTable, path or DataFrame
+    data : Selection, ResultsTable, path or DataFrame
         Item-level results with facet columns (``table.facets``; a path or frame is read with ``facets=``).
     facets : str or sequence of str, optional
         Facets to analyse (default: the table's facets). Trials are always a facet nested within cells.

@@ -130,7 +130,7 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
 
     Parameters
     ----------
-    data : ResultsTable, path or DataFrame
+    data : Selection, ResultsTable, path or DataFrame
         Item-level results with facet columns (``table.facets``).
     facets : str or sequence of str, optional
         Facets to generalize over (default: the table's facets).

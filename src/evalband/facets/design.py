@@ -19,7 +19,7 @@ import pandas as pd
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_names
 from ..display.reprs import displayed
 
-__all__ = ["ITEM", "FacetDesign", "TaskDesign", "facet_design", "term_name"]
+__all__ = ["ITEM", "FacetDesign", "TaskDesign", "facet_design", "facet_table", "term_name"]
 
 #: Name of the item factor (always factor 0).
 ITEM = "item"
@@ -300,13 +300,26 @@ class FacetDesign:
         return self.to_frame().head(20).to_html()
 
 
+def facet_table(data, facets=None):
+    """The selected table of ``data`` through :func:`evalband.select` (a Selection's table as it is; a path or
+    frame is read with ``facets=`` when given). Facets read nothing themselves."""
+    from ..selection import Selection, select
+    from ..table import ResultsTable
+
+    if isinstance(data, Selection):
+        return data.table
+    if isinstance(data, ResultsTable) or facets is None:
+        return select(data).table
+    return select(data, facets=[facets] if isinstance(facets, str) else list(facets)).table
+
+
 def facet_design(data, *, facets=None, nested=(), cluster: bool = False, models=None, tasks=None) -> FacetDesign:
     """The crossed / nested design of a table's items and facets, per task.
 
     Parameters
     ----------
-    data : ResultsTable, path or DataFrame
-        Item-level results with facet columns (anything :func:`evalband.read` accepts; a path or frame is read
+    data : Selection, ResultsTable, path or DataFrame
+        Item-level results with facet columns (anything :func:`evalband.select` accepts; a path or frame is read
         with ``facets=facets``).
     facets : str or sequence of str, optional
         The facet columns to use (default: every facet of the table, ``table.facets``).
@@ -341,10 +354,7 @@ def facet_design(data, *, facets=None, nested=(), cluster: bool = False, models=
     >>> d.factors, d.balanced
     (('item', 'prompt'), True)
     """
-    from ..io import read
-
-    table = data if hasattr(data, "facets") and hasattr(data, "task_data") else read(
-        data, **({"facets": facets} if facets is not None else {}))
+    table = facet_table(data, facets)
     if table.level != "item":
         raise InputError("a facet design needs item-level data; this table holds per-task summaries",
                          source=table.source)

@@ -120,7 +120,7 @@ def run_spread(data, *, run: str = "run", n=(1, 2, 3, 5, 10), nested: bool | Non
 
     Parameters
     ----------
-    data : ResultsTable, path or DataFrame
+    data : Selection, ResultsTable, path or DataFrame
         Item-level results with a run facet (training seed, checkpoint).
     run : str
         The facet column holding the run.
@@ -174,9 +174,9 @@ def run_spread(data, *, run: str = "run", n=(1, 2, 3, 5, 10), nested: bool | Non
     level = check_confidence_level(confidence_level)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     ns = [check_positive_int(k, "n") for k in ([n] if np.isscalar(n) else n)]
-    from ..io import read
+    from .design import facet_table
 
-    table = data if hasattr(data, "facets") and hasattr(data, "task_data") else read(data, facets=[run])
+    table = facet_table(data, [run])
     if run not in table.facets:
         raise ArgumentError(f"`run`: {run!r} is not a facet column of the table; its facets are"
                          f" {', '.join(map(repr, table.facets)) or '(none)'}.")

@@ -96,13 +96,22 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
     return reader(data, **options)
 
 
+#: options of the battle readers alone: given to read(), they say the input holds battles
+BATTLE_OPTIONS = frozenset({"model_a_col", "model_b_col", "winner_col", "question_col", "judge_col", "turn_col",
+                            "weight_col", "style_cols", "baseline", "strong_weight", "anonymous_only"})
+
+
 def _battle_input(data, options) -> bool:
     """Pairwise battles, by their columns or format (a results table's options say it is not)."""
     results_options = {"model_col", "task_col", "item_col", "score_col", "shape", "n_col", "correct_col",
                        "accuracy_col", "unbounded", "facets"}
     if results_options & set(options):
         return False
-    if isinstance(data, str) and (data == STDIN or data.startswith("example:")):
+    if isinstance(data, str) and data.startswith("example:"):
+        return False
+    if BATTLE_OPTIONS & set(options):  # options only the battle readers take (evalband.arena gives `baseline`)
+        return True
+    if isinstance(data, str) and data == STDIN:
         return False
     return isinstance(data, (pd.DataFrame, str, os.PathLike)) and looks_like_battles(data)
 

@@ -184,7 +184,7 @@ def rank_models(observed, samples, models, *, aggregate: str = "statistic", high
 def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=None, tasks=None, replicates=None,
          resampling: str = "auto", n_resamples: int = 10_000, method: str = "percentile", confidence_level=0.95,
          simultaneous: str = "max-t", margin: float = 0.0, correlation: float | None = None, cluster=None,
-         aggregate_options=None, rng=None) -> Ranking:
+         aggregate_options=None, rng=None, fixed=None) -> Ranking:
     """Rank models with uncertainty under one or several aggregates, from one bootstrap replicate set.
 
     Parameters
@@ -192,8 +192,8 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     data : ResultsTable, path, DataFrame or Replicates
     aggregate : str, callable or sequence
         E.g. 'mean', 'mean-rank', 'minmax' or 'mean,mean-rank' (see ``evalband.aggregate.AGGREGATES``).
-    weights, group_weights, models, tasks, replicates, resampling, n_resamples, cluster, aggregate_options, rng
-        As for :func:`evalband.comparison.compare`.
+    weights, group_weights, models, tasks, replicates, resampling, n_resamples, cluster, aggregate_options, rng, fixed
+        As for :func:`evalband.comparison.compare` (``fixed``: facets to condition on; by default they are random).
     method : {'percentile', 'basic', 'bca'}
         Interval method for each model's aggregate.
     confidence_level : float or str
@@ -244,7 +244,7 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     margin = check_margin(margin)
     sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights,
                                     replicates=replicates, resampling=resampling, n_resamples=n_resamples, rng=rng,
-                                    cluster=cluster, what="a ranking")
+                                    cluster=cluster, what="a ranking", fixed=fixed)
     table = sel.table
     summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
     notes = list(dict.fromkeys([*reps.notes, *sel.notes]))

@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from ..display import format_level, format_p, format_short
 from ..display.reprs import displayed
+from .plot_matrices import annotates
 from .sections import sections_for
 
 
@@ -52,10 +54,11 @@ class Report:
     analysis_notes: tuple = ()
     scale: float = 100.0
     higher_is_better: bool = True
-    kind: str = "comparison"          # 'comparison', or 'summary' (one model, or models that share no task)
+    kind: str = "comparison"          # 'comparison', 'summary' (one model, or models sharing no task), 'preference'
     summary_reason: str = ""          # why a summary report has no comparison
     passk: pd.DataFrame | None = None  # summary reports: pass@k and pass^k per model, task and k
     sections: list = field(default_factory=list)  # Section objects of other capabilities (report.section)
+    tests: object = None              # the tests over tasks (TaskTestResult) behind the critical-difference figure
 
     def add_section(self, section) -> None:
         """Append a :class:`~evalband.report.section.Section`; its figures join :attr:`figures` (saved, embedded)."""
@@ -65,14 +68,15 @@ class Report:
 
 def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, rng=None,
                  bayes: bool = True, command: str | None = None, timestamp: str | None = None,
-                 max_pairs_shown: int = 30) -> Report:
+                 max_pairs_shown: int = 30, fixed=None) -> Report:
     """The report of an analysis: figures, tables and sentences, computed from one :class:`Analysis`.
 
     Parameters
     ----------
-    data : Analysis, Selection, ResultsTable, DataFrame or path
+    data : Analysis, Selection, ResultsTable, BattleTable, DataFrame or path
         An analysis from :func:`evalband.analyze` (rendered as it is), or anything :func:`evalband.select`
-        accepts (analysed first with the options below).
+        accepts (analysed first with the options below). Pairwise battles give a preference report (ratings,
+        win probabilities, rank distributions, style control).
     aggregate : str
         Aggregate over tasks (see ``evalband.aggregate.AGGREGATES``); 'mean' by default.
     n_resamples : int
@@ -87,6 +91,8 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
         The command line that reproduces the report (shown in the report).
     timestamp : str, optional
         Shown on the report's one timestamp line; default now (UTC).
+    fixed : str, sequence of str, True or None
+        Facets to condition on (by default facet columns are random; see :func:`evalband.analyze`).
 
     Returns
     -------
@@ -104,15 +110,22 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
 
     a = data if isinstance(data, Analysis) else analyze(
         data, aggregate=aggregate, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
-        bayes=bayes)
-    if a.kind == "summary":
-        from ._summary import summary_report
+        bayes=bayes, fixed=fixed)
+    if a.kind == "preference":  # pairwise battles: the leaderboard's sections (report/_preferences.py)
+        from ._preferences import preference_report
 
-        report = summary_report(a, command=command, timestamp=timestamp)
-    else:
-        report = _comparison_report(a, command=command, timestamp=timestamp)
-    for section in sections_for(a):  # what the capabilities that apply add (report.sections)
-        report.add_section(section)
+        return preference_report(a, command=command, timestamp=timestamp)
+    from .._progress import status
+
+    with status("report: drawing figures"):
+        if a.kind == "summary":
+            from ._summary import summary_report
+
+            report = summary_report(a, command=command, timestamp=timestamp)
+        else:
+            report = _comparison_report(a, command=command, timestamp=timestamp)
+        for section in sections_for(a):  # what the capabilities that apply add (report.sections)
+            report.add_section(section)
     return report
 
 
@@ -128,17 +141,32 @@ def _comparison_report(a, *, command, timestamp) -> Report:
 
     figures = []
     label = f"{aggregate} over tasks" + (" (%)" if scale == 100 else "")
-    ax = plots.forest_plot(models, ranking.estimate, ranking.ci, a.overlap, scale=scale, xlabel=label,
-                           confidence_level=level, order=order)
-    figures.append(Figure("forest", "Each model's aggregate score",
-                          f"Dots: {aggregate} over tasks. Thin bars: {level:.0%} bootstrap intervals. Thick bars: "
-                          "83.4% intervals; when two thick bars do not overlap, the two models differ at about the "
-                          "5% level (a rule of thumb for independent estimates; the pairwise table is the test).",
-                          ax.figure))
+    caption = (f"Dots: {aggregate} over tasks. Thin bars: {format_level(level)} bootstrap intervals. Thick bars: 83.4% "
+               "intervals; when two thick bars do not overlap, the two models differ at about the 5% level (a rule "
+               "of thumb for independent estimates; the pairwise table is the test).")
+    if plots.narrow_intervals(ranking.estimate, ranking.ci):  # bars too short to see: add the differences
+        leader = int(order[0])
+        d, dlo, dhi = _differences(pairs, order, M, reference=leader)
+        what = f"each model minus {models[leader]}"
+        if plots.narrow_intervals(d, (np.where(np.isnan(dlo), 0, dlo), np.where(np.isnan(dhi), 0, dhi))):
+            d, dlo, dhi = _differences(pairs, order, M)  # still too narrow: each model minus its neighbour
+            what = "each model minus the model ranked just above it"
+        fig = plots.headline_plot(models, ranking.estimate, ranking.ci, a.overlap, difference=d,
+                                  difference_ci=(dlo, dhi), reference=leader, scale=scale, xlabel=label,
+                                  confidence_level=level, order=order,
+                                  unit="points" if scale == 100 else "score units",
+                                  difference_label="from the leader" if "minus the model" not in what
+                                  else "from the model above")
+        caption += (f" Right: {what}, with the {format_level(level)} interval of the difference itself (paired where the"
+                    " items are shared); an interval that reaches 0 is not yet decided.")
+    else:
+        fig = plots.forest_plot(models, ranking.estimate, ranking.ci, a.overlap, scale=scale, xlabel=label,
+                                confidence_level=level, order=order).figure
+    figures.append(Figure("forest", "Each model's aggregate score", caption, fig))
+    annotate = annotates(len(reps.models), len(reps.tasks))
     ax = plots.task_heatmap(reps.models, reps.tasks, reps.observed, np.asarray(a.task_ci.high) - a.task_ci.low,
-                            annotate=len(reps.models) * len(reps.tasks) <= 320)
-    figures.append(Figure("tasks", "Per-task scores", f"Score (%) in each cell and, below it, ± half the width of its "
-                          f"{level:.0%} bootstrap interval.", ax.figure))
+                            annotate=annotate)
+    figures.append(Figure("tasks", "Per-task scores", task_caption(annotate, level, scale), ax.figure))
     diff = np.zeros((M, M))
     decided = np.zeros((M, M), dtype=bool)
     ia, ib = np.asarray(pairs.index_a), np.asarray(pairs.index_b)
@@ -146,22 +174,19 @@ def _comparison_report(a, *, command, timestamp) -> Report:
     decided[ia, ib] = decided[ib, ia] = np.isin(pairs.verdict, ("A better", "B better"))
     ax = plots.pairwise_matrix(models, diff, decided, order=order, scale=scale)
     figures.append(Figure("pairs", "Pairwise differences",
-                          f"Row model minus column model, in points. Coloured where the {level:.0%} interval of the "
+                          f"Row model minus column model, in points. Coloured where the {format_level(level)} interval of the "
                           "difference excludes zero (paired bootstrap of the difference itself); grey where it "
                           "does not: that difference is not yet decided.", ax.figure))
     ax = plots.rank_distribution_plot(models, ranking.distribution, ranking.rank_ci)
     figures.append(Figure("ranks", "Rank distributions",
                           "Share of bootstrap replicates in which each model takes each rank; orange bars: "
-                          f"{level:.0%} rank intervals; ticks: mean rank.", ax.figure))
+                          f"{format_level(level)} rank intervals; ticks: mean rank.", ax.figure))
     if a.tests is not None:
         from .cd_diagram import cd_diagram
 
         ax = cd_diagram(a.tests)
-        figures.append(Figure("cd", "Critical-difference diagram (tasks as the sample)",
-                              "Mean rank of each model over tasks (Friedman test, Nemenyi critical difference);"
-                              " bars join models whose mean ranks do not differ significantly. This treats the"
-                              " tasks as the sample and ignores the test-set noise within each task. "
-                              + " ".join(a.tests.summary().splitlines()), ax.figure))
+        figures.append(Figure("cd", "Critical-difference diagram (tasks as the sample)", cd_caption(a.tests),
+                              ax.figure))
     weights_frame = None
     if a.weight_maps:
         for name, ws in a.weight_maps:
@@ -187,7 +212,7 @@ def _comparison_report(a, *, command, timestamp) -> Report:
             {"bootstrap": ranking.estimate, "Bayesian (Beta-Binomial)": b["posterior_mean"].to_numpy()},
             scale=scale, xlabel=label, order=order)
         figures.append(Figure("bayes", "Bayesian and bootstrap intervals",
-                              f"{level:.0%} bootstrap percentile intervals beside {level:.0%} equal-tailed "
+                              f"{format_level(level)} bootstrap percentile intervals beside {format_level(level)} equal-tailed "
                               "credible intervals of the Beta-Binomial hierarchy (exact posterior draws).",
                               ax.figure))
     if a.passk is not None:
@@ -213,13 +238,32 @@ def _comparison_report(a, *, command, timestamp) -> Report:
                  bayes=bayes_frame, level=level, aggregate=aggregate, scale=scale, comparison=a.comparison,
                  order=order, higher_is_better=hib)
     return Report(
-        title=f"evalband report: {table.source}", source=table.source, description=table.describe(),
+        title=report_title(table.source), source=table.source, description=table.describe(),
         notes=_table_notes(table, paired=not a.independent), attribution=table.attribution, coverage=cov_summary,
         ranking=rank_frame, pairs=pairs.to_frame(), per_task=per_task, weights=weights_frame, bayes=bayes_frame,
         findings=findings_for(facts), methods=method_notes(facts), references=references(facts), figures=figures,
         reproduce=_reproduce(a, command), timestamp=_stamp(timestamp),
         sections_skipped=[f"{section}: {why}." for section, why in a.skipped if section != "pass@k and pass^k"],
-        analysis_notes=a.notes, scale=float(scale), higher_is_better=hib)
+        analysis_notes=a.notes, scale=float(scale), higher_is_better=hib, tests=a.tests)
+
+
+def _differences(pairs, order, M: int, *, reference: int | None = None):
+    """Each model minus model ``reference`` (or, without it, minus the model ranked just above it in ``order``)
+    and the interval of that difference, read from the pairwise comparison (0 and NaN for the leader)."""
+    d, lo, hi = np.zeros(M), np.full(M, np.nan), np.full(M, np.nan)
+    index = {(int(a), int(b)): k for k, (a, b) in enumerate(zip(pairs.index_a, pairs.index_b))}
+    diff = np.asarray(pairs.difference, dtype=np.float64)
+    low, high = np.asarray(pairs.ci.low, dtype=np.float64), np.asarray(pairs.ci.high, dtype=np.float64)
+    order = [int(i) for i in order]
+    for pos, m in enumerate(order[1:], start=1):
+        ref = order[pos - 1] if reference is None else reference
+        if (m, ref) in index:  # m - ref as stored
+            k = index[(m, ref)]
+            d[m], lo[m], hi[m] = diff[k], low[k], high[k]
+        elif (ref, m) in index:  # ref - m: negate
+            k = index[(ref, m)]
+            d[m], lo[m], hi[m] = -diff[k], -high[k], -low[k]
+    return d, lo, hi
 
 
 def _reproduce(a, command) -> dict:
@@ -249,3 +293,42 @@ def _weights_caption(ws) -> str:
                         f" {len(ws.groups)} task groups."}[ws.layout]
     return (f"{where} A model is coloured where its weighted score leads the runner-up by more than {ws.z:g} "
             "standard errors of their difference; grey where no model does (undecided).")
+
+
+def task_caption(annotate: bool, level, scale) -> str:
+    """The per-task heatmap's caption, saying what is drawn."""
+    unit = "Score (%)" if scale == 100 else "Score"
+    if annotate:
+        return (f"{unit} in each cell and, below it, ± half the width of its {format_level(level)} bootstrap"
+                " interval.")
+    return (f"Colour: {unit.lower()} on each task (numbers left out: too many tasks to read them); the per-task"
+            " table below gives every value with its interval.")
+
+
+def cd_caption(tests) -> str:
+    """The critical-difference diagram's caption: what the bars mean and the Friedman test, in two sentences
+    (the groups are a table of the section)."""
+    text = ("Mean rank of each model over the tasks (1 = best); a bar joins models whose mean ranks differ by less"
+            " than the Nemenyi critical difference")
+    cd = getattr(tests.posthoc, "critical_difference", None)
+    text += f" ({format_short(cd)})." if cd is not None else "."
+    o = tests.omnibus
+    if o is not None and getattr(o, "pvalue", None) is not None:
+        text += (f" Friedman test that all models rank alike: chi-square({format_short(o.df)}) ="
+                 f" {format_short(o.statistic)}, p {_p_text(o.pvalue)}.")
+    return text + " This treats the tasks as the sample and ignores the test-set noise within each task."
+
+
+def _p_text(p) -> str:
+    shown = format_p(p)
+    return shown if shown.startswith("<") else f"= {shown}"
+
+
+def report_title(source) -> str:
+    """'evalband report: results.csv': the file's name, not its folder (an example's name as it is)."""
+    import os
+
+    text = str(source)
+    if os.sep in text or (os.altsep and os.altsep in text):
+        text = os.path.basename(text.rstrip(os.sep)) or text
+    return f"evalband report: {text}"

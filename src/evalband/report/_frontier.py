@@ -4,10 +4,7 @@ quality-cost plot, the frontier table and the findings in plain words, read from
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-
-from ..display import decimals_for, format_level, format_value
+from ..display import display_frame, format_level
 from .section import Section, Table
 
 __all__ = ["cost_section"]
@@ -21,32 +18,6 @@ _REFERENCES = (
 )
 
 
-def _strings(frame: pd.DataFrame, value_cols: dict, level: float) -> pd.DataFrame:
-    """Display strings of a ``display_table()`` frame: each value with the decimals its SE sets (after its scale),
-    each ``X CI_low`` / ``X CI_high`` pair merged into ``X 95% CI``."""
-    def column(c):
-        se, scale = value_cols[c]
-        se = frame[se].to_numpy(dtype=float) if isinstance(se, str) else np.broadcast_to(
-            np.asarray(se, dtype=float), (len(frame),))
-        scale = np.broadcast_to(np.asarray(scale, dtype=float), (len(frame),))
-        return [format_value(v * k, decimals_for(abs(s * k)) if s == s and s != 0 else 1)
-                for v, s, k in zip(frame[c].to_numpy(dtype=float), se, scale)]
-
-    out = {}
-    for c in frame.columns:
-        if c.endswith(" CI_high"):
-            continue
-        if c.endswith(" CI_low"):
-            stem = c[: -len(" CI_low")]
-            out[f"{stem} {format_level(level)} CI"] = [f"({a}, {b})"
-                                                      for a, b in zip(column(c), column(f"{stem} CI_high"))]
-        elif c in value_cols:
-            out[c] = column(c)
-        else:
-            out[c] = [str(v) for v in frame[c]]
-    return pd.DataFrame(out)
-
-
 def cost_section(result, analysis=None):
     """The cost section of a report from a CostAnalysis (None when there is nothing to show)."""
     from ._build import Figure
@@ -55,16 +26,15 @@ def cost_section(result, analysis=None):
     fr = result.frontier
     level = fr.confidence_level
     frame, value_cols, title = fr.display_table(wide=True)
-    tables = [Table(title[0].upper() + title[1:], _strings(frame, value_cols, level), key="frontier")]
+    shown, _ = display_frame(frame, value_cols=value_cols, keep=("model", "frontier"))
+    tables = [Table(f"{title[0].upper()}{title[1:]}", shown, key="costs-frontier")]
     findings = list(fr.readings())
     if result.decision is not None:
         findings.append(f"{result.leader} (best quality) against {result.rival}, its cheapest rival on the frontier:"
                         f" {result.decision.sentence}")
         dframe, dcols, dtitle = result.decision.display_table()
-        ends = {"ci_low": "estimate CI_low", "ci_high": "estimate CI_high"}
-        dframe = dframe.drop(columns=["confidence_level"]).rename(columns=ends)
-        dcols = {ends.get(c, c): v for c, v in dcols.items()}
-        tables.append(Table(dtitle[0].upper() + dtitle[1:], _strings(dframe, dcols, level), key="decision"))
+        shown, _ = display_frame(dframe, value_cols=dcols, keep=("measure", "comparison", "verdict"))
+        tables.append(Table(f"{dtitle[0].upper()}{dtitle[1:]}", shown, key="costs-decision"))
     ax = frontier_plot(fr)
     points = " (points)" if fr.scale == 100 else ""
     figure = Figure("frontier", "Quality against cost",

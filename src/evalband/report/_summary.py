@@ -12,7 +12,9 @@ __all__ = ["summary_report"]
 def summary_report(a, *, command, timestamp):
     """The :class:`~evalband.report._build.Report` of a summary analysis (module doc); renders only."""
     from . import plots
-    from ._build import Figure, Report, _reproduce, _stamp, _table_notes
+    from ..display import estimate_text, format_level
+    from ._build import Figure, Report, _reproduce, _stamp, _table_notes, report_title, task_caption
+    from .plot_matrices import annotates
     from ._findings import references
 
     table = a.table
@@ -25,13 +27,14 @@ def summary_report(a, *, command, timestamp):
     reason = a.reason
     n_resamples = a.n_resamples
     scale = a.scale
-    val = (lambda v: f"{100 * v:.1f}%") if scale == 100 else (lambda v: f"{v:.4g}")  # noqa: E731
     figures = []
     label = f"{agg_name} over tasks" + (" (%)" if scale == 100 else "")
+    if len(models) == 1:
+        overlap = None  # one model: one interval per quantity (the 83.4% interval is for comparing models)
     ax = plots.forest_plot(models, scores["estimate"], (scores["ci_low"], scores["ci_high"]), overlap, scale=scale,
                            xlabel=label, confidence_level=level, order=order)
     figures.append(Figure("forest", "Aggregate score" + ("s" if len(models) > 1 else ""),
-                          f"Dots: {agg_name} over tasks. Bars: {level:.0%} bootstrap intervals"
+                          f"Dots: {agg_name} over tasks. Bars: {format_level(level)} bootstrap intervals"
                           + ("; thick bars: 83.4% intervals." if overlap is not None else "."), ax.figure))
     if len(table.tasks) > 1:
         est = np.full((len(models), len(table.tasks)), np.nan)
@@ -39,10 +42,9 @@ def summary_report(a, *, command, timestamp):
         for _, x in per_task.iterrows():
             i, j = models.index(x["model"]), table.tasks.index(x["task"])
             est[i, j], width[i, j] = x["estimate"], x["ci_high"] - x["ci_low"]
-        ax = plots.task_heatmap(models, table.tasks, est, width, annotate=est.size <= 320, scale=scale)
-        figures.append(Figure("tasks", "Per-task scores", f"Score{' (%)' if scale == 100 else ''} in each cell"
-                              " and, below it, ± half the "
-                              f"width of its {level:.0%} bootstrap interval.", ax.figure))
+        annotate = annotates(len(models), len(table.tasks))
+        ax = plots.task_heatmap(models, table.tasks, est, width, annotate=annotate, scale=scale)
+        figures.append(Figure("tasks", "Per-task scores", task_caption(annotate, level, scale), ax.figure))
 
     passk_frame = None
     if a.passk is not None:
@@ -66,8 +68,8 @@ def summary_report(a, *, command, timestamp):
         x = scores.iloc[i]
         what = f"{agg_name} over its {x['tasks']} tasks" if x["tasks"] > 1 else "score on its one task"
         findings.append(f"{x['model']}: {what} "
-                        f"{val(x['estimate'])}, {level:.0%} interval {val(x['ci_low'])} to {val(x['ci_high'])} "
-                        f"(bootstrap standard error {scale * x['se']:.2g}{' points' if scale == 100 else ''}).")
+                        f"{estimate_text(x['estimate'], x['ci_low'], x['ci_high'], x['se'], confidence_level=level, scale=scale)}"
+                        f"; bootstrap standard error {scale * x['se']:.2g}{' points' if scale == 100 else ''}.")
     if passk_frame is not None:
         for m in models:
             h = passk_frame[(passk_frame["model"] == m) & (passk_frame["metric"] == "pass^k")]
@@ -85,7 +87,7 @@ def summary_report(a, *, command, timestamp):
     methods = [
         f"Bootstrap: {n_resamples:,} replicates; within each task the {unit}s of each model are resampled on their "
         "own (no pairing is needed with nothing to compare); repeated trials stay with their item.",
-        f"Intervals: bootstrap percentile intervals at {level:.0%} for each task and for the {agg_name} over tasks "
+        f"Intervals: bootstrap percentile intervals at {format_level(level)} for each task and for the {agg_name} over tasks "
         "(the same replicates).",
     ]
     if passk_frame is not None:
@@ -106,7 +108,7 @@ def summary_report(a, *, command, timestamp):
         ("S. Yao, N. Shinn, P. Razavi, K. Narasimhan (2024). tau-bench: A Benchmark for Tool-Agent-User Interaction "
          "in Real-World Domains. arXiv:2406.12045 (pass^k).", "https://arxiv.org/abs/2406.12045")]
     return Report(
-        title=f"evalband report: {table.source}", source=table.source, description=table.describe(),
+        title=report_title(table.source), source=table.source, description=table.describe(),
         notes=_table_notes(table, paired=False), attribution=table.attribution, coverage=cov_summary, ranking=scores,
         pairs=empty, per_task=per_task, weights=None, bayes=None, findings=findings, methods=methods,
         references=refs, figures=figures, reproduce=reproduce, timestamp=stamp, sections_skipped=skipped,

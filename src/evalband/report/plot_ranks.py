@@ -96,6 +96,8 @@ def pass_at_k_plot(k, estimate, models, ci=None, *, ax=None, scale=100.0, title=
             ax.fill_between(kk, lo, hi, color=colors[i], alpha=0.18, lw=0)
     if log_x or (log_x is None and kk.max() / max(kk.min(), 1) > 20):
         ax.set_xscale("log")
+    ax.set_xticks(kk, [str(int(k)) for k in kk])  # k is a whole number of attempts: tick the ks estimated
+    ax.minorticks_off()
     ax.set_xlabel("k")
     ax.set_ylabel("pass@k" + (" (%)" if scale == 100 else ""))
     ax.grid(color=GREY, lw=0.5, alpha=0.6)

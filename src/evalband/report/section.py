@@ -16,11 +16,13 @@ __all__ = ["Section", "Table"]
 
 @dataclass(frozen=True)
 class Table:
-    """A table of a section: a caption and a DataFrame of display strings (first column the row label)."""
+    """A table of a section: a caption and a DataFrame of display strings (first column the row label).
+    ``folded`` tables are long references a reader opens on demand (HTML ``<details>``)."""
 
     caption: str
     frame: object
     key: str = ""
+    folded: bool = False
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,8 @@ class Section:
     title : str
     intro : str
         One sentence saying what the section shows.
+    text : tuple of str
+        Further paragraphs (plain text), after the intro.
     findings : tuple of str
         Plain-language findings (no jargon without saying what it means).
     tables : tuple of Table
@@ -54,3 +58,4 @@ class Section:
     methods: tuple = ()
     references: tuple = ()
     notes: tuple = field(default=())
+    text: tuple = ()

@@ -225,6 +225,8 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
         if not given and (not complete or data.complete):
             return data
         merged = {**data._spec, **given}
+        if type(data.source).__name__ == "BattleTable":  # battles are narrowed by models alone
+            return _battles(data.source, models=merged.get("models"), spec=merged)
         if complete:
             merged.update(complete=True, shared_items=shared_items, independent=independent)
         return _run(data.source, **merged)
