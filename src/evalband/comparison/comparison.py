@@ -211,7 +211,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     n_permutations = check_positive_int(n_permutations, "n_permutations")
     sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights,
                                     replicates=replicates, resampling=resampling, n_resamples=n_resamples, rng=rng,
-                                    cluster=cluster, fixed=fixed)
+                                    cluster=cluster, fixed=fixed, jackknife=method == "bca")
     table = sel.table
     # no pairing to measure: summary counts (binomial replicates), or independent replicates given without a table
     summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")

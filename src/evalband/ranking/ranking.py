@@ -244,7 +244,7 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     margin = check_margin(margin)
     sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights,
                                     replicates=replicates, resampling=resampling, n_resamples=n_resamples, rng=rng,
-                                    cluster=cluster, what="a ranking", fixed=fixed)
+                                    cluster=cluster, what="a ranking", fixed=fixed, jackknife=method == "bca")
     table = sel.table
     summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
     notes = list(dict.fromkeys([*reps.notes, *sel.notes]))

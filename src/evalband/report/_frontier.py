@@ -27,14 +27,14 @@ def cost_section(result, analysis=None):
     level = fr.confidence_level
     frame, value_cols, title = fr.display_table(wide=True)
     shown, _ = display_frame(frame, value_cols=value_cols, keep=("model", "frontier"))
-    tables = [Table(f"{title[0].upper()}{title[1:]}", shown, key="costs-frontier")]
+    tables = [Table(f"{title[0].upper()}{title[1:]}", shown, key="frontier")]
     findings = list(fr.readings())
     if result.decision is not None:
         findings.append(f"{result.leader} (best quality) against {result.rival}, its cheapest rival on the frontier:"
                         f" {result.decision.sentence}")
         dframe, dcols, dtitle = result.decision.display_table()
         shown, _ = display_frame(dframe, value_cols=dcols, keep=("measure", "comparison", "verdict"))
-        tables.append(Table(f"{dtitle[0].upper()}{dtitle[1:]}", shown, key="costs-decision"))
+        tables.append(Table(f"{dtitle[0].upper()}{dtitle[1:]}", shown, key="decision"))
     ax = frontier_plot(fr)
     points = " (points)" if fr.scale == 100 else ""
     figure = Figure("frontier", "Quality against cost",

@@ -18,7 +18,7 @@ ANALYSIS_RESAMPLING = ("auto", "paired", "independent")
 
 def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights=None, replicates=None,
                    resampling: str = "auto", n_resamples: int = 10_000, rng=None, cluster=None,
-                   min_models: int = 2, what: str = "a comparison", fixed=None):
+                   min_models: int = 2, what: str = "a comparison", fixed=None, jackknife: bool = False):
     """``(selection, replicates, generator)`` for an analysis over tasks.
 
     Parameters
@@ -70,13 +70,18 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
             raise ArgumentError("`replicates` were drawn for other models or tasks than the selection holds.")
         return sel, replicates, gen
     require_clusters(sel, cluster=cluster, what=what)
-    from ..facets.defaults import check_fixed, default_replicates
+    from ..facets.defaults import BCA_FEW_CLUSTERS_NOTE, check_fixed, default_replicates, few_clusters
 
     fixed = check_fixed(table, fixed)
     if paired and resampling in ("auto", "paired"):  # facets random, or few clusters: the one dispatch
-        reps = default_replicates(sel, fixed=fixed, cluster=cluster, n_resamples=n_resamples, rng=gen)
+        reps = default_replicates(sel, fixed=fixed, cluster=cluster, n_resamples=n_resamples, rng=gen,
+                                  jackknife=jackknife)
         if reps is not None:
             return sel, reps, gen
+        if jackknife and few_clusters(sel, cluster=cluster):
+            reps = bootstrap(sel, resampling=resampling, n_resamples=n_resamples, rng=gen,
+                             **({} if cluster is None else {"cluster": cluster}))
+            return sel, replace(reps, notes=(*reps.notes, BCA_FEW_CLUSTERS_NOTE)), gen
     kwargs = dict(resampling=resampling, n_resamples=n_resamples, rng=gen)
     if cluster is not None:
         kwargs["cluster"] = cluster
