@@ -75,25 +75,20 @@ def cell_quantiles(cells: Cells, counts, quantiles) -> np.ndarray:
     c, n = w.shape[0], cells.value.size
     if n == 0:
         return np.full((c, cells.n_models, q.size), np.nan)
-    cw = w[:, cells.unit]  # (c, n): how often each cell is drawn
-    cum = np.cumsum(cw, axis=1)
-    cum0 = np.concatenate([np.zeros((c, 1)), cum], axis=1)
-    base = cum0[:, cells.starts]  # (c, M): drawn cells before each model's segment
-    total = cum0[:, cells.ends] - base  # (c, M): the model's drawn sample size
+    # how often each cell is drawn, rows laid end to end: the running count over the whole block keeps increasing
+    # (counts are >= 0), so one searchsorted finds the k-th drawn value of any model in any row
+    running = np.cumsum(np.take(w, cells.unit, axis=1), axis=None)
+    running0 = np.concatenate([[0.0], running])
+    row = (np.arange(c) * n)[:, None]
+    base = running0[row + cells.starts[None, :]]  # (c, M): drawn cells before each model's segment
+    total = running0[row + cells.ends[None, :]] - base  # (c, M): the model's drawn sample size
     pos = q[None, None, :] * np.maximum(total - 1, 0)[..., None]  # (c, M, Q), 0-based in the expanded sample
     lo = np.floor(pos)
     hi = np.minimum(lo + 1, np.maximum(total - 1, 0)[..., None])
     frac = pos - lo
-    # the expanded sample's k-th value is the cell whose cumulative count first exceeds base + k: one searchsorted
-    # on the rows laid end to end (offset so that the flattened cumulative counts keep increasing)
-    span = float(cum0[:, -1].max()) + 1.0
-    offset = np.arange(c, dtype=np.float64)[:, None] * span
-    flat = (cum + offset).ravel()
 
-    def value_at(k):
-        target = (base[..., None] + k) + offset[..., None]
-        idx = np.searchsorted(flat, target.ravel(), side="right").reshape(target.shape)
-        idx = idx - (np.arange(c) * n)[:, None, None]
+    def value_at(k):  # the expanded sample's k-th value: the cell whose running count first exceeds base + k
+        idx = np.searchsorted(running, base[..., None] + k, side="right") - row[..., None]
         return cells.value[np.clip(idx, 0, max(n - 1, 0))]
 
     a, b = value_at(lo), value_at(hi)

@@ -1,8 +1,9 @@
 """Latency quantiles (median, p95) per model with bootstrap intervals, paired by item between models.
 
-A quantile is not a function of summed item columns, so it goes through the engine's item-level path
-(:func:`evalband.resample.bootstrap_items`, paired): each replicate draws the same items for every model, and the
-statistic takes each model's quantiles over the drawn items of all tasks.
+A quantile is not a function of summed item columns, so it does not go through the engine's sums: each replicate
+draws the items of every task as :func:`evalband.resample.bootstrap_items` (paired) draws them, the same items for
+every model, and takes each model's quantiles over the drawn items of all tasks, from the sorted items and the
+cumulative draw counts (no sort per replicate).
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import ArgumentError, as_generator, check_choice, check_confidence_level, check_positive_int
-from ..resample import bootstrap_items, interval
+from .._validate import (ArgumentError, InputError, as_generator, check_choice, check_confidence_level,
+                         check_positive_int)
+from ..resample import interval
 from ..results import ConfidenceInterval
 from ._display import short_repr
 from ._items import check_measure, missing_note, results_selection, task_measures
@@ -47,17 +49,6 @@ def nan_quantiles(x, quantiles) -> np.ndarray:
         out = np.where(frac >= 0.5, b - (b - a) * (1 - frac), a + (b - a) * frac)  # numpy's _lerp
         out = np.where(frac == 0, a, out)
     return np.where(k > 0, out, np.nan)
-
-
-@dataclass(frozen=True)
-class _PooledQuantiles:
-    """Statistic of :func:`bootstrap_items`: each model's quantiles over the drawn items of every task."""
-
-    quantiles: tuple
-
-    def __call__(self, scores):
-        c, m = scores.shape[:2]
-        return nan_quantiles(scores.reshape(c, m, -1), self.quantiles)
 
 
 @displayed
@@ -135,6 +126,64 @@ class LatencyEstimates:
                           f" {self.confidence_level:.4g} intervals, paired by item", frame, list(frame.columns)[:4])
 
 
+@dataclass(frozen=True)
+class _Draws:
+    observed: np.ndarray
+    replicates: np.ndarray
+
+
+#: cells x replicates handled at once by the quantiles of one block
+_CELL_ELEMENTS = 4_000_000
+
+
+def _paired_quantiles(per_task, names, tasks, qs, n_resamples, gen, latency, source):
+    """``(replicates (B, M, Q), observed (M, Q), common items)``: each model's quantiles over the items every model
+    has a value on, the items resampled within tasks, the same items for every model.
+
+    The draws are those of :func:`evalband.resample.bootstrap_items` (paired): per task and block of replicates,
+    the counts of ``draw_indices(block_generator(entropy, (crc32(task), block)), K_t, ...)`` over the task's common
+    items, with its block size; the quantiles of the drawn sample come from the sorted cells and the cumulative
+    counts (:func:`evalband.costs._units.cell_quantiles`), with no sort per replicate.
+    """
+    from .._random import block_generator, name_key, run_entropy
+    from ..resample import draw_counts
+    from ..resample.items import ITEM_BLOCK_ELEMENTS
+    from ._units import Cells, cell_quantiles
+
+    m = len(names)
+    unit, model, value, sizes = [], [], [], []
+    offset = 0
+    for tm in per_task:
+        keep = tm.present.all(axis=0)
+        k = int(keep.sum())
+        unit.append(offset + np.tile(np.arange(k), m))
+        model.append(np.repeat(np.arange(m), k))
+        value.append(tm.values[:, keep].ravel())
+        sizes.append(k)
+        offset += k
+    if offset == 0:
+        raise ArgumentError(f"no item has a {latency} for every selected model; latency quantiles are paired by item.")
+    empty = [t for t, k in zip(tasks, sizes) if k == 0]
+    if empty:
+        raise InputError(f"task '{empty[0]}': no item has a {latency} for every selected model (quantiles are paired"
+                         " by item); leave the task out with `tasks`", source=source)
+    cells = Cells(np.concatenate(unit), np.concatenate(model), np.concatenate(value), offset, m)
+    observed = cell_quantiles(cells, np.ones((1, offset)), qs)[0]
+    n_max = max(tm.values.shape[1] for tm in per_task)
+    block = int(max(1, min(1000, ITEM_BLOCK_ELEMENTS // (len(per_task) * n_max))))
+    rows = max(1, _CELL_ELEMENTS // max(cells.value.size, 1))
+    entropy = run_entropy(gen)
+    keys = [name_key(t) for t in tasks]
+    out = np.empty((n_resamples, m, len(qs)))
+    for b in range(-(-n_resamples // block)):
+        c = min(block, n_resamples - b * block)
+        counts = np.concatenate([draw_counts(block_generator(entropy, (key, b)), k, c)
+                                 for key, k in zip(keys, sizes)], axis=1)
+        for r in range(0, c, rows):
+            out[b * block + r:b * block + min(c, r + rows)] = cell_quantiles(cells, counts[r:r + rows], qs)
+    return out, observed, offset
+
+
 def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), method: str = "percentile",
                       confidence_level=0.95, n_resamples: int = 2000, models=None, tasks=None,
                       rng=None) -> LatencyEstimates:
@@ -194,15 +243,9 @@ def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), 
     check_measure(table, latency, "latency")
     per_task = task_measures(table, latency, use_clusters=False)
     names = tuple(table.models)
-    n_max = max(tm.values.shape[1] for tm in per_task)
-    arrays = np.full((len(names), n_max, len(per_task)), np.nan)
-    for t, tm in enumerate(per_task):
-        arrays[:, :tm.values.shape[1], t] = np.where(tm.present, tm.values, np.nan)
-    common = sum(int(tm.present.all(axis=0).sum()) for tm in per_task)
-    if common == 0:
-        raise ArgumentError(f"no item has a {latency} for every selected model; latency quantiles are paired by item.")
-    reps = bootstrap_items({n: arrays[k] for k, n in enumerate(names)}, _PooledQuantiles(qs), resampling="paired",
-                           n_resamples=n_resamples, rng=gen, tasks=table.tasks)
+    samples, observed, common = _paired_quantiles(per_task, names, [str(t) for t in table.tasks], qs, n_resamples,
+                                                  gen, latency, table.source)
+    reps = _Draws(observed, samples)
     ci = interval(reps.replicates, reps.observed, method=method, confidence_level=level)
     n_all = np.full(len(names), sum(tm.values.shape[1] for tm in per_task))
     missing = np.sum([(~tm.present).sum(axis=1) for tm in per_task], axis=0).astype(np.int64)
