@@ -59,6 +59,10 @@ def cell_jackknife(cells: Cells) -> np.ndarray:
         return (total[None, :] - cells.sums) / (n[None, :] - cells.present)
 
 
+#: cells x replicates handled at once (bounds memory and keeps the running counts in int32)
+CHUNK_ELEMENTS = 4_000_000
+
+
 def cell_quantiles(cells: Cells, counts, quantiles) -> np.ndarray:
     """Each model's quantiles of its cells expanded by the unit counts (the sample a replicate draws), with
     :func:`numpy.quantile`'s linear interpolation: ``(c, U) -> (c, M, Q)``; NaN where a model has no drawn cell.
@@ -70,25 +74,43 @@ def cell_quantiles(cells: Cells, counts, quantiles) -> np.ndarray:
     array([[ 2., 15.],
            [ 1., 20.]])
     """
-    w = np.asarray(counts, dtype=np.float64)
+    w = np.asarray(counts)
     q = np.asarray(quantiles, dtype=np.float64)
     c, n = w.shape[0], cells.value.size
     if n == 0:
         return np.full((c, cells.n_models, q.size), np.nan)
-    # how often each cell is drawn, rows laid end to end: the running count over the whole block keeps increasing
+    if not np.issubdtype(w.dtype, np.integer):
+        as_int = w.astype(np.int64)
+        if not np.array_equal(as_int, w):
+            raise ValueError("bootstrap counts must be whole numbers")
+        w = as_int
+    rows = max(1, CHUNK_ELEMENTS // n)
+    top = int(w.max()) if w.size else 0
+    dtype = np.int32 if rows * n * max(top, 1) < 2**31 else np.int64
+    w = w.astype(dtype, copy=False)
+    out = np.empty((c, cells.n_models, q.size))
+    for r in range(0, c, rows):
+        out[r:r + rows] = _quantiles(cells, w[r:r + rows], q, dtype)
+    return out
+
+
+def _quantiles(cells, w, q, dtype):
+    c, n = w.shape[0], cells.value.size
+    # how often each cell is drawn, rows laid end to end: the running count over the whole chunk keeps increasing
     # (counts are >= 0), so one searchsorted finds the k-th drawn value of any model in any row
-    running = np.cumsum(np.take(w, cells.unit, axis=1), axis=None)
-    running0 = np.concatenate([[0.0], running])
-    row = (np.arange(c) * n)[:, None]
-    base = running0[row + cells.starts[None, :]]  # (c, M): drawn cells before each model's segment
-    total = running0[row + cells.ends[None, :]] - base  # (c, M): the model's drawn sample size
+    running = np.cumsum(np.take(w, cells.unit, axis=1), axis=None, dtype=dtype)
+    row = (np.arange(c, dtype=np.int64) * n)[:, None]
+    first, last = row + cells.starts[None, :], row + cells.ends[None, :]
+    base = np.where(first > 0, running[np.maximum(first - 1, 0)], 0)  # (c, M): drawn cells before the model's
+    total = np.where(last > 0, running[np.maximum(last - 1, 0)], 0) - base  # (c, M): the model's sample size
     pos = q[None, None, :] * np.maximum(total - 1, 0)[..., None]  # (c, M, Q), 0-based in the expanded sample
     lo = np.floor(pos)
     hi = np.minimum(lo + 1, np.maximum(total - 1, 0)[..., None])
     frac = pos - lo
 
     def value_at(k):  # the expanded sample's k-th value: the cell whose running count first exceeds base + k
-        idx = np.searchsorted(running, base[..., None] + k, side="right") - row[..., None]
+        target = (base[..., None] + k.astype(np.int64)).astype(running.dtype)  # no copy of `running` to int64
+        idx = np.searchsorted(running, target, side="right") - row[..., None]
         return cells.value[np.clip(idx, 0, max(n - 1, 0))]
 
     a, b = value_at(lo), value_at(hi)

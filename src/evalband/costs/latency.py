@@ -132,10 +132,6 @@ class _Draws:
     replicates: np.ndarray
 
 
-#: cells x replicates handled at once by the quantiles of one block
-_CELL_ELEMENTS = 4_000_000
-
-
 def _paired_quantiles(per_task, names, tasks, qs, n_resamples, gen, latency, source):
     """``(replicates (B, M, Q), observed (M, Q), common items)``: each model's quantiles over the items every model
     has a value on, the items resampled within tasks, the same items for every model.
@@ -171,16 +167,14 @@ def _paired_quantiles(per_task, names, tasks, qs, n_resamples, gen, latency, sou
     observed = cell_quantiles(cells, np.ones((1, offset)), qs)[0]
     n_max = max(tm.values.shape[1] for tm in per_task)
     block = int(max(1, min(1000, ITEM_BLOCK_ELEMENTS // (len(per_task) * n_max))))
-    rows = max(1, _CELL_ELEMENTS // max(cells.value.size, 1))
     entropy = run_entropy(gen)
     keys = [name_key(t) for t in tasks]
     out = np.empty((n_resamples, m, len(qs)))
     for b in range(-(-n_resamples // block)):
         c = min(block, n_resamples - b * block)
-        counts = np.concatenate([draw_counts(block_generator(entropy, (key, b)), k, c)
+        counts = np.concatenate([draw_counts(block_generator(entropy, (key, b)), k, c, np.int32)
                                  for key, k in zip(keys, sizes)], axis=1)
-        for r in range(0, c, rows):
-            out[b * block + r:b * block + min(c, r + rows)] = cell_quantiles(cells, counts[r:r + rows], qs)
+        out[b * block:b * block + c] = cell_quantiles(cells, counts, qs)
     return out, observed, offset
 
 
