@@ -23,6 +23,7 @@ COMMANDS = {
     "variance": "variance",
     "arena": "arena",
     "agreement": "agreement",
+    "frontier": "frontier",
     "report": "report",
 }
 

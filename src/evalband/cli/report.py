@@ -64,6 +64,7 @@ def report(
     evalband report --example vtab -o report.html
     """
     from .. import _files
+    from ..io.folders import input_files
     from .._validate import check_confidence_level
     from ..report import build_report, write_report
 
@@ -79,7 +80,7 @@ def report(
                                 " ratings run evalband agreement FILE (its --format markdown gives the tables)")
         level = check_confidence_level(parse_confidence(confidence))
         check_output(output, figures)  # before the 10-20 s of computing, not after
-        read = _files.input_files(inputs.path, inputs.baselines, inputs.models, inputs.tasks, inputs.weights)
+        read = input_files(inputs.path, inputs.baselines, inputs.models, inputs.tasks, inputs.weights)
         _files.check_output(output, inputs=read, force=force)  # never over an input, nor through a link unasked
         sel = inputs.selection(battles=True)  # pairwise battles make a preference report
         command = _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate,

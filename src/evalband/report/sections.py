@@ -19,6 +19,7 @@ SECTIONS: dict = {
     "variance": "evalband.report._facets:variance_section",
     "arena": "evalband.report._preferences:arena_section",
     "judges": "evalband.report._judges:ppi_section",
+    "costs": "evalband.report._frontier:cost_section",
 }
 
 
