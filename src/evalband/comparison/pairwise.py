@@ -10,8 +10,8 @@ import pandas as pd
 from .._validate import check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 from .pairs import pair_indices
-from .multiplicity import CORRECTIONS, adjust_pvalues, correction_level, max_t_intervals
-from .pvalues import INTERVAL_METHODS, bootstrap_pvalue
+from .multiplicity import CORRECTIONS, adjust_p_values, correction_level, max_t_intervals
+from .p_values import INTERVAL_METHODS, bootstrap_p_value
 from .verdict import MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold, withheld_text
 from ..display.reprs import displayed
 
@@ -200,14 +200,14 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
         jack = jk[:, ia] - jk[:, ib]
     m = d.size
     strata = jackknife_strata if jack is not None else None
-    p = bootstrap_pvalue(reps, d, method=method, alternative=alternative, jackknife=jack, jackknife_strata=strata)
+    p = bootstrap_p_value(reps, d, method=method, alternative=alternative, jackknife=jack, jackknife_strata=strata)
     se = reps.std(axis=0, ddof=1) if reps.shape[0] > 1 else np.full(m, np.nan)
     if correction == "max-t":
         sim = max_t_intervals(reps, d, confidence_level=confidence_level, alternative=alternative)
-        low, high, p_adj, level_used = sim.low, sim.high, sim.pvalue, confidence_level
+        low, high, p_adj, level_used = sim.low, sim.high, sim.p_value, confidence_level
     else:
         if correction in ("bonferroni", "holm", "bh"):
-            p_adj = adjust_pvalues(p, method=correction)
+            p_adj = adjust_p_values(p, method=correction)
         else:
             p_adj = p.copy()
         rejected = int(np.sum(p_adj <= 1 - confidence_level)) if correction == "bh" else None

@@ -97,7 +97,7 @@ def _str(obj) -> str:
     hints = getattr(type(obj), "__display__", {})
     if "columns" in hints:
         frame = frame[[c for c in hints["columns"] if c in frame.columns]]
-    scale = getattr(obj, hints.get("scale_attr", "scale"), None)
+    scale = hints["scale"] if "scale" in hints else getattr(obj, hints.get("scale_attr", "scale"), None)
     if scale is None:  # proportions (every value in [0, 1]) in points, as the command line shows them
         import numpy as np
 

@@ -42,8 +42,9 @@ _PERCENT = ("p_best", "p_a_better", "share", "prob_a_better", "prob_b_better", "
 #: interval pairs merged in human formats: '<stem>_low' / '<stem>_high'
 _PAIR = re.compile(r"^(.*)_low$")
 #: columns left out first when a table is too wide for the terminal (least needed first; display names)
-_DROP_ORDER = ("se_analytic", "correlation", "p_adjusted", "rank_mean", "hdi", "pred", "posterior_sd",
-               "sim. rank CI", "se", "observed", "p_value", "n", "n_unlabelled", "rank CI", "tier")
+_DROP_ORDER = ("variance_raw", "undefined_replicates", "random", "se_analytic", "correlation", "p_adjusted",
+               "rank_mean", "hdi", "pred", "posterior_sd", "sim. rank CI", "se", "observed", "p_value", "n",
+               "n_unlabelled", "rank CI", "tier")
 
 
 def terminal_width() -> int:
@@ -148,7 +149,7 @@ def to_csv(frame: pd.DataFrame) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- human formats
-def _rounded(df, value_cols, se_col, scale, pvalue_cols, p_floor, signed_cols=()) -> pd.DataFrame:
+def _rounded(df, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols=()) -> pd.DataFrame:
     """Display strings: value columns with the digit rule (after ``scale``), p-values, other numbers short."""
     out = pd.DataFrame(index=df.index)
 
@@ -172,7 +173,7 @@ def _rounded(df, value_cols, se_col, scale, pvalue_cols, p_floor, signed_cols=()
             values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float) * scale_c
             f = format_signed if c in signed_cols else format_value
             out[c] = [f(float(v), d) for v, d in zip(values, decimals)]
-        elif c in pvalue_cols:
+        elif c in p_value_cols:
             out[c] = [format_p(v, p_floor) for v in col]
         elif c in _PERCENT:
             out[c] = [format_percent(v) for v in col]
@@ -226,12 +227,12 @@ def _constant_columns(shown: pd.DataFrame, raw: pd.DataFrame, keep) -> tuple[pd.
     return shown.drop(columns=drop), parts
 
 
-def _prepare(df, *, value_cols, se_col, scale, pvalue_cols, p_floor, title, compact, keep, signed_cols=()):
+def _prepare(df, *, value_cols, se_col, scale, p_value_cols, p_floor, title, compact, keep, signed_cols=()):
     raw = df.reset_index(drop=True)
     level = None
     if "confidence_level" in raw.columns and raw["confidence_level"].nunique(dropna=True) == 1:
         level = float(raw["confidence_level"].dropna().iloc[0])
-    shown = _rounded(raw, value_cols, se_col, scale, pvalue_cols, p_floor, signed_cols)
+    shown = _rounded(raw, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols)
     extra = []
     if compact:
         shown = _merge_intervals(shown, raw, level)
@@ -243,7 +244,7 @@ def _prepare(df, *, value_cols, se_col, scale, pvalue_cols, p_floor, title, comp
 
 
 def display_frame(df: pd.DataFrame, *, value_cols=("estimate", "se", "ci_low", "ci_high"), se_col: str | None = "se",
-                  scale: float = 1.0, pvalue_cols=("p_value", "p_adjusted"), signed_cols=(), p_floor=None,
+                  scale: float = 1.0, p_value_cols=("p_value", "p_adjusted"), signed_cols=(), p_floor=None,
                   title: str | None = None, keep=("model", "model_a", "model_b", "task")):
     """``(shown, head)``: the display strings of a result frame as every human format shows them (the digit rule,
     points, merged interval columns, rank intervals, constant label columns moved to ``head``, empty columns
@@ -258,12 +259,12 @@ def display_frame(df: pd.DataFrame, *, value_cols=("estimate", "se", "ci_low", "
     >>> list(shown.columns), shown.iloc[0, 3]
     (['model', 'estimate', 'se', '95% CI'], '(75.7, 80.5)')
     """
-    return _prepare(df, value_cols=value_cols, se_col=se_col, scale=scale, pvalue_cols=pvalue_cols, p_floor=p_floor,
+    return _prepare(df, value_cols=value_cols, se_col=se_col, scale=scale, p_value_cols=p_value_cols, p_floor=p_floor,
                     title=title, compact=True, keep=keep, signed_cols=tuple(signed_cols))
 
 
 def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se", "ci_low", "ci_high"),
-           se_col: str | None = "se", scale: float = 1.0, pvalue_cols=("p_value", "p_adjusted"),
+           se_col: str | None = "se", scale: float = 1.0, p_value_cols=("p_value", "p_adjusted"),
            title: str | None = None, notes=(), p_floor: float | None = None, width: int | None = None,
            keep=("model", "model_a", "model_b", "task")) -> str:
     """Render a result frame as text.
@@ -278,7 +279,7 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
         per row: 100 shows proportions in points). Only human formats round or scale. ``value_cols`` may also
         map each value column to ``(se, scale)``, its own standard errors (a column name or values) and
         multiplier, for tables holding statistics on several scales (quality in points beside costs in dollars).
-    pvalue_cols : sequence of str
+    p_value_cols : sequence of str
     title : str, optional
     notes : sequence of str
         Printed below a terminal or Markdown table (wrapped, each once), as ``% note:`` comment lines after LaTeX;
@@ -304,7 +305,7 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
     if fmt == "csv":
         return to_csv(df)
     compact = fmt != "table-wide"
-    shown, head = _prepare(df, value_cols=value_cols, se_col=se_col, scale=scale, pvalue_cols=pvalue_cols,
+    shown, head = _prepare(df, value_cols=value_cols, se_col=se_col, scale=scale, p_value_cols=p_value_cols,
                            p_floor=p_floor, title=title, compact=compact, keep=keep)
     if fmt == "markdown":
         lines = ["| " + " | ".join(md_escape(c, block=False) for c in shown.columns) + " |",
