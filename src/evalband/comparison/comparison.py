@@ -245,6 +245,8 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     options["unit_name"] = unit_name
     aggs = evaluate_aggregates(reps, aggregate, weights=sel.weights, jackknife=(method == "bca"),
                                **dict(aggregate_options or {}))
+    for av in aggs:  # a margin in points where a fraction was meant is refused (it would make every pair equivalent)
+        check_margin(margin, scale=av.scale)
     notes += aggregate_notes(aggs)
     per_task_var = _task_variances(table, reps, paired) if not summary else None
     strata = jk_all = None

@@ -107,7 +107,7 @@ class PairwiseComparison:
     """Resampling units (items or clusters) behind each difference, when known."""
     verdict_basis: tuple | None = None
     """What each verdict rests on: 'bootstrap', 'exact McNemar', or why it was withheld ('too few units',
-    'degenerate interval'); see :func:`evalband.comparison.verdict.withhold`."""
+    'degenerate interval', 'too few replicates'); see :func:`evalband.comparison.verdict.withhold`."""
     verdict_detail: tuple | None = None
     """What is and is not decided about each pair, in words (the end of its reading): the verdict with the better
     model named, and with a margin what the interval settles when the verdict is 'not yet decided', e.g. 'not
@@ -217,7 +217,9 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
         low, high = np.asarray(ci.low, dtype=float), np.asarray(ci.high, dtype=float)
     verdicts = verdict(low, high, margin=margin, higher_is_better=higher_is_better)
     units = None if n_units is None else np.broadcast_to(np.asarray(n_units, dtype=np.float64), (m,)).copy()
-    verdicts, basis = withhold(verdicts, low, high, se, units)
+    # the smallest p-value is 2 / (B + 1) two-sided, 1 / (B + 1) one-sided: compared with 2 x the one-sided level
+    significance = (1 - level_used) * (1 if alternative == "two-sided" else 2)
+    verdicts, basis = withhold(verdicts, low, high, se, units, n_resamples=s.shape[0], significance=significance)
     if (basis != "bootstrap").any():  # a withheld verdict has no trustworthy bootstrap p-value either
         p, p_adj = np.where(basis != "bootstrap", np.nan, p), np.where(basis != "bootstrap", np.nan, p_adj)
     missing = ~np.isfinite(d)  # never a p-value beside a missing difference (max-t included)
