@@ -93,7 +93,13 @@ def format_p(p, floor: float | None = None) -> str:
         return ""
     p = float(p)
     if floor is not None and p <= floor * (1 + 1e-9):
-        return "<" + format_p(floor)
+        text = format_p(floor)
+        if text.startswith("<"):  # a floor below 0.0001: '<0.0001', not '<<0.0001'
+            return text
+        decimals = len(text.partition(".")[2])
+        if float(text) < floor:  # rounded up: the bootstrap cannot say less than its floor (2/301 -> '<0.0067')
+            text = f"{math.ceil(floor * 10 ** decimals * (1 - 1e-12)) / 10 ** decimals:.{decimals}f}"
+        return "<" + text
     if p < 1e-4:
         return "<0.0001"
     return f"{p:.2g}" if p < 0.01 else f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
