@@ -138,7 +138,12 @@ def format_percent(p, *, small: float = 0.005) -> str:
         return "<1%"
     if 1 - small < p < 1:
         return ">99%"
-    return f"{p:.0%}"
+    text = f"{p:.0%}"
+    if text == "100%" and p < 1:  # 0.995 (at the edge, 99.5 rounds half to even) must not read as all
+        return ">99%"
+    if text == "0%" and p > 0:  # 0.005 likewise
+        return "<1%"
+    return text
 
 
 def scale_for(score_kind: str) -> float:
