@@ -11,6 +11,7 @@ formulas are neutralized.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
@@ -138,13 +139,17 @@ def to_csv(frame: pd.DataFrame) -> str:
     """CSV with full precision, integer counts, and text cells neutralized against spreadsheet formulas."""
     out = frame.copy()
     for c in out.columns:
-        if _is_count(c, out[c]) and pd.api.types.is_float_dtype(out[c]):
-            out[c] = out[c].astype("Int64")
-        elif out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
-            out[c] = [csv_safe_text(v) for v in out[c]]
+        if _is_count(c, out[c]) and pd.api.types.is_float_dtype(out[c]):  # '4', '' when missing, 'inf' (a z df)
+            out[c] = [int(v) if math.isfinite(v) else "" if math.isnan(v) else format_value(v, 0) for v in out[c]]
+        elif not pd.api.types.is_numeric_dtype(out[c]) and not pd.api.types.is_bool_dtype(out[c]):
+            out[c] = [csv_safe_text(v) for v in out[c]]  # object, string and categorical text alike
     safe_header = [csv_safe_text(str(c)) for c in out.columns]
     out.columns = safe_header
-    return out.to_csv(index=False)
+    # a lone CR in a text cell is a row break to spreadsheets and csv readers, but the writer (line ends '\n')
+    # leaves it unquoted: then quote every text cell
+    text_cells = [v for c in out.columns if out[c].dtype == object for v in out[c] if isinstance(v, str)]
+    cr = any("\r" in v for v in text_cells + list(out.columns))
+    return out.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC if cr else csv.QUOTE_MINIMAL)
 
 
 # ---------------------------------------------------------------------------------------------- human formats
@@ -177,7 +182,7 @@ def _rounded(df, value_cols, se_col, scale, pvalue_cols, p_floor, signed_cols=()
         elif c in _PERCENT:
             out[c] = [format_percent(v) for v in col]
         elif _is_count(c, col):
-            out[c] = ["" if not np.isfinite(v) else f"{int(v):,}" for v in col.to_numpy(dtype=float)]
+            out[c] = [f"{int(v):,}" if np.isfinite(v) else format_value(v, 0) for v in col.to_numpy(dtype=float)]
         elif pd.api.types.is_float_dtype(col):
             out[c] = [format_short(v) if pd.notna(v) else "" for v in col]
         else:
