@@ -115,7 +115,7 @@ def _repr_html(obj) -> str:
     frame = obj.to_frame() if hasattr(obj, "to_frame") else None
     head = f"<p><code>{html.escape(type(obj).__name__)}</code></p>"
     if frame is None:
-        return head + f"<pre>{html.escape(short_repr(obj))}</pre>"
+        return head + f"<pre>{html.escape(repr(obj))}</pre>"
     more = f"<p>{len(frame) - HTML_ROWS:,} more rows: <code>.to_frame()</code></p>" if len(frame) > HTML_ROWS else ""
     return head + frame.head(HTML_ROWS).to_html(index=False, escape=True) + more
 
@@ -123,7 +123,10 @@ def _repr_html(obj) -> str:
 def displayed(cls):
     """Class decorator (outside ``@dataclass``): the short repr, the notebook HTML and, for classes with
     ``to_frame()``, ``str()`` as the terminal table."""
-    if "__repr__" not in cls.__dict__:  # a repr of the class's own (with @dataclass(repr=False)) is kept
+    params = cls.__dict__.get("__dataclass_params__")
+    # a repr @dataclass wrote (it prints every array) is replaced; dataclasses wrap it for recursion (__wrapped__)
+    generated = params is not None and params.repr and hasattr(cls.__dict__.get("__repr__"), "__wrapped__")
+    if generated or "__repr__" not in cls.__dict__:  # a repr of the class's own (with @dataclass(repr=False)) is kept
         cls.__repr__ = short_repr
     cls._repr_html_ = _repr_html
     if hasattr(cls, "to_frame"):
