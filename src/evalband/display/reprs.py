@@ -97,6 +97,9 @@ def _str(obj) -> str:
     hints = getattr(type(obj), "__display__", {})
     if "columns" in hints:
         frame = frame[[c for c in hints["columns"] if c in frame.columns]]
+    level = getattr(obj, "confidence_level", None)
+    if "confidence_level" not in frame.columns and isinstance(level, float):  # the header says '95% CI'
+        frame = frame.assign(confidence_level=level)
     scale = getattr(obj, hints.get("scale_attr", "scale"), None)
     if scale is None:  # proportions (every value in [0, 1]) in points, as the command line shows them
         import numpy as np
@@ -108,7 +111,9 @@ def _str(obj) -> str:
     except (TypeError, ValueError):
         scale = 1.0
     value_cols = hints.get("value_cols", ("estimate", "se", "ci_low", "ci_high", "difference"))
-    return render(frame, "table", value_cols=value_cols, scale=scale).rstrip("\n")
+    floor = getattr(obj, "p_floor", None)  # bootstrap p-values at their floor read '<0.0002', as the CLI shows them
+    return render(frame, "table", value_cols=value_cols, scale=scale,
+                  p_floor=floor if isinstance(floor, float) else None).rstrip("\n")
 
 
 def _repr_html(obj) -> str:
