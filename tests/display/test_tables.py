@@ -39,7 +39,8 @@ def test_an_unknown_format_is_an_argument_error():
 # ---------------------------------------------------------------------------------------------- JSON
 def test_json_keeps_full_precision_and_integer_counts():
     frame = pd.DataFrame({"model": ["a", "b"], "estimate": [4 / 9, 0.1 + 0.2], "df": [4.0, np.nan],
-                          "n_clusters": [5.0, 6.0], "n": np.array([9, 10], dtype=np.int64), "flag": np.array([True, False]),
+                          "n_clusters": [5.0, 6.0], "n": np.array([9, 10], dtype=np.int64),
+                          "flag": np.array([True, False]),
                           "high": [np.inf, 1 / 3]})
     text = to_json(frame)
     assert '"estimate": 0.4444444444444444' in text and '"estimate": 0.30000000000000004' in text
@@ -134,7 +135,8 @@ def test_latex_table_exact_and_notes_stay_comments():
     text = render(frame, "latex", scale=100, title="t#1", notes=["model x\n\\input{evil} is 2nd", "same", "same"])
     assert text.splitlines() == [
         r"% t\#1", r"\begin{tabular}{llll}", r"\toprule", r"model & estimate & se & 95\% CI \\", r"\midrule",
-        r"a\_b \& 50\% & 78.1 & 1.2 & (75.7, 80.5) \\", r"x \textbackslash{}input\{evil\} & 70.0 & 1.0 & (68.0, 72.0) \\",
+        r"a\_b \& 50\% & 78.1 & 1.2 & (75.7, 80.5) \\",
+        r"x \textbackslash{}input\{evil\} & 70.0 & 1.0 & (68.0, 72.0) \\",
         r"\bottomrule", r"\end{tabular}", r"% note: model x \textbackslash{}input\{evil\} is 2nd", "% note: same"]
 
 
@@ -230,7 +232,8 @@ def test_terminal_tables_fit_the_width(width):
 
 def test_a_too_wide_table_names_what_it_left_out_once():
     text = render(_wide_frame(), "table", scale=100, width=60)
-    joined = " ".join(line.removeprefix("note: ").strip() for line in text.splitlines() if line.startswith(("note:", "   ")))
+    joined = " ".join(line.removeprefix("note: ").strip() for line in text.splitlines()
+                      if line.startswith(("note:", "   ")))
     assert text.count("not shown, to fit 60 columns:") == 1
     m = re.search(r"not shown, to fit 60 columns: (.*?) \(--wide", joined)
     left_out = m.group(1).split(", ")
@@ -262,8 +265,8 @@ def test_rich_markup_in_names_prints_verbatim(name):
 
 
 @given(st.integers(min_value=40, max_value=200),
-       st.lists(st.text(alphabet=st.characters(codec="ascii", categories=("L", "N", "P", "Zs")), min_size=1, max_size=90),
-                min_size=1, max_size=8))
+       st.lists(st.text(alphabet=st.characters(codec="ascii", categories=("L", "N", "P", "Zs")), min_size=1,
+                        max_size=90), min_size=1, max_size=8))
 @settings(max_examples=60, deadline=None)
 def test_any_width_from_40_gives_lines_within_it(width, names):
     frame = _wide_frame(names)
