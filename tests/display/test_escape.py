@@ -208,3 +208,16 @@ def test_csv_safe_text_never_leaves_a_formula_and_is_reversible(name):
     safe = csv_safe_text(name)
     assert not safe.startswith(("=", "+", "-", "@", "\t", "\r"))
     assert (safe[1:] if safe != name else safe) == name
+
+
+def test_comment_lines_keep_options_as_written():
+    # TeX never typesets a comment: '--wide' stays copyable there, and is still one line with specials escaped
+    assert latex_escape("run --wide\n50% x_1", ligatures=False) == r"run --wide 50\% x\_1"
+    assert latex_escape("run --wide") == "run -{}-wide"
+
+
+@given(names)
+def test_comment_text_has_no_line_break_and_no_unescaped_special(name):
+    text = latex_escape(name, ligatures=False)
+    assert "\n" not in text and "\r" not in text
+    assert not re.search(r"(?<!\\)[&%$#_{}]", text.replace(r"\textbackslash{}", "").replace("{}", ""))

@@ -132,12 +132,14 @@ def test_markdown_escapes_html_and_newlines_in_names():
 # ---------------------------------------------------------------------------------------------- LaTeX
 def test_latex_table_exact_and_notes_stay_comments():
     frame = _frame(2, names=["a_b & 50%", "x\n\\input{evil}"])
-    text = render(frame, "latex", scale=100, title="t#1", notes=["model x\n\\input{evil} is 2nd", "same", "same"])
+    text = render(frame, "latex", scale=100, title="t#1", notes=["model x\n\\input{evil} is 2nd", "same", "same",
+                                                                 "--wide shows every column"])
     assert text.splitlines() == [
         r"% t\#1", r"\begin{tabular}{llll}", r"\toprule", r"model & estimate & se & 95\% CI \\", r"\midrule",
         r"a\_b \& 50\% & 78.1 & 1.2 & (75.7, 80.5) \\",
         r"x \textbackslash{}input\{evil\} & 70.0 & 1.0 & (68.0, 72.0) \\",
-        r"\bottomrule", r"\end{tabular}", r"% note: model x \textbackslash{}input\{evil\} is 2nd", "% note: same"]
+        r"\bottomrule", r"\end{tabular}", r"% note: model x \textbackslash{}input\{evil\} is 2nd", "% note: same",
+        "% note: --wide shows every column"]  # a comment keeps options as written (no ligature break)
 
 
 @given(st.text(max_size=40))

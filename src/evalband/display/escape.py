@@ -74,10 +74,11 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
 _LIGATURE_PAIRS = {("-", "-"), ("`", "`"), ("'", "'"), (",", ","), ("!", "`"), ("?", "`")}
 
 
-def latex_escape(value) -> str:
+def latex_escape(value, *, ligatures: bool = True) -> str:
     """Escape every LaTeX special character, on one line (a newline inside a ``% note:`` comment would end the
     comment and start live LaTeX); an empty group ``{}`` between characters TeX would join into a ligature keeps
-    ``run--v2`` from printing an en dash.
+    ``run--v2`` from printing an en dash. Text for a comment line, which TeX never typesets, passes
+    ``ligatures=False``: it keeps ``--wide`` as written.
 
     Examples
     --------
@@ -87,7 +88,7 @@ def latex_escape(value) -> str:
     out = []
     for ch in one_line(value):
         piece = _LATEX.get(ch, ch)
-        if out and (out[-1][-1], piece[0]) in _LIGATURE_PAIRS:
+        if ligatures and out and (out[-1][-1], piece[0]) in _LIGATURE_PAIRS:
             out.append("{}")
         out.append(piece)
     return "".join(out)

@@ -324,12 +324,12 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
         return text + "\n"
     if fmt == "latex":
         cols = "l" * len(shown.columns)
-        lines = ([f"% {latex_escape(head)}"] if head else []) + [
+        lines = ([f"% {latex_escape(head, ligatures=False)}"] if head else []) + [
             r"\begin{tabular}{" + cols + "}", r"\toprule",
             " & ".join(latex_escape(c) for c in shown.columns) + r" \\", r"\midrule"]
         lines += [" & ".join(latex_escape(v) for v in r) + r" \\" for r in shown.itertuples(index=False)]
         lines += [r"\bottomrule", r"\end{tabular}"]
-        lines += [f"% note: {latex_escape(n)}" for n in dict.fromkeys(notes)]
+        lines += [f"% note: {latex_escape(n, ligatures=False)}" for n in dict.fromkeys(notes)]
         return "\n".join(lines) + "\n"
     return _terminal(shown, df, head, notes, terminal_width() if width is None else int(width), fit=compact)
 
