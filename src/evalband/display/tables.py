@@ -114,7 +114,7 @@ def _clean(value, key: str = ""):
     """Nested values as plain JSON: counts (by name) as integers, NaN and infinities as null."""
     if isinstance(value, dict):
         return {str(k): _clean(v, str(k)) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, np.ndarray)):  # arrays too: their counts (by name) as integers
         return [_clean(v, key) for v in value]
     v = _plain(value)
     if isinstance(v, float) and _COUNTS.match(key) and v.is_integer():
