@@ -274,3 +274,22 @@ def test_any_width_from_40_gives_lines_within_it(width, names):
     frame = _wide_frame(names)
     text = render(frame, "table", scale=100, width=width, title="A title " * 20, notes=["note " * 40])
     assert max(len(line) for line in text.splitlines()) <= width
+
+
+@pytest.mark.parametrize("fmt, expected", [
+    ("markdown", ["- a b", "- c"]),
+    ("latex", ["% note: a b", "% note: c"]),
+    ("table", ["note: a b", "note: c"]),
+])
+def test_a_note_and_its_copy_with_a_line_break_are_said_once_and_empty_notes_not_at_all(fmt, expected):
+    frame = pd.DataFrame({"model": ["a"], "estimate": [0.5], "se": [0.1]})
+    lines = render(frame, fmt, notes=["a\nb", "a b", "", "  ", "c"], width=80).splitlines()
+    assert [line for line in lines if "note:" in line or line.startswith("- ")] == expected
+    assert lines[-1] == expected[-1]
+
+
+def test_nested_json_counts_are_integers_in_arrays_too():
+    text = json_dumps({"n": np.array([3.0, 4.0]), "df": np.float32(2.0), "cells": {"n_labelled": np.array([[1.0]])},
+                       "estimate": np.array([0.5, 4 / 9])})
+    assert json.loads(text) == {"n": [3, 4], "df": 2, "cells": {"n_labelled": [[1]]}, "estimate": [0.5, 4 / 9]}
+    assert '"n": [\n    3,\n    4\n  ]' in text

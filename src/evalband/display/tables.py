@@ -60,10 +60,15 @@ def terminal_width() -> int:
     return DEFAULT_WIDTH
 
 
+def _once(notes) -> list[str]:
+    """The notes on one line each, said once (a note and its copy with a line break are the same), none empty."""
+    return list(dict.fromkeys(one_line(n) for n in notes if n and str(n).strip()))
+
+
 def wrap_notes(notes, width: int, *, prefix: str = "note: ") -> list[str]:
     """Each note once, on one line or wrapped at ``width`` on word boundaries with a hanging indent."""
     out = []
-    for n in dict.fromkeys(one_line(n) for n in notes if n):
+    for n in _once(notes):
         out.extend(textwrap.wrap(n, width=max(20, width), initial_indent=prefix,
                                  subsequent_indent=" " * len(prefix), break_on_hyphens=False) or [prefix])
     return out
@@ -319,8 +324,8 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
         text = "\n".join(lines)
         if head:
             text = f"**{md_escape(head, block=False)}**\n\n" + text
-        if notes:
-            text += "\n\n" + "\n".join(f"- {md_escape(n)}" for n in dict.fromkeys(notes))
+        if _once(notes):
+            text += "\n\n" + "\n".join(f"- {md_escape(n)}" for n in _once(notes))
         return text + "\n"
     if fmt == "latex":
         cols = "l" * len(shown.columns)
@@ -329,7 +334,7 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
             " & ".join(latex_escape(c) for c in shown.columns) + r" \\", r"\midrule"]
         lines += [" & ".join(latex_escape(v) for v in r) + r" \\" for r in shown.itertuples(index=False)]
         lines += [r"\bottomrule", r"\end{tabular}"]
-        lines += [f"% note: {latex_escape(n, ligatures=False)}" for n in dict.fromkeys(notes)]
+        lines += [f"% note: {latex_escape(n, ligatures=False)}" for n in _once(notes)]
         return "\n".join(lines) + "\n"
     return _terminal(shown, df, head, notes, terminal_width() if width is None else int(width), fit=compact)
 
