@@ -124,7 +124,7 @@ def estimate_text(estimate, low, high, se, *, confidence_level=0.95, scale: floa
     """
     d = _decimals(se, scale) if se is not None and np.isfinite(se) else _decimals(abs(high - low) / 4, scale)
     pct = "%" if scale == 100 else ""
-    f = lambda v: ("-inf" if v < 0 else "inf") if not np.isfinite(v) else f"{format_value(v * scale, d)}{pct}"  # noqa: E731
+    f = lambda v: ("-inf" if v < 0 else "inf") if not np.isfinite(v) else format_value(v * scale, d) + pct  # noqa: E731
     return f"{f(estimate)} ({format_level(confidence_level)} interval {f(low)} to {f(high)})"
 
 
