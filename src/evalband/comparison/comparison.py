@@ -81,6 +81,12 @@ class Comparison:
         """The display multiplier of the first aggregate (points for proportions), for ``str()``."""
         return float(self.aggregates[0].scale) if self.aggregates else 1.0
 
+    @property
+    def p_floor(self) -> float:
+        """The smallest two-sided bootstrap p-value the replicates can give, ``2 / (B + 1)`` (``str()`` shows
+        p-values there as below it, as the command line does)."""
+        return 2.0 / (np.shape(self.replicates.replicates)[0] + 1)
+
     def headline(self) -> str:
         """One line: how many pairs are decided, per aggregate."""
         parts = []

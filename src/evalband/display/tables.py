@@ -11,6 +11,7 @@ formulas are neutralized.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
@@ -60,10 +61,15 @@ def terminal_width() -> int:
     return DEFAULT_WIDTH
 
 
+def _once(notes) -> list[str]:
+    """The notes on one line each, said once (a note and its copy with a line break are the same), none empty."""
+    return list(dict.fromkeys(one_line(n) for n in notes if n and str(n).strip()))
+
+
 def wrap_notes(notes, width: int, *, prefix: str = "note: ") -> list[str]:
     """Each note once, on one line or wrapped at ``width`` on word boundaries with a hanging indent."""
     out = []
-    for n in dict.fromkeys(one_line(n) for n in notes if n):
+    for n in _once(notes):
         out.extend(textwrap.wrap(n, width=max(20, width), initial_indent=prefix,
                                  subsequent_indent=" " * len(prefix), break_on_hyphens=False) or [prefix])
     return out
@@ -114,7 +120,7 @@ def _clean(value, key: str = ""):
     """Nested values as plain JSON: counts (by name) as integers, NaN and infinities as null."""
     if isinstance(value, dict):
         return {str(k): _clean(v, str(k)) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, np.ndarray)):  # arrays too: their counts (by name) as integers
         return [_clean(v, key) for v in value]
     v = _plain(value)
     if isinstance(v, float) and _COUNTS.match(key) and v.is_integer():
@@ -139,13 +145,17 @@ def to_csv(frame: pd.DataFrame) -> str:
     """CSV with full precision, integer counts, and text cells neutralized against spreadsheet formulas."""
     out = frame.copy()
     for c in out.columns:
-        if _is_count(c, out[c]) and pd.api.types.is_float_dtype(out[c]):
-            out[c] = out[c].astype("Int64")
-        elif out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
-            out[c] = [csv_safe_text(v) for v in out[c]]
+        if _is_count(c, out[c]) and pd.api.types.is_float_dtype(out[c]):  # '4', '' when missing, 'inf' (a z df)
+            out[c] = [int(v) if math.isfinite(v) else "" if math.isnan(v) else format_value(v, 0) for v in out[c]]
+        elif not pd.api.types.is_numeric_dtype(out[c]) and not pd.api.types.is_bool_dtype(out[c]):
+            out[c] = [csv_safe_text(v) for v in out[c]]  # object, string and categorical text alike
     safe_header = [csv_safe_text(str(c)) for c in out.columns]
     out.columns = safe_header
-    return out.to_csv(index=False)
+    # a lone CR in a text cell is a row break to spreadsheets and csv readers, but the writer (line ends '\n')
+    # leaves it unquoted: then quote every text cell
+    text_cells = [v for c in out.columns if out[c].dtype == object for v in out[c] if isinstance(v, str)]
+    cr = any("\r" in v for v in text_cells + list(out.columns))
+    return out.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC if cr else csv.QUOTE_MINIMAL)
 
 
 # ---------------------------------------------------------------------------------------------- human formats
@@ -178,7 +188,7 @@ def _rounded(df, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols=(
         elif c in _PERCENT:
             out[c] = [format_percent(v) for v in col]
         elif _is_count(c, col):
-            out[c] = ["" if not np.isfinite(v) else f"{int(v):,}" for v in col.to_numpy(dtype=float)]
+            out[c] = [f"{int(v):,}" if np.isfinite(v) else format_value(v, 0) for v in col.to_numpy(dtype=float)]
         elif pd.api.types.is_float_dtype(col):
             out[c] = [format_short(v) if pd.notna(v) else "" for v in col]
         else:
@@ -315,17 +325,17 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
         text = "\n".join(lines)
         if head:
             text = f"**{md_escape(head, block=False)}**\n\n" + text
-        if notes:
-            text += "\n\n" + "\n".join(f"- {md_escape(n)}" for n in dict.fromkeys(notes))
+        if _once(notes):
+            text += "\n\n" + "\n".join(f"- {md_escape(n)}" for n in _once(notes))
         return text + "\n"
     if fmt == "latex":
         cols = "l" * len(shown.columns)
-        lines = ([f"% {latex_escape(head)}"] if head else []) + [
+        lines = ([f"% {latex_escape(head, ligatures=False)}"] if head else []) + [
             r"\begin{tabular}{" + cols + "}", r"\toprule",
             " & ".join(latex_escape(c) for c in shown.columns) + r" \\", r"\midrule"]
         lines += [" & ".join(latex_escape(v) for v in r) + r" \\" for r in shown.itertuples(index=False)]
         lines += [r"\bottomrule", r"\end{tabular}"]
-        lines += [f"% note: {latex_escape(n)}" for n in dict.fromkeys(notes)]
+        lines += [f"% note: {latex_escape(n, ligatures=False)}" for n in _once(notes)]
         return "\n".join(lines) + "\n"
     return _terminal(shown, df, head, notes, terminal_width() if width is None else int(width), fit=compact)
 
