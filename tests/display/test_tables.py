@@ -115,7 +115,7 @@ def test_csv_counts_are_integers_even_beside_missing_and_infinite_values():
 # ---------------------------------------------------------------------------------------------- Markdown
 def test_markdown_table_exact():
     text = render(_frame(2), "markdown", scale=100, notes=["first note", "first note", "# second"])
-    assert text == ("| model | estimate | se | 95% CI |\n|---|---|---|---|\n"
+    assert text == ("| model | estimate | se | 95% CI |\n|---|---:|---:|---:|\n"
                     "| m0 | 78.1 | 1.2 | (75.7, 80.5) |\n| m1 | 70.0 | 1.0 | (68.0, 72.0) |\n\n"
                     "- first note\n- \\# second\n")
 
@@ -135,7 +135,7 @@ def test_latex_table_exact_and_notes_stay_comments():
     text = render(frame, "latex", scale=100, title="t#1", notes=["model x\n\\input{evil} is 2nd", "same", "same",
                                                                  "--wide shows every column"])
     assert text.splitlines() == [
-        r"% t\#1", r"\begin{tabular}{llll}", r"\toprule", r"model & estimate & se & 95\% CI \\", r"\midrule",
+        r"% t\#1", r"\begin{tabular}{lrrr}", r"\toprule", r"model & estimate & se & 95\% CI \\", r"\midrule",
         r"a\_b \& 50\% & 78.1 & 1.2 & (75.7, 80.5) \\",
         r"x \textbackslash{}input\{evil\} & 70.0 & 1.0 & (68.0, 72.0) \\",
         r"\bottomrule", r"\end{tabular}", r"% note: model x \textbackslash{}input\{evil\} is 2nd", "% note: same",
@@ -222,7 +222,7 @@ def test_terminal_tables_fit_the_width(width):
     for cell in shown["95% CI"]:
         assert cell in text
     # labels fold: the long names are not on one line, but their start is, and no cell is cut with an ellipsis
-    assert LONG[0] not in text and "x" * 70 not in text and "x" * 15 in text and LONG[0][:15] in text
+    assert LONG[0] not in text and "x" * 70 not in text and "x" * 15 in text and LONG[0][:13] in text  # broken after a separator
     assert "…" not in text
     # dropped columns are named in one note
     dropped = [line for line in lines if line.startswith("note: not shown")]
@@ -293,3 +293,24 @@ def test_nested_json_counts_are_integers_in_arrays_too():
                        "estimate": np.array([0.5, 4 / 9])})
     assert json.loads(text) == {"n": [3, 4], "df": 2, "cells": {"n_labelled": [[1]]}, "estimate": [0.5, 4 / 9]}
     assert '"n": [\n    3,\n    4\n  ]' in text
+
+
+def test_names_fold_after_separators_and_keep_every_character():
+    """QA round 4: names broke mid-token ('gemini-1.5-flash-0' / '02'); they now break after '-', '_', '/', '.',
+    ':' or a space where one is near, and the lines joined give the name back."""
+    from evalband.display.tables import fold_name
+
+    assert fold_name("gemini-1.5-flash-002", 18) == "gemini-1.5-flash-\n002"
+    assert fold_name("Phi-3-mini-4k-instruct", 18) == "Phi-3-mini-4k-\ninstruct"
+    assert fold_name("x" * 40, 18) == "x" * 18 + "\n" + "x" * 18 + "\n" + "x" * 4  # no separator: hard breaks
+    for name in LONG:
+        for width in (6, 13, 18, 25):
+            lines = fold_name(name, width).split("\n")
+            assert "".join(lines) == name and max(map(len, lines)) <= width
+    frame = pd.DataFrame({"model_a": ["gemini-1.5-pro-002"], "model_b": ["gemini-1.5-flash-002"],
+                          "difference": [0.0653], "se": [0.0075], "ci_low": [0.0516], "ci_high": [0.081],
+                          "verdict": ["A better"]})
+    text = render(frame, "table", scale=100, value_cols=("difference", "se", "ci_low", "ci_high"), width=72)
+    rows = text.splitlines()[2:4]
+    assert rows[0].split()[:2] == ["gemini-1.5-pro-", "gemini-1.5-flash-"] and rows[1].split() == ["002", "002"]
+    assert max(map(len, text.splitlines())) <= 72 and "A better" in text  # the verdict is never left out

@@ -42,10 +42,15 @@ _COUNTS = re.compile(r"^(n|k|(.*_)?df\d?|tier|rank|rank_low|rank_high|rank_sim_l
 _PERCENT = ("p_best", "p_a_better", "share", "prob_a_better", "prob_b_better", "prob_equivalent")
 #: interval pairs merged in human formats: '<stem>_low' / '<stem>_high'
 _PAIR = re.compile(r"^(.*)_low$")
-#: columns left out first when a table is too wide for the terminal (least needed first; display names)
-_DROP_ORDER = ("variance_raw", "undefined_replicates", "random", "se_analytic", "correlation", "p_adjusted",
-               "rank_mean", "hdi", "pred", "posterior_sd", "sim. rank CI", "se", "observed", "p_value", "n",
-               "n_unlabelled", "rank CI", "tier")
+#: columns left out first when a table is too wide for the terminal, before any name is folded (least needed
+#: first; display names; any column ending in '_raw' goes with them)
+_DROP_FIRST = ("variance_raw", "undefined_replicates", "random", "se_analytic", "correlation", "p_adjusted",
+               "rank_mean", "hdi", "pred", "posterior_sd", "sim. rank CI", "icc", "df", "n_clusters")
+#: then, when names folded to :data:`_MIN_TEXT` characters still do not fit
+_DROP_THEN = ("design_effect", "se", "observed", "p_value", "n", "n_unlabelled", "rank CI", "tier")
+_DROP_ORDER = _DROP_FIRST + _DROP_THEN
+#: columns that carry the decision: never left out to fit the terminal
+_DECIDING = ("verdict", "significant", "reject", "decision")
 
 
 def terminal_width() -> int:
@@ -317,9 +322,11 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
     compact = fmt != "table-wide"
     shown, head = _prepare(df, value_cols=value_cols, se_col=se_col, scale=scale, p_value_cols=p_value_cols,
                            p_floor=p_floor, title=title, compact=compact, keep=keep)
+    # labels (a non-numeric column of the result) align left, numbers and intervals right
+    right = [not (c in df.columns and not pd.api.types.is_numeric_dtype(df[c])) for c in shown.columns]
     if fmt == "markdown":
         lines = ["| " + " | ".join(md_escape(c, block=False) for c in shown.columns) + " |",
-                 "|" + "|".join("---" for _ in shown.columns) + "|"]
+                 "|" + "|".join("---:" if r else "---" for r in right) + "|"]
         lines += ["| " + " | ".join(md_escape(v, block=False) for v in r) + " |"
                   for r in shown.itertuples(index=False)]
         text = "\n".join(lines)
@@ -329,7 +336,7 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
             text += "\n\n" + "\n".join(f"- {md_escape(n)}" for n in _once(notes))
         return text + "\n"
     if fmt == "latex":
-        cols = "l" * len(shown.columns)
+        cols = "".join("r" if r else "l" for r in right)
         lines = ([f"% {latex_escape(head, ligatures=False)}"] if head else []) + [
             r"\begin{tabular}{" + cols + "}", r"\toprule",
             " & ".join(latex_escape(c) for c in shown.columns) + r" \\", r"\midrule"]
@@ -338,6 +345,38 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
         lines += [f"% note: {latex_escape(n, ligatures=False)}" for n in _once(notes)]
         return "\n".join(lines) + "\n"
     return _terminal(shown, df, head, notes, terminal_width() if width is None else int(width), fit=compact)
+
+
+def fold_name(name: str, width: int) -> str:
+    """``name`` on lines of at most ``width`` characters, broken after a separator (space, ``-``, ``_``, ``/``,
+    ``.``, ``:``) where one is near, else inside a run of characters; the characters are kept as written.
+
+    Examples
+    --------
+    >>> print(fold_name("gemini-1.5-flash-002", 18))
+    gemini-1.5-flash-
+    002
+    """
+    if width <= 0 or len(name) <= width:
+        return name
+    lines, line = [], ""
+    for token in re.findall(r"[^ \-_/.:]*[ \-_/.:]?", name):
+        if not token:
+            continue
+        if len(line) + len(token) <= width:
+            line += token
+            continue
+        if line and len(line) >= width // 2:  # break at the separator before the token
+            lines.append(line)
+            line = ""
+        while len(line) + len(token) > width:  # a long run: break inside it
+            cut = width - len(line)
+            lines.append(line + token[:cut])
+            line, token = "", token[cut:]
+        line += token
+    if line:
+        lines.append(line)
+    return "\n".join(lines)
 
 
 #: a text column (names) may fold down to this many characters before columns are left out
@@ -361,31 +400,48 @@ def _terminal(shown: pd.DataFrame, raw: pd.DataFrame, head, notes, width: int, *
         cells = sum(min(natural[c], max(text_width, len(str(c)))) if is_text[c] else natural[c] for c in cols)
         return cells + 2 * len(cols) - 2
 
+    def first(keys):
+        return next((c for key in keys for c in frame.columns if str(c) == key), None)
+
     if fit:
+        # 1. the least needed columns go before any name is folded
+        while need(frame.columns, 10**6) > width:
+            victim = first(_DROP_FIRST) or next((c for c in frame.columns if str(c).endswith("_raw")), None)
+            if victim is None:
+                break
+            dropped.append(str(victim))
+            frame = frame.drop(columns=[victim])
+        # 2. names fold down to _MIN_TEXT; when even that is too wide, more columns go, then columns from the
+        #    right, never a label, a deciding column, or the first value and its interval
         while need(frame.columns, _MIN_TEXT) > width:
-            victim = next((c for key in _DROP_ORDER for c in frame.columns if str(c) == key), None)
-            if victim is None:  # then from the right, never a label or the first value and its interval
-                spare = [c for c in frame.columns if not is_text[c]][2:]
+            victim = first(_DROP_THEN)
+            if victim is None:
+                spare = [c for c in frame.columns if not is_text[c] and str(c) not in _DECIDING][2:]
                 if not spare:
                     break
                 victim = spare[-1]
             dropped.append(str(victim))
             frame = frame.drop(columns=[victim])
     text_cols = [c for c in frame.columns if is_text[c]]
-    budget = None
-    if fit and text_cols and need(frame.columns, 10**6) > width:  # share what the other columns leave
+    room = {c: natural[c] for c in text_cols}
+    if fit and text_cols and need(frame.columns, 10**6) > width:  # the widest names give way first
         rest = width - sum(natural[c] for c in frame.columns if not is_text[c]) - (2 * len(frame.columns) - 2)
-        budget = max(_MIN_TEXT, rest // len(text_cols))
+        for least in (_MIN_TEXT, 6):  # below _MIN_TEXT only when no column is left to leave out
+            floor = {c: min(natural[c], max(least, len(str(c)))) for c in text_cols}
+            while sum(room.values()) > rest:
+                widest = max((c for c in text_cols if room[c] > floor[c]), key=lambda c: room[c], default=None)
+                if widest is None:
+                    break
+                room[widest] -= 1
     table = Table(title=Text(head) if head else None, box=box.SIMPLE_HEAD, header_style="bold",
                   title_justify="left", pad_edge=False, show_edge=False, collapse_padding=True, expand=False)
     for c in frame.columns:
         if is_text[c]:
-            table.add_column(Text(str(c)), justify="left", overflow="fold",
-                             max_width=None if budget is None else max(budget, len(str(c))))
+            table.add_column(Text(str(c)), justify="left", overflow="fold", max_width=room[c] + 2)  # + padding
         else:
             table.add_column(Text(str(c)), justify="right", no_wrap=True, min_width=natural[c])
-    for r in frame.itertuples(index=False):
-        table.add_row(*[Text(str(v)) for v in r])  # Text: names are never read as rich markup
+    for r in frame.itertuples(index=False):  # Text: names are never read as rich markup
+        table.add_row(*[Text(fold_name(str(v), room[c]) if c in room else str(v)) for c, v in zip(frame.columns, r)])
     buf = io.StringIO()
     console = Console(file=buf, width=width if fit else max(width, 1000), force_terminal=False,
                       color_system=None, highlight=False, emoji=False, markup=False)
