@@ -28,7 +28,7 @@ from typing import Annotated, Optional
 import typer
 
 from .._lists import split_names
-from .._validate import ArgumentError, USER_ERRORS
+from .._validate import ArgumentError, InputError, USER_ERRORS
 
 __all__ = [
     "PathArg", "ExampleOpt", "SourceOpt", "ShapeOpt", "ModelColOpt", "TaskColOpt", "ItemColOpt", "ScoreColOpt",
@@ -253,6 +253,8 @@ def reads_input(first: str = "path example", *, after: dict[str, str] | None = N
         @functools.wraps(func)
         def command(**kwargs):
             inputs = InputOptions(**{n: kwargs.pop(n) for n in names})
+            with errors():
+                check_input_path(inputs.path)  # before the command imports NumPy, pandas and the readers
             return func(**kwargs, inputs=inputs)
 
         command.__signature__ = signature.replace(parameters=params)
@@ -260,6 +262,27 @@ def reads_input(first: str = "path example", *, after: dict[str, str] | None = N
         return command
 
     return decorate
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+def check_input_path(path) -> None:
+    """Refuse an input path that names nothing, before any heavy import (a missing file is said at once, not after
+    seconds of loading the readers): a file or folder that does not exist, or a glob that matches no file. Standard
+    input (``-``), ``None`` and ``example:NAME`` pass; the readers check everything else."""
+    if path is None:
+        return
+    text = os.fspath(path)
+    if text == "-" or text.startswith("example:") or os.path.exists(text):
+        return
+    if _GLOB_CHARS.search(text):
+        import glob
+
+        if not glob.glob(text, recursive=True):
+            raise InputError("the pattern matches no file", source=text)
+        return
+    raise InputError("no such file or folder", source=text)
 
 
 def fail(message: str, code: int = 2):

@@ -12,8 +12,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (ConfidenceOpt, InputOptions, emit, errors, note_lines, parse_confidence, parse_list,
-                      reads_input)
+from ._common import (ConfidenceOpt, InputOptions, check_input_path, emit, errors, note_lines, parse_confidence,
+                      parse_list, reads_input)
 from .compare import parse_margin
 from .._validate import ArgumentError
 
@@ -64,6 +64,9 @@ def gate(
     (a decided regression). Undecided: it contains -margin; the line says how many more items would decide it.
     Exit code 2 means a usage or input error.
     """
+    with errors():
+        for path in (baseline, candidate):
+            check_input_path(path)  # before the heavy imports
     from ..plan import release_gate
 
     with errors():
