@@ -170,7 +170,6 @@ class RatingsTable:
             For messages: the file name, and 'line' when the frame's index holds file line numbers.
         """
         level = check_choice(level, ("auto", *LEVELS), "level")
-        cols = [unit_col, rater_col, value_col] + ([cluster_col] if cluster_col else [])
         check_named_columns([("unit_col", unit_col), ("rater_col", rater_col), ("value_col", value_col),
                              ("cluster_col", cluster_col)], df.columns, source)
         if len(df) == 0:

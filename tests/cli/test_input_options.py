@@ -77,7 +77,7 @@ def test_reads_input_builds_the_signature_and_passes_inputs(tmp_path, monkeypatc
     cmd(path="x.csv", own=2, models="a,b", source="csv")
     assert seen["own"] == 2 and seen["inputs"] == InputOptions(path="x.csv", models="a,b", source="csv")
     with pytest.raises(typer.Exit):  # a path that names nothing: one line, exit 2, the command never runs
-        cmd(path="missing.csv", own=3)
+        cmd(path="missing.csv", own=3, models=None, source="auto")
     assert seen["own"] == 2
     with pytest.raises(TypeError, match="not an input option"):
         reads_input("nope")(cmd.__wrapped__)

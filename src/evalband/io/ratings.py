@@ -16,7 +16,7 @@ import os
 import pandas as pd
 
 from .._lists import check_named_columns
-from .._validate import ArgumentTypeError, InputError, check_choice
+from .._validate import ArgumentTypeError, check_choice
 from ..ratings import RatingsTable
 from .tabular import load_frame
 
