@@ -8,11 +8,10 @@ and the library's text parsers (``aggregate.parse_weights``) share.
 from __future__ import annotations
 
 import csv
-import difflib
 import re
-from ._validate import ArgumentError, InputError
+from ._validate import ArgumentError, InputError, closest_name
 
-__all__ = ["split_names", "names_text", "lacks_text", "and_names", "closest_name", "check_named_columns"]
+__all__ = ["split_names", "names_text", "lacks_text", "and_names", "closest_name", "check_named_columns"]  # closest_name: from _validate
 
 _OPEN_QUOTE = re.compile(r'(^|,)\s*"')
 
@@ -90,18 +89,6 @@ def and_names(names, *, limit: int = 6, noun: str = "models") -> str:
     if len(names) > limit:
         return ", ".join(names[:limit]) + f" and {len(names) - limit} more {noun}"
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def closest_name(name, names) -> str | None:
-    """The name among ``names`` closest to ``name`` (a typo's likely meaning, by :mod:`difflib`; a name equal but
-    for case first), or None when none is close."""
-    names = [str(n) for n in names]
-    folded = {n.casefold(): n for n in names}
-    key = str(name).casefold()
-    if key in folded:
-        return folded[key]
-    match = difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)
-    return folded[match[0]] if match else None
 
 
 #: columns listed in a message about a column that is not there

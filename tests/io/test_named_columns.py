@@ -76,3 +76,17 @@ def test_many_columns_are_listed_with_a_count(tmp_path):
     with pytest.raises(InputError) as err:
         read(frame, shape="wide", task_col="tsk")
     assert re.search(r"and 21 more$", str(err.value))
+
+
+def test_unknown_models_and_tasks_suggest_the_closest_name():
+    # the QA report: "Typos get no 'did you mean' (--tasks SVNH)"; the one name check of select()
+    from evalband import load_example, select
+    from evalband._validate import ArgumentError
+
+    with pytest.raises(ArgumentError, match=r"`tasks`: unknown 'SVNH' \(did you mean 'SVHN'\?\); available:"):
+        select(load_example("vtab"), tasks=["SVNH"])
+    with pytest.raises(ArgumentError, match=r"unknown 'VEA', 'Rotaton' \(did you mean 'VAE', 'Rotation'\?\)"):
+        select(load_example("vtab"), models=["VEA", "Rotaton"])
+    with pytest.raises(ArgumentError) as err:
+        select(load_example("vtab"), models=["zzzz"])
+    assert "did you mean" not in str(err.value)
