@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import csv
 import re
-from ._validate import ArgumentError
+from ._validate import ArgumentError, InputError, closest_name
 
-__all__ = ["split_names", "names_text", "lacks_text", "and_names"]
+__all__ = ["split_names", "names_text", "lacks_text", "and_names", "closest_name", "check_named_columns"]  # closest_name: from _validate
 
 _OPEN_QUOTE = re.compile(r'(^|,)\s*"')
 
@@ -89,3 +89,27 @@ def and_names(names, *, limit: int = 6, noun: str = "models") -> str:
     if len(names) > limit:
         return ", ".join(names[:limit]) + f" and {len(names) - limit} more {noun}"
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+#: columns listed in a message about a column that is not there
+_COLUMNS_SHOWN = 20
+
+
+def check_named_columns(named, columns, source: str) -> None:
+    """Refuse the first column named for a role that the table does not have: the one rule of every reader's
+    column mapping (``task_col='categroy'``, ``cluster_col``, ``facets``, ``drop_cols``, a ratings reader's
+    ``unit_col``, a battle reader's ``winner_col``, ...).
+
+    ``named`` holds (argument, column) pairs: the reader's keyword and the column the user named with it. The
+    message says the column is not in the file, suggests the closest column name and lists the columns; the
+    command line names its own option for the keyword (``task_col`` -> ``--task-col``)."""
+    columns = [str(c) for c in columns]
+    for argument, col in named:
+        if col is None or str(col) in columns:
+            continue
+        close = closest_name(col, columns)
+        shown = ", ".join(map(repr, columns[:_COLUMNS_SHOWN]))
+        if len(columns) > _COLUMNS_SHOWN:
+            shown += f" and {len(columns) - _COLUMNS_SHOWN} more"
+        hint = f"; did you mean '{close}'? Its columns: " if close else "; its columns: "
+        raise InputError(f"column '{col}' (named with `{argument}`) is not in the file{hint}{shown}", source=source)

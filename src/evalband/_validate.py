@@ -6,6 +6,7 @@ backticks and says what was received. Data errors about a file, row or column us
 
 from __future__ import annotations
 
+import difflib
 import numbers
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -18,6 +19,7 @@ __all__ = [
     "InputError",
     "ArgumentError",
     "ArgumentTypeError",
+    "closest_name",
     "MissingExtraError",
     "USER_ERRORS",
     "as_generator",
@@ -177,6 +179,18 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
     return value
 
 
+def closest_name(name, names) -> str | None:
+    """The name among ``names`` closest to ``name`` (a typo's likely meaning, by :mod:`difflib`; a name equal but
+    for case first), or None when none is close."""
+    names = [str(n) for n in names]
+    folded = {n.casefold(): n for n in names}
+    key = str(name).casefold()
+    if key in folded:
+        return folded[key]
+    match = difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)
+    return folded[match[0]] if match else None
+
+
 def check_names(selected: Sequence[str] | None, available: Sequence[str], name: str) -> list[str]:
     """Return the selected labels in the order given, each checked against ``available``."""
     if selected is None:
@@ -191,7 +205,9 @@ def check_names(selected: Sequence[str] | None, available: Sequence[str], name: 
                  and all(part.strip() in unknown for part in str(a).split(",") if part.strip())]
         hint = (f" A name holding commas is quoted as in CSV: '\"{split[0]}\"' (or listed in @FILE, one per line)."
                 if split else "")
-        raise ArgumentError(f"`{name}`: unknown {', '.join(map(repr, unknown))}; available: {shown}.{hint}")
+        close = [c for c in (closest_name(u, available) for u in unknown) if c]
+        meant = f" (did you mean {', '.join(map(repr, close))}?)" if close and not split else ""
+        raise ArgumentError(f"`{name}`: unknown {', '.join(map(repr, unknown))}{meant}; available: {shown}.{hint}")
     if len(set(selected)) != len(selected):
         raise ArgumentError(f"`{name}` lists a name twice: {selected!r}.")
     return selected

@@ -18,6 +18,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from ._lists import check_named_columns
 from ._validate import ArgumentError, InputError, check_choice
 from .display.reprs import displayed
 
@@ -169,11 +170,8 @@ class RatingsTable:
             For messages: the file name, and 'line' when the frame's index holds file line numbers.
         """
         level = check_choice(level, ("auto", *LEVELS), "level")
-        cols = [unit_col, rater_col, value_col] + ([cluster_col] if cluster_col else [])
-        missing = [c for c in cols if c not in df.columns]
-        if missing:
-            raise InputError(f"no column {', '.join(map(repr, missing))}; found {', '.join(map(repr, df.columns))}"
-                             " (name the columns with unit_col=, rater_col=, value_col=)", source=source)
+        check_named_columns([("unit_col", unit_col), ("rater_col", rater_col), ("value_col", value_col),
+                             ("cluster_col", cluster_col)], df.columns, source)
         if len(df) == 0:
             raise InputError("no ratings to analyse", source=source)
         notes = list(notes)
@@ -233,8 +231,7 @@ class RatingsTable:
         frame = df.copy()
         if unit_col is None or unit_col not in frame.columns:
             if unit_col is not None and unit_col != "unit":
-                raise InputError(f"no unit column {unit_col!r}; found {', '.join(map(repr, df.columns))}",
-                                 source=source)
+                check_named_columns([("unit_col", unit_col)], df.columns, source)
             frame["__unit__"] = [str(i) for i in frame.index]
             notes.append(f"no unit column: units named by {'file line' if row_word == 'line' else 'row'}")
             unit_col = "__unit__"

@@ -123,7 +123,7 @@ def test_csv_has_every_section(tmp_path):
 @pytest.mark.parametrize("args, words", [
     (("--level", "loud"), "--level"),
     (("--shape", "tall"), "--shape"),
-    (("--rater-col", "coder"), "no rater column 'coder'"),
+    (("--rater-col", "coder"), "column 'coder' (named with `--rater-col`) is not in the file"),
     (("--reference", "coder 9"), "coder 9"),
     (("--n-resamples", "1"), "--n-resamples"),
 ])

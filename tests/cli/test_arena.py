@@ -202,7 +202,7 @@ def test_pairs_of_win_rates_are_paired_differences():
     (["--ties", "ignore"], "`--ties` must be one of"),
     (["--scale", "percent"], "`--scale` must be one of"),
     (["--anchor", "nobody=1000"], "`--anchor`: unknown model 'nobody'"),
-    (["--cluster", "session"], "no column 'session' (named for cluster)"),
+    (["--cluster", "session"], "column 'session' (named with `--cluster`) is not in the file"),
     (["--style", "length"], "no style column 'length'"),
     (["--length-control"], "`--length-control` needs `--method` 'win-rate' and a `--baseline`"),
     (["--method", "win-rate", "--baseline", "nobody"], "`--baseline`: unknown model 'nobody'"),
@@ -211,7 +211,7 @@ def test_pairs_of_win_rates_are_paired_differences():
     (["--confidence", "1.5"], "`--confidence` must lie strictly between 0 and 1"),
     (["--models", "GPT 4"], "`--models` must name at least two models"),
     (["--source", "alpaca-eval"], "evalband: error:"),
-    (["--winner-col", "nope"], "no column 'nope' (named for winner)"),
+    (["--winner-col", "nope"], "column 'nope' (named with `--winner-col`) is not in the file"),
     (["--format", "xml"], "`--format` must be one of"),
     (["--wide", "--format", "json"], "`--wide` is for the terminal table"),
 ])

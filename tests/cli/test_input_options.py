@@ -64,8 +64,10 @@ def test_read_is_load_input_and_selection_is_the_library_select(tmp_path):
     assert opts.changed("source", "model_col", "count_rule") == {"model_col": "who"}
 
 
-def test_reads_input_builds_the_signature_and_passes_inputs():
+def test_reads_input_builds_the_signature_and_passes_inputs(tmp_path, monkeypatch):
     seen = {}
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.csv").write_text("model,task,item,score\n")  # the path is checked before the command runs
 
     @reads_input("path", after={"own": "models source"})
     def cmd(own: int = 1, *, inputs: InputOptions):
@@ -74,6 +76,9 @@ def test_reads_input_builds_the_signature_and_passes_inputs():
     assert list(inspect.signature(cmd).parameters) == ["path", "own", "models", "source"]
     cmd(path="x.csv", own=2, models="a,b", source="csv")
     assert seen["own"] == 2 and seen["inputs"] == InputOptions(path="x.csv", models="a,b", source="csv")
+    with pytest.raises(typer.Exit):  # a path that names nothing: one line, exit 2, the command never runs
+        cmd(path="missing.csv", own=3, models=None, source="auto")
+    assert seen["own"] == 2
     with pytest.raises(TypeError, match="not an input option"):
         reads_input("nope")(cmd.__wrapped__)
     with pytest.raises(TypeError, match="given twice"):

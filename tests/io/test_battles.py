@@ -82,7 +82,7 @@ def test_empty_and_missing_columns(tmp_path):
         read_battles(write(tmp_path, "model_a,model_b,winner\n"))
     with pytest.raises(InputError, match="not a battle table: no winner column"):
         read_battles(write(tmp_path, "model_a,model_b,result\nx,y,1\n"))
-    with pytest.raises(InputError, match="no column 'verdict'"):
+    with pytest.raises(InputError, match="column 'verdict' \\(named with `winner_col`\\) is not in the file"):
         read_battles(write(tmp_path, "model_a,model_b,winner\nx,y,tie\n"), winner_col="verdict")
 
 

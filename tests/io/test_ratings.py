@@ -55,7 +55,7 @@ def test_errors_name_file_line_and_column(tmp_path):
     frame.to_csv(path, index=False)
     with pytest.raises(InputError, match=r"dup.csv, line 2: rater 'h' rated unit 'a' twice \(also line 8"):
         read_ratings(path, unit_col="item", rater_col="grader", value_col="score")
-    with pytest.raises(InputError, match="no unit column 'unit'"):
+    with pytest.raises(InputError, match="column 'unit' \\(named with `unit_col`\\) is not in the file"):
         read_ratings(path)
     bad = long_frame().assign(score=["1", "2", "x", "3", "4", "5"])
     with pytest.raises(InputError, match="level interval needs numeric ratings; got 'x'"):

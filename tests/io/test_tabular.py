@@ -45,7 +45,8 @@ def test_missing_columns_suggest_mapping(tmp_path):
                                          r" \(map names with --model-col"):
         read(path)
     path = write(tmp_path, "m.csv", "name,task,item,score\na,t,1,1\n")
-    with pytest.raises(InputError, match=r"m\.csv: missing column 'who'; found 'name', 'task', 'item', 'score'"):
+    with pytest.raises(InputError, match=r"m\.csv: column 'who' \(named with `model_col`\) is not in the file; its"
+                                         r" columns: 'name', 'task', 'item', 'score'"):
         read(path, model_col="who")
     # without a model column the file is one model's results, named after the file, and the note says so
     assert "no 'model' column: one model named 'm'" in read(path).notes
@@ -116,7 +117,7 @@ def test_cluster_column_mapping_and_check(tmp_path):
     path = write(tmp_path, "c.csv", "model,task,item,passage,score\na,t,1,p,1\na,t,2,p,0\na,t,3,q,1\n")
     table = read(path, cluster_col="passage")
     assert table.has_clusters and table.data["cluster"].astype(str).tolist() == ["p", "p", "q"]
-    with pytest.raises(InputError, match="no column 'doc' \\(given as cluster_col\\)"):
+    with pytest.raises(InputError, match="column 'doc' \\(named with `cluster_col`\\) is not in the file"):
         read(path, cluster_col="doc")
 
 

@@ -43,7 +43,7 @@ def test_drop_cols_leaves_the_flag_out_and_says_so():
 
 
 def test_drop_cols_unknown_column_is_an_input_error():
-    with pytest.raises(InputError, match="no column 'nope' to leave out"):
+    with pytest.raises(InputError, match="column 'nope' \\(named with `drop_cols`\\) is not in the file"):
         read_tabular(_wide(), shape="wide", item_col="question_id", task_col="category", drop_cols="nope")
 
 
@@ -78,4 +78,4 @@ def test_cli_drop_cols_and_wide_models(tmp_path):
     assert "blank cells" not in out.stderr  # C's blanks would only concern a model that was not chosen
 
     out = _run(base + ["--drop-cols", "missing_col"])
-    assert out.exit_code == 2 and "no column 'missing_col' to leave out" in flat(out.stderr)
+    assert out.exit_code == 2 and "column 'missing_col' (named with `--drop-cols`) is not in the file" in flat(out.stderr)

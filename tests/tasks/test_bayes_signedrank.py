@@ -89,7 +89,7 @@ def test_seeded_and_direction():
 
 def test_decisions_and_errors():
     big = bayes_signed_rank(np.full(30, 0.9), np.full(30, 0.5), rope=0.01, n_draws=2000, rng=0)
-    assert big.decision == "a better"
+    assert big.decision == "A better"
     same = bayes_signed_rank(np.full(30, 0.5), np.full(30, 0.5), rope=0.01, n_draws=2000, rng=0)
     assert same.decision == "equivalent"
     with pytest.raises(ValueError, match="`rope` must be a number >= 0"):

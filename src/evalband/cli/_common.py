@@ -28,7 +28,7 @@ from typing import Annotated, Optional
 import typer
 
 from .._lists import split_names
-from .._validate import ArgumentError, USER_ERRORS
+from .._validate import ArgumentError, InputError, USER_ERRORS
 
 __all__ = [
     "PathArg", "ExampleOpt", "SourceOpt", "ShapeOpt", "ModelColOpt", "TaskColOpt", "ItemColOpt", "ScoreColOpt",
@@ -253,6 +253,8 @@ def reads_input(first: str = "path example", *, after: dict[str, str] | None = N
         @functools.wraps(func)
         def command(**kwargs):
             inputs = InputOptions(**{n: kwargs.pop(n) for n in names})
+            with errors():
+                check_input_path(inputs.path)  # before the command imports NumPy, pandas and the readers
             return func(**kwargs, inputs=inputs)
 
         command.__signature__ = signature.replace(parameters=params)
@@ -260,6 +262,27 @@ def reads_input(first: str = "path example", *, after: dict[str, str] | None = N
         return command
 
     return decorate
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+def check_input_path(path) -> None:
+    """Refuse an input path that names nothing, before any heavy import (a missing file is said at once, not after
+    seconds of loading the readers): a file or folder that does not exist, or a glob that matches no file. Standard
+    input (``-``), ``None`` and ``example:NAME`` pass; the readers check everything else."""
+    if path is None:
+        return
+    text = os.fspath(path)
+    if text == "-" or text.startswith("example:") or os.path.exists(text):
+        return
+    if _GLOB_CHARS.search(text):
+        import glob
+
+        if not glob.glob(text, recursive=True):
+            raise InputError("the pattern matches no file", source=text)
+        return
+    raise InputError("no such file or folder", source=text)
 
 
 def fail(message: str, code: int = 2):
@@ -275,17 +298,57 @@ CLI_NAMES = {"rng": "--seed", "n_resamples": "--n-resamples", "confidence_level"
              "resampling": "--resampling", "margin": "--margin", "weights": "--weights", "group_weights": "--weights",
              "models": "--models", "test": "--test", "prior": "--prior", "accuracy_scale": "--accuracy-scale",
              "drop_cols": "--drop-cols", "clusters": "--clusters", "tasks": "--tasks", "fixed": "--fixed",
-             "ppi": "--ppi"}
+             "ppi": "--ppi", "cluster_col": "--cluster", "facets": "--facets", "split": "--split",
+             "metric": "--metric", "filter": "--filter", "baselines": "--baselines", "shape": "--shape",
+             "source": "--source", "count_rule": "--count-rule", "rope": "--rope", "control": "--control",
+             "unbounded": "--unbounded"}
 #: Aggregates whose parameter the CLI gives after a colon, with an example of the syntax.
 _PARAMETER_SYNTAX = {"bin_width": "binned-rank:0.01", "gamma": "optimality-gap:0.9",
                      "baseline": "probability-of-improvement:MODEL", "chance": "chance-normalized:0.25"}
 
 
+#: Library functions named in messages -> what a command-line user runs instead
+CLI_COMMANDS = {"evalband.estimation.trial_variance": "`evalband summarize` (its var_between and var_within"
+                " columns) or `evalband plan`"}
+
+
+class _Flags(dict):
+    """Library argument -> option: the names above, and every ``<role>_col`` as ``--<role>-col``."""
+
+    def __missing__(self, key):
+        if key.endswith("_col") and len(key) > 4:
+            return "--" + key.replace("_", "-")
+        raise KeyError(key)
+
+    def __contains__(self, key):
+        return dict.__contains__(self, key) or (key.endswith("_col") and len(key) > 4)
+
+
+def _bare_arguments(text: str, names) -> str:
+    """API keywords written bare (``unit_col=``, ``split='test'``, ``rng=1``, ``models=...``) -> options
+    (``--unit-col``, ``--split test``, ``--seed 1``, ``--models ...``); an option then said twice in one aside
+    (``(drop_cols=, --drop-cols X)``) is said once, as the CLI wrote it."""
+    def flag(g):
+        name, value = g.group(1), g.group(2)
+        if name not in names:
+            return g.group(0)
+        value = (value or "").strip("'\"")
+        return names[name] + (f" {value}" if value else "")
+
+    text = re.sub(r"(?<![\w`.\-/])([a-z]\w*)=('[^']*'|\"[^\"]*\"|[\w.:+\-]+|\.\.\.)?(?![\w=])", flag, text)
+    text = re.sub(r"(--[\w-]+)(?: [^,()]*)?, (\1\b)", r"\2", text)  # '(--split ..., --split NAME)'
+    return re.sub(r"(--[\w-]+)([^()]*) \(\1\)", r"\1\2", text)  # '--models A,B (--models)'
+
+
 def cli_message(text: str, options: dict | None = None) -> str:
-    """Re-word a library message for the command line: backticked argument names become the options that set
-    them (`rng` -> `--seed`), API syntax becomes CLI syntax (``accuracy_scale=``, ``resampling='binomial'``, an
-    aggregate's parameter as ``binned-rank:0.01``). Text that names no argument is returned unchanged."""
-    names = {**CLI_NAMES, **(options or {})}
+    """Re-word a library message for the command line: argument names, backticked or bare (``unit_col=``),
+    become the options that set them (`rng` -> `--seed`, `task_col` -> `--task-col`), API syntax becomes CLI
+    syntax (``accuracy_scale=``, ``resampling='binomial'``, an aggregate's parameter as ``binned-rank:0.01``), and
+    library functions the command line cannot call become the commands that do their work. Text that names no
+    argument is returned unchanged."""
+    names = _Flags({**CLI_NAMES, **(options or {})})
+    for function, command in CLI_COMMANDS.items():
+        text = text.replace(function, command)
     m = re.match(r"'([\w-]+)' needs `(\w+)`(.*)", text)
     if m and m.group(2) in _PARAMETER_SYNTAX:
         aggregate, param, rest = m.groups()
@@ -298,7 +361,7 @@ def cli_message(text: str, options: dict | None = None) -> str:
     text = text.replace("(resampling='binomial')", "(--resampling independent, or leave it at auto)")
     text = re.sub(r"say accuracy_scale=\S* to override", "give --accuracy-scale fraction or percent to override",
                   text)
-    return text
+    return _bare_arguments(text, names)
 
 
 #: where to report a bug

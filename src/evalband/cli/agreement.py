@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import ConfidenceOpt, FormatOpt, SeedOpt, WideOpt, errors, output_format, parse_confidence, \
-    parse_list, resolve_seed, show
+from ._common import ConfidenceOpt, FormatOpt, SeedOpt, WideOpt, check_input_path, errors, output_format, \
+    parse_confidence, parse_list, resolve_seed, show
 
 RatingsPathArg = Annotated[str, typer.Argument(help="Ratings file (CSV, TSV, JSON Lines, Parquet) or - for standard"
                                                " input: long (unit, rater, value) or wide (one column per rater).",
@@ -70,6 +70,8 @@ def agreement(
     judge's position bias. JSON: krippendorff_alpha, ci_low, ci_high and the records. Example:
     evalband agreement codings.csv --level nominal --seed 1
     """
+    with errors():
+        check_input_path(path)  # before the heavy imports
     import numpy as np
 
     from ..display import json_dumps, json_records

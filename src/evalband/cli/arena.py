@@ -11,8 +11,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (ConfidenceOpt, FormatOpt, ModelsOpt, SeedOpt, WideOpt, errors, output_format, parse_confidence,
-                      parse_list, resolve_seed, show)
+from ._common import (ConfidenceOpt, FormatOpt, ModelsOpt, SeedOpt, WideOpt, check_input_path, errors, output_format,
+                      parse_confidence, parse_list, resolve_seed, show)
 from .compare import CorrectionOpt, NResamplesOpt, points_note
 from .._validate import ArgumentError
 
@@ -126,6 +126,8 @@ def arena(
     and se); CSV has every column. Example:
     evalband arena crowd-comparisons.csv --scale logit --seed 1
     """
+    with errors():
+        check_input_path(path)  # before the heavy imports
     from ..preferences import arena as run_arena
 
     with errors(**_OPTIONS):

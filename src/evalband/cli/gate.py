@@ -12,7 +12,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import ConfidenceOpt, InputOptions, emit, errors, parse_confidence, parse_list, reads_input
+from ._common import (ConfidenceOpt, InputOptions, check_input_path, emit, errors, note_lines, parse_confidence,
+                      parse_list, reads_input)
+from .compare import parse_margin
 from .._validate import ArgumentError
 
 BaselineArg = Annotated[str, typer.Argument(help="Baseline results file (or log folder).", show_default=False)]
@@ -21,8 +23,8 @@ CandidateArg = Annotated[str, typer.Argument(help="Candidate results file (or lo
 MetricGateOpt = Annotated[Optional[str], typer.Option(
     "--metric", help="The per-item score to compare: a column of a results table (default 'score'), or a"
                      " harness log's metric.", show_default=False)]
-MarginOpt = Annotated[float, typer.Option("--margin", help="Largest acceptable drop, as a fraction (0.01 = one"
-                                          " point).")]
+MarginOpt = Annotated[str, typer.Option("--margin", help="Largest acceptable drop, on the score scale (0.01 or"
+                                        " '1%' = one point).")]
 GateMethodOpt = Annotated[str, typer.Option("--method", help="t (paired t; cluster-robust with clusters) or"
                                             " betting (anytime-valid: safe to re-run as items accumulate).")]
 ModelOpt = Annotated[Optional[str], typer.Option("--model", "--models", help="Model to take when a file holds"
@@ -47,7 +49,7 @@ def gate(
     baseline: BaselineArg,
     candidate: CandidateArg,
     metric: MetricGateOpt = None,
-    margin: MarginOpt = 0.01,
+    margin: MarginOpt = "0.01",
     confidence: ConfidenceOpt = "0.95",
     method: GateMethodOpt = "t",
     model: ModelOpt = None,
@@ -62,6 +64,9 @@ def gate(
     (a decided regression). Undecided: it contains -margin; the line says how many more items would decide it.
     Exit code 2 means a usage or input error.
     """
+    with errors():
+        for path in (baseline, candidate):
+            check_input_path(path)  # before the heavy imports
     from ..plan import release_gate
 
     with errors():
@@ -75,7 +80,7 @@ def gate(
             score = {} if metric is None else {"score_col" if _tabular(path, inputs.source) else "metric": metric}
             tables.append(dataclasses.replace(inputs, path=path, **score).read())
         chosen = parse_list(model, name="model")
-        result = release_gate(tables[0], tables[1], margin=margin, confidence_level=parse_confidence(confidence),
+        result = release_gate(tables[0], tables[1], margin=parse_margin(margin), confidence_level=parse_confidence(confidence),
                               method=method, models=chosen, tasks=parse_list(inputs.tasks, name="tasks"), rng=seed)
         if fmt == "json":
             from ..display import json_dumps
@@ -83,4 +88,5 @@ def gate(
             emit(json_dumps(result.to_dict()))
         else:
             emit(result.message)
+        note_lines(result.notes)  # below the line, on stderr: what was left out, assumed, which estimator
     raise typer.Exit(result.exit_code)

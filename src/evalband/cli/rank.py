@@ -129,4 +129,8 @@ def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
         notes.append(table.attribution)
     frame = result.to_frame()
     # the primary result (the omnibus test, the critical difference) is part of the JSON, beside the pairs
-    show(frame, fmt, notes=notes, value_cols=(), json=to_json(frame, **result.to_dict()) if fmt == "json" else None)
+    records = frame
+    if fmt == "json" and "significant" in frame.columns and result.test != "friedman":
+        records = frame.assign(reject=frame["significant"])  # alias: the JSON field of these tests before 'significant'
+    show(frame, fmt, notes=notes, value_cols=(),
+         json=to_json(records, **result.to_dict()) if fmt == "json" else None)

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._lists import check_named_columns
 from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..battles import BattleTable
 from .tabular import STDIN, TABULAR_SUFFIXES, load_frame
@@ -57,8 +58,7 @@ def _find(columns, role, explicit, source):
         same = [c for c in cols if c.casefold() == str(explicit).casefold()]
         if len(same) == 1:
             return same[0]
-        raise InputError(f"no column {explicit!r} (named for {role}); columns: {', '.join(map(repr, cols))}",
-                         source=source)
+        check_named_columns([(f"{role}_col", explicit)], cols, source)
     for name in ROLES[role]:
         same = [c for c in cols if c.casefold() == name]
         if len(same) > 1:

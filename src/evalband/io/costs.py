@@ -16,6 +16,7 @@ import os
 
 import pandas as pd
 
+from .._lists import check_named_columns
 from .._labels import label_column
 from .._validate import ArgumentTypeError, InputError
 from ..cost_table import CostTable
@@ -36,8 +37,7 @@ def _column(frame, name, role: str, source: str, *, required: bool):
     if len(folded) == 1:
         return folded[0]
     if required:
-        raise InputError(f"a cost file needs a {name!r} column ({role}); found"
-                         f" {', '.join(map(repr, map(str, frame.columns)))} (name it with {role}_col=)", source=source)
+        check_named_columns([(f"{role}_col", name)], frame.columns, source)
     return None
 
 

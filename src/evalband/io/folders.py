@@ -376,7 +376,19 @@ _TABULAR_DEFAULTS = {"shape": "auto", "file_format": "auto", "model_col": "model
 
 
 def check_tabular_unused(options: dict, source_name: str) -> None:
-    """Refuse column-mapping options that a harness reader cannot honour (defaults pass silently)."""
+    """Refuse column-mapping options that a harness reader cannot honour (defaults pass silently).
+
+    ``facets`` (label columns of other sources of variation) passes when it names none (None or empty: e.g. the
+    command line's ``--facets trial``, trials being read as trials already); naming columns is refused in words,
+    since these logs have no label columns beyond their fixed fields. Readers that do read facets (inspect's
+    metadata fields) take the option themselves."""
+    options = dict(options)
+    facets = options.pop("facets", None)
+    if facets is not None and len([facets] if isinstance(facets, str) else list(facets)):
+        raise ArgumentError(f"`facets` names label columns of a results table; {source_name} logs have none (their"
+                            " repeats are read as trials, which every analysis uses already); write the results"
+                            " as a table with the facet column (model, task, item, score, and e.g. prompt) to"
+                            " analyse a facet")
     for key, value in options.items():
         if key not in _TABULAR_DEFAULTS:
             raise ArgumentTypeError(f"the {source_name} reader got an unexpected option `{key}`.")
@@ -385,7 +397,7 @@ def check_tabular_unused(options: dict, source_name: str) -> None:
 
 
 def build_table(rows: dict, *, source: str, notes: list[str], skipped: Skipped, unbounded: bool = False,
-                what: str = "logs") -> ResultsTable:
+                what: str = "logs", facets=()) -> ResultsTable:
     """Build the item-level table from column lists; ``rows['where']`` names each row (file and line)."""
     n = len(rows.get("score", ()))
     if n == 0:
@@ -396,7 +408,7 @@ def build_table(rows: dict, *, source: str, notes: list[str], skipped: Skipped, 
     if "trial" in frame.columns and frame["trial"].nunique() <= 1:
         frame = frame.drop(columns="trial")
     return ResultsTable.from_items(frame, source=source, unbounded=unbounded, row_word="at",
-                                   notes=list(notes) + skipped.notes())
+                                   notes=list(notes) + skipped.notes(), facets=tuple(facets))
 
 
 def require_zstandard():

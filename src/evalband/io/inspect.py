@@ -31,7 +31,7 @@ _MAX_MEMBER = 2 ** 31  # refuse absurd sizes from a corrupt header rather than a
 
 
 def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = None,
-                 group_col: str | None = None, unbounded: bool = False, **tabular) -> ResultsTable:
+                 group_col: str | None = None, facets=None, unbounded: bool = False, **tabular) -> ResultsTable:
     """Read inspect_ai logs (``.eval`` archives or JSON logs; a file, folder, glob or list) into one table.
 
     Parameters
@@ -45,6 +45,10 @@ def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = N
     group_col : str, optional
         ``metadata.<field>``: split each task into sub-tasks ``<task>/<value>``, grouped under the task. The
         tabular default 'group' is ignored.
+    facets : str or list of str, optional
+        Sample metadata fields read as facets (label columns of other sources of variation: prompt variant,
+        judge, ...), each written ``metadata.<field>`` or ``<field>``; the column is named by the field. Epochs
+        are trials, never a facet.
     unbounded : bool
         Declare scores not proportions.
 
@@ -69,13 +73,18 @@ def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = N
     tabular.pop("group_col", None)
     check_tabular_unused(tabular, "inspect")
     cluster_key = _metadata_key(cluster_col, "cluster_col")
+    facet_keys = [] if facets is None else [_metadata_key(f, "facets") for f in
+                                            ([facets] if isinstance(facets, str) else facets)]
+    facet_keys = [f for f in dict.fromkeys(facet_keys) if f not in ("epoch", "trial")]
+    if set(facet_keys) & {"model", "task", "item", "score", "cluster", "group"}:
+        raise ArgumentError(f"`facets` must name metadata fields other than the table's roles; got {facets!r}.")
     group_key = _metadata_key(group_col, "group_col")
     if group_col is not None and not group_col.startswith("metadata."):
         raise ArgumentError(f"`group_col` for inspect logs must be 'metadata.<field>'; got {group_col!r}.")
     scorer, sub = (metric.split(":", 1) + [None])[:2] if metric else (None, None)
     source, files, skipped = files_of(data, "inspect")
     notes: list[str] = []
-    rows = {k: [] for k in ("model", "task", "item", "trial", "score", "where", "group", "cluster")}
+    rows = {k: [] for k in ("model", "task", "item", "trial", "score", "where", "group", "cluster", *facet_keys)}
     owner: dict[tuple, str] = {}
     used_scorers: set = set()
     for path in files:
@@ -134,6 +143,8 @@ def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = N
             rows["where"].append(f"{path.name}:{loc}")
             rows["group"].append(group)
             rows["cluster"].append(None if cluster_key is None else _meta(meta, cluster_key, src, row, loc))
+            for f in facet_keys:
+                rows[f].append(_meta(meta, f, src, row, loc))
         if missing:
             skipped.add(f"{path.name} ({missing})", f"samples without a '{use}' score (errors or cancelled)")
     if used_scorers:
@@ -144,7 +155,7 @@ def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = N
     if cluster_key is None:
         rows["cluster"] = None
     return build_table(rows, source=source, notes=notes, skipped=skipped, unbounded=unbounded,
-                       what="inspect logs")
+                       what="inspect logs", facets=tuple(facet_keys))
 
 
 def _metadata_key(name, arg):

@@ -15,7 +15,8 @@ import os
 
 import pandas as pd
 
-from .._validate import ArgumentTypeError, InputError, check_choice
+from .._lists import check_named_columns
+from .._validate import ArgumentTypeError, check_choice
 from ..ratings import RatingsTable
 from .tabular import load_frame
 
@@ -35,8 +36,7 @@ def _column(frame: pd.DataFrame, name, role: str, source: str, *, required: bool
         return folded[0]
     if not required:
         return None
-    raise InputError(f"no {role} column {name!r}; found {', '.join(map(repr, map(str, frame.columns)))}"
-                     f" (name it with {role}_col=)", source=source)
+    check_named_columns([(f"{role}_col", name)], frame.columns, source)
 
 
 def read_ratings(data, *, unit_col: str = "unit", rater_col: str = "rater", value_col: str = "value",

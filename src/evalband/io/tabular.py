@@ -26,6 +26,7 @@ import pandas as pd
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..table import ResultsTable
+from .._lists import check_named_columns
 from ._columns import keep_split, refuse_splits, unused_note
 from ._frames import STDIN, STDIN_NAME, TABULAR_SUFFIXES, load, load_frame
 from ._text import check_column_names
@@ -146,10 +147,7 @@ def read_tabular(
     pre_notes = list(load_notes)
     if drop_cols is not None:
         drop = [drop_cols] if isinstance(drop_cols, str) else [str(c) for c in drop_cols]
-        unknown = [c for c in drop if c not in df.columns]
-        if unknown:
-            raise InputError(f"no column {', '.join(map(repr, unknown))} to leave out (drop_cols=, --drop-cols);"
-                             f" found {', '.join(map(repr, df.columns))}", source=source)
+        check_named_columns([("drop_cols", c) for c in drop], df.columns, source)
         df = df.drop(columns=list(dict.fromkeys(drop)))
         pre_notes.append(f"column{'s' if len(drop) > 1 else ''} left out as asked (--drop-cols):"
                          f" {', '.join(dict.fromkeys(drop))}")
@@ -162,12 +160,38 @@ def read_tabular(
     is_default = {"trial": trial_col == "trial", "group": group_col == "group", "correct": correct_col == "correct",
                   "accuracy": accuracy_col == "accuracy"}
     cols = list(df.columns)
+    given_cols = dict(model_col=model_col, task_col=task_col, item_col=item_col, score_col=score_col,
+                      trial_col=trial_col, group_col=group_col, n_col=n_col, correct_col=correct_col,
+                      accuracy_col=accuracy_col)
     model_col, task_col, item_col, score_col, trial_col, group_col, n_col, correct_col, accuracy_col = (
         _match_case(col, cols, source, option, explicit=col != default) for col, option, default in (
             (model_col, "--model-col", "model"), (task_col, "--task-col", "task"), (item_col, "--item-col", "item"),
             (score_col, "--score-col", "score"), (trial_col, "--trial-col", "trial"),
             (group_col, "--group-col", "group"), (n_col, "n_col=", "n"), (correct_col, "correct_col=", "correct"),
             (accuracy_col, "accuracy_col=", "accuracy")))
+    # every column named for a role must exist (the one check of the column mapping: a typo such as
+    # task_col='categroy' is named as such, with the closest column, never read as some other problem)
+    facet_list = [] if facets is None else [facets] if isinstance(facets, str) else [str(f) for f in facets]
+    check_named_columns(
+        [(arg, col) for arg, col, given, default in (
+            ("model_col", model_col, given_cols["model_col"], "model"),
+            ("task_col", task_col, given_cols["task_col"], "task"),
+            ("item_col", item_col, given_cols["item_col"], "item"),
+            ("score_col", score_col, given_cols["score_col"], "score"),
+            ("trial_col", trial_col, given_cols["trial_col"], "trial"),
+            ("group_col", group_col, given_cols["group_col"], "group"),
+            ("n_col", n_col, given_cols["n_col"], "n"), ("correct_col", correct_col, given_cols["correct_col"],
+                                                          "correct"),
+            ("accuracy_col", accuracy_col, given_cols["accuracy_col"], "accuracy"),
+            ("cluster_col", _match_case(cluster_col, cols, source, "--cluster", explicit=True)
+             if isinstance(cluster_col, str) else None, cluster_col, None),
+            ("human_col", _match_case(human_col, cols, source, "--human-col", explicit=True), human_col, "human"),
+            ("cost_col", _match_case(cost_col, cols, source, "--cost-col", explicit=True), cost_col, "cost"),
+            ("latency_col", _match_case(latency_col, cols, source, "--latency-col", explicit=True), latency_col,
+             "latency"))
+         if given is not None and given != default
+         and not (arg == "task_col" and stems is not None and task is None and col not in cols)]
+        + [("facets", f) for f in facet_list], cols, source)
     cluster_auto = cluster_col is None
     if cluster_col is False:  # items independent: no cluster role (a 'cluster' column is named as not used)
         cluster_col = None

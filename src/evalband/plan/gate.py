@@ -68,6 +68,7 @@ class GateResult:
     more_items : float
         Undecided only: additional paired items for 80% power to decide if the true difference is the observed
         one (``inf`` when it sits exactly on the margin); nan otherwise.
+        With ``method='betting'`` it is the fixed-sample figure, a rough guide (see ``more_items_basis``).
     n_clusters : int
         Clusters used by the cluster-robust interval (0 when not clustered).
     left_out : dict
@@ -96,6 +97,10 @@ class GateResult:
     reason: str = ""
     """Why an 'undecided' cannot be resolved by the usual count: 'too few units' (fewer than MIN_UNITS items or
     clusters), 'no spread' (every per-item difference is the same, so no item count can be estimated), or ''."""
+    more_items_basis: str = ""
+    """How ``more_items`` was found: 'fixed-sample t formula', 'fixed-sample normal formula (rough for the betting
+    interval)' (the anytime-valid interval narrows more slowly than a fixed-sample one, so the count is a rough
+    guide only), 'exact bound' (no spread), 'minimum units', or '' when not undecided."""
 
     @property
     def message(self) -> str:
@@ -127,6 +132,9 @@ class GateResult:
                     " more items")
         elif not math.isfinite(self.more_items):
             more = "no number of items decides it while the difference sits on the margin"
+        elif self.method == "betting":
+            more = (f"the fixed-sample formula suggests roughly {_rough(self.more_items):,} more paired items, a"
+                    " rough figure only: the anytime-valid interval narrows more slowly, so expect to need more")
         else:
             more = (f"about {int(self.more_items):,} more paired items would decide it (80% power if the observed"
                     " difference is the true one)")
@@ -147,6 +155,15 @@ class GateResult:
         d.pop("notes")
         d["models"] = ",".join(d["models"])
         return pd.DataFrame([d])
+
+
+def _rough(count: float) -> int:
+    """A count rounded to 2 significant figures (a rough figure should not look precise)."""
+    count = int(count)
+    if count < 100:
+        return count
+    step = 10 ** (len(str(count)) - 2)
+    return int(round(count / step) * step)
 
 
 def _one_model(table, model, role: str) -> str:
@@ -331,8 +348,15 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
             est = mean_interval(d, confidence_level=conf)
     notes.extend(str(w.message) for w in caught)
     se = float(est.se)
+    n_tasks = int(frame["task"].nunique())
+    if n_tasks > 1:
+        notes.append(f"the difference is the mean over the {n:,} paired items pooled across {n_tasks} tasks (each"
+                     " item counts once, so larger tasks weigh more); compare and rank report the mean over tasks"
+                     " (each task counts once), which can differ")
     if method == "t":
         low, high = float(est.ci.low), float(est.ci.high)
+        notes.append(f"interval: cluster-robust t over {G} clusters ({G - 1} degrees of freedom)" if G else
+                     "interval: paired t on the per-item differences (items taken as independent)")
     else:
         if b.min() < 0 or b.max() > 1 or c.min() < 0 or c.max() > 1:
             raise InputError("method 'betting' needs scores in [0, 1]", source="gate")
@@ -366,14 +390,14 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
         decision = "fail"
     else:
         decision = "undecided"
-    more = math.nan
+    more, basis = math.nan, ""
     if decision == "undecided":
         gap = mean + margin
         if sd == 0 and gap != 0 and bounded:
             # items until the exact bound clears the margin, if the items keep agreeing
             room = min(gap / (1 + mean) if gap > 0 else -gap / max(1 - mean, 1e-12), 0.999)
             need = math.ceil(math.log((1 - conf) / 2) / math.log(1 - room)) + 1
-            more = float(max(need - n, 1))
+            more, basis = float(max(need - n, 1)), "exact bound"
         elif sd == 0 and gap != 0:
             reason = reason or "no spread"
             more = math.inf
@@ -384,11 +408,17 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
                                alternative="greater", method="t" if method == "t" else "normal",
                                cluster_size=n / G if G else 1.0)
             more = float(max(math.ceil(need - n), 1)) if math.isfinite(need) else math.inf
+            basis = ("fixed-sample t formula" if method == "t" else
+                     "fixed-sample normal formula (rough for the betting interval)")
             if method == "betting":
-                notes.append("more items estimated with the fixed-sample normal formula; the anytime-valid"
-                             " interval narrows more slowly, so expect to need more")
+                ratio = (high - low) / float(est.ci.high - est.ci.low) if est.ci.high > est.ci.low else math.nan
+                notes.append("more items: a rough figure from the fixed-sample normal formula; the anytime-valid"
+                             " interval narrows more slowly"
+                             + (f" (here it is {ratio:.1f} times as wide as the fixed-sample interval)"
+                                if math.isfinite(ratio) else "") + ", so expect to need more")
         if units < MIN_UNITS and not G:
-            more = max(more, float(MIN_UNITS - units)) if math.isfinite(more) else float(MIN_UNITS - units)
+            if not math.isfinite(more) or more < MIN_UNITS - units:
+                more, basis = float(MIN_UNITS - units), "minimum units"
     return GateResult(decision, EXIT_CODES[decision], n, float(b.mean()), float(c.mean()), mean, se,
                       ConfidenceInterval(low, high), margin, conf, method, more, G, left, names, tuple(notes),
-                      reason)
+                      reason, basis)

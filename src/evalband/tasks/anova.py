@@ -144,13 +144,13 @@ class RMAnovaResult:
     notes: tuple[str, ...] = ()
 
     def to_frame(self) -> pd.DataFrame:
-        """Tukey HSD, one row per pair: model_a, model_b, difference (a - b), low, high, p_value, reject."""
+        """Tukey HSD, one row per pair: model_a, model_b, difference (a - b), low, high, p_value, significant."""
         i, j = np.triu_indices(len(self.models), 1)
         names = np.asarray(self.models, dtype=object)
         p = self.tukey_p_value[i, j]
         return pd.DataFrame({"model_a": names[i], "model_b": names[j], "difference": self.tukey_difference[i, j],
                              "low": self.tukey_low[i, j], "high": self.tukey_high[i, j], "p_value": p,
-                             "reject": p <= 1 - self.confidence_level})
+                             "significant": p <= 1 - self.confidence_level})
 
     def summary(self) -> str:
         verdict = "hold" if self.assumptions_hold else "do NOT hold (prefer the Friedman test)"

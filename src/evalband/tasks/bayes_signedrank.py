@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError, as_generator, check_confidence_level, check_positive_int
+from ..comparison.verdict import VERDICTS
 from ._matrix import as_score_matrix, complete_cases
 from .signedrank import pairs_for
 from ..display.reprs import displayed
@@ -66,13 +67,15 @@ def _check(rope, prior_strength, n_draws):
 
 
 def _decide(p_a, p_eq, p_b, level):
+    """The verdict word (:data:`evalband.comparison.verdict.VERDICTS`) of the posterior probabilities."""
+    a_better, b_better, equivalent, open_ = VERDICTS
     if p_a >= level:
-        return "a better"
+        return a_better
     if p_b >= level:
-        return "b better"
+        return b_better
     if p_eq >= level:
-        return "equivalent"
-    return "undecided"
+        return equivalent
+    return open_
 
 
 @displayed
@@ -91,8 +94,8 @@ class BayesSignedRankResult:
     prior_strength : float
     n_tasks : int
     decision : str
-        'a better', 'b better' or 'equivalent' when that posterior probability reaches ``confidence_level``,
-        'undecided' otherwise.
+        'A better', 'B better' or 'equivalent' when that posterior probability reaches ``confidence_level``,
+        'not yet decided' otherwise (the verdict words of :data:`evalband.comparison.verdict.VERDICTS`).
     confidence_level : float
     tasks, dropped_tasks, notes
     """

@@ -84,7 +84,8 @@ class TaskTestResult:
                               "cliques": [list(c) for c in p.cliques]}
         elif self.test in ("wilcoxon", "sign"):
             out["posthoc"] = {"method": self.test, "control": p.control, "correction": "holm",
-                              "confidence_level": p.confidence_level, "rejected": int(np.sum(p.reject)),
+                              "confidence_level": p.confidence_level, "significant": int(np.sum(p.reject)),
+                              "rejected": int(np.sum(p.reject)),  # alias of 'significant' (older JSON)
                               "pairs": int(len(p.reject))}
         elif self.test == "bayes-signed-rank":
             out["posthoc"] = {"method": "bayes-signed-rank", "control": p.control, "rope": p.rope,
@@ -113,7 +114,7 @@ class TaskTestResult:
             what = "Wilcoxon signed-rank" if self.test == "wilcoxon" else "sign"
             scope = f"against control {p.control}" if p.control else "for all pairs"
             lines.append(f"{what} tests {scope}, Holm-corrected at {p.confidence_level:.0%}:"
-                         f" {int(p.reject.sum())} of {len(p.reject)} rejected.")
+                         f" {int(p.reject.sum())} of {len(p.reject)} pairs significant.")
         elif self.test == "bayes-signed-rank":
             lines.append(f"Bayesian signed-rank (ROPE +/- {p.rope:g}); decisions need posterior probability"
                          f" >= {p.results[0].confidence_level:.0%}.")

@@ -52,7 +52,8 @@ class SignedRankResult:
     p_value, p_value_adjusted : numpy.ndarray
         Raw and Holm-adjusted p-values.
     reject : numpy.ndarray of bool
-        ``p_value_adjusted <= 1 - confidence_level``.
+        ``p_value_adjusted <= 1 - confidence_level``; also :attr:`significant`, the name every test over tasks
+        gives this decision (the column of :meth:`to_frame`).
     median_difference : numpy.ndarray
     wins, ties, losses : numpy.ndarray of int
         Tasks where a scores higher, the same, lower (in the better direction).
@@ -82,6 +83,11 @@ class SignedRankResult:
     dropped_tasks: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
+    @property
+    def significant(self) -> np.ndarray:
+        """The pairs found different (``reject``), under the name every test over tasks uses."""
+        return self.reject
+
     def significance_matrix(self) -> np.ndarray:
         """(n_models, n_models) bool: the pair was rejected (symmetric)."""
         k = len(self.models)
@@ -95,7 +101,7 @@ class SignedRankResult:
         return pd.DataFrame({"model_a": list(self.model_a), "model_b": list(self.model_b),
                              "median_difference": self.median_difference, "wins": self.wins, "ties": self.ties,
                              "losses": self.losses, "statistic": self.statistic, "p_value": self.p_value,
-                             "p_value_holm": self.p_value_adjusted, "reject": self.reject})
+                             "p_value_holm": self.p_value_adjusted, "significant": self.reject})
 
 
 def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: str = "wilcoxon",
