@@ -30,7 +30,7 @@ import pandas as pd
 
 from ._validate import ArgumentTypeError, InputError
 
-__all__ = ["JSONFloat", "label_text", "label_column", "natural_key", "natural_order", "shown"]
+__all__ = ["JSONFloat", "label_text", "label_column", "natural_key", "natural_order", "natural_permutation", "shown"]
 
 
 class JSONFloat(float):
@@ -179,6 +179,8 @@ def label_column(col: pd.Series, name: str, source=None, row_word: str = "row") 
         if not used.all():  # categories no row has are no labels of the column
             remap = (np.cumsum(used) - 1).astype(codes.dtype)
             codes, cats = remap[codes], cats[used]
+        if pd.api.types.is_integer_dtype(cats.dtype):
+            return _digits(codes, cats.to_numpy(), values.index), []
         return _coded(codes, list(cats), values, name, source, row_word)
     if pd.api.types.is_bool_dtype(values) or pd.api.types.is_integer_dtype(values):
         if values.isna().any():
@@ -190,8 +192,8 @@ def label_column(col: pd.Series, name: str, source=None, row_word: str = "row") 
             arr = values.to_numpy(dtype=np.int64)
         codes, uniq = int_codes(arr)
         if arr.dtype == bool:
-            uniq = uniq.astype(bool)
-        return _coded(codes, list(uniq), values, name, source, row_word)
+            return _coded(codes, list(uniq.astype(bool)), values, name, source, row_word)
+        return _digits(codes, uniq, values.index), []
     if values.isna().any():
         _missing(values, name, source, row_word)
     if pd.api.types.is_float_dtype(values):
@@ -221,9 +223,17 @@ def label_column(col: pd.Series, name: str, source=None, row_word: str = "row") 
     return _coded(codes, list(uniq), values, name, source, row_word)
 
 
+def _digits(codes: np.ndarray, uniq: np.ndarray, index) -> pd.Series:
+    """Integer labels: their decimal digits (distinct integers, distinct texts; nothing to normalize or to look
+    alike), converted in one NumPy pass."""
+    return pd.Series(pd.Categorical.from_codes(codes, categories=uniq.astype(str).astype(object)), index=index)
+
+
 def _coded(codes: np.ndarray, uniq: list, col: pd.Series, name: str, source, row_word: str):
     """The label rule on the distinct values ``uniq`` of a column coded as ``codes`` (``uniq[codes]`` is the
     column): a categorical column of the labels' text, with the notes; errors name the first row concerned."""
+    if pd.api.types.infer_dtype(uniq, skipna=False) == "string":  # text already: the rule is the identity
+        return _texts(codes, uniq, col, name, source, row_word)
     raw, bad, why = [], [], None
     for k, u in enumerate(uniq):
         try:
@@ -246,7 +256,16 @@ def _coded(codes: np.ndarray, uniq: list, col: pd.Series, name: str, source, row
         where = {t: k for k, t in enumerate(distinct)}
         remap = np.array([where[t] for t in raw], dtype=np.int64)
         codes = remap[codes]
-    as_raw = pd.Series(pd.Categorical.from_codes(codes, categories=distinct), index=col.index)
+    return _texts(codes, distinct, col, name, source, row_word)
+
+
+def _texts(codes: np.ndarray, distinct: list, col: pd.Series, name: str, source, row_word: str):
+    """Distinct label texts ``distinct`` coded as ``codes``: refuse a missing (empty) label and labels that look
+    alike; NFC-normalize; a categorical column."""
+    if "" in distinct:
+        pos = int(np.flatnonzero(codes == distinct.index(""))[0])
+        raise InputError(f"missing {name}", source=source, row=f"{row_word} {col.index[pos]}", column=name)
+    as_raw = pd.Series(pd.Categorical.from_codes(codes, categories=distinct, validate=False), index=col.index)
     notes = _check_lookalikes(distinct, as_raw, name, source, row_word)
     texts = [r if r.isascii() else unicodedata.normalize("NFC", r) for r in distinct]
     changed = sum(1 for r, t in zip(distinct, texts) if r != t)
@@ -302,6 +321,13 @@ def natural_key(text: str):
 def natural_order(labels) -> list[str]:
     """The distinct ``labels`` in natural order (see :func:`natural_key`)."""
     uniq = list(dict.fromkeys(str(x) for x in labels))
-    if uniq and all(u.isdigit() and u.isascii() for u in uniq):  # plain numeric ids: no per-label key
-        return sorted(uniq, key=lambda u: (len(u.lstrip("0")), u.lstrip("0"), u))
-    return sorted(uniq, key=natural_key)
+    return [uniq[k] for k in natural_permutation(uniq)]
+
+
+def natural_permutation(uniq: list) -> np.ndarray:
+    """The positions of distinct texts ``uniq`` in natural order: ``[uniq[k] for k in result]`` is sorted."""
+    if uniq and all(u.isdigit() and u.isascii() for u in uniq):  # plain numeric ids: one NumPy sort, no key
+        arr = np.array(uniq)
+        stripped = np.char.lstrip(arr, "0")
+        return np.lexsort((arr, stripped, np.char.str_len(stripped)))
+    return np.array(sorted(range(len(uniq)), key=lambda k: natural_key(uniq[k])), dtype=np.int64)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._labels import label_column, natural_order
+from ._labels import label_column, natural_permutation
 from ._validate import InputError
 
 #: inspect_ai-style score letters: Correct, Incorrect, Partial, No answer.
@@ -293,14 +293,19 @@ def _natural(col) -> pd.Categorical:
     """A label column (categorical from :func:`evalband._labels.label_column`, or text) as a categorical whose
     categories are in natural order (:func:`evalband._labels.natural_order`); codes are remapped, rows untouched."""
     if isinstance(getattr(col, "dtype", None), pd.CategoricalDtype):
-        codes, uniq = col.cat.codes.to_numpy(), list(col.cat.categories)
+        codes, uniq = col.cat.codes.to_numpy(), col.cat.categories.tolist()
     else:
         codes, uniq = pd.factorize(col)
-    order = natural_order(uniq)
-    rank = pd.Index(order).get_indexer(list(map(str, uniq)))
+        uniq = uniq.tolist()
+    uniq = [u if isinstance(u, str) else str(u) for u in uniq]
+    perm = natural_permutation(uniq)
+    if np.array_equal(perm, np.arange(len(uniq))):
+        return pd.Categorical.from_codes(codes, categories=uniq, validate=False)
     from ._table_codes import small_int
 
-    return pd.Categorical.from_codes(small_int(rank)[codes], categories=order)
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[perm] = np.arange(len(uniq))
+    return pd.Categorical.from_codes(small_int(rank)[codes], categories=[uniq[k] for k in perm], validate=False)
 
 
 def _canonical(out: pd.DataFrame, keys: tuple, others: tuple) -> pd.DataFrame:
@@ -342,12 +347,35 @@ def row_order(out: pd.DataFrame, keys: tuple):
     codes, radices = _key_codes(out, keys)
     if not codes:
         return None
+    if len(codes) > 2 and radices[0] * radices[1] <= 1 << 16:  # (task, model) first: one 16-bit radix pass,
+        order = _grouped_order(codes, radices)  # enough when each group's rows come in order (as files are)
+        if order is not False:
+            return order
     key = combined_key(codes, radices)
     if key is None:  # too many distinct keys for one int64: a comparison sort of the columns
         order = np.lexsort(codes[::-1])
         return None if np.array_equal(order, np.arange(len(out))) else order
     upper = int(np.prod([max(r, 1) for r in radices], dtype=object))
     return stable_order(key, upper)
+
+
+def _grouped_order(codes: list, radices: list):
+    """The sorting permutation (None: sorted) when sorting by the first two keys leaves the rest in order within
+    each group, else False."""
+    from ._table_codes import combined_key, take
+
+    primary = combined_key(codes[:2], radices[:2])
+    rest = combined_key(codes[2:], radices[2:])
+    if rest is None:
+        return False
+    order = None
+    if primary.size > 1 and not bool(np.all(primary[:-1] <= primary[1:])):
+        order = np.argsort(primary.astype(np.uint16), kind="stable")
+        order = order.astype(np.int32) if order.size < 2**31 else order
+    p, r = take(primary, order), take(rest, order)
+    del primary, rest
+    ok = bool(np.all((r[1:] >= r[:-1]) | (p[1:] != p[:-1])))
+    return order if ok else False
 
 
 def same_as_previous(out: pd.DataFrame, keys: tuple, order) -> np.ndarray:
@@ -364,7 +392,11 @@ def sort_rows(out: pd.DataFrame, order) -> pd.DataFrame:
         return out
     from ._table_codes import take
 
-    index = out.index.take(order)
+    index = out.index
+    if len(index) > 1 << 20 and pd.api.types.is_integer_dtype(index.dtype) and index.max() < 2**31 \
+            and index.min() >= -2**31:  # row numbers of a large file: 4 bytes each
+        index = pd.Index(np.asarray(index, dtype=np.int32))
+    index = index.take(order)
     columns = {}
     for c in list(out.columns):
         col = out.pop(c)
