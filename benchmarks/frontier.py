@@ -13,7 +13,11 @@ Methods, each in its own process (time and peak resident memory, VmHWM):
   scipy         scipy.stats.bootstrap(method='BCa') of each model's pooled mean cost per item (the 10 tasks as 10
                 samples, i.e. stratified), one call per model: per-model cost intervals only, no pairing, no quality.
                 Timed on 3 models and extrapolated to 20 (printed).
-  latency       evalband.costs.latency_quantiles (median, p95; paired item path), for the record.
+  latency       evalband.costs.latency_quantiles (median, p95, paired): each replicate's quantiles from the sorted
+                items and the cumulative draw counts.
+  latency-items the same quantiles through the engine's item path, evalband.resample.bootstrap_items (paired, the
+                same draws) with a NaN-aware quantile of every replicate's drawn items: the baseline of 'latency'
+                (round 1's implementation); both print a checksum of their replicates, which must agree.
 
 Usage: python benchmarks/frontier.py [--large] [--repeats 1] [--blas-threads 1]
 """
@@ -120,8 +124,23 @@ def run_child(name: str):
                             rng=np.random.default_rng(ARGS.seed))
         extra = {"models_timed": SCIPY_MODELS}
     elif name == "latency":
-        latency_quantiles(table, n_resamples=b, rng=ARGS.seed)
-        extra = {}
+        lat = latency_quantiles(table, n_resamples=b, rng=ARGS.seed)
+        extra = {"checksum": float(np.sum(lat.samples))}
+    elif name == "latency-items":
+        from evalband.costs.latency import nan_quantiles
+        from evalband.resample import bootstrap_items
+
+        arrays = np.full((len(table.models), s["items"], len(table.tasks)), np.nan)
+        for t, task in enumerate(table.tasks):
+            sub = table.data[table.data["task"] == task]
+            arrays[:, :, t] = sub.pivot(index="item", columns="model", values="latency").to_numpy().T
+
+        def pooled(scores):  # (c, M, T, n) -> (c, M, Q)
+            return nan_quantiles(scores.reshape(scores.shape[0], scores.shape[1], -1), (0.5, 0.95))
+
+        reps = bootstrap_items({m: arrays[k] for k, m in enumerate(table.models)}, pooled, resampling="paired",
+                               n_resamples=b, rng=ARGS.seed, tasks=table.tasks, progress=False)
+        extra = {"checksum": float(np.sum(reps.replicates))}
     else:
         raise SystemExit(f"unknown child {name!r}")
     elapsed = time.perf_counter() - start
@@ -148,14 +167,14 @@ def main():
           f" python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__},"
           f" BLAS threads {ARGS.blas_threads}")
     results = {}
-    order = ["frontier", "quality-only", "two-runs", "scipy", "latency", "frontier"]  # frontier before and after
+    order = ["frontier", "quality-only", "two-runs", "scipy", "latency", "latency-items", "frontier"]
     for name in order:
         for _ in range(ARGS.repeats):
             results.setdefault(name, []).append(child(name))
     med = {k: float(np.median([r["time"] for r in v])) for k, v in results.items()}
     peak = {k: max(r["peak_mb"] - r["data_mb"] for r in v) for k, v in results.items()}
     scipy_full = med["scipy"] * s["models"] / SCIPY_MODELS
-    for name in ["frontier", "quality-only", "two-runs", "latency"]:
+    for name in ["frontier", "quality-only", "two-runs", "latency", "latency-items"]:
         print(f"  {name:13s} {med[name]:8.2f} s   peak memory above the data {peak[name]:8.1f} MB")
     print(f"  {'scipy':13s} {med['scipy']:8.2f} s for {SCIPY_MODELS} models -> {scipy_full:.1f} s extrapolated to"
           f" {s['models']}   peak above the data {peak['scipy']:.1f} MB")
@@ -164,7 +183,11 @@ def main():
           " confidence")
     print(f"  ratios: frontier / quality-only {med['frontier'] / med['quality-only']:.2f}x,"
           f" frontier / two-runs {med['frontier'] / med['two-runs']:.2f}x,"
-          f" scipy (cost intervals only) / frontier {scipy_full / med['frontier']:.1f}x")
+          f" scipy (cost intervals only) / frontier {scipy_full / med['frontier']:.1f}x,"
+          f" latency-items / latency {med['latency-items'] / med['latency']:.1f}x")
+    a, b = results["latency"][-1]["checksum"], results["latency-items"][-1]["checksum"]
+    print(f"  latency replicates equal to the item path's: {abs(a - b) <= 1e-9 * abs(b)} (checksums {a:.6g},"
+          f" {b:.6g})")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,9 @@
    (LLMFAO crowd: 124 workers x 2,139 pairs, nominal; and a 5-point ordinal set of 10 raters x 2,000 units).
 2. PPI++ for many models: ``evalband.judges.ppi_mean`` on a (models, items) array against a loop over models
    calling ``ppi_py.ppi_mean_ci`` (and a check that the intervals agree).
+3. The PPI replicate set (``evalband.resample.bootstrap`` on a table with human labels: four summed columns per
+   item, lambda fixed) against the same engine on the judge's scores alone (``ppi='none'``, one column), same
+   table, same B: what the human-scale replicates cost over the judge-only ones.
 
 Prints wall times, the ratio (baseline / evalband) and peak Python memory (tracemalloc) of each side.
 
@@ -81,6 +84,27 @@ def bench_ppi(m, n, big_n):
           f" (peak {m_loop:.0f} MiB); ratio x{t_loop / t_ours:.1f}; max |ci_low difference| {err:.1e}")
 
 
+def bench_ppi_replicates(m, n, n_lab, b):
+    import evalband as eb
+
+    rng = np.random.default_rng(SEED)
+    lab = rng.permutation(n) < n_lab
+    frames = []
+    for k in range(m):
+        y = (rng.uniform(size=n) < 0.4 + 0.01 * k).astype(float)
+        f = np.where(rng.uniform(size=n) < 0.8, y, 1.0)
+        frames.append(pd.DataFrame({"model": f"m{k:02d}", "task": "t", "item": np.arange(n), "score": f,
+                                    "human": np.where(lab, y, np.nan)}))
+    table = eb.read(pd.concat(frames, ignore_index=True))
+    eb.resample.bootstrap(table, n_resamples=20, rng=0)  # warm up
+    _, t_ppi, m_ppi = timed(lambda: eb.resample.bootstrap(table, n_resamples=b, rng=1, progress=False))
+    _, t_plain, m_plain = timed(lambda: eb.resample.bootstrap(table, n_resamples=b, rng=1, progress=False,
+                                                              ppi="none"))
+    print(f"PPI replicates, {m} models x {n:,} items ({n_lab:,} labelled), B={b:,}: {t_ppi:.2f} s (peak"
+          f" {m_ppi:.0f} MiB); the judge-only bootstrap of the same table {t_plain:.2f} s (peak {m_plain:.0f} MiB);"
+          f" ratio x{t_ppi / t_plain:.1f}")
+
+
 def main():
     import evalband.judges as ej
 
@@ -98,6 +122,7 @@ def main():
     ratings[rng.uniform(size=ratings.shape) < 0.1] = np.nan
     bench_alpha("synthetic", ej.RatingsTable.from_reliability_data(ratings), "ordinal", b, b_loop)
     bench_ppi(50, 200, 5000)
+    bench_ppi_replicates(20, 5000, 500, b)
 
 
 if __name__ == "__main__":

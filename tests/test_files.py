@@ -11,6 +11,7 @@ import os
 import pytest
 
 from evalband import _files
+from evalband.io.folders import input_files
 
 
 def test_input_files_expand_globs_folders_lists_and_at_files(tmp_path):
@@ -18,7 +19,7 @@ def test_input_files_expand_globs_folders_lists_and_at_files(tmp_path):
     for name in ("a.csv", "b.csv"):
         (tmp_path / "runs" / name).write_text("x")
     (tmp_path / "names.txt").write_text("m1\n")
-    got = _files.input_files(str(tmp_path / "runs" / "*.csv"), None, "-", f"@{tmp_path / 'names.txt'}",
+    got = input_files(str(tmp_path / "runs" / "*.csv"), None, "-", f"@{tmp_path / 'names.txt'}",
                              [str(tmp_path / "runs")], "no-such-file.csv")
     assert {p.name for p in got} == {"a.csv", "b.csv", "names.txt"}
 
@@ -29,7 +30,7 @@ def test_output_onto_an_input_is_refused_whatever_the_spelling(tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     os.link(data, tmp_path / "hard.csv")
     (tmp_path / "soft.csv").symlink_to(data)
-    inputs = _files.input_files(str(data))
+    inputs = input_files(str(data))
     for spelling in ("results.csv", "./results.csv", str(data), "hard.csv", "soft.csv"):
         for force in (False, True):
             with pytest.raises(ValueError, match=r"is an input of this run .*choose another file name"):

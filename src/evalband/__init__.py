@@ -48,6 +48,8 @@ _LAZY = {
     # preference leaderboards (pairwise battles)
     "arena": "evalband.preferences", "ArenaResult": "evalband.preferences", "BattleTable": "evalband.preferences",
     "read_battles": "evalband.io.battles",
+    # cost, latency and the quality-cost frontier
+    "frontier": "evalband.costs", "FrontierResult": "evalband.costs", "CostTable": "evalband.cost_table",
     # task weights
     "weight_sensitivity": "evalband.weights", "WeightSensitivity": "evalband.weights",
     # planning

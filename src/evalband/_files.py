@@ -8,7 +8,7 @@
   and its target are left alone.
 * Figure files already in a figures folder are overwritten only with ``force``.
 
-Each refusal is a :class:`ValueError` of one line naming the option and the path.
+Each refusal is an :class:`~evalband.ArgumentError` (a ValueError) of one line naming the option and the path.
 """
 
 from __future__ import annotations
@@ -18,32 +18,7 @@ import tempfile
 from pathlib import Path
 from ._validate import ArgumentError
 
-__all__ = ["input_files", "check_output", "check_figures", "write_atomic"]
-
-
-def input_files(*specs) -> list[Path]:
-    """The existing files named by input arguments: paths, globs, folders (searched), lists of them, and
-    ``@FILE`` lists of names. Standard input (``-``), ``None`` and names that match nothing are skipped."""
-    from .io.folders import expand
-
-    out: list[Path] = []
-    for spec in specs:
-        if spec is None:
-            continue
-        if isinstance(spec, (list, tuple)):
-            out += input_files(*spec)
-            continue
-        text = os.fspath(spec)
-        if text == "-":
-            continue
-        if text.startswith("@") and Path(text[1:]).is_file():
-            out.append(Path(text[1:]))
-            continue
-        try:
-            out += expand(text)[1]
-        except Exception:  # a name that matches nothing is the reader's business, not the writer's
-            continue
-    return out
+__all__ = ["check_output", "check_figures", "write_atomic"]
 
 
 def _same_file(a: Path, b: Path) -> bool:

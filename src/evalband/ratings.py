@@ -371,6 +371,18 @@ class RatingsTable:
                                    self.value_code[keep], self.categories, self.level, self.numeric,
                                    self.cluster_code, self.cluster_labels, self.source, notes)
 
+    def with_level(self, level: str) -> "RatingsTable":
+        """This table at another level of measurement ('auto' or its own level: itself); interval and ratio need
+        numbers. The raters keep their order."""
+        if level == "auto" or level == self.level:
+            return self
+        kept = [n for n in self.notes if not n.startswith("level ") and "cells rated" not in n
+                and "no rating at all" not in n]
+        table = RatingsTable.from_long(self.to_frame(), cluster_col="cluster" if self.has_clusters else None,
+                                       level=level, categories=None if self.numeric else list(self.categories),
+                                       source=self.source, notes=kept)
+        return table.select(list(self.raters))
+
     def to_frame(self) -> pd.DataFrame:
         """Long frame: unit, rater, value (and cluster), one row per rating present."""
         cats = np.asarray(self.categories, dtype=object)

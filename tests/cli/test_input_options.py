@@ -25,7 +25,7 @@ READING = ["summarize", "passk", "compare", "rank", "bayes", "report", "plan", "
 
 
 def _params(command):
-    click_command = typer.main.get_command(app).commands[command]
+    click_command = typer.main.get_command(app).get_command(None, command)
     return {p.name: p for p in click_command.params}
 
 

@@ -68,10 +68,15 @@ def test_seed_001_wording():
     assert cost_words("A", "B", 1.25, 1.1, 1.4, level=0.95) == "B costs 25.0% more per item (95% CI 10.0% to 40.0%)"
     assert cost_words("A", "B", 0.95, 0.88, 1.03, level=0.95) == (
         "cost not yet decided (B costs 5.0% less per item, 95% CI 12.0% less to 3.0% more)")
+    # the house digit rule counts an SE's two significant figures with trailing zeros (display.decimals_for)
     assert latency_words("A", "B", -0.42, 0.06, -0.55, -0.31, level=0.95) == (
-        "A's median latency is 0.42 lower (95% CI 0.31 to 0.55)")  # SE 0.06 reads '0.06': two decimals
+        "A's median latency is 0.420 lower (95% CI 0.310 to 0.550)")  # SE 0.06 to two figures is 0.060: 3 decimals
+    assert latency_words("A", "B", -0.42, 0.12, -0.66, -0.18, level=0.95) == (
+        "A's median latency is 0.42 lower (95% CI 0.18 to 0.66)")  # SE 0.12: two decimals
     assert quality_words("A", "B", 0.05, 0.01, 0.03, 0.07, "A better", level=0.95, scale=100,
-                         margin=0).startswith("A better in quality (+5 points")  # SE 1.0 reads "1": no decimals
+                         margin=0).startswith("A better in quality (+5.0 points")  # SE 1.0 to two figures: 1 decimal
+    assert quality_words("A", "B", 0.05, 0.12, -0.19, 0.29, "not yet decided", level=0.95, scale=100,
+                         margin=0).startswith("quality not yet decided (+5 points")  # SE 12 points: no decimals
 
 
 def test_margin_detail_and_summary_costs():

@@ -135,3 +135,16 @@ def test_false_domination_stays_below_the_level():
         res = frontier(quality=quality_from_replicates(joint.quality), cost=costs_from_replicates(joint))
         claims += int(res.dominance.any())
     assert stats.binomtest(claims, n_sim, 0.05, alternative="greater").pvalue > 1e-3, claims
+
+
+def test_weights_and_tasks_are_the_selection_rule(make):
+    """Weights and tasks go through evalband.select, as for rank: the same weighted quality on the same draws."""
+    df = make({"A": (0.85, 2.0), "B": (0.6, 0.5)}, n_items=120, tasks=("t1", "t2", "t3"), latency=False, seed=9)
+    res = frontier(df, weights="t1=2,t2=1", n_resamples=600, rng=4)
+    ranked = eb.rank(df, weights="t1=2,t2=1", n_resamples=600, rng=4)["mean"]
+    np.testing.assert_allclose(res.quality, ranked.estimate, rtol=1e-13)
+    np.testing.assert_allclose(res.quality_ci.high, ranked.ci.high, rtol=1e-13)
+    assert any("weight 0" in n for n in res.notes)  # t3 is not named: it weighs 0, said in a note
+    only = frontier(df, tasks=["t2"], n_resamples=300, rng=1)
+    assert only.draws.samples.shape == (300, 2)
+    np.testing.assert_allclose(only.quality, df[df["task"] == "t2"].groupby("model")["score"].mean(), rtol=1e-13)

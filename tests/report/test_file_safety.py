@@ -95,7 +95,7 @@ def test_existing_figures_need_force_and_nothing_is_half_written(results, tmp_pa
 
 def test_write_report_checks_before_writing(results, tmp_path):
     from evalband import read
-    from evalband._files import input_files
+    from evalband.io.folders import input_files
     from evalband.report._build import build_report
     from evalband.report.html import write_report
 

@@ -62,3 +62,14 @@ def test_given_axes_linear_axis_and_stable_bytes():
     a = figure_bytes(frontier_plot(res).figure, "svg")
     b = figure_bytes(frontier_plot(res).figure, "svg")
     assert a == b
+
+
+def test_log_axis_ticks_are_plain_numbers():
+    """The plots draw text without mathtext, so the log axis must not use matplotlib's mathtext tick labels
+    (they would show as '$\\mathdefault{10^{0}}$')."""
+    ax = frontier_plot(_result())
+    figure_bytes(ax.figure)  # drawn, so the tick labels are set
+    major = [t.get_text() for t in ax.get_xticklabels()]
+    minor = [t.get_text() for t in ax.get_xticklabels(minor=True)]
+    assert major and all("$" not in t and "mathdefault" not in t for t in major + minor)
+    assert {"1", "10"} <= set(major)

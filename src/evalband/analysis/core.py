@@ -28,8 +28,9 @@ class Analysis:
 
     Attributes
     ----------
-    kind : {'comparison', 'summary'}
-        'summary' with one model or models that share no task (nothing to compare: :attr:`reason` says why).
+    kind : {'comparison', 'summary', 'preference'}
+        'summary' with one model or models that share no task (nothing to compare: :attr:`reason` says why);
+        'preference' for pairwise battles (:attr:`preference` holds the leaderboard).
     selection : Selection
         The models, tasks and weights analysed.
     aggregate : str
@@ -101,6 +102,11 @@ class Analysis:
         return dict(self.extras).get(key)
 
     @property
+    def preference(self):
+        """The preference leaderboard (:class:`~evalband.preferences.ArenaResult`) of battles, or None."""
+        return self.extra("arena")
+
+    @property
     def table(self):
         """The selected table."""
         return self.selection.table
@@ -136,6 +142,9 @@ class Analysis:
 
     def __repr__(self) -> str:
         sel = self.selection
+        if self.kind == "preference":
+            return (f"Analysis(preference: {len(sel.models)} models, {sel.table.n_battles:,} battles,"
+                    f" {self.aggregate}, {self.n_resamples:,} replicates, seed {self.seed})")
         head = (f"Analysis({self.kind}: {len(sel.models)} models x {len(sel.tasks)} tasks, aggregate"
                 f" {self.aggregate!r}, {self.n_resamples:,} replicates, seed {self.seed})")
         lines = [head]
@@ -148,13 +157,16 @@ class Analysis:
 
 
 def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, rng=None,
-            bayes: bool = True, models=None, tasks=None, weights=None, group_weights=None, fixed=None) -> Analysis:
+            bayes: bool = True, models=None, tasks=None, weights=None, group_weights=None, fixed=None,
+            ppi: str = "ppi++") -> Analysis:
     """Run every analysis a report shows, on one selection and one replicate set.
 
     Parameters
     ----------
-    data : Selection, ResultsTable, DataFrame or path
-        Anything :func:`evalband.select` accepts.
+    data : Selection, ResultsTable, BattleTable, DataFrame or path
+        Anything :func:`evalband.select` accepts. Pairwise battles give an analysis of kind 'preference': the
+        leaderboard of :func:`evalband.arena` (Bradley-Terry, questions resampled whole) on the same seed, replicate
+        count and confidence level (:mod:`evalband.analysis.preferences`).
     aggregate : str
         Aggregate over tasks ('mean', 'geometric', 'minmax', 'mean-rank', ...).
     n_resamples : int
@@ -171,6 +183,11 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
         Facets to condition on. By default facet columns crossed with items are random and the one replicate set
         is the crossed bootstrap; with few clusters it carries the small-sample correction
         (:func:`evalband.facets.default_replicates`).
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Item-level results with human labels: every interval, comparison and ranking is of the human-scale means,
+        from one replicate set of prediction-powered estimates (:mod:`evalband.judges.ppi_replicates`); the
+        sections that read the judge's item scores as they are (Bayes, tests over tasks, pass@k) are skipped with
+        the reason. 'none': the judge's scores at face value.
 
     Returns
     -------
@@ -197,7 +214,14 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=100)
     seed = _seed(rng)
     sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
+    if type(sel.table).__name__ == "BattleTable":  # pairwise battles: a preference leaderboard
+        from .preferences import preference_analysis
+
+        return preference_analysis(sel, n_resamples=n_resamples, confidence_level=level, seed=seed)
     table = sel.table
+    if type(table).__name__ == "RatingsTable":
+        raise InputError("a report analyses results (models scored on items); for raters' ratings use"
+                         " evalband.judges.agreement", source=table.source)
     table.require_models(1, "a report")
     if len(sel.models) == 1:
         reason = (f"There is one model ({sel.models[0]}), so there is nothing to compare or rank: the report "
@@ -213,7 +237,7 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
                   "its own tasks, and leaves out the sections on pairwise comparisons, ranks, task weights and "
                   "tests over tasks. Choose models that share tasks with --models to compare them.")
         return _summary(sel, reason, aggregate, n_resamples, level, seed)
-    return _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed)
+    return _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed, ppi)
 
 
 def _seed(rng) -> int:
@@ -230,8 +254,9 @@ def _names(items, limit) -> str:
     return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None) -> Analysis:
+def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None, ppi="ppi++") -> Analysis:
     from ..comparison import compare
+    from ..judges.ppi_replicates import uses_ppi
     from ..ranking import rank_models
     from .._progress import status
     from .extensions import run_extensions
@@ -241,7 +266,8 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None) -> 
     table = sel.table
     independent = False
     notes = []
-    if table.level == "item":
+    human = uses_ppi(table, ppi)  # PPI replicates resample every item of a task for every model at once
+    if table.level == "item" and not human:
         probe = sel.complete_tasks(shared_items=False)
         unpaired = list(missing_tasks(probe.table))  # tasks on which no item has a result from every model
         independent = bool(unpaired) or not table.paired_items
@@ -249,19 +275,23 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None) -> 
             notes.append(f"the models share no item on {_names(unpaired, 4)}: items cannot be paired, so every "
                          "model is resampled independently on its own items (unpaired bootstrap); differences "
                          "are less precise than a paired comparison on shared items would make them")
-    sel = sel.complete_tasks(shared_items=not independent, independent=independent or table.level == "summary")
+    sel = sel.complete_tasks(shared_items=not independent and not human,
+                             independent=independent or table.level == "summary")
     from ..facets.defaults import check_fixed, default_replicates
+    from ..resample.prepare import require_clusters
 
+    require_clusters(sel, what="a report's comparison")
     fixed = check_fixed(table, fixed)
-    reps = None if independent else default_replicates(sel, fixed=fixed, n_resamples=n_resamples, rng=seed)
-    if reps is None:  # no random facet and enough clusters: the engine's bootstrap
+    reps = None if independent or human else default_replicates(sel, fixed=fixed, n_resamples=n_resamples,
+                                                                rng=seed)
+    if reps is None:  # no random facet and enough clusters (or human labels: PPI replicates): the engine's
         reps = bootstrap(sel, resampling="independent" if independent else "auto", n_resamples=n_resamples,
-                         rng=seed)
+                         rng=seed, ppi=ppi)
     # without pairing, compare works on the replicates alone (there are no shared items to measure)
     source = reps if independent else sel
     comparison = compare(source, replicates=None if independent else reps, aggregate=aggregate,
                          weights=sel.weights if independent else None, confidence_level=level, per_task=False,
-                         rng=seed)
+                         rng=seed, ppi=ppi)
     av = comparison.aggregate_values[0]
     ranking = rank_models(av.observed, av.samples, reps.models, aggregate=av.name,
                           higher_is_better=av.higher_is_better, confidence_level=level, scale=av.scale,
@@ -270,14 +300,20 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None) -> 
     task_ci = interval(reps.replicates, reps.observed, confidence_level=level)
     order = np.lexsort((ranking.rank_mean, ranking.rank))  # best first, whatever the direction
     skipped = []
-    with status("analysis: tests over tasks"):
-        tests = _tests(sel, level, ranking.higher_is_better, skipped)
+    if human:  # these read the judge's item scores as they are; the report's numbers are of the human scale
+        why = "reads the judge's scores at face value; with human labels the report is of the human-scale means (PPI)"
+        skipped += [(title, why) for title in ("Critical-difference diagram", "Bayesian intervals",
+                                               "pass@k and pass^k")]
+        tests = fit = pk = None
+    else:
+        with status("analysis: tests over tasks"):
+            tests = _tests(sel, level, ranking.higher_is_better, skipped)
+        with status("analysis: Bayesian intervals"):
+            fit = _bayes(sel, aggregate, level, seed, skipped) if bayes else None
+        with status("analysis: pass@k"):
+            pk = _passk(sel, level, skipped)
     with status("analysis: task-weight sensitivity"):
         maps = _weight_maps(sel, reps, seed, skipped)
-    with status("analysis: Bayesian intervals"):
-        fit = _bayes(sel, aggregate, level, seed, skipped) if bayes else None
-    with status("analysis: pass@k"):
-        pk = _passk(sel, level, skipped)
     with status("analysis: further sections"):
         extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level,
                                       seed=seed, replicates=reps)

@@ -23,6 +23,9 @@ __all__ = ["EXTENSIONS", "Skip", "run_extensions"]
 #: report's sections.
 EXTENSIONS: dict[str, tuple] = {
     "variance": ("Where the variance comes from", "evalband.facets.summary:variance_extension"),
+    "arena": ("Preference leaderboard", "evalband.analysis.preferences:arena_extension"),
+    "judges": ("Judge and human labels", "evalband.judges.extension:human_labels"),
+    "costs": ("Cost and quality", "evalband.costs.analysis:cost_analysis"),
 }
 
 

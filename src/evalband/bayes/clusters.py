@@ -123,7 +123,7 @@ def design_effects(data, *, models=None, tasks=None) -> DesignEffects:
         table = table.select(models=models, tasks=tasks)
     with warnings.catch_warnings(record=True) as caught:  # the few-clusters warning becomes a note here
         warnings.simplefilter("always")
-        est = estimate(table, method="cluster", cluster=True)
+        est = estimate(table, method="cluster", cluster=True, ppi="none")  # the clustering of the scores as read
     deff = np.asarray(est.extras["design_effect"], dtype=np.float64)
     used = np.maximum(deff, 1.0)
     undefined = np.isnan(used)

@@ -72,7 +72,8 @@ ItemColOpt = Annotated[str, typer.Option("--item-col", help="Column holding the 
 ScoreColOpt = Annotated[str, typer.Option("--score-col", help="Column holding the score.")]
 TrialColOpt = Annotated[str, typer.Option("--trial-col", help="Column holding the trial (repeat) number.")]
 ClusterOpt = Annotated[Optional[str], typer.Option("--cluster", help="Column of clusters (passage, document,"
-                                                   " sub-source); default 'cluster' if present.",
+                                                   " sub-source); default 'cluster' if present; 'none' to treat"
+                                                   " items as independent.",
                                                    show_default=False)]
 GroupColOpt = Annotated[str, typer.Option("--group-col", help="Column holding the task group.")]
 UnboundedOpt = Annotated[bool, typer.Option("--unbounded", help="Scores are not proportions (rewards, BLEU, ...):"
@@ -176,8 +177,10 @@ class InputOptions:
     latency_col: Optional[str] = dataclasses.field(default=None, metadata=_cli(LatencyColOpt))
     facets: Optional[str] = dataclasses.field(default=None, metadata=_cli(FacetsOpt))
 
-    def read(self):
-        """Read PATH or --example into a ResultsTable (:func:`load_input`); nothing is selected here."""
+    def read(self, *, battles: bool = False):
+        """Read PATH or --example into a ResultsTable (:func:`load_input`); nothing is selected here. With
+        ``battles``, a file of pairwise battles (detected, or --source naming a battle format) is read as a
+        BattleTable."""
         options = dataclasses.asdict(self)
         path, example = options.pop("path"), options.pop("example")
         for key in ("tasks", "weights"):
@@ -186,15 +189,16 @@ class InputOptions:
         from .._progress import status
 
         with status(f"reading {path if path is not None else 'example ' + str(example)}"):
-            return load_input(path, example, **options)
+            return load_input(path, example, battles=battles, **options)
 
-    def selection(self, *, weights: bool = True, **options):
+    def selection(self, *, weights: bool = True, battles: bool = False, **options):
         """The library's selection (:func:`evalband.select`) of --models, --tasks and --weights on the table
         read: the command line parses the text, the library applies its one rule. ``weights=False`` for commands
-        whose analysis takes no weights; ``options`` go to ``select`` (``complete=``, ...)."""
+        whose analysis takes no weights; ``battles`` for commands that also read pairwise battles; ``options`` go
+        to ``select`` (``complete=``, ...)."""
         from ..selection import select
 
-        table = self.read()
+        table = self.read(battles=battles)
         return select(table, models=parse_list(self.models, name="models"),
                       tasks=parse_list(self.tasks, name="tasks"),
                       weights=self.weights if weights else None, **options)
@@ -270,7 +274,8 @@ CLI_NAMES = {"rng": "--seed", "n_resamples": "--n-resamples", "confidence_level"
              "name": "--aggregate", "aggregate": "--aggregate", "method": "--method", "correction": "--correction",
              "resampling": "--resampling", "margin": "--margin", "weights": "--weights", "group_weights": "--weights",
              "models": "--models", "test": "--test", "prior": "--prior", "accuracy_scale": "--accuracy-scale",
-             "drop_cols": "--drop-cols", "clusters": "--clusters", "tasks": "--tasks", "fixed": "--fixed"}
+             "drop_cols": "--drop-cols", "clusters": "--clusters", "tasks": "--tasks", "fixed": "--fixed",
+             "ppi": "--ppi"}
 #: Aggregates whose parameter the CLI gives after a colon, with an example of the syntax.
 _PARAMETER_SYNTAX = {"bin_width": "binned-rank:0.01", "gamma": "optimality-gap:0.9",
                      "baseline": "probability-of-improvement:MODEL", "chance": "chance-normalized:0.25"}
@@ -289,7 +294,7 @@ def cli_message(text: str, options: dict | None = None) -> str:
     text = re.sub(r"`(\w+)=(['\"]?)([^`'\"]*)\2`",  # `clusters='effective'` -> `--clusters effective`
                   lambda g: f"`{names[g.group(1)]} {g.group(3)}`" if g.group(1) in names else g.group(0), text)
     text = re.sub(r"`(\w+)`", lambda g: f"`{names[g.group(1)]}`" if g.group(1) in names else g.group(0), text)
-    text = text.replace("`--seed` seed must", "`--seed` must")
+    text = text.replace("`--seed` seed must", "`--seed` must").replace("`cluster=False`", "`--cluster none`")
     text = text.replace("(resampling='binomial')", "(--resampling independent, or leave it at auto)")
     text = re.sub(r"say accuracy_scale=\S* to override", "give --accuracy-scale fraction or percent to override",
                   text)
@@ -413,18 +418,39 @@ def parse_confidence(text):
 
 def load_input(path, example, *, source="auto", shape="auto", model_col="model", task_col="task",
                item_col="item", score_col="score", trial_col="trial", cluster=None, group_col="group",
-               unbounded=False, count_rule="floor", models=None, drop_cols=None, accuracy_scale=None, **extra):
+               unbounded=False, count_rule="floor", models=None, drop_cols=None, accuracy_scale=None,
+               battles=False, **extra):
     """Read PATH or --example into a ResultsTable (:func:`evalband.read`; the selection of --models is the
     library's, :meth:`InputOptions.selection`).
 
     With ``--shape wide`` the --models names are the model columns chosen at read time (other columns are not
-    models and not counted in coverage notes); ``--drop-cols`` leaves columns out before reading.
+    models and not counted in coverage notes); ``--drop-cols`` leaves columns out before reading. With
+    ``battles``, a file of pairwise battles is read as a BattleTable: when --source names a battle format, or
+    when it is detected (:func:`evalband.io.battles.looks_like_battles`) and no option of a results table was
+    given (those options would otherwise turn the detection off).
     """
-    from ..io import load_example
+    from ..io import BATTLE_SOURCES, load_example
     from ..io import read
 
     if (path is None) == (example is None):
         raise ArgumentError("give either a results file PATH or --example NAME (one of them)")
+    if battles and example is None:
+        results = dict(shape=shape != "auto", model_col=model_col != "model", task_col=task_col != "task",
+                       item_col=item_col != "item", score_col=score_col != "score", trial_col=trial_col != "trial",
+                       cluster=cluster is not None, group_col=group_col != "group", unbounded=unbounded,
+                       count_rule=count_rule != "floor", drop_cols=drop_cols is not None,
+                       accuracy_scale=accuracy_scale is not None, **{k: v is not None for k, v in extra.items()})
+        given = [f"--{k.strip('_').replace('_', '-')}" for k, v in results.items() if v]
+        if source in BATTLE_SOURCES:
+            if given:
+                raise ArgumentError(f"{', '.join(given)} apply to a results table, not to battles (--source"
+                                    f" {source})")
+            return read(path, source=source)
+        if source == "auto" and not given:
+            from ..io.battles import looks_like_battles
+
+            if looks_like_battles(path):
+                return read(path)
     names = None if models is None else parse_list(models, name="models")
     if drop_cols is not None:
         if example is not None:
@@ -446,6 +472,8 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
         if example is not None:
             raise ArgumentError("`--accuracy-scale` applies to a results file, not to --example")
         extra["accuracy_scale"] = accuracy_scale
+    if cluster is not None and cluster.strip().lower() == "none":
+        cluster = False  # items are independent: a 'cluster' column is then named as not used
     if example is not None:
         table = load_example(example)
     else:

@@ -9,6 +9,7 @@ import typer
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed,
                       show, FixedOpt, parse_fixed)
+from ._judges import PpiOpt, ppi_line, ppi_records
 from .._validate import ArgumentError
 
 AggregateOpt = Annotated[str, typer.Option(
@@ -113,9 +114,11 @@ def decided_line(pc) -> str:
 
 
 @reads_input("path example models tasks drop_cols accuracy_scale",
-             after={"aggregate": "weights", "fixed": "facets", "fmt": f"cluster {TABLE_INPUT} {LOG_INPUT}"})
+             after={"aggregate": "weights", "fixed": "facets", "ppi": "human_col",
+                    "fmt": f"cluster {TABLE_INPUT} {LOG_INPUT}"})
 def compare(
     aggregate: AggregateOpt = "mean",
+    ppi: PpiOpt = "ppi++",
     resampling: ResamplingOpt = "auto",
     n_resamples: NResamplesOpt = 10_000,
     seed: SeedOpt = None,
@@ -154,7 +157,7 @@ def compare(
         result = compare_models(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples,
                                 method=interval, confidence_level=parse_confidence(confidence),
                                 correction=correction, margin=parse_margin(margin), per_task=False, rng=seed,
-                                fixed=parse_fixed(fixed))
+                                fixed=parse_fixed(fixed), ppi=ppi)
         notes = list(result.notes)
         notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
         if table.attribution:
@@ -162,7 +165,10 @@ def compare(
         value_cols = ("difference", "se", "ci_low", "ci_high")
         frame = result.to_frame()
         if fmt in ("csv", "json"):
-            show(frame, fmt, notes=notes)
+            from ..display import to_json
+
+            cells = ppi_records(result.replicates)  # human labels: lambda, n_labelled, ... of each model
+            show(frame, fmt, notes=notes, json=to_json(frame, ppi=cells) if cells and fmt == "json" else None)
             return
         scales = [(p.statistic, p.scale) for p in result.aggregates]
         parts, readings = [], []
@@ -184,6 +190,9 @@ def compare(
         if (shown["p_adjusted"] == shown["p_value"]).all():
             shown = shown.drop(columns="p_adjusted")  # no correction: the same numbers twice
         points = points_note(scales)
+        line = ppi_line(ppi_records(result.replicates))
+        if line:
+            notes.insert(0, line)
         floor = 2 / (result.replicates.replicates.shape[0] + 1)  # two-sided bootstrap p-values
         show(shown, fmt, notes=readings + ([points] if points else []) + notes, value_cols=value_cols,
              scale=row_scales(shown, scales), p_floor=floor)

@@ -16,6 +16,7 @@ from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOpt
                       FixedOpt, parse_fixed)
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
                       parse_margin, points_note, row_scales)
+from ._judges import PpiOpt, ppi_columns, ppi_records
 from .._validate import ArgumentError
 
 TestOpt = Annotated[Optional[str], typer.Option(
@@ -30,9 +31,11 @@ RopeOpt = Annotated[float, typer.Option(
 
 
 @reads_input("path example models tasks drop_cols accuracy_scale",
-             after={"aggregate": "weights", "fixed": "facets", "fmt": f"cluster {TABLE_INPUT}", "rope": LOG_INPUT})
+             after={"aggregate": "weights", "fixed": "facets", "ppi": "human_col", "fmt": f"cluster {TABLE_INPUT}",
+                    "rope": LOG_INPUT})
 def rank(
     aggregate: AggregateOpt = "mean",
+    ppi: PpiOpt = "ppi++",
     resampling: ResamplingOpt = "auto",
     n_resamples: NResamplesOpt = 10_000,
     seed: SeedOpt = None,
@@ -60,27 +63,36 @@ def rank(
     with errors(method="--interval"), executor_for(scheduler):  # the bootstrap interval `method`
         fmt = output_format(fmt, wide)
         if test is not None:
+            sel = inputs.selection()
+            if ppi != "none" and getattr(sel.table, "level", None) == "item" and "human" in sel.table.measures:
+                raise ArgumentError("`--test` treats the judge's per-task scores as they are; with human labels use"
+                                    " the bootstrap ranking (of the human-scale means), or --ppi none")
             if inputs.weights is not None:
                 raise ArgumentError("`--weights` does not apply to --test: tests over tasks treat the tasks as the"
                                  " sample, each task counting once")
-            return _run_task_test(inputs.selection(), test=test, control=control, rope=rope,
+            return _run_task_test(sel, test=test, control=control, rope=rope,
                                   confidence=confidence, seed=seed, fmt=fmt)
         options = dict(aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, seed=seed,
                        confidence=confidence, interval=interval, correction=correction, margin=margin,
-                       fixed=parse_fixed(fixed))
-        frame, notes, scales = _run(inputs.selection(), **options)
+                       fixed=parse_fixed(fixed), ppi=ppi)
+        frame, notes, scales, cells = _run(inputs.selection(), **options)
         if fmt in ("csv", "json"):
-            show(frame, fmt, notes=notes)
+            from ..display import to_json
+
+            show(frame, fmt, notes=notes, json=to_json(frame, ppi=cells) if cells and fmt == "json" else None)
             return
         shown = frame[[c for c in ("aggregate", "model", "estimate", "se", "ci_low", "ci_high", "rank",
                                    "rank_mean", "rank_low", "rank_high", "rank_sim_low", "rank_sim_high",
                                    "p_best", "tier", "confidence_level") if c in frame.columns]]
+        shown = ppi_columns(shown, cells)  # human labels, one task: lambda, n_labelled, effective n per model
         points = points_note(scales)
         show(shown, fmt, notes=([points] if points else []) + notes, scale=row_scales(shown, scales))
 
 
-def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval, correction, margin, fixed=None):
-    """Call the library on the selection; return (frame, notes, [(aggregate, display scale)])."""
+def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval, correction, margin, fixed=None,
+         ppi="ppi++"):
+    """Call the library on the selection; return (frame, notes, [(aggregate, display scale)], PPI records or
+    None)."""
     from ..display import format_level
     from ..ranking import rank as rank_models
 
@@ -88,7 +100,7 @@ def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval,
     seed, seed_text = resolve_seed(seed)
     result = rank_models(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, method=interval,
                          confidence_level=parse_confidence(confidence), simultaneous=correction,
-                         margin=parse_margin(margin), rng=seed, fixed=fixed)
+                         margin=parse_margin(margin), rng=seed, fixed=fixed, ppi=ppi)
     frame = result.to_frame()
     notes = list(result.notes)
     level = result.rankings[0].confidence_level
@@ -98,7 +110,7 @@ def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval,
     notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
     if table.attribution:
         notes.append(table.attribution)
-    return frame, notes, [(r.aggregate, r.scale) for r in result.rankings]
+    return frame, notes, [(r.aggregate, r.scale) for r in result.rankings], ppi_records(result.replicates)
 
 
 def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):

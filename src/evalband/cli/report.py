@@ -12,6 +12,7 @@ import typer
 
 from ._common import (LOG_INPUT, ConfidenceOpt, FixedOpt, InputOptions, SchedulerOpt, errors, executor_for,
                       parse_confidence, parse_fixed, parse_list, reads_input)
+from ._judges import PpiOpt
 from .._validate import ArgumentError
 
 OutputOpt = Annotated[str, typer.Option("--output", "-o", help="File to write (report.html, report.md, ...).")]
@@ -38,7 +39,7 @@ _SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".html
 
 
 @reads_input(after={"fixed": "facets", "bayes": "models tasks weights drop_cols accuracy_scale source shape model_col task_col item_col score_col"
-                             f" trial_col cluster group_col unbounded count_rule {LOG_INPUT}"})
+                             f" trial_col cluster group_col unbounded count_rule {LOG_INPUT}", "ppi": "human_col"})
 def report(
     output: OutputOpt = "report.html",
     fmt: ReportFormatOpt = None,
@@ -50,6 +51,7 @@ def report(
     aggregate: AggregateOpt = "mean",
     fixed: FixedOpt = None,
     bayes: BayesOpt = True,
+    ppi: PpiOpt = "ppi++",
     scheduler: SchedulerOpt = None,
     force: ForceOpt = False,
     *,
@@ -62,6 +64,7 @@ def report(
     evalband report --example vtab -o report.html
     """
     from .. import _files
+    from ..io.folders import input_files
     from .._validate import check_confidence_level
     from ..report import build_report, write_report
 
@@ -72,15 +75,18 @@ def report(
         bad = [f for f in fig_formats if f not in ("png", "svg")]
         if bad or not fig_formats:
             raise ArgumentError(f"`--figure-format` must list png and/or svg; got {figure_format!r}.")
+        if inputs.source == "ratings":
+            raise ArgumentError("`--source ratings`: a report analyses results (models scored on items); for raters'"
+                                " ratings run evalband agreement FILE (its --format markdown gives the tables)")
         level = check_confidence_level(parse_confidence(confidence))
         check_output(output, figures)  # before the 10-20 s of computing, not after
-        read = _files.input_files(inputs.path, inputs.baselines, inputs.models, inputs.tasks, inputs.weights)
+        read = input_files(inputs.path, inputs.baselines, inputs.models, inputs.tasks, inputs.weights)
         _files.check_output(output, inputs=read, force=force)  # never over an input, nor through a link unasked
-        sel = inputs.selection()
+        sel = inputs.selection(battles=True)  # pairwise battles make a preference report
         command = _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate,
-                           bayes, fixed)
+                           bayes, fixed, ppi)
         rep = build_report(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level, rng=seed,
-                           bayes=bayes, command=command, fixed=parse_fixed(fixed))
+                           bayes=bayes, command=command, fixed=parse_fixed(fixed), ppi=ppi)
         write_report(rep, output, format=kind, figures_dir=figures, figure_formats=fig_formats, force=force,
                      inputs=read)
         size = os.path.getsize(output)
@@ -150,7 +156,7 @@ _NOT_REPRODUCED = ("path", "example")
 
 
 def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate, bayes,
-             fixed=None) -> str:
+             fixed=None, ppi="ppi++") -> str:
     """The command line that reproduces this report (only options that differ from the defaults, plus the seed)."""
     q = shlex.quote
     path, example = inputs.path, inputs.example
@@ -172,6 +178,8 @@ def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, conf
         parts.append(f"--fixed {q(fixed)}")
     if not bayes:
         parts.append("--no-bayes")
+    if ppi != "ppi++":
+        parts.append(f"--ppi {q(ppi)}")
     names = [f.name for f in dataclasses.fields(inputs) if f.name not in _NOT_REPRODUCED]
     for key, value in inputs.changed(*names).items():  # every input option given (--models, --metric, ...)
         flag = "--" + key.strip("_").replace("_", "-")

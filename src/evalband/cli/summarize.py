@@ -11,17 +11,20 @@ from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FixedOpt, FormatOpt
                       output_format, parse_confidence, parse_fixed, reads_input, show)
 from typing import Annotated
 
+from ._judges import PpiOpt
+
 MethodOpt = Annotated[str, typer.Option(
     "--method", help="auto, wilson, clopper-pearson (exact), jeffreys, agresti-coull, wald, t, normal, cluster or"
                      " crossed. auto: crossed when facet columns (prompt, judge, ...) are random, cluster when"
                      " clusters are given, wilson for 0/1 scores, t otherwise.")]
 
 
-@reads_input(after={"method": "cluster", "fixed": "facets",
+@reads_input(after={"method": "cluster", "fixed": "facets", "ppi": "human_col",
                     "fmt": f"{TABLE_INPUT} models tasks weights drop_cols accuracy_scale {LOG_INPUT}"})
 def summarize(
     method: MethodOpt = "auto",
     fixed: FixedOpt = None,
+    ppi: PpiOpt = "ppi++",
     confidence: ConfidenceOpt = "0.95",
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
@@ -32,7 +35,8 @@ def summarize(
 
     Tables show proportions in points; JSON and CSV give fractions at full precision. Displayed digits follow the
     standard error. Notes on what was assumed or left out are printed below the table (on stderr for csv and
-    json).
+    json). With human labels (--human-col, or a column named 'human') the score is a judge's and the estimates
+    are of the human-scale mean (PPI++; --ppi), with the labels-only interval and the judge's own mean beside.
     """
     from .._validate import OVERLAP_CONFIDENCE
     from ..display import format_level, scale_for
@@ -46,7 +50,10 @@ def summarize(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # the same text is in result.notes
             result = estimate(sel, method=method, confidence_level=level,
-                              cluster=True if inputs.cluster is not None else None, fixed=parse_fixed(fixed))
+                              cluster=True if inputs.cluster is not None else None, fixed=parse_fixed(fixed),
+                              ppi=ppi)
+        if hasattr(result, "labelled_estimate"):  # human labels: prediction-powered estimates
+            return _show_ppi(result, table, fmt)
         frame = result.to_frame(pooled=True)
         notes = list(result.notes)
         notes.append(f"{format_level(result.confidence_level)} intervals, method {result.method}; '(pooled)' rows pool"
@@ -63,3 +70,30 @@ def summarize(
             notes.insert(0, "values in points (x100); JSON and CSV give fractions")
         shown = frame if fmt in ("csv", "json") else frame.assign(confidence_level=result.confidence_level)
         show(shown, fmt, notes=notes, scale=scale)
+
+
+def _show_ppi(result, table, fmt):
+    """The PPI estimates: per model and task, the human-scale estimate and interval, the labels-only interval,
+    the judge's own mean, lambda, labelled and unlabelled counts and the effective sample size."""
+    from ..display import format_level, scale_for
+
+    frame = result.to_frame()
+    notes = list(result.notes)
+    notes.append(f"{format_level(result.confidence_level)} normal intervals ({result.method}); 'labelled ci': the"
+                 " human labels alone; 'judge mean': the judge's scores at face value; 'ess': the human labels"
+                 " alone that would be as precise")
+    if table.attribution:
+        notes.append(table.attribution)
+    scale = scale_for(table.score_kind)
+    if fmt in ("csv", "json"):
+        show(frame, fmt, notes=notes)
+        return
+    if scale == 100:
+        notes.insert(0, "values in points (x100); JSON and CSV give fractions")
+    shown = frame[["model", "task", "estimate", "se", "ci_low", "ci_high", "labelled_ci_low", "labelled_ci_high",
+                   "judge_mean", "lambda", "n_labelled", "n_unlabelled", "ess", "confidence_level"]]
+    title = None
+    if len(result.tasks) == 1:  # one task: its name in the title, the columns for the numbers
+        shown, title = shown.drop(columns="task"), f"task: {result.tasks[0]}"
+    show(shown, fmt, notes=notes, scale=scale, title=title,
+         value_cols=("estimate", "se", "ci_low", "ci_high", "labelled_ci_low", "labelled_ci_high", "judge_mean"))

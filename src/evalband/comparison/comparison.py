@@ -107,7 +107,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
             confidence_level=0.95, alternative: str = "two-sided", correction: str = "none",
             margin: float = 0.0, correlation: float | None = None, correlations=DEFAULT_CORRELATIONS,
             per_task: bool = True, permutation: bool = False, n_permutations: int = 9999, cluster=None,
-            aggregate_options=None, rng=None, fixed=None) -> Comparison:
+            aggregate_options=None, rng=None, fixed=None, ppi: str = "ppi++") -> Comparison:
     """Compare every pair of models on any aggregate over tasks and on each task.
 
     Parameters
@@ -166,6 +166,11 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         Facets (prompt, judge, run, ...) to condition on. By default facet columns crossed with items are random:
         the replicates resample their levels too, and with few clusters they carry the small-sample correction
         (:func:`evalband.facets.default_replicates`; the notes say which).
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Item-level results with human labels (measure ``human``): compare the models' human-scale means, from
+        the replicates of their prediction-powered estimates (:mod:`evalband.judges.ppi_replicates`; PPI++ by
+        default); the analytic, McNemar and permutation checks, which read the judge's item scores, are left
+        out. 'none': the judge's scores at face value.
 
     Returns
     -------
@@ -211,10 +216,12 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     n_permutations = check_positive_int(n_permutations, "n_permutations")
     sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights,
                                     replicates=replicates, resampling=resampling, n_resamples=n_resamples, rng=rng,
-                                    cluster=cluster, fixed=fixed)
+                                    cluster=cluster, fixed=fixed, jackknife=method == "bca", ppi=ppi)
     table = sel.table
     # no pairing to measure: summary counts (binomial replicates), or independent replicates given without a table
     summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
+    if getattr(reps, "ppi", None) is not None:  # PPI replicates: the table's item scores are the judge's, so the
+        table = None                            # checks that read them (analytic SE, McNemar) do not apply
     paired = reps.resampling == "paired"
     binomial = reps.resampling == "binomial"
     notes = list(dict.fromkeys([*reps.notes, *sel.notes]))

@@ -10,7 +10,7 @@ involves both is paired. On top of them: mean cost per item with intervals (:fun
 
 from ._inputs import Quality, quality_from_replicates
 from ._pareto import pareto_front
-from .decision import Decision, decision
+from .decision import Decision, decision, decision_from
 from .frontier import FrontierResult, Reach, frontier
 from .joint import JointReplicates, joint_bootstrap, joint_from_arrays
 from .latency import LatencyEstimates, latency_quantiles
@@ -19,5 +19,5 @@ from .measures import COST_METHODS, CostEstimates, cost_from_summary, costs_from
 
 __all__ = ["COST_METHODS", "CostComparison", "CostEstimates", "Decision", "FrontierResult", "JointReplicates",
            "LatencyEstimates", "Quality", "Reach", "cost_differences", "cost_from_summary", "costs_from_replicates",
-           "decision", "frontier", "joint_bootstrap", "joint_from_arrays", "latency_quantiles", "mean_cost",
-           "pareto_front", "quality_from_replicates"]
+           "decision", "decision_from", "frontier", "joint_bootstrap", "joint_from_arrays", "latency_quantiles",
+           "mean_cost", "pareto_front", "quality_from_replicates"]

@@ -17,8 +17,6 @@ from ..display.reprs import displayed
 __all__ = ["Quality", "resolve_inputs", "QUALITY_METHODS"]
 
 QUALITY_METHODS = ("percentile", "basic", "bca")
-#: aggregates shown in points (x100) when the per-task scores are proportions
-_ACCURACY_LIKE = frozenset({"mean", "geometric", "harmonic", "median", "iqm", "minmax", "chance-normalized"})
 
 
 @displayed
@@ -83,10 +81,6 @@ class Quality:
                           f" replicates{'' if self.higher_is_better else ' (lower is better)'}", self.to_frame(),
                           ["model", "quality", "se"])
 
-    def _repr_html_(self) -> str:
-        from ._display import frame_html
-
-        return frame_html(self.to_frame())
 
     @property
     def sign(self) -> float:
@@ -132,28 +126,28 @@ def _take(costs: CostEstimates, names) -> CostEstimates:
                    cov=None if costs.cov is None else costs.cov[np.ix_(idx, idx)], df=sub(costs.df))
 
 
-def _scale(name, hib, per_task) -> float:
-    per_task = np.asarray(per_task, dtype=np.float64)
-    bounded = bool(np.all(np.isnan(per_task) | ((per_task >= 0) & (per_task <= 1))))
-    return 100.0 if (hib and bounded and name in _ACCURACY_LIKE) else 1.0
-
-
 def quality_from_replicates(reps, *, aggregate="mean", weights=None, group_weights=None, aggregate_options=None,
                             jackknife=False) -> Quality:
-    """Each model's aggregate over tasks, on the data and on every replicate of one replicate set.
+    """Each model's aggregate over tasks, on the data and on every replicate of one replicate set
+    (:func:`evalband.aggregate.evaluate_aggregates`, as ``evalband.rank`` evaluates it).
 
     Parameters
     ----------
     reps : Replicates
         Per-task replicates (:func:`evalband.resample.bootstrap`, or ``JointReplicates.quality``).
-    aggregate, weights, group_weights, aggregate_options
-        As for :func:`evalband.aggregate.get_aggregate`.
+    aggregate : str or callable
+        One aggregate ('mean', 'geometric', 'binned-rank:0.01', ...).
+    weights : numpy.ndarray, optional, shape (T,)
+        Normalized task weights (a :class:`~evalband.selection.Selection`'s ``weights``).
+    group_weights, aggregate_options
+        Further options of :func:`evalband.aggregate.get_aggregate`.
     jackknife : bool
         Also evaluate the aggregate on the delete-one values (for BCa).
 
     Returns
     -------
     Quality
+        ``scale`` 100 (points) for aggregates on the scale of proportions of bounded scores, else 1.
 
     Examples
     --------
@@ -164,104 +158,134 @@ def quality_from_replicates(reps, *, aggregate="mean", weights=None, group_weigh
     >>> q.observed, q.scale
     (array([0.75, 0.25]), 100.0)
     """
-    from ..aggregate import get_aggregate
+    from ..aggregate import evaluate_aggregates
 
-    kwargs = dict(aggregate_options or {})
-    if weights is not None:
-        kwargs["weights"] = weights
+    options = dict(aggregate_options or {})
     if group_weights is not None:
-        kwargs["group_weights"] = group_weights
-    agg = get_aggregate(aggregate, replicates=reps, **kwargs)
-    obs = agg(reps.observed)
-    samples = agg(reps.replicates)
-    jack = strata = None
-    if jackknife:
-        jk = reps.jackknife()
-        if jk is not None:
-            jack, strata = agg(jk), reps.jackknife_strata()
-    notes = tuple(agg.notes)
-    return Quality(tuple(reps.models), obs, samples, agg.name, bool(agg.higher_is_better),
-                   _scale(agg.name, agg.higher_is_better, reps.observed), jack, strata,
-                   float(np.sum(np.asarray(reps.n_units))), notes)
+        options["group_weights"] = group_weights
+    values = evaluate_aggregates(reps, aggregate, weights=weights, jackknife=jackknife, **options)
+    if len(values) != 1:
+        raise ArgumentError(f"`aggregate` must name one aggregate for a frontier; got {aggregate!r}.")
+    av = values[0]
+    strata = reps.jackknife_strata() if av.jackknife is not None else None
+    return Quality(tuple(reps.models), av.observed, av.samples, av.name, bool(av.higher_is_better), av.scale,
+                   av.jackknife, strata, float(np.sum(np.asarray(reps.n_units))), tuple(av.notes))
+
+
+def _cost_table(cost):
+    """``cost`` as a :class:`~evalband.cost_table.CostTable` when it gives per-model costs to be read (a cost
+    table, its selection, or a summary frame / mapping), else None."""
+    from ..cost_table import CostTable
+    from ..selection import Selection, select
+
+    if isinstance(cost, CostTable):
+        return cost
+    if isinstance(cost, Selection) and isinstance(cost.table, CostTable):
+        return cost.table
+    if isinstance(cost, (pd.DataFrame, Mapping)) and not isinstance(cost, CostEstimates):
+        return select(pd.DataFrame(cost) if isinstance(cost, Mapping) else cost, source="costs").table
+    return None
+
+
+def summary_costs(table, models, level) -> CostEstimates:
+    """The per-model costs of ``table`` (a CostTable) for ``models``, in that order (every model must be there)."""
+    missing = [m for m in models if m not in table.models]
+    if missing:
+        raise ArgumentError(f"the costs lack model(s) {', '.join(map(repr, missing))}; they have"
+                            f" {', '.join(map(repr, table.models))}.")
+    return cost_from_summary(table, models=list(models), confidence_level=level)
 
 
 def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="mean", weights=None,
                    group_weights=None, aggregate_options=None, models=None, tasks=None, n_resamples=2000,
                    method="percentile", cost_method="bca", confidence_level=0.95, cluster=None, rng=None,
-                   need_latency=True):
+                   need_latency=True, arena_options=None):
     """``(Quality, CostEstimates, LatencyEstimates or None, notes, paired)`` on one list of models.
 
-    ``paired`` says whether quality and cost come from the same item draws.
+    ``data`` goes through :func:`evalband.select` once: results give the quality as an aggregate over tasks
+    (paired with item-level costs), battles as arena ratings (:mod:`evalband.costs.battles`). ``paired`` says
+    whether quality and cost come from the same draws.
     """
-    from ..io import read
+    from ..battles import BattleTable
     from ..resample import bootstrap
+    from ..selection import select
+    from ._items import results_selection
     from .joint import joint_bootstrap
-    from .latency import latency_quantiles
+    from .latency import latency_quantiles, quantile_name
 
     method = check_choice(method, QUALITY_METHODS, "method")
     cost_method = check_choice(cost_method, COST_METHODS, "cost_method")
     level = check_confidence_level(confidence_level)
     gen = as_generator(rng)
-    table = None
+    sel = None
     if data is not None:
-        table = read(data)
-        if quality is None and (models is not None or tasks is not None):
-            table = table.select(models=models, tasks=tasks)
-        elif tasks is not None:
-            table = table.select(tasks=tasks)
-    if isinstance(cost, (pd.DataFrame, Mapping)) and not isinstance(cost, CostEstimates):
-        cost = cost_from_summary(pd.DataFrame(cost) if isinstance(cost, Mapping) else cost, confidence_level=level)
+        sel = select(data, models=models if quality is None else None, tasks=tasks, weights=weights,
+                     group_weights=group_weights)
+    if sel is not None and isinstance(sel.table, BattleTable):
+        if quality is not None:
+            raise ArgumentError("battles give the quality (their arena ratings): give battles or `quality=`, not"
+                                " both.")
+        from .battles import battle_inputs
+
+        return battle_inputs(sel, cost=cost, latency=latency, n_resamples=n_resamples, method=method,
+                             cost_method=cost_method, confidence_level=level, rng=gen, need_latency=need_latency,
+                             arena_options=arena_options)
+    if arena_options:
+        raise ArgumentError("`arena_options` apply to battles (preference data); `data` holds results.")
+    per_model = _cost_table(cost)
     notes = []
     paired = False
     if quality is None:
-        if table is None:
+        if sel is None:
             raise ArgumentError("give `data` (a results table), or quality replicates with `quality=`.")
+        sel = results_selection(sel)
         if isinstance(cost, str):
-            joint = joint_bootstrap(table, cost=cost, n_resamples=n_resamples, rng=gen, cluster=cluster)
-            q = quality_from_replicates(joint.quality, aggregate=aggregate, weights=weights,
-                                        group_weights=group_weights, aggregate_options=aggregate_options,
-                                        jackknife=method == "bca")
+            joint = joint_bootstrap(sel, cost=cost, n_resamples=n_resamples, rng=gen, cluster=cluster)
+            q = quality_from_replicates(joint.quality, aggregate=aggregate, weights=sel.weights,
+                                        aggregate_options=aggregate_options, jackknife=method == "bca")
             if cost_method == "t":
-                costs = mean_cost(table, cost=cost, method="t", confidence_level=level, cluster=cluster)
+                costs = mean_cost(sel, cost=cost, method="t", confidence_level=level, cluster=cluster)
             else:
                 costs = costs_from_replicates(joint, method=cost_method, confidence_level=level)
             notes += list(joint.notes)
             paired = cost_method != "t"
         else:
             kw = {} if cluster is None else {"cluster": cluster}
-            reps = bootstrap(table, n_resamples=n_resamples, rng=gen, **kw)
-            q = quality_from_replicates(reps, aggregate=aggregate, weights=weights, group_weights=group_weights,
+            reps = bootstrap(sel, n_resamples=n_resamples, rng=gen, **kw)
+            q = quality_from_replicates(reps, aggregate=aggregate, weights=sel.weights,
                                         aggregate_options=aggregate_options, jackknife=method == "bca")
             notes += list(reps.notes)
-            costs = cost
+            costs = summary_costs(per_model, q.models, level) if per_model is not None else cost
     else:
         q = _as_quality(quality, models)
         notes += list(q.notes)
         if isinstance(cost, str):
-            if table is None:
+            if sel is None:
                 raise ArgumentError(f"`cost={cost!r}` names a measure column, which needs `data`; or give per-model"
-                                 " costs (a CostEstimates, or a summary frame with model, cost, se / sd / n).")
-            costs = mean_cost(table.select(models=list(q.models)), cost=cost, method=cost_method,
+                                    " costs (a CostEstimates, a CostTable, or a summary frame with model, cost,"
+                                    " se / sd / n).")
+            costs = mean_cost(select(sel, models=list(q.models)), cost=cost, method=cost_method,
                               confidence_level=level, n_resamples=n_resamples, cluster=cluster, rng=gen)
-            notes += [n for n in costs.notes if n not in notes]
+        elif per_model is not None:
+            costs = summary_costs(per_model, q.models, level)
         else:
             costs = cost
         notes.append("quality and cost were resampled separately (quality given directly), so judgements"
                      " involving both are not paired")
     if not isinstance(costs, CostEstimates):
-        raise ArgumentTypeError("`cost` must name a measure column ('cost', 'latency'), or be a CostEstimates or a"
-                        f" per-model summary frame; got {type(costs).__name__}.")
+        raise ArgumentTypeError("`cost` must name a measure column ('cost', 'latency'), or be a CostEstimates, a"
+                                f" CostTable or a per-model summary frame; got {type(costs).__name__}.")
     costs = _take(costs, q.models)
-    if costs.notes:
-        notes += [n for n in costs.notes if n not in notes]
+    notes += [n for n in costs.notes if n not in notes]
     notes += [n for n in q.notes if n not in notes]
     lat = None
-    if need_latency and latency is not False and table is not None and table.level == "item":
-        name = latency if isinstance(latency, str) else ("latency" if "latency" in table.measures else None)
+    if need_latency and latency is not False and sel is not None and sel.table.level == "item":
+        name = latency if isinstance(latency, str) else ("latency" if "latency" in sel.table.measures else None)
         if name is not None and not (isinstance(cost, str) and name == cost and latency is None):
-            lat = latency_quantiles(table.select(models=list(q.models)), latency=name, confidence_level=level,
+            lat = latency_quantiles(select(sel, models=list(q.models)), latency=name, confidence_level=level,
                                     n_resamples=n_resamples, rng=gen)
             notes += list(lat.notes)
+            notes.append(f"{name} {' and '.join(map(quantile_name, lat.quantiles))} from their own paired item draws")
     elif isinstance(latency, str):
         raise ArgumentError(f"`latency={latency!r}` needs item-level `data` with that measure column.")
     return q, costs, lat, tuple(dict.fromkeys(notes)), paired

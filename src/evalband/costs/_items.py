@@ -15,7 +15,7 @@ import pandas as pd
 from .._validate import ArgumentTypeError, InputError
 from ..display.reprs import displayed
 
-__all__ = ["TaskMeasure", "task_measures", "check_measure"]
+__all__ = ["TaskMeasure", "task_measures", "check_measure", "results_selection"]
 
 
 @displayed
@@ -43,6 +43,20 @@ class TaskMeasure:
     present: np.ndarray
     missing_rows: np.ndarray
     clusters: np.ndarray | None
+
+
+def results_selection(data, *, models=None, tasks=None, weights=None, group_weights=None):
+    """The selection (:func:`evalband.select`, called once) of item-level results that an analysis of costs
+    pairs across models: tasks some selected model lacks, or on which the models share no item, are left out and
+    named in the notes, as for comparisons (:func:`evalband.resample.replicates_for`)."""
+    from ..selection import select
+    from ..table import ResultsTable
+
+    sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
+    if not isinstance(sel.table, ResultsTable):
+        raise ArgumentTypeError(f"costs and latencies per item need a results table; got {type(sel.table).__name__}"
+                                " (battles: evalband.costs.frontier reads their quality as arena ratings).")
+    return sel.complete_tasks(shared_items=sel.table.level == "item" and sel.table.paired_items)
 
 
 def check_measure(table, measure: str, name: str) -> str:

@@ -17,7 +17,7 @@ from .._validate import ArgumentError, check_alternative, check_choice, check_co
 from ..comparison import adjust_pvalues, bootstrap_pvalue
 from ..resample import interval
 from ..results import ConfidenceInterval
-from ._display import frame_html, short_repr
+from ._display import short_repr
 from .measures import CostEstimates, _nan_sd, mean_cost
 from ..display.reprs import displayed
 
@@ -168,9 +168,6 @@ class CostComparison:
         return short_repr(f"CostComparison: {len(self.model_a)} pairs of mean {self.measure} per item (A - B,"
                           f" ratio B / A), {self.method}, correction {self.correction}", self.to_frame(),
                           ["model_a", "model_b", "difference", "ci_low", "ci_high", "p_adjusted", "ratio"])
-
-    def _repr_html_(self) -> str:
-        return frame_html(self.to_frame())
 
 
 def cost_differences(data, *, cost: str = "cost", method: str = "t", confidence_level=0.95,

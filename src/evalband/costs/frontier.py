@@ -8,14 +8,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import check_choice, check_confidence_level
+from .._validate import ArgumentError, check_choice, check_confidence_level
 from ..comparison import adjust_pvalues, bootstrap_pvalue
-from ..comparison.verdict import MIN_UNITS, check_margin, margin_text
+from ..comparison.verdict import MIN_UNITS, check_margin
+from ..display import decimals_for, format_level, format_p, format_short, format_value, margin_text
 from ..results import ConfidenceInterval
-from ._display import frame_html, short_repr
+from ._display import short_repr
 from ._inputs import QUALITY_METHODS, resolve_inputs
 from ._pareto import decide_dominance, ordered_pairs, pareto_front
-from .latency import quantile_name
 from .differences import pair_pvalue
 from ..display.reprs import displayed
 
@@ -25,6 +25,9 @@ __all__ = ["frontier", "FrontierResult", "Reach", "CORRECTIONS"]
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 #: how a correction is named in sentences
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH", "none": "unadjusted"}
+#: how the cost intervals' methods are named in notes
+_METHOD_NAMES = {"bca": "BCa bootstrap", "percentile": "percentile bootstrap", "basic": "basic bootstrap",
+                 "t": "t intervals", "normal": "normal intervals (given SEs)", "known": "exact prices (no interval)"}
 #: replicate x pair elements handled at once (bounds memory for many models)
 _CHUNK_ELEMENTS = 4_000_000
 
@@ -68,11 +71,6 @@ class Reach:
     def __repr__(self) -> str:
         return f"Reach: {self.sentence}"
 
-    def _repr_html_(self) -> str:
-        import html
-
-        return f"<p>{html.escape(self.sentence)}</p>" + frame_html(self.to_frame())
-
 
 @displayed
 @dataclass(frozen=True, repr=False)
@@ -109,6 +107,8 @@ class FrontierResult:
     paired : bool
         Whether quality and cost come from the same item draws.
     notes : tuple of str
+    draws : Quality or None
+        The quality's replicates (and jackknife values) behind the intervals and tests, for :meth:`decision`.
     """
 
     models: tuple
@@ -134,6 +134,7 @@ class FrontierResult:
     correction: str
     paired: bool
     notes: tuple = ()
+    draws: object = None
 
     @property
     def frontier_models(self) -> tuple:
@@ -159,6 +160,26 @@ class FrontierResult:
             frame = frame.merge(lat, on="model", how="left", sort=False)
         return frame
 
+    def decision(self, model_a: str, model_b: str, *, margin: float | None = None):
+        """Seed 001's decision table for two of the models (:func:`evalband.costs.decision`), from the same draws
+        as this frontier: quality difference and verdict (with ``margin``, default the frontier's), cost ratio and
+        difference, latency differences, and the plain sentence."""
+        from .decision import decision_from
+
+        if self.draws is None:
+            raise ArgumentError("this frontier keeps no quality draws (built by hand); call evalband.costs.decision.")
+        return decision_from(self.draws, self.cost, self.latency, (model_a, model_b),
+                             margin=self.margin if margin is None else margin, method=self.method,
+                             confidence_level=self.confidence_level, notes=self.notes, paired=self.paired)
+
+    def display_table(self, *, wide: bool = False):
+        """``(frame, value_cols, title)`` for :func:`evalband.display.render`: the table people read (cheapest
+        first; quality in points for proportions; each statistic with the digits its standard error sets;
+        latency intervals when ``wide``)."""
+        from ._display import frontier_table
+
+        return frontier_table(self, wide=wide)
+
     def dominance_frame(self) -> pd.DataFrame:
         """One row per ordered pair: ``model`` dominates ``over``? with the quality difference, cost difference,
         their one-sided p-values, the intersection-union p-value and its adjusted value."""
@@ -174,7 +195,7 @@ class FrontierResult:
     def readings(self) -> list[str]:
         """Plain sentences: the frontier, each model dominated with confidence and by whom, the cost to reach a
         quality level."""
-        lvl = f"{100 * self.confidence_level:.4g}%"
+        lvl = format_level(self.confidence_level)
         within = f" (within the {margin_text(self.margin, scale=self.scale)})" if self.margin > 0 else ""
         out = [f"on the frontier (point estimates), cheapest first: {', '.join(self.frontier_models)}"]
         for name, by in zip(self.models, self.dominated_by):
@@ -182,7 +203,7 @@ class FrontierResult:
                 k = self.models.index(name)
                 p = max(self.p_adjusted[self.models.index(b), k] for b in by)
                 out.append(f"{name} is dominated with confidence by {', '.join(by)}: at least as good in quality"
-                           f"{within} and cheaper, both at {lvl} ({_adjusted(self.correction)} p <= {p:.2g})")
+                           f"{within} and cheaper, both at {lvl} ({_adjusted(self.correction)} p {_p_bound(p)})")
         if not any(self.dominated_by):
             out.append(f"no model is dominated with confidence at {lvl}")
         if self.reach is not None:
@@ -198,8 +219,18 @@ class FrontierResult:
                           f" {self.cost.measure} per item, {self.confidence_level:.4g} level, {self.correction}",
                           frame, ["model", "quality", "cost", "on_frontier", "dominated_by"], headline=head)
 
-    def _repr_html_(self) -> str:
-        return frame_html(self.to_frame())
+
+def _table_str(result) -> str:
+    """``str(result)``: the terminal table of :meth:`display_table` (the command line's), readings as notes."""
+    from ..display import render
+
+    frame, value_cols, title = result.display_table()
+    notes = result.readings() if isinstance(result, FrontierResult) else [result.sentence]
+    return render(frame, "table", value_cols=value_cols, title=title, notes=notes,
+                  keep=("model", "frontier")).rstrip("\n")
+
+
+FrontierResult.__str__ = _table_str  # after display.displayed, which gives a plain to_frame() table
 
 
 def _adjusted(correction: str) -> str:
@@ -211,8 +242,10 @@ def _chunks(n_pairs: int, n_rows: int):
     return [slice(s, min(s + step, n_pairs)) for s in range(0, n_pairs, step)]
 
 
-def _fmt(v: float) -> str:
-    return f"{v:.3g}"
+def _p_bound(p: float) -> str:
+    """'<= 0.0032', or '< 0.0001' (display's p-value digits)."""
+    text = format_p(p)
+    return f"< {text[1:]}" if text.startswith("<") else f"<= {text}"
 
 
 def _reach(q, costs, p_cost, min_quality, *, method, level, correction) -> Reach:
@@ -223,8 +256,8 @@ def _reach(q, costs, p_cost, min_quality, *, method, level, correction) -> Reach
     p = bootstrap_pvalue(gs, g, null=q.sign * float(min_quality), method=method, alternative="greater", **kw)
     p_adj = adjust_pvalues(p, method=correction) if correction != "none" else p.copy()
     ok = np.nan_to_num(p_adj, nan=1.0) <= 1 - level
-    threshold = f"{float(min_quality) * q.scale:.4g}{' points' if q.scale == 100 else ''}"
-    lvl = f"{100 * level:.4g}%"
+    threshold = f"{format_short(float(min_quality) * q.scale)}{' points' if q.scale == 100 else ''}"
+    lvl = format_level(level)
     side = "above" if q.higher_is_better else "better than"
     if not ok.any():
         sentence = (f"no model is decidedly {side} {threshold} ({lvl}, {CORRECTION_NAMES[correction]} over"
@@ -234,8 +267,10 @@ def _reach(q, costs, p_cost, min_quality, *, method, level, correction) -> Reach
     best = int(idx[np.argmin(costs.estimate[idx])])
     others = tuple(q.models[k] for k in idx if k != best and not p_cost[best, k] <= 1 - level)
     lo, hi = np.asarray(costs.ci.low)[best], np.asarray(costs.ci.high)[best]
+    dg = decimals_for(costs.se[best]) if costs.se[best] > 0 else decimals_for(abs(costs.estimate[best]) / 100)
     sentence = (f"cheapest model decidedly {side} {threshold}: {q.models[best]} (mean {costs.measure}"
-                f" {_fmt(costs.estimate[best])} per item, {lvl} CI {_fmt(lo)} to {_fmt(hi)})")
+                f" {format_value(costs.estimate[best], dg)} per item, {lvl} CI {format_value(lo, dg)} to"
+                f" {format_value(hi, dg)})")
     if others:
         sentence += f"; {', '.join(others)} also decidedly {side} it and not decidedly costlier"
     return Reach(float(min_quality), q.models, p, p_adj, tuple(q.models[k] for k in idx), q.models[best], others,
@@ -245,24 +280,31 @@ def _reach(q, costs, p_cost, min_quality, *, method, level, correction) -> Reach
 def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="mean", weights=None,
              group_weights=None, margin: float = 0.0, models=None, tasks=None, min_quality: float | None = None,
              n_resamples: int = 2000, confidence_level=0.95, method: str = "percentile", cost_method: str = "bca",
-             correction: str = "holm", cluster=None, aggregate_options=None, rng=None) -> FrontierResult:
+             correction: str = "holm", cluster=None, aggregate_options=None, arena_options=None,
+             rng=None) -> FrontierResult:
     """Quality against cost: the Pareto frontier, and which models are dominated with confidence, by which.
 
     Parameters
     ----------
-    data : ResultsTable, path or DataFrame, optional
-        Results with per-row measure columns (``cost``, ``latency``; blank = not measured, counted in ``notes``).
-        May be omitted when ``quality`` and a per-model ``cost`` are given.
-    cost : str, CostEstimates or DataFrame
+    data : Selection, ResultsTable, BattleTable, path or DataFrame, optional
+        Anything :func:`evalband.select` accepts (selected once, with ``models``, ``tasks`` and ``weights``):
+        results with per-row measure columns (``cost``, ``latency``; blank = not measured, counted in ``notes``),
+        or pairwise battles, whose quality is each model's arena rating (:func:`evalband.arena`, options in
+        ``arena_options``) and whose costs come from per-battle columns or a cost table
+        (:mod:`evalband.costs.battles`). May be omitted when ``quality`` and a per-model ``cost`` are given.
+    cost : str, CostTable, CostEstimates or DataFrame
         The measure column to use as cost ('cost', or 'latency'), resampled with the scores from the same item
-        draws; or per-model costs: a :class:`~evalband.costs.CostEstimates`, or a summary frame with ``model``,
-        ``cost`` and ``se`` (or ``sd`` and ``n``), read by :func:`~evalband.costs.cost_from_summary`.
+        draws (for battles: the per-battle columns ``cost_a`` / ``cost_b``); or per-model costs: a cost table
+        (``evalband.read(path, source='costs')``: a per-model summary, or per-response rows that battles pair by
+        question), a :class:`~evalband.costs.CostEstimates`, or a summary frame with ``model``, ``cost`` and
+        ``se`` (or ``sd`` and ``n``), read by :func:`~evalband.costs.cost_from_summary`.
     latency : str, False or None
-        The latency measure column for median and p95 (None: 'latency' when the table has it; False: none).
+        The latency measure column for median and p95 (None: 'latency' when the table has it, or the battles'
+        ``latency_a`` / ``latency_b``, or the cost table's latency; False: none).
     quality : Quality or (observed (M,), replicates (B, M)), optional
-        Quality from any source (e.g. arena ratings); a pair needs ``models=`` naming its columns. By default the
-        quality is ``aggregate`` over tasks of the paired, task-stratified bootstrap of ``data`` (the replicates
-        of :func:`evalband.resample.bootstrap`, as :func:`evalband.rank` uses).
+        Quality from any source; a pair needs ``models=`` naming its columns. By default the quality is
+        ``aggregate`` over tasks of the paired, task-stratified bootstrap of ``data`` (the replicates of
+        :func:`evalband.resample.bootstrap`, as :func:`evalband.rank` uses), or the battles' arena rating.
     aggregate, weights, group_weights, aggregate_options
         The aggregate over tasks (``evalband.aggregate.get_aggregate``).
     margin : float
@@ -280,6 +322,9 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
     correction : {'holm', 'bonferroni', 'bh', 'none'}
         Multiplicity control over the ``M (M - 1)`` ordered pairs (and over the models for ``min_quality``).
     cluster : bool or None
+    arena_options : dict, optional
+        Battles: options of :func:`evalband.arena` (``method``, ``ties``, ``baseline``, ``scale``, ``cluster``,
+        ...; see :data:`evalband.costs.battles.ARENA_OPTIONS`).
     rng : None, int, Generator, ...
         Turned into one Generator; same seed, same numbers.
 
@@ -334,7 +379,7 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
         data, cost=cost, latency=latency, quality=quality, aggregate=aggregate, weights=weights,
         group_weights=group_weights, aggregate_options=aggregate_options, models=models, tasks=tasks,
         n_resamples=n_resamples, method=method, cost_method=cost_method, confidence_level=level, cluster=cluster,
-        rng=rng)
+        rng=rng, arena_options=arena_options)
     notes = list(notes)
     m = len(q.models)
     q_ci = q.interval(method, level)
@@ -361,13 +406,10 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
     reach = None
     if min_quality is not None:
         reach = _reach(q, costs, pc, min_quality, method=method, level=level, correction=correction)
-    notes.append(f"domination: both one-sided tests at {100 * level:.4g}% (intersection-union),"
+    notes.append(f"domination: both one-sided tests at {format_level(level)} (intersection-union),"
                  f" {CORRECTION_NAMES[correction]} over the {j.size} ordered pairs; quality by {method} bootstrap,"
-                 f" cost by {costs.method}" + (f"; with the {margin_text(margin, scale=q.scale)} in quality"
-                                              if margin > 0 else ""))
-    if lat is not None:
-        notes.append("latency quantiles from their own paired item draws: "
-                     + ", ".join(map(quantile_name, lat.quantiles)))
+                 f" cost by {_METHOD_NAMES.get(costs.method, costs.method)}"
+                 + (f"; with the {margin_text(margin, scale=q.scale)} in quality" if margin > 0 else ""))
     return FrontierResult(q.models, q.observed, q.samples.std(axis=0, ddof=1), q_ci, costs, lat, on, dominated_by,
                           decided, pq, pc, p, p_adj, reach, q.name, q.higher_is_better, q.scale, margin, level,
-                          method, correction, paired, tuple(notes))
+                          method, correction, paired, tuple(notes), q)

@@ -22,8 +22,8 @@ from .._validate import ArgumentError, InputError, as_generator, check_positive_
 from ..resample import ItemColumns, Replicates, Statistic, bootstrap
 from ..resample.replicates import TaskUnits
 from ..resample.statistics import STATISTICS
-from ._display import frame_html, short_repr
-from ._items import TaskMeasure, check_measure, missing_note, task_measures
+from ._display import short_repr
+from ._items import TaskMeasure, check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
 
 __all__ = ["JointReplicates", "joint_bootstrap", "joint_from_arrays"]
@@ -139,9 +139,6 @@ class JointReplicates:
                           f" {m} models x {t} tasks ({self.quality.resampling}, by {self.quality.unit})",
                           self.to_frame(), ["model", "cost", "cost_se", "items"])
 
-    def _repr_html_(self) -> str:
-        return frame_html(self.to_frame())
-
 
 def _sd(samples):
     ok = ~np.isnan(samples)
@@ -156,8 +153,10 @@ def joint_bootstrap(data, *, cost: str = "cost", n_resamples: int = 2000, rng=No
 
     Parameters
     ----------
-    data : ResultsTable, path or DataFrame
-        Item-level results with a measure column (``cost``; blank = not measured).
+    data : Selection, ResultsTable, path or DataFrame
+        Item-level results with a measure column (``cost``; blank = not measured); anything
+        :func:`evalband.select` accepts. Tasks some model lacks, or on which the models share no item, are left
+        out and named in ``notes``.
     cost : str
         The measure column resampled with the scores: 'cost' or 'latency'.
     n_resamples : int
@@ -200,14 +199,11 @@ def joint_bootstrap(data, *, cost: str = "cost", n_resamples: int = 2000, rng=No
     >>> np.round(reps.cost_observed, 3)
     array([0.03, 0.06])
     """
-    from ..io import read
-
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
     gen = as_generator(rng)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
-    table = read(data)
-    if models is not None or tasks is not None:
-        table = table.select(models=models, tasks=tasks)
+    sel = results_selection(data, models=models, tasks=tasks)
+    table = sel.table
     check_measure(table, cost, "cost")
     if not getattr(table, "paired_items", True):
         raise InputError("quality and cost are paired by item, but the items here are not the same across models"
@@ -216,7 +212,7 @@ def joint_bootstrap(data, *, cost: str = "cost", n_resamples: int = 2000, rng=No
         raise InputError("cluster=True, but the data have no cluster column", source=table.source)
     use_clusters = table.has_clusters and cluster is not False
     per_task = task_measures(table, cost, use_clusters=use_clusters)
-    notes = list(table.notes)
+    notes = list(sel.all_notes)
     if table.has_trials or table.facets:
         notes.append(f"repeated trials{' and facet levels' if table.facets else ''} stay with their item: items"
                      f" are resampled with their mean score and mean {cost} over their rows")

@@ -1,8 +1,9 @@
 """Latency quantiles (median, p95) per model with bootstrap intervals, paired by item between models.
 
-A quantile is not a function of summed item columns, so it goes through the engine's item-level path
-(:func:`evalband.resample.bootstrap_items`, paired): each replicate draws the same items for every model, and the
-statistic takes each model's quantiles over the drawn items of all tasks.
+A quantile is not a function of summed item columns, so it does not go through the engine's sums: each replicate
+draws the items of every task as :func:`evalband.resample.bootstrap_items` (paired) draws them, the same items for
+every model, and takes each model's quantiles over the drawn items of all tasks, from the sorted items and the
+cumulative draw counts (no sort per replicate).
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import ArgumentError, as_generator, check_choice, check_confidence_level, check_positive_int
-from ..resample import bootstrap_items, interval
+from .._validate import (ArgumentError, InputError, as_generator, check_choice, check_confidence_level,
+                         check_positive_int)
+from ..resample import interval
 from ..results import ConfidenceInterval
-from ._display import frame_html, short_repr
-from ._items import check_measure, missing_note, task_measures
+from ._display import short_repr
+from ._items import check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
 
 __all__ = ["LatencyEstimates", "latency_quantiles", "nan_quantiles", "quantile_name"]
@@ -47,17 +49,6 @@ def nan_quantiles(x, quantiles) -> np.ndarray:
         out = np.where(frac >= 0.5, b - (b - a) * (1 - frac), a + (b - a) * frac)  # numpy's _lerp
         out = np.where(frac == 0, a, out)
     return np.where(k > 0, out, np.nan)
-
-
-@dataclass(frozen=True)
-class _PooledQuantiles:
-    """Statistic of :func:`bootstrap_items`: each model's quantiles over the drawn items of every task."""
-
-    quantiles: tuple
-
-    def __call__(self, scores):
-        c, m = scores.shape[:2]
-        return nan_quantiles(scores.reshape(c, m, -1), self.quantiles)
 
 
 @displayed
@@ -97,6 +88,12 @@ class LatencyEstimates:
     samples: np.ndarray
     notes: tuple = ()
 
+    @property
+    def se(self) -> np.ndarray:
+        """Bootstrap standard deviation of each quantile, (M, Q) (replicates that drew no latency left out)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.nanstd(self.samples, axis=0, ddof=1)
+
     def column(self, q: float) -> int:
         if q not in self.quantiles:
             raise ArgumentError(f"`quantile` {q!r} was not estimated; have {self.quantiles}.")
@@ -128,8 +125,57 @@ class LatencyEstimates:
                           f" {self.measure} for {len(self.models)} models, {self.method}"
                           f" {self.confidence_level:.4g} intervals, paired by item", frame, list(frame.columns)[:4])
 
-    def _repr_html_(self) -> str:
-        return frame_html(self.to_frame())
+
+@dataclass(frozen=True)
+class _Draws:
+    observed: np.ndarray
+    replicates: np.ndarray
+
+
+def _paired_quantiles(per_task, names, tasks, qs, n_resamples, gen, latency, source):
+    """``(replicates (B, M, Q), observed (M, Q), common items)``: each model's quantiles over the items every model
+    has a value on, the items resampled within tasks, the same items for every model.
+
+    The draws are those of :func:`evalband.resample.bootstrap_items` (paired): per task and block of replicates,
+    the counts of ``draw_indices(block_generator(entropy, (crc32(task), block)), K_t, ...)`` over the task's common
+    items, with its block size; the quantiles of the drawn sample come from the sorted cells and the cumulative
+    counts (:func:`evalband.costs._units.cell_quantiles`), with no sort per replicate.
+    """
+    from .._random import block_generator, name_key, run_entropy
+    from ..resample import draw_counts
+    from ..resample.items import ITEM_BLOCK_ELEMENTS
+    from ._units import Cells, cell_quantiles
+
+    m = len(names)
+    unit, model, value, sizes = [], [], [], []
+    offset = 0
+    for tm in per_task:
+        keep = tm.present.all(axis=0)
+        k = int(keep.sum())
+        unit.append(offset + np.tile(np.arange(k), m))
+        model.append(np.repeat(np.arange(m), k))
+        value.append(tm.values[:, keep].ravel())
+        sizes.append(k)
+        offset += k
+    if offset == 0:
+        raise ArgumentError(f"no item has a {latency} for every selected model; latency quantiles are paired by item.")
+    empty = [t for t, k in zip(tasks, sizes) if k == 0]
+    if empty:
+        raise InputError(f"task '{empty[0]}': no item has a {latency} for every selected model (quantiles are paired"
+                         " by item); leave the task out with `tasks`", source=source)
+    cells = Cells(np.concatenate(unit), np.concatenate(model), np.concatenate(value), offset, m)
+    observed = cell_quantiles(cells, np.ones((1, offset)), qs)[0]
+    n_max = max(tm.values.shape[1] for tm in per_task)
+    block = int(max(1, min(1000, ITEM_BLOCK_ELEMENTS // (len(per_task) * n_max))))
+    entropy = run_entropy(gen)
+    keys = [name_key(t) for t in tasks]
+    out = np.empty((n_resamples, m, len(qs)))
+    for b in range(-(-n_resamples // block)):
+        c = min(block, n_resamples - b * block)
+        counts = np.concatenate([draw_counts(block_generator(entropy, (key, b)), k, c, np.int32)
+                                 for key, k in zip(keys, sizes)], axis=1)
+        out[b * block:b * block + c] = cell_quantiles(cells, counts, qs)
+    return out, observed, offset
 
 
 def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), method: str = "percentile",
@@ -139,8 +185,9 @@ def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), 
 
     Parameters
     ----------
-    data : ResultsTable, path or DataFrame
-        Item-level results with a ``latency`` measure column (seconds, milliseconds, ...; blank = not measured).
+    data : Selection, ResultsTable, path or DataFrame
+        Anything :func:`evalband.select` accepts: item-level results with a ``latency`` measure column (seconds,
+        milliseconds, ...; blank = not measured).
     latency : str
         The measure column.
     quantiles : sequence of float
@@ -178,8 +225,6 @@ def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), 
     array([[11., 20.],
            [22., 40.]])
     """
-    from ..io import read
-
     method = check_choice(method, ("percentile", "basic"), "method")
     level = check_confidence_level(confidence_level)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
@@ -187,26 +232,19 @@ def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), 
     if not qs or any(not 0 < q < 1 for q in qs) or len(set(qs)) != len(qs):
         raise ArgumentError(f"`quantiles` must be distinct numbers in (0, 1); got {quantiles!r}.")
     gen = as_generator(rng)
-    table = read(data)
-    if models is not None or tasks is not None:
-        table = table.select(models=models, tasks=tasks)
+    sel = results_selection(data, models=models, tasks=tasks)
+    table = sel.table
     check_measure(table, latency, "latency")
     per_task = task_measures(table, latency, use_clusters=False)
     names = tuple(table.models)
-    n_max = max(tm.values.shape[1] for tm in per_task)
-    arrays = np.full((len(names), n_max, len(per_task)), np.nan)
-    for t, tm in enumerate(per_task):
-        arrays[:, :tm.values.shape[1], t] = np.where(tm.present, tm.values, np.nan)
-    common = sum(int(tm.present.all(axis=0).sum()) for tm in per_task)
-    if common == 0:
-        raise ArgumentError(f"no item has a {latency} for every selected model; latency quantiles are paired by item.")
-    reps = bootstrap_items({n: arrays[k] for k, n in enumerate(names)}, _PooledQuantiles(qs), resampling="paired",
-                           n_resamples=n_resamples, rng=gen, tasks=table.tasks)
+    samples, observed, common = _paired_quantiles(per_task, names, [str(t) for t in table.tasks], qs, n_resamples,
+                                                  gen, latency, table.source)
+    reps = _Draws(observed, samples)
     ci = interval(reps.replicates, reps.observed, method=method, confidence_level=level)
     n_all = np.full(len(names), sum(tm.values.shape[1] for tm in per_task))
     missing = np.sum([(~tm.present).sum(axis=1) for tm in per_task], axis=0).astype(np.int64)
     rows = np.sum([tm.missing_rows for tm in per_task], axis=0)
-    notes = list(missing_note(latency, names, missing, n_all, rows))
+    notes = list(sel.notes) + missing_note(latency, names, missing, n_all, rows)
     unpaired = int(n_all[0] - common)
     if unpaired:
         notes.append(f"{latency}: {unpaired:,} item(s) lack a {latency} for some model and are left out of every"

@@ -15,11 +15,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import ArgumentError, InputError, check_choice, check_confidence_level
+from .._validate import ArgumentError, ArgumentTypeError, InputError, check_choice, check_confidence_level
 from ..resample import interval
 from ..results import ConfidenceInterval
-from ._display import frame_html, short_repr
-from ._items import check_measure, missing_note, task_measures
+from ._display import short_repr
+from ._items import check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
 
 __all__ = ["COST_METHODS", "CostEstimates", "cost_from_summary", "costs_from_replicates", "mean_cost"]
@@ -103,9 +103,6 @@ class CostEstimates:
                           f" {self.method} {self.confidence_level:.4g} intervals"
                           f"{', paired by item' if self.paired else ''}", self.to_frame(),
                           ["model", "cost", "cost_ci_low", "cost_ci_high", "n_items"])
-
-    def _repr_html_(self) -> str:
-        return frame_html(self.to_frame())
 
 
 # ---------------------------------------------------------------------------------------------- building
@@ -193,8 +190,9 @@ def mean_cost(data, *, cost: str = "cost", method: str = "bca", confidence_level
 
     Parameters
     ----------
-    data : ResultsTable, path or DataFrame
-        Item-level results with a measure column (blank = not measured, counted in ``notes``).
+    data : Selection, ResultsTable, path or DataFrame
+        Anything :func:`evalband.select` accepts: item-level results with a measure column (blank = not
+        measured, counted in ``notes``).
     cost : str
         The measure column: 'cost' (dollars, tokens, ...) or 'latency'.
     method : {'bca', 'percentile', 'basic', 't'}
@@ -242,7 +240,6 @@ def mean_cost(data, *, cost: str = "cost", method: str = "bca", confidence_level
     0     A   2.5     20.0
     1     B   5.0     20.0
     """
-    from ..io import read
     from .joint import joint_bootstrap
 
     method = check_choice(method, COST_METHODS, "method")
@@ -252,31 +249,34 @@ def mean_cost(data, *, cost: str = "cost", method: str = "bca", confidence_level
             replicates = joint_bootstrap(data, cost=cost, n_resamples=n_resamples, rng=rng, models=models,
                                          tasks=tasks, cluster=cluster)
         return costs_from_replicates(replicates, method=method, confidence_level=level)
-    table = read(data)
-    if models is not None or tasks is not None:
-        table = table.select(models=models, tasks=tasks)
+    sel = results_selection(data, models=models, tasks=tasks)
+    table = sel.table
     check_measure(table, cost, "cost")
     use_clusters = table.has_clusters and cluster is not False
     mean, cov, df, items, missing, notes = _linearized(table, cost, use_clusters)
     se = np.sqrt(np.diag(cov))
     half = stats.t.ppf(0.5 + level / 2, df) * se
-    notes = list(table.notes) + notes + [f"{cost}: t intervals with {df:g} degrees of freedom"
+    notes = list(sel.all_notes) + notes + [f"{cost}: t intervals with {df:g} degrees of freedom"
                                          + (" (clusters as units)" if use_clusters else "")]
     return CostEstimates(cost, tuple(table.models), mean, se, ConfidenceInterval(mean - half, mean + half), items,
                          missing, "t", level, True, tuple(notes), cov=cov, df=np.full(len(mean), df))
 
 
 def cost_from_summary(frame, *, model: str = "model", cost: str = "cost", se: str = "se", sd: str = "sd",
-                      n: str = "n", confidence_level=0.95, source: str = "<DataFrame>") -> CostEstimates:
+                      n: str = "n", confidence_level=0.95, models=None) -> CostEstimates:
     """Per-model mean costs from a summary: one row per model with the mean cost and its SE, or SD and n.
 
     Parameters
     ----------
-    frame : pandas.DataFrame or path
-        Columns ``model`` and ``cost`` (mean per item), and any of ``se``, ``sd``, ``n``.
+    frame : CostTable, Selection, pandas.DataFrame or path
+        A cost table (``evalband.read(path, source='costs')``) or anything :func:`evalband.select` reads with
+        ``source='costs'``: columns ``model`` and ``cost`` (mean per item), and any of ``se``, ``sd``, ``n``. A
+        table of per-response costs (``model, item, cost``) is summarized per model (mean, SD and n of its
+        responses).
     model, cost, se, sd, n : str
-        Column names.
+        Column names (when ``frame`` is read here).
     confidence_level : float or str
+    models : sequence of str, optional
 
     Returns
     -------
@@ -293,43 +293,38 @@ def cost_from_summary(frame, *, model: str = "model", cost: str = "cost", se: st
     >>> est.se
     array([0.001 , 0.0004])
     """
+    from ..selection import select
+    from ..cost_table import CostTable
+
     level = check_confidence_level(confidence_level)
-    from_file = not isinstance(frame, pd.DataFrame)
-    if from_file:
-        source = str(frame)
-        frame = pd.read_csv(frame)
-
-    def where(pos):  # a file line (the header is line 1), or the frame's row label
-        return f"line {pos + 2}" if from_file else frame.index[pos]
-
-    for col in (model, cost):
-        if col not in frame.columns:
-            raise InputError(f"a cost summary needs a {col!r} column; found {', '.join(map(repr, frame.columns))}",
-                             source=source)
-    names = frame[model].astype(str)
-    dup = names.duplicated()
-    if dup.any():
-        raise InputError(f"model {names[dup].iloc[0]!r} is listed twice", source=source,
-                         row=where(int(np.flatnonzero(dup.to_numpy())[0])), column=model)
-
-    def numbers(col, positive=False):
-        if col not in frame.columns:
-            return None
-        v = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=np.float64)
-        bad = np.flatnonzero(~np.isfinite(v) | (v <= 0 if positive else v < 0))
-        if bad.size:
-            what = "a number > 0" if positive else "a finite number >= 0"
-            raise InputError(f"{col} {frame[col].iloc[bad[0]]} must be {what}", source=source,
-                             row=where(int(bad[0])), column=col)
-        return v
-
-    mean, se_v, sd_v, n_v = numbers(cost), numbers(se), numbers(sd), numbers(n, positive=True)
-    m = len(mean)
-    notes = []
-    if se_v is None and sd_v is not None:
-        if n_v is None:
-            raise InputError(f"an SD ({sd!r}) needs the number of items ({n!r}) to give an SE", source=source)
+    options = {}
+    if not isinstance(frame, CostTable) and type(frame).__name__ != "Selection":
+        options = dict(source="costs", model_col=model, cost_col=cost, se_col=se, sd_col=sd, n_col=n)
+    sel = select(frame, models=models, **options)
+    table = sel.table
+    if not isinstance(table, CostTable):
+        raise ArgumentTypeError(f"per-model costs must be a cost table (source='costs'); got"
+                                f" {type(table).__name__}.")
+    notes = list(table.notes)
+    if table.shape == "responses":
+        if "cost" not in table.measures:
+            raise InputError("the cost file holds no cost column (only latency)", source=table.source)
+        u, m, v, _, _ = table.cells("cost")
+        k = len(table.models)
+        n_v = np.bincount(m, minlength=k).astype(np.float64)
+        if np.any(n_v < 2):
+            lacking = [table.models[i] for i in np.flatnonzero(n_v < 2)]
+            raise InputError(f"model {lacking[0]!r} has fewer than two responses with a cost: no standard error",
+                             source=table.source)
+        mean_v = np.bincount(m, weights=v, minlength=k) / n_v
+        sd_v = np.sqrt(np.bincount(m, weights=(v - mean_v[m]) ** 2, minlength=k) / (n_v - 1))
         se_v = sd_v / np.sqrt(n_v)
+        notes.append("costs per response summarized per model (mean, SD and n of its responses; each (model,"
+                     " item) once)")
+    else:
+        mean_v, n_v = table.cost, table.n
+        se_v = table.se if table.se is not None else (None if table.sd is None else table.sd / np.sqrt(table.n))
+    m = len(mean_v)
     if se_v is None:
         se_v, method, df = np.zeros(m), "known", np.full(m, np.inf)
         notes.append("costs given without SE or SD are taken as exact (no sampling uncertainty)")
@@ -339,6 +334,6 @@ def cost_from_summary(frame, *, model: str = "model", cost: str = "cost", se: st
         method, df = "normal", np.full(m, np.inf)
     half = stats.t.ppf(0.5 + level / 2, df) * se_v
     notes.append("costs from a per-model summary: not paired by item, so differences are Welch's (independent)")
-    return CostEstimates("cost", tuple(names), mean, se_v, ConfidenceInterval(mean - half, mean + half),
+    return CostEstimates("cost", tuple(table.models), mean_v, se_v, ConfidenceInterval(mean_v - half, mean_v + half),
                          n_v if n_v is not None else np.full(m, np.nan), np.zeros(m, dtype=np.int64), method, level,
-                         False, tuple(notes), cov=np.diag(se_v ** 2), df=df)
+                         False, tuple(dict.fromkeys(notes)), cov=np.diag(se_v ** 2), df=df)

@@ -43,7 +43,7 @@ _PERCENT = ("p_best", "p_a_better", "share", "prob_a_better", "prob_b_better", "
 _PAIR = re.compile(r"^(.*)_low$")
 #: columns left out first when a table is too wide for the terminal (least needed first; display names)
 _DROP_ORDER = ("se_analytic", "correlation", "p_adjusted", "rank_mean", "hdi", "pred", "posterior_sd",
-               "sim. rank CI", "se", "observed", "p_value", "n", "rank CI", "tier")
+               "sim. rank CI", "se", "observed", "p_value", "n", "n_unlabelled", "rank CI", "tier")
 
 
 def terminal_width() -> int:
@@ -151,14 +151,25 @@ def to_csv(frame: pd.DataFrame) -> str:
 def _rounded(df, value_cols, se_col, scale, pvalue_cols, p_floor, signed_cols=()) -> pd.DataFrame:
     """Display strings: value columns with the digit rule (after ``scale``), p-values, other numbers short."""
     out = pd.DataFrame(index=df.index)
-    value_cols = [c for c in value_cols if c in df.columns]
-    scale = np.broadcast_to(np.asarray(scale, dtype=float), (len(df),))  # one per row, or one for all
-    se = df[se_col].to_numpy(dtype=float) * scale if se_col and se_col in df.columns else None
-    decimals = [decimals_for(abs(s)) if s == s and s != 0 else 1 for s in se] if se is not None else [3] * len(df)
+
+    def digits(se, scale):  # (scale per row, decimals per row) from standard errors on the statistic's scale
+        scale = np.broadcast_to(np.asarray(scale, dtype=float), (len(df),))  # one per row, or one for all
+        if se is None:
+            return scale, [3] * len(df)
+        se = (df[se].to_numpy(dtype=float) if isinstance(se, str) else
+              np.broadcast_to(np.asarray(se, dtype=float), (len(df),))) * scale
+        return scale, [decimals_for(abs(s)) if s == s and s != 0 else 1 for s in se]
+
+    if isinstance(value_cols, dict):  # column -> (its SE: a column or values, its scale): a digit rule per group
+        per_col = {c: digits(*spec) for c, spec in value_cols.items() if c in df.columns}
+    else:
+        rule = digits(se_col if se_col and se_col in df.columns else None, scale)
+        per_col = {c: rule for c in value_cols if c in df.columns}
     for c in df.columns:
         col = df[c]
-        if c in value_cols:
-            values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float) * scale
+        if c in per_col:
+            scale_c, decimals = per_col[c]
+            values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float) * scale_c
             f = format_signed if c in signed_cols else format_value
             out[c] = [f(float(v), d) for v, d in zip(values, decimals)]
         elif c in pvalue_cols:
@@ -264,7 +275,9 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
     fmt : {'table', 'table-wide', 'markdown', 'csv', 'json', 'latex'}
     value_cols, se_col, scale
         Columns shown with the decimals that ``se_col`` sets (after multiplying by ``scale``, one number or one
-        per row: 100 shows proportions in points). Only human formats round or scale.
+        per row: 100 shows proportions in points). Only human formats round or scale. ``value_cols`` may also
+        map each value column to ``(se, scale)``, its own standard errors (a column name or values) and
+        multiplier, for tables holding statistics on several scales (quality in points beside costs in dollars).
     pvalue_cols : sequence of str
     title : str, optional
     notes : sequence of str
@@ -328,8 +341,8 @@ def _terminal(shown: pd.DataFrame, raw: pd.DataFrame, head, notes, width: int, *
     from rich.table import Table
     from rich.text import Text
 
-    numeric = {c for c in raw.columns if pd.api.types.is_numeric_dtype(raw[c])}
-    is_text = {c: c not in numeric and not str(c).endswith("CI") for c in shown.columns}
+    # labels (a non-numeric column of the result) fold; numbers and the intervals made of them never do
+    is_text = {c: c in raw.columns and not pd.api.types.is_numeric_dtype(raw[c]) for c in shown.columns}
     natural = {c: max([len(str(c))] + [len(str(v)) for v in shown[c]]) for c in shown.columns}
     frame, dropped = shown, []
 
@@ -340,8 +353,11 @@ def _terminal(shown: pd.DataFrame, raw: pd.DataFrame, head, notes, width: int, *
     if fit:
         while need(frame.columns, _MIN_TEXT) > width:
             victim = next((c for key in _DROP_ORDER for c in frame.columns if str(c) == key), None)
-            if victim is None:
-                break
+            if victim is None:  # then from the right, never a label or the first value and its interval
+                spare = [c for c in frame.columns if not is_text[c]][2:]
+                if not spare:
+                    break
+                victim = spare[-1]
             dropped.append(str(victim))
             frame = frame.drop(columns=[victim])
     text_cols = [c for c in frame.columns if is_text[c]]

@@ -78,7 +78,7 @@ def _resolve(table, method, cluster) -> tuple[str, bool, list[str]]:
 
 def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool | None = None,
              tolerance: float = 0.1, models=None, tasks=None, weights=None, group_weights=None,
-             fixed=None) -> TaskEstimates:
+             fixed=None, ppi: str = "ppi++") -> TaskEstimates:
     """Estimate each model's score on each task, with standard errors and confidence intervals.
 
     Parameters
@@ -109,6 +109,12 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
         variance of the facet levels to that of the items (or clusters), on Satterthwaite t references, so the
         intervals generalize to new prompts; ``fixed`` (or ``True`` for every facet) conditions on the levels
         used (the intervals above, over the item means).
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Item-level results with human labels (the measure ``human``): the estimate targets the human-scale mean
+        by prediction-powered inference and the result is a :class:`evalband.judges.PPIEstimates`
+        (:func:`evalband.judges.ppi_estimate`: PPI++ by default, equal to ``ppi_py.ppi_mean_ci``; 'classic'
+        lambda = 1; 'labelled' the labels alone, with the labelled-only interval beside every estimate). 'none'
+        estimates the judge's scores at face value. Ignored without labels.
 
     Returns
     -------
@@ -137,6 +143,12 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
     sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
     table = sel.table
     level = check_confidence_level(confidence_level)
+    from ..judges.ppi_replicates import uses_ppi
+
+    if uses_ppi(table, ppi):  # the one rule for human labels (evalband.judges.ppi_replicates)
+        from ..judges.ppi_replicates import estimate_human_scale
+
+        return estimate_human_scale(sel, ppi=ppi, method=method, confidence_level=level, cluster=cluster)
     facet_notes = []
     if table.level == "item" and (table.facets or fixed is not None):
         from ..facets.defaults import check_fixed, random_facets

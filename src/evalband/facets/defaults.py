@@ -25,7 +25,8 @@ from .crossed import crossed_bootstrap
 from .design import facet_design, facet_table
 from .small_clusters import bell_mccaffrey_df
 
-__all__ = ["SMALL_CLUSTER_DF", "check_fixed", "cluster_df", "default_replicates", "random_facets"]
+__all__ = ["SMALL_CLUSTER_DF", "BCA_FEW_CLUSTERS_NOTE", "check_fixed", "cluster_df", "default_replicates", "few_clusters",
+           "random_facets"]
 
 #: below these Bell-McCaffrey degrees of freedom of the mean over tasks (about 30 equal clusters in all), the
 #: default replicates of clustered data are the small-sample wild cluster bootstrap
@@ -87,7 +88,25 @@ def cluster_df(data) -> float:
     return float(bell_mccaffrey_df(np.concatenate(shares), np.concatenate(strata), None, np.array(sizes)))
 
 
-def default_replicates(data, *, fixed=None, cluster=None, n_resamples: int = 10_000, rng=None):
+def few_clusters(data, *, cluster=None) -> bool:
+    """Whether the default analysis would take the small-sample wild cluster bootstrap: item-level data with
+    clusters (not ignored with ``cluster=False``) whose Bell-McCaffrey degrees of freedom for the mean over tasks
+    fall below :data:`SMALL_CLUSTER_DF`."""
+    table = facet_table(data)
+    if table.level != "item" or not table.has_clusters or cluster is False:
+        return False
+    return bool(cluster_df(table) < SMALL_CLUSTER_DF)
+
+
+#: said when BCa intervals are asked for with few clusters (the wild replicates have no jackknife)
+BCA_FEW_CLUSTERS_NOTE = ("few clusters: BCa intervals need the jackknife of the ordinary cluster bootstrap, so the"
+                         " small-cluster correction of the default percentile intervals is not applied; with few"
+                         " clusters the cluster bootstrap under-covers (percentile intervals, the default, keep"
+                         " their level)")
+
+
+def default_replicates(data, *, fixed=None, cluster=None, n_resamples: int = 10_000, rng=None,
+                       jackknife: bool = False):
     """The replicate set a default analysis draws when facets or few clusters call for it, else None.
 
     Parameters
@@ -100,6 +119,10 @@ def default_replicates(data, *, fixed=None, cluster=None, n_resamples: int = 10_
         As for :func:`evalband.resample.bootstrap`: None uses the table's clusters, False ignores them.
     n_resamples : int
     rng : seed or Generator
+    jackknife : bool
+        The analysis needs the delete-one values of an ordinary bootstrap (BCa intervals). The wild replicates
+        have none: with random facets that is an error naming the way out; with few clusters the engine's cluster
+        bootstrap is used (None is returned) and :data:`BCA_FEW_CLUSTERS_NOTE` says the correction is not applied.
 
     Returns
     -------
@@ -132,6 +155,11 @@ def default_replicates(data, *, fixed=None, cluster=None, n_resamples: int = 10_
     fixed = check_fixed(table, fixed)
     facets = random_facets(table, fixed)
     use_clusters = table.has_clusters and cluster is not False
+    if facets and jackknife:
+        raise ArgumentError(f"BCa intervals (`method='bca'`) need the jackknife of an ordinary bootstrap, which the"
+                            f" crossed bootstrap over the random facet{'s' if len(facets) > 1 else ''}"
+                            f" {', '.join(facets)} does not have: use percentile intervals (the default), or"
+                            f" condition on the facets with `fixed`")
     if facets:
         reps = crossed_bootstrap(data, fixed=fixed, cluster=None if use_clusters else False,
                                  n_resamples=n_resamples, rng=rng)
@@ -143,7 +171,7 @@ def default_replicates(data, *, fixed=None, cluster=None, n_resamples: int = 10_
     if not use_clusters:
         return None
     df = cluster_df(table)
-    if not df < SMALL_CLUSTER_DF:
+    if not df < SMALL_CLUSTER_DF or jackknife:  # BCa: the engine's cluster bootstrap (see BCA_FEW_CLUSTERS_NOTE)
         return None
     reps = crossed_bootstrap(data, facets=(), cluster=True, n_resamples=n_resamples, rng=rng)
     kept = [n for n in reps.notes if not n.startswith(("crossed wild", "small-sample correction"))]

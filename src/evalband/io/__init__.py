@@ -22,6 +22,8 @@ from ..battles import BattleTable
 from ..ratings import RatingsTable
 from .battles import looks_like_battles, read_battles
 from .ratings import read_ratings
+from ..cost_table import CostTable
+from .costs import read_costs
 
 __all__ = ["read", "SOURCES", "load_example", "BATTLE_SOURCES"]
 
@@ -42,7 +44,7 @@ SOURCES = {"csv": read_tabular, "tsv": read_tabular, "parquet": read_tabular, "j
            "lm-eval": read_lm_eval, "inspect": read_inspect, "helm": read_helm, "rliable": read_rliable,
            "cruxeval": read_cruxeval,
            "battles": _battles("columns"), "fastchat": _battles("fastchat"), "arena-hard": _battles("arena-hard"),
-           "alpaca-eval": _battles("alpaca-eval"), "ratings": read_ratings}
+           "alpaca-eval": _battles("alpaca-eval"), "ratings": read_ratings, "costs": read_costs}
 
 
 def read(data, *, source: str = "auto", **options) -> ResultsTable:
@@ -61,11 +63,12 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
 
     Returns
     -------
-    ResultsTable, BattleTable or RatingsTable
+    ResultsTable, BattleTable, RatingsTable or CostTable
         Pairwise battles (``model_a, model_b, winner``; Chatbot Arena, Arena-Hard, AlpacaEval files) are detected
-        and read as a BattleTable; ratings are read with ``source='ratings'``.
+        and read as a BattleTable; ratings are read with ``source='ratings'``, per-model costs (a summary or
+        per-response measures) with ``source='costs'``.
     """
-    if isinstance(data, (ResultsTable, BattleTable, RatingsTable)):
+    if isinstance(data, (ResultsTable, BattleTable, RatingsTable, CostTable)):
         return data
     if isinstance(data, str) and data.startswith("example:"):
         from .examples import load_example
@@ -93,13 +96,22 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
     return reader(data, **options)
 
 
+#: options of the battle readers alone: given to read(), they say the input holds battles
+BATTLE_OPTIONS = frozenset({"model_a_col", "model_b_col", "winner_col", "question_col", "judge_col", "turn_col",
+                            "weight_col", "style_cols", "baseline", "strong_weight", "anonymous_only"})
+
+
 def _battle_input(data, options) -> bool:
     """Pairwise battles, by their columns or format (a results table's options say it is not)."""
     results_options = {"model_col", "task_col", "item_col", "score_col", "shape", "n_col", "correct_col",
                        "accuracy_col", "unbounded", "facets"}
     if results_options & set(options):
         return False
-    if isinstance(data, str) and (data == STDIN or data.startswith("example:")):
+    if isinstance(data, str) and data.startswith("example:"):
+        return False
+    if BATTLE_OPTIONS & set(options):  # options only the battle readers take (evalband.arena gives `baseline`)
+        return True
+    if isinstance(data, str) and data == STDIN:
         return False
     return isinstance(data, (pd.DataFrame, str, os.PathLike)) and looks_like_battles(data)
 

@@ -31,7 +31,7 @@ from .._validate import ArgumentError, ArgumentTypeError, InputError, MissingExt
 from ..table import ResultsTable
 from ._text import utf8_problem
 
-__all__ = ["expand", "classify", "detect", "load_json", "iter_jsonl", "field", "Skipped", "build_table",
+__all__ = ["expand", "input_files", "classify", "detect", "load_json", "iter_jsonl", "field", "Skipped", "build_table",
            "check_tabular_unused", "HARNESS_SOURCES"]
 
 #: harness sources that a folder or glob may hold
@@ -81,6 +81,29 @@ def expand(data) -> tuple[str, list[Path]]:
             raise InputError("the folder holds no file", source=text)
         return text, files
     return text, [path]
+
+
+def input_files(*specs) -> list[Path]:
+    """The existing files named by input arguments: paths, globs, folders (searched), lists of them, and
+    ``@FILE`` lists of names. Standard input (``-``), ``None`` and names that match nothing are skipped."""
+    out: list[Path] = []
+    for spec in specs:
+        if spec is None:
+            continue
+        if isinstance(spec, (list, tuple)):
+            out += input_files(*spec)
+            continue
+        text = os.fspath(spec)
+        if text == "-":
+            continue
+        if text.startswith("@") and Path(text[1:]).is_file():
+            out.append(Path(text[1:]))
+            continue
+        try:
+            out += expand(text)[1]
+        except (InputError, ArgumentTypeError):  # a name that matches nothing is the reader's business
+            continue
+    return out
 
 
 def _walk(folder: Path) -> list[Path]:

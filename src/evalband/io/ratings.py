@@ -108,11 +108,4 @@ def as_ratings(data, *, level: str = "auto", **options) -> RatingsTable:
     """
     if not isinstance(data, RatingsTable):
         return read_ratings(data, level=level, **options)
-    if level == "auto" or level == data.level:
-        return data
-    kept = [n for n in data.notes if not n.startswith("level ") and "cells rated" not in n
-            and "no rating at all" not in n]
-    table = RatingsTable.from_long(data.to_frame(), cluster_col="cluster" if data.has_clusters else None,
-                                   level=level, categories=None if data.numeric else list(data.categories),
-                                   source=data.source, notes=kept)
-    return table.select(list(data.raters))  # keep the raters' order
+    return data.with_level(level)

@@ -57,7 +57,7 @@ def read_tabular(
     item_col: str = "item",
     score_col: str = "score",
     trial_col: str | None = "trial",
-    cluster_col: str | None = None,
+    cluster_col: str | bool | None = None,
     group_col: str | None = "group",
     n_col: str = "n",
     correct_col: str = "correct",
@@ -83,7 +83,8 @@ def read_tabular(
         or a DataFrame.
     shape : {'auto', 'long', 'wide', 'summary'}
     model_col, task_col, item_col, score_col, trial_col, cluster_col, group_col, n_col, correct_col, accuracy_col
-        The source's names for each column. ``cluster_col`` defaults to a column named 'cluster' if present.
+        The source's names for each column. ``cluster_col`` defaults to a column named 'cluster' if present;
+        ``False`` reads no cluster (items independent; a 'cluster' column is then named as not used).
     models : list of str, optional
         Wide shape: the model columns (default: every column not used for item, task, group or cluster). The
         other columns are left out, with a note naming them.
@@ -172,9 +173,12 @@ def read_tabular(
             (group_col, "--group-col", "group"), (n_col, "n_col=", "n"), (correct_col, "correct_col=", "correct"),
             (accuracy_col, "accuracy_col=", "accuracy")))
     cluster_auto = cluster_col is None
-    cluster_col = _match_case(cluster_col or "cluster", cols, source, "--cluster", explicit=not cluster_auto)
-    if cluster_auto and cluster_col not in df.columns:
+    if cluster_col is False:  # items independent: no cluster role (a 'cluster' column is named as not used)
         cluster_col = None
+    else:
+        cluster_col = _match_case(cluster_col or "cluster", cols, source, "--cluster", explicit=not cluster_auto)
+        if cluster_auto and cluster_col not in df.columns:
+            cluster_col = None
     for name, col in (("cluster_col", cluster_col),):
         if col is not None and col not in df.columns:
             raise InputError(f"no column '{col}' (given as {name}); found {', '.join(map(repr, df.columns))}",
@@ -202,6 +206,12 @@ def read_tabular(
                 f" {', '.join(map(repr, df.columns))}. " + _separator_hint(df.columns)
                 + "Map the columns with --score-col, --item-col, ...", source=source)
     facet_cols = _facet_columns(facets, df.columns, source)
+    named = [f"--{role}-col {col}" for role, col, default in (("human", human_col, "human"), ("cost", cost_col, "cost"),
+                                                             ("latency", latency_col, "latency"))
+             if col is not None and col != default]
+    if shape != "long" and named:  # per-row measures need one row per item (a human label, a cost of that row)
+        raise InputError(f"{named[0]} needs item-level rows (one row per model, task and item: the long shape);"
+                         f" this table is read as {shape}, which has no rows to label or measure", source=source)
     if shape == "long":
         original = [c for c in df.columns if c != task_col or not added_task]
         measures = []
@@ -219,7 +229,7 @@ def read_tabular(
              *((f, f, False) for f in facet_cols)], df.columns, source)
         unused = [c for c in original if c not in mapping]
         refuse_splits(df, unused, source)
-        df = _rename(df, mapping, source)
+        df = _rename(df.drop(columns=unused), mapping, source)  # columns no role reads are named in a note
         notes = list(pre_notes) + unused_note(unused, ())
         missing = [c for c in (item_col, score_col) if c not in original]
         if model_col not in original and (missing or model_col != "model" or stems is not None):

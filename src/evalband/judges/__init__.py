@@ -9,7 +9,12 @@ prediction-powered inference (PPI / PPI++) for judge-scored evaluations.
 * :func:`ppi_mean` (arrays), :func:`ppi_estimate` and :func:`ppi_compare` (results tables) -- the human-scale
   mean from many judge scores and few human labels, with PPI++ or classic PPI, and paired model differences.
 
-Ratings are read by :func:`evalband.io.ratings.read_ratings` into a :class:`RatingsTable`.
+* :mod:`evalband.judges.ppi_replicates` -- the one rule for results with human labels: ``evalband.estimate``,
+  the bootstrap engine and so compare, rank, analyze and the report target the human-scale mean by PPI
+  (``ppi=``).
+
+Every function takes what :func:`evalband.select` takes (ratings with ``source='ratings'``, read into a
+:class:`RatingsTable`; results with a ``human`` measure for PPI) or the selection it made.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ _LAZY = {
     "BiasResult": "evalband.judges.bias",
     "ppi_mean": "evalband.judges.ppi", "PPIMean": "evalband.judges.ppi",
     "ppi_estimate": "evalband.judges.ppi_table", "ppi_compare": "evalband.judges.ppi_table",
+    "ppi_replicates": "evalband.judges.ppi_replicates", "PPIReplicates": "evalband.judges.ppi_replicates",
     "PPIEstimates": "evalband.judges.ppi_table", "PPIComparison": "evalband.judges.ppi_table",
     "read_ratings": "evalband.io.ratings",
 }

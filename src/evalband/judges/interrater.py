@@ -272,11 +272,12 @@ def agreement(data, *, unit_col: str = "unit", rater_col: str = "rater", value_c
 
     Parameters
     ----------
-    data : RatingsTable, pandas.DataFrame or path
-        Ratings, long (``unit, rater, value``) or wide (one row per unit, one column per rater); anything
-        :func:`evalband.io.read_ratings` reads.
+    data : Selection, RatingsTable, pandas.DataFrame or path
+        Ratings, long (``unit, rater, value``) or wide (one row per unit, one column per rater): a selection
+        ``evalband.select(path, source='ratings', ...)`` made, or anything it reads.
     unit_col, rater_col, value_col, shape, categories, raters
-        How to read ``data`` (see :func:`evalband.io.read_ratings`); ignored for a RatingsTable.
+        How to read ``data`` (see :func:`evalband.io.ratings.read_ratings`); ignored for a RatingsTable or a
+        Selection.
     level : {'auto', 'nominal', 'ordinal', 'interval', 'ratio'}
         Level of measurement; 'auto' detects it and says so in ``notes``.
     cluster : str, optional
@@ -336,14 +337,14 @@ def agreement(data, *, unit_col: str = "unit", rater_col: str = "rater", value_c
     >>> round(res.krippendorff_alpha, 3)                                  # doctest: +SKIP
     0.743
     """
-    from ..io.ratings import as_ratings
+    from ._inputs import ratings_of
 
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
     gen = as_generator(rng)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     method = check_choice(method, INTERVAL_METHODS, "method")
     confidence_level = check_confidence_level(confidence_level)
-    table = as_ratings(data, unit_col=unit_col, rater_col=rater_col, value_col=value_col, shape=shape,
+    table = ratings_of(data, unit_col=unit_col, rater_col=rater_col, value_col=value_col, shape=shape,
                        level=level, categories=categories, cluster_col=cluster, raters=raters)
     entropy = run_entropy(gen)
     coefs, notes = coefficients(table, pairs=pairs, kappa_weights=kappa_weights)

@@ -173,19 +173,9 @@ class PPIComparison:
 
 
 def _table(data, models, tasks):
-    from ..io import read
+    from ._inputs import labelled_results
 
-    table = read(data)
-    if table.level != "item":
-        raise InputError("prediction-powered inference needs item-level scores (a judge score per item)",
-                         source=table.source)
-    if "human" not in table.measures:
-        raise InputError("no human labels: PPI needs a 'human' column holding the human label where there is one"
-                         " (blank elsewhere); map another column with read(..., human_col=NAME)",
-                         source=table.source)
-    if models is not None or tasks is not None:
-        table = table.select(models=models, tasks=tasks)
-    return table
+    return labelled_results(data, models=models, tasks=tasks)
 
 
 def _task_matrices(table, task, models, use_clusters: bool):

@@ -290,14 +290,14 @@ def judge_reference(data, *, reference: str, judges=None, crowd=None, unit_col: 
     >>> res = judge_reference("ratings.csv", reference="human", rng=0)        # doctest: +SKIP
     >>> res.to_frame()[["judge", "statistic", "estimate", "ci_low", "ci_high"]]  # doctest: +SKIP
     """
-    from ..io.ratings import as_ratings
+    from ._inputs import ratings_of
 
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
     gen = as_generator(rng)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     method = check_choice(method, INTERVAL_METHODS, "method")
     confidence_level = check_confidence_level(confidence_level)
-    table = as_ratings(data, unit_col=unit_col, rater_col=rater_col, value_col=value_col, shape=shape, level=level,
+    table = ratings_of(data, unit_col=unit_col, rater_col=rater_col, value_col=value_col, shape=shape, level=level,
                        categories=categories, cluster_col=cluster)
     res = _judge_reference(table, reference=reference, judges=judges, crowd=crowd, entropy=run_entropy(gen),
                            seed=seed, n_resamples=n_resamples, method=method, confidence_level=confidence_level)

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from .._random import run_entropy
-from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level,
-                         check_names, check_positive_int)
+from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice,
+                         check_confidence_level, check_positive_int)
 from ..results import ConfidenceInterval
 from ..battles import BattleTable
 from .bradley_terry import RIDGE, TIES
@@ -27,28 +27,32 @@ INTERVALS = ("percentile", "bca")
 _UNITS = {"elo": "Elo points", "logit": "logits", "prob": ""}
 
 
-def _read(data, source, options, baseline) -> BattleTable:
-    if isinstance(data, BattleTable):
-        if options:
-            raise ArgumentTypeError(f"reader options ({', '.join(options)}) do not apply to a BattleTable.")
-        return data
-    from ..io.battles import read_battles
-
-    return read_battles(data, source=source, baseline=baseline, **options)
+#: arena()'s ``source`` -> the source of :func:`evalband.read` ('columns' is the column layout, read's 'battles')
+_SOURCES = {"auto": "auto", "columns": "battles", "battles": "battles", "fastchat": "fastchat",
+            "arena-hard": "arena-hard", "alpaca-eval": "alpaca-eval"}
 
 
-def _restrict(table: BattleTable, models) -> BattleTable:
-    if models is None:
-        return table
-    chosen = check_names(models, table.models, "models")
-    if len(chosen) < 2:
-        raise ArgumentError(f"`models` must name at least two models; got {chosen!r}.")
-    pos = np.array([table.models.index(m) for m in chosen])
-    keep = np.isin(table.model_a, pos) & np.isin(table.model_b, pos)
-    left = int((~keep).sum())
-    if not keep.any():
-        raise ArgumentError(f"`models`: no battle between two of {chosen!r}.")
-    return table.subset(keep, note=f"{left:,} battles with a model outside `models` left out" if left else None)
+def _select(data, source, options, baseline, models):
+    """The selection of battles (:func:`evalband.select`: ``models`` keeps the battles between them, counted in
+    its notes); the table and the notes of the table and the selection."""
+    from ..selection import Selection, select
+
+    source = check_choice(source, tuple(_SOURCES), "source")
+    if isinstance(data, (Selection, BattleTable)):
+        if options or source != "auto":
+            given = [f"source={source!r}"] * (source != "auto") + list(options)
+            raise ArgumentTypeError(f"reader options ({', '.join(given)}) do not apply to a"
+                                    f" {type(data).__name__}; they apply when a file or DataFrame is read.")
+        sel = select(data, models=models)
+    else:
+        # `baseline` is a battle reader's option (the Arena-Hard files do not name it): giving it sends the
+        # input to the battle readers, whatever its columns
+        sel = select(data, models=models, source=_SOURCES[source], baseline=baseline, **options)
+    table = sel.table
+    if not isinstance(table, BattleTable):
+        raise InputError("holds no pairwise battles (model_a, model_b and winner columns, or a Chatbot Arena,"
+                         " Arena-Hard or AlpacaEval file)", source=getattr(table, "source", None))
+    return table, tuple(dict.fromkeys((*table.notes, *sel.notes)))
 
 
 def _subset(table: BattleTable, keep, note: str) -> BattleTable:
@@ -151,9 +155,10 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
 
     Parameters
     ----------
-    data : BattleTable, path or DataFrame
-        Battles (:func:`evalband.io.battles.read_battles` reads CSV/TSV/JSONL/Parquet column layouts, Chatbot
-        Arena clean battles, Arena-Hard judgments and AlpacaEval annotations).
+    data : Selection, BattleTable, path, list of paths or DataFrame
+        Battles: anything :func:`evalband.select` accepts, selected once (a path or DataFrame is read by
+        :func:`evalband.read`, which reads CSV/TSV/JSONL/Parquet column layouts, Chatbot Arena clean battles,
+        Arena-Hard judgments and AlpacaEval annotations).
     method : {'bt', 'elo', 'rao-kupper', 'davidson', 'win-rate'}
         'bt': Bradley-Terry maximum likelihood (exact, Newton's method). 'rao-kupper', 'davidson': Bradley-Terry
         with that tie model (its parameter fitted). 'elo': FastChat's bootstrap Elo (online Elo, ``k``, on
@@ -190,16 +195,19 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     rng : None, int, SeedSequence, BitGenerator or Generator
         Turned into one Generator, from which the run's entropy is drawn once. Same seed, same numbers.
     models : sequence of str or str, optional
-        Only the battles between these models.
+        Only the battles between these models (:func:`evalband.select`; the battles left out are counted in the
+        notes).
     simultaneous : {'max-t', 'bonferroni', 'holm', 'bh', 'none'}
         Pairwise intervals behind the simultaneous rank intervals and the tiers.
     ridge : float
         Penalty ``ridge / 2 * sum(theta^2)`` keeping ratings finite (see
         :mod:`evalband.preferences.bradley_terry`).
-    source : str
-        Reader to use for a path ('auto' detects it).
+    source : {'auto', 'columns', 'fastchat', 'arena-hard', 'alpaca-eval'}
+        Reader to use for a path or DataFrame ('auto' detects it; 'columns' is a column layout, ``evalband.read``'s
+        source 'battles').
     **read_options
-        Passed to the reader (``winner_col=``, ``question_col=``, ``baseline=`` for Arena-Hard files, ...).
+        Passed through :func:`evalband.select` to the reader (``winner_col=``, ``question_col=``,
+        ``style_cols=``, ...); ``baseline`` also tells the Arena-Hard reader its baseline.
 
     Returns
     -------
@@ -258,7 +266,7 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     elif ties in ("rao-kupper", "davidson"):
         raise ArgumentError(f"`ties={ties!r}` is a Bradley-Terry tie model; use it with method 'bt'.")
     if length_control and (method != "win-rate" or baseline is None):
-        raise ArgumentError("`length_control=True` needs method='win-rate' and a `baseline`.")
+        raise ArgumentError("`length_control` needs `method` 'win-rate' and a `baseline`.")
     if style is not None and method not in ("bt",):
         raise ArgumentError(f"`style` control fits a Bradley-Terry model with ties 'half' or 'drop'; got method"
                          f" {method!r}.")
@@ -268,7 +276,8 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
     gen = as_generator(rng)
 
-    table = _restrict(_read(data, source, read_options, baseline), models)
+    table, read_notes = _select(data, source, read_options, baseline, models)
+    table = replace(table, notes=read_notes)
     base_pos = None if baseline is None else _position(baseline, table.models, "baseline")
     if ties == "drop":
         if table.tie.all():

@@ -181,7 +181,7 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
     lc_scale = None
     if length_control:
         if "length" not in table.features:
-            raise ArgumentError("`length_control=True` needs a 'length' style feature (answer lengths of both sides,"
+            raise ArgumentError("`length_control` needs a 'length' style feature (answer lengths of both sides,"
                              f" e.g. columns length_a and length_b); available: {', '.join(table.features) or 'none'}.")
         lengths = table.features["length"][wr.keep]
         side = np.where(table.model_a[wr.keep] == baseline, -1.0, 1.0)  # the model's length minus the baseline's

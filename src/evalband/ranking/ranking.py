@@ -184,7 +184,7 @@ def rank_models(observed, samples, models, *, aggregate: str = "statistic", high
 def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=None, tasks=None, replicates=None,
          resampling: str = "auto", n_resamples: int = 10_000, method: str = "percentile", confidence_level=0.95,
          simultaneous: str = "max-t", margin: float = 0.0, correlation: float | None = None, cluster=None,
-         aggregate_options=None, rng=None, fixed=None) -> Ranking:
+         aggregate_options=None, rng=None, fixed=None, ppi: str = "ppi++") -> Ranking:
     """Rank models with uncertainty under one or several aggregates, from one bootstrap replicate set.
 
     Parameters
@@ -206,6 +206,8 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
         A model counts as better than another only when their difference's interval lies beyond ``margin``.
     correlation : float, optional
         Summary data only: rank on replicates with this assumed between-model correlation (default 0).
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Item-level results with human labels: rank the human-scale means (as :func:`evalband.comparison.compare`).
 
     Returns
     -------
@@ -244,7 +246,8 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     margin = check_margin(margin)
     sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights,
                                     replicates=replicates, resampling=resampling, n_resamples=n_resamples, rng=rng,
-                                    cluster=cluster, what="a ranking", fixed=fixed)
+                                    cluster=cluster, what="a ranking", fixed=fixed, jackknife=method == "bca",
+                                    ppi=ppi)
     table = sel.table
     summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
     notes = list(dict.fromkeys([*reps.notes, *sel.notes]))

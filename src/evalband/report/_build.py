@@ -54,7 +54,7 @@ class Report:
     analysis_notes: tuple = ()
     scale: float = 100.0
     higher_is_better: bool = True
-    kind: str = "comparison"          # 'comparison', or 'summary' (one model, or models that share no task)
+    kind: str = "comparison"          # 'comparison', 'summary' (one model, or models sharing no task), 'preference'
     summary_reason: str = ""          # why a summary report has no comparison
     passk: pd.DataFrame | None = None  # summary reports: pass@k and pass^k per model, task and k
     sections: list = field(default_factory=list)  # Section objects of other capabilities (report.section)
@@ -68,14 +68,15 @@ class Report:
 
 def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, rng=None,
                  bayes: bool = True, command: str | None = None, timestamp: str | None = None,
-                 max_pairs_shown: int = 30, fixed=None) -> Report:
+                 max_pairs_shown: int = 30, fixed=None, ppi: str = "ppi++") -> Report:
     """The report of an analysis: figures, tables and sentences, computed from one :class:`Analysis`.
 
     Parameters
     ----------
-    data : Analysis, Selection, ResultsTable, DataFrame or path
+    data : Analysis, Selection, ResultsTable, BattleTable, DataFrame or path
         An analysis from :func:`evalband.analyze` (rendered as it is), or anything :func:`evalband.select`
-        accepts (analysed first with the options below).
+        accepts (analysed first with the options below). Pairwise battles give a preference report (ratings,
+        win probabilities, rank distributions, style control).
     aggregate : str
         Aggregate over tasks (see ``evalband.aggregate.AGGREGATES``); 'mean' by default.
     n_resamples : int
@@ -92,6 +93,8 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
         Shown on the report's one timestamp line; default now (UTC).
     fixed : str, sequence of str, True or None
         Facets to condition on (by default facet columns are random; see :func:`evalband.analyze`).
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Results with human labels: the report is of the human-scale means (see :func:`evalband.analyze`).
 
     Returns
     -------
@@ -109,7 +112,11 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
 
     a = data if isinstance(data, Analysis) else analyze(
         data, aggregate=aggregate, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
-        bayes=bayes, fixed=fixed)
+        bayes=bayes, fixed=fixed, ppi=ppi)
+    if a.kind == "preference":  # pairwise battles: the leaderboard's sections (report/_preferences.py)
+        from ._preferences import preference_report
+
+        return preference_report(a, command=command, timestamp=timestamp)
     from .._progress import status
 
     with status("report: drawing figures"):

@@ -239,7 +239,8 @@ def render_latex(report) -> str:
         parts.append(f"% {latex_escape(one_line(report.summary_reason))}\n")
     for k, (sec, t) in enumerate(_paper_tables(report, outline(report))):
         caption = f"{t.caption} ({level} bootstrap intervals)." if sec.key in _CORE else f"{sec.title}: {t.caption}"
-        parts.append(_latex_table(t.frame, caption, f"tab:evalband-{t.key or f'{sec.key}-{k}'}"))
+        label = t.key if sec.key in _CORE and t.key else f"{sec.key}-{t.key or k}"
+        parts.append(_latex_table(t.frame, caption, f"tab:evalband-{label}"))
     return "\n".join(parts)
 
 

@@ -35,9 +35,10 @@ def _figures(report, *keys):
 
 def _data(report) -> Section:
     notes = list(report.notes) + [n for n in report.analysis_notes if n not in report.notes]
+    coverage = () if report.coverage is None or report.coverage.empty else (
+        Table("Coverage per model", coverage_table(report), key="coverage", folded=True),)
     return Section("data", "Data", report.description, text=(report.attribution,) if report.attribution else (),
-                   tables=(Table("Coverage per model", coverage_table(report), key="coverage", folded=True),),
-                   notes=tuple(notes))
+                   tables=coverage, notes=tuple(notes))
 
 
 def outline(report) -> list[Section]:
@@ -50,6 +51,8 @@ def outline(report) -> list[Section]:
         out.append(Section("findings", "Findings", "What the data say, in plain words; every number comes with its"
                            f" {level} interval.", findings=tuple(report.findings)))
     out.append(_data(report))
+    if report.kind == "preference":  # pairwise battles: the leaderboard's own sections say everything
+        return out + list(report.sections)
     if report.kind == "summary":
         out.append(Section("scores", "Scores", f"Each model's {aggregate} over its own tasks with its {level}"
                            " interval; the models are not compared.", text=(report.summary_reason,),

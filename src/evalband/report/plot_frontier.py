@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..display import format_level
 from ._style import GREY, categorical_colors, new_axes, styled
 
 __all__ = ["frontier_plot"]
@@ -66,6 +67,7 @@ def frontier_plot(result, *, ax=None, log_cost: bool = True, labels: bool = True
     if use_log:
         ax.set_xscale("log", nonpositive="clip")
         x_lo = np.where(x_lo > 0, x_lo, x / 1e3)
+        _plain_log_ticks(ax, np.nanmin(np.r_[x_lo, x]), np.nanmax(np.r_[x_hi, x]))
     colors = categorical_colors(2)
     xerr = np.vstack([np.maximum(x - x_lo, 0), np.maximum(x_hi - x, 0)])
     yerr = np.vstack([np.maximum(y - y_lo, 0), np.maximum(y_hi - y, 0)])
@@ -88,7 +90,7 @@ def frontier_plot(result, *, ax=None, log_cost: bool = True, labels: bool = True
         for i, name in enumerate(names):
             ax.annotate(name, (x[i], y[i]), xytext=(4, 4), textcoords="offset points", fontsize=7.5,
                         color="#555555" if dominated[i] else "black", parse_math=False, zorder=5)
-    lvl = f"{100 * result.confidence_level:.4g}%"
+    lvl = format_level(result.confidence_level)
     unit = ", points" if scale == 100 else ""
     ax.set_xlabel(xlabel or f"mean {result.cost.measure} per item, {lvl} CI" + (" (log scale)" if use_log else ""))
     ax.set_ylabel(ylabel or f"quality ({result.aggregate}{unit}), {lvl} CI")
@@ -99,3 +101,23 @@ def frontier_plot(result, *, ax=None, log_cost: bool = True, labels: bool = True
     if title:
         ax.set_title(title)
     return ax
+
+
+def _plain_log_ticks(ax, low: float, high: float) -> None:
+    """Tick labels of a log axis as plain numbers ('0.5', '2', '100'): matplotlib writes them as mathtext, which
+    the plots' plain-text rule would show raw. Within two decades the 2 and 5 minor ticks are labelled too."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    def plain(v, _pos=None):
+        return f"{v:g}"
+
+    ax.xaxis.set_major_formatter(FuncFormatter(plain))
+    few_decades = np.isfinite(low) and np.isfinite(high) and low > 0 and np.log10(high / low) < 2
+    if few_decades:
+        def minor(v, _pos=None):
+            mantissa = round(v / 10 ** np.floor(np.log10(v)), 6)
+            return plain(v) if mantissa in (2.0, 5.0) else ""
+
+        ax.xaxis.set_minor_formatter(FuncFormatter(minor))
+    else:
+        ax.xaxis.set_minor_formatter(NullFormatter())

@@ -17,6 +17,9 @@ __all__ = ["SECTIONS", "sections_for"]
 #: key -> "module:function" (or the function)
 SECTIONS: dict = {
     "variance": "evalband.report._facets:variance_section",
+    "arena": "evalband.report._preferences:arena_section",
+    "judges": "evalband.report._judges:ppi_section",
+    "costs": "evalband.report._frontier:cost_section",
 }
 
 

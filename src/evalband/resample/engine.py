@@ -145,7 +145,7 @@ def use_executor(executor):
 
 def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: int = 10_000, rng=None,
               models=None, tasks=None, cluster=None, progress=None, executor=None,
-              chunk_size: int | None = None) -> Replicates:
+              chunk_size: int | None = None, ppi: str = "ppi++") -> Replicates:
     """Bootstrap every model's per-task statistic, stratified by task and paired across models.
 
     Parameters
@@ -178,6 +178,11 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     chunk_size : int, optional
         Replicates per unit of work handed to the executor (rounded up to whole random blocks). Default: one
         unit per task without an executor, one block per unit with one. Results do not depend on it.
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Item-level results with human labels (the measure ``human``) and the 'mean' statistic: the replicates
+        are those of each model's prediction-powered estimate of the human-scale mean
+        (:func:`evalband.judges.ppi_replicates.ppi_replicates`; PPI++ by default, 'classic' lambda = 1,
+        'labelled' the labels alone); 'none' resamples the judge's scores at face value. Ignored without labels.
 
     Returns
     -------
@@ -223,9 +228,14 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         raise ArgumentTypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
 
     if not isinstance(data, ItemColumns):
+        from ..judges.ppi_replicates import ppi_replicates, uses_ppi
         from ..selection import select
 
         data = select(data, models=models, tasks=tasks).table
+        if stat.name == "mean" and uses_ppi(data, ppi):  # the one rule for human labels (judges.ppi_replicates)
+            return ppi_replicates(data, ppi=ppi, resampling=resampling, n_resamples=n_resamples, rng=gen if
+                                  seed is None else seed, cluster=cluster, progress=progress, executor=executor,
+                                  chunk_size=chunk_size)
         model_names, task_names = data.models, data.tasks
     else:
         model_names = tuple(check_names(models, data.models, "models"))

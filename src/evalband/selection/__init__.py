@@ -225,6 +225,8 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
         if not given and (not complete or data.complete):
             return data
         merged = {**data._spec, **given}
+        if type(data.source).__name__ == "BattleTable":  # battles are narrowed by models alone
+            return _battles(data.source, models=merged.get("models"), spec=merged)
         if complete:
             merged.update(complete=True, shared_items=shared_items, independent=independent)
         return _run(data.source, **merged)
@@ -234,13 +236,14 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
     from ..table import ResultsTable
 
     if not isinstance(data, (ResultsTable, str, os.PathLike, list, tuple)) and type(data).__name__ not in (
-            "DataFrame", "BattleTable", "RatingsTable"):
+            "DataFrame", "BattleTable", "RatingsTable", "CostTable"):
         raise ArgumentTypeError("`data` must be a ResultsTable (from evalband.read or evalband.load_example), a Selection,"
                         f" a DataFrame or a path; got {type(data).__name__}.")
     from ..battles import BattleTable
+    from ..cost_table import CostTable
     from ..ratings import RatingsTable
 
-    if isinstance(data, (BattleTable, RatingsTable)) and not read_options:
+    if isinstance(data, (BattleTable, RatingsTable, CostTable)) and not read_options:
         table = data
     elif isinstance(data, ResultsTable) and not read_options:
         return _run(data, **spec)
@@ -248,6 +251,12 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
         table = read(data, **read_options)
     if isinstance(table, BattleTable):
         return _battles(table, models=models, spec=spec)
+    if isinstance(table, CostTable):  # per-model costs: models only
+        if tasks is not None or weights is not None or group_weights is not None:
+            raise ArgumentTypeError("a cost table has models, not tasks or weights: choose models with `models`.")
+        chosen = table if models is None else table.select(models)
+        gone = tuple(m for m in table.models if m not in chosen.models)
+        return Selection(chosen, chosen.models, (), None, None, LeftOut(gone), (), False, table, dict(spec))
     if isinstance(table, RatingsTable):
         if models is not None or tasks is not None or weights is not None or group_weights is not None:
             raise ArgumentTypeError("ratings have raters and units, not models, tasks or weights: choose raters in"
