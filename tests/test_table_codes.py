@@ -127,3 +127,29 @@ def test_int_codes_dense_and_hashed():
     np.testing.assert_array_equal(uniq[codes], b)
     codes, uniq = int_codes(np.array([True, False, True]))
     np.testing.assert_array_equal(uniq[codes].astype(bool), [True, False, True])
+
+
+def test_run_order_is_the_stable_argsort():
+    """The sort of a file written group by group (runs of rows) equals NumPy's stable argsort, in int32."""
+    from evalband._table_checks import _run_order
+
+    rng = np.random.default_rng(14)
+    for _ in range(300):
+        k, n, runs = int(rng.integers(1, 60)), int(rng.integers(2, 4000)), int(rng.integers(1, 50))
+        primary = np.repeat(rng.integers(0, k, size=runs), rng.multinomial(n, np.ones(runs) / runs))
+        if rng.random() < 0.3:  # many short runs: the radix path
+            primary = rng.integers(0, k, size=n)
+        primary = primary.astype(np.uint16)
+        order = _run_order(primary)
+        assert order.dtype == np.int32
+        np.testing.assert_array_equal(order, np.argsort(primary, kind="stable"))
+
+
+@pytest.mark.parametrize("radices", [[7, 9], [300, 300], [70_000, 40_000], [2**31, 3]])
+def test_compact_combined_key_equals_int64(radices):
+    rng = np.random.default_rng(sum(radices))
+    codes = [rng.integers(0, r, size=500) for r in radices]
+    wide, compact = combined_key(codes, radices), combined_key(codes, radices, compact=True)
+    np.testing.assert_array_equal(compact.astype(np.int64), wide)
+    total = int(np.prod(radices, dtype=object))
+    assert compact.dtype == (np.uint16 if total <= 2**16 else np.int32 if total < 2**31 else np.int64)

@@ -113,6 +113,12 @@ MAX_MAGNITUDE = 1e100
 
 def check_finite(out: np.ndarray, values: pd.Series, column: str, source: str, row_word: str) -> None:
     """Refuse infinite values and values so large that sums of squares would overflow, naming the first row."""
+    if out.size == 0:
+        return
+    with np.errstate(invalid="ignore"):
+        low, high = np.fmin.reduce(out), np.fmax.reduce(out)  # NaN ignored; no temporary array
+    if np.isfinite(low) and np.isfinite(high) and -MAX_MAGNITUDE <= low and high <= MAX_MAGNITUDE:
+        return
     with np.errstate(invalid="ignore"):
         bad = ~np.isfinite(out) & ~np.isnan(out)
         huge = np.abs(out) > MAX_MAGNITUDE
@@ -364,18 +370,36 @@ def _grouped_order(codes: list, radices: list):
     each group, else False."""
     from ._table_codes import combined_key, take
 
-    primary = combined_key(codes[:2], radices[:2])
-    rest = combined_key(codes[2:], radices[2:])
+    primary = combined_key(codes[:2], radices[:2], compact=True)
+    rest = combined_key(codes[2:], radices[2:], compact=True)
     if rest is None:
         return False
     order = None
     if primary.size > 1 and not bool(np.all(primary[:-1] <= primary[1:])):
-        order = np.argsort(primary.astype(np.uint16), kind="stable")
-        order = order.astype(np.int32) if order.size < 2**31 else order
+        order = _run_order(primary)
     p, r = take(primary, order), take(rest, order)
     del primary, rest
     ok = bool(np.all((r[1:] >= r[:-1]) | (p[1:] != p[:-1])))
     return order if ok else False
+
+
+def _run_order(primary: np.ndarray) -> np.ndarray:
+    """The stable sorting permutation of ``primary`` (values below 2**16). A file written group by group holds
+    each group in a few runs of neighbouring rows: the runs are sorted, not the rows (the permutation built as
+    int32 aranges, no int64 array of the rows' size); many short runs: a 16-bit radix sort of the rows."""
+    n = primary.size
+    index = np.int32 if n < 2**31 else np.int64
+    bounds = np.flatnonzero(primary[1:] != primary[:-1]) + 1
+    if bounds.size > n // 16:
+        return np.argsort(primary.astype(np.uint16), kind="stable").astype(index)
+    starts = np.r_[0, bounds]
+    lengths = np.diff(np.r_[starts, n])
+    runs = np.argsort(primary[starts], kind="stable")  # runs of one group stay in file order
+    starts, lengths = starts[runs], lengths[runs]
+    shift = (starts - (np.cumsum(lengths) - lengths)).astype(index)
+    order = np.arange(n, dtype=index)
+    order += np.repeat(shift, lengths)
+    return order
 
 
 def same_as_previous(out: pd.DataFrame, keys: tuple, order) -> np.ndarray:

@@ -59,18 +59,22 @@ def int_codes(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes, (np.flatnonzero(present) + lo).astype(a.dtype)
 
 
-def combined_key(codes: list, radices: list) -> np.ndarray | None:
+def combined_key(codes: list, radices: list, *, compact: bool = False) -> np.ndarray | None:
     """One int64 per row ordering the rows as the tuple of ``codes`` (each in ``[0, radix)``); None when the
-    product of the radices does not fit in 63 bits."""
+    product of the radices does not fit in 63 bits. ``compact``: the smallest of uint16, int32 and int64 that
+    holds every key (less memory for the sorts of large tables)."""
     total = 1
     for r in radices:
         total *= max(int(r), 1)
     if total >= 2**63 or not codes:
         return None
-    key = np.zeros(codes[0].size, dtype=np.int64)
+    dtype = np.int64
+    if compact:
+        dtype = np.uint16 if total <= 2**16 else np.int32 if total < 2**31 else np.int64
+    key = np.zeros(codes[0].size, dtype=dtype)
     for c, r in zip(codes, radices):
-        key *= max(int(r), 1)
-        key += c
+        np.multiply(key, max(int(r), 1), out=key, casting="unsafe")
+        np.add(key, c, out=key, casting="unsafe")
     return key
 
 

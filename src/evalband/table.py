@@ -566,7 +566,7 @@ class ResultsTable:
         d = self.data
         t, m, i = (d[c].cat.codes.to_numpy() for c in ("task", "model", "item"))
         if not (self.has_trials or self.facets):  # one row per cell (duplicates were refused)
-            return t, m, i, np.ones(t.size, dtype=np.int64)
+            return t, m, i, np.broadcast_to(np.int64(1), t.shape)  # (a read-only view: no array of ones)
         radices = [len(d[c].cat.categories) for c in ("task", "model", "item")]
         key = combined_key([t, m, i], radices)
         if key is None:
@@ -583,12 +583,13 @@ class ResultsTable:
     def _coverage(self) -> pd.DataFrame:
         t, m, i, _ = self._cells
         n_m, n_t, n_i = len(self.models), len(self.tasks), len(self.data["item"].cat.categories)
-        per = np.bincount(m.astype(np.int64) * n_t + t, minlength=n_m * n_t)
+        per = np.bincount(combined_key([m, t], [n_m, n_t], compact=True), minlength=n_m * n_t)
         # models per (task, item): a table over tasks x items when it is small, else the distinct pairs
-        ti = t.astype(np.int64) * n_i + i
+        ti = combined_key([t, i], [n_t, n_i], compact=True)
         if n_t * n_i <= max(4 * ti.size, 1 << 24):
             shared = np.bincount(ti, minlength=n_t * n_i)
-            common = np.bincount(np.arange(n_t * n_i) // max(n_i, 1), weights=shared == n_m, minlength=n_t)
+            del ti
+            common = (shared.reshape(n_t, n_i) == n_m).sum(axis=1)
         else:
             uniq, k = np.unique(ti, return_counts=True)
             common = np.bincount(uniq // n_i, weights=k == n_m, minlength=n_t)

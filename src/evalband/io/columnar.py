@@ -56,6 +56,12 @@ def _pyarrow():
     return pa
 
 
+def _release(pa) -> None:
+    """Hand the memory pyarrow's pool keeps after the batches back to the system (mimalloc and jemalloc keep
+    freed pages for reuse; the table built next is made by NumPy, not by pyarrow)."""
+    pa.default_memory_pool().release_unused()
+
+
 def _compression(head: bytes) -> str | None:
     for magic, name in MAGIC:
         if head.startswith(magic):
@@ -172,6 +178,7 @@ def _parquet(path: Path, source: str, skip) -> pd.DataFrame | None:
     frame.index = pd.RangeIndex(1, n + 1)
     frame.attrs["skipped"] = [name for name in schema.names if name not in names]
     frame.attrs["columns"] = list(schema.names)
+    _release(pa)
     return frame
 
 
@@ -331,6 +338,7 @@ def _delimited(path: Path, sep: str, source: str, kind: str | None, skip) -> pd.
     frame.index = _line_index(_raw(path, source, kind) if _has_quotes(path, kind) else None, n_records, blank)
     if len(frame):
         _check_last_line(path, kind, sep, k, int(frame.index[-1]), source)
+    _release(pa)
     return frame
 
 
