@@ -111,3 +111,26 @@ def test_errors_name_the_line_on_the_columnar_path(tmp_path, monkeypatch):
     code, _, err = _run(["summarize", str(path)], monkeypatch, columnar_path=True)
     assert code == 2
     assert "line 21" in err and "bad.csv" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_reading_reports_progress_by_batches(suffix, tmp_path, monkeypatch):
+    """Reading goes through the shared progress display (a bar on a terminal once it has run a second): one
+    step per record batch (Parquet) or block (CSV), named after the file."""
+    import evalband._progress as progress
+
+    calls = []
+    real = progress.track
+
+    def spy(results, total, **kwargs):
+        calls.append((total, kwargs.get("description")))
+        yield from real(results, total, **kwargs)
+
+    monkeypatch.setattr(progress, "track", spy)
+    monkeypatch.setattr(columnar, "BATCH_ROWS", 500)
+    monkeypatch.setattr(columnar, "BLOCK_BYTES", 1 << 12)
+    path = _write(_mmlu_long(), tmp_path / f"m{suffix}")
+    columnar.load_columnar(path, suffix.lstrip("."), str(path))
+    assert len(calls) == 1
+    total, description = calls[0]
+    assert description == f"reading m{suffix}" and total > 5
