@@ -134,3 +134,15 @@ def test_reading_reports_progress_by_batches(suffix, tmp_path, monkeypatch):
     assert len(calls) == 1
     total, description = calls[0]
     assert description == f"reading m{suffix}" and total > 5
+
+
+def test_quoted_line_breaks_keep_physical_lines(tmp_path, monkeypatch):
+    """A value holding a line break makes the file's lines differ from its records: the error still names the
+    physical line (the text path's oracle: the same message)."""
+    text = "model,task,item,score\nA,t,\"two\nlines\",1\nA,t,q2,0\nB,t,\"two\nlines\",1\nB,t,q2,x\n"
+    path = tmp_path / "q.csv"
+    path.write_text(text)
+    general = _run(["summarize", str(path)], monkeypatch, columnar_path=False)
+    fast = _run(["summarize", str(path)], monkeypatch, columnar_path=True)
+    assert fast == general
+    assert fast[0] == 2 and "line 7" in fast[2]

@@ -308,7 +308,10 @@ def _delimited(path: Path, sep: str, source: str, kind: str | None, skip) -> pd.
     try:
         reader = pcsv.open_csv(_input_stream(path, kind), read_options=read, parse_options=parse,
                                convert_options=convert)
-        for batch in track(reader, max(1, -(-size // BLOCK_BYTES)), description=f"reading {Path(source).name}"):
+        for n_batch, batch in enumerate(track(reader, max(1, -(-size // BLOCK_BYTES)),
+                                              description=f"reading {Path(source).name}")):
+            if n_batch % 16 == 15:  # the parsed text of the blocks read so far: back to the system
+                _release(pa)
             if header is None:
                 header = [batch.column(j)[0].as_py() for j in range(k)]
                 check_column_names(header, source)
@@ -335,17 +338,22 @@ def _delimited(path: Path, sep: str, source: str, kind: str | None, skip) -> pd.
     frame = pd.DataFrame({header[j]: labels.pop(j).result(pa) for j in read_cols}, copy=False)
     frame.attrs["skipped"] = [header[j] for j in range(k) if j not in read_cols]
     frame.attrs["columns"] = header
-    frame.index = _line_index(_raw(path, source, kind) if _has_quotes(path, kind) else None, n_records, blank)
+    broken = _breaks_in_values(path, kind, n_records)
+    frame.index = _line_index(_raw(path, source, kind) if broken else None, n_records, blank)
     if len(frame):
         _check_last_line(path, kind, sep, k, int(frame.index[-1]), source)
     _release(pa)
     return frame
 
 
-def _has_quotes(path: Path, kind: str | None) -> bool:
+def _breaks_in_values(path: Path, kind: str | None, n_records: int) -> bool:
+    """Whether some quoted value holds a line break: the file has more line breaks than records (the header is
+    one record; the last line may lack its break). Only then are the records' lines counted one by one."""
+    count = 0
     with _input_stream(path, kind) as stream:
         while chunk := stream.read(1 << 26):
-            if b'"' in chunk:
+            count += chunk.count(b"\n")
+            if count > n_records + 1:
                 return True
     return False
 
