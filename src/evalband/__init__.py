@@ -35,7 +35,7 @@ _LAZY = {
     "interval": "evalband.resample", "get_aggregate": "evalband.aggregate",
     # comparisons and rankings
     "compare": "evalband.comparison", "rank": "evalband.ranking",
-    "Comparison": "evalband.comparison", "adjust_pvalues": "evalband.comparison",
+    "Comparison": "evalband.comparison", "adjust_p_values": "evalband.comparison",
     "paired_difference": "evalband.comparison", "mcnemar_exact": "evalband.comparison",
     "paired_permutation_test": "evalband.comparison", "Ranking": "evalband.ranking",
     # tests over tasks

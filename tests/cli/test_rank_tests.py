@@ -32,12 +32,12 @@ def test_friedman_matches_the_library_and_scipy():
     # the primary result is in the JSON (issue 13): the Friedman chi-square, its df and p-value, Iman-Davenport F
     assert out["omnibus"]["chi_square"] == pytest.approx(lib.omnibus.statistic, rel=1e-12)
     assert out["omnibus"]["df"] == 15 and isinstance(out["omnibus"]["df"], int)
-    assert out["omnibus"]["p_value"] == pytest.approx(lib.omnibus.pvalue, rel=1e-12)
+    assert out["omnibus"]["p_value"] == pytest.approx(lib.omnibus.p_value, rel=1e-12)
     assert out["posthoc"]["critical_difference"] == pytest.approx(lib.posthoc.critical_difference)
     assert len(rows) == 16 * 15 // 2
     assert rows[0]["critical_difference"] == pytest.approx(lib.posthoc.critical_difference)
     frame = lib.to_frame()
-    np.testing.assert_allclose([r["pvalue"] for r in rows], frame["pvalue"], rtol=1e-15, atol=0)  # full precision
+    np.testing.assert_allclose([r["p_value"] for r in rows], frame["p_value"], rtol=1e-15, atol=0)  # full precision
     table = _invoke("--test", "friedman")
     table_text = " ".join(table.output.split())
     assert table.exit_code == 0
@@ -53,7 +53,7 @@ def test_wilcoxon_against_a_control():
     frame = pd.read_csv(io.StringIO(res.stdout))
     assert len(frame) == 15 and set(frame["model_a"]) == {"Sup-100%"}
     lib = run_test(load_example("vtab"), test="wilcoxon", control="Sup-100%").to_frame()
-    np.testing.assert_allclose(frame["pvalue_holm"], lib["pvalue_holm"])
+    np.testing.assert_allclose(frame["p_value_holm"], lib["p_value_holm"])
 
 
 def test_bayes_signed_rank_is_seeded():

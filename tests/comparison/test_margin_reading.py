@@ -114,3 +114,38 @@ def _vtab():
     from evalband import load_example
 
     return load_example("vtab")
+
+
+def test_a_margin_in_points_on_proportions_is_refused():
+    """QA round 4: `--margin 2` (meant as 2 points) made a 28-point gap 'equivalent'. A margin of 1 or more on a
+    difference of proportions covers the whole range of differences: refused, naming the fraction and the percent."""
+    from evalband import compare, load_example
+    from evalband._validate import ArgumentError
+    from evalband.comparison.verdict import check_margin
+
+    with pytest.raises(ArgumentError, match=r"0\.02 for 2 points.*'2%'"):
+        compare(load_example("vtab"), models=["Sup-100%", "VAE"], margin=2, n_resamples=50, rng=0)
+    assert check_margin(0.02, scale=100.0) == 0.02 and check_margin(2.0, scale=1.0) == 2.0  # own scale: allowed
+    ok = compare(load_example("vtab"), models=["Sup-100%", "VAE"], margin=0.02, n_resamples=200, rng=0)
+    assert list(ok.aggregates[0].verdict) == ["A better"]
+
+
+def test_too_few_replicates_decide_nothing():
+    """QA round 4: 10 replicates called every pair 'A better' beside p '<0.18'. The smallest two-sided bootstrap
+    p-value is 2 / (B + 1); when it exceeds the significance level no verdict is given (basis 'too few
+    replicates'), with Holm's corrected level counted; 39 replicates are the least that can decide at 5%."""
+    data = load_example_vtab()
+    few = compare(data, models=["Sup-Rotation-100%", "VAE"], n_resamples=10, rng=0).aggregates[0]
+    assert list(few.verdict) == ["not yet decided"] and list(few.verdict_basis) == ["too few replicates"]
+    assert "too few bootstrap replicates" in few.readings[0]
+    enough = compare(data, models=["Sup-Rotation-100%", "VAE"], n_resamples=39, rng=0).aggregates[0]
+    assert list(enough.verdict) == ["A better"]  # 2 / 40 = 0.05: the floor reaches the level
+    three = compare(data, models=["Sup-Rotation-100%", "Sup-100%", "VAE"], n_resamples=39, rng=0,
+                    correction="bonferroni").aggregates[0]
+    assert set(three.verdict_basis) == {"too few replicates"}  # 0.05 / 3 needs B >= 119
+
+
+def load_example_vtab():
+    from evalband import load_example
+
+    return load_example("vtab")

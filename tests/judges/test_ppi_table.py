@@ -8,7 +8,7 @@ import pytest
 
 import evalband as eb
 from evalband._validate import InputError
-from evalband.comparison import adjust_pvalues
+from evalband.comparison import adjust_p_values
 from evalband.judges import ppi_compare, ppi_estimate, ppi_mean
 
 
@@ -77,7 +77,7 @@ def test_compare_differences_verdicts_and_holm():
     d = est.estimate[0, 0] - est.estimate[1, 0]
     assert frame["difference"].iloc[0] == pytest.approx(d)
     assert frame["verdict"].iloc[0] in ("A better", "B better", "equivalent", "not yet decided")
-    assert frame["p_adjusted"].iloc[0] == pytest.approx(float(adjust_pvalues(frame["p_value"], method="holm")[0]))
+    assert frame["p_adjusted"].iloc[0] == pytest.approx(float(adjust_p_values(frame["p_value"], method="holm")[0]))
     # the paired se is the root sum of squared differences of the influence terms (theory, see test_ppi), and is
     # below the unpaired one when the two models' errors are positively correlated
     infl = est._per_task[0][0].influence

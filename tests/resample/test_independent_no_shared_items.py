@@ -29,7 +29,7 @@ def test_independent_bootstrap_runs_without_shared_items_and_equals_per_model_ru
                  for m in ("A", "B")]
     np.testing.assert_array_equal(joint.replicates, np.concatenate([p.replicates for p in per_model], axis=1))
     d = table.data
-    np.testing.assert_allclose(joint.observed, d.groupby(["model", "task"])["score"].mean().unstack().to_numpy())
+    np.testing.assert_allclose(joint.observed, d.groupby(["model", "task"], observed=True)["score"].mean().unstack().to_numpy())
     # the bootstrap SE of each model's t1 mean is that of a mean of its own items: sqrt(p (1 - p) / n)
     se = joint.replicates[:, :, 0].std(axis=0)
     p = joint.observed[:, 0]

@@ -169,5 +169,5 @@ def render_notes(text: str, notes, fmt: str) -> str:
     if fmt == "latex":
         from ..display import latex_escape
 
-        return text + "\n" + "\n".join(f"% note: {latex_escape(n)}" for n in notes) + "\n"
+        return text + "\n" + "\n".join(f"% note: {latex_escape(n, ligatures=False)}" for n in notes) + "\n"
     return text + "\n" + "\n".join(wrap_notes(notes, terminal_width())) + "\n"

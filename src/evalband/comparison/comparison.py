@@ -12,12 +12,12 @@ from .._validate import (ArgumentError, OVERLAP_CONFIDENCE, check_alternative, c
 from ..aggregate import aggregate_notes, evaluate_aggregates
 from ..resample import replicates_for
 from .exact import mcnemar_exact
-from .multiplicity import CORRECTIONS, adjust_pvalues
+from .multiplicity import CORRECTIONS, adjust_p_values
 from .paired import pair_moments, paired_difference
 from .pairs import pair_position
 from .pairwise import PairwiseComparison, interval_label, pairwise_differences
 from .permutation import paired_permutation_test
-from .pvalues import INTERVAL_METHODS
+from .p_values import INTERVAL_METHODS
 from .sensitivity import DEFAULT_CORRELATIONS, correlated_replicates, describe_sweep
 from .verdict import MIN_DISCORDANT, check_margin, reading, verdict_detail
 from ..display.reprs import displayed
@@ -80,6 +80,12 @@ class Comparison:
     def display_scale(self) -> float:
         """The display multiplier of the first aggregate (points for proportions), for ``str()``."""
         return float(self.aggregates[0].scale) if self.aggregates else 1.0
+
+    @property
+    def p_floor(self) -> float:
+        """The smallest two-sided bootstrap p-value the replicates can give, ``2 / (B + 1)`` (``str()`` shows
+        p-values there as below it, as the command line does)."""
+        return 2.0 / (np.shape(self.replicates.replicates)[0] + 1)
 
     def headline(self) -> str:
         """One line: how many pairs are decided, per aggregate."""
@@ -228,9 +234,10 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     if summary:
         rho = 0.0 if correlation is None else float(correlation)
         sweep = sorted({float(c) for c in correlations} | {rho})
-        notes.append("no pairing between models in these data: they were resampled independently"
-                     f"{' (binomially)' if binomial else ''}; the main result assumes a between-model correlation of {rho:g}, and `sensitivity` repeats"
-                     f" the comparison at correlations {', '.join(f'{c:g}' for c in sweep)}")
+        grid = f"{sweep[0]:g} to {sweep[-1]:g}" if len(sweep) > 2 else " and ".join(f"{c:g}" for c in sweep)
+        notes.append(f"no pairing between models in these data{'' if binomial else ' (resampled independently)'}:"
+                     f" the main result assumes a between-model correlation of {rho:g}; each verdict is repeated at"
+                     f" assumed correlations {grid} (`sensitivity`)")
     else:
         rho = None
         sweep = []
@@ -244,6 +251,8 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     options["unit_name"] = unit_name
     aggs = evaluate_aggregates(reps, aggregate, weights=sel.weights, jackknife=(method == "bca"),
                                **dict(aggregate_options or {}))
+    for av in aggs:  # a margin in points where a fraction was meant is refused (it would make every pair equivalent)
+        check_margin(margin, scale=av.scale)
     notes += aggregate_notes(aggs)
     per_task_var = _task_variances(table, reps, paired) if not summary else None
     strata = jk_all = None
@@ -307,7 +316,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
             sc = per_task_var[0]["scores"]
             aggregates = [_exact_when_few_discordant(replace(
                 pc, p_mcnemar=mcnemar_exact(sc[pc.index_a], sc[pc.index_b],
-                                            alternative=alternative).pvalue.astype(float)),
+                                            alternative=alternative).p_value.astype(float)),
                 sc[pc.index_a], sc[pc.index_b], options) if aggs[k].linear_weights is not None else pc
                 for k, pc in enumerate(aggregates)]
 
@@ -462,11 +471,11 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
         a, b = scores[res.index_a], scores[res.index_b]
         extra = {}
         if table.binary_items:
-            extra["p_mcnemar"] = mcnemar_exact(a, b, alternative=options["alternative"]).pvalue.astype(float)
+            extra["p_mcnemar"] = mcnemar_exact(a, b, alternative=options["alternative"]).p_value.astype(float)
         if permutation:
             perm = paired_permutation_test(a, b, n_resamples=n_permutations, alternative=options["alternative"],
                                            rng=gen)
-            extra["p_permutation"] = np.asarray(perm.pvalue, dtype=float)
+            extra["p_permutation"] = np.asarray(perm.p_value, dtype=float)
         if extra:
             res = replace(res, **extra)
         if "p_mcnemar" in extra and reps.unit == "item":
@@ -491,7 +500,7 @@ def _exact_when_few_discordant(res, a, b, options):
     p[use] = res.p_mcnemar[use]
     correction = options["correction"]
     if correction in ("bonferroni", "holm", "bh"):
-        p_adj = adjust_pvalues(p, method=correction)
+        p_adj = adjust_p_values(p, method=correction)
     elif correction == "max-t":  # Bonferroni for the exact p-values (max-t needs replicates)
         p_adj = res.p_adjusted.copy()
         p_adj[use] = np.minimum(1.0, p[use] * p.size)

@@ -23,13 +23,13 @@ class McNemarResult:
         Items that model A got right and model B wrong (discordant pairs favouring A).
     only_b : numpy.ndarray
         Items that B got right and A wrong.
-    pvalue : numpy.ndarray
+    p_value : numpy.ndarray
         Exact p-value: the binomial test of ``only_a`` successes in ``only_a + only_b`` trials at 1/2.
     """
 
     only_a: np.ndarray
     only_b: np.ndarray
-    pvalue: np.ndarray
+    p_value: np.ndarray
 
 
 def mcnemar_exact(a, b, *, alternative: str = "two-sided", axis: int = -1) -> McNemarResult:

@@ -10,8 +10,8 @@ import pandas as pd
 from .._validate import check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 from .pairs import pair_indices
-from .multiplicity import CORRECTIONS, adjust_pvalues, correction_level, max_t_intervals
-from .pvalues import INTERVAL_METHODS, bootstrap_pvalue
+from .multiplicity import CORRECTIONS, adjust_p_values, correction_level, max_t_intervals
+from .p_values import INTERVAL_METHODS, bootstrap_p_value
 from .verdict import MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold, withheld_text
 from ..display.reprs import displayed
 
@@ -107,7 +107,7 @@ class PairwiseComparison:
     """Resampling units (items or clusters) behind each difference, when known."""
     verdict_basis: tuple | None = None
     """What each verdict rests on: 'bootstrap', 'exact McNemar', or why it was withheld ('too few units',
-    'degenerate interval'); see :func:`evalband.comparison.verdict.withhold`."""
+    'degenerate interval', 'too few replicates'); see :func:`evalband.comparison.verdict.withhold`."""
     verdict_detail: tuple | None = None
     """What is and is not decided about each pair, in words (the end of its reading): the verdict with the better
     model named, and with a margin what the interval settles when the verdict is 'not yet decided', e.g. 'not
@@ -200,14 +200,14 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
         jack = jk[:, ia] - jk[:, ib]
     m = d.size
     strata = jackknife_strata if jack is not None else None
-    p = bootstrap_pvalue(reps, d, method=method, alternative=alternative, jackknife=jack, jackknife_strata=strata)
+    p = bootstrap_p_value(reps, d, method=method, alternative=alternative, jackknife=jack, jackknife_strata=strata)
     se = reps.std(axis=0, ddof=1) if reps.shape[0] > 1 else np.full(m, np.nan)
     if correction == "max-t":
         sim = max_t_intervals(reps, d, confidence_level=confidence_level, alternative=alternative)
-        low, high, p_adj, level_used = sim.low, sim.high, sim.pvalue, confidence_level
+        low, high, p_adj, level_used = sim.low, sim.high, sim.p_value, confidence_level
     else:
         if correction in ("bonferroni", "holm", "bh"):
-            p_adj = adjust_pvalues(p, method=correction)
+            p_adj = adjust_p_values(p, method=correction)
         else:
             p_adj = p.copy()
         rejected = int(np.sum(p_adj <= 1 - confidence_level)) if correction == "bh" else None
@@ -217,7 +217,9 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
         low, high = np.asarray(ci.low, dtype=float), np.asarray(ci.high, dtype=float)
     verdicts = verdict(low, high, margin=margin, higher_is_better=higher_is_better)
     units = None if n_units is None else np.broadcast_to(np.asarray(n_units, dtype=np.float64), (m,)).copy()
-    verdicts, basis = withhold(verdicts, low, high, se, units)
+    # the smallest p-value is 2 / (B + 1) two-sided, 1 / (B + 1) one-sided: compared with 2 x the one-sided level
+    significance = (1 - level_used) * (1 if alternative == "two-sided" else 2)
+    verdicts, basis = withhold(verdicts, low, high, se, units, n_resamples=s.shape[0], significance=significance)
     if (basis != "bootstrap").any():  # a withheld verdict has no trustworthy bootstrap p-value either
         p, p_adj = np.where(basis != "bootstrap", np.nan, p), np.where(basis != "bootstrap", np.nan, p_adj)
     missing = ~np.isfinite(d)  # never a p-value beside a missing difference (max-t included)

@@ -23,7 +23,7 @@ class PermutationResult:
     ----------
     statistic : numpy.ndarray
         Mean per-item difference (weighted when weights were given).
-    pvalue : numpy.ndarray
+    p_value : numpy.ndarray
     exact : bool
         True when every sign pattern was enumerated.
     n_resamples : int
@@ -31,7 +31,7 @@ class PermutationResult:
     """
 
     statistic: np.ndarray
-    pvalue: np.ndarray
+    p_value: np.ndarray
     exact: bool
     n_resamples: int
 

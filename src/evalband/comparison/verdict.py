@@ -29,13 +29,23 @@ MIN_UNITS = 10
 MIN_DISCORDANT = 10
 
 
-def check_margin(margin) -> float:
-    """``margin`` as a float >= 0 (on the scale of the statistic, fractions for accuracies)."""
+def check_margin(margin, *, scale: float | None = None) -> float:
+    """``margin`` as a float >= 0 (on the scale of the statistic, fractions for accuracies).
+
+    With ``scale=100`` (a statistic of proportions, shown in points) a margin of 1 or more is refused: it is at
+    least the whole range of a difference of proportions, so every pair would be 'equivalent'; it is almost always
+    points written where a fraction was meant (2 for 2 points instead of 0.02).
+    """
     if isinstance(margin, bool) or not isinstance(margin, numbers.Real):
         raise ArgumentTypeError(f"`margin` must be a number >= 0; got {margin!r}.")
     margin = float(margin)
     if not (margin >= 0 and math.isfinite(margin)):
         raise ArgumentError(f"`margin` must be a finite number >= 0; got {margin!r}.")
+    if scale == 100.0 and margin >= 1:
+        raise ArgumentError(f"`margin` {margin:g} is at least the whole range of a difference of proportions (1 ="
+                            f" 100 points), so every pair would be equivalent; write it as a fraction"
+                            f" ({margin / 100:g} for {margin:g} points) or as a percent ('{margin:g}%' on the"
+                            " command line).")
     return margin
 
 
@@ -81,7 +91,8 @@ def verdict(low, high, *, margin: float = 0.0, higher_is_better: bool = True) ->
     return out
 
 
-def withhold(verdicts, low, high, se, n_units=None, *, min_units: int = MIN_UNITS):
+def withhold(verdicts, low, high, se, n_units=None, *, min_units: int = MIN_UNITS, n_resamples=None,
+             significance=None):
     """Withhold verdicts the bootstrap cannot support: too few resampling units or a degenerate distribution.
 
     Parameters
@@ -92,13 +103,17 @@ def withhold(verdicts, low, high, se, n_units=None, *, min_units: int = MIN_UNIT
     n_units : int or array_like, optional
         Resampling units (items or clusters) behind each difference; None when unknown.
     min_units : int
+    n_resamples, significance : optional
+        Replicates behind the intervals and the (corrected) significance level they decide at: when the smallest
+        bootstrap p-value, ``2 / (n_resamples + 1)``, exceeds the significance level, no verdict can be supported
+        (10 replicates cannot decide at 5%: their smallest p-value is 0.18), basis 'too few replicates'.
 
     Returns
     -------
     verdicts : numpy.ndarray of str
         'not yet decided' where withheld, the input elsewhere.
     basis : numpy.ndarray of str
-        'bootstrap', 'too few units' or 'degenerate interval'.
+        'bootstrap', 'too few units', 'degenerate interval' or 'too few replicates'.
 
     Notes
     -----
@@ -123,6 +138,8 @@ def withhold(verdicts, low, high, se, n_units=None, *, min_units: int = MIN_UNIT
     if n_units is not None:
         few = np.broadcast_to(np.asarray(n_units, dtype=np.float64) < min_units, out.shape)
         basis[few] = "too few units"
+    if n_resamples is not None and significance is not None and 2.0 / (int(n_resamples) + 1) > significance:
+        basis[...] = "too few replicates"
     withheld = basis != "bootstrap"
     out[withheld] = VERDICTS[3]
     return out, basis

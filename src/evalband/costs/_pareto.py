@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..comparison import adjust_pvalues
+from ..comparison import adjust_p_values
 
 __all__ = ["pareto_front", "point_dominance", "ordered_pairs", "decide_dominance"]
 
@@ -88,6 +88,6 @@ def decide_dominance(p_quality, p_cost, *, confidence_level: float, correction: 
     p = np.fmax(pq, pc)
     p = np.where(np.isnan(pq) | np.isnan(pc), np.nan, p)
     p[np.eye(m, dtype=bool)] = np.nan
-    adj = adjust_pvalues(p, method=correction) if correction != "none" else p.copy()
+    adj = adjust_p_values(p, method=correction) if correction != "none" else p.copy()
     decided = np.nan_to_num(adj, nan=1.0) <= 1.0 - confidence_level
     return p, adj, decided

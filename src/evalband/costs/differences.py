@@ -14,14 +14,14 @@ import pandas as pd
 from scipy import stats
 
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
-from ..comparison import adjust_pvalues, bootstrap_pvalue
+from ..comparison import adjust_p_values, bootstrap_p_value
 from ..resample import interval
 from ..results import ConfidenceInterval
 from ._display import short_repr
 from .measures import CostEstimates, _nan_sd, mean_cost
 from ..display.reprs import displayed
 
-__all__ = ["pair_difference", "pair_pvalue", "pair_ratio", "CostComparison", "cost_differences"]
+__all__ = ["pair_difference", "pair_p_value", "pair_ratio", "CostComparison", "cost_differences"]
 
 
 def _t_pair(costs, ia, ib, values, var, alternative, level):
@@ -49,7 +49,7 @@ def _t_pair(costs, ia, ib, values, var, alternative, level):
     return se, low, high, p
 
 
-def pair_pvalue(costs: CostEstimates, ia, ib, *, alternative="two-sided") -> np.ndarray:
+def pair_p_value(costs: CostEstimates, ia, ib, *, alternative="two-sided") -> np.ndarray:
     """p-values of equal mean costs against ``alternative`` for ``cost[a] - cost[b]`` ('less': a is cheaper),
     without the intervals (the frontier needs only these)."""
     ia, ib = np.atleast_1d(ia), np.atleast_1d(ib)
@@ -61,7 +61,7 @@ def pair_pvalue(costs: CostEstimates, ia, ib, *, alternative="two-sided") -> np.
         if costs.method == "bca":
             kw = dict(jackknife=costs.jackknife[:, ia] - costs.jackknife[:, ib],
                       jackknife_strata=costs.jackknife_strata)
-        return bootstrap_pvalue(s, d, method=costs.method, alternative=alternative, **kw)
+        return bootstrap_p_value(s, d, method=costs.method, alternative=alternative, **kw)
     c = costs.cov
     return _t_pair(costs, ia, ib, d, c[ia, ia] + c[ib, ib] - 2 * c[ia, ib], alternative, costs.confidence_level)[3]
 
@@ -70,7 +70,7 @@ def pair_difference(costs: CostEstimates, ia, ib, *, confidence_level=None, alte
     """``(difference, se, low, high, p)`` of ``cost[a] - cost[b]`` for index arrays ``ia``, ``ib``.
 
     Bootstrap costs: the interval of the paired replicate differences (the same method as the costs, BCa with
-    the jackknife) and the p-value inverting it (:func:`evalband.comparison.bootstrap_pvalue`). Analytic costs:
+    the jackknife) and the p-value inverting it (:func:`evalband.comparison.bootstrap_p_value`). Analytic costs:
     t with the paired (or, for summaries, Welch's) standard error.
     """
     ia, ib = np.atleast_1d(ia), np.atleast_1d(ib)
@@ -82,7 +82,7 @@ def pair_difference(costs: CostEstimates, ia, ib, *, confidence_level=None, alte
         jk = None if costs.jackknife is None else costs.jackknife[:, ia] - costs.jackknife[:, ib]
         kw = dict(jackknife=jk, jackknife_strata=costs.jackknife_strata) if costs.method == "bca" else {}
         ci = interval(s, d, method=costs.method, confidence_level=level, alternative=alternative, **kw)
-        p = bootstrap_pvalue(s, d, method=costs.method, alternative=alternative, **kw)
+        p = bootstrap_p_value(s, d, method=costs.method, alternative=alternative, **kw)
         return d, _nan_sd(s), np.asarray(ci.low, float), np.asarray(ci.high, float), p
     c = costs.cov
     se, low, high, p = _t_pair(costs, ia, ib, d, c[ia, ia] + c[ib, ib] - 2 * c[ia, ib], alternative, level)
@@ -188,7 +188,7 @@ def cost_differences(data, *, cost: str = "cost", method: str = "t", confidence_
     alternative : {'two-sided', 'less', 'greater'}
         For the difference ``A - B``.
     correction : {'none', 'bonferroni', 'holm', 'bh'}
-        Multiplicity control over the pairs: p-values adjusted by :func:`evalband.comparison.adjust_pvalues`,
+        Multiplicity control over the pairs: p-values adjusted by :func:`evalband.comparison.adjust_p_values`,
         intervals at the Bonferroni level ``1 - alpha / P`` when a correction is asked.
     n_resamples, models, tasks, cluster, replicates, rng
         As for :func:`mean_cost`.
@@ -225,7 +225,7 @@ def cost_differences(data, *, cost: str = "cost", method: str = "t", confidence_
     p_count = ia.size
     used = 1 - (1 - level) / p_count if correction != "none" else level
     d, se, low, high, p = pair_difference(costs, ia, ib, confidence_level=used, alternative=alternative)
-    p_adj = adjust_pvalues(p, method=correction) if correction != "none" else p.copy()
+    p_adj = adjust_p_values(p, method=correction) if correction != "none" else p.copy()
     r, r_low, r_high = pair_ratio(costs, ia, ib, confidence_level=used)
     names = costs.models
     return CostComparison(costs.measure, tuple(names[i] for i in ia), tuple(names[j] for j in ib), d, se,

@@ -9,14 +9,14 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError, check_choice, check_confidence_level
-from ..comparison import adjust_pvalues, bootstrap_pvalue
+from ..comparison import adjust_p_values, bootstrap_p_value
 from ..comparison.verdict import MIN_UNITS, check_margin
 from ..display import decimals_for, format_level, format_p, format_short, format_value, margin_text
 from ..results import ConfidenceInterval
 from ._display import short_repr
 from ._inputs import QUALITY_METHODS, resolve_inputs
 from ._pareto import decide_dominance, ordered_pairs, pareto_front
-from .differences import pair_pvalue
+from .differences import pair_p_value
 from ..display.reprs import displayed
 
 __all__ = ["frontier", "FrontierResult", "Reach", "CORRECTIONS"]
@@ -253,8 +253,8 @@ def _reach(q, costs, p_cost, min_quality, *, method, level, correction) -> Reach
     kw = {}
     if method == "bca":
         kw = dict(jackknife=q.sign * q.jackknife, jackknife_strata=q.jackknife_strata)
-    p = bootstrap_pvalue(gs, g, null=q.sign * float(min_quality), method=method, alternative="greater", **kw)
-    p_adj = adjust_pvalues(p, method=correction) if correction != "none" else p.copy()
+    p = bootstrap_p_value(gs, g, null=q.sign * float(min_quality), method=method, alternative="greater", **kw)
+    p_adj = adjust_p_values(p, method=correction) if correction != "none" else p.copy()
     ok = np.nan_to_num(p_adj, nan=1.0) <= 1 - level
     threshold = f"{format_short(float(min_quality) * q.scale)}{' points' if q.scale == 100 else ''}"
     lvl = format_level(level)
@@ -392,9 +392,9 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
     for part in _chunks(j.size, gs.shape[0]):
         a, b = j[part], k[part]
         kw = {} if gj is None else dict(jackknife=gj[:, a] - gj[:, b], jackknife_strata=q.jackknife_strata)
-        pq[a, b] = bootstrap_pvalue(gs[:, a] - gs[:, b], g[a] - g[b], null=-margin, method=method,
+        pq[a, b] = bootstrap_p_value(gs[:, a] - gs[:, b], g[a] - g[b], null=-margin, method=method,
                                     alternative="greater", **kw)
-        pc[a, b] = pair_pvalue(costs, a, b, alternative="less")
+        pc[a, b] = pair_p_value(costs, a, b, alternative="less")
     few = q.n_units is not None and q.n_units < MIN_UNITS
     few_cost = costs.method not in ("known", "normal") and np.nanmin(costs.n_items) < MIN_UNITS
     if few or few_cost:

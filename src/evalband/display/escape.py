@@ -70,16 +70,28 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
           ">": r"\textgreater{}", "–": "--", "−": "-"}
 
 
-def latex_escape(value) -> str:
+#: pairs TeX's text fonts join into one glyph ('--' an en dash, '``' a curly quote, '!`' an inverted '!')
+_LIGATURE_PAIRS = {("-", "-"), ("`", "`"), ("'", "'"), (",", ","), ("!", "`"), ("?", "`")}
+
+
+def latex_escape(value, *, ligatures: bool = True) -> str:
     """Escape every LaTeX special character, on one line (a newline inside a ``% note:`` comment would end the
-    comment and start live LaTeX).
+    comment and start live LaTeX); an empty group ``{}`` between characters TeX would join into a ligature keeps
+    ``run--v2`` from printing an en dash. Text for a comment line, which TeX never typesets, passes
+    ``ligatures=False``: it keeps ``--wide`` as written.
 
     Examples
     --------
     >>> latex_escape("50% of $x_1$")
     '50\\\\% of \\\\$x\\\\_1\\\\$'
     """
-    return "".join(_LATEX.get(ch, ch) for ch in one_line(value))
+    out = []
+    for ch in one_line(value):
+        piece = _LATEX.get(ch, ch)
+        if ligatures and out and (out[-1][-1], piece[0]) in _LIGATURE_PAIRS:
+            out.append("{}")
+        out.append(piece)
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------------------------------- CSV

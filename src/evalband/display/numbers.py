@@ -93,7 +93,13 @@ def format_p(p, floor: float | None = None) -> str:
         return ""
     p = float(p)
     if floor is not None and p <= floor * (1 + 1e-9):
-        return "<" + format_p(floor)
+        text = format_p(floor)
+        if text.startswith("<"):  # a floor below 0.0001: '<0.0001', not '<<0.0001'
+            return text
+        decimals = len(text.partition(".")[2])
+        if float(text) < floor:  # rounded up: the bootstrap cannot say less than its floor (2/301 -> '<0.0067')
+            text = f"{math.ceil(floor * 10 ** decimals * (1 - 1e-12)) / 10 ** decimals:.{decimals}f}"
+        return "<" + text
     if p < 1e-4:
         return "<0.0001"
     return f"{p:.2g}" if p < 0.01 else f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
@@ -132,7 +138,12 @@ def format_percent(p, *, small: float = 0.005) -> str:
         return "<1%"
     if 1 - small < p < 1:
         return ">99%"
-    return f"{p:.0%}"
+    text = f"{p:.0%}"
+    if text == "100%" and p < 1:  # 0.995 (at the edge, 99.5 rounds half to even) must not read as all
+        return ">99%"
+    if text == "0%" and p > 0:  # 0.005 likewise
+        return "<1%"
+    return text
 
 
 def scale_for(score_kind: str) -> float:

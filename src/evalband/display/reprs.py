@@ -97,7 +97,10 @@ def _str(obj) -> str:
     hints = getattr(type(obj), "__display__", {})
     if "columns" in hints:
         frame = frame[[c for c in hints["columns"] if c in frame.columns]]
-    scale = getattr(obj, hints.get("scale_attr", "scale"), None)
+    level = getattr(obj, "confidence_level", None)
+    if "confidence_level" not in frame.columns and isinstance(level, float):  # the header says '95% CI'
+        frame = frame.assign(confidence_level=level)
+    scale = hints["scale"] if "scale" in hints else getattr(obj, hints.get("scale_attr", "scale"), None)
     if scale is None:  # proportions (every value in [0, 1]) in points, as the command line shows them
         import numpy as np
 
@@ -108,14 +111,16 @@ def _str(obj) -> str:
     except (TypeError, ValueError):
         scale = 1.0
     value_cols = hints.get("value_cols", ("estimate", "se", "ci_low", "ci_high", "difference"))
-    return render(frame, "table", value_cols=value_cols, scale=scale).rstrip("\n")
+    floor = getattr(obj, "p_floor", None)  # bootstrap p-values at their floor read '<0.0002', as the CLI shows them
+    return render(frame, "table", value_cols=value_cols, scale=scale,
+                  p_floor=floor if isinstance(floor, float) else None).rstrip("\n")
 
 
 def _repr_html(obj) -> str:
     frame = obj.to_frame() if hasattr(obj, "to_frame") else None
     head = f"<p><code>{html.escape(type(obj).__name__)}</code></p>"
     if frame is None:
-        return head + f"<pre>{html.escape(short_repr(obj))}</pre>"
+        return head + f"<pre>{html.escape(repr(obj))}</pre>"
     more = f"<p>{len(frame) - HTML_ROWS:,} more rows: <code>.to_frame()</code></p>" if len(frame) > HTML_ROWS else ""
     return head + frame.head(HTML_ROWS).to_html(index=False, escape=True) + more
 
@@ -123,7 +128,10 @@ def _repr_html(obj) -> str:
 def displayed(cls):
     """Class decorator (outside ``@dataclass``): the short repr, the notebook HTML and, for classes with
     ``to_frame()``, ``str()`` as the terminal table."""
-    if "__repr__" not in cls.__dict__:  # a repr of the class's own (with @dataclass(repr=False)) is kept
+    params = cls.__dict__.get("__dataclass_params__")
+    # a repr @dataclass wrote (it prints every array) is replaced; dataclasses wrap it for recursion (__wrapped__)
+    generated = params is not None and params.repr and hasattr(cls.__dict__.get("__repr__"), "__wrapped__")
+    if generated or "__repr__" not in cls.__dict__:  # a repr of the class's own (with @dataclass(repr=False)) is kept
         cls.__repr__ = short_repr
     cls._repr_html_ = _repr_html
     if hasattr(cls, "to_frame"):

@@ -11,6 +11,7 @@ formulas are neutralized.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
@@ -42,8 +43,9 @@ _PERCENT = ("p_best", "p_a_better", "share", "prob_a_better", "prob_b_better", "
 #: interval pairs merged in human formats: '<stem>_low' / '<stem>_high'
 _PAIR = re.compile(r"^(.*)_low$")
 #: columns left out first when a table is too wide for the terminal (least needed first; display names)
-_DROP_ORDER = ("se_analytic", "correlation", "p_adjusted", "rank_mean", "hdi", "pred", "posterior_sd",
-               "sim. rank CI", "se", "observed", "p_value", "n", "n_unlabelled", "rank CI", "tier")
+_DROP_ORDER = ("variance_raw", "undefined_replicates", "random", "se_analytic", "correlation", "p_adjusted",
+               "rank_mean", "hdi", "pred", "posterior_sd", "sim. rank CI", "se", "observed", "p_value", "n",
+               "n_unlabelled", "rank CI", "tier")
 
 
 def terminal_width() -> int:
@@ -59,10 +61,15 @@ def terminal_width() -> int:
     return DEFAULT_WIDTH
 
 
+def _once(notes) -> list[str]:
+    """The notes on one line each, said once (a note and its copy with a line break are the same), none empty."""
+    return list(dict.fromkeys(one_line(n) for n in notes if n and str(n).strip()))
+
+
 def wrap_notes(notes, width: int, *, prefix: str = "note: ") -> list[str]:
     """Each note once, on one line or wrapped at ``width`` on word boundaries with a hanging indent."""
     out = []
-    for n in dict.fromkeys(one_line(n) for n in notes if n):
+    for n in _once(notes):
         out.extend(textwrap.wrap(n, width=max(20, width), initial_indent=prefix,
                                  subsequent_indent=" " * len(prefix), break_on_hyphens=False) or [prefix])
     return out
@@ -113,7 +120,7 @@ def _clean(value, key: str = ""):
     """Nested values as plain JSON: counts (by name) as integers, NaN and infinities as null."""
     if isinstance(value, dict):
         return {str(k): _clean(v, str(k)) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, np.ndarray)):  # arrays too: their counts (by name) as integers
         return [_clean(v, key) for v in value]
     v = _plain(value)
     if isinstance(v, float) and _COUNTS.match(key) and v.is_integer():
@@ -138,17 +145,21 @@ def to_csv(frame: pd.DataFrame) -> str:
     """CSV with full precision, integer counts, and text cells neutralized against spreadsheet formulas."""
     out = frame.copy()
     for c in out.columns:
-        if _is_count(c, out[c]) and pd.api.types.is_float_dtype(out[c]):
-            out[c] = out[c].astype("Int64")
-        elif out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
-            out[c] = [csv_safe_text(v) for v in out[c]]
+        if _is_count(c, out[c]) and pd.api.types.is_float_dtype(out[c]):  # '4', '' when missing, 'inf' (a z df)
+            out[c] = [int(v) if math.isfinite(v) else "" if math.isnan(v) else format_value(v, 0) for v in out[c]]
+        elif not pd.api.types.is_numeric_dtype(out[c]) and not pd.api.types.is_bool_dtype(out[c]):
+            out[c] = [csv_safe_text(v) for v in out[c]]  # object, string and categorical text alike
     safe_header = [csv_safe_text(str(c)) for c in out.columns]
     out.columns = safe_header
-    return out.to_csv(index=False)
+    # a lone CR in a text cell is a row break to spreadsheets and csv readers, but the writer (line ends '\n')
+    # leaves it unquoted: then quote every text cell
+    text_cells = [v for c in out.columns if out[c].dtype == object for v in out[c] if isinstance(v, str)]
+    cr = any("\r" in v for v in text_cells + list(out.columns))
+    return out.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC if cr else csv.QUOTE_MINIMAL)
 
 
 # ---------------------------------------------------------------------------------------------- human formats
-def _rounded(df, value_cols, se_col, scale, pvalue_cols, p_floor, signed_cols=()) -> pd.DataFrame:
+def _rounded(df, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols=()) -> pd.DataFrame:
     """Display strings: value columns with the digit rule (after ``scale``), p-values, other numbers short."""
     out = pd.DataFrame(index=df.index)
 
@@ -172,12 +183,12 @@ def _rounded(df, value_cols, se_col, scale, pvalue_cols, p_floor, signed_cols=()
             values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float) * scale_c
             f = format_signed if c in signed_cols else format_value
             out[c] = [f(float(v), d) for v, d in zip(values, decimals)]
-        elif c in pvalue_cols:
+        elif c in p_value_cols:
             out[c] = [format_p(v, p_floor) for v in col]
         elif c in _PERCENT:
             out[c] = [format_percent(v) for v in col]
         elif _is_count(c, col):
-            out[c] = ["" if not np.isfinite(v) else f"{int(v):,}" for v in col.to_numpy(dtype=float)]
+            out[c] = [f"{int(v):,}" if np.isfinite(v) else format_value(v, 0) for v in col.to_numpy(dtype=float)]
         elif pd.api.types.is_float_dtype(col):
             out[c] = [format_short(v) if pd.notna(v) else "" for v in col]
         else:
@@ -226,12 +237,12 @@ def _constant_columns(shown: pd.DataFrame, raw: pd.DataFrame, keep) -> tuple[pd.
     return shown.drop(columns=drop), parts
 
 
-def _prepare(df, *, value_cols, se_col, scale, pvalue_cols, p_floor, title, compact, keep, signed_cols=()):
+def _prepare(df, *, value_cols, se_col, scale, p_value_cols, p_floor, title, compact, keep, signed_cols=()):
     raw = df.reset_index(drop=True)
     level = None
     if "confidence_level" in raw.columns and raw["confidence_level"].nunique(dropna=True) == 1:
         level = float(raw["confidence_level"].dropna().iloc[0])
-    shown = _rounded(raw, value_cols, se_col, scale, pvalue_cols, p_floor, signed_cols)
+    shown = _rounded(raw, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols)
     extra = []
     if compact:
         shown = _merge_intervals(shown, raw, level)
@@ -243,7 +254,7 @@ def _prepare(df, *, value_cols, se_col, scale, pvalue_cols, p_floor, title, comp
 
 
 def display_frame(df: pd.DataFrame, *, value_cols=("estimate", "se", "ci_low", "ci_high"), se_col: str | None = "se",
-                  scale: float = 1.0, pvalue_cols=("p_value", "p_adjusted"), signed_cols=(), p_floor=None,
+                  scale: float = 1.0, p_value_cols=("p_value", "p_adjusted"), signed_cols=(), p_floor=None,
                   title: str | None = None, keep=("model", "model_a", "model_b", "task")):
     """``(shown, head)``: the display strings of a result frame as every human format shows them (the digit rule,
     points, merged interval columns, rank intervals, constant label columns moved to ``head``, empty columns
@@ -258,12 +269,12 @@ def display_frame(df: pd.DataFrame, *, value_cols=("estimate", "se", "ci_low", "
     >>> list(shown.columns), shown.iloc[0, 3]
     (['model', 'estimate', 'se', '95% CI'], '(75.7, 80.5)')
     """
-    return _prepare(df, value_cols=value_cols, se_col=se_col, scale=scale, pvalue_cols=pvalue_cols, p_floor=p_floor,
+    return _prepare(df, value_cols=value_cols, se_col=se_col, scale=scale, p_value_cols=p_value_cols, p_floor=p_floor,
                     title=title, compact=True, keep=keep, signed_cols=tuple(signed_cols))
 
 
 def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se", "ci_low", "ci_high"),
-           se_col: str | None = "se", scale: float = 1.0, pvalue_cols=("p_value", "p_adjusted"),
+           se_col: str | None = "se", scale: float = 1.0, p_value_cols=("p_value", "p_adjusted"),
            title: str | None = None, notes=(), p_floor: float | None = None, width: int | None = None,
            keep=("model", "model_a", "model_b", "task")) -> str:
     """Render a result frame as text.
@@ -278,7 +289,7 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
         per row: 100 shows proportions in points). Only human formats round or scale. ``value_cols`` may also
         map each value column to ``(se, scale)``, its own standard errors (a column name or values) and
         multiplier, for tables holding statistics on several scales (quality in points beside costs in dollars).
-    pvalue_cols : sequence of str
+    p_value_cols : sequence of str
     title : str, optional
     notes : sequence of str
         Printed below a terminal or Markdown table (wrapped, each once), as ``% note:`` comment lines after LaTeX;
@@ -304,7 +315,7 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
     if fmt == "csv":
         return to_csv(df)
     compact = fmt != "table-wide"
-    shown, head = _prepare(df, value_cols=value_cols, se_col=se_col, scale=scale, pvalue_cols=pvalue_cols,
+    shown, head = _prepare(df, value_cols=value_cols, se_col=se_col, scale=scale, p_value_cols=p_value_cols,
                            p_floor=p_floor, title=title, compact=compact, keep=keep)
     if fmt == "markdown":
         lines = ["| " + " | ".join(md_escape(c, block=False) for c in shown.columns) + " |",
@@ -314,17 +325,17 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
         text = "\n".join(lines)
         if head:
             text = f"**{md_escape(head, block=False)}**\n\n" + text
-        if notes:
-            text += "\n\n" + "\n".join(f"- {md_escape(n)}" for n in dict.fromkeys(notes))
+        if _once(notes):
+            text += "\n\n" + "\n".join(f"- {md_escape(n)}" for n in _once(notes))
         return text + "\n"
     if fmt == "latex":
         cols = "l" * len(shown.columns)
-        lines = ([f"% {latex_escape(head)}"] if head else []) + [
+        lines = ([f"% {latex_escape(head, ligatures=False)}"] if head else []) + [
             r"\begin{tabular}{" + cols + "}", r"\toprule",
             " & ".join(latex_escape(c) for c in shown.columns) + r" \\", r"\midrule"]
         lines += [" & ".join(latex_escape(v) for v in r) + r" \\" for r in shown.itertuples(index=False)]
         lines += [r"\bottomrule", r"\end{tabular}"]
-        lines += [f"% note: {latex_escape(n)}" for n in dict.fromkeys(notes)]
+        lines += [f"% note: {latex_escape(n, ligatures=False)}" for n in _once(notes)]
         return "\n".join(lines) + "\n"
     return _terminal(shown, df, head, notes, terminal_width() if width is None else int(width), fit=compact)
 

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .numbers import decimals_for, format_level
+from .numbers import decimals_for, format_level, format_signed, format_value
 
 __all__ = ["margin_text", "verdict_detail", "format_difference", "reading", "withheld_text", "VERDICT_WORDS",
            "estimate_text", "difference_text"]
@@ -76,6 +76,8 @@ def withheld_text(basis: str, n_units=None, *, unit: str = "items", min_units: i
         n = "" if n_units is None or not np.isfinite(n_units) else f"only {int(n_units)} {unit}: "
         need = "" if min_units is None else f"; at least {min_units} are needed"
         return f"({n}too few for a bootstrap verdict{need})"
+    if basis == "too few replicates":
+        return "(too few bootstrap replicates to decide at this level; ask for more, e.g. 2,000 or more)"
     if basis == "degenerate interval":
         return "(the bootstrap distribution is degenerate (zero width): it cannot support a verdict)"
     return ""
@@ -91,7 +93,7 @@ def _decimals(se, scale: float) -> int:
 def format_difference(value: float, se: float, *, scale: float = 100.0) -> tuple[str, int]:
     """Signed difference as text with digits from its standard error, and the digits used."""
     d = _decimals(se, scale)
-    return f"{value * scale:+.{d}f}", d
+    return format_signed(value * scale, d), d  # '+0.00', never '-0.00', for a difference that rounds to zero
 
 
 def reading(model_a: str, model_b: str, difference: float, low: float, high: float, verdict_: str, *,
@@ -105,8 +107,8 @@ def reading(model_a: str, model_b: str, difference: float, low: float, high: flo
     text, d = format_difference(difference, se if np.isfinite(se) else abs(high - low) / 4, scale=scale)
     unit_text = f" {unit}" if unit else ""
     lvl = format_level(confidence_level)
-    lo = "-inf" if not np.isfinite(low) else f"{low * scale:.{d}f}"
-    hi = "inf" if not np.isfinite(high) else f"{high * scale:.{d}f}"
+    lo = "-inf" if not np.isfinite(low) else format_value(low * scale, d)
+    hi = "inf" if not np.isfinite(high) else format_value(high * scale, d)
     word = detail if detail else {"A better": f"{model_a} better", "B better": f"{model_b} better"}.get(verdict_,
                                                                                                      verdict_)
     out = f"{model_a} vs {model_b}: {text}{unit_text}, {lvl} {label} ({lo}, {hi}); {word}"
@@ -124,7 +126,7 @@ def estimate_text(estimate, low, high, se, *, confidence_level=0.95, scale: floa
     """
     d = _decimals(se, scale) if se is not None and np.isfinite(se) else _decimals(abs(high - low) / 4, scale)
     pct = "%" if scale == 100 else ""
-    f = lambda v: ("-inf" if v < 0 else "inf") if not np.isfinite(v) else f"{v * scale:.{d}f}{pct}"  # noqa: E731
+    f = lambda v: ("-inf" if v < 0 else "inf") if not np.isfinite(v) else format_value(v * scale, d) + pct  # noqa: E731
     return f"{f(estimate)} ({format_level(confidence_level)} interval {f(low)} to {f(high)})"
 
 
@@ -139,6 +141,6 @@ def difference_text(difference, low, high, se, *, confidence_level=0.95, scale: 
     """
     text, d = format_difference(difference, se if se is not None and np.isfinite(se) else abs(high - low) / 4,
                                 scale=scale)
-    sign = lambda v: ("-inf" if v < 0 else "inf") if not np.isfinite(v) else f"{v * scale:+.{d}f}"  # noqa: E731
+    sign = lambda v: ("-inf" if v < 0 else "inf") if not np.isfinite(v) else format_signed(v * scale, d)  # noqa: E731
     unit = " points" if scale == 100 else ""
     return f"{text}{unit} ({format_level(confidence_level)} interval {sign(low)} to {sign(high)})"

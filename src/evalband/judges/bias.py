@@ -44,6 +44,9 @@ class BiasResult:
     notes : tuple of str
     """
 
+    #: coefficients and rates as fractions, as `evalband agreement` prints them (a kappa is no share of items)
+    __display__ = {"scale": 1.0}
+
     kind: str
     statistics: pd.DataFrame
     confidence_level: float

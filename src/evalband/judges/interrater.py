@@ -73,6 +73,9 @@ class AgreementResult:
     notes : tuple of str
     """
 
+    #: coefficients and rates as fractions, as `evalband agreement` prints them (a kappa is no share of items)
+    __display__ = {"scale": 1.0}
+
     statistic: tuple
     rater_a: tuple
     rater_b: tuple

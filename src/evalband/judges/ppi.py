@@ -117,7 +117,7 @@ def z_interval(estimate, se, confidence_level: float, alternative: str = "two-si
     return ConfidenceInterval(est - z * se, np.full(est.shape, np.inf))
 
 
-def z_pvalue(estimate, se, alternative: str = "two-sided", null: float = 0.0) -> np.ndarray:
+def z_p_value(estimate, se, alternative: str = "two-sided", null: float = 0.0) -> np.ndarray:
     """Normal-test p-value of ``estimate = null``."""
     with np.errstate(invalid="ignore", divide="ignore"):
         z = (np.asarray(estimate, dtype=np.float64) - null) / np.asarray(se, dtype=np.float64)

@@ -16,14 +16,14 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentTypeError, InputError, check_choice, check_confidence_level
-from ..comparison.multiplicity import adjust_pvalues, correction_level
+from ..comparison.multiplicity import adjust_p_values, correction_level
 from ..comparison.pairwise import PairwiseComparison, interval_label
 from ..comparison.verdict import (MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold,
                                   withheld_text)
 from ..results import ConfidenceInterval
 from ..table import UNSHARED_NOTE
 from ._display import fmt, html_head, short_repr
-from .ppi import PPI_METHODS, cluster_variance, ppi_mean, ppi_notes, z_interval, z_pvalue
+from .ppi import PPI_METHODS, cluster_variance, ppi_mean, ppi_notes, z_interval, z_p_value
 from ..display.reprs import displayed
 
 __all__ = ["PPIEstimates", "PPIComparison", "ppi_estimate", "ppi_compare", "PPI_CORRECTIONS"]
@@ -308,7 +308,7 @@ def ppi_compare(data, *, method: str = "ppi++", correction: str = "none", margin
         As for :func:`ppi_estimate` (ignored when ``estimates`` is given).
     method : {'ppi++', 'classic', 'labelled'}
     correction : {'none', 'bonferroni', 'holm', 'bh'}
-        Multiple-comparison control over the pairs of each task (:func:`evalband.comparison.adjust_pvalues`;
+        Multiple-comparison control over the pairs of each task (:func:`evalband.comparison.adjust_p_values`;
         intervals at the corresponding per-comparison level).
     margin : float
         Practical margin for the verdicts, on the score's scale (0.01 = one point).
@@ -368,8 +368,8 @@ def ppi_compare(data, *, method: str = "ppi++", correction: str = "none", margin
         with np.errstate(invalid="ignore", divide="ignore"):
             cov = (cluster_variance(infl[ia] + infl[ib], onehot) - se ** 2) / 4.0
             corr = cov / (res.se[ia] * res.se[ib])
-        p = z_pvalue(d, se, alternative)
-        p_adj = adjust_pvalues(p, method=correction) if correction != "none" else p.copy()
+        p = z_p_value(d, se, alternative)
+        p_adj = adjust_p_values(p, method=correction) if correction != "none" else p.copy()
         rejected = int(np.sum(p_adj <= 1 - level)) if correction == "bh" else None
         level_used = correction_level(level, d.size, correction, n_rejected=rejected)
         ci = z_interval(d, se, level_used, alternative)

@@ -57,6 +57,9 @@ class ReferenceResult:
     notes : tuple of str
     """
 
+    #: coefficients and rates as fractions, as `evalband agreement` prints them (a kappa is no share of items)
+    __display__ = {"scale": 1.0}
+
     reference: str
     judges: tuple
     crowd: tuple

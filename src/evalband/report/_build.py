@@ -315,9 +315,9 @@ def cd_caption(tests) -> str:
     cd = getattr(tests.posthoc, "critical_difference", None)
     text += f" ({format_short(cd)})." if cd is not None else "."
     o = tests.omnibus
-    if o is not None and getattr(o, "pvalue", None) is not None:
+    if o is not None and getattr(o, "p_value", None) is not None:
         text += (f" Friedman test that all models rank alike: chi-square({format_short(o.df)}) ="
-                 f" {format_short(o.statistic)}, p {_p_text(o.pvalue)}.")
+                 f" {format_short(o.statistic)}, p {_p_text(o.p_value)}.")
     return text + " This treats the tasks as the sample and ignores the test-set noise within each task."
 
 

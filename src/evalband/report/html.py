@@ -233,10 +233,11 @@ def render_latex(report) -> str:
     """The report's main tables as LaTeX (booktabs) table environments, ready for a paper."""
     r = report.reproduce
     level = format_level(r["confidence_level"])
-    parts = [f"% evalband {latex_escape(one_line(r['evalband']))}: {latex_escape(one_line(r['command']))}\n"
+    parts = [f"% evalband {latex_escape(one_line(r['evalband']), ligatures=False)}: "
+             f"{latex_escape(one_line(r['command']), ligatures=False)}\n"
              f"% seed {r['seed']}, {r['n_resamples']} bootstrap replicates; needs \\usepackage{{booktabs}}\n"]
     if report.kind == "summary":
-        parts.append(f"% {latex_escape(one_line(report.summary_reason))}\n")
+        parts.append(f"% {latex_escape(one_line(report.summary_reason), ligatures=False)}\n")
     for k, (sec, t) in enumerate(_paper_tables(report, outline(report))):
         caption = f"{t.caption} ({level} bootstrap intervals)." if sec.key in _CORE else f"{sec.title}: {t.caption}"
         label = t.key if sec.key in _CORE and t.key else f"{sec.key}-{t.key or k}"

@@ -19,7 +19,7 @@ from .bayes_hierarchical import hierarchical_bayes, task_differences
 from .bayes_signedrank import (BayesSignedRankResult, BayesSignedRankTests, bayes_signed_rank,
                                bayes_signed_rank_tests)
 from .friedman import FriedmanResult, NemenyiResult, cliques_from_significance, friedman, nemenyi
-from .friedman_exact import PermutationPValue, friedman_permutation_pvalue
+from .friedman_exact import PermutationPValue, friedman_permutation_p_value
 from .profiles import PerformanceProfile, performance_profile, run_scores
 from .run import TESTS, TaskTestResult, run_test
 from .signedrank import SignedRankResult, signed_rank_tests
@@ -30,7 +30,7 @@ __all__ = [
     "BayesSignedRankResult", "BayesSignedRankTests", "bayes_signed_rank", "bayes_signed_rank_tests",
     "hierarchical_bayes", "task_differences",
     "FriedmanResult", "NemenyiResult", "cliques_from_significance", "friedman", "nemenyi",
-    "PermutationPValue", "friedman_permutation_pvalue",
+    "PermutationPValue", "friedman_permutation_p_value",
     "PerformanceProfile", "performance_profile", "run_scores",
     "TESTS", "TaskTestResult", "run_test",
     "SignedRankResult", "signed_rank_tests",

@@ -17,7 +17,7 @@ import numpy as np
 from .._validate import ArgumentError, as_generator, check_choice, check_positive_int
 from ..display.reprs import displayed
 
-__all__ = ["PermutationPValue", "friedman_permutation_pvalue", "EXACT_MAX_WORK", "SMALL_N_TASKS"]
+__all__ = ["PermutationPValue", "friedman_permutation_p_value", "EXACT_MAX_WORK", "SMALL_N_TASKS"]
 
 #: Enumerate when (distinct arrangements per task, summed over tasks) x (size of the rank-sum grid) is at most this.
 EXACT_MAX_WORK = 5e7
@@ -33,7 +33,7 @@ class PermutationPValue:
 
     Attributes
     ----------
-    pvalue : float
+    p_value : float
         P(S >= S_observed) under within-task exchangeability, S = sum of squared rank sums.
     se : float
         Monte Carlo standard error (0 for an enumeration).
@@ -43,7 +43,7 @@ class PermutationPValue:
         Distinct, equally likely arrangements enumerated, or Monte Carlo draws.
     """
 
-    pvalue: float
+    p_value: float
     se: float
     method: str
     n_arrangements: int
@@ -153,7 +153,7 @@ def _monte_carlo(r: np.ndarray, observed: int, n_resamples: int, gen) -> tuple[f
     return p, math.sqrt(p * (1.0 - p) / n_resamples)
 
 
-def friedman_permutation_pvalue(ranks, *, method: str = "auto", n_resamples: int = 9_999, rng=None,
+def friedman_permutation_p_value(ranks, *, method: str = "auto", n_resamples: int = 9_999, rng=None,
                                 max_work: float = EXACT_MAX_WORK) -> PermutationPValue:
     """Permutation p-value of the Friedman statistic from a (models x tasks) matrix of within-task ranks.
 

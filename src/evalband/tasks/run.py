@@ -64,17 +64,17 @@ class TaskTestResult:
                "dropped_tasks": list(self.dropped_tasks)}
         o, p = self.omnibus, self.posthoc
         if self.test == "rm-anova":
-            out["omnibus"] = {"test": "rm-anova", "f": o.statistic, "df1": o.df1, "df2": o.df2, "p_value": o.pvalue,
-                              "p_value_greenhouse_geisser": o.pvalue_gg, "epsilon_greenhouse_geisser": o.epsilon_gg,
-                              "mauchly_w": o.mauchly_w, "mauchly_p_value": o.mauchly_pvalue,
-                              "shapiro_w": o.shapiro_w, "shapiro_p_value": o.shapiro_pvalue,
+            out["omnibus"] = {"test": "rm-anova", "f": o.statistic, "df1": o.df1, "df2": o.df2, "p_value": o.p_value,
+                              "p_value_greenhouse_geisser": o.p_value_gg, "epsilon_greenhouse_geisser": o.epsilon_gg,
+                              "mauchly_w": o.mauchly_w, "mauchly_p_value": o.mauchly_p_value,
+                              "shapiro_w": o.shapiro_w, "shapiro_p_value": o.shapiro_p_value,
                               "assumptions_hold": bool(o.assumptions_hold)}
         elif o is not None:
             out["omnibus"] = {"test": getattr(o, "method", "friedman"), "chi_square": o.statistic, "df": o.df,
-                              "p_value": o.pvalue, "iman_davenport_f": o.iman_davenport, "iman_davenport_df1": o.df1,
-                              "iman_davenport_df2": o.df2, "iman_davenport_p_value": o.iman_davenport_pvalue}
+                              "p_value": o.p_value, "iman_davenport_f": o.iman_davenport, "iman_davenport_df1": o.df1,
+                              "iman_davenport_df2": o.df2, "iman_davenport_p_value": o.iman_davenport_p_value}
             if getattr(o, "exact_method", ""):
-                out["omnibus"].update(p_value_exact=o.pvalue_exact, p_value_exact_se=o.pvalue_exact_se,
+                out["omnibus"].update(p_value_exact=o.p_value_exact, p_value_exact_se=o.p_value_exact_se,
                                       exact_method=o.exact_method, n_arrangements=int(o.n_arrangements))
         if self.test == "friedman":
             out["posthoc"] = {"method": "nemenyi", "p_values": p.method, "critical_difference": p.critical_difference,
@@ -122,7 +122,7 @@ class TaskTestResult:
 
 
 def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=None, rope: float = 0.0,
-             confidence_level=0.95, higher_is_better: bool = True, rng=None, n_samples: int = 20_000,
+             confidence_level=0.95, higher_is_better: bool = True, rng=None, n_draws: int = 20_000,
              tie_correction: bool = True, missing: str = "complete-case") -> TaskTestResult:
     """Run a test over tasks: omnibus plus post-hoc comparisons.
 
@@ -147,7 +147,7 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
     rng : None, int or numpy.random.Generator
         Bayesian test, and the Monte Carlo permutation p-values of the Friedman and Nemenyi tests (few tasks, many
         models).
-    n_samples : int, default 20_000
+    n_draws : int, default 20_000
         Bayesian test only: posterior draws per pair.
     tie_correction : bool, default True
         Friedman statistic corrected for tied ranks.
@@ -187,7 +187,7 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
         posthoc = signed_rank_tests(m, control=control, method=test, confidence_level=level,
                                     higher_is_better=higher_is_better)
     elif test == "bayes-signed-rank":
-        posthoc = bayes_signed_rank_tests(m, control=control, rope=rope, n_samples=n_samples,
+        posthoc = bayes_signed_rank_tests(m, control=control, rope=rope, n_draws=n_draws,
                                           confidence_level=level, higher_is_better=higher_is_better, rng=rng)
     else:
         omnibus = posthoc = rm_anova(m, confidence_level=level)

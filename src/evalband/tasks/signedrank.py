@@ -14,7 +14,7 @@ import pandas as pd
 from scipy import stats
 
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
-from ..comparison.multiplicity import adjust_pvalues
+from ..comparison.multiplicity import adjust_p_values
 from ..comparison.pairs import control_pairs, pair_indices
 from ._matrix import as_score_matrix, complete_cases
 from ..display.reprs import displayed
@@ -49,10 +49,10 @@ class SignedRankResult:
         The pairs; ``model_a`` is the control when one was given. Differences are ``a - b``.
     statistic : numpy.ndarray
         SciPy's statistic: the Wilcoxon T (smaller rank sum when two-sided) or the number of tasks a wins (sign).
-    pvalue, pvalue_adjusted : numpy.ndarray
+    p_value, p_value_adjusted : numpy.ndarray
         Raw and Holm-adjusted p-values.
     reject : numpy.ndarray of bool
-        ``pvalue_adjusted <= 1 - confidence_level``.
+        ``p_value_adjusted <= 1 - confidence_level``.
     median_difference : numpy.ndarray
     wins, ties, losses : numpy.ndarray of int
         Tasks where a scores higher, the same, lower (in the better direction).
@@ -66,8 +66,8 @@ class SignedRankResult:
     model_a: tuple[str, ...]
     model_b: tuple[str, ...]
     statistic: np.ndarray
-    pvalue: np.ndarray
-    pvalue_adjusted: np.ndarray
+    p_value: np.ndarray
+    p_value_adjusted: np.ndarray
     reject: np.ndarray
     median_difference: np.ndarray
     wins: np.ndarray
@@ -94,8 +94,8 @@ class SignedRankResult:
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"model_a": list(self.model_a), "model_b": list(self.model_b),
                              "median_difference": self.median_difference, "wins": self.wins, "ties": self.ties,
-                             "losses": self.losses, "statistic": self.statistic, "pvalue": self.pvalue,
-                             "pvalue_holm": self.pvalue_adjusted, "reject": self.reject})
+                             "losses": self.losses, "statistic": self.statistic, "p_value": self.p_value,
+                             "p_value_holm": self.p_value_adjusted, "reject": self.reject})
 
 
 def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: str = "wilcoxon",
@@ -175,7 +175,7 @@ def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: 
             pval[i] = stats.binomtest(int(wins[i]), int(n_eff[i]), 0.5, alternative=alternative).pvalue
         if ties.any():
             notes.append(f"sign test: tied tasks dropped ({int(ties.sum())} pair-task ties in all)")
-    padj = adjust_pvalues(pval, method="holm")
+    padj = adjust_p_values(pval, method="holm")
     names = np.asarray(m.models, dtype=object)
     return SignedRankResult(tuple(names[ia]), tuple(names[ib]), stat, pval, padj, padj <= 1 - level,
                             np.median(d, axis=1) * sign, wins, ties, losses, method, control, alternative, level,

@@ -7,7 +7,7 @@ from scipy import special
 
 from .._validate import ArgumentError, check_alternative, check_choice
 
-__all__ = ["bootstrap_pvalue", "INTERVAL_METHODS"]
+__all__ = ["bootstrap_p_value", "INTERVAL_METHODS"]
 
 INTERVAL_METHODS = ("percentile", "basic", "bca")
 
@@ -19,7 +19,7 @@ def _tail_le(samples: np.ndarray, value: np.ndarray) -> np.ndarray:
     return below + 0.5 * ties
 
 
-def bootstrap_pvalue(samples, observed, *, null: float = 0.0, method: str = "percentile",
+def bootstrap_p_value(samples, observed, *, null: float = 0.0, method: str = "percentile",
                      alternative: str = "two-sided", jackknife=None, jackknife_strata=None) -> np.ndarray:
     """p-value for H0: statistic = ``null``, the smallest alpha at which the bootstrap interval excludes ``null``.
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from evalband.comparison import bootstrap_pvalue
+from evalband.comparison import bootstrap_p_value
 from evalband.resample import interval
 
 
@@ -16,13 +16,13 @@ def _bootstrap_mean(x, b, gen):
 
 @pytest.mark.parametrize("method", ["percentile", "basic", "bca"])
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
-def test_pvalue_interval_duality(method, alternative):
+def test_p_value_interval_duality(method, alternative):
     gen = np.random.default_rng(7)
     x = gen.exponential(1.0, size=40)  # skewed, so the three methods differ
     samples, obs, jack = _bootstrap_mean(x, 20_000, gen)
     nulls = np.linspace(obs - 0.8, obs + 0.8, 41)
     kw = {"jackknife": jack[:, None]} if method == "bca" else {}
-    p = np.array([bootstrap_pvalue(samples[:, None], np.array([obs]), null=v, method=method,
+    p = np.array([bootstrap_p_value(samples[:, None], np.array([obs]), null=v, method=method,
                                    alternative=alternative, **kw)[0] for v in nulls])
     ci = interval(samples, obs, method=method, confidence_level=0.95, alternative=alternative,
                   **({"jackknife": jack} if method == "bca" else {}))
@@ -32,13 +32,13 @@ def test_pvalue_interval_duality(method, alternative):
     np.testing.assert_array_equal((p < 0.05)[clear], outside[clear])
 
 
-def test_pvalue_floor_and_ties():
+def test_p_value_floor_and_ties():
     s = np.zeros((999, 1))
-    assert bootstrap_pvalue(s, np.zeros(1))[0] == 1.0  # all replicates tie with the null: no evidence
+    assert bootstrap_p_value(s, np.zeros(1))[0] == 1.0  # all replicates tie with the null: no evidence
     s = np.full((999, 1), 2.0)
-    assert bootstrap_pvalue(s, np.array([2.0]))[0] == pytest.approx(2 / 1000)
+    assert bootstrap_p_value(s, np.array([2.0]))[0] == pytest.approx(2 / 1000)
     with pytest.raises(ValueError, match="method"):
-        bootstrap_pvalue(s, np.array([2.0]), method="studentized")
+        bootstrap_p_value(s, np.array([2.0]), method="studentized")
 
 
 @pytest.mark.parametrize("method", ["percentile", "basic", "bca"])
@@ -49,8 +49,8 @@ def test_no_p_value_beside_a_missing_statistic(method):
     s = gen.normal(0.1, 1.0, size=(999, 3))
     d = np.array([0.1, np.nan, 0.1])
     s[:, 2][5] = np.inf
-    p = bootstrap_pvalue(s, d, method=method)
-    ok = bootstrap_pvalue(s[:, :1], d[:1], method=method)
+    p = bootstrap_p_value(s, d, method=method)
+    ok = bootstrap_p_value(s[:, :1], d[:1], method=method)
     assert np.isnan(p[1]) and np.isnan(p[2]) and p[0] == ok[0]
 
 
