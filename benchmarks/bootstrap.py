@@ -71,11 +71,13 @@ def make_data(models, tasks, items, seed):
     return out
 
 
-def engine_job(scores, B, seed, executor=None):
+def engine_job(scores, B, seed, executor=None, threads=1):
+    """The full job on ``threads`` threads (1, the ratios' setting, unless named; None: every core, the engine's
+    default since issue 14)."""
     m, t = scores[0].shape[0], len(scores)
     cols = ItemColumns([f"m{i}" for i in range(m)], [f"t{k}" for k in range(t)],
                        {f"t{k}": {"score": s} for k, s in enumerate(scores)})
-    reps = bootstrap(cols, n_resamples=B, rng=seed, progress=False, executor=executor)
+    reps = bootstrap(cols, n_resamples=B, rng=seed, progress=False, executor=executor, threads=threads)
     agg = get_aggregate("mean")
     a, obs = agg(reps.replicates), agg(reps.observed)
     ci = interval(a, obs)
@@ -215,16 +217,25 @@ def run_w1():
     t_sc, _ = timed(scipy_job, scores, b_scipy, ARGS.seed, 250)
     eng.append(timed(engine_job, scores, B, ARGS.seed)[0])
     t_scipy = t_sc * B / b_scipy
-    from concurrent.futures import ThreadPoolExecutor
+    from evalband.resample import available_cores
 
-    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        t_thr = timed(engine_job, scores, B, ARGS.seed, pool)[0]
+    cores = available_cores()
+    thr = []  # the default (every core), interleaved with one-thread runs so that load hits both alike
+    one = []
+    for _ in range(ARGS.repeats):
+        thr.append(timed(engine_job, scores, B, ARGS.seed, None, None)[0])
+        one.append(timed(engine_job, scores, B, ARGS.seed)[0])
+    same = engine_job(scores, B, ARGS.seed, None, None)[3].replicates.tobytes() == \
+        engine_job(scores, B, ARGS.seed)[3].replicates.tobytes()
+    t_thr, t_one = float(np.median(thr)), float(np.median(one))
+    eng += one
     t_eng, t_floor = float(np.median(eng)), float(np.median(flo))
     print(f"  engine full job ({_kernels.backend()} counts): median {t_eng:.3f} s over {len(eng)} runs"
           f" {np.round(eng, 3).tolist()}")
     print(f"  engine full job (pure-NumPy fallback):  {t_np:.3f} s")
-    print(f"  engine full job with executor=ThreadPoolExecutor({os.cpu_count()}): {t_thr:.3f} s (same numbers;"
-          " not used for the ratios)")
+    print(f"  engine full job on {cores} threads (the default): median {t_thr:.3f} s vs {t_one:.3f} s on one"
+          f" thread in the same loop: {t_one / t_thr:.2f}x; byte-identical replicates: {same} (threads are not"
+          " used for the ratios below)")
     print(f"  floor (draws {td:.3f} s + weighted sums {ts:.3f} s, last run): median {t_floor:.3f} s over"
           f" {len(flo)} runs")
     print(f"  naive loop: {t_nv:.2f} s for {n_naive} replicates -> {t_naive:.1f} s extrapolated to B = {B:,}")

@@ -12,6 +12,12 @@ Stages, each in its own Python process so that its peak memory (max RSS) is meas
    pairwise differences of the top 20 models with percentile intervals, and every model's rank interval.
 4. ``table`` (only up to ``--table-max-rows``): the same summarize through ``evalband.read`` and the pandas-backed
    ``ResultsTable``, to show where the general path stops scaling.
+5. ``cli-compare``: ``evalband compare FILE --n-resamples B`` as a user runs it (the command picks the columnar
+   reader by itself; the bootstrap runs on every core), on the first ``--compare-models`` models (every row is
+   read); ``cli-summarize``: ``evalband summarize`` on a 1e7-row file (10 models x 10 tasks x 100,000 items).
+
+Stage 3 (the API path) runs only with ``--api``. The file has a cluster column (``--cluster-size`` items per
+cluster) unless ``--no-clusters``.
 
 Usage::
 
@@ -57,18 +63,19 @@ def stage_generate(args) -> dict:
     task_idx = np.repeat(np.arange(args.tasks, dtype=np.int8), per_task)
     task_dict = pa.array([f"task{t:02d}" for t in range(args.tasks)])
     model_dict = pa.array([f"model{m:04d}" for m in range(args.models)])
-    schema = pa.schema([("model", pa.dictionary(pa.int16(), pa.string())),
-                        ("task", pa.dictionary(pa.int8(), pa.string())),
-                        ("item", pa.int32()), ("score", pa.int8())])
+    fields = [("model", pa.dictionary(pa.int16(), pa.string())), ("task", pa.dictionary(pa.int8(), pa.string())),
+              ("item", pa.int32())] + ([("cluster", pa.int32())] if args.clusters else []) + [("score", pa.int8())]
+    schema = pa.schema(fields)
     items = pa.array(np.arange(n_items, dtype=np.int32))
+    clusters = pa.array(np.arange(n_items, dtype=np.int32) // args.cluster_size)  # nested in tasks
     tasks = pa.DictionaryArray.from_arrays(pa.array(task_idx), task_dict)
     with pq.ParquetWriter(args.path, schema, compression="zstd") as writer:
         for m in range(args.models):
             p = 1.0 / (1.0 + np.exp(-(ability[m] - difficulty)))
             score = (gen.random(n_items) < p).astype(np.int8)
             model = pa.DictionaryArray.from_arrays(pa.array(np.full(n_items, m, dtype=np.int16)), model_dict)
-            writer.write_batch(pa.record_batch([model, tasks, items, pa.array(score)], schema=schema),
-                               row_group_size=n_items)
+            cols = [model, tasks, items] + ([clusters] if args.clusters else []) + [pa.array(score)]
+            writer.write_batch(pa.record_batch(cols, schema=schema), row_group_size=n_items)
     return {"seconds": time.perf_counter() - t0, "rows": args.models * n_items,
             "file_mb": os.path.getsize(args.path) / 2**20}
 
@@ -153,7 +160,40 @@ def stage_table(args) -> dict:
             "checksum": float(table.data["score"].mean()), "estimates": len(est.to_frame())}
 
 
-STAGES = {"generate": stage_generate, "pandas": stage_pandas, "evalband": stage_evalband, "table": stage_table}
+def _cli(argv: list) -> dict:
+    """The command line in this process (its output thrown away): wall time; the peak is the process's."""
+    from evalband.cli.main import app
+
+    t0 = time.perf_counter()
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+        try:
+            app(argv, standalone_mode=False)
+        except SystemExit as exc:  # pragma: no cover
+            if exc.code:
+                raise
+    return {"seconds": time.perf_counter() - t0}
+
+
+def stage_cli_summarize(args) -> dict:
+    """``evalband summarize FILE --format json``: the path the command chooses by itself (columnar above 1e6
+    rows)."""
+    return _cli(["summarize", str(args.path), "--format", "json"])
+
+
+def stage_cli_compare(args) -> dict:
+    """``evalband compare FILE --n-resamples B --format json``: read, select, the paired (cluster) bootstrap on
+    ``--workers`` threads (0: every core, the default), every pair of models."""
+    argv = ["compare", str(args.path), "--n-resamples", str(args.n_resamples), "--seed", str(args.seed),
+            "--format", "json"]
+    if args.compare_models:  # every row is read; the pairs are those of the first K models
+        argv += ["--models", ",".join(f"model{m:04d}" for m in range(min(args.compare_models, args.models)))]
+    if args.workers:
+        argv += ["--threads", str(args.workers)]
+    return _cli(argv)
+
+
+STAGES = {"generate": stage_generate, "pandas": stage_pandas, "evalband": stage_evalband, "table": stage_table,
+          "cli-summarize": stage_cli_summarize, "cli-compare": stage_cli_compare}
 
 
 # ------------------------------------------------------------------------------------------------ driver
@@ -161,7 +201,9 @@ def _run_stage(name: str, args) -> dict:
     cmd = [sys.executable, __file__, "--stage", name, "--path", str(args.path), "--rows", str(args.rows),
            "--models", str(args.models), "--tasks", str(args.tasks), "--seed", str(args.seed),
            "--n-resamples", str(args.n_resamples), "--batch-size", str(args.batch_size),
-           "--workers", str(args.workers)] + (["--scheduler", args.scheduler] if args.scheduler else [])
+           "--workers", str(args.workers), "--cluster-size", str(args.cluster_size),
+           "--compare-models", str(args.compare_models)]
+    cmd += (["--scheduler", args.scheduler] if args.scheduler else []) + ([] if args.clusters else ["--no-clusters"])
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"stage {name} failed:\n{out.stderr[-3000:]}")
@@ -184,6 +226,33 @@ def _versions() -> str:
             f"pyarrow {pyarrow.__version__}, numba {nb}, evalband {evalband.__version__}")
 
 
+def _line(name: str, r: dict, extra: str = "") -> str:
+    return f"{name:<16}{r['seconds']:8.1f} s   peak {r['peak_mb']:8,.0f} MB" + (f"   ({extra})" if extra else "")
+
+
+def _summarize_section(args) -> dict:
+    """The 1e7-row target: ``evalband summarize`` of 10 models x 10 tasks x 100,000 items in under 1 GB."""
+    small = argparse.Namespace(**vars(args))
+    small.rows, small.models, small.tasks, small.clusters = args.summarize_rows, 10, 10, False
+    small.path = args.path.with_name(f"evalband_scale_summarize_{small.rows}.parquet")
+    out = {}
+    try:
+        if not (args.reuse and small.path.exists()):
+            out["generate"] = _run_stage("generate", small)
+        out["pandas"] = b = _run_stage("pandas", small)
+        out["cli-summarize"] = c = _run_stage("cli-summarize", small)
+        print(f"\nsummarize: {small.rows:,} rows = 10 models x 10 tasks x {small.rows // 100:,} items")
+        print(_line("pandas", b, "read_parquet + groupby means; no interval"))
+        print(_line("evalband CLI", c, "evalband summarize --format json (Wilson intervals, notes)"))
+        print(f"ratios (evalband / pandas): time {c['seconds'] / b['seconds']:.2f}x, peak memory"
+              f" {c['peak_mb'] / b['peak_mb']:.2f}x; peak {c['peak_mb'] / 1024:.2f} GB:"
+              f" {'under' if c['peak_mb'] < 1024 else 'OVER'} the 1 GB target")
+    finally:
+        if not args.keep and not args.reuse and small.path.exists():
+            small.path.unlink()
+    return out
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=float, default=1e8, help="total rows (models x items); default 1e8")
@@ -192,8 +261,18 @@ def main(argv=None):
     p.add_argument("--n-resamples", type=int, default=1000)
     p.add_argument("--seed", type=int, default=20261130)
     p.add_argument("--batch-size", type=int, default=1 << 21, help="rows per Arrow record batch")
-    p.add_argument("--workers", type=int, default=1, help="threads for the bootstrap (1 = none), or Dask workers")
-    p.add_argument("--scheduler", default=None, help="run the bootstrap on Dask: an address, or 'local'")
+    p.add_argument("--workers", type=int, default=0,
+                   help="threads for the bootstrap (0 = every core, the default), or Dask workers")
+    p.add_argument("--scheduler", default=None, help="API stage: run the bootstrap on Dask (an address, or 'local')")
+    p.add_argument("--cluster-size", type=int, default=10, help="items per cluster (the cluster column)")
+    p.add_argument("--no-clusters", dest="clusters", action="store_false", help="no cluster column")
+    p.add_argument("--compare-models", type=int, default=20,
+                   help="compare the first K models (--models; every row is still read); 0: every model (all"
+                        " pairs: 499,500 of them at 1,000 models)")
+    p.add_argument("--summarize-rows", type=float, default=1e7,
+                   help="also time evalband summarize on a file of this many rows (10 models x 10 tasks); 0: skip")
+    p.add_argument("--api", action="store_true",
+                   help="also time the API fast path (evalband.io.arrow.read_score_matrices + bootstrap)")
     p.add_argument("--path", type=Path, default=None, help="Parquet file (default: a temporary file)")
     p.add_argument("--keep", action="store_true", help="keep the generated file")
     p.add_argument("--reuse", action="store_true", help="reuse --path if it exists instead of regenerating")
@@ -202,6 +281,7 @@ def main(argv=None):
     p.add_argument("--stage", choices=sorted(STAGES), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     args.rows = int(args.rows)
+    args.summarize_rows = int(args.summarize_rows)
     if args.models > args.rows:
         p.error("--rows must be at least --models")
     if args.path is None:
@@ -213,46 +293,48 @@ def main(argv=None):
         print(json.dumps(result))
         return
 
+    from evalband.resample import available_cores
+
+    threads = args.workers or available_cores()
     print(f"evalband scale benchmark: {args.rows:,} rows = {args.models:,} models x"
-          f" {args.rows // args.models:,} items in {args.tasks} tasks; B = {args.n_resamples:,}; seed {args.seed}")
-    print(f"CPU count {os.cpu_count()}; {_versions()}")
-    if args.scheduler:
-        print(f"bootstrap on Dask ({args.scheduler}, {args.workers} workers); cluster start-up not timed")
+          f" {args.rows // args.models:,} items in {args.tasks} tasks"
+          f"{f', clusters of {args.cluster_size} items' if args.clusters else ''}; B = {args.n_resamples:,};"
+          f" seed {args.seed}")
+    print(f"CPU count {os.cpu_count()} (this process may use {available_cores()}); bootstrap threads {threads};"
+          f" load average {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(_versions())
     results = {}
+    if args.summarize_rows:
+        results["summarize"] = _summarize_section(args)
     try:
         if args.reuse and args.path.exists():
-            print(f"reusing {args.path}")
+            print(f"\nreusing {args.path}")
         else:
             results["generate"] = g = _run_stage("generate", args)
-            print(f"generate   {g['seconds']:8.1f} s   peak {g['peak_mb']:8,.0f} MB   file {g['file_mb']:,.0f} MB")
+            print(f"\ngenerate {g['rows']:,} rows: {g['seconds']:.1f} s, file {g['file_mb']:,.0f} MB")
+        print(f"\ncompare: {args.rows:,} rows")
         results["pandas"] = b = _run_stage("pandas", args)
-        print(f"pandas     {b['seconds']:8.1f} s   peak {b['peak_mb']:8,.0f} MB   (read {b['read_seconds']:.1f} s,"
-              f" frame {b['frame_mb']:,.0f} MB; per-task means only, no intervals)")
-        results["evalband"] = e = _run_stage("evalband", args)
-        print(f"evalband   {e['seconds']:8.1f} s   peak {e['peak_mb']:8,.0f} MB   (read {e['read_seconds']:.1f} s,"
-              f" Wilson intervals {e['summarize_seconds']:.2f} s, peak so far {e['peak_after_summarize_mb']:,.0f} MB;"
-              f" bootstrap B={args.n_resamples} {e['bootstrap_seconds']:.1f} s; aggregate + {e['n_pairs']} top-20"
-              f" differences + {e['models']} rank intervals {e['aggregate_compare_rank_seconds']:.1f} s)")
-        print(f"bootstrap checksum (sum of all replicates; equal for equal seeds on any executor):"
-              f" {e['bootstrap_checksum']!r}")
-        agree = abs(e["checksum"] - b["checksum"] / (e["models"] * e["tasks"])) < 1e-9
-        print(f"per-task accuracies of evalband and pandas agree: {agree}")
+        print(_line("pandas", b, f"read {b['read_seconds']:.1f} s, frame {b['frame_mb']:,.0f} MB;"
+                                 " per-task means only, no intervals"))
+        results["cli-compare"] = c = _run_stage("cli-compare", args)
+        k = min(args.compare_models or args.models, args.models)
+        print(_line("evalband CLI", c, f"evalband compare --n-resamples {args.n_resamples} --format json"
+                                       f"{f' --models <{k} models>' if args.compare_models else ''}: read"
+                                       f" {args.rows:,} rows, {'cluster ' if args.clusters else ''}bootstrap on"
+                                       f" {threads} thread(s), {k * (k - 1) // 2:,} pairs"))
+        if args.api:
+            results["evalband"] = e = _run_stage("evalband", args)
+            print(_line("evalband API", e, f"read_score_matrices {e['read_seconds']:.1f} s, bootstrap"
+                                           f" {e['bootstrap_seconds']:.1f} s, top-20 pairs and rank intervals"
+                                           f" {e['aggregate_compare_rank_seconds']:.1f} s"))
         if args.rows <= args.table_max_rows:
             results["table"] = tb = _run_stage("table", args)
-            print(f"table path {tb['seconds']:8.1f} s   peak {tb['peak_mb']:8,.0f} MB   (evalband.read + estimate,"
-                  f" read {tb['read_seconds']:.1f} s)")
-        else:
-            print(f"table path skipped above {args.table_max_rows:,.0f} rows (--table-max-rows)")
-        print()
-        print(f"ratios vs the pandas read: read time {e['read_seconds'] / b['read_seconds']:.2f}x,"
-              f" read+summarize time {e['read_and_summarize_seconds'] / b['seconds']:.2f}x,"
-              f" peak memory {e['peak_mb'] / b['peak_mb']:.2f}x (evalband / pandas)")
-        if "table" in results:
-            tb = results["table"]
-            print(f"table path vs pandas: time {tb['seconds'] / b['seconds']:.1f}x,"
-                  f" peak memory {tb['peak_mb'] / b['peak_mb']:.1f}x")
-        target = "under" if e["peak_mb"] < 8 * 1024 else "OVER"
-        print(f"evalband peak memory {e['peak_mb'] / 1024:.2f} GB: {target} the 8 GB target")
+            print(_line("table path", tb, f"evalband.read + estimate, read {tb['read_seconds']:.1f} s"))
+        print(f"ratios (evalband compare / pandas): time {c['seconds'] / b['seconds']:.2f}x,"
+              f" peak memory {c['peak_mb'] / b['peak_mb']:.2f}x")
+        print(f"evalband compare: {c['seconds']:.0f} s ({'under' if c['seconds'] <= 120 else 'OVER'} the 2 min"
+              f" target), peak {c['peak_mb'] / 1024:.2f} GB ({'under' if c['peak_mb'] <= 8 * 1024 else 'OVER'}"
+              " the 8 GB target)")
         print(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "results": results}))
     finally:
         if not args.keep and not args.reuse and args.path.exists():

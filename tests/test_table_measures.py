@@ -55,5 +55,5 @@ def test_facets_option_and_bad_measures(tmp_path):
     frame = _frame().rename(columns={"cost": "usd"})
     frame.to_csv(path, index=False)
     assert eb.read(path, cost_col="usd").measures == ("cost", "latency", "human")
-    with pytest.raises(InputError, match="no facet column 'judge'"):
+    with pytest.raises(InputError, match=r"column 'judge' \(named with `facets`\) is not in the file"):
         eb.read(path, facets=["judge"])

@@ -30,7 +30,7 @@ import pandas as pd
 
 from ._validate import ArgumentTypeError, InputError
 
-__all__ = ["JSONFloat", "label_text", "label_column", "natural_key", "natural_order", "shown"]
+__all__ = ["JSONFloat", "label_text", "label_column", "natural_key", "natural_order", "natural_permutation", "shown"]
 
 
 class JSONFloat(float):
@@ -160,6 +160,9 @@ def _check_lookalikes(uniq: list[str], col: pd.Series, name: str, source, row_wo
 def label_column(col: pd.Series, name: str, source=None, row_word: str = "row") -> tuple[pd.Series, list[str]]:
     """A column of labels as text by the one label rule, with the notes it gives rise to.
 
+    Returns a categorical column (each label once, a small integer code per row; categories in no particular
+    order), so a column of 1e8 labels costs a few bytes per row. The rule is applied to each distinct value once.
+
     Raises
     ------
     InputError
@@ -167,10 +170,30 @@ def label_column(col: pd.Series, name: str, source=None, row_word: str = "row") 
         infinite number) or labels that look alike, naming the row.
     """
     values = col
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()
+        if codes.size and codes.min() < 0:
+            _missing(values, name, source, row_word)
+        cats = values.cat.categories
+        used = np.bincount(codes, minlength=len(cats)) > 0
+        if not used.all():  # categories no row has are no labels of the column
+            remap = (np.cumsum(used) - 1).astype(codes.dtype)
+            codes, cats = remap[codes], cats[used]
+        if pd.api.types.is_integer_dtype(cats.dtype):
+            return _digits(codes, cats.to_numpy(), values.index), []
+        return _coded(codes, list(cats), values, name, source, row_word)
     if pd.api.types.is_bool_dtype(values) or pd.api.types.is_integer_dtype(values):
         if values.isna().any():
             _missing(values, name, source, row_word)
-        return values.astype(str), []
+        from ._table_codes import int_codes
+
+        arr = values.to_numpy()
+        if arr.dtype == object:  # a nullable integer column without missing values
+            arr = values.to_numpy(dtype=np.int64)
+        codes, uniq = int_codes(arr)
+        if arr.dtype == bool:
+            return _coded(codes, list(uniq.astype(bool)), values, name, source, row_word)
+        return _digits(codes, uniq, values.index), []
     if values.isna().any():
         _missing(values, name, source, row_word)
     if pd.api.types.is_float_dtype(values):
@@ -180,7 +203,8 @@ def label_column(col: pd.Series, name: str, source=None, row_word: str = "row") 
             raise InputError(f"{name} {arr[pos]!r} is not a name", source=source,
                              row=f"{row_word} {values.index[pos]}", column=name)
     elif (kind := pd.api.types.infer_dtype(values, skipna=False)) == "integer" and _fits_int64(values):
-        return pd.Series(values.to_numpy(dtype=np.int64).astype(str).astype(object), index=values.index), []
+        values = pd.Series(values.to_numpy(dtype=np.int64), index=values.index)
+        return label_column(values, name, source, row_word)
     elif kind != "string":
         # mixed Python objects (JSON values, a DataFrame column): each value by the rule, so that 1 and 1.0 (equal
         # as numbers, so one key to pandas) keep their own text
@@ -196,21 +220,69 @@ def label_column(col: pd.Series, name: str, source=None, row_word: str = "row") 
             raw.append(t)
         values = pd.Series(np.asarray(raw, dtype=object), index=values.index)
     codes, uniq = pd.factorize(values)
-    raw = [_raw_text(u) for u in uniq]  # floats of a float column: one text per value
-    if "" in raw:  # an empty text cell (a JSON "", a DataFrame's ''): missing, as a blank cell is
-        pos = int(np.flatnonzero(codes == raw.index(""))[0])
-        raise InputError(f"missing {name}", source=source, row=f"{row_word} {values.index[pos]}", column=name)
-    as_raw = values if all(isinstance(u, str) for u in uniq) else \
-        pd.Series(np.asarray(raw, dtype=object)[codes], index=values.index)
-    notes = _check_lookalikes(raw, as_raw, name, source, row_word)
-    texts = [r if r.isascii() else unicodedata.normalize("NFC", r) for r in raw]
-    changed = sum(1 for r, t in zip(raw, texts) if r != t)
+    return _coded(codes, list(uniq), values, name, source, row_word)
+
+
+def _digits(codes: np.ndarray, uniq: np.ndarray, index) -> pd.Series:
+    """Integer labels: their decimal digits (distinct integers, distinct texts; nothing to normalize or to look
+    alike), converted in one NumPy pass."""
+    return pd.Series(pd.Categorical.from_codes(codes, categories=uniq.astype(str).astype(object)), index=index)
+
+
+def _coded(codes: np.ndarray, uniq: list, col: pd.Series, name: str, source, row_word: str):
+    """The label rule on the distinct values ``uniq`` of a column coded as ``codes`` (``uniq[codes]`` is the
+    column): a categorical column of the labels' text, with the notes; errors name the first row concerned."""
+    if pd.api.types.infer_dtype(uniq, skipna=False) == "string":  # text already: the rule is the identity
+        return _texts(codes, uniq, col, name, source, row_word)
+    raw, bad, why = [], [], None
+    for k, u in enumerate(uniq):
+        try:
+            t = _raw_text(u)
+        except TypeError as exc:
+            bad.append(k)
+            why = why or str(exc)
+            t = ""
+        raw.append(t)
+    missing = [k for k, t in enumerate(raw) if t is None or t == ""]
+    if missing:  # the first row whose value is no label (or an empty text cell, missing as a blank cell is)
+        pos = int(np.flatnonzero(np.isin(codes, missing))[0])
+        k = int(codes[pos])
+        if k in bad:
+            raise InputError(f"{name} must be text or a number; got {_raw_error(uniq[k])}", source=source,
+                             row=f"{row_word} {col.index[pos]}", column=name)
+        raise InputError(f"missing {name}", source=source, row=f"{row_word} {col.index[pos]}", column=name)
+    distinct = list(dict.fromkeys(raw))
+    if len(distinct) < len(raw):  # values of one text (1 and '1' in a column of objects) are one label
+        where = {t: k for k, t in enumerate(distinct)}
+        remap = np.array([where[t] for t in raw], dtype=np.int64)
+        codes = remap[codes]
+    return _texts(codes, distinct, col, name, source, row_word)
+
+
+def _texts(codes: np.ndarray, distinct: list, col: pd.Series, name: str, source, row_word: str):
+    """Distinct label texts ``distinct`` coded as ``codes``: refuse a missing (empty) label and labels that look
+    alike; NFC-normalize; a categorical column."""
+    if "" in distinct:
+        pos = int(np.flatnonzero(codes == distinct.index(""))[0])
+        raise InputError(f"missing {name}", source=source, row=f"{row_word} {col.index[pos]}", column=name)
+    as_raw = pd.Series(pd.Categorical.from_codes(codes, categories=distinct, validate=False), index=col.index)
+    notes = _check_lookalikes(distinct, as_raw, name, source, row_word)
+    texts = [r if r.isascii() else unicodedata.normalize("NFC", r) for r in distinct]
+    changed = sum(1 for r, t in zip(distinct, texts) if r != t)
     if changed:
         notes.append(f"{name}: {changed} label{'s' if changed > 1 else ''} written in decomposed Unicode (NFD)"
                      " normalized to NFC")
-    if not changed and as_raw is values:
-        return values, notes
-    return pd.Series(np.asarray(texts, dtype=object)[codes], index=values.index), notes
+        as_raw = pd.Series(pd.Categorical.from_codes(as_raw.cat.codes.to_numpy(), categories=texts),
+                           index=col.index)
+    return as_raw, notes
+
+
+def _raw_error(value) -> str:
+    try:
+        _raw_text(value)
+    except TypeError as exc:
+        return str(exc)
+    return repr(value)
 
 
 def _fits_int64(values: pd.Series) -> bool:
@@ -249,6 +321,13 @@ def natural_key(text: str):
 def natural_order(labels) -> list[str]:
     """The distinct ``labels`` in natural order (see :func:`natural_key`)."""
     uniq = list(dict.fromkeys(str(x) for x in labels))
-    if uniq and all(u.isdigit() and u.isascii() for u in uniq):  # plain numeric ids: no per-label key
-        return sorted(uniq, key=lambda u: (len(u.lstrip("0")), u.lstrip("0"), u))
-    return sorted(uniq, key=natural_key)
+    return [uniq[k] for k in natural_permutation(uniq)]
+
+
+def natural_permutation(uniq: list) -> np.ndarray:
+    """The positions of distinct texts ``uniq`` in natural order: ``[uniq[k] for k in result]`` is sorted."""
+    if uniq and all(u.isdigit() and u.isascii() for u in uniq):  # plain numeric ids: one NumPy sort, no key
+        arr = np.array(uniq)
+        stripped = np.char.lstrip(arr, "0")
+        return np.lexsort((arr, stripped, np.char.str_len(stripped)))
+    return np.array(sorted(range(len(uniq)), key=lambda k: natural_key(uniq[k])), dtype=np.int64)

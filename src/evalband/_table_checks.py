@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._labels import label_column, natural_order
+from ._labels import label_column, natural_permutation
 from ._validate import InputError
 
 #: inspect_ai-style score letters: Correct, Incorrect, Partial, No answer.
@@ -28,39 +28,42 @@ def _row_name(index_label, row_word: str) -> str:
 def parse_scores(values: pd.Series, *, source: str, row_word: str = "row", column: str = "score") -> np.ndarray:
     """Turn a score column into float64: numbers, booleans, 'true'/'false' and the letters C/I/P/N.
 
+    A categorical column (as the columnar reader gives, :mod:`evalband.io.columnar`) is parsed one distinct value
+    at a time.
+
     Raises
     ------
     InputError
         On the first value that is none of these, or that is missing, naming its row.
     """
-    if pd.api.types.is_bool_dtype(values):
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()
+        parsed, bad = _distinct_scores(values.cat.categories)
+        have = codes >= 0
+        still = np.flatnonzero(have & bad[np.where(have, codes, 0)]) if bad.any() else np.zeros(0, dtype=np.int64)
+        if still.size:
+            pos = still[0]
+            raise InputError(
+                f"score {values.iloc[pos]!r} is not a number, a boolean or one of C/I/P/N"
+                f" ({still.size} such value{'s' if still.size > 1 else ''})",
+                source=source, row=_row_name(values.index[pos], row_word), column=column,
+            )
+        out = np.where(have, parsed[np.where(have, codes, 0)], np.nan)
+    elif pd.api.types.is_bool_dtype(values):
         return values.to_numpy(dtype=np.float64)
-    if pd.api.types.is_numeric_dtype(values):
+    elif pd.api.types.is_numeric_dtype(values):
         out = values.to_numpy(dtype=np.float64)
     elif (fast := _plain_numbers(values)) is not None:
         out = fast
     else:
-        text = values.astype("string").str.strip()
-        out = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
-        bad = np.isnan(out) & text.notna().to_numpy()
-        if bad.any():
-            lowered = text[bad].str.lower()
-            letters = text[bad].map(SCORE_LETTERS)
-            mapped = np.where(
-                letters.notna(), letters.astype("float64"),
-                np.where(lowered.isin(_TRUE), 1.0, np.where(lowered.isin(_FALSE), 0.0, np.nan)),
+        out, still = _text_scores(values)
+        if still.size:
+            pos = still[0]
+            raise InputError(
+                f"score {values.iloc[pos]!r} is not a number, a boolean or one of C/I/P/N"
+                f" ({still.size} such value{'s' if still.size > 1 else ''})",
+                source=source, row=_row_name(values.index[pos], row_word), column=column,
             )
-            # 'nan' typed as text is a missing value, not a word to map
-            mapped = np.where(lowered.isin(["nan", "na", "null", "none", ""]), np.nan, mapped)
-            out[bad] = mapped
-            still = np.flatnonzero(bad)[np.isnan(mapped) & ~lowered.isin(["nan", "na", "null", "none", ""]).to_numpy()]
-            if still.size:
-                pos = still[0]
-                raise InputError(
-                    f"score {values.iloc[pos]!r} is not a number, a boolean or one of C/I/P/N"
-                    f" ({still.size} such value{'s' if still.size > 1 else ''})",
-                    source=source, row=_row_name(values.index[pos], row_word), column=column,
-                )
     missing = np.flatnonzero(np.isnan(out))
     if missing.size:
         pos = missing[0]
@@ -72,6 +75,37 @@ def parse_scores(values: pd.Series, *, source: str, row_word: str = "row", colum
     return out
 
 
+def _text_scores(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Scores written as text: (float64 values, NaN where missing; positions of the values that are no score)."""
+    text = values.astype("string").str.strip()
+    out = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.isnan(out) & text.notna().to_numpy()
+    still = np.zeros(0, dtype=np.int64)
+    if bad.any():
+        lowered = text[bad].str.lower()
+        letters = text[bad].map(SCORE_LETTERS)
+        mapped = np.where(
+            letters.notna(), letters.astype("float64"),
+            np.where(lowered.isin(_TRUE), 1.0, np.where(lowered.isin(_FALSE), 0.0, np.nan)),
+        )
+        # 'nan' typed as text is a missing value, not a word to map
+        mapped = np.where(lowered.isin(["nan", "na", "null", "none", ""]), np.nan, mapped)
+        out[bad] = mapped
+        still = np.flatnonzero(bad)[np.isnan(mapped) & ~lowered.isin(["nan", "na", "null", "none", ""]).to_numpy()]
+    return out, still
+
+
+def _distinct_scores(categories: pd.Index) -> tuple[np.ndarray, np.ndarray]:
+    """Each distinct value of a categorical score column as a score: (values, NaN for a missing value such as
+    'nan'; whether the value is no score at all)."""
+    if pd.api.types.is_bool_dtype(categories) or pd.api.types.is_numeric_dtype(categories):
+        return categories.to_numpy(dtype=np.float64), np.zeros(len(categories), dtype=bool)
+    out, still = _text_scores(pd.Series(np.asarray(categories, dtype=object)))
+    bad = np.zeros(len(categories), dtype=bool)
+    bad[still] = True
+    return out, bad
+
+
 #: largest magnitude a score or measure may have: sums of squares of up to 1e100 such values stay finite in
 #: float64, so no mean, variance or bootstrap sum can overflow
 MAX_MAGNITUDE = 1e100
@@ -79,6 +113,12 @@ MAX_MAGNITUDE = 1e100
 
 def check_finite(out: np.ndarray, values: pd.Series, column: str, source: str, row_word: str) -> None:
     """Refuse infinite values and values so large that sums of squares would overflow, naming the first row."""
+    if out.size == 0:
+        return
+    with np.errstate(invalid="ignore"):
+        low, high = np.fmin.reduce(out), np.fmax.reduce(out)  # NaN ignored; no temporary array
+    if np.isfinite(low) and np.isfinite(high) and -MAX_MAGNITUDE <= low and high <= MAX_MAGNITUDE:
+        return
     with np.errstate(invalid="ignore"):
         bad = ~np.isfinite(out) & ~np.isnan(out)
         huge = np.abs(out) > MAX_MAGNITUDE
@@ -182,32 +222,50 @@ def _check_one_scale(acc: np.ndarray, model: pd.Series, df: pd.DataFrame, source
 
 
 def _constant_within(out: pd.DataFrame, col: str, by: list[str], what: str, source: str, row_word: str) -> None:
+    """Refuse a column (``cluster``, ``group``) that changes within a group of rows (an item, a task), naming the
+    first such group in the order of the rows and its first two values with their rows. On integer codes."""
     if col not in out.columns:
         return
-    n = out.groupby(by, sort=False)[col].nunique()
-    bad = n[n > 1]
-    if len(bad):
-        key = bad.index[0]
-        key = key if isinstance(key, tuple) else (key,)
-        mask = np.ones(len(out), dtype=bool)
-        for b, k in zip(by, key):
-            mask &= (out[b] == k).to_numpy()
-        rows = out.loc[mask]
-        first = rows.iloc[0][col]
-        other = rows.loc[rows[col] != first].iloc[0]
-        label = " of task ".join(f"'{k}'" for k in reversed(key)) if what == "item" else f"'{key[0]}'"
-        raise InputError(
-            f"{col} changes within {what} {label}: '{first}' at {row_word} {rows.index[0]}, '{other[col]}' at"
-            f" {row_word} {other.name} ({len(bad)} such {what}{'s' if len(bad) > 1 else ''})",
-            source=source, row=_row_name(other.name, row_word), column=col,
-        )
+    from ._table_codes import changes_within, combined_key, int_codes
+
+    keys = [out[b].cat.codes.to_numpy() for b in by]
+    radices = [len(out[b].cat.categories) for b in by]
+    group = combined_key(keys, radices)
+    n_groups = int(np.prod(radices, dtype=np.float64)) if group is not None else 0
+    if group is None or n_groups > max(4 * len(out), 1 << 26):
+        group, uniq = int_codes(group if group is not None else pd.factorize(
+            pd.MultiIndex.from_arrays(keys))[0])
+        n_groups = len(uniq)
+    value = out[col].cat.codes.to_numpy()
+    bad = changes_within(group, n_groups, value)
+    if bad is None:
+        return
+    in_bad = np.flatnonzero(bad[group])
+    g0 = group[in_bad[0]]  # the first bad group in the order of the rows
+    rows = np.flatnonzero(group == g0)
+    first = value[rows[0]]
+    other = rows[value[rows] != first][0]
+    names = out[col].cat.categories
+    key = tuple(out[b].cat.categories[out[b].cat.codes.iloc[rows[0]]] for b in by)
+    label = " of task ".join(f"'{k}'" for k in reversed(key)) if what == "item" else f"'{key[0]}'"
+    n_bad = int(bad.sum())
+    raise InputError(
+        f"{col} changes within {what} {label}: '{names[first]}' at {row_word} {out.index[rows[0]]},"
+        f" '{names[value[other]]}' at {row_word} {out.index[other]} ({n_bad} such {what}{'s' if n_bad > 1 else ''})",
+        source=source, row=_row_name(out.index[other], row_word), column=col,
+    )
 
 
 def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded: bool):
     """A measure column as float64 (blank = NaN, counted in a note); refuses text, infinities and, for cost and
     latency, negative values; ``human`` labels lie in [0, 1] unless the scores are unbounded."""
     text_blank = col.isna().to_numpy()
-    values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+    if isinstance(col.dtype, pd.CategoricalDtype):  # each distinct text parsed once
+        codes = col.cat.codes.to_numpy()
+        numbers = pd.to_numeric(pd.Series(np.asarray(col.cat.categories, dtype=object)), errors="coerce")
+        values = np.where(codes >= 0, numbers.to_numpy(dtype=np.float64)[np.maximum(codes, 0)], np.nan)
+    else:
+        values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
     bad = np.flatnonzero(np.isnan(values) & ~text_blank)
     if bad.size:
         raise InputError(f"{name} {str(col.iloc[bad[0]])!r} is not a number", source=source,
@@ -237,18 +295,135 @@ def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded
     return values, notes
 
 
+def _natural(col) -> pd.Categorical:
+    """A label column (categorical from :func:`evalband._labels.label_column`, or text) as a categorical whose
+    categories are in natural order (:func:`evalband._labels.natural_order`); codes are remapped, rows untouched."""
+    if isinstance(getattr(col, "dtype", None), pd.CategoricalDtype):
+        codes, uniq = col.cat.codes.to_numpy(), col.cat.categories.tolist()
+    else:
+        codes, uniq = pd.factorize(col)
+        uniq = uniq.tolist()
+    uniq = [u if isinstance(u, str) else str(u) for u in uniq]
+    perm = natural_permutation(uniq)
+    if np.array_equal(perm, np.arange(len(uniq))):
+        return pd.Categorical.from_codes(codes, categories=uniq, validate=False)
+    from ._table_codes import small_int
+
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[perm] = np.arange(len(uniq))
+    return pd.Categorical.from_codes(small_int(rank)[codes], categories=[uniq[k] for k in perm], validate=False)
+
+
 def _canonical(out: pd.DataFrame, keys: tuple, others: tuple) -> pd.DataFrame:
     """The canonical form of a validated frame: every label column categorical with its labels in natural order
     (:func:`evalband._labels.natural_order`), and the rows sorted by ``keys`` (codes), so that nothing built on the
     table depends on the order of the rows in the source. The index (the source's row names) moves with the rows."""
+    out = natural_labels(out, keys, others)
+    return sort_rows(out, row_order(out, keys))
+
+
+def natural_labels(out: pd.DataFrame, keys: tuple, others: tuple) -> pd.DataFrame:
+    """``out`` with every label column among ``keys`` and ``others`` (but ``trial``, already codes) in natural
+    order (:func:`_natural`)."""
     for col in (*keys, *others):
         if col in out.columns and col != "trial":
-            codes, uniq = pd.factorize(out[col])
-            order = natural_order(uniq)
-            rank = pd.Index(order).get_indexer(list(map(str, uniq)))
-            out[col] = pd.Categorical.from_codes(rank[codes], categories=order)
-    codes = [out[c].cat.codes.to_numpy() if c != "trial" else out[c].to_numpy() for c in keys if c in out.columns]
-    order = np.lexsort(codes[::-1])
-    if not np.array_equal(order, np.arange(len(out))):
-        out = out.iloc[order]
+            out[col] = _natural(out[col])
     return out
+
+
+def _key_codes(out: pd.DataFrame, keys: tuple) -> tuple[list, list]:
+    codes, radices = [], []
+    for c in keys:
+        if c not in out.columns:
+            continue
+        if c == "trial":
+            values = out[c].to_numpy()
+            codes.append(values)
+            radices.append(int(values.max()) + 1 if values.size else 1)
+        else:
+            codes.append(out[c].cat.codes.to_numpy())
+            radices.append(len(out[c].cat.categories))
+    return codes, radices
+
+
+def row_order(out: pd.DataFrame, keys: tuple):
+    """The permutation that sorts the rows by the codes of ``keys`` (stable), or None when they are in order."""
+    from ._table_codes import combined_key, stable_order
+
+    codes, radices = _key_codes(out, keys)
+    if not codes:
+        return None
+    if len(codes) > 2 and radices[0] * radices[1] <= 1 << 16:  # (task, model) first: one 16-bit radix pass,
+        order = _grouped_order(codes, radices)  # enough when each group's rows come in order (as files are)
+        if order is not False:
+            return order
+    key = combined_key(codes, radices)
+    if key is None:  # too many distinct keys for one int64: a comparison sort of the columns
+        order = np.lexsort(codes[::-1])
+        return None if np.array_equal(order, np.arange(len(out))) else order
+    upper = int(np.prod([max(r, 1) for r in radices], dtype=object))
+    return stable_order(key, upper)
+
+
+def _grouped_order(codes: list, radices: list):
+    """The sorting permutation (None: sorted) when sorting by the first two keys leaves the rest in order within
+    each group, else False."""
+    from ._table_codes import combined_key, take
+
+    primary = combined_key(codes[:2], radices[:2], compact=True)
+    rest = combined_key(codes[2:], radices[2:], compact=True)
+    if rest is None:
+        return False
+    order = None
+    if primary.size > 1 and not bool(np.all(primary[:-1] <= primary[1:])):
+        order = _run_order(primary)
+    p, r = take(primary, order), take(rest, order)
+    del primary, rest
+    ok = bool(np.all((r[1:] >= r[:-1]) | (p[1:] != p[:-1])))
+    return order if ok else False
+
+
+def _run_order(primary: np.ndarray) -> np.ndarray:
+    """The stable sorting permutation of ``primary`` (values below 2**16). A file written group by group holds
+    each group in a few runs of neighbouring rows: the runs are sorted, not the rows (the permutation built as
+    int32 aranges, no int64 array of the rows' size); many short runs: a 16-bit radix sort of the rows."""
+    n = primary.size
+    index = np.int32 if n < 2**31 else np.int64
+    bounds = np.flatnonzero(primary[1:] != primary[:-1]) + 1
+    if bounds.size > n // 16:
+        return np.argsort(primary.astype(np.uint16), kind="stable").astype(index)
+    starts = np.r_[0, bounds]
+    lengths = np.diff(np.r_[starts, n])
+    runs = np.argsort(primary[starts], kind="stable")  # runs of one group stay in file order
+    starts, lengths = starts[runs], lengths[runs]
+    shift = (starts - (np.cumsum(lengths) - lengths)).astype(index)
+    order = np.arange(n, dtype=index)
+    order += np.repeat(shift, lengths)
+    return order
+
+
+def same_as_previous(out: pd.DataFrame, keys: tuple, order) -> np.ndarray:
+    """Whether each row, in the order ``order``, has the same ``keys`` as the one before it ((n - 1,) bool)."""
+    from ._table_codes import sorted_same
+
+    return sorted_same(_key_codes(out, keys)[0], order)
+
+
+def sort_rows(out: pd.DataFrame, order) -> pd.DataFrame:
+    """The rows of ``out`` in ``order`` (None: as they are), one column at a time (so that sorting a table of 1e8
+    rows needs memory for one more column, not for a copy of the table); the index moves with the rows."""
+    if order is None:
+        return out
+    from ._table_codes import take
+
+    index = out.index
+    if len(index) > 1 << 20 and pd.api.types.is_integer_dtype(index.dtype) and index.max() < 2**31 \
+            and index.min() >= -2**31:  # row numbers of a large file: 4 bytes each
+        index = pd.Index(np.asarray(index, dtype=np.int32))
+    index = index.take(order)
+    columns = {}
+    for c in list(out.columns):
+        col = out.pop(c)
+        columns[c] = take(col.array if isinstance(col.dtype, pd.CategoricalDtype) else col.to_numpy(), order)
+        del col
+    return pd.DataFrame(columns, index=index, copy=False)

@@ -23,7 +23,9 @@ import pandas as pd
 
 from ._table_checks import (_COVERAGE_PREFIX, ITEM_COLUMNS, SCORE_LETTERS, SUMMARY_COLUMNS,  # noqa: F401
                             MAX_MAGNITUDE, _canonical, _check_correct_matches_accuracy, _check_one_scale,
-                            _constant_within, _labels, _measure, _numbers, _require, _row_name, parse_scores)
+                            _constant_within, _labels, _measure, _numbers, _require, _row_name, natural_labels,
+                            parse_scores, row_order, same_as_previous, sort_rows)
+from ._table_codes import combined_key, first_duplicate, small_int
 from ._labels import natural_order
 from ._validate import ArgumentError, InputError, check_names
 from .display.reprs import displayed
@@ -57,6 +59,38 @@ def _count(k: int, noun: str) -> str:
 def _at(label, row_word: str) -> str:
     """'at line 5', or 'at a.csv line 3' when rows of several files are named by file and line (row_word 'at')."""
     return _row_name(label, row_word) if row_word == "at" else f"at {_row_name(label, row_word)}"
+
+
+def _sorted_codes(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, np.ndarray]:
+    """``pandas.factorize(codes, sort=True)`` for codes in ``[0, n_categories)``: a presence table when the
+    categories are not many more than the rows (no sort)."""
+    if n_categories > 4 * codes.size + 1024:
+        return pd.factorize(codes, sort=True)
+    present = np.zeros(n_categories, dtype=bool)
+    present[codes] = True
+    remap = np.cumsum(present) - 1
+    return remap[codes], np.flatnonzero(present)
+
+
+def _positions(cell: np.ndarray, count: np.ndarray, sub: pd.DataFrame) -> np.ndarray:
+    """Position of each row among the rows of its (model, item) cell, in the order of the rows (what
+    ``groupby(...).cumcount()`` gives): from the runs of neighbouring rows when each cell's rows are together, as
+    in the table's canonical order."""
+    starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if cell.size else cell
+    if starts.size == int((count > 0).sum()):  # every cell is one run
+        run = np.repeat(starts, np.diff(np.r_[starts, cell.size]))
+        return np.arange(cell.size) - run
+    return sub.groupby(["model", "item"], observed=True, sort=False).cumcount().to_numpy()
+
+
+def _distinct(d: pd.DataFrame, a: str, b: str) -> int:
+    """Number of distinct (a, b) label pairs among the rows (codes)."""
+    x, y = d[a].cat.codes.to_numpy().astype(np.int64), d[b].cat.codes.to_numpy()
+    ny = len(d[b].cat.categories)
+    key = x * ny + y
+    if len(d[a].cat.categories) * ny <= max(4 * key.size, 1 << 24):
+        return int((np.bincount(key) > 0).sum())
+    return int(np.unique(key).size)
 
 
 @displayed
@@ -164,12 +198,18 @@ class ResultsTable:
     # ---------------------------------------------------------------- construction
     @classmethod
     def from_items(cls, df: pd.DataFrame, *, source: str = "<DataFrame>", unbounded: bool = False,
-                   row_word: str = "row", notes=(), attribution=None, facets=()) -> "ResultsTable":
+                   row_word: str = "row", notes=(), attribution=None, facets=(), _owned: bool = False
+                   ) -> "ResultsTable":
         """Validate a long item-level frame with canonical column names and build the table.
 
         Optional columns: ``trial``, ``cluster`` (constant within an item), ``group`` (constant within a task),
         the measures of :data:`MEASURES` (``cost``, ``latency``, ``human``; blank = not measured) and the facet
         columns named in ``facets`` (labels, never blank).
+
+        Label columns may be text, numbers or categoricals; the table keeps each as a categorical (a small
+        integer code per row), and every check runs on the codes, so a table of 1e8 rows is built in a few
+        passes over arrays. ``_owned``: the frame is the reader's own, and its columns are released as they are
+        read (memory for one copy of the data, not two).
         """
         notes = list(notes)
         facets = tuple(str(f) for f in ([facets] if isinstance(facets, str) else facets))
@@ -181,20 +221,26 @@ class ResultsTable:
                              + "; facets are other label columns (prompt, judge, run, ...)", source=source)
         if len(df) == 0:
             raise InputError("no rows to analyse", source=source)
+
+        def column(name):
+            return df.pop(name) if _owned else df[name]
+
         out = pd.DataFrame(index=df.index)
         for col in ("model", "task", "item"):
-            out[col] = _labels(df[col], col, source, row_word, notes)
+            out[col] = _labels(column(col), col, source, row_word, notes)
         has_trials = "trial" in df.columns
-        trial_text = None
+        trial_order = None
         if has_trials:
-            trial_text = _labels(df["trial"], "trial", source, row_word, notes)
-            order = natural_order(pd.unique(trial_text))
-            out["trial"] = pd.Categorical(trial_text, categories=order).codes.astype(np.int64)
+            trial_text = _labels(column("trial"), "trial", source, row_word, notes)
+            trial_order = natural_order(trial_text.cat.categories)
+            rank = small_int(pd.Index(trial_order).get_indexer(list(trial_text.cat.categories)))
+            out["trial"] = rank[trial_text.cat.codes.to_numpy()]
+            del trial_text
         else:
-            out["trial"] = np.zeros(len(df), dtype=np.int64)
+            out["trial"] = np.zeros(len(df), dtype=np.int8)
         for col in ("cluster", "group", *facets):
             if col in df.columns:
-                out[col] = _labels(df[col], col, source, row_word, notes)
+                out[col] = _labels(column(col), col, source, row_word, notes)
         score = parse_scores(df["score"], source=source, row_word=row_word)
         if not unbounded:
             bad = np.flatnonzero((score < 0) | (score > 1))
@@ -205,36 +251,46 @@ class ResultsTable:
                     " if the score is not a proportion, declare it unbounded (unbounded=True, --unbounded)",
                     source=source, row=_row_name(df.index[pos], row_word), column="score",
                 )
+        if _owned:
+            del df["score"]
         out["score"] = score
+        del score
         for col in MEASURES:
             if col in df.columns:
                 out[col], note = _measure(df[col], col, source, row_word, unbounded=unbounded)
                 notes += note
-        if np.isin(score, (0.0, 1.0)).all() and not unbounded:
+        scores = out["score"].to_numpy()
+        if not unbounded and bool(np.all((scores == 0.0) | (scores == 1.0))):
             kind = "binary"
         elif unbounded:
             kind = "unbounded"
             notes.append("scores declared unbounded: proportion intervals and pass@k do not apply")
         else:
             kind = "bounded"
+        del scores
 
-        key = ["model", "task", "item", *facets, "trial"]
-        dup = out.duplicated(key, keep=False)
-        if dup.any():
-            pos = _same_key_rows(out, dup, key)
-            rows, first = out.index[pos], out.iloc[pos[0]]
-            what = f"model '{first['model']}', task '{first['task']}', item '{first['item']}'"
-            what += "".join(f", {f} '{first[f]}'" for f in facets)
+        keys = ("task", "model", "item", *facets, "trial")
+        out = natural_labels(out, keys, ("cluster", "group"))
+        order = row_order(out, keys)  # the canonical order; the checks below name rows in the source's order
+        same = same_as_previous(out, keys, order)
+        dup = first_duplicate(same, order)
+        if dup is not None:
+            first, second, count = dup
+            row = out.iloc[first]
+            what = f"model '{row['model']}', task '{row['task']}', item '{row['item']}'"
+            what += "".join(f", {f} '{row[f]}'" for f in facets)
             if has_trials:
-                what += f", trial '{trial_text.iloc[pos[0]]}'"
+                what += f", trial '{trial_order[int(row['trial'])]}'"
             raise InputError(
-                f"duplicate result for {what} (also {_at(rows[1], row_word)}; {int(dup.sum())} duplicated rows)"
+                f"duplicate result for {what} (also {_at(out.index[second], row_word)}; {count} duplicated rows)"
                 + ("" if has_trials else "; repeated trials need a trial column"),
-                source=source, row=_row_name(rows[0], row_word),
+                source=source, row=_row_name(out.index[first], row_word),
             )
+        del same
         _constant_within(out, "cluster", ["task", "item"], "item", source, row_word)
         _constant_within(out, "group", ["task"], "task", source, row_word)
-        out = _canonical(out, ("task", "model", "item", *facets, "trial"), ("cluster", "group"))
+        out = sort_rows(out, order)
+        del order
         if facets:
             notes.append(f"facet{'s' if len(facets) > 1 else ''} {', '.join(facets)}: analyses over items average"
                          " each item's rows over its facet levels")
@@ -312,7 +368,7 @@ class ResultsTable:
             notes.append(f"correct counts recovered as {count_rule}(n * accuracy)")
         out["n"] = n.astype(np.int64)
         out["correct"] = correct.astype(np.int64)
-        sizes = out.groupby("task", sort=False)["n"].agg(["min", "max"])
+        sizes = out.groupby("task", sort=False, observed=True)["n"].agg(["min", "max"])
         differ = sizes[sizes["min"] != sizes["max"]]
         if len(differ):
             notes.append(f"test-set size n differs between models in {len(differ)} task(s), e.g. '{differ.index[0]}'"
@@ -422,8 +478,8 @@ class ResultsTable:
             sub, m_code = sub.iloc[np.flatnonzero(m_code >= 0)], m_code[m_code >= 0]
         if len(sub) == 0:
             raise InputError(f"task '{task}' has no rows for the selected models", source=self.source)
-        i_code, item_uniques = pd.factorize(sub["item"].cat.codes.to_numpy(), sort=True)  # canonical item order
-        item_labels = sub["item"].cat.categories.astype(str).to_numpy()[item_uniques]
+        i_code, item_uniques = _sorted_codes(sub["item"].cat.codes.to_numpy(), len(sub["item"].cat.categories))
+        item_labels = sub["item"].cat.categories.astype(str).to_numpy()[item_uniques]  # canonical item order
         n_m, n_i = len(models), len(item_labels)
         flat = m_code * n_i + i_code
         count = np.bincount(flat, minlength=n_m * n_i).reshape(n_m, n_i)
@@ -443,7 +499,7 @@ class ResultsTable:
         trial_scores = None
         if self.has_trials or items == "all":
             kmax = int(trials.max())
-            position = sub.groupby(["model", "item"], observed=True, sort=False).cumcount().to_numpy()
+            position = _positions(flat, count, sub)
             full = np.full((n_m, n_i, kmax), np.nan)
             keep = common[i_code]
             full_idx = (m_code[keep], i_code[keep], position[keep])
@@ -474,7 +530,12 @@ class ResultsTable:
                 raise InputError("counts need one row per item (no trials or facets); average them first or use"
                                  " item-level estimators", source=self.source)
             d = self.data
-            grouped = d.groupby(["model", "task"], observed=False)["score"].agg(["sum", "count"])
+            n_t = len(self.tasks)
+            cell = d["model"].cat.codes.to_numpy().astype(np.int64) * n_t + d["task"].cat.codes.to_numpy()
+            size = len(self.models) * n_t
+            idx = pd.MultiIndex.from_product([self.models, self.tasks], names=["model", "task"])
+            grouped = pd.DataFrame({"sum": np.bincount(cell, weights=d["score"].to_numpy(), minlength=size),
+                                    "count": np.bincount(cell, minlength=size)}, index=idx)
         else:
             grouped = self.data.set_index(["model", "task"])[["correct", "n"]]
             grouped.columns = ["sum", "count"]
@@ -496,28 +557,65 @@ class ResultsTable:
             d["common_items"] = d["items"]
             d["left_out"] = 0
             return d.reset_index(drop=True)
-        per = (self.data.drop_duplicates(["model", "task", "item"])
-               .groupby(["model", "task"], observed=True).size().rename("items").reset_index())
-        n_models = len(self.models)
-        shared = (self.data.drop_duplicates(["model", "task", "item"])
-                  .groupby(["task", "item"], observed=True).size())
-        common = (shared == n_models).groupby(level="task", observed=True).sum().rename("common_items")
-        per = per.merge(common.reset_index(), on="task", how="left")
-        per["left_out"] = per["items"] - per["common_items"]
-        return per
+        return self._coverage.copy()
+
+    @cached_property
+    def _cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Each distinct (task, model, item) of an item-level table: its task, model and item codes and its rows
+        (trials times facet levels), on the codes (sorted tables: runs of neighbouring rows)."""
+        d = self.data
+        t, m, i = (d[c].cat.codes.to_numpy() for c in ("task", "model", "item"))
+        if not (self.has_trials or self.facets):  # one row per cell (duplicates were refused)
+            return t, m, i, np.broadcast_to(np.int64(1), t.shape)  # (a read-only view: no array of ones)
+        radices = [len(d[c].cat.categories) for c in ("task", "model", "item")]
+        key = combined_key([t, m, i], radices)
+        if key is None:
+            g = d.groupby(["task", "model", "item"], observed=True).size()
+            codes = [g.index.codes[k] for k in range(3)]
+            return (*codes, g.to_numpy())
+        if key.size < 2 or bool(np.all(key[:-1] <= key[1:])):
+            starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+            return t[starts], m[starts], i[starts], np.diff(np.r_[starts, key.size])
+        uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
+        return t[first], m[first], i[first], counts
+
+    @cached_property
+    def _coverage(self) -> pd.DataFrame:
+        t, m, i, _ = self._cells
+        n_m, n_t, n_i = len(self.models), len(self.tasks), len(self.data["item"].cat.categories)
+        per = np.bincount(combined_key([m, t], [n_m, n_t], compact=True), minlength=n_m * n_t)
+        # models per (task, item): a table over tasks x items when it is small, else the distinct pairs
+        ti = combined_key([t, i], [n_t, n_i], compact=True)
+        if n_t * n_i <= max(4 * ti.size, 1 << 24):
+            shared = np.bincount(ti, minlength=n_t * n_i)
+            del ti
+            common = (shared.reshape(n_t, n_i) == n_m).sum(axis=1)
+        else:
+            uniq, k = np.unique(ti, return_counts=True)
+            common = np.bincount(uniq // n_i, weights=k == n_m, minlength=n_t)
+        have = np.flatnonzero(per)  # the observed (model, task) pairs, model by model
+        mc, tc = have // n_t, have % n_t
+        frame = pd.DataFrame({
+            "model": pd.Categorical.from_codes(mc, dtype=self.data["model"].dtype),
+            "task": pd.Categorical.from_codes(tc, dtype=self.data["task"].dtype),
+            "items": per[have].astype(np.int64),
+            "common_items": common[tc].astype(np.int64)})
+        frame["left_out"] = frame["items"] - frame["common_items"]
+        return frame
 
     def describe(self) -> str:
         """One paragraph saying what was read."""
         d = self.data
         if self.level == "item":
             parts = [_count(len(d), "item-level row"), _count(len(self.models), "model"),
-                     _count(len(self.tasks), "task"), _count(d.drop_duplicates(["task", "item"]).shape[0], "item")]
+                     _count(len(self.tasks), "task"), _count(_distinct(d, "task", "item"), "item")]
             if self.has_trials:
                 parts.append(f"up to {_count(int(d['trial'].max()) + 1, 'trial')} per item")
             if self.has_clusters:
-                parts.append(_count(d.drop_duplicates(["task", "cluster"]).shape[0], "cluster"))
+                parts.append(_count(_distinct(d, "task", "cluster"), "cluster"))
             for f in self.facets:
-                parts.append(f"{d[f].nunique():,} {f} level{'s' if d[f].nunique() != 1 else ''}")
+                k = int((np.bincount(d[f].cat.codes.to_numpy()) > 0).sum())
+                parts.append(f"{k:,} {f} level{'s' if k != 1 else ''}")
             for m in self.measures:
                 parts.append(f"{m} on {int(d[m].notna().sum()):,} rows")
         else:
@@ -535,6 +633,9 @@ class ResultsTable:
     def _task_rows(self) -> dict:
         """Task -> row positions, computed once so per-task views do not rescan the table."""
         codes = self.data["task"].cat.codes.to_numpy()
+        if codes.size < 2 or bool(np.all(codes[:-1] <= codes[1:])):  # the canonical order: a slice per task
+            bounds = np.searchsorted(codes, np.arange(len(self.tasks) + 1))
+            return {t: slice(int(bounds[k]), int(bounds[k + 1])) for k, t in enumerate(self.tasks)}
         order = np.argsort(codes, kind="stable")
         bounds = np.searchsorted(codes[order], np.arange(len(self.tasks) + 1))
         return {t: order[bounds[k]:bounds[k + 1]] for k, t in enumerate(self.tasks)}
@@ -562,8 +663,8 @@ class ResultsTable:
                              " keep them")
         if self.level == "item":
             if self.has_trials:
-                k = self.data.groupby(["model", "task", "item"], observed=True).size()
-                if k.nunique() > 1:
+                k = self._cells[3]
+                if k.min() != k.max():
                     notes.append(f"{_COVERAGE_PREFIX} trial counts differ between items ({int(k.min())} to"
                                  f" {int(k.max())}); items are averaged over their own trials")
         else:

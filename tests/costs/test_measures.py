@@ -135,7 +135,7 @@ def test_summary_errors_name_row_and_column():
         cost_from_summary(pd.DataFrame({"model": ["A", "A"], "cost": [1.0, 2.0]}))
     with pytest.raises(InputError, match="needs the number of items"):
         cost_from_summary(pd.DataFrame({"model": ["A"], "cost": [1.0], "sd": [0.3]}))
-    with pytest.raises(InputError, match="needs a 'cost' column"):
+    with pytest.raises(InputError, match=r"column 'cost' \(named with `cost_col`\) is not in the file"):
         cost_from_summary(pd.DataFrame({"model": ["A"], "usd": [1.0]}))
 
 

@@ -65,6 +65,9 @@ SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Run bo
                                                      " scheduler address (tcp://host:8786), or 'local' for a"
                                                      " local cluster; needs evalband[dist].",
                                                      show_default=False)]
+ThreadsOpt = Annotated[Optional[int], typer.Option("--threads", min=1, help="Threads for the bootstrap (default:"
+                                                   " every core); the numbers do not depend on it.",
+                                                   show_default=False)]
 ShapeOpt = Annotated[str, typer.Option("--shape", help="Table shape: auto, long, wide or summary.")]
 ModelColOpt = Annotated[str, typer.Option("--model-col", help="Column holding the model name.")]
 TaskColOpt = Annotated[str, typer.Option("--task-col", help="Column holding the task name.")]
@@ -570,10 +573,17 @@ def resolve_seed(seed: int | None) -> tuple[int, str]:
 
 
 @contextlib.contextmanager
-def executor_for(scheduler: str | None):
-    """``--scheduler``: yield an executor for the bootstrap engine (None when not given), closed afterwards."""
+def executor_for(scheduler: str | None, threads: int | None = None):
+    """``--scheduler``: yield an executor for the bootstrap engine (None when not given), closed afterwards;
+    ``--threads``: the engine's thread count inside the block (None: every core)."""
     if scheduler is None:
-        yield None
+        if threads is None:
+            yield None
+            return
+        from ..resample import use_threads
+
+        with use_threads(threads):
+            yield None
         return
     from ..dist import dask_executor
     from ..resample import use_executor

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
+from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, ThreadsOpt, SeedOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed,
                       show, FixedOpt, parse_fixed)
 from ._judges import PpiOpt, ppi_line, ppi_records
@@ -135,6 +135,7 @@ def compare(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="A one-sentence reading of every pair (by"
                                           " default only where it adds something; JSON always has them).")] = False,
     scheduler: SchedulerOpt = None,
+    threads: ThreadsOpt = None,
     *,
     inputs: InputOptions,
 ):
@@ -149,7 +150,7 @@ def compare(
 
     from ..comparison import compare as compare_models
 
-    with errors(method="--interval"), executor_for(scheduler):  # the bootstrap interval `method`
+    with errors(method="--interval"), executor_for(scheduler, threads):  # the bootstrap interval `method`
         fmt = output_format(fmt, wide)
         sel = inputs.selection()
         table = sel.table

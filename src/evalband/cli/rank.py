@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
+from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, ThreadsOpt, SeedOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed, show,
                       FixedOpt, parse_fixed)
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
@@ -50,6 +50,7 @@ def rank(
     control: ControlOpt = None,
     rope: RopeOpt = 0.0,
     scheduler: SchedulerOpt = None,
+    threads: ThreadsOpt = None,
     *,
     inputs: InputOptions,
 ):
@@ -60,7 +61,7 @@ def rank(
     --correction (max-t by default; bonferroni and holm also hold jointly). Tiers group models that no such
     interval separates (by more than --margin).
     """
-    with errors(method="--interval"), executor_for(scheduler):  # the bootstrap interval `method`
+    with errors(method="--interval"), executor_for(scheduler, threads):  # the bootstrap interval `method`
         fmt = output_format(fmt, wide)
         if test is not None:
             sel = inputs.selection()

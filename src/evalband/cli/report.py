@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (LOG_INPUT, ConfidenceOpt, FixedOpt, InputOptions, SchedulerOpt, errors, executor_for,
+from ._common import (LOG_INPUT, ConfidenceOpt, FixedOpt, InputOptions, SchedulerOpt, ThreadsOpt, errors, executor_for,
                       parse_confidence, parse_fixed, parse_list, reads_input)
 from ._judges import PpiOpt
 from .._validate import ArgumentError
@@ -53,6 +53,7 @@ def report(
     bayes: BayesOpt = True,
     ppi: PpiOpt = "ppi++",
     scheduler: SchedulerOpt = None,
+    threads: ThreadsOpt = None,
     force: ForceOpt = False,
     *,
     inputs: InputOptions,
@@ -68,7 +69,7 @@ def report(
     from .._validate import check_confidence_level
     from ..report import build_report, write_report
 
-    with errors(), executor_for(scheduler):
+    with errors(), executor_for(scheduler, threads):
         started = time.perf_counter()
         kind = report_format(fmt, output)
         fig_formats = tuple(f.lower() for f in parse_list(figure_format, name="figure-format"))

@@ -13,7 +13,7 @@ from ..aggregate import aggregate_notes, evaluate_aggregates
 from ..resample import replicates_for
 from .exact import mcnemar_exact
 from .multiplicity import CORRECTIONS, adjust_p_values
-from .paired import paired_difference
+from .paired import pair_moments, paired_difference
 from .pairs import pair_position
 from .pairwise import PairwiseComparison, interval_label, pairwise_differences
 from .permutation import paired_permutation_test
@@ -337,6 +337,11 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
                       tuple(notes), sel.tasks_left_out, sel, tuple(aggs))
 
 
+#: pairs x items above which the per-task variances come from the models' covariance matrices
+#: (:func:`evalband.comparison.paired.pair_moments`) rather than one row of differences per pair
+PAIR_ROWS = 1 << 22
+
+
 def _task_variances(table, reps, paired):
     """Per task and unordered pair (i < j): variances of the two means and of their difference (item data)."""
     if table is None or table.level != "item":
@@ -350,7 +355,10 @@ def _task_variances(table, reps, paired):
         if td.n_items < 2:
             out.append(None)
             continue
-        pd_ = paired_difference(td.scores[i], td.scores[j], clusters=clusters)
+        if i.size * td.n_items > PAIR_ROWS:  # many pairs: from the covariance matrices (no row per pair)
+            pd_ = pair_moments(td.scores, i, j, clusters=clusters)
+        else:
+            pd_ = paired_difference(td.scores[i], td.scores[j], clusters=clusters)
         var_d = pd_.se ** 2 if paired else pd_.se_a ** 2 + pd_.se_b ** 2
         out.append(dict(va=pd_.se_a ** 2, vb=pd_.se_b ** 2, vd=var_d, corr=pd_.correlation, scores=td.scores,
                         clusters=clusters, index=(i, j), ss_a=(td.n_items - 1) * pd_.var_a,

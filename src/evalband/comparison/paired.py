@@ -14,7 +14,7 @@ import numpy as np
 from .._validate import ArgumentError
 from ..display.reprs import displayed
 
-__all__ = ["PairedDifference", "paired_difference"]
+__all__ = ["PairedDifference", "pair_moments", "paired_difference"]
 
 
 @displayed
@@ -128,3 +128,78 @@ def paired_difference(a, b, *, clusters=None, axis: int = -1) -> PairedDifferenc
         se, se_a, se_b = cr1(d), cr1(a), cr1(b)
     se_unpaired = np.sqrt((var_a + var_b) / n)
     return PairedDifference(d.mean(-1), se, se_unpaired, corr, var_a, var_b, cov, n, se_a, se_b, n_clusters)
+
+
+def pair_moments(scores, ia, ib, *, clusters=None) -> PairedDifference:
+    """:func:`paired_difference` of ``scores[ia]`` and ``scores[ib]`` for many pairs at once, from the models'
+    covariance matrix (and, with clusters, the matrix of their cluster sums) instead of one row of per-item
+    differences per pair.
+
+    Parameters
+    ----------
+    scores : array_like, shape (m, n)
+        Per-item scores of m models on the same n items.
+    ia, ib : array_like of int, shape (P,)
+        The pairs' models.
+    clusters : array_like of int, shape (n,), optional
+        Cluster code of each item (cluster-robust CR1 standard errors).
+
+    Returns
+    -------
+    PairedDifference
+        One value per pair in each field.
+
+    Notes
+    -----
+    ``var(a - b) = var_a + var_b - 2 cov`` and, with clusters, the squared cluster sums of the deviations of
+    ``a - b`` are ``h_aa + h_bb - 2 h_ab`` with ``H = R R^T`` for R the (m, G) cluster sums of each model's
+    deviations: the same quantities as :func:`paired_difference`, in another order of summation (equal to
+    rounding), in O(m^2 n) work and O(m^2 + m n) memory instead of O(P n) memory, so that hundreds of models
+    (tens of thousands of pairs) fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = np.array([[1, 0, 1, 1], [1, 0, 0, 1], [0, 0, 1, 1.]])
+    >>> pm = pair_moments(s, np.array([0, 0]), np.array([1, 2]))
+    >>> bool(np.allclose(pm.se, paired_difference(s[[0, 0]], s[[1, 2]]).se))
+    True
+    """
+    x = np.asarray(scores, dtype=np.float64)
+    ia, ib = np.asarray(ia, dtype=np.intp), np.asarray(ib, dtype=np.intp)
+    if x.ndim != 2:
+        raise ArgumentError(f"`scores` must be (models, items); got shape {x.shape}.")
+    n = x.shape[1]
+    if n < 2:
+        raise ArgumentError(f"a paired standard error needs at least 2 items; got {n}.")
+    mean = x.mean(-1)
+    c = x - mean[:, None]
+    gram = (c @ c.T) / (n - 1)
+    var = np.diag(gram)
+    var_a, var_b, cov = var[ia], var[ib], gram[ia, ib]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr = np.where((var_a > 0) & (var_b > 0), cov / np.sqrt(var_a * var_b), np.nan)
+    n_clusters = None
+    if clusters is None:
+        se = np.sqrt(np.maximum(var_a + var_b - 2 * cov, 0.0) / n)
+        se_a, se_b = np.sqrt(var_a / n), np.sqrt(var_b / n)
+    else:
+        codes = np.asarray(clusters)
+        if codes.shape != (n,):
+            raise ArgumentError(f"`clusters` must have one code per item ({n}); got shape {codes.shape}.")
+        _, codes = np.unique(codes, return_inverse=True)
+        g = int(codes.max()) + 1
+        if g < 2:
+            raise ArgumentError("a cluster-robust standard error needs at least 2 clusters; got 1.")
+        n_clusters = g
+        order = np.argsort(codes, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
+        sums = np.add.reduceat(c[:, order], starts, axis=1)  # (m, G) cluster sums of deviations
+        h = sums @ sums.T
+        f = g / (g - 1) / n ** 2
+        hd = np.diag(h)
+        se = np.sqrt(f * np.maximum(hd[ia] + hd[ib] - 2 * h[ia, ib], 0.0))
+        se_a, se_b = np.sqrt(f * hd[ia]), np.sqrt(f * hd[ib])
+    se_unpaired = np.sqrt((var_a + var_b) / n)
+    return PairedDifference(mean[ia] - mean[ib], se, se_unpaired, corr, var_a, var_b, cov, n, se_a, se_b,
+                            n_clusters)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..table import TaskData
 
-__all__ = ["task_arrays", "concat_tasks"]
+__all__ = ["task_arrays", "concat_tasks", "cell_counts"]
 
 
 def task_arrays(table) -> list[TaskData]:
@@ -27,3 +27,35 @@ def concat_tasks(arrays: list[TaskData]) -> TaskData:
     items = np.concatenate([a.items for a in arrays])
     return TaskData("(pooled)", arrays[0].models, items, np.concatenate([a.scores for a in arrays], axis=1),
                     np.concatenate([a.trials for a in arrays], axis=1), np.concatenate(padded, axis=1), clusters)
+
+
+def cell_counts(table) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each (model, task) cell's item count and score sum, ``(n, total)`` shaped (models, tasks), counted on the
+    codes (no per-task arrays); None unless every row is one item of 0/1 score (no trials, no facets, no missing
+    score). The sums of 0/1 scores are integers, so they equal the per-task arrays' ``nansum`` exactly."""
+    if table.level != "item" or table.has_trials or table.facets or not table.is_binary:
+        return None
+    d = table.data
+    score = d["score"].to_numpy()
+    if score.dtype.kind == "f" and bool(np.isnan(score).any()):
+        return None
+    from .._table_codes import combined_key
+
+    cells, keep = [], None
+    for col, names in (("model", table.models), ("task", table.tasks)):
+        cats = list(d[col].cat.categories)
+        pos = np.full(len(cats), len(names), dtype=np.int32)  # (categories not selected: one past the end)
+        pos[[cats.index(x) for x in names]] = np.arange(len(names))
+        codes = pos[d[col].cat.codes.to_numpy()]
+        if len(cats) > len(names):  # rows of models or tasks left out of the selection
+            keep = (codes < len(names)) if keep is None else keep & (codes < len(names))
+        cells.append(codes)
+    n_m, n_t = len(table.models), len(table.tasks)
+    key = combined_key(cells, [n_m + 1, n_t + 1], compact=True)
+    del cells
+    if keep is not None:
+        key, score = key[keep], score[keep]
+    size = (n_m + 1) * (n_t + 1)
+    n = np.bincount(key, minlength=size).reshape(n_m + 1, n_t + 1)[:n_m, :n_t]
+    total = np.bincount(key, weights=score, minlength=size).reshape(n_m + 1, n_t + 1)[:n_m, :n_t]
+    return n, total

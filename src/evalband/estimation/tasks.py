@@ -10,7 +10,7 @@ import pandas as pd
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_confidence_level
 from ..results import ConfidenceInterval
-from ._cells import concat_tasks, task_arrays
+from ._cells import cell_counts, concat_tasks, task_arrays
 from .cluster import cluster_interval
 from .mean import mean_interval
 from .proportion import PROPORTION_METHODS, _ALIASES, proportion_interval
@@ -172,11 +172,17 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
     models, tasks = tuple(table.models), tuple(table.tasks)
     if table.level == "summary":
         return _weighted(_summary(table, key, level, notes), sel)
-    arrays = task_arrays(table)
+    counted = cell_counts(table) if key in PROPORTION_METHODS else None
     with warnings.catch_warnings():  # one summary warning below instead of one per task
         warnings.simplefilter("ignore", UserWarning)
-        cells = [_one(a, key, level, clustered, table.has_trials, tolerance) for a in arrays]
-        pooled = _one(concat_tasks(arrays), key, level, clustered, table.has_trials, tolerance)
+        if counted is not None:  # 0/1 scores, one row per item: the counts are all a proportion interval needs
+            n_cells, sums = counted
+            cells = [_proportion_cells(sums[:, t], n_cells[:, t], key, level) for t in range(len(tasks))]
+            pooled = _proportion_cells(sums.sum(axis=1), n_cells.sum(axis=1), key, level)
+        else:
+            arrays = task_arrays(table)
+            cells = [_one(a, key, level, clustered, table.has_trials, tolerance) for a in arrays]
+            pooled = _one(concat_tasks(arrays), key, level, clustered, table.has_trials, tolerance)
     own = (NEGATIVE_NOTE, NO_K_NOTE)  # per-cell trial notes, merged below into one note each
     few = [c for c in cells if any(not n.startswith(own) for n in c.notes)]
     if few:

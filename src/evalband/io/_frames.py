@@ -40,7 +40,8 @@ def _suffix(path: Path) -> str:
     return suffixes[-1] if suffixes else ""
 
 
-def load_frame(path, *, file_format: str = "auto") -> tuple[pd.DataFrame, str, str, list[str]]:
+def load_frame(path, *, file_format: str = "auto", skip=(), compact: bool = False
+               ) -> tuple[pd.DataFrame, str, str, list[str]]:
     """Read a file (or ``"-"``, standard input) into a DataFrame whose index holds the row names users see.
 
     Returns
@@ -50,6 +51,11 @@ def load_frame(path, *, file_format: str = "auto") -> tuple[pd.DataFrame, str, s
         'record' for JSON arrays and 'row' otherwise. Cells of text files are text as written (only an empty cell
         is missing). Standard input is named ``<stdin>``; its format is read from its first bytes unless given.
         ``notes`` say what was undone (compression told by content, an encoding).
+
+    With ``compact`` (the results-table reader), a CSV, TSV or Parquet file of at least
+    :data:`evalband.io.columnar.MIN_ROWS` rows is read in record batches into a compact frame (categorical text
+    cells, :mod:`evalband.io.columnar`); ``skip`` names columns it need not read (``--drop-cols``;
+    ``frame.attrs['skipped']`` lists them). Other files give every column.
     """
     if isinstance(path, str) and path == STDIN:
         raw = open_text(None, STDIN_NAME, data=_read_stdin())
@@ -76,6 +82,13 @@ def load_frame(path, *, file_format: str = "auto") -> tuple[pd.DataFrame, str, s
     if fmt is None:
         raise InputError(f"cannot tell the format from the name; give it with --source (source=), one of"
                          f" {', '.join(sorted(set(TABULAR_SUFFIXES.values())))}", source=source)
+    from . import columnar
+
+    if compact and columnar.wanted(path, fmt):
+        loaded = columnar.load_columnar(path, fmt, source, skip=skip)
+        if loaded is not None:
+            frame, row_word, notes = loaded
+            return frame, source, row_word, notes
     try:
         raw = open_text(path, source)
     except OSError as exc:
@@ -142,14 +155,14 @@ def _parse(raw: Raw, fmt: str, source: str) -> tuple[pd.DataFrame, str, str, lis
     raise ArgumentError(f"`source_format` must be one of {sorted(set(TABULAR_SUFFIXES.values()))}; got {fmt!r}.")
 
 
-def load(data, file_format: str):
+def load(data, file_format: str, skip=()):
     """(frame, source, row_word, stems, notes): one file, standard input, or several files (a glob or a list) read
     as one table. With several files every row is named by its file and line (row_word 'at') and ``stems`` holds
     each row's file stem; the files must have the same columns. An empty or header-only file among several is
     left out and named in a note (alone, it is an error)."""
     several = isinstance(data, (list, tuple)) or _is_glob(os.fspath(data))
     if not several:
-        df, source, row_word, notes = load_frame(data, file_format=file_format)
+        df, source, row_word, notes = load_frame(data, file_format=file_format, skip=skip, compact=True)
         return df, source, row_word, None, list(notes)
     source, files = expand(data)
     notes = []
@@ -161,7 +174,7 @@ def load(data, file_format: str):
                          f" {'were' if len(twice) > 1 else 'was'} read once: {', '.join(twice[:5])}"
                          + (" ..." if len(twice) > 5 else ""))
     if len(files) == 1:
-        df, src, row_word, more = load_frame(files[0], file_format=file_format)
+        df, src, row_word, more = load_frame(files[0], file_format=file_format, skip=skip, compact=True)
         return df, src, row_word, None, notes + list(more)
     names = [f.name for f in files]
     if len(set(names)) < len(names):  # the same name in two folders: show the paths
@@ -169,7 +182,7 @@ def load(data, file_format: str):
     frames, kept, first, empty = [], [], None, {"empty": [], "header only": []}
     for path, name in zip(files, names):
         try:
-            df, src, row_word, more = load_frame(path, file_format=file_format)
+            df, src, row_word, more = load_frame(path, file_format=file_format, skip=skip, compact=True)
         except InputError as exc:
             if str(exc.problem).startswith("is empty"):
                 empty["empty"].append(name)
@@ -194,7 +207,10 @@ def load(data, file_format: str):
             raise InputError(f"has columns {', '.join(map(repr, df.columns))} but {first[0]} has"
                              f" {', '.join(map(repr, first[1]))}; tables read together need the same columns",
                              source=src)
-        df.index = pd.Index([f"{name} {row_word} {i}" for i in df.index], dtype=object)
+        if _compact(df):  # a large file: the row names built as one array of text, not one object each
+            df.index = pd.Index(f"{name} {row_word} " + pd.Index(df.index).astype(str))
+        else:
+            df.index = pd.Index([f"{name} {row_word} {i}" for i in df.index], dtype=object)
         frames.append(df)
         kept.append(path)
     skipped = [n for names_ in empty.values() for n in names_]
@@ -204,7 +220,36 @@ def load(data, file_format: str):
             raise InputError(f"every file is empty or holds only a header: {'; '.join(parts)}", source=source)
         notes.append(f"file{'s' if len(skipped) > 1 else ''} without rows left out: {'; '.join(parts)}")
     stems = [pd.Series(stem, index=df.index, dtype=object) for df, stem in zip(frames, task_names(kept))]
+    if any(_compact(f) for f in frames):
+        return _concat_compact(frames, stems, source, notes)
     return pd.concat(frames), source, "at", pd.concat(stems), notes
+
+
+def _compact(df: pd.DataFrame) -> bool:
+    """Whether a frame came from the columnar reader (categorical text cells)."""
+    return any(isinstance(t, pd.CategoricalDtype) for t in df.dtypes)
+
+
+def _concat_compact(frames, stems, source, notes):
+    """Frames of several files, some of them compact, as one compact frame: each label column's categories are
+    united (no column falls back to one Python object per row); the file stems as a categorical."""
+    from pandas.api.types import union_categoricals
+
+    index = frames[0].index.append([f.index for f in frames[1:]])
+    columns = {}
+    for c in frames[0].columns:
+        parts = [f[c] for f in frames]
+        cats = [p.array if isinstance(p.dtype, pd.CategoricalDtype) else pd.Categorical(p) for p in parts]
+        try:
+            columns[c] = union_categoricals(cats)
+        except TypeError:  # categories of different kinds (numbers in one file, text in another)
+            columns[c] = np.concatenate([np.asarray(p, dtype=object) for p in parts])
+    skipped = sorted({x for f in frames for x in f.attrs.get("skipped", [])})
+    frame = pd.DataFrame(columns, index=index, copy=False)
+    frame.attrs["skipped"] = skipped
+    stem = union_categoricals([pd.Categorical.from_codes(np.zeros(len(s), dtype=np.int8), [s.iloc[0]])
+                               for s in stems if len(s)])
+    return frame, source, "at", pd.Series(stem, index=index), notes
 
 
 def _strip_suffixes(name: str) -> str:

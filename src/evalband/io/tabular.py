@@ -132,23 +132,26 @@ def read_tabular(
     ['column not used: note']
     """
     stems, load_notes = None, []  # with several files: each row's file stem
+    skip = () if drop_cols is None else ([drop_cols] if isinstance(drop_cols, str) else [str(c) for c in drop_cols])
+    owned = not isinstance(data, pd.DataFrame)  # a frame the reader made: changed in place, released as read
     if isinstance(data, pd.DataFrame):
         df, source, row_word = data, "<DataFrame>", "row"
     elif isinstance(data, (str, os.PathLike, list, tuple)):
-        df, source, row_word, stems, load_notes = load(data, file_format)
+        df, source, row_word, stems, load_notes = load(data, file_format, skip=skip)
     else:
         raise ArgumentTypeError(f"`data` must be a path, a glob, a list of paths or a pandas DataFrame; got"
                         f" {type(data).__name__}.")
-    df = df.copy()
+    if not owned:
+        df = df.copy()
     check_column_names(list(df.columns), source, row=None)  # (text files were checked with their header line)
     names = [str(c) for c in df.columns]
     stripped = [c.strip() for c in names]  # 'model, task, score' headers (a space after each comma)
     df.columns = stripped if len(set(stripped)) == len(stripped) else names
     pre_notes = list(load_notes)
     if drop_cols is not None:
-        drop = [drop_cols] if isinstance(drop_cols, str) else [str(c) for c in drop_cols]
-        check_named_columns([("drop_cols", c) for c in drop], df.columns, source)
-        df = df.drop(columns=list(dict.fromkeys(drop)))
+        drop = list(skip)  # the columnar reader may have left them unread: checked against every column of the file
+        check_named_columns([("drop_cols", c) for c in drop], list(df.attrs.get("columns", df.columns)), source)
+        df = df.drop(columns=[c for c in dict.fromkeys(drop) if c in df.columns])
         pre_notes.append(f"column{'s' if len(drop) > 1 else ''} left out as asked (--drop-cols):"
                          f" {', '.join(dict.fromkeys(drop))}")
     if split is not None:
@@ -261,13 +264,13 @@ def read_tabular(
                              f" found {', '.join(map(repr, original))} (map names with --model-col, --item-col,"
                              f" --score-col, ...){several}", source=source)
         if "task" not in df.columns:
-            df["task"] = default_task
+            df["task"] = _constant(default_task, len(df))
             notes.append(f"no '{task_col}' column: one task named '{default_task}'")
         if "model" not in df.columns and model_col == "model":  # one model's log (e.g. tau-bench rewards)
-            df["model"] = default_task
+            df["model"] = _constant(default_task, len(df))
             notes.append(f"no '{model_col}' column: one model named '{default_task}'")
         return ResultsTable.from_items(df, source=source, unbounded=unbounded, row_word=row_word, notes=notes,
-                                       facets=facet_cols)
+                                       facets=facet_cols, _owned=True)
     if shape == "summary":
         mapping = _role_mapping(
             [("model", model_col, False), ("task", task_col, False), ("n", n_col, False),
@@ -284,6 +287,13 @@ def read_tabular(
                           cluster_col=cluster_col, models=models, task=default_task, unbounded=unbounded,
                           notes=pre_notes, facets=facet_cols)
     raise ArgumentError(f"`shape` must be one of 'auto', 'long', 'wide', 'summary'; got {shape!r}.")
+
+
+def _constant(label: str, n: int) -> pd.Categorical:
+    """One label for every row, as a categorical (one byte a row)."""
+    import numpy as np
+
+    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), [label])
 
 
 def _separator_hint(columns) -> str:

@@ -11,6 +11,7 @@ import contextlib
 import contextvars
 import math
 import numbers
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +25,7 @@ from .columns import ItemColumns
 from .replicates import CountUnits, Replicates, TaskUnits
 from .statistics import get_statistic
 
-__all__ = ["bootstrap", "RESAMPLING"]
+__all__ = ["bootstrap", "RESAMPLING", "available_cores", "use_executor", "use_threads"]
 
 RESAMPLING = ("auto", "paired", "independent", "binomial")
 #: replicates per block for binomial draws (cheap: one number per model and replicate)
@@ -143,9 +144,44 @@ def use_executor(executor):
         _DEFAULT_EXECUTOR.reset(token)
 
 
+#: threads used by :func:`bootstrap` when a call names neither ``threads`` nor an executor (set with
+#: :func:`use_threads`); None: every core this process may use.
+_DEFAULT_THREADS: contextvars.ContextVar = contextvars.ContextVar("evalband_threads", default=None)
+
+
+def available_cores() -> int:
+    """The number of cores this process may run on (its CPU affinity; ``os.cpu_count()`` where unknown)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@contextlib.contextmanager
+def use_threads(threads: int | None):
+    """Run every :func:`bootstrap` inside the ``with`` block on ``threads`` threads unless a call names its own
+    (None: every core). This is how the command line's ``--threads`` reaches the engine. Results do not depend on
+    the number of threads."""
+    if threads is not None:
+        threads = check_positive_int(threads, "threads")
+    token = _DEFAULT_THREADS.set(threads)
+    try:
+        yield threads
+    finally:
+        _DEFAULT_THREADS.reset(token)
+
+
+def _thread_count(threads) -> int:
+    if threads is None:
+        threads = _DEFAULT_THREADS.get()
+    if threads is None:
+        return available_cores()
+    return check_positive_int(threads, "threads")
+
+
 def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: int = 10_000, rng=None,
               models=None, tasks=None, cluster=None, progress=None, executor=None,
-              chunk_size: int | None = None, ppi: str = "ppi++") -> Replicates:
+              chunk_size: int | None = None, ppi: str = "ppi++", threads: int | None = None) -> Replicates:
     """Bootstrap every model's per-task statistic, stratified by task and paired across models.
 
     Parameters
@@ -174,10 +210,15 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         None: a progress bar on stderr when the run takes more than about a second and stderr is a terminal.
     executor : object with ``map(fn, iterable)``, optional
         Runs the blocks of work (e.g. ``concurrent.futures.ThreadPoolExecutor``, a process pool, or a Dask
-        client's executor); results do not depend on it. Default: the one set by :func:`use_executor`, if any.
+        client's executor); results do not depend on it. Default: the one set by :func:`use_executor`, if any,
+        else a pool of ``threads`` threads.
     chunk_size : int, optional
         Replicates per unit of work handed to the executor (rounded up to whole random blocks). Default: one
         unit per task without an executor, one block per unit with one. Results do not depend on it.
+    threads : int, optional
+        Threads that draw the blocks when no executor is given (the count kernel and the matrix products release
+        the GIL). Default: the number set by :func:`use_threads`, else every core this process may use
+        (:func:`available_cores`); 1 runs in the calling thread. Results do not depend on it.
     ppi : {'ppi++', 'classic', 'labelled', 'none'}
         Item-level results with human labels (the measure ``human``) and the 'mean' statistic: the replicates
         are those of each model's prediction-powered estimate of the human-scale mean
@@ -226,6 +267,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         executor = _DEFAULT_EXECUTOR.get()
     if executor is not None and not callable(getattr(executor, "map", None)):
         raise ArgumentTypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
+    n_threads = _thread_count(threads) if executor is None else 1
 
     if not isinstance(data, ItemColumns):
         from ..judges.ppi_replicates import ppi_replicates, uses_ppi
@@ -358,20 +400,41 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     else:
         observed = (counts.correct / counts.n)[:, :]
 
-    jobs = []
-    for spec in specs:
-        n_blocks = math.ceil(n_resamples / spec.block)
-        if chunk_size is not None:
-            per_job = math.ceil(chunk_size / spec.block)
-        else:
-            per_job = n_blocks if executor is None else 1
-        jobs.extend((spec, b0, min(b0 + per_job, n_blocks)) for b0 in range(0, n_blocks, per_job))
+    jobs = _jobs(specs, n_resamples, chunk_size, executor is not None, n_threads)
     out = np.empty((n_resamples, n_m, n_t))
-    mapper = map if executor is None else executor.map
-    for t, start, vals in track(iter(mapper(_run_job, jobs)), len(jobs), progress=progress):
-        out[start:start + vals.shape[0], :, t] = vals
+    with contextlib.ExitStack() as stack:
+        if executor is None and n_threads > 1 and len(jobs) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            executor = stack.enter_context(ThreadPoolExecutor(min(n_threads, len(jobs)),
+                                                              thread_name_prefix="evalband-bootstrap"))
+        mapper = map if executor is None else executor.map
+        for t, start, vals in track(iter(mapper(_run_job, jobs)), len(jobs), progress=progress):
+            out[start:start + vals.shape[0], :, t] = vals
 
     return Replicates(model_names, task_names, observed, out, resampling, unit, n_resamples, n_units,
                       data.task_groups, seed, tuple(notes), stat.name,
                       tuple(units) if units is not None else None, entropy)
 
+
+
+def _jobs(specs: list, n_resamples: int, chunk_size, executor: bool, n_threads: int) -> list:
+    """The units of work: (spec, first block, end block). A given executor gets one block per unit; threads get
+    units of about a quarter of each thread's share (so that tasks of unequal size balance); one thread, one unit
+    per task. Every block draws from its own stream, so the split changes no number."""
+    if chunk_size is None and not executor and n_threads > 1:
+        total = sum(math.ceil(n_resamples / spec.block) for spec in specs)
+        share = max(1, math.ceil(total / (4 * n_threads)))
+    jobs = []
+    for spec in specs:
+        n_blocks = math.ceil(n_resamples / spec.block)
+        if chunk_size is not None:
+            per_job = math.ceil(chunk_size / spec.block)
+        elif executor:
+            per_job = 1
+        elif n_threads > 1:
+            per_job = min(n_blocks, share)
+        else:
+            per_job = n_blocks
+        jobs.extend((spec, b0, min(b0 + per_job, n_blocks)) for b0 in range(0, n_blocks, per_job))
+    return jobs
