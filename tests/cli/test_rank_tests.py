@@ -76,3 +76,11 @@ def test_errors_are_one_line():
     assert res.exit_code == 2 and "rope" in res.output
     res = _invoke("--test", "wilcoxon", "--control", "nope")
     assert res.exit_code == 2 and "unknown model 'nope'" in res.output
+
+
+def test_wilcoxon_median_differences_in_points():
+    """QA round 4: the median difference printed as a fraction (0.286) beside tables in points; the unit rule."""
+    res = CliRunner().invoke(app, ["rank", "--example", "vtab", "--test", "wilcoxon", "--control", "Sup-100%"],
+                             env={"COLUMNS": "150"})
+    row = next(line for line in res.stdout.splitlines() if "Cond-BigGAN" in line).split()
+    assert row[2] == "28.6" and "median_difference in points (x100)" in " ".join(res.stdout.split())

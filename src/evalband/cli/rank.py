@@ -116,7 +116,7 @@ def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval,
 
 def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
     """--test: a test over tasks from evalband.tasks; the pairwise table, with the summary as notes."""
-    from ..display import to_json
+    from ..display import scale_for, to_json
     from ..tasks import run_test
 
     table = sel.table
@@ -133,5 +133,10 @@ def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
     records = frame
     if fmt == "json" and "significant" in frame.columns and result.test != "friedman":
         records = frame.assign(reject=frame["significant"])  # alias: the JSON field of these tests before 'significant'
-    show(frame, fmt, notes=notes, value_cols=(),
+    # differences on the score scale (wilcoxon, sign): points for proportions, one decimal (no SE to set digits)
+    scale = scale_for(table.score_kind)
+    value_cols = {c: (0.01 if scale == 100 else None, scale) for c in ("median_difference",) if c in frame.columns}
+    if value_cols and scale == 100:
+        notes.append("median_difference in points (x100); JSON and CSV give fractions")
+    show(frame, fmt, notes=notes, value_cols=value_cols,
          json=to_json(records, **result.to_dict()) if fmt == "json" else None)
