@@ -67,8 +67,8 @@ def test_report_sections_and_data_summary(vtab_report, vtab_html):
         assert f"<h2>{heading}</h2>" in text, heading
     table = load_example("vtab")
     assert html.escape(table.describe().split(";")[0]) in text
-    for note in table.notes + vtab_report.analysis_notes:
-        assert html.escape(note) in text
+    for note in table.notes + vtab_report.analysis_notes:  # escaped, with `code` spans as <code>
+        assert re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(note)) in text
     assert "binomial draw" in text                # what was assumed about summary data is said
     assert "seed 5" in text and "Longjohn" in text and "arXiv:2501.04234" in text
     assert "Coverage per model" in text

@@ -138,3 +138,12 @@ def test_one_model_report_shows_one_interval_per_quantity_and_the_file_name():
     ax = next(f for f in rep.figures if f.key == "forest").figure.axes[0]
     assert len(ax.collections) == 1  # the 95% bar alone (no 83.4% bar, which is for comparing models)
     assert str(TAU.parent) not in render_html(rep).split("<h1>")[1].split("</h1>")[0]
+
+
+def test_html_sentences_show_code_spans_and_stay_escaped():
+    """QA round 4: "`sensitivity`" showed its backticks in the HTML report; code spans become <code>, and what
+    is inside stays escaped text."""
+    from evalband.report.html import prose
+
+    assert prose("see `sensitivity` and `--wide`") == "see <code>sensitivity</code> and <code>--wide</code>"
+    assert prose("model <script>x</script> `a<b`") == "model &lt;script&gt;x&lt;/script&gt; <code>a&lt;b</code>"

@@ -50,6 +50,12 @@ font-size:.9rem}nav.toc ol{margin:.3rem 0;padding-left:1.4rem;columns:2}
 esc = html_escape  # every user-supplied name and sentence passes through it
 
 
+def prose(text) -> str:
+    """A sentence as HTML: escaped, with `code` spans (option names, `--wide`) as <code> (the backticks are the
+    sentence's own markup, written by evalband; a name's backtick is escaped text inside the span)."""
+    return re.sub(r"`([^`<>]+)`", r"<code>\1</code>", esc(text))
+
+
 # ---------------------------------------------------------------------------------------------- HTML
 _TEXT_COLUMNS = {"model", "model A", "model B", "task", "verdict", "threshold", "verdict by assumed correlation",
                  "models (mean rank)", "component", "rater", "judge"}
@@ -82,10 +88,10 @@ def _img(fig, images=None) -> str:
 
 
 def _html_section(sec, images) -> list:
-    parts = [f'<section id="{esc(sec.key)}"><h2>{esc(sec.title)}</h2>', f'<p class="intro">{esc(sec.intro)}</p>']
-    parts += [f"<p>{esc(t)}</p>" for t in sec.text if t]
+    parts = [f'<section id="{esc(sec.key)}"><h2>{esc(sec.title)}</h2>', f'<p class="intro">{prose(sec.intro)}</p>']
+    parts += [f"<p>{prose(t)}</p>" for t in sec.text if t]
     if sec.findings:
-        parts.append("<ul class='findings'>" + "".join(f"<li>{esc(x)}</li>" for x in sec.findings) + "</ul>")
+        parts.append("<ul class='findings'>" + "".join(f"<li>{prose(x)}</li>" for x in sec.findings) + "</ul>")
     for t in (t for t in sec.tables if not t.folded):
         parts.append(f"<p class='caption'>{esc(t.caption)}</p>" + _html_table(t.frame))
     parts += [_img(f, images) for f in sec.figures]
@@ -93,7 +99,7 @@ def _html_section(sec, images) -> list:
         parts.append(f"<details><summary>{esc(t.caption)}</summary>{_html_table(t.frame)}</details>")
     if sec.notes:
         heading = "Assumed, converted or left out" if sec.key == "data" else "Notes"
-        parts.append(f"<h3>{heading}</h3><ul class='note'>" + "".join(f"<li>{esc(n)}</li>" for n in sec.notes)
+        parts.append(f"<h3>{heading}</h3><ul class='note'>" + "".join(f"<li>{prose(n)}</li>" for n in sec.notes)
                      + "</ul>")
     parts.append("</section>")
     return parts
@@ -130,9 +136,9 @@ def render_html(report, *, images: dict | None = None) -> str:
         parts += _html_section(sec, images)
     methods, references = _closing(report)
     parts.append('<section id="methods"><h2>Methods</h2><p class="intro">How every number in this report was'
-                 " computed.</p><ul>" + "".join(f"<li>{esc(m)}</li>" for m in methods) + "</ul>")
+                 " computed.</p><ul>" + "".join(f"<li>{prose(m)}</li>" for m in methods) + "</ul>")
     if report.sections_skipped:
-        parts.append("<h3>Not shown</h3><ul>" + "".join(f"<li>{esc(s)}</li>" for s in report.sections_skipped)
+        parts.append("<h3>Not shown</h3><ul>" + "".join(f"<li>{prose(s)}</li>" for s in report.sections_skipped)
                      + "</ul>")
     parts.append("<h3>References</h3><ol>" + "".join(
         f"<li>{esc(text)}" + (f' <a href="{esc(url)}">{esc(url)}</a>' if url else "") + "</li>"
