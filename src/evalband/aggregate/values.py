@@ -114,10 +114,34 @@ def evaluate_aggregates(reps, aggregate="mean", *, weights=None, higher_is_bette
         jack = None if jk is None else np.asarray(fn(jk), dtype=np.float64)
         hib = higher_is_better if higher_is_better is not None else fn.higher_is_better
         points = fn.on_score_scale and bounded
+        notes = tuple(getattr(fn, "notes", ()))
+        if fn.on_score_scale and not bounded:
+            notes += _scale_note(name, observed, reps.tasks)
         out.append(AggregateValues(name, obs, samples, jack, bool(hib), linear_weights(fn, reps.observed),
-                                   100.0 if points else 1.0, "points" if points else "", fn,
-                                   tuple(getattr(fn, "notes", ()))))
+                                   100.0 if points else 1.0, "points" if points else "", fn, notes))
     return out
+
+
+#: per-task scales (median |score| over models) differing by more than this factor get a note
+SCALE_SPREAD = 10.0
+
+
+def _scale_note(name, observed, tasks) -> tuple[str, ...]:
+    """A note when unbounded per-task scores live on scales so different that an aggregate on the score scale is
+    decided by the tasks with large scores (raw Atari returns: Pong's +-21 beside Breakout's hundreds)."""
+    if observed.ndim != 2 or observed.shape[1] < 2:
+        return ()
+    with np.errstate(all="ignore"):
+        size = np.nanmedian(np.abs(observed), axis=0)
+    ok = np.isfinite(size) & (size > 0)
+    if ok.sum() < 2 or size[ok].max() <= SCALE_SPREAD * size[ok].min():
+        return ()
+    big, small = int(np.nanargmax(np.where(ok, size, np.nan))), int(np.nanargmin(np.where(ok, size, np.nan)))
+    return (f"'{name}' averages unbounded scores whose scales differ by a factor of {size[big] / size[small]:,.0f}"
+            f" across tasks (typical |score| {size[small]:.3g} on '{tasks[small]}', {size[big]:.3g} on"
+            f" '{tasks[big]}'): the tasks with large scores decide it; unless the scores are already normalized,"
+            " normalize them (human and random baselines, as rliable does) or use a rank-based aggregate"
+            " (mean-rank)",)
 
 
 def aggregate_notes(aggs) -> list[str]:
