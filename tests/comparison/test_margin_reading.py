@@ -137,7 +137,7 @@ def test_too_few_replicates_decide_nothing():
     data = load_example_vtab()
     few = compare(data, models=["Sup-Rotation-100%", "VAE"], n_resamples=10, rng=0).aggregates[0]
     assert list(few.verdict) == ["not yet decided"] and list(few.verdict_basis) == ["too few replicates"]
-    assert "too few bootstrap replicates" in few.readings[0]
+    assert "10 bootstrap replicates are too few to decide" in few.readings[0] and "at least 39" in few.readings[0]
     enough = compare(data, models=["Sup-Rotation-100%", "VAE"], n_resamples=39, rng=0).aggregates[0]
     assert list(enough.verdict) == ["A better"]  # 2 / 40 = 0.05: the floor reaches the level
     three = compare(data, models=["Sup-Rotation-100%", "Sup-100%", "VAE"], n_resamples=39, rng=0,

@@ -232,8 +232,12 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     corr = _pair_values(correlation, ia, ib, m)
     label = interval_label(correction)
     extras = list(extra_readings) if extra_readings is not None else [""] * m
+    needed = int(np.ceil(2.0 / significance)) - 1  # the fewest replicates whose smallest p-value reaches the level
     for k in range(m):
-        why = withheld_text(basis[k], None if units is None else units[k], unit=unit_name, min_units=MIN_UNITS)
+        if basis[k] == "too few replicates":
+            why = withheld_text(basis[k], s.shape[0], min_units=needed)
+        else:
+            why = withheld_text(basis[k], None if units is None else units[k], unit=unit_name, min_units=MIN_UNITS)
         if why:
             extras[k] = f"{why} {extras[k]}".strip()
     if not higher_is_better:

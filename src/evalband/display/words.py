@@ -76,8 +76,11 @@ def withheld_text(basis: str, n_units=None, *, unit: str = "items", min_units: i
         n = "" if n_units is None or not np.isfinite(n_units) else f"only {int(n_units)} {unit}: "
         need = "" if min_units is None else f"; at least {min_units} are needed"
         return f"({n}too few for a bootstrap verdict{need})"
-    if basis == "too few replicates":
-        return "(too few bootstrap replicates to decide at this level; ask for more, e.g. 2,000 or more)"
+    if basis == "too few replicates":  # n_units: the replicates drawn; min_units: the fewest that can decide
+        have = "" if n_units is None else f"{int(n_units):,} bootstrap replicates are"
+        need = "" if min_units is None else f"; at least {int(min_units):,} are needed, more for a stable interval"
+        return (f"({have or 'too few bootstrap replicates:'} too few to decide at this level (the smallest p-value"
+                f" is 2 / (B + 1)){need})")
     if basis == "degenerate interval":
         return "(the bootstrap distribution is degenerate (zero width): it cannot support a verdict)"
     return ""
