@@ -235,19 +235,29 @@ def _paper_tables(report, sections) -> list:
     return [(s, t) for s in sections for t in s.tables if s.key not in _CORE or t.key in keep]
 
 
-def render_latex(report) -> str:
-    """The report's main tables as LaTeX (booktabs) table environments, ready for a paper."""
+def render_latex(report, *, figure_paths: dict | None = None) -> str:
+    """The report's main tables as LaTeX (booktabs) table environments, ready for a paper; with ``figure_paths``
+    (key -> path relative to the .tex file, as ``--figures DIR`` saves them) a figure environment for each."""
     r = report.reproduce
     level = format_level(r["confidence_level"])
+    figure_paths = figure_paths or {}
+    needs = "booktabs" + (" and graphicx" if figure_paths else "")
     parts = [f"% evalband {latex_escape(one_line(r['evalband']), ligatures=False)}: "
              f"{latex_escape(one_line(r['command']), ligatures=False)}\n"
-             f"% seed {r['seed']}, {r['n_resamples']} bootstrap replicates; needs \\usepackage{{booktabs}}\n"]
+             f"% seed {r['seed']}, {r['n_resamples']} bootstrap replicates; needs \\usepackage{{{needs}}}\n"]
     if report.kind == "summary":
         parts.append(f"% {latex_escape(one_line(report.summary_reason), ligatures=False)}\n")
     for k, (sec, t) in enumerate(_paper_tables(report, outline(report))):
         caption = f"{t.caption} ({level} bootstrap intervals)." if sec.key in _CORE else f"{sec.title}: {t.caption}"
         label = t.key if sec.key in _CORE and t.key else f"{sec.key}-{t.key or k}"
         parts.append(_latex_table(t.frame, caption, f"tab:evalband-{label}"))
+    for f in report.figures:
+        if f.key in figure_paths:
+            path = figure_paths[f.key].replace("\\", "/")
+            parts.append("\\begin{figure}[t]\n\\centering\n"
+                         f"\\includegraphics[width=\\linewidth]{{{path}}}\n"
+                         f"\\caption{{{latex_escape(one_line(f.title))}. {latex_escape(one_line(f.caption))}}}\n"
+                         f"\\label{{fig:evalband-{f.key}}}\n\\end{{figure}}\n")
     return "\n".join(parts)
 
 
@@ -304,10 +314,9 @@ def _write(report, path, target, fmt, figures_dir, figure_formats, force, inputs
                          inputs=inputs) if figures_dir else {}
     if fmt == "html":
         text = render_html(report, images=images)
-    elif fmt == "markdown":
+    else:
         base = os.path.dirname(os.path.abspath(path))
         rel = {k: os.path.relpath(v, base).replace(os.sep, "/") for k, v in paths.items()}
-        text = render_markdown(report, figure_paths=rel)
-    else:
-        text = render_latex(report)
+        text = render_markdown(report, figure_paths=rel) if fmt == "markdown" else render_latex(report,
+                                                                                                figure_paths=rel)
     write_atomic(target, text)
