@@ -314,3 +314,12 @@ def test_names_fold_after_separators_and_keep_every_character():
     rows = text.splitlines()[2:4]
     assert rows[0].split()[:2] == ["gemini-1.5-pro-", "gemini-1.5-flash-"] and rows[1].split() == ["002", "002"]
     assert max(map(len, text.splitlines())) <= 72 and "A better" in text  # the verdict is never left out
+
+
+def test_a_standard_error_of_floating_point_noise_is_zero():
+    """QA round 4: an SE of 1e-13 (a degenerate bootstrap) printed ratings to 6 decimals ('2435.683665'); below
+    1e-9 on the shown scale it is zero, and zero gets one decimal."""
+    frame = pd.DataFrame({"model": ["A", "B"], "estimate": [2435.683665, 282.158167], "se": [1e-13, 0.0],
+                          "ci_low": [2435.683665, 282.158167], "ci_high": [2435.683665, 282.158167]})
+    row = render(frame, "markdown").splitlines()[2]
+    assert row == "| A | 2435.7 | 0.0 | (2435.7, 2435.7) |"

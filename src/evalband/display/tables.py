@@ -174,7 +174,8 @@ def _rounded(df, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols=(
             return scale, [3] * len(df)
         se = (df[se].to_numpy(dtype=float) if isinstance(se, str) else
               np.broadcast_to(np.asarray(se, dtype=float), (len(df),))) * scale
-        return scale, [decimals_for(abs(s)) if s == s and s != 0 else 1 for s in se]
+        # an SE below 1e-9 (on the shown scale) is floating-point noise around zero, not a precision to show
+        return scale, [decimals_for(abs(s)) if s == s and abs(s) > 1e-9 else 1 for s in se]
 
     if isinstance(value_cols, dict):  # column -> (its SE: a column or values, its scale): a digit rule per group
         per_col = {c: digits(*spec) for c, spec in value_cols.items() if c in df.columns}
