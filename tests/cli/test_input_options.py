@@ -147,3 +147,12 @@ def test_bayes_weights_quote_names_holding_commas(tmp_path):
     assert only_xy["A"] > equal["A"] + 0.1  # task 'x,y' (0.8) alone, not the mean with 'z' (0.4)
     res = runner.invoke(app, ["bayes", str(path), "--weights", '"x,y"=1', "--draws", "300", "--seed", "1"])
     assert "note: 1 task not named in `--weights` gets weight 0: 'z'" in " ".join(res.stdout.split())
+
+
+@pytest.mark.parametrize("option", [["--shape", "wide"], ["--score-col", "acc"], ["--cluster", "none"],
+                                    ["--unbounded"], ["--source", "csv"], ["--drop-cols", "x"]])
+def test_options_of_a_results_file_are_refused_with_an_example(option):
+    """QA round 4: `--shape wide` was silently ignored with --example. One rule: every option of reading a
+    results file, when given with --example, is a one-line error naming it."""
+    res = CliRunner().invoke(app, ["summarize", "--example", "vtab", *option])
+    assert res.exit_code == 2 and f"{option[0]} applies to a results file, not to --example" in res.output

@@ -500,13 +500,18 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
 
     if (path is None) == (example is None):
         raise ArgumentError("give either a results file PATH or --example NAME (one of them)")
+    # the options of reading a results file that were given (not left at their defaults)
+    results = dict(shape=shape != "auto", model_col=model_col != "model", task_col=task_col != "task",
+                   item_col=item_col != "item", score_col=score_col != "score", trial_col=trial_col != "trial",
+                   cluster=cluster is not None, group_col=group_col != "group", unbounded=unbounded,
+                   count_rule=count_rule != "floor", drop_cols=drop_cols is not None,
+                   accuracy_scale=accuracy_scale is not None, **{k: v is not None for k, v in extra.items()})
+    given = [f"--{k.strip('_').replace('_', '-')}" for k, v in results.items() if v]
+    if example is not None and (given or source != "auto"):  # one rule: an example is read as bundled
+        named = given + (["--source"] if source != "auto" else [])
+        raise ArgumentError(f"{', '.join(named)} appl{'ies' if len(named) == 1 else 'y'} to a results file, not to"
+                            f" --example (the bundled example is read as it is)")
     if battles and example is None:
-        results = dict(shape=shape != "auto", model_col=model_col != "model", task_col=task_col != "task",
-                       item_col=item_col != "item", score_col=score_col != "score", trial_col=trial_col != "trial",
-                       cluster=cluster is not None, group_col=group_col != "group", unbounded=unbounded,
-                       count_rule=count_rule != "floor", drop_cols=drop_cols is not None,
-                       accuracy_scale=accuracy_scale is not None, **{k: v is not None for k, v in extra.items()})
-        given = [f"--{k.strip('_').replace('_', '-')}" for k, v in results.items() if v]
         if source in BATTLE_SOURCES:
             if given:
                 raise ArgumentError(f"{', '.join(given)} apply to a results table, not to battles (--source"
