@@ -25,6 +25,14 @@ def _row_name(index_label, row_word: str) -> str:
     return f"{row_word} {index_label}"
 
 
+def _not_a_score(values: pd.Series, still: np.ndarray, source: str, row_word: str, column: str) -> InputError:
+    """The error for the first of the rows ``still`` whose score is not a number, a boolean or C/I/P/N."""
+    pos = still[0]
+    return InputError(f"score {values.iloc[pos]!r} is not a number, a boolean or one of C/I/P/N"
+                      f" ({still.size} such value{'s' if still.size > 1 else ''})",
+                      source=source, row=_row_name(values.index[pos], row_word), column=column)
+
+
 def parse_scores(values: pd.Series, *, source: str, row_word: str = "row", column: str = "score") -> np.ndarray:
     """Turn a score column into float64: numbers, booleans, 'true'/'false' and the letters C/I/P/N.
 
@@ -42,12 +50,7 @@ def parse_scores(values: pd.Series, *, source: str, row_word: str = "row", colum
         have = codes >= 0
         still = np.flatnonzero(have & bad[np.where(have, codes, 0)]) if bad.any() else np.zeros(0, dtype=np.int64)
         if still.size:
-            pos = still[0]
-            raise InputError(
-                f"score {values.iloc[pos]!r} is not a number, a boolean or one of C/I/P/N"
-                f" ({still.size} such value{'s' if still.size > 1 else ''})",
-                source=source, row=_row_name(values.index[pos], row_word), column=column,
-            )
+            raise _not_a_score(values, still, source, row_word, column)
         out = np.where(have, parsed[np.where(have, codes, 0)], np.nan)
     elif pd.api.types.is_bool_dtype(values):
         return values.to_numpy(dtype=np.float64)
@@ -58,12 +61,7 @@ def parse_scores(values: pd.Series, *, source: str, row_word: str = "row", colum
     else:
         out, still = _text_scores(values)
         if still.size:
-            pos = still[0]
-            raise InputError(
-                f"score {values.iloc[pos]!r} is not a number, a boolean or one of C/I/P/N"
-                f" ({still.size} such value{'s' if still.size > 1 else ''})",
-                source=source, row=_row_name(values.index[pos], row_word), column=column,
-            )
+            raise _not_a_score(values, still, source, row_word, column)
     missing = np.flatnonzero(np.isnan(out))
     if missing.size:
         pos = missing[0]

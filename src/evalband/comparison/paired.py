@@ -57,6 +57,18 @@ class PairedDifference:
     n_clusters: int | None = None
 
 
+def _cluster_codes(clusters, n: int) -> tuple[np.ndarray, int]:
+    """Cluster labels of ``n`` items as codes 0..G-1 and G (at least 2: a cluster-robust SE needs two)."""
+    codes = np.asarray(clusters)
+    if codes.shape != (n,):
+        raise ArgumentError(f"`clusters` must have one code per item ({n}); got shape {codes.shape}.")
+    _, codes = np.unique(codes, return_inverse=True)
+    g = int(codes.max()) + 1
+    if g < 2:
+        raise ArgumentError("a cluster-robust standard error needs at least 2 clusters; got 1.")
+    return codes, g
+
+
 def paired_difference(a, b, *, clusters=None, axis: int = -1) -> PairedDifference:
     """Paired difference of means with its analytic standard error and the between-model correlation.
 
@@ -110,13 +122,7 @@ def paired_difference(a, b, *, clusters=None, axis: int = -1) -> PairedDifferenc
         se = np.sqrt(var_d / n)
         se_a, se_b = np.sqrt(var_a / n), np.sqrt(var_b / n)
     else:
-        codes = np.asarray(clusters)
-        if codes.shape != (n,):
-            raise ArgumentError(f"`clusters` must have one code per item ({n}); got shape {codes.shape}.")
-        _, codes = np.unique(codes, return_inverse=True)
-        g = int(codes.max()) + 1
-        if g < 2:
-            raise ArgumentError("a cluster-robust standard error needs at least 2 clusters; got 1.")
+        codes, g = _cluster_codes(clusters, n)
         n_clusters = g
         onehot = np.zeros((n, g))
         onehot[np.arange(n), codes] = 1.0
@@ -184,13 +190,7 @@ def pair_moments(scores, ia, ib, *, clusters=None) -> PairedDifference:
         se = np.sqrt(np.maximum(var_a + var_b - 2 * cov, 0.0) / n)
         se_a, se_b = np.sqrt(var_a / n), np.sqrt(var_b / n)
     else:
-        codes = np.asarray(clusters)
-        if codes.shape != (n,):
-            raise ArgumentError(f"`clusters` must have one code per item ({n}); got shape {codes.shape}.")
-        _, codes = np.unique(codes, return_inverse=True)
-        g = int(codes.max()) + 1
-        if g < 2:
-            raise ArgumentError("a cluster-robust standard error needs at least 2 clusters; got 1.")
+        codes, g = _cluster_codes(clusters, n)
         n_clusters = g
         order = np.argsort(codes, kind="stable")
         starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
