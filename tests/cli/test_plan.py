@@ -74,3 +74,16 @@ def test_errors_are_one_line_exit_2(tmp_path):
     assert res.exit_code == 2 and "estimated from the results file" in flat(res.output)
     res = invoke("--baseline", 0.74, "--effect", 0.04, "--correlation", 0.5, "--format", "csv")
     assert res.exit_code == 2
+
+
+def test_pilot_means_and_difference_in_points():
+    """QA round 4: the plan table showed `effect 2.0 points` beside `pilot difference 0.06149` (a fraction)."""
+    from typer.testing import CliRunner
+
+    from evalband.cli.main import app
+
+    res = CliRunner().invoke(app, ["plan", "--example", "mmlu-pro", "--effect", "0.02", "--models",
+                                   "gemini-1.5-pro-002,gemini-1.5-flash-002"])
+    rows = {" ".join(line.split()[:2]): " ".join(line.split()[2:]) for line in res.stdout.splitlines()
+            if line.startswith("pilot ")}
+    assert rows["pilot difference"] == "+6.1 points" and rows["pilot mean_a"] == "70.2 points"

@@ -192,9 +192,7 @@ def _fmt(key: str, v, *, scale: float, decimals: int) -> str:
 def _text(result, header: str, fmt: str) -> str:
     import pandas as pd
 
-    from ..display import render
-
-    from ..display import decimals_for
+    from ..display import decimals_for, format_signed, format_value, render
 
     d = result.to_dict()
     binary = result.inputs.get("score_kind", "binary") in ("binary", "bounded")
@@ -212,7 +210,13 @@ def _text(result, header: str, fmt: str) -> str:
                   "output_variance_b", "design_effect_observed"):
             v = pilot.get(k)
             if v is not None and v == v:
-                rows.append((f"pilot {k}", f"{v:.4g}"))
+                if k in ("mean_a", "mean_b", "difference", "se_difference"):  # the unit rule: points for proportions
+                    pse = pilot.get("se_difference")
+                    digits = decimals_for(pse * scale) if pse and pse == pse and pse > 0 else decimals
+                    text = (format_signed if k == "difference" else format_value)(v * scale, digits)
+                    rows.append((f"pilot {k}", text + (" points" if scale == 100 else "")))
+                else:
+                    rows.append((f"pilot {k}", f"{v:.4g}"))
         for k in ("n", "trials", "n_clusters"):
             rows.append((f"pilot {k}", f"{pilot[k]:,}"))
     frame = pd.DataFrame(rows, columns=["quantity", "value"])
