@@ -23,7 +23,8 @@ import numpy as np
 from .logistic_terms import LEVELS, ragged_zero_sum, ragged_zero_sum_index
 
 __all__ = ["Layout", "layout", "split_effects", "cell_logits", "log_prior", "log_density", "initial_point",
-           "group_mean", "group_sum", "to_items", "centre", "group_sizes", "item_logits", "INTERCEPT_SCALE"]
+           "group_mean", "group_sum", "to_items", "centre", "group_sizes", "item_logits", "effect_deltas",
+           "log_likelihood_change", "INTERCEPT_SCALE"]
 
 #: The intercept's prior: Normal(0, INTERCEPT_SCALE) on the logit scale.
 INTERCEPT_SCALE = 2.5
@@ -220,11 +221,63 @@ def log_density(lay, theta, q=None, *, group_means=True):
     return log_prior(lay, theta, q, group_means=group_means) + loglik
 
 
+def effect_deltas(lay, theta0, d_theta, q0=None, d_q=None):
+    """Every effect's change eff(theta0 + d_theta) - eff(theta0) (and the items' with ``q0 + d_q``), batched over
+    the deltas, computed from the deltas themselves: for a non-centred level ``kappa u`` changes by
+    ``kappa0 (expm1(d log sigma) (u0 + d u) + d u)``, which keeps its digits in float32 where the difference of
+    two effects would not."""
+    import jax.numpy as jnp
+
+    M, T = lay.n_models, lay.n_tasks
+    lam0 = theta0[lay.slices["log_sigma"]]
+    d_lam = d_theta[..., lay.slices["log_sigma"]]
+
+    def scaled(lv, u0, du):  # change of kappa * u
+        if lay.centred[lv]:
+            return du
+        i = lay.levels.index(lv)
+        k0 = jnp.exp(lam0[i])
+        rel = jnp.expm1(d_lam[..., i])[..., None]
+        return k0 * (rel * (u0 + du) + du)
+
+    batch = d_theta.shape[:-1]
+    out = {"intercept": d_theta[..., lay.slices["intercept"].start]}
+    for lv, basis in (("model", lay.basis_model), ("task", lay.basis_task)):
+        out[lv] = scaled(lv, theta0[lay.slices[lv]], d_theta[..., lay.slices[lv]]) @ basis.T
+    u = scaled("model_task", theta0[lay.slices["model_task"]], d_theta[..., lay.slices["model_task"]])
+    out["model_task"] = lay.basis_model @ u.reshape(*batch, max(M - 1, 0), max(T - 1, 0)) @ lay.basis_task.T
+    if lay.cluster_index is not None:
+        out["cluster"] = scaled("cluster", theta0[lay.slices["cluster"]], d_theta[..., lay.slices["cluster"]]) @ \
+            lay.cluster_map
+    if d_q is not None and lay.item_cell is not None:
+        qc0 = q0 - to_items(group_mean(q0, lay), lay)
+        dqc = d_q - to_items(group_mean(d_q, lay), lay)
+        out["item"] = scaled("item", qc0, dqc)
+    return out
+
+
+def log_likelihood_change(lay, p0, theta0, d_theta, q0=None, d_q=None):
+    """log p(y | theta0 + d_theta, q0 + d_q) - log p(y | theta0, q0), batched over the deltas, without the
+    cancellation of two large sums: with ``delta`` the change of every linear predictor and ``p0`` the fitted
+    probabilities at (theta0, q0), each score's term is ``y delta - n (softplus(eta0 + delta) - softplus(eta0))``
+    and the softplus change is ``log1p(p0 expm1(delta))`` (or, for delta > 0, ``delta + log1p((1 - p0)
+    expm1(-delta))``). ``p0`` is a pair (p0, 1 - p0) shaped like the scores."""
+    import jax.numpy as jnp
+
+    eff = effect_deltas(lay, theta0, d_theta, q0, d_q)
+    delta = cell_logits(eff, lay)
+    if lay.item_cell is not None:
+        delta = delta[..., :, lay.item_cell] + eff["item"][..., None, :]
+    e = jnp.expm1(-jnp.abs(delta))
+    change = jnp.where(delta > 0, delta + jnp.log1p(p0[1] * e), jnp.log1p(p0[0] * e))
+    return jnp.sum(lay.y * delta - lay.n * change, axis=(-2, -1))
+
+
 def initial_point(lay):
     """A starting point for :func:`find_mode`: every level's effects from the observed logits (each level's mean
     removed within its parent), every scale from their spread (clipped to [0.05, 5])."""
     logit = lambda y, n: np.log((y + 0.5) / (n - y + 0.5))
-    M, T = lay.n_models, lay.n_tasks
+    T = lay.n_tasks
     if lay.item_cell is None:
         y_cell, n_cell = lay.y, lay.n
     else:

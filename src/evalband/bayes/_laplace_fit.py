@@ -119,7 +119,8 @@ def _jax_fns(lay):
     def surrogate(t, q, st):
         c = cell_logits(split_effects(lay, t), lay)
         dc = c - st["c0"]
-        val = log_prior(lay, t, q if has_items else None, group_means=False) + jnp.sum(st["r"] * c - 0.5 * st["w"] * dc ** 2)
+        val = log_prior(lay, t, q if has_items else None, group_means=False)
+        val = val + jnp.sum(st["r"] * c - 0.5 * st["w"] * dc ** 2)
         if non_centred_items:
             ds = jnp.exp(t[lay.slices["log_sigma"]][i_item]) - st["s0"]
             val = val + st["rq"] * ds - jnp.sum(st["wq"] * dc) * ds - 0.5 * st["wqq"] * ds ** 2
@@ -165,14 +166,17 @@ def precision(lay, theta, q, fns):
     return 0.5 * (glob + glob.T), coupling, diag
 
 
-def factorise(lay, glob, coupling, diag, damping=0.0) -> Precision:
+def factorise(lay, glob, coupling, diag, damping=0.0, cross=None) -> Precision:
     """The :class:`Precision` of the blocks plus ``damping`` times the identity: arrowhead Cholesky and the
-    kriging pieces. Raises ``numpy.linalg.LinAlgError`` when it is not positive definite."""
-    ng = lay.n_global
+    kriging pieces (``cross``, dense, may be given instead of being expanded from ``coupling``; the global block
+    may be any subset of the global coordinates). Raises ``numpy.linalg.LinAlgError`` when it is not positive
+    definite."""
+    ng = glob.shape[0]
     glob = glob + damping * np.eye(ng)
-    if coupling is None:
+    if coupling is None and cross is None:
         return Precision(glob, None, None, _cholesky(glob, "global block"), None, None)
-    cross = coupling.dense(lay.item_cell)
+    if cross is None:
+        cross = coupling.dense(lay.item_cell)
     diag = diag + damping
     if not np.all(diag > 0):
         raise np.linalg.LinAlgError("the item block of the precision is not positive")

@@ -42,7 +42,6 @@ TRAJECTORY = np.pi / 2
 DIVERGENCE = 1000.0
 #: Iterations per compiled block: every stage runs the same compiled function.
 CHUNK = 25
-_DEBUG = False
 
 
 @dataclass(frozen=True)
@@ -79,10 +78,12 @@ def _da_init(eps):
 
 def warmup_stages(num_warmup: int) -> tuple[int, int, int]:
     """Iterations of the three warm-up stages (step size; step size and the variances; step size again): about
-    15%, 60% and 25%, the first two rounded to whole blocks of CHUNK when the warm-up is long enough."""
-    if num_warmup >= 4 * CHUNK:
-        n1 = CHUNK * max(1, round(0.15 * num_warmup / CHUNK))
-        n2 = CHUNK * max(1, round(0.6 * num_warmup / CHUNK))
+    15%, 60% and 25%, the first two rounded to multiples of 25 (the default block) when the warm-up is long
+    enough, so that no block of a stage is padded."""
+    unit = 25
+    if num_warmup >= 4 * unit:
+        n1 = unit * max(1, round(0.15 * num_warmup / unit))
+        n2 = unit * max(1, round(0.6 * num_warmup / unit))
     else:
         n1, n2 = max(int(0.15 * num_warmup), 1), max(int(0.6 * num_warmup), 1)
     return n1, n2, max(num_warmup - n1 - n2, 1)
@@ -146,7 +147,7 @@ def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=
             k_it = jax.random.fold_in(stage_key, i)
             k_eps, k_tr = jax.random.split(k_it)
             keys = jax.vmap(lambda c: jax.random.fold_in(k_tr, c))(chains)
-            eps_ad = jnp.exp(da[0])
+            eps_ad = jnp.minimum(jnp.exp(da[0]), trajectory)  # at most one step per quarter turn
             eps = jnp.where(adapting, eps_ad, eps_fixed * jax.random.uniform(k_eps, (), dtype, 0.9, 1.1))
             n_steps = jnp.where(adapting, n_steps_for(eps_ad), n_steps_for(eps_fixed))
             z, u, g, prob, div = transition(z, u, g, scale, eps, n_steps, keys)
@@ -166,11 +167,8 @@ def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=
         outs = []
         for start in range(0, n, CHUNK):
             iters = jnp.arange(start, start + CHUNK)
-            _t0 = __import__("time").perf_counter()
             carry, da, out = chunk(carry, iters, chains, stage_key, scale, da, jnp.asarray(eps_fixed, dtype),
                                    jnp.asarray(adapting), jnp.asarray(n))
-            jax.block_until_ready(carry)
-            if _DEBUG: print("chunk", start, __import__("time").perf_counter() - _t0, float(np.exp(np.asarray(da[0]))), flush=True)
             outs.append(tuple(np.asarray(o) for o in out))
         return carry, da, tuple(np.concatenate([o[i] for o in outs])[:n] for i in range(3))
 
@@ -188,7 +186,7 @@ def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=
     scale = jnp.asarray(np.sqrt(var), dtype=dtype)
     da = _da_init(jnp.exp(da[1]))
     carry, da, _ = run(carry, n3, keys[2], scale, da, 0.0, True)
-    eps = float(np.exp(np.asarray(da[1])))
+    eps = float(min(np.exp(np.asarray(da[1])), trajectory))
     _, _, (z, prob, div) = run(carry, num_samples, keys[3], scale, da, eps, False)
     swap = lambda a: np.swapaxes(a, 0, 1)
     return SplitHMCResult(swap(z), swap(prob), swap(div), eps, int(n_steps_for(jnp.asarray(eps, dtype))),

@@ -53,13 +53,18 @@ class Whitening:
 
     def __call__(self, z, xp=None):
         """(theta, q) from z (..., dim); JAX by default, NumPy with ``xp=numpy``."""
+        d_theta, d_q = self.delta(z, xp)
+        return self.theta0 + d_theta, (None if d_q is None else self.q0 + d_q)
+
+    def delta(self, z, xp=None):
+        """The map's linear part: (theta - theta0, q - q0) from z (..., dim)."""
         if xp is None:
             import jax.numpy as xp
         a, lay = self.arrays, self.lay
         ng = lay.n_global
         x_g = z[..., :ng] @ a["l_inv"]  # rows: (L^-T z)^T = z^T L^-1
         if lay.item_cell is None:
-            return self.theta0 + x_g, None
+            return x_g, None
         x_d = z[..., ng:] * a["isd"] - self._cross_t(x_g, xp) * a["idiag"]
         r = group_sum(x_d, lay)  # A x: every group's sum
         w = r @ a["a_inv"]
@@ -67,8 +72,7 @@ class Whitening:
         # item part of P^-1 A^T w: D^-1 (A^T w - C^T y_g)
         y_d = (to_items(w, lay) - self._cross_t(y_g, xp)) * a["idiag"]
         xi = r @ a["la_inv_t"]
-        q = self.q0 + x_d - y_d + to_items(xi * a["mean_sd"], lay)
-        return self.theta0 + x_g - y_g, q
+        return x_g - y_g, x_d - y_d + to_items(xi * a["mean_sd"], lay)
 
 
 def whitening(lay, theta0, q0, prec: Precision, dtype=np.float32) -> Whitening:
@@ -101,20 +105,17 @@ class BlockWhitening(Whitening):
     conditional precision ``D`` projected on the group constraints (``D``-weighted), their group means from their
     prior. Still a fixed invertible linear map; the coupling it leaves out is left to the sampler."""
 
-    def __call__(self, z, xp=None):
-        if xp is None:
-            import jax.numpy as xp
+    def delta(self, z, xp=None):
         a, lay = self.arrays, self.lay
         ng = lay.n_global
-        theta = self.theta0 + z[..., :ng] @ a["chol_t"]
+        d_theta = z[..., :ng] @ a["chol_t"]
         if lay.item_cell is None:
-            return theta, None
+            return d_theta, None
         x_d = z[..., ng:] * a["isd"]
         r = group_sum(x_d, lay)
         w = r * a["inv_m"]  # (A D^-1 A^T)^-1 is diagonal: each group's sum of 1/D
         xi = r * a["inv_sqrt_m"]
-        q = self.q0 + x_d - to_items(w, lay) * a["idiag"] + to_items(xi * a["mean_sd"], lay)
-        return theta, q
+        return d_theta, x_d - to_items(w, lay) * a["idiag"] + to_items(xi * a["mean_sd"], lay)
 
 
 def block_whitening(lay, theta0, q0, prec: Precision, dtype=np.float32) -> BlockWhitening:

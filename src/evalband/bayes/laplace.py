@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .whitened_hmc import Fit, draws_to_posterior, prepare
+from .whitened_hmc import Fit, draws_to_posterior, potential_fn, prepare
 
 __all__ = ["fit_laplace", "laplace_diagnostics", "PARETO_K_MAX", "VALIDATED"]
 
@@ -47,14 +47,13 @@ VALIDATED = ("validated against long NUTS runs without item effects (MMLU-Pro su
 _EVAL_BLOCK = 50
 
 
-def _log_ratios(lay, mapping, val, z):
+def _log_ratios(lay, mapping, z):
     """log p(x(z)) - log q(x(z)) up to a constant, for whitened draws z (D, dim), in blocks (JAX, float32)."""
     import jax
     import jax.numpy as jnp
 
-    from ._coords import log_density
-
-    f = jax.jit(lambda x: log_density(lay, *mapping(x)) - val + 0.5 * jnp.sum(x * x, -1))
+    potential = potential_fn(lay, mapping)
+    f = jax.jit(lambda x: 0.5 * jnp.sum(x * x, -1) - potential(x))
     out = []
     for s in range(0, z.shape[0], _EVAL_BLOCK):
         block = z[s:s + _EVAL_BLOCK]
@@ -71,7 +70,7 @@ def fit_laplace(obs, n_models, n_tasks, centred, *, num_draws, seed) -> Fit:
     lay, mapping, val, notes = prepare(obs, n_models, n_tasks, centred, couple_items=True)
     gen = np.random.default_rng(seed)
     z = gen.standard_normal((num_draws, mapping.dim)).astype(np.float32)
-    log_ratio = _log_ratios(lay, mapping, val, z)
+    log_ratio = _log_ratios(lay, mapping, z)
     az = import_arviz()
     smoothed, k = az.psislw(log_ratio - log_ratio.max())
     k = float(np.asarray(k))

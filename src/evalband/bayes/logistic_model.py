@@ -1,4 +1,5 @@
-"""A logistic model for item-level evaluation data, fitted with NumPyro's NUTS (extra ``evalband[bayes]``).
+"""A logistic model for item-level evaluation data (extra ``evalband[bayes]``), fitted by HMC over coordinates
+whitened by its Gaussian approximation (default), by NumPyro's NUTS, or approximated by that Gaussian.
 
 The model::
 
@@ -26,8 +27,15 @@ made per level from the data: ``I`` is the Fisher information of the level's med
 over its scores, p the observed accuracy of their (model, task) cell), and ``s**2`` the spread of the effects'
 observed logits within their parent level less their sampling noise (method of moments), taken at its lower 90%
 chi-square bound (with few effects, small scales stay plausible). A level is centred when
-``I s**2 >= CENTRED_MIN_RATIO`` (1). On MMLU-Pro the model, task, interaction and cluster levels come out centred
-(ratios 6 to 1,200) and the items non-centred; on small data every level is non-centred.
+``I s**2 >= CENTRED_MIN_RATIO`` (1). On MMLU-Pro every level comes out centred (ratios 6 to 830; the items,
+forced on, 13); on small data every level is non-centred.
+
+**Methods.** ``method='hmc'`` (the default where every level is informed, see ``HMC_MIN_EFFECTS``) finds the
+scales' marginal posterior mode and the effects' conditional mode (:mod:`evalband.bayes._laplace_marginal`),
+whitens the posterior by the Gaussian approximation there (:mod:`evalband.bayes._whiten`) and runs HMC with a
+Gaussian splitting over the whitened coordinates (:mod:`evalband.bayes._split_hmc`): exact draws from real chains,
+checked like NUTS's. ``method='nuts'`` runs NumPyro's NUTS in the model's own coordinates (the reference).
+``method='laplace'`` draws from the Gaussian approximation itself (:mod:`evalband.bayes.laplace`).
 
 The reported ``theta_mt`` is the model's expected accuracy on the task's own items (the mean of the fitted
 probabilities over them); the predictive interval is that of the accuracy on a new test set of the same size
@@ -42,10 +50,13 @@ from scipy import special, stats
 
 from .._validate import InputError, check_choice, check_names, check_probability
 from ..table import Counts, ResultsTable
-from ._nuts import mcmc_options, require_numpyro, run_nuts
+from ._nuts import mcmc_options, require_numpyro
 from .diagnostics import diagnose
 from .exact import as_counts
-from .logistic_terms import LEVELS, _effect, _logistic_model, ragged_zero_sum, ragged_zero_sum_index  # noqa: F401
+from .logistic_methods import (HMC_MIN_EFFECTS, METHODS, NUTS_WARMUP, auto_method, fit,  # noqa: F401
+                               inference_data, posterior_in_order)
+from .logistic_terms import (CENTRED_MIN_RATIO, LEVELS, _effect, _logistic_model,  # noqa: F401
+                             ragged_zero_sum, ragged_zero_sum_index)
 from .posterior import BayesResult, make_aggregator
 
 __all__ = ["logistic", "ITEM_EFFECTS_MAX_ITEMS", "CENTRED_MIN_RATIO", "LEVELS"]
@@ -57,9 +68,6 @@ __all__ = ["logistic", "ITEM_EFFECTS_MAX_ITEMS", "CENTRED_MIN_RATIO", "LEVELS"]
 #: them the default fit takes about 4 min and passes its diagnostics.
 ITEM_EFFECTS_MAX_ITEMS = 2000
 
-#: A level is sampled centred when the data's precision for its median effect times the effects' variance is at
-#: least this (see the module docstring).
-CENTRED_MIN_RATIO = 1.0
 
 # --------------------------------------------------------------------------------------------- data
 def _logit(successes, trials):
@@ -262,7 +270,9 @@ def logistic(data, *, method="auto", item_effects=None, cluster_effects=None, pa
         ``'nuts'``: NumPyro's NUTS in the model's own coordinates (the reference; about 2 min without item effects
         on MMLU-Pro, an hour with them). ``'laplace'``: independent draws from that Gaussian approximation, no MCMC
         (:mod:`evalband.bayes.laplace`; seconds; an approximation, with its own accuracy checks in the notes).
-        ``'auto'`` (default): ``'hmc'``, or ``'nuts'`` with a note when the posterior has no mode to whiten at.
+        ``'auto'`` (default): ``'hmc'`` where every level is informed (``HMC_MIN_EFFECTS``), refitted with
+        ``'nuts'`` (and a note) when HMC's chains fail the convergence checks or the posterior has no mode to
+        whiten at; ``'nuts'`` otherwise. So the default's draws always come from chains that passed (or warn).
     item_effects : bool, optional
         Item (IRT-like difficulty) effects. ``None`` (default): on for item-level data with at most
         ``ITEM_EFFECTS_MAX_ITEMS`` (2,000) distinct (task, item) pairs, off above it (a note in ``result.notes``
@@ -330,10 +340,11 @@ def logistic(data, *, method="auto", item_effects=None, cluster_effects=None, pa
     >>> res.summary().head(3)  # doctest: +SKIP
     """
     method = check_choice(method, METHODS, "method")
+    nuts_warmup = NUTS_WARMUP if num_warmup is None else None
     if num_warmup is None:
         from .whitened_hmc import HMC_WARMUP
 
-        num_warmup = 1000 if method == "nuts" else HMC_WARMUP
+        num_warmup = NUTS_WARMUP if method == "nuts" else HMC_WARMUP
     num_warmup, num_samples, num_chains, level, seed, gen = mcmc_options(num_warmup, num_samples, num_chains, rng,
                                                                          confidence_level)
     target_accept = check_probability(target_accept, "target_accept")
@@ -358,10 +369,11 @@ def logistic(data, *, method="auto", item_effects=None, cluster_effects=None, pa
     centred, param_note = _resolve_centred(parametrization, info)
     require_numpyro(num_chains)
     seed_fit = int(gen.integers(0, 2**31 - 1))
-    fit, fit_notes, checks = _fit(method, obs, fit_m, fit_t, centred, num_warmup=num_warmup, num_samples=num_samples,
-                                  num_chains=num_chains, seed=seed_fit, target_accept=target_accept,
-                                  max_tree_depth=max_tree_depth)
-    post = _posterior_in_order(fit, fit_m, fit_t, m_names, t_names)
+    fitted, fit_notes, checks = fit(method, obs, fit_m, fit_t, centred, info, num_warmup=num_warmup,
+                                    num_samples=num_samples, num_chains=num_chains, seed=seed_fit,
+                                    target_accept=target_accept, max_tree_depth=max_tree_depth,
+                                    nuts_warmup=nuts_warmup)
+    post = posterior_in_order(fitted, fit_m, fit_t, m_names, t_names)
     order_m = [fit_m.index(x) for x in m_names]
     order_t = [fit_t.index(x) for x in t_names]
     m, t = len(m_names), len(t_names)
@@ -376,7 +388,7 @@ def logistic(data, *, method="auto", item_effects=None, cluster_effects=None, pa
     observed, size = observed[order_m][:, order_t], size[order_m][:, order_t]
     n_chains, n_draws = post["intercept"].shape[:2]
     post["theta"] = theta.reshape(n_chains, n_draws, m, t)
-    idata = _inference_data(fit, post, m_names, t_names)
+    idata = inference_data(fitted, post, m_names, t_names)
     # predictive: new items (and clusters) from the fitted populations, so Binomial(n, E_d[expit(eta + d)])
     var = np.zeros(eta.shape[0])
     for lv in ("item", "cluster"):
@@ -409,103 +421,3 @@ def logistic(data, *, method="auto", item_effects=None, cluster_effects=None, pa
         task_weights=agg.weights if agg.name == "mean" else None, warnings=warnings, notes=tuple(notes),
         pred_seed=pred_seed, pred_probs=p_new,
     )
-
-
-#: The ways :func:`logistic` computes the posterior.
-METHODS = ("auto", "hmc", "nuts", "laplace")
-
-#: ``method='auto'`` uses HMC when every level with a scale has at least this many effects, NUTS otherwise: with
-#: fewer, that level's scale has a wide, skewed posterior that no Gaussian whitens (HMC's trajectories of fixed
-#: length then mix it slowly; NUTS adapts its trajectories, and such small problems are cheap for it).
-HMC_MIN_EFFECTS = 10
-
-
-def _auto_method(obs, n_models, n_tasks, centred):
-    """'hmc' or 'nuts' for ``method='auto'``, and the note saying why when it is NUTS."""
-    counts = {"model": n_models, "task": n_tasks, "model_task": n_models * n_tasks}
-    if obs["cluster_index"] is not None:
-        counts["cluster"] = int(obs["cluster_index"]["n_units"])
-    if obs["item_index"] is not None:
-        counts["item"] = int(obs["item_index"]["n_units"])
-    few = {lv: k for lv, k in counts.items() if lv in centred and k < HMC_MIN_EFFECTS}
-    if not few:
-        return "hmc", None
-    text = ", ".join(f"{k} {lv.replace('_', ' x ')} effect{'s' if k != 1 else ''}" for lv, k in few.items())
-    return "nuts", (f"NUTS (not HMC): {text}, fewer than HMC_MIN_EFFECTS = {HMC_MIN_EFFECTS} per level for the"
-                    " Gaussian whitening; pass method='hmc' to force it")
-
-
-def _fit(method, obs, fit_m, fit_t, centred, *, num_warmup, num_samples, num_chains, seed, target_accept,
-         max_tree_depth):
-    """Run the method: (the fit, notes (the first completes 'logistic model with ... effects, '), checks)."""
-    m, t = len(fit_m), len(fit_t)
-    fallback = []
-    if method == "auto":
-        method, why = _auto_method(obs, m, t, centred)
-        fallback = [why] if why else []
-        auto = True
-    else:
-        auto = False
-    if method in ("hmc", "laplace"):
-        from ._laplace_fit import ModeNotFound
-
-        try:
-            if method == "laplace":
-                from .laplace import fit_laplace
-
-                fit = fit_laplace(obs, m, t, centred, num_draws=num_chains * num_samples, seed=seed)
-            else:
-                from .whitened_hmc import fit_hmc
-
-                fit = fit_hmc(obs, m, t, centred, num_warmup=num_warmup, num_samples=num_samples,
-                              num_chains=num_chains, seed=seed, target_accept=target_accept)
-            return fit, list(fit.notes), dict(fit.checks)
-        except ModeNotFound as exc:
-            if not auto:
-                raise ValueError(f"`method`={method!r} needs the posterior's mode, which was not found ({exc});"
-                                 " use method='nuts'") from None
-            fallback = [f"NUTS (not HMC): {exc}"]
-    import jax.numpy as jnp
-
-    arrays = {k: (jnp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in obs.items()}
-    _, idata = run_nuts(_logistic_model, dict(arrays, n_models=m, n_tasks=t, centred=centred),
-                        num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains, seed=seed,
-                        target_accept=target_accept, max_tree_depth=max_tree_depth)
-    return idata, [f"fitted with NUTS: {num_chains} chains x {num_samples} draws after {num_warmup} warm-up",
-                   *fallback], {"method": "nuts"}
-
-
-def _posterior_in_order(fit, fit_m, fit_t, m_names, t_names):
-    """Posterior variables (chains, draws, ...) as NumPy arrays, model and task axes in the order asked for."""
-    if hasattr(fit, "posterior") and isinstance(fit.posterior, dict):
-        post = dict(fit.posterior)
-    else:
-        post = {k: np.asarray(v) for k, v in fit.posterior.data_vars.items()}
-    om = [fit_m.index(x) for x in m_names]
-    ot = [fit_t.index(x) for x in t_names]
-    if "model_effect" in post:
-        post["model_effect"] = post["model_effect"][:, :, om]
-    if "task_effect" in post:
-        post["task_effect"] = post["task_effect"][:, :, ot]
-    if "model_task_effect" in post:
-        post["model_task_effect"] = post["model_task_effect"][:, :, om][:, :, :, ot]
-    return post
-
-
-def _inference_data(fit, post, m_names, t_names):
-    """The ArviZ InferenceData of the fit with theta (NUTS: NumPyro's, theta added; HMC and Laplace: built from
-    the draws, with the sample statistics)."""
-    from .diagnostics import import_arviz
-
-    dims = {"theta": ["model", "task"], "model_effect": ["model"], "task_effect": ["task"],
-            "model_task_effect": ["model", "task"]}
-    coords = {"model": list(m_names), "task": list(t_names)}
-    if not isinstance(getattr(fit, "posterior", None), dict):  # NUTS: NumPyro's InferenceData
-        idata = fit
-        p = idata.posterior
-        p["theta"] = (("chain", "draw", "model", "task"), post["theta"])
-        idata.posterior = p.assign_coords(model=list(m_names), task=list(t_names))
-        return idata
-    az = import_arviz()
-    return az.from_dict(posterior=post, sample_stats=fit.sample_stats, coords=coords,
-                        dims={k: v for k, v in dims.items() if k in post})

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["LEVELS", "ragged_zero_sum_index", "ragged_zero_sum"]
+__all__ = ["LEVELS", "CENTRED_MIN_RATIO", "ragged_zero_sum_index", "ragged_zero_sum"]
+
+#: A level is sampled centred when the data's precision for its median effect times the effects' variance is at
+#: least this (see :mod:`evalband.bayes.logistic_model`).
+CENTRED_MIN_RATIO = 1.0
 
 #: The effect levels: name of the posterior variable, prior scale of its standard deviation.
 LEVELS = {"model": ("model_effect", 1.0), "task": ("task_effect", 1.0), "model_task": ("model_task_effect", 0.5),

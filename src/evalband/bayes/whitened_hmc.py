@@ -78,17 +78,45 @@ def draws_to_posterior(lay, mapping, z):
             for k in parts[0]}
 
 
+def potential_fn(lay, mapping):
+    """The negative log posterior density over the whitened coordinates, relative to the mode, for a batch of z
+    (c, dim) (natively batched: on CPU several times faster than ``jax.vmap``). The likelihood enters by its change
+    from the mode (:func:`~evalband.bayes._coords.log_likelihood_change`), so float32 keeps the digits that the
+    difference of two sums over hundreds of thousands of scores would lose."""
+    import jax.numpy as jnp
+    from scipy import special
+
+    from ._coords import item_logits, log_likelihood_change, log_prior
+
+    theta0 = np.asarray(mapping.theta0, dtype=np.float64)
+    q0 = None if mapping.q0 is None else np.asarray(mapping.q0, dtype=np.float64)
+    eta0 = np.asarray(item_logits(lay, theta0, q0), dtype=np.float64)
+    dtype = mapping.theta0.dtype
+    p0 = (jnp.asarray(special.expit(eta0), dtype), jnp.asarray(special.expit(-eta0), dtype))
+    t0 = jnp.asarray(theta0, dtype)
+    q0j = None if q0 is None else jnp.asarray(q0, dtype)
+    lp0 = log_prior(lay, t0, q0j)
+
+    def potential(z):
+        d_theta, d_q = mapping.delta(z)
+        lp = log_prior(lay, t0 + d_theta, None if d_q is None else q0j + d_q) - lp0
+        return -(lp + log_likelihood_change(lay, p0, t0, d_theta, q0j, d_q))
+
+    return potential
+
+
 def prepare(obs, n_models, n_tasks, centred, *, couple_items=False):
     """The mode, the precision and the whitening map: (layout, mapping, log density at the mode, notes)."""
-    from ._laplace_fit import mode_and_precision
+    from ._laplace_marginal import marginal_mode_and_precision
     from ._whiten import block_whitening, whitening
 
-    lay, theta, q, prec, steps, val, switched = mode_and_precision(obs, n_models, n_tasks, centred)
+    lay, theta, q, prec, steps, val, switched = marginal_mode_and_precision(obs, n_models, n_tasks, centred)
     if lay.item_cell is None or couple_items:
         mapping = whitening(lay, theta, q, prec)
     else:
         mapping = block_whitening(lay, theta, q, prec)
-    notes = [f"posterior mode found in {steps} Newton steps"]
+    notes = [f"Gaussian approximation: scales at their marginal posterior mode (Laplace; {steps} EM iterations),"
+             " effects at their conditional mode"]
     if switched:
         notes.append(f"{', '.join(lv.replace('_', ' x ') for lv in switched)} sampled non-centred: the centred"
                      " density has no interior mode there")
@@ -102,16 +130,13 @@ def fit_hmc(obs, n_models, n_tasks, centred, *, num_warmup, num_samples, num_cha
     import jax
     import jax.numpy as jnp
 
-    from ._coords import log_density
     from ._split_hmc import sample
 
     t0 = time.perf_counter()
     lay, mapping, val, notes = prepare(obs, n_models, n_tasks, centred)
     t1 = time.perf_counter()
 
-    def potential(z):  # a batch of chains at once (natively batched: faster than jax.vmap)
-        theta, q = mapping(z)
-        return val - log_density(lay, theta, q)
+    potential = potential_fn(lay, mapping)
 
     def value_and_grad(z):
         u, pullback = jax.vjp(potential, z)
