@@ -17,7 +17,11 @@ _LAZY = {
     # reading and the results table
     "InputError": "evalband._validate", "ConfidenceInterval": "evalband.results",
     "Counts": "evalband.table", "ResultsTable": "evalband.table", "TaskData": "evalband.table",
-    "read": "evalband.io", "load_example": "evalband.examples",
+    "read": "evalband.io", "load_example": "evalband.io",
+    # the selection layer
+    "select": "evalband.selection", "Selection": "evalband.selection",
+    # compute once, render many
+    "analyze": "evalband.analysis", "Analysis": "evalband.analysis",
     # per-task estimators
     "estimate": "evalband.estimation",
     "TaskEstimates": "evalband.estimation",
@@ -31,7 +35,7 @@ _LAZY = {
     "interval": "evalband.resample", "get_aggregate": "evalband.aggregate",
     # comparisons and rankings
     "compare": "evalband.comparison", "rank": "evalband.ranking",
-    "Comparison": "evalband.comparison", "adjust_pvalues": "evalband.comparison",
+    "Comparison": "evalband.comparison", "adjust_p_values": "evalband.comparison",
     "paired_difference": "evalband.comparison", "mcnemar_exact": "evalband.comparison",
     "paired_permutation_test": "evalband.comparison", "Ranking": "evalband.ranking",
     # tests over tasks
@@ -41,6 +45,11 @@ _LAZY = {
     # Bayesian models
     "beta_binomial": "evalband.bayes", "BayesResult": "evalband.bayes", "logistic": "evalband.bayes",
     "prior_sensitivity": "evalband.bayes", "compare_with_bootstrap": "evalband.bayes",
+    # preference leaderboards (pairwise battles)
+    "arena": "evalband.preferences", "ArenaResult": "evalband.preferences", "BattleTable": "evalband.preferences",
+    "read_battles": "evalband.io.battles",
+    # cost, latency and the quality-cost frontier
+    "frontier": "evalband.costs", "FrontierResult": "evalband.costs", "CostTable": "evalband.cost_table",
     # task weights
     "weight_sensitivity": "evalband.weights", "WeightSensitivity": "evalband.weights",
     # planning
@@ -55,8 +64,9 @@ __all__ = ["__version__", *_LAZY]
 
 #: subpackages and modules reachable as attributes (``evalband.bayes.beta_binomial``), imported on first access
 _SUBMODULES = frozenset({
-    "aggregate", "bayes", "comparison", "estimation", "examples", "io", "plan", "ranking", "report", "resample",
-    "results", "table", "tasks", "weights", "cli", "dist",
+    "aggregate", "analysis", "bayes", "comparison", "costs", "display", "estimation", "examples", "facets", "io",
+    "judges", "plan", "preferences", "ranking", "report", "resample", "results", "selection", "table", "tasks",
+    "weights", "cli", "dist",
 })
 
 

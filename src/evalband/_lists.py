@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import csv
 import re
+from ._validate import ArgumentError
 
-__all__ = ["split_names"]
+__all__ = ["split_names", "names_text", "lacks_text", "and_names"]
 
 _OPEN_QUOTE = re.compile(r'(^|,)\s*"')
 
@@ -47,10 +48,10 @@ def split_names(text, *, name: str = "list") -> list[str]:
                 return [_unquote(line.strip()) for line in fh.read().splitlines() if line.strip()]
         except (OSError, UnicodeDecodeError) as exc:
             why = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc.strerror or type(exc).__name__
-            raise ValueError(f"`{name}`: cannot read the list file {path!r} ({why}); @FILE names a file with one"
+            raise ArgumentError(f"`{name}`: cannot read the list file {path!r} ({why}); @FILE names a file with one"
                              " entry per line.") from None
     if text.count('"') % 2 and _OPEN_QUOTE.search(text):
-        raise ValueError(f"`{name}`: unbalanced quote in {text!r}; quote a name holding commas as \"a,b\".")
+        raise ArgumentError(f"`{name}`: unbalanced quote in {text!r}; quote a name holding commas as \"a,b\".")
     rows = list(csv.reader([text], skipinitialspace=True))
     return [t.strip() for t in (rows[0] if rows else []) if t.strip()]
 
@@ -62,3 +63,29 @@ def _unquote(line: str) -> str:
         return line
     rows = list(csv.reader([line], skipinitialspace=True))
     return rows[0][0].strip() if rows and len(rows[0]) == 1 else line
+
+
+#: names listed in a note before "and N more"
+_SHOWN = 20
+
+
+def names_text(names, limit: int = _SHOWN) -> str:
+    """``'a', 'b' and 3 more`` style listing (the first ``limit`` names, quoted)."""
+    names = [str(n) for n in names]
+    shown = ", ".join(f"'{n}'" for n in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def lacks_text(by_model) -> str:
+    """``"B lacks 'law'; C lacks 'law', 'math'"`` from model -> tasks it lacks (models in order, at most 4)."""
+    items = [(m, ts) for m, ts in dict(by_model).items() if ts]
+    who = "; ".join(f"{m} lacks {names_text(ts, 4)}" for m, ts in items[:4])
+    return who + (f"; and {len(items) - 4} more models" if len(items) > 4 else "")
+
+
+def and_names(names, *, limit: int = 6, noun: str = "models") -> str:
+    """``'A'``, ``'A and B'``, ``'A, B and C'``; past ``limit`` names, ``'A, ..., F and 3 more models'``."""
+    names = [str(n) for n in names]
+    if len(names) > limit:
+        return ", ".join(names[:limit]) + f" and {len(names) - limit} more {noun}"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

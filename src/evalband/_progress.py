@@ -1,14 +1,25 @@
-"""A progress bar that appears only when the work takes more than about a second and stderr is a terminal."""
+"""Progress on long work, on a terminal only: a bar for work in counted steps (:func:`track`, the bootstrap's
+chunks) and a spinner line for a step of unknown length (:func:`status`: reading a large file, a report section,
+drawing figures, MCMC). Nothing is drawn unless stderr is a terminal, and a line appears only once its work has
+run for :data:`THRESHOLD_SECONDS`, so quick commands print nothing extra; every line disappears when its work
+ends (the output a user keeps holds results only).
+
+All lines share one live display (rich allows one at a time), started by the first user and stopped by the last,
+so a bootstrap inside a report section shows its bar under the section's line.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import sys
-import time
 
-__all__ = ["track"]
+__all__ = ["track", "status", "THRESHOLD_SECONDS"]
 
-#: show the bar when the estimated total time exceeds this many seconds
+#: a line appears once its work has run this long (seconds)
 THRESHOLD_SECONDS = 1.0
+
+_display = None  # the shared rich Progress while some work is tracked
+_users = 0
 
 
 def _is_terminal() -> bool:
@@ -18,38 +29,79 @@ def _is_terminal() -> bool:
         return False
 
 
-def track(results, total: int, *, progress=None, description: str = "bootstrap"):
-    """Yield from ``results`` (an iterator of ``total`` items), drawing a rich bar when worthwhile.
+def _wanted(progress) -> bool:
+    return progress is True or (progress is None and _is_terminal())
 
-    ``progress=None`` (auto): a bar once the estimated total time exceeds :data:`THRESHOLD_SECONDS` and stderr is
-    a terminal; ``True``: always (on stderr); ``False``: never.
+
+def _acquire(always: bool):
+    """The shared display, started on first use."""
+    global _display, _users
+    if _display is None:
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeRemainingColumn
+
+        class _Delayed(Progress):
+            """Shows a task only once it has run THRESHOLD_SECONDS (or at once when asked to)."""
+
+            def get_renderables(self):
+                shown = [t for t in self.tasks if t.visible and (t.fields.get("always") or
+                                                                 (t.elapsed or 0.0) >= THRESHOLD_SECONDS)]
+                yield self.make_tasks_table(shown)
+
+        _display = _Delayed(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                            TextColumn("{task.fields[count]}"), TimeRemainingColumn(),
+                            console=Console(stderr=True), transient=True)
+        _display.start()
+    _users += 1
+    return _display
+
+
+def _release() -> None:
+    global _display, _users
+    _users -= 1
+    if _users <= 0 and _display is not None:
+        _display.stop()
+        _display, _users = None, 0
+
+
+def track(results, total: int, *, progress=None, description: str = "bootstrap"):
+    """Yield from ``results`` (an iterator of ``total`` items), with a bar on a terminal once it has run a second.
+
+    ``progress=None`` (auto): on a terminal; ``True``: always (on stderr, shown at once); ``False``: never.
     """
-    if progress is False or total <= 1 and progress is None:
+    if progress is False or (total <= 1 and progress is None) or not _wanted(progress):
         yield from results
         return
-    if progress is None and not _is_terminal():
-        yield from results
-        return
-    start = time.perf_counter()
-    bar = task = None
+    display = _acquire(progress is True)
+    task = display.add_task(description, total=total, count=f"0/{total}", always=progress is True)
     done = 0
     try:
         for item in results:
             done += 1
-            if bar is None:
-                elapsed = time.perf_counter() - start
-                if progress is True or (done < total and elapsed / done * total > THRESHOLD_SECONDS):
-                    from rich.console import Console
-                    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-                    bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
-                                   "{task.total}"), TimeRemainingColumn(), console=Console(stderr=True),
-                                   transient=True)
-                    bar.start()
-                    task = bar.add_task(description, total=total, completed=done)
-            else:
-                bar.update(task, completed=done)
+            display.update(task, completed=done, count=f"{done}/{total}")
             yield item
     finally:
-        if bar is not None:
-            bar.stop()
+        display.remove_task(task)
+        _release()
+
+
+@contextlib.contextmanager
+def status(description: str, *, progress=None):
+    """A spinner line saying what is being done (``'reading results.csv'``), shown on a terminal once the work
+    has run a second and removed when it ends; ``progress`` as in :func:`track`.
+
+    Examples
+    --------
+    >>> with status("reading results.csv"):
+    ...     pass
+    """
+    if progress is False or not _wanted(progress):
+        yield
+        return
+    display = _acquire(progress is True)
+    task = display.add_task(description, total=None, count="", always=progress is True)
+    try:
+        yield
+    finally:
+        display.remove_task(task)
+        _release()

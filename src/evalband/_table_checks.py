@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._labels import label_column, natural_order
 from ._validate import InputError
 
 #: inspect_ai-style score letters: Correct, Incorrect, Partial, No answer.
@@ -36,6 +37,8 @@ def parse_scores(values: pd.Series, *, source: str, row_word: str = "row", colum
         return values.to_numpy(dtype=np.float64)
     if pd.api.types.is_numeric_dtype(values):
         out = values.to_numpy(dtype=np.float64)
+    elif (fast := _plain_numbers(values)) is not None:
+        out = fast
     else:
         text = values.astype("string").str.strip()
         out = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
@@ -65,7 +68,42 @@ def parse_scores(values: pd.Series, *, source: str, row_word: str = "row", colum
             f"missing score (NaN or blank; {missing.size} such row{'s' if missing.size > 1 else ''})",
             source=source, row=_row_name(values.index[pos], row_word), column=column,
         )
+    check_finite(out, values, column, source, row_word)
     return out
+
+
+#: largest magnitude a score or measure may have: sums of squares of up to 1e100 such values stay finite in
+#: float64, so no mean, variance or bootstrap sum can overflow
+MAX_MAGNITUDE = 1e100
+
+
+def check_finite(out: np.ndarray, values: pd.Series, column: str, source: str, row_word: str) -> None:
+    """Refuse infinite values and values so large that sums of squares would overflow, naming the first row."""
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(out) & ~np.isnan(out)
+        huge = np.abs(out) > MAX_MAGNITUDE
+    for mask, what in ((bad, "is not a finite number"),
+                       (huge, f"is too large to analyse (beyond {MAX_MAGNITUDE:g}, sums of squares would overflow);"
+                              " rescale the column (e.g. to thousands or millions)")):
+        rows = np.flatnonzero(mask)
+        if rows.size:
+            pos = rows[0]
+            raise InputError(f"{column} {str(values.iloc[pos]).strip()} {what}"
+                             f" ({rows.size} such row{'s' if rows.size > 1 else ''})", source=source,
+                             row=_row_name(values.index[pos], row_word), column=column)
+
+
+def _plain_numbers(values: pd.Series) -> np.ndarray | None:
+    """Text cells that are all numbers (the common case of a text file) as float64 in one pass; None otherwise
+    (letters, booleans, blanks: the general path names the first bad value)."""
+    if values.isna().any():
+        return None
+    codes, uniq = pd.factorize(values)  # scores repeat (0/1, a few levels): parse each distinct text once
+    try:
+        parsed = pd.to_numeric(pd.Series(np.asarray(uniq, dtype=object))).to_numpy(dtype=np.float64)
+    except (ValueError, TypeError):
+        return None
+    return parsed[codes]
 
 
 _COVERAGE_PREFIX = "coverage:"
@@ -81,38 +119,12 @@ def _require(df: pd.DataFrame, cols, source: str) -> None:
         )
 
 
-def _labels(col: pd.Series, name: str, source: str, row_word: str) -> pd.Series:
-    missing = col.isna().to_numpy()
-    if missing.any():
-        pos = int(np.flatnonzero(missing)[0])
-        raise InputError(f"missing {name}", source=source, row=_row_name(col.index[pos], row_word), column=name)
-    if pd.api.types.is_float_dtype(col) and (col == np.floor(col)).all():
-        col = col.astype(np.int64)
-    col = col.astype(str)
-    _check_spaces(col, name, source, row_word)
-    return col
-
-
-def _check_spaces(col: pd.Series, name: str, source: str, row_word: str) -> None:
-    """Labels of spaces only are missing; labels that differ only by surrounding spaces ('A ' and 'A') would be
-    two models (or items) that look like one and share nothing, so they are an error. Checked on unique values."""
-    uniq = pd.Series(pd.unique(col))
-    stripped = uniq.str.strip()
-    changed = (stripped != uniq).to_numpy()
-    if not changed.any():
-        return
-    blank = (stripped == "").to_numpy()
-    if blank.any():
-        pos = int(np.flatnonzero((col == uniq[blank].iloc[0]).to_numpy())[0])
-        raise InputError(f"missing {name}", source=source, row=_row_name(col.index[pos], row_word), column=name)
-    clash = stripped.duplicated(keep=False).to_numpy() & changed
-    if clash.any():
-        spaced = uniq[clash].iloc[0]
-        plain = uniq[(stripped == spaced.strip()).to_numpy() & (uniq != spaced).to_numpy()].iloc[0]
-        pos = int(np.flatnonzero((col == spaced).to_numpy())[0])
-        raise InputError(f"{name} {spaced!r} and {plain!r} differ only by surrounding spaces; they would count as"
-                         f" two different {name}s that look alike (remove the spaces)", source=source,
-                         row=_row_name(col.index[pos], row_word), column=name)
+def _labels(col: pd.Series, name: str, source: str, row_word: str, notes: list | None = None) -> pd.Series:
+    """A label column by the one label rule (:func:`evalband._labels.label_column`); its notes go to ``notes``."""
+    out, more = label_column(col, name, source, row_word)
+    if notes is not None:
+        notes.extend(more)
+    return out
 
 
 def _numbers(col: pd.Series, name: str, source: str, row_word: str) -> np.ndarray:
@@ -123,6 +135,7 @@ def _numbers(col: pd.Series, name: str, source: str, row_word: str) -> np.ndarra
         what = (f"missing {name} (NaN or blank; {bad.size} such row{'s' if bad.size > 1 else ''})" if pd.isna(raw)
                 else f"{name} {str(raw)!r} is not a number")
         raise InputError(what, source=source, row=_row_name(col.index[bad[0]], row_word), column=name)
+    check_finite(values, col, name, source, row_word)
     return values
 
 
@@ -188,3 +201,54 @@ def _constant_within(out: pd.DataFrame, col: str, by: list[str], what: str, sour
             f" {row_word} {other.name} ({len(bad)} such {what}{'s' if len(bad) > 1 else ''})",
             source=source, row=_row_name(other.name, row_word), column=col,
         )
+
+
+def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded: bool):
+    """A measure column as float64 (blank = NaN, counted in a note); refuses text, infinities and, for cost and
+    latency, negative values; ``human`` labels lie in [0, 1] unless the scores are unbounded."""
+    text_blank = col.isna().to_numpy()
+    values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(np.isnan(values) & ~text_blank)
+    if bad.size:
+        raise InputError(f"{name} {str(col.iloc[bad[0]])!r} is not a number", source=source,
+                         row=_row_name(col.index[bad[0]], row_word), column=name)
+    if name == "human":
+        ok = np.isnan(values) | np.isin(values, (0.0, 1.0)) | unbounded | ((values >= 0) & (values <= 1))
+        what = "lies outside [0, 1] (declare unbounded scores with --unbounded)"
+    else:
+        ok = np.isnan(values) | (np.isfinite(values) & (values >= 0))
+        what = "must be a finite number >= 0"
+    ok &= ~np.isinf(values) & ~(np.abs(values) > MAX_MAGNITUDE)
+    bad = np.flatnonzero(~ok)
+    if bad.size:
+        v = values[bad[0]]
+        if np.isinf(v):
+            what = "is not finite"
+        elif abs(v) > MAX_MAGNITUDE:
+            what = f"is too large (beyond {MAX_MAGNITUDE:g})"
+        raise InputError(f"{name} {float(v)!r} {what}"
+                         f" ({bad.size} such row{'s' if bad.size > 1 else ''})", source=source,
+                         row=_row_name(col.index[bad[0]], row_word), column=name)
+    blank = int(np.isnan(values).sum())
+    notes = []
+    if blank:
+        notes.append(f"{name}: {blank:,} of {len(values):,} rows have none (blank)"
+                     + (", read as unlabelled" if name == "human" else ", left out of the analyses of " + name))
+    return values, notes
+
+
+def _canonical(out: pd.DataFrame, keys: tuple, others: tuple) -> pd.DataFrame:
+    """The canonical form of a validated frame: every label column categorical with its labels in natural order
+    (:func:`evalband._labels.natural_order`), and the rows sorted by ``keys`` (codes), so that nothing built on the
+    table depends on the order of the rows in the source. The index (the source's row names) moves with the rows."""
+    for col in (*keys, *others):
+        if col in out.columns and col != "trial":
+            codes, uniq = pd.factorize(out[col])
+            order = natural_order(uniq)
+            rank = pd.Index(order).get_indexer(list(map(str, uniq)))
+            out[col] = pd.Categorical.from_codes(rank[codes], categories=order)
+    codes = [out[c].cat.codes.to_numpy() if c != "trial" else out[c].to_numpy() for c in keys if c in out.columns]
+    order = np.lexsort(codes[::-1])
+    if not np.array_equal(order, np.arange(len(out))):
+        out = out.iloc[order]
+    return out

@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where it is used, so that the command line starts fast
+    import numpy as np
+
 
 __all__ = [
     "InputError",
+    "ArgumentError",
+    "ArgumentTypeError",
+    "MissingExtraError",
+    "USER_ERRORS",
     "as_generator",
     "check_alternative",
     "check_confidence_level",
@@ -29,7 +36,21 @@ OVERLAP_CONFIDENCE = 0.834
 _ALTERNATIVES = ("two-sided", "less", "greater")
 
 
-class InputError(ValueError):
+class ArgumentError(ValueError):
+    """An argument of a public function has a value evalband cannot use; the message names it in backticks and
+    says what was received. The command line prints it as one line (a user's mistake, not a bug)."""
+
+
+class ArgumentTypeError(TypeError):
+    """An argument of a public function has a type evalband cannot use (see :class:`ArgumentError`)."""
+
+
+class MissingExtraError(ImportError):
+    """An optional dependency is not installed; the message says which extra to install
+    (``pip install 'evalband[report]'``)."""
+
+
+class InputError(ArgumentError):
     """Bad input data: the message names the source, and where known the row and column.
 
     Parameters
@@ -60,6 +81,10 @@ class InputError(ValueError):
         super().__init__(f"{prefix}: {problem}" if prefix else problem)
 
 
+#: the exceptions that are a user's mistake (one line, exit 2 on the command line); anything else is a bug
+USER_ERRORS = (ArgumentError, ArgumentTypeError, MissingExtraError)
+
+
 def as_generator(rng) -> np.random.Generator:
     """Turn ``rng`` into a :class:`numpy.random.Generator` once, so it can be passed down.
 
@@ -67,18 +92,20 @@ def as_generator(rng) -> np.random.Generator:
     :class:`numpy.random.BitGenerator` or a Generator (returned unchanged). The legacy
     :class:`numpy.random.RandomState` is refused because it would tie results to the global state API.
     """
+    import numpy as np
+
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, np.random.RandomState):
-        raise TypeError("`rng` must be a numpy.random.Generator, a seed or None; RandomState is not supported.")
+        raise ArgumentTypeError("`rng` must be a numpy.random.Generator, a seed or None; RandomState is not supported.")
     if isinstance(rng, bool) or (rng is not None and isinstance(rng, float)):
-        raise TypeError(f"`rng` must be an integer seed, a Generator or None; got {rng!r}.")
+        raise ArgumentTypeError(f"`rng` must be an integer seed, a Generator or None; got {rng!r}.")
     if isinstance(rng, (int, np.integer)) and rng < 0:
-        raise ValueError(f"`rng` seed must be a non-negative integer; got {int(rng)}.")
+        raise ArgumentError(f"`rng` seed must be a non-negative integer; got {int(rng)}.")
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"`rng` must be an integer seed, a Generator or None; got {rng!r}.") from exc
+        raise ArgumentTypeError(f"`rng` must be an integer seed, a Generator or None; got {rng!r}.") from exc
 
 
 def check_confidence_level(confidence_level, name: str = "confidence_level") -> float:
@@ -95,33 +122,33 @@ def check_confidence_level(confidence_level, name: str = "confidence_level") -> 
         try:
             value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
         except ValueError:
-            raise ValueError(
+            raise ArgumentError(
                 f"`{name}` must be a number in (0, 1), a percent such as '95%', or 'overlap'; got {confidence_level!r}."
             ) from None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be a number in (0, 1); got {confidence_level!r}.")
+        raise ArgumentTypeError(f"`{name}` must be a number in (0, 1); got {confidence_level!r}.")
     value = float(value)
     if not 0.0 < value < 1.0:
-        raise ValueError(f"`{name}` must lie strictly between 0 and 1; got {confidence_level!r}.")
+        raise ArgumentError(f"`{name}` must lie strictly between 0 and 1; got {confidence_level!r}.")
     return value
 
 
 def check_probability(value, name: str, *, open_interval: bool = True) -> float:
     """Return ``value`` as a float probability, in (0, 1) or [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be a number; got {value!r}.")
+        raise ArgumentTypeError(f"`{name}` must be a number; got {value!r}.")
     value = float(value)
     ok = 0.0 < value < 1.0 if open_interval else 0.0 <= value <= 1.0
     if not ok:
         bounds = "(0, 1)" if open_interval else "[0, 1]"
-        raise ValueError(f"`{name}` must lie in {bounds}; got {value!r}.")
+        raise ArgumentError(f"`{name}` must lie in {bounds}; got {value!r}.")
     return value
 
 
 def check_alternative(alternative: str) -> str:
     """Return ``alternative`` if it is one of 'two-sided', 'less', 'greater'."""
     if alternative not in _ALTERNATIVES:
-        raise ValueError(f"`alternative` must be one of {', '.join(map(repr, _ALTERNATIVES))}; got {alternative!r}.")
+        raise ArgumentError(f"`alternative` must be one of {', '.join(map(repr, _ALTERNATIVES))}; got {alternative!r}.")
     return alternative
 
 
@@ -129,11 +156,11 @@ def check_choice(value, choices: Iterable[str], name: str) -> str:
     """Return ``value`` (lower-cased, '_' read as '-') if it is a valid choice; the error lists the valid ones."""
     choices = tuple(choices)
     if not isinstance(value, str):
-        raise TypeError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.")
+        raise ArgumentTypeError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.")
     key = value.strip().lower().replace("_", "-")
     lookup = {c.lower().replace("_", "-"): c for c in choices}
     if key not in lookup:
-        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.")
+        raise ArgumentError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.")
     return lookup[key]
 
 
@@ -143,10 +170,10 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         else:
-            raise TypeError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+            raise ArgumentTypeError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
     value = int(value)
     if value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+        raise ArgumentError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
     return value
 
 
@@ -164,7 +191,7 @@ def check_names(selected: Sequence[str] | None, available: Sequence[str], name: 
                  and all(part.strip() in unknown for part in str(a).split(",") if part.strip())]
         hint = (f" A name holding commas is quoted as in CSV: '\"{split[0]}\"' (or listed in @FILE, one per line)."
                 if split else "")
-        raise ValueError(f"`{name}`: unknown {', '.join(map(repr, unknown))}; available: {shown}.{hint}")
+        raise ArgumentError(f"`{name}`: unknown {', '.join(map(repr, unknown))}; available: {shown}.{hint}")
     if len(set(selected)) != len(selected):
-        raise ValueError(f"`{name}` lists a name twice: {selected!r}.")
+        raise ArgumentError(f"`{name}` lists a name twice: {selected!r}.")
     return selected

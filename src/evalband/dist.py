@@ -22,6 +22,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
+from ._validate import ArgumentError, ArgumentTypeError, MissingExtraError
 
 __all__ = ["DaskExecutor", "dask_executor", "require_distributed"]
 
@@ -34,7 +35,7 @@ def require_distributed():
     try:
         import distributed
     except ImportError:
-        raise ImportError("running on a Dask cluster needs dask.distributed: pip install 'evalband[dist]'") from None
+        raise MissingExtraError("running on a Dask cluster needs dask.distributed: pip install 'evalband[dist]'") from None
     return distributed
 
 
@@ -128,7 +129,7 @@ def dask_executor(scheduler: str = "local", *, n_workers: int | None = None, pro
     """
     distributed = require_distributed()
     if not isinstance(scheduler, str) or not scheduler.strip():
-        raise TypeError(f"`scheduler` must be an address such as 'tcp://host:8786' or 'local'; got {scheduler!r}.")
+        raise ArgumentTypeError(f"`scheduler` must be an address such as 'tcp://host:8786' or 'local'; got {scheduler!r}.")
     scheduler = scheduler.strip()
     with contextlib.ExitStack() as stack:
         if scheduler == "local":
@@ -142,5 +143,5 @@ def dask_executor(scheduler: str = "local", *, n_workers: int | None = None, pro
             try:
                 client = stack.enter_context(distributed.Client(scheduler, timeout="20s"))
             except OSError as exc:
-                raise ValueError(f"`scheduler`: cannot reach a Dask scheduler at {scheduler!r} ({exc}).") from None
+                raise ArgumentError(f"`scheduler`: cannot reach a Dask scheduler at {scheduler!r} ({exc}).") from None
         yield DaskExecutor(client, scatter=scatter)

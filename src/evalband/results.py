@@ -2,7 +2,7 @@
 
 Every estimator returns a frozen dataclass. Array fields are shaped as documented by each result; labels
 (models, tasks) travel with the numbers so that ``.to_frame()`` can build a tidy pandas DataFrame. Nothing here
-rounds: rounding happens only at display (``evalband.report.format``).
+rounds: rounding happens only at display (:mod:`evalband.display`).
 """
 
 from __future__ import annotations
@@ -10,11 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from .display.reprs import displayed
 
 __all__ = ["ConfidenceInterval"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class ConfidenceInterval:
     """Lower and upper ends of an interval; floats or arrays of one shape.
 

@@ -22,9 +22,11 @@ import numpy as np
 import pandas as pd
 
 from ._table_checks import (_COVERAGE_PREFIX, ITEM_COLUMNS, SCORE_LETTERS, SUMMARY_COLUMNS,  # noqa: F401
-                            _check_correct_matches_accuracy, _check_one_scale, _constant_within,
-                            _labels, _numbers, _require, _row_name, parse_scores)
-from ._validate import InputError, check_names
+                            MAX_MAGNITUDE, _canonical, _check_correct_matches_accuracy, _check_one_scale,
+                            _constant_within, _labels, _measure, _numbers, _require, _row_name, parse_scores)
+from ._labels import natural_order
+from ._validate import ArgumentError, InputError, check_names
+from .display.reprs import displayed
 
 __all__ = ["ResultsTable", "TaskData", "Counts", "SCORE_LETTERS", "parse_scores"]
 
@@ -57,36 +59,8 @@ def _at(label, row_word: str) -> str:
     return _row_name(label, row_word) if row_word == "at" else f"at {_row_name(label, row_word)}"
 
 
-def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded: bool):
-    """A measure column as float64 (blank = NaN, counted in a note); refuses text, infinities and, for cost and
-    latency, negative values; ``human`` labels lie in [0, 1] unless the scores are unbounded."""
-    text_blank = col.isna().to_numpy()
-    values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.flatnonzero(np.isnan(values) & ~text_blank)
-    if bad.size:
-        raise InputError(f"{name} {str(col.iloc[bad[0]])!r} is not a number", source=source,
-                         row=_row_name(col.index[bad[0]], row_word), column=name)
-    if name == "human":
-        ok = np.isnan(values) | np.isin(values, (0.0, 1.0)) | unbounded | ((values >= 0) & (values <= 1))
-        what = "lies outside [0, 1] (declare unbounded scores with --unbounded)"
-    else:
-        ok = np.isnan(values) | (np.isfinite(values) & (values >= 0))
-        what = "must be a finite number >= 0"
-    ok &= ~np.isinf(values)
-    bad = np.flatnonzero(~ok)
-    if bad.size:
-        raise InputError(f"{name} {float(values[bad[0]])!r} {what if not np.isinf(values[bad[0]]) else 'is not finite'}"
-                         f" ({bad.size} such row{'s' if bad.size > 1 else ''})", source=source,
-                         row=_row_name(col.index[bad[0]], row_word), column=name)
-    blank = int(np.isnan(values).sum())
-    notes = []
-    if blank:
-        notes.append(f"{name}: {blank:,} of {len(values):,} rows have none (blank)"
-                     + (", read as unlabelled" if name == "human" else ", left out of the analyses of " + name))
-    return values, notes
-
-
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class TaskData:
     """One task's item-level scores, paired across models on their common items.
 
@@ -95,7 +69,7 @@ class TaskData:
     task : str
     models : tuple of str
     items : numpy.ndarray, shape (n_items,)
-        Item labels of the common items, in order of first appearance.
+        Item labels of the common items, in the natural order of their labels (the table's canonical order).
     scores : numpy.ndarray, shape (n_models, n_items)
         Each model's score on each item, averaged over its trials.
     trials : numpy.ndarray of int, shape (n_models, n_items)
@@ -128,7 +102,8 @@ class TaskData:
         return len(self.cluster_labels)
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Counts:
     """Correct counts and test-set sizes, shaped (n_models, n_tasks)."""
 
@@ -142,7 +117,8 @@ class Counts:
         return self.correct / self.n
 
 
-@dataclass(frozen=True, eq=False)
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
 class ResultsTable:
     """A validated table of evaluation results. Build it with ``evalband.read`` or the ``from_*`` methods.
 
@@ -202,25 +178,23 @@ class ResultsTable:
         if reserved or len(set(facets)) != len(facets):
             raise InputError(f"facet column {reserved[0] if reserved else facets[0]!r} "
                              + ("has a role of its own" if reserved else "is named twice")
-                             + f"; facets are other label columns (prompt, judge, run, ...)", source=source)
+                             + "; facets are other label columns (prompt, judge, run, ...)", source=source)
         if len(df) == 0:
             raise InputError("no rows to analyse", source=source)
         out = pd.DataFrame(index=df.index)
         for col in ("model", "task", "item"):
-            out[col] = _labels(df[col], col, source, row_word)
+            out[col] = _labels(df[col], col, source, row_word, notes)
         has_trials = "trial" in df.columns
+        trial_text = None
         if has_trials:
-            trial = df["trial"]
-            if trial.isna().any():
-                pos = int(np.flatnonzero(trial.isna().to_numpy())[0])
-                raise InputError("missing trial", source=source, row=_row_name(df.index[pos], row_word),
-                                 column="trial")
-            out["trial"] = pd.factorize(trial, sort=True)[0].astype(np.int64)
+            trial_text = _labels(df["trial"], "trial", source, row_word, notes)
+            order = natural_order(pd.unique(trial_text))
+            out["trial"] = pd.Categorical(trial_text, categories=order).codes.astype(np.int64)
         else:
             out["trial"] = np.zeros(len(df), dtype=np.int64)
         for col in ("cluster", "group", *facets):
             if col in df.columns:
-                out[col] = _labels(df[col], col, source, row_word)
+                out[col] = _labels(df[col], col, source, row_word, notes)
         score = parse_scores(df["score"], source=source, row_word=row_word)
         if not unbounded:
             bad = np.flatnonzero((score < 0) | (score > 1))
@@ -252,7 +226,7 @@ class ResultsTable:
             what = f"model '{first['model']}', task '{first['task']}', item '{first['item']}'"
             what += "".join(f", {f} '{first[f]}'" for f in facets)
             if has_trials:
-                what += f", trial '{df['trial'].iloc[pos[0]]}'"
+                what += f", trial '{trial_text.iloc[pos[0]]}'"
             raise InputError(
                 f"duplicate result for {what} (also {_at(rows[1], row_word)}; {int(dup.sum())} duplicated rows)"
                 + ("" if has_trials else "; repeated trials need a trial column"),
@@ -260,9 +234,7 @@ class ResultsTable:
             )
         _constant_within(out, "cluster", ["task", "item"], "item", source, row_word)
         _constant_within(out, "group", ["task"], "task", source, row_word)
-        for col in ("model", "task", "item", "cluster", "group", *facets):
-            if col in out.columns:
-                out[col] = pd.Categorical(out[col], categories=pd.unique(out[col]))
+        out = _canonical(out, ("task", "model", "item", *facets, "trial"), ("cluster", "group"))
         if facets:
             notes.append(f"facet{'s' if len(facets) > 1 else ''} {', '.join(facets)}: analyses over items average"
                          " each item's rows over its facet levels")
@@ -292,10 +264,14 @@ class ResultsTable:
             raise InputError("no rows to analyse", source=source)
         out = pd.DataFrame(index=df.index)
         for col in ("model", "task"):
-            out[col] = _labels(df[col], col, source, row_word)
+            out[col] = _labels(df[col], col, source, row_word, notes)
         if "group" in df.columns:
-            out["group"] = _labels(df["group"], "group", source, row_word)
+            out["group"] = _labels(df["group"], "group", source, row_word, notes)
         n = _numbers(df["n"], "n", source, row_word)
+        big = np.flatnonzero(n > 2.0**53)
+        if big.size:
+            raise InputError(f"test-set size n = {float(n[big[0]]):g} is beyond 2**53 (counts that large are not exact"
+                             " in floating point)", source=source, row=_row_name(df.index[big[0]], row_word), column="n")
         bad = np.flatnonzero((n <= 0) | (n != np.floor(n)))
         if bad.size:
             raise InputError(f"test-set size n must be a positive integer; got {float(n[bad[0]]):g}",
@@ -319,7 +295,7 @@ class ResultsTable:
                 notes.append(f"accuracy read as {'percent' if scale == 'percent' else 'fractions'}"
                              f" (largest value {np.nanmax(acc):g}); say accuracy_scale= to override")
             elif scale not in ("fraction", "percent"):
-                raise ValueError(f"`accuracy_scale` must be 'auto', 'fraction' or 'percent'; got {accuracy_scale!r}.")
+                raise ArgumentError(f"`accuracy_scale` must be 'auto', 'fraction' or 'percent'; got {accuracy_scale!r}.")
             if scale == "percent":
                 acc = acc / 100.0
             bad = np.flatnonzero((acc < 0) | (acc > 1))
@@ -332,7 +308,7 @@ class ResultsTable:
             elif count_rule == "round":
                 correct = np.round(n * acc)
             else:
-                raise ValueError(f"`count_rule` must be 'floor' or 'round'; got {count_rule!r}.")
+                raise ArgumentError(f"`count_rule` must be 'floor' or 'round'; got {count_rule!r}.")
             notes.append(f"correct counts recovered as {count_rule}(n * accuracy)")
         out["n"] = n.astype(np.int64)
         out["correct"] = correct.astype(np.int64)
@@ -349,21 +325,19 @@ class ResultsTable:
             raise InputError(f"duplicate summary for model '{first.model}', task '{first.task}'"
                              f" (also {_at(rows[1], row_word)})", source=source, row=_row_name(rows[0], row_word))
         _constant_within(out, "group", ["task"], "task", source, row_word)
-        for col in ("model", "task", "group"):
-            if col in out.columns:
-                out[col] = pd.Categorical(out[col], categories=pd.unique(out[col]))
+        out = _canonical(out, ("task", "model"), ("group",))
         table = cls(out, "summary", "binary", source, tuple(notes), attribution, False)
         return table._with_coverage_notes()
 
     # ---------------------------------------------------------------- labels
     @cached_property
     def models(self) -> tuple[str, ...]:
-        """Model names in order of first appearance."""
+        """Model names in natural order ('m2' before 'm10'), whatever the order of the rows."""
         return tuple(self.data["model"].cat.categories)
 
     @cached_property
     def tasks(self) -> tuple[str, ...]:
-        """Task names in order of first appearance."""
+        """Task names in natural order, whatever the order of the rows."""
         return tuple(self.data["task"].cat.categories)
 
     @property
@@ -389,8 +363,8 @@ class ResultsTable:
 
     @cached_property
     def groups(self) -> tuple[str, ...]:
-        """Group names in order of first appearance (empty without a group column)."""
-        return tuple(dict.fromkeys(self.task_groups.values())) if self.has_groups else ()
+        """Group names in natural order (empty without a group column)."""
+        return tuple(natural_order(self.task_groups.values())) if self.has_groups else ()
 
     @property
     def is_binary(self) -> bool:
@@ -425,9 +399,16 @@ class ResultsTable:
         return out._with_coverage_notes()
 
     # ---------------------------------------------------------------- views
-    def task_data(self, task: str, *, models=None) -> TaskData:
-        """The paired (models x common items) score matrix of one task. Item level only."""
+    def task_data(self, task: str, *, models=None, items: str = "common") -> TaskData:
+        """The (models x items) score matrix of one task, each item averaged over its rows. Item level only.
+
+        ``items='common'`` (paired analyses): the items every selected model has, and ``left_out`` counts the
+        others per model. ``items='all'``: every item some selected model has, NaN where a model has none (each
+        model estimated on its own items). This is the one reshaper from the table to arrays.
+        """
         self._need_items("task_data")
+        if items not in ("common", "all"):
+            raise ArgumentError(f"`items` must be 'common' or 'all'; got {items!r}.")
         models = check_names(models, self.models, "models")
         rows = self._task_rows.get(task)
         if rows is None:
@@ -441,21 +422,26 @@ class ResultsTable:
             sub, m_code = sub.iloc[np.flatnonzero(m_code >= 0)], m_code[m_code >= 0]
         if len(sub) == 0:
             raise InputError(f"task '{task}' has no rows for the selected models", source=self.source)
-        i_code, item_uniques = pd.factorize(sub["item"].cat.codes.to_numpy())
+        i_code, item_uniques = pd.factorize(sub["item"].cat.codes.to_numpy(), sort=True)  # canonical item order
         item_labels = sub["item"].cat.categories.astype(str).to_numpy()[item_uniques]
         n_m, n_i = len(models), len(item_labels)
         flat = m_code * n_i + i_code
         count = np.bincount(flat, minlength=n_m * n_i).reshape(n_m, n_i)
         total = np.bincount(flat, weights=sub["score"].to_numpy(), minlength=n_m * n_i).reshape(n_m, n_i)
         have = count > 0
-        common = have.all(axis=0)
-        left_out = {m: int(have[k].sum() - common.sum()) for k, m in enumerate(models)}
-        if not common.any():
-            raise InputError(f"task '{task}': the selected models share no item", source=self.source)
-        scores = total[:, common] / count[:, common]
+        if items == "all":
+            common = np.ones(n_i, dtype=bool)
+            left_out = {m: 0 for m in models}
+        else:
+            common = have.all(axis=0)
+            left_out = {m: int(have[k].sum() - common.sum()) for k, m in enumerate(models)}
+            if not common.any():
+                raise InputError(f"task '{task}': the selected models share no item", source=self.source)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scores = np.where(have[:, common], total[:, common] / np.maximum(count[:, common], 1), np.nan)
         trials = count[:, common]
         trial_scores = None
-        if self.has_trials:
+        if self.has_trials or items == "all":
             kmax = int(trials.max())
             position = sub.groupby(["model", "item"], observed=True, sort=False).cumcount().to_numpy()
             full = np.full((n_m, n_i, kmax), np.nan)
@@ -466,11 +452,11 @@ class ResultsTable:
         clusters, cluster_labels = None, ()
         if self.has_clusters:
             first = np.full(n_i, -1, dtype=np.int64)
-            lab = sub["cluster"].astype(str).to_numpy()
+            lab = sub["cluster"].cat.codes.to_numpy()
             first[i_code] = np.arange(len(sub))  # any row of the item will do: clusters are constant within it
-            item_cluster = lab[first[common]]
-            codes, uniq = pd.factorize(item_cluster)
-            clusters, cluster_labels = codes.astype(np.int64), tuple(uniq)
+            codes, uniq = pd.factorize(lab[first[common]], sort=True)  # clusters in the canonical (natural) order
+            names = sub["cluster"].cat.categories
+            clusters, cluster_labels = codes.astype(np.int64), tuple(str(names[c]) for c in uniq)
         return TaskData(task, tuple(models), np.asarray(item_labels)[common], scores, trials, trial_scores,
                         clusters, cluster_labels, left_out)
 

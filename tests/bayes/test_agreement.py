@@ -39,7 +39,7 @@ def test_issue_case_analytic_and_bootstrap_leave_it_open(issue_case):
     assert p["analytic_low"] == pytest.approx(-0.025 - half) and p["analytic_high"] == pytest.approx(-0.025 + half)
     assert p["boot_low"] == pytest.approx(-0.025 - half, abs=0.004)  # binomial bootstrap ~ normal here
     assert p["boot_high"] == pytest.approx(-0.025 + half, abs=0.004)
-    assert p["analytic_verdict"] == p["boot_verdict"] == "undecided"
+    assert p["analytic_verdict"] == p["boot_verdict"] == "not yet decided"
 
 
 def test_issue_case_hierarchy_shrinks_the_small_task_and_stays_undecided(issue_case):
@@ -48,9 +48,9 @@ def test_issue_case_hierarchy_shrinks_the_small_task_and_stays_undecided(issue_c
     c, res, agr = issue_case
     ts = res.task_summary().set_index(["model", "task"])
     assert ts.loc[("B", "t1"), "posterior_mean"] < 0.51  # observed 0.575
-    assert agr.pairs.loc[0, "bayes_verdict"] == "undecided" and not agr.pairs.loc[0, "disagree"]
+    assert agr.pairs.loc[0, "bayes_verdict"] == "not yet decided" and not agr.pairs.loc[0, "disagree"]
     sens = prior_sensitivity(c, n_draws=4000, rng=2)
-    assert (sens.pairs_frame()["verdict"] == "undecided").all()
+    assert (sens.pairs_frame()["verdict"] == "not yet decided").all()
     # credible intervals are far narrower than the bootstrap's; the predictive intervals are about as wide
     m = agr.models
     assert (m["width_ratio"] < 0.5).all()
@@ -66,15 +66,15 @@ def test_informative_prior_decides_what_the_bootstrap_leaves_open():
     res = beta_binomial(c, rng=3)
     agr = compare_with_bootstrap(c, res, rng=3)
     p = agr.pairs.iloc[0]
-    assert p["boot_verdict"] == p["analytic_verdict"] == "undecided"
-    assert p["bayes_verdict"] == "A < B" and p["disagree"]
+    assert p["boot_verdict"] == p["analytic_verdict"] == "not yet decided"
+    assert p["bayes_verdict"] == "B better" and p["disagree"]
     assert agr.disagreements == 1 and any("differs from the bootstrap" in n for n in agr.notes)
     # ... and the sensitivity report says the verdict rests on that prior
     sens = prior_sensitivity(c, priors=[exponential(1e-4), exponential(1e-2), half_normal(100)], n_draws=4000,
                              rng=4)
     f = sens.pairs_frame().set_index("prior")
-    assert f.loc["exponential(rate=0.0001)", "verdict"] == "A < B"
-    assert (f.loc[["exponential(rate=0.01)", "half-normal(scale=100)"], "verdict"] == "undecided").all()
+    assert f.loc["exponential(rate=0.0001)", "verdict"] == "B better"
+    assert (f.loc[["exponential(rate=0.01)", "half-normal(scale=100)"], "verdict"] == "not yet decided").all()
     assert f["verdict_changed"].sum() == 2 and sens.verdict_changes == 1
 
 
@@ -108,6 +108,6 @@ def test_given_replicates_are_used_and_checked():
     reps = SimpleNamespace(replicates=rng.binomial(N.astype(int), c.correct / c.n, size=(1000, 2, 3)) / N,
                            resampling="binomial")
     agr = compare_with_bootstrap(c, res, replicates=reps)
-    assert agr.pairs.loc[0, "boot_verdict"] == "undecided"
+    assert agr.pairs.loc[0, "boot_verdict"] == "not yet decided"
     with pytest.raises(ValueError, match="`replicates` must be shaped"):
         compare_with_bootstrap(c, res, replicates=SimpleNamespace(replicates=np.zeros((10, 3, 3))))

@@ -36,7 +36,7 @@ def test_every_task_named_with_some_zero():
     weights = {t: (1.0 if t in ("DTD", "Pets") else 0.0) for t in table.tasks}
     fit = beta_binomial(table, weights=weights, n_draws=400, rng=0)
     zero = [n for n in fit.notes if "weight 0" in n and not n.startswith("aggregate:")]
-    assert len(zero) == 1 and zero[0].startswith("17 tasks get weight 0: 'Caltech101', 'CIFAR-100', 'Flowers102'")
+    assert len(zero) == 1 and zero[0].startswith("17 tasks get weight 0: 'Caltech101', 'Camelyon', 'CIFAR-100'")
     assert not any("weight 0" in n for n in beta_binomial(table, n_draws=400, rng=0).notes)
 
 
@@ -55,4 +55,4 @@ def test_cli_bayes_lists_the_tasks_that_weigh_0():
     # the CLI spells out every task (0 for those not named: "18 tasks get weight 0") or, through the shared
     # aggregate.parse_weights, leaves them out ("18 tasks not named in `--weights` get weight 0")
     text = " ".join(res.stdout.split())
-    assert re.search(r"note: 18 tasks (not named in `-?-?weights` )?get weight 0: 'Caltech101', 'CIFAR-100'", text)
+    assert re.search(r"note: 18 tasks (not named in `-?-?weights` )?get weight 0: 'Caltech101', 'Camelyon', 'CIFAR-100'", text)

@@ -1,5 +1,6 @@
 """Command-line messages name the options the user typed, not the library's arguments (QA O15)."""
 
+from notes import flat, notes_of  # noqa: F401
 import pytest
 from typer.testing import CliRunner
 
@@ -51,7 +52,7 @@ def test_percent_note_names_the_option(tmp_path):
     path.write_text(PERCENT)
     out = CliRunner().invoke(app, ["summarize", str(path), "-f", "csv"])
     assert out.exit_code == 0, out.output
-    assert "give --accuracy-scale fraction or percent to override" in out.stderr
+    assert "give --accuracy-scale fraction or percent to override" in flat(out.stderr)
     assert "accuracy_scale=" not in out.stderr
 
 

@@ -12,7 +12,6 @@ import dataclasses
 import inspect
 import json
 
-import click
 import pandas as pd
 import pytest
 import typer
@@ -26,7 +25,7 @@ READING = ["summarize", "passk", "compare", "rank", "bayes", "report", "plan", "
 
 
 def _params(command):
-    click_command = typer.main.get_command(app).commands[command]
+    click_command = typer.main.get_command(app).get_command(None, command)
     return {p.name: p for p in click_command.params}
 
 
@@ -40,21 +39,26 @@ def test_shared_options_keep_their_names_and_defaults(command):
     for name in shared:
         p = params[name]
         assert p.default == fields[name].default, (command, name)
-        if isinstance(p, click.Option):
+        if p.param_type_name == "option":
             expected = "--filter" if name == "filter_" else "--" + name.replace("_", "-")
             assert expected in p.opts, (command, name, p.opts)
     assert command == "gate" or params["path"].param_type_name == "argument"
 
 
-def test_load_is_load_input(tmp_path):
+def test_read_is_load_input_and_selection_is_the_library_select(tmp_path):
+    from evalband import select
+
     path = tmp_path / "r.csv"
     path.write_text("who,what,q,s,flag\na,t,1,1,0\na,t,2,0,0\nb,t,1,1,1\nb,t,2,1,1\n")
     opts = InputOptions(path=str(path), model_col="who", task_col="what", item_col="q", score_col="s",
                         models="b", drop_cols="flag")
-    got = opts.load()
+    table = opts.read()
     want = load_input(str(path), None, model_col="who", task_col="what", item_col="q", score_col="s", models="b",
                       drop_cols="flag")
-    assert got.models == want.models == ("b",)
+    assert table.models == want.models == ("a", "b")  # reading selects nothing
+    got = opts.selection().table
+    assert got.models == select(want, models=["b"]).models == ("b",)
+    want = got
     assert got.counts().correct.tolist() == want.counts().correct.tolist() == [[2]]
     assert InputOptions(path=str(path)).changed() == {"path": str(path)}
     assert opts.changed("source", "model_col", "count_rule") == {"model_col": "who"}
@@ -107,7 +111,7 @@ def test_unknown_weight_names_are_listed_alone(command):
 def test_bayes_weights_file_positional_and_names_agree_with_the_library(tmp_path):
     from evalband.aggregate import parse_weights
     from evalband.bayes import beta_binomial
-    from evalband.examples import load_example
+    from evalband import load_example
 
     table = load_example("vtab").select(models=THREE[1].split(","))
     named = _models(_bayes("--example", "vtab", *THREE, "--weights", "DTD=2,Caltech101=1"))

@@ -1,5 +1,6 @@
 """`evalband plan` through typer's CliRunner: typed numbers (seed 001) and pilot files."""
 
+from notes import flat  # noqa: F401
 import json
 
 import numpy as np
@@ -34,15 +35,15 @@ def test_typed_numbers_table_has_the_two_sentences():
     res = invoke("--baseline", 0.74, "--effect", 0.04, "--correlation", 0.5, "--n", 120, "--trials", 4,
                  "--output-variance", 0.05, "--cluster-size", 5, "--icc", 0.05, "--comparisons", 3)
     assert res.exit_code == 0, res.output
-    assert "To detect a difference of 4.0 points" in res.stdout and "items are needed" in res.stdout
-    assert "With 120 items this evaluation can detect" in res.stdout
-    assert "Bonferroni" in res.stdout and "Repeated trials" in res.stdout
+    assert "To detect a difference of 4.0 points" in flat(res.stdout) and "items are needed" in flat(res.stdout)
+    assert "With 120 items this evaluation can detect" in flat(res.stdout)
+    assert "Bonferroni" in flat(res.stdout) and "Repeated trials" in flat(res.stdout)
 
 
 def test_markdown_and_unpaired_continuous():
     res = invoke("--effect", 0.5, "--sd", 1.0, "--unpaired", "--scores", "continuous", "--n", 30, "-f", "markdown")
     assert res.exit_code == 0, res.output
-    assert "| quantity | value |" in res.stdout and "unpaired" in res.stdout
+    assert "| quantity | value |" in flat(res.stdout) and "unpaired" in flat(res.stdout)
 
 
 def test_pilot_file(tmp_path, rng):
@@ -66,10 +67,10 @@ def test_pilot_file(tmp_path, rng):
 
 def test_errors_are_one_line_exit_2(tmp_path):
     res = invoke("--baseline", 0.74, "--correlation", 0.5)
-    assert res.exit_code == 2 and "--effect" in res.output
+    assert res.exit_code == 2 and "--effect" in flat(res.output)
     res = invoke("--baseline", 0.74, "--effect", 0.04)
-    assert res.exit_code == 2 and "correlation" in res.output
+    assert res.exit_code == 2 and "correlation" in flat(res.output)
     res = runner.invoke(app, ["plan", "--example", "vtab", "--effect", "0.01", "--baseline", "0.5"])
-    assert res.exit_code == 2 and "estimated from the results file" in res.output
+    assert res.exit_code == 2 and "estimated from the results file" in flat(res.output)
     res = invoke("--baseline", 0.74, "--effect", 0.04, "--correlation", 0.5, "--format", "csv")
     assert res.exit_code == 2

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
-from evalband.examples import load_example
+from evalband import load_example
 from evalband.tasks import run_test
 
 runner = CliRunner()
@@ -26,18 +26,25 @@ def test_friedman_matches_the_library_and_scipy():
 
     res = _invoke("--test", "friedman", "--format", "json")
     assert res.exit_code == 0, res.output
-    rows = json.loads(res.stdout[: res.stdout.rindex("]") + 1])
+    out = json.loads(res.stdout)
+    rows = out["records"]
     lib = run_test(load_example("vtab"), test="friedman")
+    # the primary result is in the JSON (issue 13): the Friedman chi-square, its df and p-value, Iman-Davenport F
+    assert out["omnibus"]["chi_square"] == pytest.approx(lib.omnibus.statistic, rel=1e-12)
+    assert out["omnibus"]["df"] == 15 and isinstance(out["omnibus"]["df"], int)
+    assert out["omnibus"]["p_value"] == pytest.approx(lib.omnibus.p_value, rel=1e-12)
+    assert out["posthoc"]["critical_difference"] == pytest.approx(lib.posthoc.critical_difference)
     assert len(rows) == 16 * 15 // 2
     assert rows[0]["critical_difference"] == pytest.approx(lib.posthoc.critical_difference)
     frame = lib.to_frame()
-    np.testing.assert_allclose([r["pvalue"] for r in rows], frame["pvalue"], rtol=1e-5, atol=1e-14)  # JSON: 15 digits
+    np.testing.assert_allclose([r["p_value"] for r in rows], frame["p_value"], rtol=1e-15, atol=0)  # full precision
     table = _invoke("--test", "friedman")
+    table_text = " ".join(table.output.split())
     assert table.exit_code == 0
     counts = load_example("vtab").counts()
     chi2 = stats.friedmanchisquare(*(counts.correct / counts.n)).statistic
-    assert f"chi2(15) = {chi2:.4g}" in table.output
-    assert "Iman-Davenport" in table.output and "Nemenyi critical difference" in table.output
+    assert f"chi2(15) = {chi2:.4g}" in table_text
+    assert "Iman-Davenport" in table_text and "Nemenyi critical difference" in table_text
 
 
 def test_wilcoxon_against_a_control():
@@ -46,7 +53,7 @@ def test_wilcoxon_against_a_control():
     frame = pd.read_csv(io.StringIO(res.stdout))
     assert len(frame) == 15 and set(frame["model_a"]) == {"Sup-100%"}
     lib = run_test(load_example("vtab"), test="wilcoxon", control="Sup-100%").to_frame()
-    np.testing.assert_allclose(frame["pvalue_holm"], lib["pvalue_holm"])
+    np.testing.assert_allclose(frame["p_value_holm"], lib["p_value_holm"])
 
 
 def test_bayes_signed_rank_is_seeded():

@@ -39,12 +39,12 @@ def test_vtab_table_shows_digits_by_se_and_notes():
     res = run("--example", "vtab")
     assert res.exit_code == 0, res.output
     out = res.stdout
-    # Cond-BigGAN on DTD: 723 / 1880 = 0.3846, SE 0.0112 -> shown as 0.385 (SE 0.011)
+    # Cond-BigGAN on DTD: 723 / 1880 = 0.3846, SE 0.0112 -> shown in points as 38.5 (SE 1.1): the unit rule
     line = next(l for l in out.splitlines() if "Cond-BigGAN" in l and "DTD" in l)
-    assert "0.385" in line and "0.011" in line and "0.3846" not in line
+    assert "38.5" in line and "1.1" in line and "38.46" not in line
     assert "(pooled)" in out
     assert "note: Data from google-research/task_adaptation" in out
-    assert "95.0% intervals, method wilson" in out
+    assert "95% intervals, method wilson" in out
 
 
 @pytest.mark.parametrize("fmt, marker", [("markdown", "| model | task |"), ("csv", "model,task,estimate,se"),

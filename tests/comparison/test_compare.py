@@ -44,7 +44,7 @@ def test_item_level_pairs_analytic_se_mcnemar_and_permutation(items):
     direct = paired_difference(td.scores[ia], td.scores[ib])
     np.testing.assert_allclose(t1.se_analytic, direct.se)
     np.testing.assert_allclose(t1.correlation, direct.correlation)
-    np.testing.assert_allclose(t1.p_mcnemar, mcnemar_exact(td.scores[ia], td.scores[ib]).pvalue)
+    np.testing.assert_allclose(t1.p_mcnemar, mcnemar_exact(td.scores[ia], td.scores[ib]).p_value)
     assert np.all((t1.p_permutation > 0) & (t1.p_permutation <= 1))
     # equal-weight mean of two tasks: aggregate analytic variance = sum of (1/2)^2 task variances
     t2 = c["t2"]
@@ -67,7 +67,7 @@ def test_same_seed_same_numbers_and_model_order(items):
                                   c.sort_values(key).reset_index(drop=True)[["difference", "ci_low", "ci_high"]])
 
 
-def test_corrections_widen_intervals_and_adjust_pvalues(items):
+def test_corrections_widen_intervals_and_adjust_p_values(items):
     reps = bootstrap(items, n_resamples=3000, rng=5)
     res = {c: compare(items, replicates=reps, correction=c, per_task=False).aggregates[0]
            for c in ("none", "bonferroni", "holm", "bh", "max-t")}

@@ -26,7 +26,7 @@ def test_mcnemar_matches_statsmodels_reference(table, expected):
     a, b = _pairs(both, only_a, only_b, neither)
     res = mcnemar_exact(a, b)
     assert res.only_a == only_a and res.only_b == only_b
-    assert res.pvalue == pytest.approx(expected, rel=1e-12)
+    assert res.p_value == pytest.approx(expected, rel=1e-12)
 
 
 def test_mcnemar_vectorized_over_pairs_against_binomtest_and_statsmodels():
@@ -39,16 +39,16 @@ def test_mcnemar_vectorized_over_pairs_against_binomtest_and_statsmodels():
         n01 = int(((a[k] == 1) & (b[k] == 0)).sum())
         n10 = int(((a[k] == 0) & (b[k] == 1)).sum())
         ref = stats.binomtest(n01, n01 + n10, 0.5).pvalue if n01 + n10 else 1.0
-        assert res.pvalue[k] == pytest.approx(ref, rel=1e-10)
+        assert res.p_value[k] == pytest.approx(ref, rel=1e-10)
         sm = mcnemar([[0, n01], [n10, 0]], exact=True).pvalue
-        assert res.pvalue[k] == pytest.approx(sm, rel=1e-10)
+        assert res.p_value[k] == pytest.approx(sm, rel=1e-10)
 
 
 def test_mcnemar_one_sided_against_binomtest():
     a, b = _pairs(3, 11, 4, 9)
-    assert mcnemar_exact(a, b, alternative="greater").pvalue == pytest.approx(
+    assert mcnemar_exact(a, b, alternative="greater").p_value == pytest.approx(
         stats.binomtest(11, 15, 0.5, alternative="greater").pvalue)
-    assert mcnemar_exact(a, b, alternative="less").pvalue == pytest.approx(
+    assert mcnemar_exact(a, b, alternative="less").p_value == pytest.approx(
         stats.binomtest(11, 15, 0.5, alternative="less").pvalue)
 
 

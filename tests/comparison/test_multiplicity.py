@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalband.comparison import adjust_pvalues, max_t_intervals
+from evalband.comparison import adjust_p_values, max_t_intervals
 from evalband.comparison.multiplicity import correction_level
 
 P = np.array([0.01, 0.04, 0.03, 0.005, 0.2, 0.5, 0.049, 0.0001])
@@ -17,32 +17,32 @@ REFERENCE = {
 
 
 @pytest.mark.parametrize("method", ["bonferroni", "holm", "bh"])
-def test_adjusted_pvalues_match_statsmodels_reference(method):
-    np.testing.assert_allclose(adjust_pvalues(P, method=method), REFERENCE[method], rtol=1e-12)
+def test_adjusted_p_values_match_statsmodels_reference(method):
+    np.testing.assert_allclose(adjust_p_values(P, method=method), REFERENCE[method], rtol=1e-12)
 
 
 @pytest.mark.parametrize("method,sm", [("bonferroni", "bonferroni"), ("holm", "holm"), ("bh", "fdr_bh")])
-def test_adjusted_pvalues_match_statsmodels_on_random_families(method, sm):
+def test_adjusted_p_values_match_statsmodels_on_random_families(method, sm):
     multipletests = pytest.importorskip("statsmodels.stats.multitest").multipletests
     gen = np.random.default_rng(5)
     for m in (1, 2, 7, 40):
         p = gen.uniform(0, 0.2, size=m) ** 2
         p[: m // 3] = p[0]  # ties
-        np.testing.assert_allclose(adjust_pvalues(p, method=method), multipletests(p, method=sm)[1], rtol=1e-12)
+        np.testing.assert_allclose(adjust_p_values(p, method=method), multipletests(p, method=sm)[1], rtol=1e-12)
 
 
 def test_nan_left_out_of_family_and_shape_kept():
     p = np.array([[0.01, np.nan], [0.04, 0.03]])
-    out = adjust_pvalues(p, method="bonferroni")
+    out = adjust_p_values(p, method="bonferroni")
     assert np.isnan(out[0, 1])
     np.testing.assert_allclose(out[[0, 1, 1], [0, 0, 1]], [0.03, 0.12, 0.09])
 
 
 def test_bad_method_lists_valid_ones():
     with pytest.raises(ValueError, match="'holm'"):
-        adjust_pvalues(P, method="hochberg")
-    with pytest.raises(ValueError, match="pvalues"):
-        adjust_pvalues([1.2], method="holm")
+        adjust_p_values(P, method="hochberg")
+    with pytest.raises(ValueError, match="p_values"):
+        adjust_p_values([1.2], method="holm")
 
 
 def test_correction_levels():
@@ -88,14 +88,14 @@ def test_max_t_simultaneous_coverage_and_narrower_than_bonferroni():
     assert np.mean(ratio) < 1.0
 
 
-def test_max_t_adjusted_pvalues_and_degenerate_pairs():
+def test_max_t_adjusted_p_values_and_degenerate_pairs():
     gen = np.random.default_rng(3)
     obs = np.array([5.0, 0.1, 0.0])
     reps = obs + gen.standard_normal((4000, 3)) * [1.0, 1.0, 0.0]
     sim = max_t_intervals(reps, obs)
-    assert sim.pvalue[0] == pytest.approx(1 / 4001)  # far out: only the +1 of the identity
-    assert sim.pvalue[1] > 0.5
-    assert sim.pvalue[2] == 1.0 and sim.low[2] == sim.high[2] == 0.0  # zero variance, zero difference
+    assert sim.p_value[0] == pytest.approx(1 / 4001)  # far out: only the +1 of the identity
+    assert sim.p_value[1] > 0.5
+    assert sim.p_value[2] == 1.0 and sim.low[2] == sim.high[2] == 0.0  # zero variance, zero difference
     # the critical value of 2 independent standard normals at 95%: Sidak quantile 2.236
     assert sim.critical_value == pytest.approx(stats.norm.ppf(1 - (1 - 0.95 ** 0.5) / 2), abs=0.08)
 

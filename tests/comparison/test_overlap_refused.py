@@ -5,7 +5,7 @@ from typer.testing import CliRunner
 
 from evalband.cli.main import app
 from evalband.comparison import compare
-from evalband.examples import load_example
+from evalband import load_example
 
 
 @pytest.mark.parametrize("level", ["overlap", "83.4%", 0.834])

@@ -24,11 +24,11 @@ def test_exact_enumeration_on_tiny_case(alternative):
     y = np.array([0.5, 0.75, 0.6, 0.3, 0.8, 0.2, 0.7, 0.55])
     res = paired_permutation_test(x, y, alternative=alternative)
     assert res.exact and res.n_resamples == 2 ** 8
-    assert res.pvalue == pytest.approx(_brute_force(x - y, alternative), abs=1e-15)
+    assert res.p_value == pytest.approx(_brute_force(x - y, alternative), abs=1e-15)
     # scipy 1.17: permutation_test(..., permutation_type='samples') enumerates all 2**8 sign patterns too
     ref = stats.permutation_test((x, y), lambda a, b, axis: np.mean(a - b, axis=axis), vectorized=True,
                                  permutation_type="samples", alternative=alternative, n_resamples=np.inf)
-    assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+    assert res.p_value == pytest.approx(ref.pvalue, rel=1e-12)
 
 
 def test_vectorized_over_pairs_equals_one_at_a_time_and_binary_ties():
@@ -37,7 +37,7 @@ def test_vectorized_over_pairs_equals_one_at_a_time_and_binary_ties():
     y = gen.integers(0, 2, size=(5, 12)).astype(float)
     res = paired_permutation_test(x, y)
     for k in range(5):
-        assert res.pvalue[k] == pytest.approx(_brute_force(x[k] - y[k], "two-sided"), abs=1e-15)
+        assert res.p_value[k] == pytest.approx(_brute_force(x[k] - y[k], "two-sided"), abs=1e-15)
 
 
 def test_random_sign_flips_agree_with_exact_and_are_reproducible():
@@ -47,9 +47,9 @@ def test_random_sign_flips_agree_with_exact_and_are_reproducible():
     approx = paired_permutation_test(d, n_resamples=20_000, rng=1)
     assert exact.exact and not approx.exact
     # Monte Carlo standard error of a p-value near 0.5 with 20,000 draws is about 0.0035
-    assert abs(approx.pvalue - exact.pvalue) < 0.02
+    assert abs(approx.p_value - exact.p_value) < 0.02
     again = paired_permutation_test(d, n_resamples=20_000, rng=1, batch=777)
-    assert again.pvalue == approx.pvalue
+    assert again.p_value == approx.p_value
 
 
 def test_weighted_statistic_and_errors():

@@ -42,7 +42,9 @@ def test_reading_sentence():
     assert text == ("Sup-Rotation-100% vs Sup-Exemplar-100%: +0.32 points, 98.33% Bonferroni-corrected CI"
                     " (-0.11, 0.75); not yet decided")
     assert reading("A", "B", 0.05, 0.02, 0.08, "A better", se=0.015).endswith("; A better")
-    assert "A vs B: -0.50, 95% CI (-inf, 0.90)" in reading("A", "B", -0.5, -np.inf, 0.9, "not yet decided", se=0.3, scale=1, unit="")
+    # SE 0.3 to two significant figures is 0.30: two decimals
+    assert "A vs B: -0.50, 95% CI (-inf, 0.90)" in reading("A", "B", -0.5, -np.inf, 0.9, "not yet decided", se=0.3,
+                                                         scale=1, unit="")
 
 
 def test_describe_sweep():

@@ -178,12 +178,12 @@ def reports(tmp_path_factory):
     from evalband.table import ResultsTable
 
     folder = tmp_path_factory.mktemp("browser")
-    write_report(build_report(load_example("vtab"), n_resamples=300, seed=0, bayes=True), folder / "vtab.html")
+    write_report(build_report(load_example("vtab"), n_resamples=300, rng=0, bayes=True), folder / "vtab.html")
     rows = [{"model": m, "task": t, "group": g, "n": 400, "correct": c}
             for m, cs in ((EVIL, (300, 250, 200)), ("fine", (280, 260, 230)), ("other", (200, 240, 250)))
             for (t, g), c in zip((("t1", "a"), ("t2", "b"), ("t3", "c")), cs)]
     evil = ResultsTable.from_summary(pd.DataFrame(rows), source="evil.csv")
-    write_report(build_report(evil, n_resamples=200, seed=0, bayes=False), folder / "evil.html")
+    write_report(build_report(evil, n_resamples=200, rng=0, bayes=False), folder / "evil.html")
     return folder
 
 

@@ -14,6 +14,7 @@ runner = CliRunner()
 
 
 def test_summarize_inspect_eval_logs_with_metadata_cluster():
+    pytest.importorskip("zstandard", reason="inspect .eval archives need the logs extra")
     r = runner.invoke(app, ["summarize", str(LOGS / "inspect_eval"), "--cluster", "metadata.passage",
                             "--format", "csv"])
     assert r.exit_code == 0, r.output
@@ -26,6 +27,7 @@ def test_summarize_inspect_eval_logs_with_metadata_cluster():
 
 @pytest.mark.parametrize("source", ["helm", "lm-eval", "inspect"])
 def test_source_flag_picks_the_reader_in_a_mixed_folder(source):
+    pytest.importorskip("zstandard", reason="inspect .eval archives need the logs extra")
     r = runner.invoke(app, ["summarize", str(LOGS), "--source", source, "--format", "csv"])
     assert r.exit_code == 0, r.output
 

@@ -42,6 +42,7 @@ def test_mixed_folder_is_a_clear_error_and_source_picks_one():
 
 
 def test_glob_and_list_of_paths_make_one_table():
+    pytest.importorskip("zstandard", reason="inspect .eval archives need the logs extra")
     one = read(str(LOGS / "inspect_eval" / "*.eval"))
     assert one.models == ("mockllm/model", "mockllm/model2")
     files = sorted((LOGS / "inspect_eval").glob("*.eval"))
@@ -52,6 +53,7 @@ def test_glob_and_list_of_paths_make_one_table():
 
 
 def test_inspect_json_and_eval_logs_together(tmp_path):
+    pytest.importorskip("zstandard", reason="inspect .eval archives need the logs extra")
     for f in (LOGS / "inspect").glob("*.json"):
         shutil.copy(f, tmp_path)
     for f in (LOGS / "inspect_eval").glob("*.eval"):

@@ -164,6 +164,7 @@ def test_malformed_json_lines(logs, pick, junk):
 @FUZZ
 @given(cut=st.floats(0, 1, exclude_max=True), flip=st.integers(0, 10 ** 6))
 def test_damaged_eval_archives(tmp_path, cut, flip):
+    pytest.importorskip("zstandard", reason="inspect .eval archives need the logs extra")
     src = sorted((LOGS / "inspect_eval").glob("*.eval"))[0]
     data = bytearray(src.read_bytes())
     path = tmp_path / "log.eval"
@@ -175,6 +176,7 @@ def test_damaged_eval_archives(tmp_path, cut, flip):
 
 
 def test_eval_archive_with_a_bad_sample_names_the_member(tmp_path):
+    pytest.importorskip("zstandard", reason="inspect .eval archives need the logs extra")
     src = sorted((LOGS / "inspect_eval").glob("*.eval"))[0]
     from evalband.io.inspect import read_eval_archive
 
@@ -190,6 +192,7 @@ def test_eval_archive_with_a_bad_sample_names_the_member(tmp_path):
 @FUZZ
 @given(which=st.integers(0, 18), pick=st.integers(0, 10 ** 6), value=JSON_VALUES, delete=st.booleans())
 def test_wrong_types_inside_eval_archives(tmp_path, which, pick, value, delete):
+    pytest.importorskip("zstandard", reason="inspect .eval archives need the logs extra")
     from evalband.io.inspect import read_eval_archive
 
     src = sorted((LOGS / "inspect_eval").glob("*.eval"))[0]

@@ -21,6 +21,7 @@ MODEL1 = EVAL / "2026-11-30T06-58-49-00-00_tiny_G65qe5jx3xquVE9jiCRwgR.eval"
 
 
 def test_eval_archive_members_are_zstd_and_read_without_inspect_ai():
+    pytest.importorskip("zstandard", reason="inspect .eval archives need the logs extra")
     # the archives really use zip method 93 (Zstandard), which zipfile of Python 3.11 cannot open
     methods = {i.compress_type for i in zipfile.ZipFile(MODEL1).infolist()}
     assert methods == {93}
@@ -30,6 +31,7 @@ def test_eval_archive_members_are_zstd_and_read_without_inspect_ai():
 
 
 def test_eval_logs_reproduce_inspect_accuracy_and_stderrs():
+    pytest.importorskip("zstandard", reason="inspect .eval archives need the logs extra")
     table = read(EVAL, cluster_col="metadata.passage")
     assert table.models == ("mockllm/model", "mockllm/model2")
     assert table.tasks == ("tiny",)
@@ -99,6 +101,7 @@ def test_dict_valued_scorer_needs_a_key(tmp_path):
 
 
 def test_same_model_task_sample_in_two_logs_is_a_conflict(tmp_path):
+    pytest.importorskip("zstandard", reason="inspect .eval archives need the logs extra")
     shutil.copy(MODEL1, tmp_path / "one.eval")
     shutil.copy(MODEL1, tmp_path / "two.eval")
     with pytest.raises(InputError, match="appears in two logs"):
@@ -106,6 +109,7 @@ def test_same_model_task_sample_in_two_logs_is_a_conflict(tmp_path):
 
 
 def test_unknown_scorer_skips_everything_with_reason(tmp_path):
+    pytest.importorskip("zstandard", reason="inspect .eval archives need the logs extra")
     with pytest.raises(InputError, match="no usable result"):
         read(EVAL, metric="nope")
 

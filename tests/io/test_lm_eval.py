@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from evalband._validate import InputError
+from evalband._labels import natural_order
 from evalband.io import read
 from evalband.io.lm_eval import read_lm_eval
 
@@ -23,9 +24,9 @@ def test_real_output_model_task_and_skipped_task():
     assert table.tasks == ("math_perturbed_full",)
     td = table.task_data("math_perturbed_full")
     assert td.n_items == 10
-    # items are the doc_hash values written by lm-eval
-    first = json.loads((REAL / f"samples_math_perturbed_full_{STAMP}.jsonl").read_text().splitlines()[0])
-    assert td.items[0] == first["doc_hash"]
+    # items are the doc_hash values written by lm-eval, in the table's canonical (natural) order
+    lines = (REAL / f"samples_math_perturbed_full_{STAMP}.jsonl").read_text().splitlines()
+    assert list(td.items) == natural_order(json.loads(line)["doc_hash"] for line in lines)
     # the results file reports exact_match 0.0 on the full task; the 10 logged documents are all 0
     assert td.scores.sum() == 0
     assert any("math_rephrased_full" in n and "no samples file" in n for n in table.notes)

@@ -1,6 +1,7 @@
 """Wide tables: columns that are not models can be left out (`drop_cols=`, `--drop-cols`), and `--models` with
 `--shape wide` chooses the model columns when the file is read (QA O5)."""
 
+from notes import flat  # noqa: F401
 import json
 
 import numpy as np
@@ -68,13 +69,13 @@ def test_cli_drop_cols_and_wide_models(tmp_path):
     assert out.exit_code == 0, out.output
     models = {r["model"] for r in json.loads(out.stdout)}
     assert models == {"A", "B", "C"}
-    assert "left out as asked (--drop-cols): answer_key_varies" in out.stderr
+    assert "left out as asked (--drop-cols): answer_key_varies" in flat(out.stderr)
 
     out = _run(base + ["--models", "A,B"])
     assert out.exit_code == 0, out.output
     assert {r["model"] for r in json.loads(out.stdout)} == {"A", "B"}
-    assert "not read as models (not in --models): answer_key_varies, C" in out.stderr
+    assert "not read as models (not in --models): answer_key_varies, C" in flat(out.stderr)
     assert "blank cells" not in out.stderr  # C's blanks would only concern a model that was not chosen
 
     out = _run(base + ["--drop-cols", "missing_col"])
-    assert out.exit_code == 2 and "no column 'missing_col' to leave out" in out.stderr
+    assert out.exit_code == 2 and "no column 'missing_col' to leave out" in flat(out.stderr)

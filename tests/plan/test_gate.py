@@ -1,6 +1,5 @@
 """Release gate: the paired interval against scipy/statsmodels, the three decisions and the pairing."""
 
-import math
 
 import numpy as np
 import pandas as pd

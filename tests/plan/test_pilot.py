@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalband.examples import load_example
+from evalband import load_example
 from evalband.io import read
 from evalband.plan import estimate_pilot, plan_comparison, plan_from_pilot
 
@@ -106,3 +106,29 @@ def test_pilot_refuses_typed_numbers_and_bad_models(mmlu):
         estimate_pilot(mmlu, models=[A])
     with pytest.raises(ValueError, match="`correlation`"):
         estimate_pilot(mmlu, correlation=0.3)
+
+
+def test_weighted_pilot_plans_the_weighted_mean_difference():
+    """Oracle (theory): with weights, the pilot's per-item variance of the difference is n * sum_t w_t^2 s_t^2 /
+    n_t (s_t^2 the per-task variance of the item differences), so that variance / n is the variance of the weighted
+    mean of the per-task mean differences; its difference is sum_t w_t dbar_t."""
+    import pandas as pd
+
+    from evalband.plan import plan_from_pilot
+
+    gen = np.random.default_rng(3)
+    rows = []
+    for t, (n, pa, pb) in enumerate([(200, 0.7, 0.6), (50, 0.4, 0.45)]):
+        for i in range(n):
+            rows += [dict(model="A", task=f"t{t}", item=i, score=float(gen.random() < pa)),
+                     dict(model="B", task=f"t{t}", item=i, score=float(gen.random() < pb))]
+    frame = pd.DataFrame(rows)
+    plan = plan_from_pilot(frame, effect=0.05, weights={"t0": 1, "t1": 3})
+    wide = frame.pivot_table(index=["task", "item"], columns="model", values="score")
+    d = (wide["A"] - wide["B"]).groupby(level="task")
+    w = np.array([0.25, 0.75])
+    var = np.sum(w ** 2 * d.var(ddof=1).to_numpy() / d.size().to_numpy())
+    pilot = plan.inputs["pilot"]
+    assert pilot["variance_difference"] == pytest.approx(250 * var, rel=1e-9)  # one trial: no output noise
+    assert pilot["difference"] == pytest.approx(float(w @ d.mean().to_numpy()), rel=1e-12)
+    assert any("weighted mean over tasks" in n for n in plan.notes)

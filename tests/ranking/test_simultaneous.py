@@ -55,7 +55,7 @@ def test_simultaneous_rank_intervals_joint_coverage():
     mu = np.array([0.0, 0.05, 0.1, 0.3, 0.31])
     se = 0.03
     true_rank = stats.rankdata(-mu, method="min")
-    covered, marginal_ok = 0, 0
+    covered = 0
     for _ in range(1000):  # a loop over simulated datasets
         est = mu + gen.standard_normal(5) * se
         reps = _normal_replicates(est, se, 400, gen)

@@ -103,7 +103,7 @@ def test_profile_and_simplex_plots_return_axes():
     prof = performance_profile({"a": rng.random((5, 4)), "b": rng.random((5, 4)) + 0.2}, n_resamples=20, rng=0)
     ax = plot_performance_profile(prof)
     assert len(ax.lines) == 2 and len(ax.collections) == 2
-    post = bayes_signed_rank(rng.random(10), rng.random(10), rope=0.05, n_samples=500, rng=0)
+    post = bayes_signed_rank(rng.random(10), rng.random(10), rope=0.05, n_draws=500, rng=0)
     ax = plot_simplex(post)
     xy = ax.collections[0].get_offsets()
     assert len(xy) == 500

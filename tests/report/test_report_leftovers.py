@@ -39,7 +39,7 @@ def _items(missing=(), tasks=("law", "math", "history"), models=("a", "b", "c"),
 
 def test_zero_width_bootstrap_interval_is_said_not_divided_by():
     table = ResultsTable.from_items(_items(perfect=("c",)))
-    rep = build_report(table, n_resamples=300, seed=2, bayes=True, timestamp="T")
+    rep = build_report(table, n_resamples=300, rng=2, bayes=True, timestamp="T")
     text = next(f for f in rep.findings if f.startswith("The Bayesian (Beta-Binomial)"))
     assert "nan" not in text
     assert "bootstrap interval of c has zero width because every item scores the same within each task" in text
@@ -67,14 +67,14 @@ def test_unshared_note_is_left_out_where_nothing_is_paired():
     df.loc[(df.model == "a") & (df.task == "math"), "item"] += "-a"  # a's math items are not the others'
     table = ResultsTable.from_items(df)
     assert any(n.startswith(UNSHARED_NOTE) for n in table.notes)  # true of paired analyses of this table
-    rep = build_report(table, n_resamples=200, seed=1, bayes=False, timestamp="T")
+    rep = build_report(table, n_resamples=200, rng=1, bayes=False, timestamp="T")
     assert "unpaired" in rep.methods[0]
     assert not any(n.startswith(UNSHARED_NOTE) for n in rep.notes)
     # where items are paired, the note stays
     df = _items()
     df = df.drop(df.index[(df.model == "a") & (df.task == "math")][:5])
     table = ResultsTable.from_items(df)
-    rep = build_report(table, n_resamples=200, seed=1, bayes=False, timestamp="T")
+    rep = build_report(table, n_resamples=200, rng=1, bayes=False, timestamp="T")
     assert rep.methods[0].startswith("Bootstrap") and "(paired)" in rep.methods[0]
     assert any(n.startswith(UNSHARED_NOTE) and "5 for b, c" in n for n in rep.notes)
 
@@ -84,7 +84,7 @@ def test_unshared_note_is_left_out_of_a_summary_report():
     df = _items(missing=(("a", "math"), ("a", "history"), ("b", "law")), models=("a", "b"))
     table = ResultsTable.from_items(df)
     assert any(n.startswith(UNSHARED_NOTE) for n in table.notes)
-    rep = build_report(table, n_resamples=200, seed=1, bayes=False, timestamp="T")
+    rep = build_report(table, n_resamples=200, rng=1, bayes=False, timestamp="T")
     assert rep.kind == "summary"
     assert not any(n.startswith(UNSHARED_NOTE) for n in rep.notes)
 
@@ -92,7 +92,7 @@ def test_unshared_note_is_left_out_of_a_summary_report():
 def test_report_leaves_out_a_task_a_model_lacks_with_the_note_of_compare(tmp_path):
     df = _items(missing=(("c", "law"),))
     table = ResultsTable.from_items(df)
-    rep = build_report(table, n_resamples=200, seed=1, bayes=False, timestamp="T")
+    rep = build_report(table, n_resamples=200, rng=1, bayes=False, timestamp="T")
     ref = compare(table, n_resamples=200, rng=1, per_task=False)
     left = [n for n in ref.notes if "left out" in n]
     assert left == ["task 'law' left out: c has no results on it",

@@ -33,7 +33,7 @@ def test_rm_anova_matches_statsmodels(x):
     res = rm_anova(x)
     ref = AnovaRM(_long(x), depvar="score", subject="task", within=["model"]).fit().anova_table
     assert res.statistic == pytest.approx(ref["F Value"].iloc[0], rel=1e-10)
-    assert res.pvalue == pytest.approx(ref["Pr > F"].iloc[0], rel=1e-8)
+    assert res.p_value == pytest.approx(ref["Pr > F"].iloc[0], rel=1e-8)
     assert (res.df1, res.df2) == (ref["Num DF"].iloc[0], ref["Den DF"].iloc[0])
 
 
@@ -52,8 +52,8 @@ def test_mauchly_and_epsilon_match_pingouin():
     assert greenhouse_geisser(UNEQUAL.T) == pytest.approx(0.47588957128631443, rel=1e-9)
     # the Greenhouse-Geisser corrected p-value uses eps * df on both sides (pingouin p_GG_corr = 0.016765)
     res = rm_anova(DEMSAR_AUC)
-    assert res.pvalue_gg == pytest.approx(stats.f.sf(res.statistic, 3 * 0.7628041030801425, 39 * 0.7628041030801425))
-    assert res.pvalue_gg == pytest.approx(0.016765, abs=5e-6)
+    assert res.p_value_gg == pytest.approx(stats.f.sf(res.statistic, 3 * 0.7628041030801425, 39 * 0.7628041030801425))
+    assert res.p_value_gg == pytest.approx(0.016765, abs=5e-6)
 
 
 def test_sphericity_theory():
@@ -85,11 +85,11 @@ def test_assumptions_reported():
     # Shapiro-Wilk on the two-way residuals, directly
     x = DEMSAR_AUC
     resid = x - x.mean(1, keepdims=True) - x.mean(0, keepdims=True) + x.mean()
-    assert res.shapiro_pvalue == pytest.approx(stats.shapiro(resid.ravel()).pvalue)
-    assert res.assumptions_hold == (res.mauchly_pvalue > 0.05 and res.shapiro_pvalue > 0.05)
+    assert res.shapiro_p_value == pytest.approx(stats.shapiro(resid.ravel()).pvalue)
+    assert res.assumptions_hold == (res.mauchly_p_value > 0.05 and res.shapiro_p_value > 0.05)
     assert "Mauchly" in res.summary() and "Shapiro" in res.summary()
     frame = run_test(DEMSAR_AUC, DEMSAR_MODELS, test="rm-anova").to_frame()
-    assert len(frame) == 6 and {"difference", "low", "high", "pvalue"} <= set(frame.columns)
+    assert len(frame) == 6 and {"difference", "low", "high", "p_value"} <= set(frame.columns)
     # normal, spherical data: the checks pass
     rng = np.random.default_rng(11)
     good = rng.normal(size=(1, 60)) + rng.normal(size=(3, 60)) + np.array([[0.0], [0.2], [0.4]])
@@ -100,6 +100,6 @@ def test_few_tasks_judge_sphericity_by_epsilon():
     rng = np.random.default_rng(5)
     x = rng.normal(size=(6, 4)) * np.array([[0.1], [0.1], [1], [3], [5], [9]])  # 6 models, 4 tasks
     res = rm_anova(x)
-    assert np.isnan(res.mauchly_pvalue)
+    assert np.isnan(res.mauchly_p_value)
     assert res.epsilon_gg < 0.75 and not res.assumptions_hold
     assert any("Greenhouse-Geisser epsilon" in n for n in res.notes)

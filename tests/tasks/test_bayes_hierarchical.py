@@ -29,7 +29,7 @@ def test_task_differences_item_and_summary_level():
         diff = d[0] - d[1]
         assert dbar[j] == pytest.approx(diff.mean())
         assert se[j] == pytest.approx(stats.sem(diff))
-    from evalband.examples import load_example
+    from evalband import load_example
 
     vtab = load_example("vtab")
     a, b = vtab.models[:2]

@@ -23,7 +23,7 @@ def test_demsar_table6_worked_example():
     assert (f.df1, f.df2) == (3, 39)
     # "the critical value of F(3, 39) for alpha = 0.05 is 2.85, so we reject the null-hypothesis"
     assert stats.f.ppf(0.95, 3, 39) == pytest.approx(2.85, abs=5e-3)
-    assert f.iman_davenport_pvalue < 0.05
+    assert f.iman_davenport_p_value < 0.05
     n = nemenyi(DEMSAR_AUC_RANKED, DEMSAR_MODELS, DEMSAR_TASKS)
     assert n.q_alpha == pytest.approx(2.569, abs=1e-3)  # Table 5(a), k = 4
     assert n.critical_difference == pytest.approx(1.25, abs=5e-3)
@@ -56,7 +56,7 @@ def test_friedman_matches_scipy_with_ties():
     f = friedman(DEMSAR_AUC)
     ref = stats.friedmanchisquare(*DEMSAR_AUC)
     assert f.statistic == pytest.approx(ref.statistic, rel=1e-12)
-    assert f.pvalue == pytest.approx(ref.pvalue, rel=1e-10)
+    assert f.p_value == pytest.approx(ref.pvalue, rel=1e-10)
     # scipy 1.17: stats.friedmanchisquare(*DEMSAR_AUC) on the printed values
     assert f.statistic == pytest.approx(10.952380952380956, rel=1e-12)
 
@@ -67,7 +67,7 @@ def test_friedman_matches_scipy_random(rng):
         f = friedman(x)
         ref = stats.friedmanchisquare(*x)
         assert f.statistic == pytest.approx(ref.statistic, rel=1e-10)
-        assert f.pvalue == pytest.approx(ref.pvalue, rel=1e-8)
+        assert f.p_value == pytest.approx(ref.pvalue, rel=1e-8)
         # Iman-Davenport from its formula
         chi2 = ref.statistic
         assert f.iman_davenport == pytest.approx((n - 1) * chi2 / (n * (k - 1) - chi2), rel=1e-10)
@@ -80,15 +80,15 @@ def test_lower_is_better_flips_ranks():
     np.testing.assert_allclose(friedman(-DEMSAR_AUC_RANKED).mean_ranks, 5 - f_hi.mean_ranks)
 
 
-def test_nemenyi_pvalues_agree_with_critical_difference(rng):
+def test_nemenyi_p_values_agree_with_critical_difference(rng):
     x = rng.normal(size=(6, 30)) + np.linspace(0, 1.5, 6)[:, None]
     n = nemenyi(x)
     iu = np.triu_indices(6, 1)
     diff = np.abs(n.mean_ranks[:, None] - n.mean_ranks[None, :])[iu]
-    np.testing.assert_array_equal(n.pvalues[iu] < 0.05, diff > n.critical_difference)
+    np.testing.assert_array_equal(n.p_values[iu] < 0.05, diff > n.critical_difference)
     # p-value from the studentized range with infinite df, directly
     se = np.sqrt(6 * 7 / (6 * 30))
-    np.testing.assert_allclose(n.pvalues[iu], stats.studentized_range.sf(diff * np.sqrt(2) / se, 6, np.inf),
+    np.testing.assert_allclose(n.p_values[iu], stats.studentized_range.sf(diff * np.sqrt(2) / se, 6, np.inf),
                                rtol=1e-10)
 
 
@@ -99,7 +99,7 @@ def test_complete_case_drops_and_counts_tasks():
     f = friedman(x, DEMSAR_MODELS, DEMSAR_TASKS)
     assert f.dropped_tasks == ("cmc", "lung cancer")
     assert f.n_tasks == 12
-    assert any("2 of 14 task(s) dropped" in note for note in f.notes)
+    assert any("(2 of 14 left out)" in note for note in f.notes)
     ref = stats.friedmanchisquare(*np.delete(x, [3, 7], axis=1))
     assert f.statistic == pytest.approx(ref.statistic)
 
@@ -117,8 +117,8 @@ def test_identical_rankings_give_infinite_iman_davenport():
     f = friedman(x)
     # the F approximation has no p-value at F = inf (QA O18: it printed "p = 0"); the permutation p is exact:
     # only the 4! arrangements that order all 6 tasks alike reach the maximum, p = 4! / (4!)^6
-    assert f.iman_davenport == np.inf and np.isnan(f.iman_davenport_pvalue)
-    assert f.pvalue_exact == pytest.approx(24.0 ** -5, rel=1e-9)
+    assert f.iman_davenport == np.inf and np.isnan(f.iman_davenport_p_value)
+    assert f.p_value_exact == pytest.approx(24.0 ** -5, rel=1e-9)
     assert f.statistic == pytest.approx(6 * 3)  # chi2 = N (k - 1) at perfect agreement
 
 
@@ -137,7 +137,7 @@ def test_run_test_friedman_and_frame():
                    tie_correction=False)
     assert res.omnibus.statistic == pytest.approx(9.28, abs=5e-3)
     frame = res.to_frame()
-    assert len(frame) == 6 and {"model_a", "model_b", "pvalue", "significant"} <= set(frame.columns)
+    assert len(frame) == 6 and {"model_a", "model_b", "p_value", "significant"} <= set(frame.columns)
     assert (frame["mean_rank_a"] <= frame["mean_rank_b"]).all()
     text = res.summary()
     assert "Iman-Davenport" in text and "critical difference" in text
@@ -154,7 +154,7 @@ def test_skillings_mack_published_examples():
     x = np.array([[3, 1, 5, 2, 0, 0, 0, 0], [5, 3, 4, np.nan, 2, 2, 3, 2], [15, 18, 21, 6, 17, 10, 8, 13]])
     res = friedman(x, ["R", "A", "B"], missing="skillings-mack")
     assert res.statistic == pytest.approx(13.28095, rel=1e-6)
-    assert res.pvalue == pytest.approx(0.001306405, rel=1e-6)
+    assert res.p_value == pytest.approx(0.001306405, rel=1e-6)
     assert res.df == 2 and np.isnan(res.iman_davenport)
     assert "Skillings-Mack" in res.summary()
     # 5 treatments, 8 blocks, many missing (tlsfuzzer's second case): 12.53551, df 4, p 0.01378318
@@ -165,7 +165,7 @@ def test_skillings_mack_published_examples():
     for g, b, v in cells:
         y[g - 1, b - 1] = v
     res = friedman(y, missing="skillings-mack")
-    assert (res.statistic, res.df, res.pvalue) == pytest.approx((12.53551, 4, 0.01378318), rel=1e-6)
+    assert (res.statistic, res.df, res.p_value) == pytest.approx((12.53551, 4, 0.01378318), rel=1e-6)
 
 
 def test_skillings_mack_without_missing_cells_is_friedman():

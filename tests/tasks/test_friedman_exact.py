@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from evalband.tasks import friedman, run_test
 from evalband.tasks._matrix import rank_matrix
-from evalband.tasks.friedman_exact import _enumerate, _null_distribution, friedman_permutation_pvalue
+from evalband.tasks.friedman_exact import _enumerate, _null_distribution, friedman_permutation_p_value
 
 IDENTICAL_3x3 = np.array([[0.9, 0.8, 0.7], [0.6, 0.5, 0.4], [0.3, 0.2, 0.1]])  # models x tasks, same order
 
@@ -25,10 +25,10 @@ IDENTICAL_3x3 = np.array([[0.9, 0.8, 0.7], [0.6, 0.5, 0.4], [0.3, 0.2, 0.1]])  #
 def test_qa_o18_identical_rankings_3_models_3_tasks():
     f = friedman(IDENTICAL_3x3)
     # hand count: 3!^3 = 216 equally likely arrangements, only the 3! that order all tasks alike reach the maximum
-    assert f.pvalue_exact == pytest.approx(6 / 216, rel=1e-12)
+    assert f.p_value_exact == pytest.approx(6 / 216, rel=1e-12)
     assert f.statistic == pytest.approx(6.0)
-    assert f.pvalue == pytest.approx(math.exp(-3.0), rel=1e-12)  # chi2(2) survival at 6: 0.0498
-    assert np.isinf(f.iman_davenport) and np.isnan(f.iman_davenport_pvalue)
+    assert f.p_value == pytest.approx(math.exp(-3.0), rel=1e-12)  # chi2(2) survival at 6: 0.0498
+    assert np.isinf(f.iman_davenport) and np.isnan(f.iman_davenport_p_value)
     text = f.summary()
     assert "F(2, 4) infinite (identical rankings)" in text and "inf" not in text.replace("infinite", "")
     assert "p = 0 " not in text and "p = 0.0278" in text
@@ -55,9 +55,9 @@ def test_enumeration_matches_scipy_exact_permutation_test(k, n, digits):
     rng = np.random.default_rng(100 * k + n)
     x = np.round(rng.normal(size=(k, n)), digits)  # rounding to 0 digits makes ties: midranks
     ranks = rank_matrix(x)
-    got = friedman_permutation_pvalue(ranks, method="exact")
+    got = friedman_permutation_p_value(ranks, method="exact")
     assert got.method == "enumeration" and got.se == 0
-    assert got.pvalue == pytest.approx(_scipy_exact(ranks), rel=1e-10)
+    assert got.p_value == pytest.approx(_scipy_exact(ranks), rel=1e-10)
 
 
 # Exact critical values of Friedman's chi_r^2 (smallest attainable value with P(chi_r^2 >= c) <= alpha), from the
@@ -97,13 +97,13 @@ def test_monte_carlo_agrees_with_enumeration_within_its_error():
     x = np.array([[0.9, 0.7, 0.8, 0.6, 0.55], [0.8, 0.75, 0.6, 0.65, 0.5], [0.7, 0.6, 0.7, 0.5, 0.6],
                   [0.6, 0.65, 0.5, 0.55, 0.45]])
     ranks = rank_matrix(x)
-    exact = friedman_permutation_pvalue(ranks, method="exact").pvalue
-    mc = friedman_permutation_pvalue(ranks, method="monte-carlo", n_resamples=20_000, rng=3)
+    exact = friedman_permutation_p_value(ranks, method="exact").p_value
+    mc = friedman_permutation_p_value(ranks, method="monte-carlo", n_resamples=20_000, rng=3)
     assert mc.method == "monte-carlo" and mc.n_arrangements == 20_000
-    assert mc.se == pytest.approx(math.sqrt(mc.pvalue * (1 - mc.pvalue) / 20_000))
-    assert abs(mc.pvalue - exact) < 4 * mc.se
-    again = friedman_permutation_pvalue(ranks, method="monte-carlo", n_resamples=20_000, rng=3)
-    assert again.pvalue == mc.pvalue  # seeded
+    assert mc.se == pytest.approx(math.sqrt(mc.p_value * (1 - mc.p_value) / 20_000))
+    assert abs(mc.p_value - exact) < 4 * mc.se
+    again = friedman_permutation_p_value(ranks, method="monte-carlo", n_resamples=20_000, rng=3)
+    assert again.p_value == mc.p_value  # seeded
 
 
 def test_auto_chooses_and_reports():
@@ -112,22 +112,22 @@ def test_auto_chooses_and_reports():
     assert friedman(few).exact_method == "enumeration"
     many_models = rng.normal(size=(8, 6))  # enumeration too large: Monte Carlo, seeded
     f = friedman(many_models, rng=1)
-    assert f.exact_method == "monte-carlo" and f.pvalue_exact_se > 0
+    assert f.exact_method == "monte-carlo" and f.p_value_exact_se > 0
     assert "Monte Carlo" in f.summary() and "MC standard error" in f.summary()
     many_tasks = rng.normal(size=(4, 12))
     g = friedman(many_tasks)
-    assert g.exact_method == "" and np.isnan(g.pvalue_exact) and "permutation" not in g.summary()
+    assert g.exact_method == "" and np.isnan(g.p_value_exact) and "permutation" not in g.summary()
     assert friedman(few, method="asymptotic").exact_method == ""
     assert friedman(many_tasks, method="monte-carlo", rng=0).exact_method == "monte-carlo"
     # identical rankings without ties: closed form k!/(k!)^N, whatever N
     ident = np.tile(np.arange(6.0)[:, None], (1, 15))
     h = friedman(ident)
     assert h.exact_method == "closed-form"
-    assert h.pvalue_exact == pytest.approx(math.exp(-14 * math.lgamma(7)), rel=1e-9)
+    assert h.p_value_exact == pytest.approx(math.exp(-14 * math.lgamma(7)), rel=1e-9)
     with pytest.raises(ValueError, match="`method`"):
         friedman(few, method="permutation")
     with pytest.raises(ValueError, match="monte-carlo"):
-        friedman_permutation_pvalue(rank_matrix(many_models), method="exact")
+        friedman_permutation_p_value(rank_matrix(many_models), method="exact")
 
 
 def test_rank_cli_says_infinite_and_exact_p(tmp_path):
@@ -147,4 +147,33 @@ def test_run_test_passes_the_rng_for_monte_carlo():
     x = np.random.default_rng(11).normal(size=(8, 5))
     a = run_test(x, rng=4).omnibus
     b = run_test(x, rng=4).omnibus
-    assert a.exact_method == "monte-carlo" and a.pvalue_exact == b.pvalue_exact
+    assert a.exact_method == "monte-carlo" and a.p_value_exact == b.p_value_exact
+
+
+@pytest.mark.parametrize("k", [105, 120, 200])
+def test_many_models_over_few_tasks_do_not_overflow(k):
+    """Issue 14: 105+ models over < 10 tasks overflowed `float(...) ** (k - 1)`. Oracle: the chi-square
+    approximation (SciPy's friedmanchisquare), which many models make good (its error here is far below 0.05)."""
+    gen = np.random.default_rng(k)
+    x = gen.normal(size=(k, 6)) + np.linspace(0, 0.6, k)[:, None]
+    f = friedman(x, rng=1)
+    assert f.exact_method == "monte-carlo" and any("exact enumeration out of reach" in n for n in f.notes)
+    ref = stats.friedmanchisquare(*x).pvalue
+    assert f.p_value == pytest.approx(ref, rel=1e-9)
+    assert abs(f.p_value_exact - ref) < 0.05
+    with pytest.raises(ValueError, match="exact enumeration is too large"):
+        friedman_permutation_p_value(stats.rankdata(x, axis=0), method="exact")
+
+
+def test_cli_rank_friedman_with_110_models(tmp_path):
+    from evalband.cli.main import app
+
+    gen = np.random.default_rng(0)
+    rows = [f"m{m},t{t},{i},{int(gen.random() < 0.3 + m / 200)}" for m in range(110) for t in range(4)
+            for i in range(8)]
+    path = tmp_path / "many.csv"
+    path.write_text("model,task,item,score\n" + "\n".join(rows) + "\n")
+    res = CliRunner().invoke(app, ["rank", str(path), "--test", "friedman", "--seed", "1", "--format", "json"])
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+    assert res.exit_code == 0, res.stderr
+    assert "Monte Carlo" in res.stderr or "monte-carlo" in res.stdout + res.stderr

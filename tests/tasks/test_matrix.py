@@ -33,11 +33,11 @@ def test_item_level_means_trials_first_and_missing_cells():
     assert any("different numbers of items" in n and "t3" in n for n in m.notes)
     cc = complete_cases(m)
     assert cc.tasks == ("t1", "t3") and cc.dropped_tasks == ("t2",)
-    assert any("1 of 3 task(s) dropped" in n and "t2" in n for n in cc.notes)
+    assert any("(1 of 3 left out)" in n for n in cc.notes) and any("t2" in n for n in cc.notes)
 
 
 def test_summary_level_is_correct_over_n():
-    from evalband.examples import load_example
+    from evalband import load_example
 
     table = load_example("vtab")
     m = score_matrix(table)

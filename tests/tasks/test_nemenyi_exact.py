@@ -46,22 +46,22 @@ def test_qa_3_models_3_tasks_hand_count():
     res = nemenyi(IDENTICAL_3x3)
     assert res.method == "enumeration" and res.n_arrangements == 216
     # hand count: only the 3! arrangements that order all three tasks alike reach a mean-rank difference of 2
-    assert res.pvalues[0, 2] == pytest.approx(6 / 216, rel=1e-12)
+    assert res.p_values[0, 2] == pytest.approx(6 / 216, rel=1e-12)
     # the studentized range (the old answer, kept beside it): scipy 1.17,
     # studentized_range.sf(2 * sqrt(2) / sqrt(3 * 4 / (6 * 3)), 3, inf) = 0.0380
-    assert res.pvalues_asymptotic[0, 2] == pytest.approx(0.038034586740082754, rel=1e-9)
+    assert res.p_values_asymptotic[0, 2] == pytest.approx(0.038034586740082754, rel=1e-9)
     assert res.critical_difference == pytest.approx(2.0)
     assert res.critical_difference_asymptotic == pytest.approx(1.9136235154962777, rel=1e-9)
     assert res.significant[0, 2] and not res.significant[0, 1]
     assert any("permutation distribution of the largest difference" in n and "216" in n for n in res.notes)
     frame = res.to_frame()
-    assert {"pvalue", "pvalue_asymptotic"} <= set(frame.columns)
+    assert {"p_value", "p_value_asymptotic"} <= set(frame.columns)
 
 
 def test_two_tasks_can_decide_nothing():
     res = nemenyi(IDENTICAL_3x3[:, :2])
     # hand count: the largest difference (2 mean ranks) has probability 3!/3!^2 = 1/6 > 0.05
-    assert res.pvalues[0, 2] == pytest.approx(1 / 6, rel=1e-12)
+    assert res.p_values[0, 2] == pytest.approx(1 / 6, rel=1e-12)
     assert math.isinf(res.critical_difference) and not res.significant.any()
     assert "none (no attainable difference is significant" in res.summary()
 
@@ -77,13 +77,13 @@ def test_enumeration_matches_brute_force(k, n, digits, seed):
         got = max_rank_difference_test(ranks, alpha=alpha, method="exact")
         p, cd, n_arr = _brute_force(ranks, alpha)
         np.fill_diagonal(p, 1.0)
-        np.testing.assert_allclose(got.pvalues, p, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(got.p_values, p, rtol=1e-10, atol=1e-14)
         assert got.critical_difference == pytest.approx(cd) if math.isfinite(cd) else math.isinf(
             got.critical_difference)
-        assert got.method == "enumeration" and not got.pvalue_se.any()
+        assert got.method == "enumeration" and not got.p_value_se.any()
     # nemenyi() uses it below 10 tasks, and its verdicts are p <= alpha
     res = nemenyi(x, confidence_level=0.8)
-    np.testing.assert_allclose(res.pvalues, p, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(res.p_values, p, rtol=1e-10, atol=1e-14)
     iu = np.triu_indices(k, 1)
     np.testing.assert_array_equal(res.significant[iu], p[iu] <= 0.2 + 1e-12)
 
@@ -95,18 +95,18 @@ def test_monte_carlo_agrees_with_enumeration():
     mc = max_rank_difference_test(ranks, method="monte-carlo", n_resamples=20_000, rng=3)
     iu = np.triu_indices(4, 1)
     assert mc.method == "monte-carlo" and mc.n_arrangements == 20_000
-    z = (mc.pvalues[iu] - exact.pvalues[iu]) / np.maximum(mc.pvalue_se[iu], 1e-4)
+    z = (mc.p_values[iu] - exact.p_values[iu]) / np.maximum(mc.p_value_se[iu], 1e-4)
     assert np.all(np.abs(z) < 4.5), z
     # same seed, same numbers
     again = max_rank_difference_test(ranks, method="monte-carlo", n_resamples=20_000, rng=3)
-    np.testing.assert_array_equal(again.pvalues, mc.pvalues)
+    np.testing.assert_array_equal(again.p_values, mc.p_values)
 
 
 def test_auto_falls_back_to_monte_carlo_when_enumeration_is_too_large():
     rng = np.random.default_rng(1)
     x = rng.normal(size=(8, 6))
     res = nemenyi(x, rng=2, n_resamples=2_000)
-    assert res.method == "monte-carlo" and res.pvalue_se is not None
+    assert res.method == "monte-carlo" and res.p_value_se is not None
     with pytest.raises(ValueError, match="too large"):
         nemenyi(x, method="exact")
 
@@ -115,11 +115,11 @@ def test_ten_tasks_or_more_stay_asymptotic_and_few_asymptotic_tasks_are_flagged(
     rng = np.random.default_rng(2)
     x = rng.normal(size=(4, 12))
     res = nemenyi(x)
-    assert res.method == "asymptotic" and res.pvalue_se is None
-    np.testing.assert_array_equal(res.pvalues, res.pvalues_asymptotic)
-    assert "pvalue_asymptotic" not in res.to_frame().columns
+    assert res.method == "asymptotic" and res.p_value_se is None
+    np.testing.assert_array_equal(res.p_values, res.p_values_asymptotic)
+    assert "p_value_asymptotic" not in res.to_frame().columns
     forced = nemenyi(IDENTICAL_3x3, method="asymptotic")
-    assert forced.pvalues[0, 2] == pytest.approx(0.038034586740082754, rel=1e-9)
+    assert forced.p_values[0, 2] == pytest.approx(0.038034586740082754, rel=1e-9)
     assert any("asymptotic (studentized range) and unreliable" in n for n in forced.notes)
     assert "unreliable" in forced.summary()
 

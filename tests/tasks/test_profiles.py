@@ -100,13 +100,13 @@ def test_from_a_results_table(atari):
     runs, games = atari
     table = read_rliable([ATARI / "SPR.json", ATARI / "SimPLe.json"], baselines=ATARI / "atari_100k_baselines.csv")
     x, models, tasks = run_scores(table)
-    assert models == ("SPR", "SimPLe") and x.shape == (2, 100, 26)
-    assert np.isnan(x[1, 5:]).all()
+    assert models == ("SimPLe", "SPR") and x.shape == (2, 100, 26)  # the table's canonical (natural) order
+    assert np.isnan(x[0, 5:]).all()
     order = [tasks.index(g) for g in games]
-    np.testing.assert_allclose(x[0][:, order], runs["SPR"], rtol=1e-12)
-    np.testing.assert_allclose(x[1, :5][:, order], runs["SimPLe"], rtol=1e-12)
+    np.testing.assert_allclose(x[1][:, order], runs["SPR"], rtol=1e-12)
+    np.testing.assert_allclose(x[0, :5][:, order], runs["SimPLe"], rtol=1e-12)
     prof = performance_profile(x, models, tasks, taus=[0.5], n_resamples=20, rng=0)
-    assert prof.profile[1, 0] == pytest.approx(np.mean(runs["SimPLe"] > 0.5))
+    assert prof.profile[0, 0] == pytest.approx(np.mean(runs["SimPLe"] > 0.5))
 
 
 def test_engine_replicates_for_task_profiles():

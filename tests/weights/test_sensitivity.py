@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from evalband.resample import ReplicateSet
 import pandas as pd
 import pytest
 from scipy import stats
@@ -19,7 +21,7 @@ from evalband.weights import (Z_PRESETS, best_model_map, group_covariance, line_
 
 
 @dataclass(frozen=True)
-class FakeReplicates:
+class FakeReplicates(ReplicateSet):
     """The contract's Replicates, built by hand (the engine is tested on its own)."""
 
     models: tuple

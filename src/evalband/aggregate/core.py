@@ -17,14 +17,16 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.stats import trim_mean
 
-from .._validate import check_choice
-from ._weights import weights_and_notes
+from .._validate import ArgumentError, check_choice
+from ..selection.weights import weights_and_notes
 from .ranks import binned_task_ranks, task_ranks, task_win_rates
+from ..display.reprs import displayed
 
-__all__ = ["Aggregate", "get_aggregate", "AGGREGATES"]
+__all__ = ["Aggregate", "get_aggregate", "AGGREGATES", "PARAMETERS", "PARAMETER_SYNTAX", "parse_parameter"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Aggregate:
     """A named aggregate across tasks; call it on (..., M, T) scores to get (..., M).
 
@@ -39,6 +41,9 @@ class Aggregate:
     description : str
     notes : tuple of str
         What the weights assumed (e.g. tasks not named in a mapping of weights get weight 0).
+    on_score_scale : bool
+        Whether values are on the per-task score's scale (means, normalized means: shown in points when the
+        scores are proportions); False for ranks, win rates and probabilities of improvement.
     """
 
     name: str
@@ -47,17 +52,18 @@ class Aggregate:
     weights: np.ndarray | None = None
     description: str = ""
     notes: tuple = ()
+    on_score_scale: bool = True
 
     def __call__(self, scores) -> np.ndarray:
         s = np.asarray(scores, dtype=np.float64)
         if s.ndim < 2:
-            raise ValueError(f"aggregate '{self.name}': scores must be (..., models, tasks); got shape {s.shape}.")
+            raise ArgumentError(f"aggregate '{self.name}': scores must be (..., models, tasks); got shape {s.shape}.")
         if self.weights is not None and self.weights.shape[0] != s.shape[-1]:
-            raise ValueError(f"aggregate '{self.name}' has {self.weights.shape[0]} task weights; the scores have"
+            raise ArgumentError(f"aggregate '{self.name}' has {self.weights.shape[0]} task weights; the scores have"
                              f" {s.shape[-1]} tasks.")
         out = np.asarray(self.fn(s), dtype=np.float64)
         if out.shape != s.shape[:-1]:
-            raise ValueError(f"aggregate '{self.name}' returned shape {out.shape}; expected {s.shape[:-1]}"
+            raise ArgumentError(f"aggregate '{self.name}' returned shape {out.shape}; expected {s.shape[:-1]}"
                              " (one value per model, over the leading axes).")
         return out
 
@@ -72,7 +78,7 @@ def _weighted(w, fn=None):
 def _geometric(w):
     def agg(s):
         if (s < 0).any():
-            raise ValueError("the geometric mean needs non-negative scores.")
+            raise ArgumentError("the geometric mean needs non-negative scores.")
         ww = np.full(s.shape[-1], 1.0 / s.shape[-1]) if w is None else w
         with np.errstate(divide="ignore"):
             logs = np.log(s)
@@ -86,7 +92,7 @@ def _geometric(w):
 def _harmonic(w):
     def agg(s):
         if (s < 0).any():
-            raise ValueError("the harmonic mean needs non-negative scores.")
+            raise ArgumentError("the harmonic mean needs non-negative scores.")
         ww = np.full(s.shape[-1], 1.0 / s.shape[-1]) if w is None else w
         zero = ((s == 0) & (ww > 0)).any(axis=-1)
         with np.errstate(divide="ignore"):
@@ -99,10 +105,10 @@ def _harmonic(w):
 def _per_task(values, tasks, name, n_tasks=None) -> np.ndarray:
     if isinstance(values, Mapping):
         if tasks is None:
-            raise ValueError(f"`{name}` given as a mapping needs `tasks` (or `replicates=`).")
+            raise ArgumentError(f"`{name}` given as a mapping needs `tasks` (or `replicates=`).")
         missing = [t for t in tasks if t not in values]
         if missing:
-            raise ValueError(f"`{name}` lacks task(s) {missing!r}.")
+            raise ArgumentError(f"`{name}` lacks task(s) {missing!r}.")
         return np.array([float(values[t]) for t in tasks])
     return np.asarray(values, dtype=np.float64)
 
@@ -191,17 +197,23 @@ def get_aggregate(name="mean", *, weights=None, group_weights=None, task_groups=
         if fit is True:
             fit = replicates
     if fit is True:
-        raise ValueError("`fit=True` needs `replicates=`.")
+        raise ArgumentError("`fit=True` needs `replicates=`.")
+    if isinstance(name, str) and ":" in name:  # 'binned-rank:0.01', 'optimality-gap:0.9', ...: the text syntax
+        name, options = parse_parameter(name)
+        bin_width = options.get("bin_width", bin_width)
+        gamma = options.get("gamma", gamma)
+        baseline = options.get("baseline", baseline)
+        chance = options.get("chance", chance)
     if callable(name):
         if any(v is not None for v in (weights, group_weights, floors, ceilings, fit, chance, bin_width)):
-            raise ValueError("a user aggregate takes no weights or normalization options; apply them inside it.")
+            raise ArgumentError("a user aggregate takes no weights or normalization options; apply them inside it.")
         return Aggregate(getattr(name, "__name__", "custom"), name, True, None, "user-supplied function")
     name = check_choice(name, AGGREGATES, "name")
     n_tasks = len(tasks) if tasks is not None else None
     unweighted = name in ("median", "iqm", "optimality-gap", "probability-of-improvement")
     if unweighted and (weights is not None or group_weights is not None):
         given = [n for n, v in (("weights", weights), ("group_weights", group_weights)) if v is not None]
-        raise ValueError(f"aggregate '{name}' is unweighted: {' and '.join(f'`{g}`' for g in given)}"
+        raise ArgumentError(f"aggregate '{name}' is unweighted: {' and '.join(f'`{g}`' for g in given)}"
                          f" {'do' if len(given) > 1 else 'does'} not apply to it; leave '{name}' out of the"
                          " aggregates or give no weights.")
     w, notes = weights_and_notes(n_tasks, tasks=tasks, weights=weights, group_weights=group_weights,
@@ -210,6 +222,31 @@ def get_aggregate(name="mean", *, weights=None, group_weights=None, task_groups=
     if name in _TASK_LEVEL:  # the same names as rliable's run-level statistics, which give other numbers
         notes = tuple(notes) + (_TASK_LEVEL[name],)
     return replace(agg, notes=notes) if notes else agg
+
+
+#: aggregates with one parameter that a ':' suffix sets in text (``'binned-rank:0.01'``), and its keyword
+PARAMETERS = {"binned-rank": "bin_width", "optimality-gap": "gamma", "probability-of-improvement": "baseline",
+              "chance-normalized": "chance"}
+#: an example of each parameter's text syntax, for messages
+PARAMETER_SYNTAX = {"bin_width": "binned-rank:0.01", "gamma": "optimality-gap:0.9",
+                    "baseline": "probability-of-improvement:MODEL", "chance": "chance-normalized:0.25"}
+
+
+def parse_parameter(text: str) -> tuple[str, dict]:
+    """``'binned-rank:0.01'`` -> ``('binned-rank', {'bin_width': 0.01})``: an aggregate's name with its one
+    parameter written after a colon (the command line's syntax)."""
+    name, value = (x.strip() for x in str(text).split(":", 1))
+    key = name.lower().replace("_", "-")
+    if key not in PARAMETERS:
+        raise ArgumentError(f"aggregate {name!r} takes no ':' parameter; those that do: "
+                         + ", ".join(f"{k}:<{v}>" for k, v in PARAMETERS.items()) + ".")
+    param = PARAMETERS[key]
+    if param == "baseline":
+        return key, {param: value}
+    try:
+        return key, {param: float(value)}
+    except ValueError:
+        raise ArgumentError(f"aggregate '{name}:{value}': {value!r} is not a number.") from None
 
 
 #: notes for the aggregates that rliable defines over runs pooled across tasks, but that act here on one score per
@@ -237,35 +274,37 @@ def _build(name, w, tasks, models, fit, floors, ceilings, chance, bin_width, gam
     if name == "minmax":
         if fit is not None:
             if floors is not None or ceilings is not None:
-                raise ValueError("give either `fit` or `floors`/`ceilings` for 'minmax', not both.")
+                raise ArgumentError("give either `fit` or `floors`/`ceilings` for 'minmax', not both.")
             lo, hi = _fit_bounds(fit)
             how = "min and max over all models and replicates"
         else:
             if floors is None or ceilings is None:
-                raise ValueError("'minmax' needs `floors` and `ceilings` (per task), or `fit=` replicates.")
+                raise ArgumentError("'minmax' needs `floors` and `ceilings` (per task), or `fit=` replicates.")
             lo, hi = _per_task(floors, tasks, "floors"), _per_task(ceilings, tasks, "ceilings")
             how = "user floors and ceilings"
         if np.any(hi <= lo):
-            raise ValueError("'minmax': every ceiling must exceed its floor.")
+            raise ArgumentError("'minmax': every ceiling must exceed its floor.")
         return Aggregate(name, _weighted(w, lambda s: (s - lo) / (hi - lo)), True, w,
                          f"weighted mean of min-max normalized scores ({how})")
     if name == "chance-normalized":
         if chance is None:
-            raise ValueError("'chance-normalized' needs `chance` (the random-guess score of each task).")
+            raise ArgumentError("'chance-normalized' needs `chance` (the random-guess score of each task).")
         c = _per_task(chance, tasks, "chance")
         if np.any(c >= 1):
-            raise ValueError("'chance-normalized': chance levels must be below 1.")
+            raise ArgumentError("'chance-normalized': chance levels must be below 1.")
         return Aggregate(name, _weighted(w, lambda s: (s - c) / (1 - c)), True, w,
                          "weighted mean of (score - chance) / (1 - chance)")
     if name == "mean-rank":
-        return Aggregate(name, _weighted(w, task_ranks), False, w, "weighted mean of per-task ranks (1 = best)")
+        return Aggregate(name, _weighted(w, task_ranks), False, w, "weighted mean of per-task ranks (1 = best)",
+                         on_score_scale=False)
     if name == "binned-rank":
         if bin_width is None:
-            raise ValueError("'binned-rank' needs `bin_width` (scores in the same bin tie).")
+            raise ArgumentError("'binned-rank' needs `bin_width` (scores in the same bin tie).")
         return Aggregate(name, _weighted(w, lambda s: binned_task_ranks(s, bin_width)), False, w,
-                         f"weighted mean of per-task ranks after binning scores by {bin_width:g}")
+                         f"weighted mean of per-task ranks after binning scores by {bin_width:g}",
+                         on_score_scale=False)
     if name == "win-rate":
-        return Aggregate(name, _weighted(w, task_win_rates), True, w, "HELM mean win rate")
+        return Aggregate(name, _weighted(w, task_win_rates), True, w, "HELM mean win rate", on_score_scale=False)
     if name == "median":
         return Aggregate(name, lambda s: np.median(s, axis=-1), True, None, "median over tasks")
     if name == "iqm":
@@ -276,10 +315,10 @@ def _build(name, w, tasks, models, fit, floors, ceilings, chance, bin_width, gam
                          f"optimality gap over tasks (gamma = {gamma:g})")
     # probability of improvement over a baseline model
     if baseline is None:
-        raise ValueError("'probability-of-improvement' needs `baseline` (a model name or index).")
+        raise ArgumentError("'probability-of-improvement' needs `baseline` (a model name or index).")
     if isinstance(baseline, str):
         if models is None or baseline not in models:
-            raise ValueError(f"`baseline` {baseline!r} is not among the models {models!r}.")
+            raise ArgumentError(f"`baseline` {baseline!r} is not among the models {models!r}.")
         b = list(models).index(baseline)
     else:
         b = int(baseline)
@@ -288,4 +327,5 @@ def _build(name, w, tasks, models, fit, floors, ceilings, chance, bin_width, gam
         ref = s[..., b:b + 1, :]
         return ((s > ref) + 0.5 * (s == ref)).mean(axis=-1)
 
-    return Aggregate(name, poi, True, None, f"share of tasks on which the model beats {baseline} (ties half)")
+    return Aggregate(name, poi, True, None, f"share of tasks on which the model beats {baseline} (ties half)",
+                     on_score_scale=False)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import rankdata
+from .._ranks import ranks
+from .._validate import ArgumentError
 
 __all__ = ["task_ranks", "binned_task_ranks", "task_win_rates"]
 
@@ -11,16 +12,10 @@ __all__ = ["task_ranks", "binned_task_ranks", "task_win_rates"]
 def task_ranks(scores) -> np.ndarray:
     """Rank of each model within each task, 1 = best (highest score), ties sharing the average rank.
 
-    ``scores`` (..., M, T) -> ranks (..., M, T). NaN scores get NaN ranks.
+    ``scores`` (..., M, T) -> ranks (..., M, T) (:func:`evalband._ranks.ranks` with ``ties='average'`` along the
+    models axis). NaN scores get NaN ranks.
     """
-    s = np.asarray(scores, dtype=np.float64)
-    return rankdata(-s, axis=-2, method="average", nan_policy="propagate") if not np.isnan(s).any() else \
-        _ranks_with_nan(s)
-
-
-def _ranks_with_nan(s):
-    r = rankdata(-np.nan_to_num(s, nan=-np.inf), axis=-2, method="average")
-    return np.where(np.isnan(s), np.nan, r)
+    return ranks(scores, axis=-2, higher_is_better=True, ties="average")
 
 
 def binned_task_ranks(scores, bin_width: float) -> np.ndarray:
@@ -30,7 +25,7 @@ def binned_task_ranks(scores, bin_width: float) -> np.ndarray:
     are transitive; two scores closer than ``w`` tie only when they share a bin.
     """
     if not np.isfinite(bin_width) or bin_width <= 0:
-        raise ValueError(f"`bin_width` must be a positive number; got {bin_width!r}.")
+        raise ArgumentError(f"`bin_width` must be a positive number; got {bin_width!r}.")
     s = np.asarray(scores, dtype=np.float64)
     return task_ranks(np.floor(s / bin_width + 1e-9))
 
@@ -43,5 +38,5 @@ def task_win_rates(scores) -> np.ndarray:
     s = np.asarray(scores, dtype=np.float64)
     m = s.shape[-2]
     if m < 2:
-        raise ValueError("win rates need at least 2 models.")
+        raise ArgumentError("win rates need at least 2 models.")
     return (m - task_ranks(s)) / (m - 1)

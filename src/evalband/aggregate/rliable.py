@@ -20,6 +20,7 @@ the edge of the statistical precipice. NeurIPS 2021. https://github.com/google-r
 from __future__ import annotations
 
 import numpy as np
+from .._validate import ArgumentError
 
 __all__ = ["iqm", "trimmed_mean", "median_of_means", "mean_of_means", "optimality_gap",
            "probability_of_improvement"]
@@ -32,7 +33,7 @@ def trimmed_mean(values, proportion: float = 0.25, *, axis=-1) -> np.ndarray:
     """
     a = np.moveaxis(np.asarray(values, dtype=np.float64), axis, -1)
     if not 0 <= proportion < 0.5:
-        raise ValueError(f"`proportion` must lie in [0, 0.5); got {proportion!r}.")
+        raise ArgumentError(f"`proportion` must lie in [0, 0.5); got {proportion!r}.")
     srt = np.sort(a, axis=-1)  # NaN last
     n = (~np.isnan(a)).sum(axis=-1)
     cut = np.floor(proportion * n).astype(np.int64)

@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from .._validate import as_generator, check_confidence_level, check_positive_int
+from .._validate import MissingExtraError, as_generator, check_confidence_level, check_positive_int
 from .diagnostics import import_arviz
 
 __all__ = ["require_numpyro", "run_nuts", "mcmc_options", "EXTRA_MESSAGE"]
@@ -34,7 +34,7 @@ def require_numpyro(num_chains: int = 4, *, what: str = "this model", arviz: boo
         if arviz:
             import_arviz()
     except ImportError as exc:
-        raise ImportError(f"{what} {EXTRA_MESSAGE}") from exc
+        raise MissingExtraError(f"{what} {EXTRA_MESSAGE}") from exc
     return numpyro
 
 
@@ -50,7 +50,10 @@ def run_nuts(model, kwargs, *, num_warmup, num_samples, num_chains, seed, target
     method = "parallel" if jax.local_device_count() >= num_chains else "sequential"
     mcmc = MCMC(kernel, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
                 chain_method=method, progress_bar=False)
-    mcmc.run(jax.random.PRNGKey(seed), **kwargs)
+    from .._progress import status
+
+    with status(f"MCMC: {num_chains} chains x {num_warmup + num_samples:,} NUTS steps"):
+        mcmc.run(jax.random.PRNGKey(seed), **kwargs)
     az = import_arviz()
     idata = az.from_numpyro(mcmc, log_likelihood=False)
     return mcmc, idata

@@ -17,16 +17,18 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import InputError, as_generator, check_positive_int
+from .._validate import ArgumentError, InputError, MissingExtraError, as_generator, check_positive_int
 from ..table import ResultsTable
 from .exact import as_counts, as_data
 from .intervals import equal_tailed, pair_indices, verdict
 from .posterior import BayesResult
+from ..display.reprs import displayed
 
 __all__ = ["Agreement", "compare_with_bootstrap"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Agreement:
     """Side-by-side intervals.
 
@@ -59,7 +61,7 @@ def _bootstrap_replicates(data, models, tasks, n_resamples, rng):
     try:
         from ..resample import bootstrap
     except ImportError as exc:  # the engine is a sibling module; say so rather than fake it
-        raise ImportError("compare_with_bootstrap needs evalband.resample (the bootstrap engine), which is not"
+        raise MissingExtraError("compare_with_bootstrap needs evalband.resample (the bootstrap engine), which is not"
                           " importable here; pass `replicates=` explicitly") from exc
     if not isinstance(data, ResultsTable):
         counts = data
@@ -119,10 +121,10 @@ def compare_with_bootstrap(data, result: BayesResult, *, replicates=None, n_resa
         replicates = _bootstrap_replicates(data, result.models, result.tasks, n_resamples, as_generator(rng))
     reps = np.asarray(replicates.replicates, dtype=np.float64)
     if reps.shape[1:] != counts.correct.shape:
-        raise ValueError(f"`replicates` must be shaped (B, {counts.correct.shape[0]}, {counts.correct.shape[1]})"
+        raise ArgumentError(f"`replicates` must be shaped (B, {counts.correct.shape[0]}, {counts.correct.shape[1]})"
                          f" like the fit; got {reps.shape}.")
     notes.append(f"bootstrap: percentile intervals from {reps.shape[0]:,} replicates"
-                 f" ({getattr(replicates, 'resampling', 'given')} resampling)")
+                 f" ({replicates.resampling} resampling)")
     agg = result.aggregator
     boot = agg(reps)  # (B, M)
     observed = np.asarray(agg(counts.correct / counts.n))
@@ -150,8 +152,9 @@ def compare_with_bootstrap(data, result: BayesResult, *, replicates=None, n_resa
     dlo, dhi = equal_tailed(boot[:, a] - boot[:, b], level)
     dse = np.sqrt(var[a] + var[b])
     pr = result.pairs()
-    bv = verdict(dlo, dhi, names[a], names[b])
-    av = verdict(d_obs - z * dse, d_obs + z * dse, names[a], names[b]) if w is not None else np.full(a.shape, "")
+    hib = result.higher_is_better
+    bv = verdict(dlo, dhi, higher_is_better=hib)
+    av = verdict(d_obs - z * dse, d_obs + z * dse, higher_is_better=hib) if w is not None else np.full(a.shape, "")
     yv = pr["verdict"].to_numpy()
     pairs = pd.DataFrame({
         "model_a": names[a], "model_b": names[b], "observed": d_obs,

@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ..table import Counts
+from .._validate import ArgumentError
+from ..display.reprs import displayed
 
 __all__ = ["CLUSTER_MODES", "DesignEffects", "design_effects", "effective_counts", "ignored_clusters_warning",
            "width_factor"]
@@ -28,7 +30,8 @@ __all__ = ["CLUSTER_MODES", "DesignEffects", "design_effects", "effective_counts
 CLUSTER_MODES = ("ignore", "effective")
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class DesignEffects:
     """Design effects of clustered items, per model and task.
 
@@ -85,8 +88,8 @@ def design_effects(data, *, models=None, tasks=None) -> DesignEffects:
 
     Parameters
     ----------
-    data : ResultsTable, DataFrame or path
-        Item-level scores with clusters (anything :func:`evalband.read` accepts).
+    data : Selection, ResultsTable, DataFrame or path
+        Item-level scores with clusters (anything :func:`evalband.select` accepts).
     models, tasks : sequence of str, optional
         Restrict the analysis.
 
@@ -110,17 +113,17 @@ def design_effects(data, *, models=None, tasks=None) -> DesignEffects:
     48(2), 577-585.
     """
     from ..estimation import estimate
-    from ..io import read
+    from ..selection import select
 
-    table = read(data)
+    table = select(data).table
     if table.level != "item" or not table.has_clusters:
-        raise ValueError("design effects need item-level data with a cluster column (--cluster COL);"
+        raise ArgumentError("design effects need item-level data with a cluster column (--cluster COL);"
                          f" {table.source} has {'no cluster column' if table.level == 'item' else 'summary counts'}.")
     if models is not None or tasks is not None:
         table = table.select(models=models, tasks=tasks)
     with warnings.catch_warnings(record=True) as caught:  # the few-clusters warning becomes a note here
         warnings.simplefilter("always")
-        est = estimate(table, method="cluster", cluster=True)
+        est = estimate(table, method="cluster", cluster=True, ppi="none")  # the clustering of the scores as read
     deff = np.asarray(est.extras["design_effect"], dtype=np.float64)
     used = np.maximum(deff, 1.0)
     undefined = np.isnan(used)
@@ -142,7 +145,7 @@ def design_effects(data, *, models=None, tasks=None) -> DesignEffects:
 def effective_counts(counts: Counts, effects: DesignEffects) -> Counts:
     """Rao-Scott effective counts ``(correct / deff, n / deff)`` (fractional; the accuracy is unchanged)."""
     if (tuple(counts.models), tuple(counts.tasks)) != (tuple(effects.models), tuple(effects.tasks)):
-        raise ValueError("`effects` were computed for other models or tasks than `counts` holds.")
+        raise ArgumentError("`effects` were computed for other models or tasks than `counts` holds.")
     return Counts(counts.models, counts.tasks, counts.correct / effects.used, counts.n / effects.used)
 
 

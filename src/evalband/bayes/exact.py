@@ -12,17 +12,16 @@ convergence to check, only the grid's refinement shift (reported).
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
-import pandas as pd
 
-from .._validate import as_generator, check_choice, check_confidence_level, check_positive_int
+from .._validate import (ArgumentError, as_generator, check_choice, check_confidence_level, check_names,
+                         check_positive_int)
 from ..table import Counts, ResultsTable
 from .clusters import (CLUSTER_MODES, DesignEffects, design_effects, effective_counts,
                        ignored_clusters_warning, summarize_by_task, width_factor)
 from .grid import fit_grid
-from .posterior import BayesResult, aggregator_notes, make_aggregator
+from .posterior import BayesResult, make_aggregator
 from .priors import parse_prior
 
 __all__ = ["beta_binomial", "as_counts"]
@@ -34,50 +33,46 @@ DEFAULT_CLUSTERS = "ignore"
 
 
 def as_data(data):
-    """``data`` as a ResultsTable or Counts: a Counts as is, anything else through :func:`evalband.read` (as
+    """``data`` as a ResultsTable or Counts: a Counts as is, anything else through :func:`evalband.select` (as
     ``estimate``, ``compare`` and ``rank`` take it)."""
     if isinstance(data, Counts):
         return data
-    if not isinstance(data, (ResultsTable, pd.DataFrame, str, os.PathLike, list, tuple)):  # lists: of paths
-        raise TypeError("`data` must be a ResultsTable (from evalband.read or evalband.load_example), a Counts, a"
-                        f" DataFrame or a path; got {type(data).__name__}.")
-    from ..io import read
+    from ..selection import select
 
-    return read(data)
+    return select(data).table
 
 
 def as_counts(data, *, models=None, tasks=None) -> tuple[Counts, dict | None, tuple[str, ...]]:
-    """Counts (M, T) from a ResultsTable (item-level binary, or summary), a Counts, or anything
-    :func:`evalband.read` accepts; with task groups and notes."""
-    data = as_data(data)
-    if isinstance(data, ResultsTable):
-        return data.counts(models=models, tasks=tasks), _groups(data, tasks), data.notes
+    """Counts (M, T) from a Selection or ResultsTable (item-level binary, or summary), a Counts, or anything
+    :func:`evalband.select` accepts; with task groups and notes."""
     if isinstance(data, Counts):
         if models is not None or tasks is not None:
-            from .._validate import check_names
             mi = [data.models.index(m) for m in check_names(models, data.models, "models")]
             ti = [data.tasks.index(t) for t in check_names(tasks, data.tasks, "tasks")]
             data = Counts(tuple(data.models[i] for i in mi), tuple(data.tasks[j] for j in ti),
                           data.correct[np.ix_(mi, ti)], data.n[np.ix_(mi, ti)])
-    return data, None, ()
+        return data, None, ()
+    from ..selection import select
+
+    sel = select(data, models=models, tasks=tasks)
+    return sel.table.counts(), sel.task_groups, sel.all_notes
 
 
-def tasks_every_model_has(data, *, models=None, tasks=None):
-    """``(data, TasksLeftOut or None)``: a ResultsTable restricted to ``models`` and ``tasks`` and then to the tasks
-    every selected model has results on, the rule of ``compare`` and ``rank``
-    (:func:`evalband.comparison._setup.shared_tasks`, whose ``TasksLeftOut`` gives the notes); a Counts unchanged.
+def _selection(data, *, models, tasks, weights, group_weights):
+    """``(counts, task_groups, table, weights, notes)``: the selection of a Bayesian fit. A table goes through
+    :func:`evalband.select` with the rule of compare and rank for tasks some model lacks (each model is counted on
+    its own items, so a task on which the models share no item is kept); a Counts is selected on its labels."""
+    from ..selection import select, selection_of_labels
 
-    Each model is counted on its own items, so a task on which the models share no item is kept. A task named in
-    ``tasks`` that a selected model lacks is an error (the user asked for it), as in ``compare``.
-    """
-    if not isinstance(data, ResultsTable):
-        return data, None
-    from ..comparison._setup import shared_tasks  # the one rule for tasks some model lacks
-
-    if models is not None or tasks is not None:
-        data = data.select(models=models, tasks=tasks)
-    data, left_out = shared_tasks(data, explicit=tasks is not None, shared_items=False)
-    return data, (left_out if left_out else None)
+    if isinstance(data, Counts):
+        sel, mi, ti = selection_of_labels(data.models, data.tasks, None, select_models=models, select_tasks=tasks,
+                                          weights=weights, group_weights=group_weights)
+        counts = Counts(sel.models, sel.tasks, data.correct[np.ix_(mi, ti)], data.n[np.ix_(mi, ti)])
+        return counts, None, None, sel.weights, sel.notes, ()
+    sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights, complete=True,
+                 shared_items=False)
+    table = sel.table
+    return table.counts(), sel.task_groups, table, sel.weights, sel.notes, tuple(table.notes)
 
 
 def _cluster_mode(data, clusters, models, tasks) -> tuple[str, DesignEffects | None]:
@@ -86,7 +81,7 @@ def _cluster_mode(data, clusters, models, tasks) -> tuple[str, DesignEffects | N
     has = isinstance(data, ResultsTable) and data.level == "item" and data.has_clusters
     if not has:
         if mode == "effective" and clusters is not None:  # asked for explicitly
-            raise ValueError("`clusters='effective'` needs item-level data with a cluster column (--cluster COL);"
+            raise ArgumentError("`clusters='effective'` needs item-level data with a cluster column (--cluster COL);"
                              " this input has none.")
         return mode, None
     return mode, design_effects(data, models=models, tasks=tasks)
@@ -107,9 +102,9 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
 
     Parameters
     ----------
-    data : ResultsTable, Counts, DataFrame or path
-        Summary input, or item-level binary scores (counted per model and task with ``table.counts()``); a
-        DataFrame or path goes through :func:`evalband.read`, as in ``estimate``, ``compare`` and ``rank``.
+    data : Selection, ResultsTable, Counts, DataFrame or path
+        Summary input, or item-level binary scores (counted per model and task with ``table.counts()``);
+        anything :func:`evalband.select` accepts, as in ``estimate``, ``compare`` and ``rank``.
     prior : Prior, str or callable, optional
         Prior on each (alpha_i, beta_i): default ``exponential(rate=1e-4)``; text such as ``'half-normal:100'``
         or ``'gamma:2,0.01'``; or a log density ``f(alpha, beta)``. See :mod:`evalband.bayes.priors`.
@@ -176,16 +171,9 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
     Rao, J. N. K. & Scott, A. J. (1992). A simple method for the analysis of clustered binary data. Biometrics
     48(2), 577-585.
     """
-    data = as_data(data)
-    data, left_out = tasks_every_model_has(data, models=models, tasks=tasks)
-    if isinstance(data, ResultsTable):  # already restricted, in the order given
-        models = tasks = None
-    counts, task_groups, table_notes = as_counts(data, models=models, tasks=tasks)
-    mode, effects = _cluster_mode(data, clusters, models, tasks)
-    left_notes = []
-    if left_out is not None:
-        weights, group_weights, weight_notes = left_out.weights(weights, group_weights)
-        left_notes = [*left_out.notes(), *weight_notes]
+    counts, task_groups, table, weights, left_notes, table_notes = _selection(
+        data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
+    mode, effects = _cluster_mode(table, clusters, None, None)
     prior = parse_prior(prior)
     n_draws = check_positive_int(n_draws, "n_draws")
     grid_size = check_positive_int(grid_size, "grid_size", minimum=16)
@@ -193,8 +181,7 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
     level = check_confidence_level(confidence_level)
     seed = rng if isinstance(rng, (int, np.integer)) else None
     gen = as_generator(rng)
-    agg, agg_name = make_aggregator(counts.tasks, task_groups, aggregate=aggregate, weights=weights,
-                                    group_weights=group_weights)
+    agg, agg_name = make_aggregator(counts.tasks, task_groups, aggregate=aggregate, weights=weights)
     cluster_warnings, cluster_notes = [], []
     if effects is not None and mode == "effective":
         counts = effective_counts(counts, effects)
@@ -243,7 +230,6 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
              f"prior on each model's alpha and beta: {prior.label}",
              f"aggregate: {agg_name}",
              *left_notes,
-             *aggregator_notes(agg, counts.tasks),
              "ci = equal-tailed credible interval of the true accuracy; hdi = highest-density interval;"
              " pred = posterior predictive interval of the accuracy on a new test set of the same sizes"
              " (wider; what published Bayesian analyses report)",

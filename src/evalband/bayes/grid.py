@@ -32,6 +32,8 @@ import numpy as np
 from scipy import special
 
 from .priors import Prior
+from .._validate import ArgumentError
+from ..display.reprs import displayed
 
 __all__ = ["GridPosterior", "fit_grid", "log_posterior", "U_LIMITS", "V_LIMITS"]
 
@@ -157,7 +159,7 @@ def _zoom(correct, n, prior, *, drop, coarse=32, max_iter=30):
         top = lp.max(axis=(1, 2))
         if not np.isfinite(top).all():
             bad = int(np.flatnonzero(~np.isfinite(top))[0])
-            raise ValueError(f"the posterior of model number {bad} is not finite anywhere on the grid;"
+            raise ArgumentError(f"the posterior of model number {bad} is not finite anywhere on the grid;"
                              " check the prior's log density")
         keep = lp >= (top - drop)[:, None, None]
         new_lo, new_hi = np.empty_like(lo), np.empty_like(hi)
@@ -207,7 +209,8 @@ def _moments(uc, vc, lp, correct, n):
     return w, np.column_stack([eu, ev]), np.column_stack([sdu, sdv]), eth, sdth
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class GridPosterior:
     """The gridded posterior of every model's (alpha, beta).
 

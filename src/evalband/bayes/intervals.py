@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._ranks import ranks as _ranks
+
 __all__ = ["equal_tailed", "hdi", "ranks", "rank_probabilities", "pair_indices", "verdict"]
 
 
@@ -38,32 +40,31 @@ def hdi(draws, confidence_level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-def ranks(scores) -> np.ndarray:
-    """Rank of each model in each draw, 1 = best (highest score); ``scores`` shaped (D, M)."""
-    order = np.argsort(-np.asarray(scores), axis=1, kind="stable")
-    out = np.empty_like(order)
-    np.put_along_axis(out, order, np.arange(1, order.shape[1] + 1)[None, :].repeat(order.shape[0], 0), axis=1)
-    return out
+def ranks(scores, *, higher_is_better: bool = True) -> np.ndarray:
+    """Rank of each model in each draw, 1 = best; ``scores`` shaped (D, M); ties share the best of their ranks
+    (:func:`evalband._ranks.ranks` with ``ties='min'``, the rule of every leaderboard in evalband)."""
+    return _ranks(scores, axis=1, higher_is_better=higher_is_better, ties="min")
 
 
 def rank_probabilities(rank_draws) -> np.ndarray:
-    """P(rank = r) for each model (rows) and rank r = 1..M (columns) from (D, M) rank draws."""
-    d, m = rank_draws.shape
-    counts = np.zeros((m, m))
-    np.add.at(counts, (np.broadcast_to(np.arange(m), (d, m)).ravel(), rank_draws.ravel() - 1), 1.0)
-    return counts / d
+    """P(rank = r) for each model (rows) and rank r = 1..M (columns) from (D, M) rank draws
+    (:func:`evalband.ranking.rank_distribution`, the one rank distribution)."""
+    from ..ranking.distribution import rank_distribution
+
+    return rank_distribution(rank_draws)
 
 
 def pair_indices(m: int) -> tuple[np.ndarray, np.ndarray]:
-    """Indices (a, b) of every unordered pair a < b of m models."""
-    a, b = np.triu_indices(m, k=1)
-    return a, b
+    """Indices (a, b) of every unordered pair a < b of m models (:func:`evalband.comparison.pair_indices`)."""
+    from ..comparison.pairs import pair_indices as pairs
+
+    return pairs(m)
 
 
-def verdict(low, high, name_a, name_b) -> np.ndarray:
-    """'A > B' when the interval of A - B lies above 0, 'A < B' when below, else 'undecided'."""
-    low, high = np.asarray(low), np.asarray(high)
-    out = np.full(low.shape, "undecided", dtype=object)
-    out[low > 0] = [f"{a} > {b}" for a, b in zip(np.asarray(name_a)[low > 0], np.asarray(name_b)[low > 0])]
-    out[high < 0] = [f"{a} < {b}" for a, b in zip(np.asarray(name_a)[high < 0], np.asarray(name_b)[high < 0])]
-    return out
+def verdict(low, high, *, higher_is_better: bool = True) -> np.ndarray:
+    """The verdict words of every comparison ('A better', 'B better', 'not yet decided'): A better when the
+    credible (or confidence) interval of A - B lies beyond 0 in the better direction
+    (:func:`evalband.comparison.verdict` with no margin)."""
+    from ..comparison.verdict import verdict as _verdict
+
+    return _verdict(low, high, higher_is_better=higher_is_better)

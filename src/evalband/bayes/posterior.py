@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 
 from .intervals import equal_tailed, hdi, pair_indices, rank_probabilities, ranks, verdict
+from .._validate import ArgumentError
+from ..display.reprs import displayed
 
 __all__ = ["BayesResult", "make_aggregator", "aggregator_notes"]
 
@@ -39,7 +41,7 @@ def make_aggregator(tasks, task_groups=None, *, aggregate="mean", weights=None, 
         agg = get_aggregate(aggregate, weights=weights, group_weights=group_weights, task_groups=task_groups,
                             tasks=list(tasks))
     except ValueError as exc:  # the engine names its own argument `name`; ours is `aggregate`
-        raise ValueError(str(exc).replace("`name`", "`aggregate`", 1)) from None
+        raise ArgumentError(str(exc).replace("`name`", "`aggregate`", 1)) from None
     w = agg.weights
     if agg.name == "mean" and w is not None and np.allclose(w, 1.0 / len(tasks)):
         text = "unweighted mean over tasks"
@@ -61,7 +63,7 @@ def aggregator_notes(agg, tasks) -> list[str]:
     """What the aggregate's weights assumed, as compare and rank list it: the aggregator's own notes (tasks or
     groups a mapping of weights does not name get weight 0), or, when the weights named every task and gave some
     of them 0 (as a command line that spells out every task does), one note listing the tasks that weigh 0."""
-    from ..aggregate._weights import names_text
+    from .._lists import names_text
 
     notes = [str(n) for n in getattr(agg, "notes", ())]
     w = getattr(agg, "weights", None)
@@ -78,7 +80,8 @@ def _names(names, limit: int = 20) -> str:
     return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class BayesResult:
     """Posterior draws from :func:`~evalband.bayes.beta_binomial` or :func:`~evalband.bayes.logistic`.
 
@@ -202,8 +205,9 @@ class BayesResult:
     def pairs(self) -> pd.DataFrame:
         """One row per pair (model_a listed first): the posterior of the aggregate difference A - B.
 
-        ``verdict`` compares the aggregate's values (``'A > B'`` when the credible interval of A - B lies above
-        0); ``p_a_better`` is P(A better), respecting aggregates where lower is better (mean rank)."""
+        ``verdict`` uses the words of every comparison: 'A better' when the credible interval of A - B lies beyond
+        0 in the better direction (above for accuracies, below for mean ranks), 'B better', else 'not yet
+        decided'; ``p_a_better`` is P(A better)."""
         a, b = pair_indices(len(self.models))
         diff = self.aggregate[:, a] - self.aggregate[:, b]
         pred = self.aggregate_pred[:, a] - self.aggregate_pred[:, b]
@@ -217,7 +221,7 @@ class BayesResult:
             "posterior_mean": diff.mean(axis=0), "posterior_sd": diff.std(axis=0, ddof=1),
             "ci_low": lo, "ci_high": hi, "hdi_low": hlo, "hdi_high": hhi, "pred_low": plo, "pred_high": phi,
             "p_a_better": ((diff > 0) if self.higher_is_better else (diff < 0)).mean(axis=0),
-            "verdict": verdict(lo, hi, names[a], names[b]),
+            "verdict": verdict(lo, hi, higher_is_better=self.higher_is_better),
         })
 
     def to_inference_data(self):

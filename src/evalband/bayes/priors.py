@@ -14,6 +14,8 @@ from typing import Callable
 
 import numpy as np
 from scipy import special
+from .._validate import ArgumentError, ArgumentTypeError
+from ..display.reprs import displayed
 
 __all__ = ["Prior", "exponential", "half_normal", "gamma", "custom", "parse_prior", "PRIOR_FAMILIES",
            "DEFAULT_PRIOR", "sensitivity_priors"]
@@ -21,7 +23,8 @@ __all__ = ["Prior", "exponential", "half_normal", "gamma", "custom", "parse_prio
 PRIOR_FAMILIES = ("exponential", "half-normal", "gamma", "custom")
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Prior:
     """Independent prior on ``alpha`` and ``beta`` of each model's Beta(alpha, beta) task distribution.
 
@@ -71,7 +74,7 @@ class Prior:
         elif self.family == "gamma":
             draw = lambda: rng.gamma(p["shape"], 1.0 / p["rate"], size)
         else:
-            raise ValueError("`prior`: a custom log density cannot be sampled from; give a named family.")
+            raise ArgumentError("`prior`: a custom log density cannot be sampled from; give a named family.")
         return draw(), draw()
 
     def log_normalizer(self) -> float:
@@ -83,12 +86,12 @@ class Prior:
             return np.log(p["scale"] * np.sqrt(np.pi / 2))
         if self.family == "gamma":
             return special.gammaln(p["shape"]) - p["shape"] * np.log(p["rate"])
-        raise ValueError("a custom log density has no known normalising constant")
+        raise ArgumentError("a custom log density has no known normalising constant")
 
 
 def _positive(value, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
-        raise ValueError(f"`{name}` must be a positive finite number; got {value!r}.")
+        raise ArgumentError(f"`{name}` must be a positive finite number; got {value!r}.")
     return float(value)
 
 
@@ -110,7 +113,7 @@ def gamma(shape: float = 2.0, rate: float = 0.01) -> Prior:
 def custom(log_density: Callable, label: str = "custom") -> Prior:
     """A user log density ``f(alpha, beta)`` (joint, up to a constant; must broadcast over arrays)."""
     if not callable(log_density):
-        raise TypeError(f"`log_density` must be callable; got {type(log_density).__name__}.")
+        raise ArgumentTypeError(f"`log_density` must be callable; got {type(log_density).__name__}.")
     return Prior("custom", {}, log_density, label)
 
 
@@ -134,7 +137,7 @@ def parse_prior(spec) -> Prior:
     if callable(spec):
         return custom(spec)
     if not isinstance(spec, str):
-        raise TypeError(f"`prior` must be a Prior, a log-density callable or text such as 'gamma:2,0.01';"
+        raise ArgumentTypeError(f"`prior` must be a Prior, a log-density callable or text such as 'gamma:2,0.01';"
                         f" got {spec!r}.")
     text = spec.strip()
     if text.endswith(")") and "(" in text:  # a label such as 'gamma(shape=2, rate=0.01)' reads back
@@ -142,22 +145,22 @@ def parse_prior(spec) -> Prior:
     name, _, rest = text.partition(":")
     key = name.strip().lower().replace("_", "-").replace("halfnormal", "half-normal")
     if key not in _MAKERS:
-        raise ValueError(f"`prior` family must be one of {', '.join(map(repr, _MAKERS))} (or a callable log"
+        raise ArgumentError(f"`prior` family must be one of {', '.join(map(repr, _MAKERS))} (or a callable log"
                          f" density); got {name!r}.")
     maker, names = _MAKERS[key]
     kwargs = {}
     parts = [p.strip() for p in rest.split(",") if p.strip()]
     if len(parts) > len(names):
-        raise ValueError(f"`prior` {key} takes {', '.join(names)}; got {spec!r}.")
+        raise ArgumentError(f"`prior` {key} takes {', '.join(names)}; got {spec!r}.")
     for pos, part in enumerate(parts):
         k, eq, v = part.partition("=")
         k, v = (k.strip(), v) if eq else (names[pos], part)
         if k not in names:
-            raise ValueError(f"`prior` {key} takes {', '.join(names)}; got {k!r} in {spec!r}.")
+            raise ArgumentError(f"`prior` {key} takes {', '.join(names)}; got {k!r} in {spec!r}.")
         try:
             kwargs[k] = float(v)
         except ValueError:
-            raise ValueError(f"`prior`: {k} must be a number; got {v!r} in {spec!r}.") from None
+            raise ArgumentError(f"`prior`: {k} must be a number; got {v!r} in {spec!r}.") from None
     return maker(**kwargs)
 
 

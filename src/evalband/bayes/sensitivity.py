@@ -13,15 +13,18 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import as_generator
-from .exact import as_data, beta_binomial
+from .._validate import ArgumentError, as_generator
+from ..table import Counts
+from .exact import beta_binomial
 from .posterior import BayesResult
 from .priors import parse_prior, sensitivity_priors
+from ..display.reprs import displayed
 
 __all__ = ["PriorSensitivity", "prior_sensitivity"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PriorSensitivity:
     """Fits of one dataset under several priors; the first prior is the baseline.
 
@@ -103,8 +106,13 @@ def prior_sensitivity(data, *, priors=None, n_draws: int = 10_000, confidence_le
     """
     priors = [parse_prior(p) for p in (sensitivity_priors() if priors is None else priors)]
     if len(priors) < 2:
-        raise ValueError(f"`priors` needs at least two priors to compare; got {len(priors)}.")
-    data = as_data(data)  # a path is read once, not once per prior
+        raise ArgumentError(f"`priors` needs at least two priors to compare; got {len(priors)}.")
+    if not isinstance(data, Counts):  # selected (and a path read) once, not once per prior
+        from ..selection import select
+
+        data = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights,
+                      complete=True, shared_items=False)
+        models = tasks = weights = group_weights = None
     seed = int(as_generator(rng).integers(0, 2**63 - 1))
     results: list[BayesResult] = [
         beta_binomial(data, prior=p, n_draws=n_draws, confidence_level=confidence_level, weights=weights,

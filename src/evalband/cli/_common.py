@@ -20,6 +20,7 @@ import copy
 import dataclasses
 import functools
 import inspect
+import os
 import re
 import sys
 from typing import Annotated, Optional
@@ -27,7 +28,7 @@ from typing import Annotated, Optional
 import typer
 
 from .._lists import split_names
-from .._validate import InputError
+from .._validate import ArgumentError, USER_ERRORS
 
 __all__ = [
     "PathArg", "ExampleOpt", "SourceOpt", "ShapeOpt", "ModelColOpt", "TaskColOpt", "ItemColOpt", "ScoreColOpt",
@@ -35,7 +36,8 @@ __all__ = [
     "SeedOpt", "ModelsOpt", "TasksOpt", "errors", "emit", "load_input", "parse_list", "fail",
     "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
     "resolve_seed", "AccuracyScaleOpt", "cli_message", "split_list", "InputOptions", "reads_input",
-    "select_tasks", "WeightsOpt", "parse_weights", "parse_confidence", "selected_weights",
+    "WeightsOpt", "parse_confidence", "debug_enabled", "WideOpt", "show", "note_lines", "output_format",
+    "FixedOpt", "parse_fixed",
 ]
 
 PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL), a glob of them"
@@ -54,7 +56,8 @@ FilterOpt = Annotated[Optional[str], typer.Option("--filter", help="lm-eval logs
                                                   " (none, strict-match, flexible-extract, ...).",
                                                   show_default=False)]
 SplitOpt = Annotated[Optional[str], typer.Option("--split", help="HELM runs: the split (default test, else"
-                                                 " valid).", show_default=False)]
+                                                 " valid). A table with a split column (dev, test, ...): the"
+                                                 " split to keep.", show_default=False)]
 BaselinesOpt = Annotated[Optional[str], typer.Option("--baselines", help="rliable score files: CSV of task,"
                                                      " random, human scores to normalize by.",
                                                      show_default=False)]
@@ -69,14 +72,18 @@ ItemColOpt = Annotated[str, typer.Option("--item-col", help="Column holding the 
 ScoreColOpt = Annotated[str, typer.Option("--score-col", help="Column holding the score.")]
 TrialColOpt = Annotated[str, typer.Option("--trial-col", help="Column holding the trial (repeat) number.")]
 ClusterOpt = Annotated[Optional[str], typer.Option("--cluster", help="Column of clusters (passage, document,"
-                                                   " sub-source); default 'cluster' if present.",
+                                                   " sub-source); default 'cluster' if present; 'none' to treat"
+                                                   " items as independent.",
                                                    show_default=False)]
 GroupColOpt = Annotated[str, typer.Option("--group-col", help="Column holding the task group.")]
 UnboundedOpt = Annotated[bool, typer.Option("--unbounded", help="Scores are not proportions (rewards, BLEU, ...):"
                                             " allow values outside [0, 1].")]
 CountRuleOpt = Annotated[str, typer.Option("--count-rule", help="Summary input: counts from accuracies as"
                                            " floor(n*acc) or round(n*acc).")]
-FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: table, markdown, csv, json or latex.")]
+FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: table (fits the terminal), table-wide (every"
+                                        " column), markdown, csv, json or latex. JSON and CSV keep full precision"
+                                        " and fractions; the others show proportions in points.")]
+WideOpt = Annotated[bool, typer.Option("--wide", help="Terminal table with every column (as --format table-wide).")]
 ConfidenceOpt = Annotated[str, typer.Option("--confidence", help="Confidence level in (0, 1), e.g. 0.95, '95%'"
                                             " or 'overlap' (83.4%).")]
 SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Random seed; the same seed gives the same numbers.",
@@ -103,6 +110,29 @@ WeightsOpt = Annotated[Optional[str], typer.Option(
                       " weight 0), 'w1,w2,...' in task order, 'groups' for equal weight per group, or 'equal'"
                       " (every task the same; the default). Quote a name holding commas as in CSV"
                       " ('\"a,b\"=2,c=1'), or give @FILE (one name=w per line).", show_default=False)]
+HumanColOpt = Annotated[Optional[str], typer.Option(
+    "--human-col", help="Column of human (gold) labels on a subset of rows, blank elsewhere: the score column is"
+                        " then a judge's label and estimates combine both (prediction-powered inference; default"
+                        " 'human' if present).", show_default=False)]
+CostColOpt = Annotated[Optional[str], typer.Option("--cost-col", help="Column of per-row cost (dollars or tokens);"
+                                                   " default 'cost' if present.", show_default=False)]
+LatencyColOpt = Annotated[Optional[str], typer.Option("--latency-col", help="Column of per-row latency (seconds);"
+                                                      " default 'latency' if present.", show_default=False)]
+FacetsOpt = Annotated[Optional[str], typer.Option(
+    "--facets", help="Comma-separated label columns of other sources of variation (prompt template, seed, judge,"
+                     " ...); default: the columns named prompt, template, judge, run or harness when present;"
+                     " 'none' for none.", show_default=False)]
+FixedOpt = Annotated[Optional[str], typer.Option(
+    "--fixed", help="Comma-separated facets to condition on ('all' for every facet). By default facet columns are"
+                    " random: intervals generalize to new prompts, judges, seeds, as well as to new items.",
+                    show_default=False)]
+
+
+def parse_fixed(text):
+    """``--fixed`` text -> the library's ``fixed`` (None, True for 'all', or a list of facet names)."""
+    if text is None:
+        return None
+    return True if text.strip().lower() == "all" else parse_list(text, name="--fixed")
 
 
 def _cli(alias):
@@ -116,7 +146,8 @@ class InputOptions:
 
     The defaults here are the options' defaults on every command. :func:`reads_input` builds the options from the
     fields (each field's ``cli`` metadata is its typer alias); options a command does not offer keep these
-    defaults. ``tasks`` is applied after reading (:func:`select_tasks`); everything else is read by :meth:`load`.
+    defaults. :meth:`read` reads the table; :meth:`selection` adds --models, --tasks and --weights through
+    :func:`evalband.select`.
     """
 
     path: Optional[str] = dataclasses.field(default=None, metadata=_cli(PathArg))
@@ -134,19 +165,43 @@ class InputOptions:
     count_rule: str = dataclasses.field(default="floor", metadata=_cli(CountRuleOpt))
     models: Optional[str] = dataclasses.field(default=None, metadata=_cli(ModelsOpt))
     tasks: Optional[str] = dataclasses.field(default=None, metadata=_cli(TasksOpt))
+    weights: Optional[str] = dataclasses.field(default=None, metadata=_cli(WeightsOpt))
     drop_cols: Optional[str] = dataclasses.field(default=None, metadata=_cli(DropColsOpt))
     accuracy_scale: Optional[str] = dataclasses.field(default=None, metadata=_cli(AccuracyScaleOpt))
     metric: Optional[str] = dataclasses.field(default=None, metadata=_cli(MetricOpt))
     filter_: Optional[str] = dataclasses.field(default=None, metadata=_cli(FilterOpt))
     split: Optional[str] = dataclasses.field(default=None, metadata=_cli(SplitOpt))
     baselines: Optional[str] = dataclasses.field(default=None, metadata=_cli(BaselinesOpt))
+    human_col: Optional[str] = dataclasses.field(default=None, metadata=_cli(HumanColOpt))
+    cost_col: Optional[str] = dataclasses.field(default=None, metadata=_cli(CostColOpt))
+    latency_col: Optional[str] = dataclasses.field(default=None, metadata=_cli(LatencyColOpt))
+    facets: Optional[str] = dataclasses.field(default=None, metadata=_cli(FacetsOpt))
 
-    def load(self):
-        """Read PATH or --example into a ResultsTable (:func:`load_input`; --tasks is not applied here)."""
+    def read(self, *, battles: bool = False):
+        """Read PATH or --example into a ResultsTable (:func:`load_input`); nothing is selected here. With
+        ``battles``, a file of pairwise battles (detected, or --source naming a battle format) is read as a
+        BattleTable."""
         options = dataclasses.asdict(self)
-        path, example, _ = options.pop("path"), options.pop("example"), options.pop("tasks")
+        path, example = options.pop("path"), options.pop("example")
+        for key in ("tasks", "weights"):
+            options.pop(key)
         options["filter"] = options.pop("filter_")
-        return load_input(path, example, **options)
+        from .._progress import status
+
+        with status(f"reading {path if path is not None else 'example ' + str(example)}"):
+            return load_input(path, example, battles=battles, **options)
+
+    def selection(self, *, weights: bool = True, battles: bool = False, **options):
+        """The library's selection (:func:`evalband.select`) of --models, --tasks and --weights on the table
+        read: the command line parses the text, the library applies its one rule. ``weights=False`` for commands
+        whose analysis takes no weights; ``battles`` for commands that also read pairwise battles; ``options`` go
+        to ``select`` (``complete=``, ...)."""
+        from ..selection import select
+
+        table = self.read(battles=battles)
+        return select(table, models=parse_list(self.models, name="models"),
+                      tasks=parse_list(self.tasks, name="tasks"),
+                      weights=self.weights if weights else None, **options)
 
     def changed(self, *names: str) -> dict:
         """The options among ``names`` (all by default) whose value differs from the default, in field order."""
@@ -157,6 +212,8 @@ class InputOptions:
 #: Option groups for :func:`reads_input` layouts: reading a table, and harness logs' reader options.
 TABLE_INPUT = "source shape model_col task_col item_col score_col trial_col group_col unbounded count_rule"
 LOG_INPUT = "metric filter_ split baselines"
+#: Per-row measures and facet columns of a long table (read when their default-named columns exist).
+MEASURE_INPUT = "human_col cost_col latency_col facets"
 
 
 def reads_input(first: str = "path example", *, after: dict[str, str] | None = None):
@@ -217,7 +274,8 @@ CLI_NAMES = {"rng": "--seed", "n_resamples": "--n-resamples", "confidence_level"
              "name": "--aggregate", "aggregate": "--aggregate", "method": "--method", "correction": "--correction",
              "resampling": "--resampling", "margin": "--margin", "weights": "--weights", "group_weights": "--weights",
              "models": "--models", "test": "--test", "prior": "--prior", "accuracy_scale": "--accuracy-scale",
-             "drop_cols": "--drop-cols", "clusters": "--clusters"}
+             "drop_cols": "--drop-cols", "clusters": "--clusters", "tasks": "--tasks", "fixed": "--fixed",
+             "ppi": "--ppi"}
 #: Aggregates whose parameter the CLI gives after a colon, with an example of the syntax.
 _PARAMETER_SYNTAX = {"bin_width": "binned-rank:0.01", "gamma": "optimality-gap:0.9",
                      "baseline": "probability-of-improvement:MODEL", "chance": "chance-normalized:0.25"}
@@ -236,16 +294,30 @@ def cli_message(text: str, options: dict | None = None) -> str:
     text = re.sub(r"`(\w+)=(['\"]?)([^`'\"]*)\2`",  # `clusters='effective'` -> `--clusters effective`
                   lambda g: f"`{names[g.group(1)]} {g.group(3)}`" if g.group(1) in names else g.group(0), text)
     text = re.sub(r"`(\w+)`", lambda g: f"`{names[g.group(1)]}`" if g.group(1) in names else g.group(0), text)
-    text = text.replace("`--seed` seed must", "`--seed` must")
+    text = text.replace("`--seed` seed must", "`--seed` must").replace("`cluster=False`", "`--cluster none`")
     text = text.replace("(resampling='binomial')", "(--resampling independent, or leave it at auto)")
     text = re.sub(r"say accuracy_scale=\S* to override", "give --accuracy-scale fraction or percent to override",
                   text)
     return text
 
 
+#: where to report a bug
+ISSUES_URL = "https://github.com/evalband/evalband/issues"
+
+
+def debug_enabled() -> bool:
+    """``--debug`` (before the command) or ``EVALBAND_DEBUG=1``: show the traceback of an internal error."""
+    return os.environ.get("EVALBAND_DEBUG", "").strip().lower() not in ("", "0", "false", "no")
+
+
 @contextlib.contextmanager
 def errors(**options):
-    """Turn input and argument errors into one line on stderr and exit code 2 (no traceback).
+    """Turn a user's mistake into one line on stderr and exit code 2; report anything else as a bug.
+
+    User mistakes are the library's own input and argument errors (:data:`evalband._validate.USER_ERRORS`:
+    bad data naming file, row and column; an argument out of range; a missing optional extra) and operating-
+    system errors (a missing or unwritable file). Any other exception is a bug in evalband: one line says so and
+    how to report it, exit code 1; with ``--debug`` (or ``EVALBAND_DEBUG=1``) the traceback follows.
 
     ``options`` maps a library argument to the option that sets it in this command (``method="--interval"``), so
     that the message names what the user typed (see :func:`cli_message`).
@@ -254,14 +326,66 @@ def errors(**options):
         yield
     except typer.Exit:
         raise
-    except (InputError, ValueError, TypeError, OSError, ImportError) as exc:  # OSError: folders, permissions
+    except (*USER_ERRORS, OSError) as exc:  # OSError: files, folders, permissions
         fail(cli_message(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, options))
+    except KeyboardInterrupt:
+        typer.echo("evalband: interrupted", err=True)
+        raise typer.Exit(130) from None
+    except Exception as exc:  # noqa: BLE001 - the last resort: say it is a bug, never pass it off as usage
+        if debug_enabled():
+            import traceback
+
+            traceback.print_exc()
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        typer.echo(f"evalband: internal error ({type(exc).__name__}{': ' + first[:200] if first else ''}). This is a"
+                   f" bug in evalband, not in your input: please report it at {ISSUES_URL} with the command line"
+                   + ("" if debug_enabled() else " and the traceback that --debug (or EVALBAND_DEBUG=1) prints"),
+                   err=True)
+        raise typer.Exit(1) from None
 
 
 def emit(text: str) -> None:
     """Write command output to stdout (no trailing blank line duplication)."""
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     sys.stdout.flush()
+
+
+def output_format(fmt: str, wide: bool = False) -> str:
+    """``--format`` (and ``--wide``) -> one of :data:`evalband.display.FORMATS`."""
+    from ..display import FORMATS
+
+    key = str(fmt).strip().lower()
+    if key not in FORMATS:
+        raise ArgumentError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
+    if wide:
+        if key not in ("table", "table-wide"):
+            raise ArgumentError(f"`--wide` is for the terminal table; --format {key} shows every column already")
+        return "table-wide"
+    return key
+
+
+def note_lines(notes) -> None:
+    """Notes on stderr, each once, wrapped at the terminal's width (the machine formats' companion)."""
+    from ..display import terminal_width, wrap_notes
+
+    for line in wrap_notes([cli_message(n) for n in notes], terminal_width()):
+        sys.stderr.write(line + "\n")
+
+
+def show(frame, fmt: str, *, notes=(), title=None, value_cols=("estimate", "se", "ci_low", "ci_high"),
+         se_col="se", scale=1.0, p_floor=None, json=None) -> None:
+    """Print a result frame in ``fmt`` (:func:`evalband.display.render`): a table, Markdown or LaTeX with the
+    notes below it; CSV or JSON on stdout with the notes on stderr. ``json`` replaces the JSON output (an object
+    with the primary result beside the records). Notes name command-line options (:func:`cli_message`)."""
+    from ..display import render, to_csv, to_json
+
+    notes = [cli_message(n) for n in notes]
+    if fmt in ("csv", "json"):
+        emit(to_csv(frame) if fmt == "csv" else (json if json is not None else to_json(frame)))
+        note_lines(notes)
+        return
+    emit(render(frame, fmt, value_cols=value_cols, se_col=se_col, scale=scale, title=title, notes=notes,
+                p_floor=p_floor))
 
 
 def split_list(text: str, *, name: str = "list") -> list[str]:
@@ -278,100 +402,82 @@ def parse_list(text: str | None, *, cast=str, name: str = "list"):
     try:
         return [cast(t) for t in items]
     except ValueError:
-        raise ValueError(f"`{name}` must be a comma-separated list; got {text!r}.") from None
-
-
-def parse_weights(text, table):
-    """``--weights`` text -> (weights, group_weights) for the aggregates: the library's one rule
-    (:func:`evalband.aggregate.parse_weights`; tasks or groups not named get weight 0, with a note)."""
-    from ..aggregate import parse_weights as parse
-
-    return parse(text, table.tasks, table.groups if table.has_groups else ())
-
-
-def selected_weights(text, table, tasks):
-    """``--weights`` for a command with ``--tasks``: ``(weights, group_weights, notes)`` for the tasks chosen.
-
-    The text is parsed against ``table``, the full table (every task and group of the data, before ``--tasks``),
-    so a group that ``--tasks`` left without tasks is a known group. The chosen tasks then follow the rule of
-    :func:`evalband.comparison._setup.restrict_weights` for tasks left out: a task or group left without tasks that the
-    weights give a positive weight is an error (the user asked for it to count); weight 0 drops it; under
-    'groups' a group left without tasks is left out and the others share the weight equally; a group keeps its
-    weight, shared among its chosen tasks (each with a note). ``tasks`` is the list :func:`select_tasks` returns
-    (None: every task, weights as :func:`parse_weights`).
-    """
-    from ..comparison._setup import restrict_weights
-
-    weights, group_weights = parse_weights(text, table)
-    if tasks is None:
-        return weights, group_weights, []
-
-    def refuse(kind, name):
-        if kind == "group":
-            return ValueError(f"`--weights` gives group '{name}' a positive weight, but none of its tasks is among"
-                              " `--tasks`; give it weight 0, or add some of its tasks to `--tasks`")
-        if kind == "none":
-            return ValueError("`--weights` names only tasks that are not among `--tasks`; no weighted task remains")
-        return ValueError(f"`--weights` gives task '{name}' a positive weight, but it is not among `--tasks`; give"
-                          " it weight 0 (or leave it out of `--weights`), or add it to `--tasks`")
-
-    return restrict_weights(weights, group_weights, table.tasks, table.task_groups if table.has_groups else None,
-                            [str(t) for t in tasks], refuse=refuse, where="in `--tasks`",
-                            why=" (none among `--tasks`)", per_kept_task=True)
+        raise ArgumentError(f"`{name}` must be a comma-separated list; got {text!r}.") from None
 
 
 def parse_confidence(text):
     """``--confidence`` text -> a number ('0.95' -> 0.95); '95%' and 'overlap' (and None) pass through to the
     library's check, which names the option in its message."""
+    if text is None:
+        return None
     try:
         return float(text)
-    except (TypeError, ValueError):
+    except ValueError:
         return text
-
-
-def select_tasks(table, tasks):
-    """``--tasks`` -> (the table restricted to them, the list for the library) (None: every task)."""
-    names = parse_list(tasks, name="tasks")
-    if names is None:
-        return table, None
-    if not names:
-        raise ValueError("`--tasks` is empty; give comma-separated task names (or leave the option out)")
-    return table.select(tasks=names), names
 
 
 def load_input(path, example, *, source="auto", shape="auto", model_col="model", task_col="task",
                item_col="item", score_col="score", trial_col="trial", cluster=None, group_col="group",
-               unbounded=False, count_rule="floor", models=None, drop_cols=None, accuracy_scale=None, **extra):
-    """Read PATH or --example into a ResultsTable, restricted to --models when given.
+               unbounded=False, count_rule="floor", models=None, drop_cols=None, accuracy_scale=None,
+               battles=False, **extra):
+    """Read PATH or --example into a ResultsTable (:func:`evalband.read`; the selection of --models is the
+    library's, :meth:`InputOptions.selection`).
 
     With ``--shape wide`` the --models names are the model columns chosen at read time (other columns are not
-    models and not counted in coverage notes); ``--drop-cols`` leaves columns out before reading.
+    models and not counted in coverage notes); ``--drop-cols`` leaves columns out before reading. With
+    ``battles``, a file of pairwise battles is read as a BattleTable: when --source names a battle format, or
+    when it is detected (:func:`evalband.io.battles.looks_like_battles`) and no option of a results table was
+    given (those options would otherwise turn the detection off).
     """
-    from ..examples import load_example
+    from ..io import BATTLE_SOURCES, load_example
     from ..io import read
 
     if (path is None) == (example is None):
-        raise ValueError("give either a results file PATH or --example NAME (one of them)")
-    names = None
-    if models is not None:
-        names = parse_list(models, name="models")
-        if not names:
-            raise ValueError("`--models` is empty; give comma-separated model names (or leave the option out)")
+        raise ArgumentError("give either a results file PATH or --example NAME (one of them)")
+    if battles and example is None:
+        results = dict(shape=shape != "auto", model_col=model_col != "model", task_col=task_col != "task",
+                       item_col=item_col != "item", score_col=score_col != "score", trial_col=trial_col != "trial",
+                       cluster=cluster is not None, group_col=group_col != "group", unbounded=unbounded,
+                       count_rule=count_rule != "floor", drop_cols=drop_cols is not None,
+                       accuracy_scale=accuracy_scale is not None, **{k: v is not None for k, v in extra.items()})
+        given = [f"--{k.strip('_').replace('_', '-')}" for k, v in results.items() if v]
+        if source in BATTLE_SOURCES:
+            if given:
+                raise ArgumentError(f"{', '.join(given)} apply to a results table, not to battles (--source"
+                                    f" {source})")
+            return read(path, source=source)
+        if source == "auto" and not given:
+            from ..io.battles import looks_like_battles
+
+            if looks_like_battles(path):
+                return read(path)
+    names = None if models is None else parse_list(models, name="models")
     if drop_cols is not None:
         if example is not None:
-            raise ValueError("`--drop-cols` applies to a results file, not to --example")
+            raise ArgumentError("`--drop-cols` applies to a results file, not to --example")
         drop_cols = parse_list(drop_cols, name="--drop-cols")
         if not drop_cols:
-            raise ValueError("`--drop-cols` is empty; give comma-separated column names (or leave the option out)")
+            raise ArgumentError("`--drop-cols` is empty; give comma-separated column names (or leave the option out)")
         extra["drop_cols"] = drop_cols
+    facets = extra.pop("facets", None)
+    if facets is not None:
+        extra["facets"] = [] if facets.strip().lower() == "none" else parse_list(facets, name="--facets")
+        # trials are always a facet nested in cells (the --trial-col column), never a label column of their own
+        extra["facets"] = [f for f in extra["facets"] if f not in ("trial", trial_col)]
+    if example is not None and any(extra.get(k) is not None for k in ("human_col", "cost_col", "latency_col",
+                                                                      "facets")):
+        raise ArgumentError("`--human-col`, `--cost-col`, `--latency-col` and `--facets` apply to a results file,"
+                            " not to --example")
     if accuracy_scale is not None:
         if example is not None:
-            raise ValueError("`--accuracy-scale` applies to a results file, not to --example")
+            raise ArgumentError("`--accuracy-scale` applies to a results file, not to --example")
         extra["accuracy_scale"] = accuracy_scale
+    if cluster is not None and cluster.strip().lower() == "none":
+        cluster = False  # items are independent: a 'cluster' column is then named as not used
     if example is not None:
         table = load_example(example)
     else:
-        if shape == "wide" and names is not None:
+        if shape == "wide" and names:
             extra["models"] = names  # the model columns, chosen when the file is read
         # reader-specific options (--metric, --filter, --split, --baselines) reach the reader only when given
         extra = {k: v for k, v in extra.items() if v is not None}
@@ -379,8 +485,6 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
                        trial_col=trial_col, cluster_col=cluster, group_col=group_col, unbounded=unbounded,
                        count_rule=count_rule, shape=shape, **extra)
         table = read(path, source=source, **options)
-    if names is not None:
-        table = table.select(models=names)
     if any(cli_message(n) != n for n in table.notes):  # notes that name API arguments (accuracy_scale=)
         table = copy.copy(table)  # a copy: an example table may be cached
         object.__setattr__(table, "notes", tuple(cli_message(n) for n in table.notes))

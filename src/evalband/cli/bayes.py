@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Optional
 
-import pandas as pd
 import typer
 
-from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WeightsOpt, cli_message, emit,
-                      errors, reads_input, resolve_seed, select_tasks, selected_weights)
+from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, cli_message, emit,
+                      errors, note_lines, output_format, reads_input, resolve_seed)
+from .._validate import ArgumentError
 
 MODEL_CHOICES = ("beta-binomial", "logistic")
 
@@ -19,7 +18,8 @@ _PAIR_COLS = ["model_a", "model_b", "observed", "posterior_mean", "posterior_sd"
               "hdi_high", "pred_low", "pred_high", "p_a_better", "verdict"]
 
 
-@reads_input(after={"seed": "models tasks drop_cols accuracy_scale source shape model_col task_col item_col score_col"
+@reads_input(after={"prior": "weights",
+                    "seed": "models tasks drop_cols accuracy_scale source shape model_col task_col item_col score_col"
                            " cluster group_col count_rule", "fmt": LOG_INPUT})
 def bayes(
     model: Annotated[str, typer.Option("--model", help="beta-binomial (exact, no MCMC) or logistic (NumPyro"
@@ -27,7 +27,6 @@ def bayes(
     prior: Annotated[Optional[str], typer.Option("--prior", help="Beta-Binomial prior on each alpha, beta:"
                                                  " exponential[:rate] (default 1e-4), half-normal[:scale],"
                                                  " gamma[:shape,rate].", show_default=False)] = None,
-    weights: WeightsOpt = None,
     aggregate: Annotated[str, typer.Option("--aggregate", help="Aggregate across tasks: mean, geometric, minmax,"
                                            " mean-rank, ... (evalband.aggregate).")] = "mean",
     draws: Annotated[Optional[int], typer.Option("--draws", help="Posterior draws (beta-binomial, default 10000)"
@@ -51,6 +50,7 @@ def bayes(
     confidence: ConfidenceOpt = "0.95",
     seed: SeedOpt = None,
     fmt: FormatOpt = "table",
+    wide: WideOpt = False,
     *,
     inputs: InputOptions,
 ):
@@ -58,27 +58,26 @@ def bayes(
     from .._validate import check_choice, check_confidence_level
 
     with errors(**_OPTIONS):
+        fmt = output_format(fmt, wide)
         kind = check_choice(model, MODEL_CHOICES, "--model")
         level = check_confidence_level(confidence, "--confidence")
-        full = inputs.load()
-        table, task_names = select_tasks(full, inputs.tasks)
-        w, gw, weight_notes = selected_weights(weights, full, task_names)  # parsed against every task and group
+        sel = inputs.selection(complete=True, shared_items=False)  # each model counted on its own items
+        table = sel.table
         seed, seed_text = resolve_seed(seed)
         if kind == "logistic":
             from ..bayes.numpyro_models import logistic
 
             if prior is not None:
-                raise ValueError("`--prior` applies to the beta-binomial model; the logistic model uses its own"
+                raise ArgumentError("`--prior` applies to the beta-binomial model; the logistic model uses its own"
                                  " weakly informative priors (see evalband.bayes.logistic).")
             if clusters is not None:
-                raise ValueError("`--clusters` applies to the beta-binomial model; the logistic model has cluster"
+                raise ArgumentError("`--clusters` applies to the beta-binomial model; the logistic model has cluster"
                                  " effects of its own.")
             result = logistic(table, num_samples=1000 if draws is None else draws, confidence_level=level,
-                              weights=w, group_weights=gw, aggregate=aggregate, rng=seed, item_effects=item_effects,
-                              tasks=task_names)
+                              weights=sel.weights, aggregate=aggregate, rng=seed, item_effects=item_effects)
         else:
             if item_effects is not None:
-                raise ValueError("`--item-effects` applies to the logistic model; add --model logistic.")
+                raise ArgumentError("`--item-effects` applies to the logistic model; add --model logistic.")
             if clusters is not None:
                 from ..bayes.clusters import CLUSTER_MODES
 
@@ -86,42 +85,39 @@ def bayes(
             from ..bayes import beta_binomial
 
             draws = 10_000 if draws is None else draws
-            result = beta_binomial(table, prior=prior, n_draws=draws, confidence_level=level, weights=w,
-                                   group_weights=gw, aggregate=aggregate, clusters=clusters, tasks=task_names,
-                                   rng=seed)
+            result = beta_binomial(sel, prior=prior, n_draws=draws, confidence_level=level, aggregate=aggregate,
+                                   clusters=clusters, rng=seed)
         for message in result.warnings:
             typer.echo(f"evalband: warning: {message}", err=True)
         frames = [("model", result.summary()[_MODEL_COLS])]
-        extra_notes = [*weight_notes, seed_text]
+        extra_notes = [seed_text]
         if pairs:
             frames.append(("pair", result.pairs()[_PAIR_COLS]))
         if sensitivity:
             from ..bayes.sensitivity import prior_sensitivity
 
             if kind != "beta-binomial":
-                raise ValueError("`--sensitivity` refits the beta-binomial model; drop --model logistic.")
+                raise ArgumentError("`--sensitivity` refits the beta-binomial model; drop --model logistic.")
             from ..bayes.priors import parse_prior, sensitivity_priors
 
             base = parse_prior(prior)  # the prior asked for is the baseline; the usual alternatives follow
             alternatives = [p for p in sensitivity_priors() if p.label != base.label]
-            sens = prior_sensitivity(table, priors=[base, *alternatives], n_draws=min(draws, 10_000),
-                                     confidence_level=level, weights=w, group_weights=gw, aggregate=aggregate,
-                                     clusters=clusters, tasks=task_names, rng=seed)
+            sens = prior_sensitivity(sel, priors=[base, *alternatives], n_draws=min(draws, 10_000),
+                                     confidence_level=level, aggregate=aggregate, clusters=clusters, rng=seed)
             frames += [("sensitivity", sens.models_frame()), ("sensitivity_pair", sens.pairs_frame())]
         if compare:
             from ..bayes.agreement import compare_with_bootstrap
 
-            cmp = compare_with_bootstrap(table, result, rng=seed)
+            cmp = compare_with_bootstrap(sel, result, rng=seed)
             frames += [("compare", cmp.models), ("compare_pair", cmp.pairs)]
             extra_notes += list(cmp.notes)
         emit(_output(frames, fmt, result, table, extra_notes))
         if fmt in ("json", "csv"):  # these formats carry no notes: every note goes to stderr, as in compare/rank
-            for note in _notes(result, table, extra_notes):
-                typer.echo(f"note: {note}", err=True)
+            note_lines(_notes(result, table, extra_notes))
 
 
 #: Library arguments named in bayes messages -> the options that set them.
-_OPTIONS = {"clusters": "--clusters", "tasks": "--tasks"}
+_OPTIONS = {"clusters": "--clusters"}
 
 
 def _notes(result, table, extra_notes) -> list[str]:
@@ -130,26 +126,32 @@ def _notes(result, table, extra_notes) -> list[str]:
 
 
 def _output(frames, fmt, result, table, extra_notes=()) -> str:
-    from ..report.format import render
+    """Every frame of the fit: one table each (proportions in points), or one JSON list / CSV table of records
+    tagged by ``record`` (fractions, full precision)."""
+    import pandas as pd
 
-    if fmt == "json":
-        records = []
-        for kind, frame in frames:
-            for rec in json.loads(frame.to_json(orient="records", double_precision=15)):
-                records.append({"record": kind, **rec})
-        return json.dumps(records, indent=2)
-    if fmt == "csv":
-        return pd.concat([f.assign(record=k) for k, f in frames], ignore_index=True).to_csv(index=False)
-    titles = {"model": f"Bayesian {result.method}: {result.aggregate_name} ({result.confidence_level:.1%})",
+    from ..display import render, to_csv, to_json
+
+    if fmt in ("json", "csv"):
+        frame = pd.concat([f.assign(record=k) for k, f in frames], ignore_index=True)
+        frame = frame[["record", *[c for c in frame.columns if c != "record"]]]
+        return to_json(frame) if fmt == "json" else to_csv(frame)
+    scale = 100.0 if getattr(result.aggregator, "on_score_scale", True) else 1.0
+    titles = {"model": f"Bayesian {result.method}: {result.aggregate_name}",
               "pair": "Pairwise differences A - B", "sensitivity": "Prior sensitivity: model intervals",
               "sensitivity_pair": "Prior sensitivity: verdicts", "compare": "Bootstrap vs Bayesian: models",
               "compare_pair": "Bootstrap vs Bayesian: pairs"}
     parts = []
     for i, (kind, frame) in enumerate(frames):
-        value_cols = [c for c in frame.columns if c.endswith(("_low", "_high", "_mean", "observed", "_sd", "_diff"))
+        value_cols = [c for c in frame.columns if c.endswith(("_low", "_high", "_mean", "observed", "_sd", "_diff",
+                                                               "_shift"))
                       and not c.startswith("rank")]
         se_col = "posterior_sd" if "posterior_sd" in frame.columns else None
         last = i == len(frames) - 1
         notes = _notes(result, table, extra_notes) if last else ()
-        parts.append(render(frame, fmt, value_cols=value_cols, se_col=se_col, title=titles.get(kind), notes=notes))
+        if last and scale == 100.0:
+            notes = ["values in points (x100); JSON and CSV give fractions", *notes]
+        shown = frame.assign(confidence_level=result.confidence_level) if "ci_low" in frame.columns else frame
+        parts.append(render(shown, fmt, value_cols=value_cols, se_col=se_col, scale=scale, title=titles.get(kind),
+                            notes=notes))
     return "\n".join(parts)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
-                      WeightsOpt, cli_message, emit, errors, executor_for, parse_confidence, reads_input,
-                      resolve_seed, select_tasks, selected_weights)
+                      WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed,
+                      show, FixedOpt, parse_fixed)
+from ._judges import PpiOpt, ppi_line, ppi_records
+from .._validate import ArgumentError
 
 AggregateOpt = Annotated[str, typer.Option(
     "--aggregate", help="Aggregate over tasks: mean, geometric, harmonic, minmax, mean-rank, win-rate, median, iqm,"
@@ -34,56 +35,90 @@ def parse_margin(text) -> float:
     try:
         return float(text[:-1]) / 100 if text.endswith("%") else float(text)
     except ValueError:
-        raise ValueError(f"`--margin` must be a number such as 0.01 or '1%'; got {text!r}.") from None
+        raise ArgumentError(f"`--margin` must be a number such as 0.01 or '1%'; got {text!r}.") from None
 
 
-def emit_frame(frame, fmt, notes, *, scale, value_cols, title=None, p_floor=None):
-    """Render ``frame`` and print the notes (below a table, on stderr for csv/json, as comments in latex)."""
-    from ..report.format import FORMATS, render
-
-    if fmt not in FORMATS:
-        raise ValueError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
-    if fmt in ("table", "markdown"):
-        emit(render(frame, fmt, value_cols=value_cols, se_col="se", scale=scale, title=title, notes=notes,
-                    p_floor=p_floor))
-        return
-    emit(render(frame, fmt, value_cols=value_cols, se_col="se", scale=scale, p_floor=p_floor))
-    for note in notes:
-        if fmt == "latex":
-            emit(f"% note: {note}")
-        else:
-            sys.stderr.write(f"note: {note}\n")
+def row_scales(frame, scales):
+    """Each row's display multiplier from its aggregate (points for accuracy-like aggregates of proportions, 1 for
+    rank-based aggregates and unbounded scores): ``--aggregate mean,mean-rank`` shows each on its own scale."""
+    return frame["aggregate"].map(dict(scales)).fillna(1.0).to_numpy(dtype=float)
 
 
-def in_points(frame, scales, value_cols):
-    """Human formats (table, markdown, latex): each row on its aggregate's display scale, and the note saying so.
-
-    Accuracy-like aggregates of bounded scores are shown in points (x100); rank-based aggregates and scores
-    outside [0, 1] on their own scale, so ``--aggregate mean,mean-rank`` shows the mean in points and the mean
-    rank as a rank in every human format. CSV and JSON always give fractions (the JSON contract).
-    """
-    import pandas as pd
-
-    out = frame.copy()
-    factor = out["aggregate"].map(dict(scales)).fillna(1.0).to_numpy(dtype=float)
-    for c in value_cols:
-        if c in out.columns:
-            out[c] = pd.to_numeric(out[c], errors="coerce").to_numpy(dtype=float) * factor
+def points_note(scales) -> str | None:
+    """The note saying which values are in points (human formats only)."""
     hundred = [a for a, s in scales if s == 100.0]
     if not hundred:
-        return out, None
+        return None
     rest = [a for a, s in scales if s != 100.0]
     note = ("values in points (x100)" if not rest else
             f"{', '.join(hundred)} in points (x100); {', '.join(rest)} on {'its' if len(rest) == 1 else 'their'} own"
             " scale")
-    return out, note + "; JSON and CSV give fractions"
+    return note + "; JSON and CSV give fractions"
+
+
+#: pairs above which the default table shows only neighbours in the ranking and undecided pairs
+FULL_TABLE_PAIRS = 45
+#: readings printed by default (undecided pairs and neighbours first)
+READINGS_SHOWN = 10
+
+
+def pairs_shown(pc, order, *, all_pairs: bool):
+    """Rows of the pairwise table to show: all (few pairs, or ``--all-pairs``), else neighbours in the ranking
+    and every pair not yet decided."""
+    import numpy as np
+
+    n = len(pc.verdict)
+    if all_pairs or n <= FULL_TABLE_PAIRS:
+        return np.arange(n)
+    return np.flatnonzero(_neighbours(pc, order) | (np.asarray(pc.verdict) == "not yet decided"))
+
+
+def _neighbours(pc, order):
+    """Whether each pair joins two models next to each other in ``order``."""
+    import numpy as np
+
+    pos = np.empty(len(order), dtype=int)
+    pos[np.asarray(order)] = np.arange(len(order))
+    return np.abs(pos[np.asarray(pc.index_a)] - pos[np.asarray(pc.index_b)]) == 1
+
+
+def readings_shown(pc, order, *, verbose: bool) -> list[str]:
+    """The readings worth printing: every one with ``--verbose``; else undecided neighbours, other undecided
+    pairs, then decided neighbours, at most :data:`READINGS_SHOWN`."""
+    import numpy as np
+
+    readings = list(pc.readings)
+    if verbose:
+        return readings
+    open_ = np.asarray(pc.verdict) == "not yet decided"
+    near = _neighbours(pc, order)
+    ranked = [k for group in (open_ & near, open_ & ~near, ~open_ & near) for k in np.flatnonzero(group)]
+    return [readings[k] for k in ranked[:READINGS_SHOWN]]
+
+
+def decided_line(pc) -> str:
+    """'117 of 120 pairs decided; 3 not yet decided: A vs B, C vs D, E vs F'."""
+    import numpy as np
+
+    from .._lists import and_names
+
+    v = np.asarray(pc.verdict)
+    open_ = [f"{a} vs {b}" for a, b, x in zip(pc.model_a, pc.model_b, v) if x == "not yet decided"]
+    n = len(v)
+    text = f"{pc.statistic}: {n - len(open_)} of {n} pair{'s' if n != 1 else ''} decided"
+    if (v == "equivalent").any():
+        text += f" ({int((v == 'equivalent').sum())} equivalent within the margin)"
+    if open_:
+        text += f"; {len(open_)} not yet decided: {and_names(open_, limit=5, noun='pairs')}"
+    return text
 
 
 @reads_input("path example models tasks drop_cols accuracy_scale",
-             after={"fmt": f"cluster {TABLE_INPUT} {LOG_INPUT}"})
+             after={"aggregate": "weights", "fixed": "facets", "ppi": "human_col",
+                    "fmt": f"cluster {TABLE_INPUT} {LOG_INPUT}"})
 def compare(
     aggregate: AggregateOpt = "mean",
-    weights: WeightsOpt = None,
+    ppi: PpiOpt = "ppi++",
     resampling: ResamplingOpt = "auto",
     n_resamples: NResamplesOpt = 10_000,
     seed: SeedOpt = None,
@@ -91,7 +126,14 @@ def compare(
     interval: IntervalOpt = "percentile",
     correction: CorrectionOpt = "none",
     margin: MarginOpt = "0",
+    fixed: FixedOpt = None,
     fmt: FormatOpt = "table",
+    wide: WideOpt = False,
+    all_pairs: Annotated[bool, typer.Option("--all-pairs", help="Show every pair (by default, with more than 45"
+                                            " pairs, the table shows neighbours in the ranking and the pairs not"
+                                            " yet decided).")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="A one-sentence reading of every pair (by"
+                                          " default only where it adds something; JSON always has them).")] = False,
     scheduler: SchedulerOpt = None,
     *,
     inputs: InputOptions,
@@ -103,31 +145,54 @@ def compare(
     points. Summary data (per-task accuracy and n) have no pairing: the verdict is also given for an assumed
     between-model correlation from 0 to 0.5.
     """
+    import numpy as np
+
     from ..comparison import compare as compare_models
 
-    with errors(method="--interval", tasks="--tasks"), executor_for(scheduler):  # the bootstrap interval `method`
-        full = inputs.load()
-        table, task_names = select_tasks(full, inputs.tasks)
-        w, gw, weight_notes = selected_weights(weights, full, task_names)  # parsed against every task and group
+    with errors(method="--interval"), executor_for(scheduler):  # the bootstrap interval `method`
+        fmt = output_format(fmt, wide)
+        sel = inputs.selection()
+        table = sel.table
         seed, seed_text = resolve_seed(seed)
-        result = compare_models(table, tasks=task_names, aggregate=aggregate, weights=w, group_weights=gw,
-                                resampling=resampling,
-                                n_resamples=n_resamples, method=interval, confidence_level=parse_confidence(confidence),
-                                correction=correction, margin=parse_margin(margin), per_task=False, rng=seed)
-        frame = result.to_frame()
-        readings = result.readings()
-        notes = [cli_message(n, {"tasks": "--tasks"}) for n in result.notes] + weight_notes
+        result = compare_models(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples,
+                                method=interval, confidence_level=parse_confidence(confidence),
+                                correction=correction, margin=parse_margin(margin), per_task=False, rng=seed,
+                                fixed=parse_fixed(fixed), ppi=ppi)
+        notes = list(result.notes)
         notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
         if table.attribution:
             notes.append(table.attribution)
         value_cols = ("difference", "se", "ci_low", "ci_high")
-        if fmt in ("table", "markdown", "latex"):
-            shown = frame[[c for c in ("aggregate", "model_a", "model_b", "difference", "se", "ci_low", "ci_high",
-                                       "p_value", "p_adjusted", "verdict") if c in frame.columns]]
-            shown, points = in_points(shown, [(p.statistic, p.scale) for p in result.aggregates], value_cols)
-            if points:
-                notes.insert(0, points)
-            floor = 2 / (result.replicates.replicates.shape[0] + 1)  # two-sided bootstrap p-values
-            emit_frame(shown, fmt, readings + notes, scale=1.0, value_cols=value_cols, p_floor=floor)
-        else:
-            emit_frame(frame, fmt, notes, scale=1.0, value_cols=("difference", "se", "ci_low", "ci_high"))
+        frame = result.to_frame()
+        if fmt in ("csv", "json"):
+            from ..display import to_json
+
+            cells = ppi_records(result.replicates)  # human labels: lambda, n_labelled, ... of each model
+            show(frame, fmt, notes=notes, json=to_json(frame, ppi=cells) if cells and fmt == "json" else None)
+            return
+        scales = [(p.statistic, p.scale) for p in result.aggregates]
+        parts, readings = [], []
+        for pc, av in zip(result.aggregates, result.aggregate_values):
+            order = np.argsort(-av.observed if av.higher_is_better else av.observed, kind="stable")
+            rows = pairs_shown(pc, order, all_pairs=all_pairs)
+            part = pc.to_frame().iloc[rows]
+            parts.append(part)
+            readings += readings_shown(pc, order, verbose=verbose) + [decided_line(pc)]
+            if len(rows) < len(pc.verdict):
+                readings.append(f"{pc.statistic}: {len(rows)} of {len(pc.verdict)} pairs shown (neighbours in the"
+                                " ranking and pairs not yet decided); --all-pairs shows every pair, JSON has them"
+                                " all")
+        import pandas as pd
+
+        shown = pd.concat(parts, ignore_index=True)
+        shown = shown[[c for c in ("aggregate", "model_a", "model_b", "difference", "se", "ci_low", "ci_high",
+                                   "p_value", "p_adjusted", "verdict", "confidence_level") if c in shown.columns]]
+        if (shown["p_adjusted"] == shown["p_value"]).all():
+            shown = shown.drop(columns="p_adjusted")  # no correction: the same numbers twice
+        points = points_note(scales)
+        line = ppi_line(ppi_records(result.replicates))
+        if line:
+            notes.insert(0, line)
+        floor = 2 / (result.replicates.replicates.shape[0] + 1)  # two-sided bootstrap p-values
+        show(shown, fmt, notes=readings + ([points] if points else []) + notes, value_cols=value_cols,
+             scale=row_scales(shown, scales), p_floor=floor)

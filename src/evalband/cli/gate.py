@@ -7,14 +7,13 @@ Exit codes: 0 pass (non-inferior within the margin), 1 fail (a decided regressio
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from ._common import (ConfidenceOpt, InputOptions, emit, errors, parse_confidence, parse_list, reads_input,
-                      select_tasks)
+from ._common import ConfidenceOpt, InputOptions, emit, errors, parse_confidence, parse_list, reads_input
+from .._validate import ArgumentError
 
 BaselineArg = Annotated[str, typer.Argument(help="Baseline results file (or log folder).", show_default=False)]
 CandidateArg = Annotated[str, typer.Argument(help="Candidate results file (or log folder), same items.",
@@ -26,9 +25,12 @@ MarginOpt = Annotated[float, typer.Option("--margin", help="Largest acceptable d
                                           " point).")]
 GateMethodOpt = Annotated[str, typer.Option("--method", help="t (paired t; cluster-robust with clusters) or"
                                             " betting (anytime-valid: safe to re-run as items accumulate).")]
-ModelOpt = Annotated[Optional[str], typer.Option("--model", help="Model to take when a file holds several: NAME"
-                                                 " for both, or BASELINE,CANDIDATE.", show_default=False)]
+ModelOpt = Annotated[Optional[str], typer.Option("--model", "--models", help="Model to take when a file holds"
+                                                 " several: NAME for both, or BASELINE,CANDIDATE.",
+                                                 show_default=False)]
 GateFormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: line (one line) or json.")]
+GateSeedOpt = Annotated[int, typer.Option("--seed", help="--method betting: seed of the order in which items are"
+                                          " taken (a permutation of the canonically sorted items).")]
 
 
 def _tabular(path: str, source: str) -> bool:
@@ -39,7 +41,8 @@ def _tabular(path: str, source: str) -> bool:
     return any(s.lower() in TABULAR_SUFFIXES for s in Path(path).suffixes[-2:])  # also x.csv.gz
 
 
-@reads_input("", after={"fmt": "tasks cluster source shape model_col task_col item_col trial_col unbounded"})
+@reads_input("", after={"fmt": "tasks drop_cols cluster source shape model_col task_col item_col score_col trial_col"
+                             " group_col unbounded"})
 def gate(
     baseline: BaselineArg,
     candidate: CandidateArg,
@@ -49,6 +52,7 @@ def gate(
     method: GateMethodOpt = "t",
     model: ModelOpt = None,
     fmt: GateFormatOpt = "line",
+    seed: GateSeedOpt = 0,
     *,
     inputs: InputOptions,
 ):
@@ -60,19 +64,23 @@ def gate(
     """
     from ..plan import release_gate
 
-    with errors(tasks="--tasks"):
+    with errors():
         if fmt not in ("line", "json"):
-            raise ValueError(f"`--format` must be 'line' or 'json'; got {fmt!r}.")
+            raise ArgumentError(f"`--format` must be 'line' or 'json'; got {fmt!r}.")
+        if metric is not None and inputs.score_col != "score":
+            raise ArgumentError("give the score column once: --score-col or --metric")
         tables = []
         for path in (baseline, candidate):
             # --metric is a column of a results table, or a harness log's metric
             score = {} if metric is None else {"score_col" if _tabular(path, inputs.source) else "metric": metric}
-            tables.append(select_tasks(dataclasses.replace(inputs, path=path, **score).load(), inputs.tasks)[0])
+            tables.append(dataclasses.replace(inputs, path=path, **score).read())
         chosen = parse_list(model, name="model")
         result = release_gate(tables[0], tables[1], margin=margin, confidence_level=parse_confidence(confidence),
-                              method=method, models=chosen)
+                              method=method, models=chosen, tasks=parse_list(inputs.tasks, name="tasks"), rng=seed)
         if fmt == "json":
-            emit(json.dumps(result.to_dict(), indent=2))
+            from ..display import json_dumps
+
+            emit(json_dumps(result.to_dict()))
         else:
             emit(result.message)
     raise typer.Exit(result.exit_code)

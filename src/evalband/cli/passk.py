@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
-from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, emit, errors, parse_confidence, parse_list,
-                      reads_input, select_tasks)
+from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, WideOpt, errors, output_format,
+                      parse_confidence, parse_list, reads_input, show)
+from .._validate import ArgumentError
 
 KOpt = Annotated[str, typer.Option("--k", "-k", help="Comma-separated k values, e.g. 1,5,10 (each at most the"
                                    " number of samples per item).")]
 
 
-@reads_input(after={"fmt": f"source shape model_col task_col item_col score_col trial_col models tasks drop_cols"
-                           f" {LOG_INPUT}"})
+@reads_input(after={"fmt": f"source shape model_col task_col item_col score_col trial_col models tasks weights"
+                           f" drop_cols {LOG_INPUT}"})
 def passk(
     k: KOpt = "1",
     confidence: ConfidenceOpt = "0.95",
     fmt: FormatOpt = "table",
+    wide: WideOpt = False,
     *,
     inputs: InputOptions,
 ):
@@ -28,24 +29,20 @@ def passk(
     The input needs several 0/1 samples per item: an item-level table with a trial column (e.g. tau-bench
     rewards: --item-col task_id --score-col reward).
     """
+    from ..display import format_level
     from ..estimation import passk as passk_estimate
-    from ..report.format import FORMATS, render
 
-    with errors(tasks="--tasks"):
-        if fmt not in FORMATS:
-            raise ValueError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
+    with errors():
+        fmt = output_format(fmt, wide)
         ks = parse_list(k, cast=int, name="--k")
         if not ks:
-            raise ValueError("`--k` must list at least one value, e.g. --k 1,5,10.")
-        table, _ = select_tasks(inputs.load(), inputs.tasks)
-        result = passk_estimate(table, k=ks, confidence_level=parse_confidence(confidence))
+            raise ArgumentError("`--k` must list at least one value, e.g. --k 1,5,10.")
+        result = passk_estimate(inputs.selection(), k=ks, confidence_level=parse_confidence(confidence))
         frame = result.to_frame().drop(columns="method")
-        notes = list(result.notes) + [f"{result.pass_at_k.confidence_level:.1%} t intervals over items;"
-                                      " pass@k = 1 - C(n-c,k)/C(n,k), pass^k = C(c,k)/C(n,k), per item then"
-                                      " averaged"]
-        if fmt in ("table", "markdown"):
-            emit(render(frame, fmt, notes=notes))
-        else:
-            emit(render(frame, fmt))
-            for note in notes:
-                sys.stderr.write(f"note: {note}\n") if fmt != "latex" else emit(f"% note: {note}")
+        level = result.pass_at_k.confidence_level
+        notes = list(result.notes) + [f"{format_level(level)} t intervals over items; pass@k = 1 - C(n-c,k)/C(n,k),"
+                                      " pass^k = C(c,k)/C(n,k), per item then averaged"]
+        if fmt not in ("csv", "json"):
+            notes.insert(0, "values in points (x100); JSON and CSV give fractions")
+            frame = frame.assign(confidence_level=level)
+        show(frame, fmt, notes=notes, scale=100.0)

@@ -11,14 +11,13 @@ or from pilot results (variances, correlation, clustering and output noise estim
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Annotated, Optional
 
 import typer
 
-from ._common import (LOG_INPUT, InputOptions, emit, errors, parse_confidence, parse_list, reads_input,
-                      select_tasks)
+from ._common import LOG_INPUT, InputOptions, emit, errors, parse_confidence, parse_list, reads_input
+from .._validate import ArgumentError
 
 _F = Optional[float]
 EffectOpt = Annotated[_F, typer.Option("--effect", help="Difference to detect, as a fraction (0.04 = 4 points).",
@@ -61,16 +60,23 @@ CompOpt = Annotated[int, typer.Option("--comparisons", help="Number of compariso
                                       " --alpha.")]
 MultOpt = Annotated[str, typer.Option("--multiplicity", help="bonferroni, holm (planned at alpha/m) or none.")]
 PlanFormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: table, markdown or json.")]
-PlanModelsOpt = Annotated[Optional[str], typer.Option("--models", help="Results file: the two models A,B to"
-                                                      " compare.", show_default=False)]
+TargetSeOpt = Annotated[_F, typer.Option("--target-se", help="With a results file that has facets (prompt, judge,"
+                                         " ...): the standard error of each model's mean to reach; lists the"
+                                         " designs (items, facet levels, trials per cell) that reach it, cheapest"
+                                         " first (a D-study from the file's variance components).",
+                                         show_default=False)]
+UnitCostOpt = Annotated[Optional[str], typer.Option("--cost", help="D-study: cost per item, per facet level and"
+                                                    " per scored trial, e.g. item=1,prompt=5,trial=0.2 (designs"
+                                                    " sorted by cost).", show_default=False)]
 
 _SHOWN = ("effect", "n", "se_difference", "ci_low", "ci_high", "n_required", "clusters_required", "mde",
           "power_at_n", "variance_difference", "design_effect", "effective_n", "trials", "recommended_trials",
           "n_required_recommended_trials", "alpha_per_comparison")
 
 
-@reads_input(after={"fmt": "tasks cluster source shape model_col task_col item_col score_col trial_col unbounded"
-                          f" count_rule {LOG_INPUT}"})
+@reads_input(after={"multiplicity": "models", "cost": "facets",
+                    "fmt": "tasks weights drop_cols cluster source shape model_col task_col"
+                           f" item_col score_col trial_col unbounded count_rule {LOG_INPUT}"})
 def plan(
     effect: EffectOpt = None,
     baseline: BaselineOpt = None,
@@ -94,7 +100,8 @@ def plan(
     cost_ratio: CostOpt = None,
     comparisons: CompOpt = 1,
     multiplicity: MultOpt = "bonferroni",
-    models: PlanModelsOpt = None,
+    target_se: TargetSeOpt = None,
+    cost: UnitCostOpt = None,
     fmt: PlanFormatOpt = "table",
     *,
     inputs: InputOptions,
@@ -103,14 +110,22 @@ def plan(
 
     Answers, in one sentence each, how many items (and trials) are needed to detect --effect, and what the
     evaluation can detect now (MDE at --n, or at the results file's item count). Differences are fractions.
+    With a results file that has facets (prompt templates, judges, seeds) and --target-se (or --effect), lists
+    the designs of items, facet levels and trials per cell that reach it, cheapest first (D-study).
     """
     from ..plan import plan_comparison, plan_from_pilot
 
-    with errors(tasks="--tasks"):
+    with errors():
         if fmt not in ("table", "markdown", "json"):
-            raise ValueError(f"`--format` must be one of 'table', 'markdown', 'json'; got {fmt!r}.")
+            raise ArgumentError(f"`--format` must be one of 'table', 'markdown', 'json'; got {fmt!r}.")
+        if target_se is not None or cost is not None:
+            if inputs.path is None and inputs.example is None:
+                raise ArgumentError("--target-se and --cost plan a design from a results file with facets; give the"
+                                    " file")
+            return _dstudy(inputs, target_se=target_se, effect=effect, power=power, alpha=alpha, cost=cost,
+                           fmt=fmt)
         if effect is None:
-            raise ValueError("give --effect, the difference to detect as a fraction (e.g. 0.03)")
+            raise ArgumentError("give --effect, the difference to detect as a fraction (e.g. 0.03)")
         common = dict(power=power, alpha=alpha, alternative=alternative, method=method,
                       confidence_level=parse_confidence(confidence), cost_ratio=cost_ratio, n_comparisons=comparisons,
                       multiplicity=multiplicity)
@@ -119,19 +134,19 @@ def plan(
                      "--n": n, "--cluster-size": cluster_size, "--icc": icc, "--output-variance": output_variance}
             given = [k for k, v in typed.items() if v is not None] + (["--unpaired"] if unpaired else [])
             if given:
-                raise ValueError(f"{', '.join(given)} are estimated from the results file; drop them or drop the"
+                raise ArgumentError(f"{', '.join(given)} are estimated from the results file; drop them or drop the"
                                  " file")
-            table, _ = select_tasks(inputs.load(), inputs.tasks)
-            chosen = parse_list(models, name="models")
-            result = plan_from_pilot(table, effect=effect, models=chosen, correlation=correlation,
-                                     trials=trials, **common)
+            sel = inputs.selection()
+            table = sel.table
+            result = plan_from_pilot(sel, effect=effect, models=parse_list(inputs.models, name="models"),
+                                     correlation=correlation, trials=trials, **common)
             header = f"Plan from {table.source}: {result.inputs['pilot']['model_a']} vs" \
                      f" {result.inputs['pilot']['model_b']}"
         else:
-            if models is not None:
-                raise ValueError("--models chooses models from a results file; none was given")
-            if inputs.tasks is not None:
-                raise ValueError("--tasks chooses tasks from a results file; none was given")
+            for option, what, value in (("--models", "models", inputs.models), ("--tasks", "tasks", inputs.tasks),
+                                        ("--weights", "task weights", inputs.weights)):
+                if value is not None:
+                    raise ArgumentError(f"{option} chooses {what} from a results file; none was given")
             sources = {k: "given" for k, v in dict(baseline=baseline, correlation=correlation,
                                                    variance_difference=variance_difference, sd_a=sd, sd_b=sd_b,
                                                    cluster_size=cluster_size, icc=icc,
@@ -143,12 +158,22 @@ def plan(
                                      output_variance=output_variance, sources=sources, **common)
             header = "Plan from typed numbers"
         if fmt == "json":
-            emit(json.dumps(result.to_dict(), indent=2))
+            from ..display import json_dumps
+
+            emit(json_dumps(result.to_dict()))
             return
         emit(_text(result, header, fmt))
 
 
-def _fmt(key: str, v) -> str:
+#: plan quantities that are differences on the score's scale (shown in points for proportions)
+_DIFFERENCES = ("effect", "se_difference", "ci_low", "ci_high", "mde")
+
+
+def _fmt(key: str, v, *, scale: float, decimals: int) -> str:
+    """One plan quantity as text (the display module's rules: digits from the standard error, points for
+    proportions, counts as integers)."""
+    from ..display import format_short, format_signed, format_value
+
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
     if isinstance(v, float) and math.isinf(v):
@@ -158,18 +183,25 @@ def _fmt(key: str, v) -> str:
         return f"{int(math.ceil(v)):,}"
     if key in ("power_at_n",):
         return f"{v:.1%}"
-    if key in ("design_effect", "effective_n", "variance_difference", "alpha_per_comparison"):
-        return f"{v:.4g}"
-    return f"{v:+.4f}" if key in ("ci_low", "ci_high") else f"{v:.4f}"
+    if key in _DIFFERENCES:
+        text = (format_signed if key in ("ci_low", "ci_high") else format_value)(v * scale, decimals)
+        return text + (" points" if scale == 100 else "")
+    return format_short(v) if key in ("design_effect", "effective_n", "alpha_per_comparison") else f"{v:.4g}"
 
 
 def _text(result, header: str, fmt: str) -> str:
     import pandas as pd
 
-    from ..report.format import render
+    from ..display import render
+
+    from ..display import decimals_for
 
     d = result.to_dict()
-    rows = [(k, _fmt(k, getattr(result, k))) for k in _SHOWN]
+    binary = result.inputs.get("score_kind", "binary") in ("binary", "bounded")
+    scale = 100.0 if binary else 1.0
+    se = result.se_difference * scale
+    decimals = decimals_for(se) if math.isfinite(se) and se > 0 else (1 if binary else 3)
+    rows = [(k, _fmt(k, getattr(result, k), scale=scale, decimals=decimals)) for k in _SHOWN]
     src = result.inputs.get("sources", {})
     for k in ("baseline", "correlation", "sd_a", "sd_b", "cluster_size", "icc", "cluster_cv", "output_variance"):
         if d.get(k) is not None:
@@ -185,10 +217,79 @@ def _text(result, header: str, fmt: str) -> str:
             rows.append((f"pilot {k}", f"{pilot[k]:,}"))
     frame = pd.DataFrame(rows, columns=["quantity", "value"])
     notes = list(result.notes)
-    notes.append("fractions throughout (0.04 = 4 points); n = items per model")
-    parts = [header, "", result.sentence_required, result.sentence_detectable, ""]
+    notes.append(("differences in points (0.04 = 4 points); --format json gives fractions" if binary else
+                  "differences on the score's own scale") + "; n = items per model")
+    import textwrap
+
+    from ..display import terminal_width
+
+    width = terminal_width()
+    parts = [header, "", *textwrap.wrap(result.sentence_required, width), *textwrap.wrap(result.sentence_detectable,
+                                                                                        width), ""]
     parts.append(render(frame, fmt, value_cols=(), se_col=None, notes=notes))
     if result.inputs.get("output_variance") and result.trial_table is not None:
         parts.append(render(result.trial_table, fmt, value_cols=(), se_col=None,
                             title="Repeated trials: variance per item and items required"))
     return "\n".join(parts)
+
+
+def parse_costs(text) -> dict | None:
+    """``item=1,prompt=5,trial=0.2`` -> ``{'item': 1.0, 'prompt': 5.0, 'trial': 0.2}``."""
+    if text is None:
+        return None
+    out = {}
+    for part in parse_list(text, name="--cost"):
+        name, sep, value = part.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        if not sep or not name.strip() or not number >= 0:
+            raise ArgumentError(f"`--cost` must be unit=cost pairs such as item=1,prompt=5,trial=0.2; got {part!r}.")
+        out[name.strip()] = number
+    return out
+
+
+def _dstudy(inputs, *, target_se, effect, power, alpha, cost, fmt):
+    """--target-se (or --effect) with facets: the D-study designs, cheapest first."""
+    from ..display import json_dumps, json_records, render, scale_for
+    from ..facets import plan_design, variance_components
+    from ._common import note_lines
+
+    if target_se is None and effect is None:
+        raise ArgumentError("give --target-se (the standard error to reach) or --effect with the results file")
+    sel = inputs.selection(weights=False)
+    table = sel.table
+    if not table.facets:
+        raise ArgumentError("--target-se plans items, facet levels and trials: the file has no facet column (name"
+                            " them with --facets prompt,...); for items and trials alone use --effect")
+    vc = variance_components(sel, n_resamples=100, rng=0, differences=effect is not None)
+    plan = plan_design(vc, target_se=target_se if effect is None else None, effect=effect, power=power,
+                       confidence_level=1 - alpha, cost=parse_costs(cost))
+    frame = plan.to_frame()
+    pilot = ", ".join(f"{len(d.levels[k]):,} {f}{'s' if len(d.levels[k]) != 1 else ''}"
+                      for d in vc.design.designs[:1] for k, f in enumerate(d.factors))
+    se_now = float(max(vc.se_random.max(), 0.0))
+    notes = list(plan.notes) + [f"pilot ({table.source}): {pilot}; largest standard error of a model's mean now"
+                                f" {se_now:.3g} with facets random; designs judged by {plan.basis}",
+                                "item = items in total, a facet = its levels, trials = per cell; predicted_se"
+                                " assumes a balanced design from the same populations as the pilot"]
+    if fmt == "json":
+        emit(json_dumps({"target_se": plan.target_se, "effect": plan.effect, "power": plan.power,
+                         "basis": plan.basis, "se_now": se_now, "designs": json_records(frame),
+                         "notes": notes}))
+        note_lines([])
+        return
+    scale = scale_for(table.score_kind)
+    value = plan.target_se * scale
+    target_text = f"{value:.3g}" + ((" point" if value == 1 else " points") if scale == 100 else "")
+    head = (f"Designs that reach a standard error of {target_text}"
+            + (f" (an effect of {effect:g} at power {power:g})" if effect is not None else "")
+            + (", cheapest first" if cost else ", fewest responses first"))
+    shown = frame.head(20)
+    if len(frame) > 20:
+        notes.append(f"{len(frame)} designs reach the target; the first 20 are shown (--format json lists all)")
+    if scale == 100:
+        notes.insert(0, "predicted_se in points (x100); --format json gives fractions")
+    emit(render(shown, fmt, value_cols=("predicted_se",), se_col=None, scale=scale, title=head,
+                notes=notes))

@@ -12,10 +12,12 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, SeedOpt,
-                      WeightsOpt, cli_message, errors, executor_for, parse_confidence, reads_input, resolve_seed,
-                      select_tasks, selected_weights)
+                      WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed, show,
+                      FixedOpt, parse_fixed)
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
-                      emit_frame, in_points, parse_margin)
+                      parse_margin, points_note, row_scales)
+from ._judges import PpiOpt, ppi_columns, ppi_records
+from .._validate import ArgumentError
 
 TestOpt = Annotated[Optional[str], typer.Option(
     "--test", help="Test over tasks (tasks as the sample) instead of the bootstrap ranking: friedman (with"
@@ -29,10 +31,11 @@ RopeOpt = Annotated[float, typer.Option(
 
 
 @reads_input("path example models tasks drop_cols accuracy_scale",
-             after={"fmt": f"cluster {TABLE_INPUT}", "rope": LOG_INPUT})
+             after={"aggregate": "weights", "fixed": "facets", "ppi": "human_col", "fmt": f"cluster {TABLE_INPUT}",
+                    "rope": LOG_INPUT})
 def rank(
     aggregate: AggregateOpt = "mean",
-    weights: WeightsOpt = None,
+    ppi: PpiOpt = "ppi++",
     resampling: ResamplingOpt = "auto",
     n_resamples: NResamplesOpt = 10_000,
     seed: SeedOpt = None,
@@ -40,7 +43,9 @@ def rank(
     interval: IntervalOpt = "percentile",
     correction: CorrectionOpt = "max-t",
     margin: MarginOpt = "0",
+    fixed: FixedOpt = None,
     fmt: FormatOpt = "table",
+    wide: WideOpt = False,
     test: TestOpt = None,
     control: ControlOpt = None,
     rope: RopeOpt = 0.0,
@@ -55,60 +60,73 @@ def rank(
     --correction (max-t by default; bonferroni and holm also hold jointly). Tiers group models that no such
     interval separates (by more than --margin).
     """
-    with errors(method="--interval", tasks="--tasks"), executor_for(scheduler):  # the bootstrap interval `method`
-        full = inputs.load()
-        table, task_names = select_tasks(full, inputs.tasks)
+    with errors(method="--interval"), executor_for(scheduler):  # the bootstrap interval `method`
+        fmt = output_format(fmt, wide)
         if test is not None:
-            return _run_task_test(table, test=test, control=control, rope=rope, confidence=confidence, seed=seed,
-                                  fmt=fmt)
-        options = dict(tasks=task_names, aggregate=aggregate, weights=weights, resampling=resampling,
-                       n_resamples=n_resamples, seed=seed, confidence=confidence, interval=interval,
-                       correction=correction, margin=margin)
-        frame, notes, scales = _run(table, full=full, **options)
-        value_cols = ("estimate", "se", "ci_low", "ci_high")
-        if fmt in ("table", "markdown", "latex"):  # every human format on the same scale (points for accuracies)
-            shown = frame[[c for c in ("aggregate", "model", "estimate", "se", "ci_low", "ci_high", "rank",
-                                       "rank_mean", "rank_low", "rank_high", "rank_sim_low", "rank_sim_high",
-                                       "p_best", "tier") if c in frame.columns]]
-            shown, points = in_points(shown, scales, value_cols)
-            if points:
-                notes.insert(0, points)
-            emit_frame(shown, fmt, notes, scale=1.0, value_cols=value_cols)
-        else:
-            emit_frame(frame, fmt, notes, scale=1.0, value_cols=("estimate", "se", "ci_low", "ci_high"))
+            sel = inputs.selection()
+            if ppi != "none" and getattr(sel.table, "level", None) == "item" and "human" in sel.table.measures:
+                raise ArgumentError("`--test` treats the judge's per-task scores as they are; with human labels use"
+                                    " the bootstrap ranking (of the human-scale means), or --ppi none")
+            if inputs.weights is not None:
+                raise ArgumentError("`--weights` does not apply to --test: tests over tasks treat the tasks as the"
+                                 " sample, each task counting once")
+            return _run_task_test(sel, test=test, control=control, rope=rope,
+                                  confidence=confidence, seed=seed, fmt=fmt)
+        options = dict(aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, seed=seed,
+                       confidence=confidence, interval=interval, correction=correction, margin=margin,
+                       fixed=parse_fixed(fixed), ppi=ppi)
+        frame, notes, scales, cells = _run(inputs.selection(), **options)
+        if fmt in ("csv", "json"):
+            from ..display import to_json
+
+            show(frame, fmt, notes=notes, json=to_json(frame, ppi=cells) if cells and fmt == "json" else None)
+            return
+        shown = frame[[c for c in ("aggregate", "model", "estimate", "se", "ci_low", "ci_high", "rank",
+                                   "rank_mean", "rank_low", "rank_high", "rank_sim_low", "rank_sim_high",
+                                   "p_best", "tier", "confidence_level") if c in frame.columns]]
+        shown = ppi_columns(shown, cells)  # human labels, one task: lambda, n_labelled, effective n per model
+        points = points_note(scales)
+        show(shown, fmt, notes=([points] if points else []) + notes, scale=row_scales(shown, scales))
 
 
-def _run(table, *, full, tasks, aggregate, weights, resampling, n_resamples, seed, confidence, interval, correction,
-         margin):
-    """Call the library; return (frame, notes, [(aggregate, display scale)])."""
+def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval, correction, margin, fixed=None,
+         ppi="ppi++"):
+    """Call the library on the selection; return (frame, notes, [(aggregate, display scale)], PPI records or
+    None)."""
+    from ..display import format_level
     from ..ranking import rank as rank_models
 
-    w, gw, weight_notes = selected_weights(weights, full, tasks)  # parsed against every task and group
+    table = sel.table
     seed, seed_text = resolve_seed(seed)
-    result = rank_models(table, tasks=tasks, aggregate=aggregate, weights=w, group_weights=gw,
-                         resampling=resampling, n_resamples=n_resamples, method=interval,
-                         confidence_level=parse_confidence(confidence), simultaneous=correction, margin=parse_margin(margin), rng=seed)
+    result = rank_models(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, method=interval,
+                         confidence_level=parse_confidence(confidence), simultaneous=correction,
+                         margin=parse_margin(margin), rng=seed, fixed=fixed, ppi=ppi)
     frame = result.to_frame()
-    notes = [cli_message(n, {"tasks": "--tasks"}) for n in result.notes] + weight_notes
+    notes = list(result.notes)
     level = result.rankings[0].confidence_level
-    notes.append(f"{level:.4g} intervals; rank_low-rank_high: bootstrap percentile interval of each model's rank;"
-                 f" rank_sim_low-rank_sim_high: simultaneous ({correction}) rank intervals; rank 1 is best")
+    notes.append(f"{format_level(level)} intervals; rank CI: bootstrap percentile interval of each model's rank;"
+                 f" sim. rank CI: simultaneous ({correction}) rank intervals, holding for all models at once; rank 1"
+                 " is best")
     notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
     if table.attribution:
         notes.append(table.attribution)
-    return frame, notes, [(r.aggregate, r.scale) for r in result.rankings]
+    return frame, notes, [(r.aggregate, r.scale) for r in result.rankings], ppi_records(result.replicates)
 
 
-def _run_task_test(table, *, test, control, rope, confidence, seed, fmt):
+def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
     """--test: a test over tasks from evalband.tasks; the pairwise table, with the summary as notes."""
+    from ..display import to_json
     from ..tasks import run_test
 
+    table = sel.table
     seed, seed_text = resolve_seed(seed)
-    result = run_test(table, test=test, control=control, rope=rope, confidence_level=parse_confidence(confidence),
+    result = run_test(sel, test=test, control=control, rope=rope, confidence_level=parse_confidence(confidence),
                       rng=seed)
     notes = result.summary().splitlines()
     if result.test == "bayes-signed-rank" or getattr(result.omnibus, "exact_method", "") == "monte-carlo":
         notes.append(seed_text)
     if table.attribution:
         notes.append(table.attribution)
-    emit_frame(result.to_frame(), fmt, notes, scale=1.0, value_cols=())
+    frame = result.to_frame()
+    # the primary result (the omnibus test, the critical difference) is part of the JSON, beside the pairs
+    show(frame, fmt, notes=notes, value_cols=(), json=to_json(frame, **result.to_dict()) if fmt == "json" else None)

@@ -10,8 +10,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (LOG_INPUT, ConfidenceOpt, InputOptions, SchedulerOpt, errors, executor_for, parse_confidence,
-                      parse_list, reads_input, select_tasks)
+from ._common import (LOG_INPUT, ConfidenceOpt, FixedOpt, InputOptions, SchedulerOpt, errors, executor_for,
+                      parse_confidence, parse_fixed, parse_list, reads_input)
+from ._judges import PpiOpt
+from .._validate import ArgumentError
 
 OutputOpt = Annotated[str, typer.Option("--output", "-o", help="File to write (report.html, report.md, ...).")]
 ReportFormatOpt = Annotated[Optional[str], typer.Option("--format", "-f", help="html (one self-contained file),"
@@ -28,14 +30,16 @@ AggregateOpt = Annotated[str, typer.Option("--aggregate", help="Aggregate over t
                                            " mean-rank, ... (evalband.aggregate.AGGREGATES).")]
 BayesOpt = Annotated[bool, typer.Option("--bayes/--no-bayes", help="Add Beta-Binomial credible intervals (0/1"
                                         " scores or counts).")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Write -o through a symbolic link, and overwrite figure"
+                                        " files already in --figures (an input file is never overwritten).")]
 
 _FORMATS = {"html": "html", "markdown": "markdown", "md": "markdown", "latex": "latex", "tex": "latex"}
 #: -o suffix -> the format it implies (other suffixes imply nothing: html unless --format says otherwise).
 _SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".html": "html", ".htm": "html"}
 
 
-@reads_input(after={"bayes": "models tasks drop_cols accuracy_scale source shape model_col task_col item_col score_col"
-                             f" trial_col cluster group_col unbounded count_rule {LOG_INPUT}"})
+@reads_input(after={"fixed": "facets", "bayes": "models tasks weights drop_cols accuracy_scale source shape model_col task_col item_col score_col"
+                             f" trial_col cluster group_col unbounded count_rule {LOG_INPUT}", "ppi": "human_col"})
 def report(
     output: OutputOpt = "report.html",
     fmt: ReportFormatOpt = None,
@@ -45,8 +49,11 @@ def report(
     n_resamples: ResamplesOpt = 2000,
     confidence: ConfidenceOpt = "0.95",
     aggregate: AggregateOpt = "mean",
+    fixed: FixedOpt = None,
     bayes: BayesOpt = True,
+    ppi: PpiOpt = "ppi++",
     scheduler: SchedulerOpt = None,
+    force: ForceOpt = False,
     *,
     inputs: InputOptions,
 ):
@@ -56,27 +63,42 @@ def report(
     The HTML file works offline (inline CSS and images, no scripts). Example:
     evalband report --example vtab -o report.html
     """
+    from .. import _files
+    from ..io.folders import input_files
     from .._validate import check_confidence_level
-    from ..report._build import build_report
-    from ..report.html import write_report
+    from ..report import build_report, write_report
 
-    with errors(tasks="--tasks"), executor_for(scheduler):
+    with errors(), executor_for(scheduler):
         started = time.perf_counter()
         kind = report_format(fmt, output)
         fig_formats = tuple(f.lower() for f in parse_list(figure_format, name="figure-format"))
         bad = [f for f in fig_formats if f not in ("png", "svg")]
         if bad or not fig_formats:
-            raise ValueError(f"`--figure-format` must list png and/or svg; got {figure_format!r}.")
+            raise ArgumentError(f"`--figure-format` must list png and/or svg; got {figure_format!r}.")
+        if inputs.source == "ratings":
+            raise ArgumentError("`--source ratings`: a report analyses results (models scored on items); for raters'"
+                                " ratings run evalband agreement FILE (its --format markdown gives the tables)")
         level = check_confidence_level(parse_confidence(confidence))
         check_output(output, figures)  # before the 10-20 s of computing, not after
-        table, _ = select_tasks(inputs.load(), inputs.tasks)
+        read = input_files(inputs.path, inputs.baselines, inputs.models, inputs.tasks, inputs.weights)
+        _files.check_output(output, inputs=read, force=force)  # never over an input, nor through a link unasked
+        sel = inputs.selection(battles=True)  # pairwise battles make a preference report
         command = _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate,
-                           bayes)
-        rep = build_report(table, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level, seed=seed,
-                           bayes=bayes, command=command)
-        write_report(rep, output, format=kind, figures_dir=figures, figure_formats=fig_formats)
+                           bayes, fixed, ppi)
+        rep = build_report(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level, rng=seed,
+                           bayes=bayes, command=command, fixed=parse_fixed(fixed), ppi=ppi)
+        write_report(rep, output, format=kind, figures_dir=figures, figure_formats=fig_formats, force=force,
+                     inputs=read)
         size = os.path.getsize(output)
-        typer.echo(f"evalband: wrote {output} ({size / 1024:,.0f} KiB, {len(rep.figures)} figures) in "
+        n = len(rep.figures)
+        if kind == "html":
+            held = f", {n} figure{'s' * (n != 1)} embedded"
+        elif figures:
+            held = f", {n} figure{'s' * (n != 1)} {'linked' if kind == 'markdown' else 'saved'}"
+        else:
+            held = (f"; {n} figure{'s are' if n != 1 else ' is'} not in it: add --figures DIR to save them"
+                    if n else "")
+        typer.echo(f"evalband: wrote {output} ({size / 1024:,.0f} KiB{held}) in "
                    f"{time.perf_counter() - started:.1f} s" + (f"; figures in {figures}" if figures else ""),
                    err=True)
 
@@ -89,10 +111,10 @@ def report_format(fmt, output) -> str:
     if fmt is None:
         return implied or "html"
     if fmt.lower() not in _FORMATS:
-        raise ValueError(f"`--format` must be html, markdown or latex; got {fmt!r}.")
+        raise ArgumentError(f"`--format` must be html, markdown or latex; got {fmt!r}.")
     kind = _FORMATS[fmt.lower()]
     if implied is not None and implied != kind:
-        raise ValueError(f"`--format {fmt}` writes {kind}, but -o {output} names a {implied} file; change the -o"
+        raise ArgumentError(f"`--format {fmt}` writes {kind}, but -o {output} names a {implied} file; change the -o"
                          " suffix, or leave --format out to follow it")
     return kind
 
@@ -133,7 +155,8 @@ def check_output(output, figures=None) -> None:
 _NOT_REPRODUCED = ("path", "example")
 
 
-def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate, bayes) -> str:
+def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate, bayes,
+             fixed=None, ppi="ppi++") -> str:
     """The command line that reproduces this report (only options that differ from the defaults, plus the seed)."""
     q = shlex.quote
     path, example = inputs.path, inputs.example
@@ -151,8 +174,12 @@ def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, conf
         parts.append(f"--confidence {q(str(confidence))}")
     if aggregate != "mean":
         parts.append(f"--aggregate {q(aggregate)}")
+    if fixed is not None:
+        parts.append(f"--fixed {q(fixed)}")
     if not bayes:
         parts.append("--no-bayes")
+    if ppi != "ppi++":
+        parts.append(f"--ppi {q(ppi)}")
     names = [f.name for f in dataclasses.fields(inputs) if f.name not in _NOT_REPRODUCED]
     for key, value in inputs.changed(*names).items():  # every input option given (--models, --metric, ...)
         flag = "--" + key.strip("_").replace("_", "-")

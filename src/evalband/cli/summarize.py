@@ -3,49 +3,60 @@ score."""
 
 from __future__ import annotations
 
-import sys
 import warnings
 
 import typer
 
-from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, emit, errors,
-                      parse_confidence, reads_input, select_tasks)
+from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FixedOpt, FormatOpt, InputOptions, WideOpt, errors,
+                      output_format, parse_confidence, parse_fixed, reads_input, show)
 from typing import Annotated
 
+from ._judges import PpiOpt
+
 MethodOpt = Annotated[str, typer.Option(
-    "--method", help="auto, wilson, clopper-pearson (exact), jeffreys, agresti-coull, wald, t, normal or cluster."
-                     " auto: cluster when clusters are given, wilson for 0/1 scores, t otherwise.")]
+    "--method", help="auto, wilson, clopper-pearson (exact), jeffreys, agresti-coull, wald, t, normal, cluster or"
+                     " crossed. auto: crossed when facet columns (prompt, judge, ...) are random, cluster when"
+                     " clusters are given, wilson for 0/1 scores, t otherwise.")]
 
 
-@reads_input(after={"method": "cluster", "fmt": f"{TABLE_INPUT} models tasks drop_cols accuracy_scale {LOG_INPUT}"})
+@reads_input(after={"method": "cluster", "fixed": "facets", "ppi": "human_col",
+                    "fmt": f"{TABLE_INPUT} models tasks weights drop_cols accuracy_scale {LOG_INPUT}"})
 def summarize(
     method: MethodOpt = "auto",
+    fixed: FixedOpt = None,
+    ppi: PpiOpt = "ppi++",
     confidence: ConfidenceOpt = "0.95",
     fmt: FormatOpt = "table",
+    wide: WideOpt = False,
     *,
     inputs: InputOptions,
 ):
     """Per model and task: estimate, standard error, confidence interval and n, plus each model's pooled score.
 
-    Estimates are fractions (not percent); displayed digits follow the standard error. Notes on what was
-    assumed or left out are printed below the table (on stderr for csv and json).
+    Tables show proportions in points; JSON and CSV give fractions at full precision. Displayed digits follow the
+    standard error. Notes on what was assumed or left out are printed below the table (on stderr for csv and
+    json). With human labels (--human-col, or a column named 'human') the score is a judge's and the estimates
+    are of the human-scale mean (PPI++; --ppi), with the labels-only interval and the judge's own mean beside.
     """
     from .._validate import OVERLAP_CONFIDENCE
+    from ..display import format_level, scale_for
     from ..estimation import estimate
-    from ..report.format import FORMATS, render
 
-    with errors(tasks="--tasks"):
-        if fmt not in FORMATS:
-            raise ValueError(f"`--format` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
-        table, _ = select_tasks(inputs.load(), inputs.tasks)
+    with errors():
+        fmt = output_format(fmt, wide)
+        sel = inputs.selection()
+        table = sel.table
         level = parse_confidence(confidence)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # the same text is in result.notes
-            result = estimate(table, method=method, confidence_level=level,
-                              cluster=True if inputs.cluster is not None else None)
+            result = estimate(sel, method=method, confidence_level=level,
+                              cluster=True if inputs.cluster is not None else None, fixed=parse_fixed(fixed),
+                              ppi=ppi)
+        if hasattr(result, "labelled_estimate"):  # human labels: prediction-powered estimates
+            return _show_ppi(result, table, fmt)
         frame = result.to_frame(pooled=True)
         notes = list(result.notes)
-        notes.append(f"{result.confidence_level:.1%} intervals, method {result.method}; '(pooled)' rows pool"
+        notes.append(f"{format_level(result.confidence_level)} intervals, method {result.method}; '(pooled)' rows pool"
                      " every item of the model" + (" (summary counts: sum(correct) / sum(n))"
                                                    if table.level == "summary" else " (micro average)"))
         if abs(result.confidence_level - OVERLAP_CONFIDENCE) < 1e-9:
@@ -54,12 +65,35 @@ def summarize(
                          " not a 95% statement, and for models scored on the same items use evalband compare")
         if table.attribution:
             notes.append(table.attribution)
-        if fmt in ("table", "markdown"):
-            emit(render(frame, fmt, notes=notes))
-        else:
-            emit(render(frame, fmt))
-            for note in notes:
-                if fmt == "latex":
-                    emit(f"% note: {note}")
-                else:
-                    sys.stderr.write(f"note: {note}\n")
+        scale = scale_for(table.score_kind)
+        if scale == 100 and fmt not in ("csv", "json"):
+            notes.insert(0, "values in points (x100); JSON and CSV give fractions")
+        shown = frame if fmt in ("csv", "json") else frame.assign(confidence_level=result.confidence_level)
+        show(shown, fmt, notes=notes, scale=scale)
+
+
+def _show_ppi(result, table, fmt):
+    """The PPI estimates: per model and task, the human-scale estimate and interval, the labels-only interval,
+    the judge's own mean, lambda, labelled and unlabelled counts and the effective sample size."""
+    from ..display import format_level, scale_for
+
+    frame = result.to_frame()
+    notes = list(result.notes)
+    notes.append(f"{format_level(result.confidence_level)} normal intervals ({result.method}); 'labelled ci': the"
+                 " human labels alone; 'judge mean': the judge's scores at face value; 'ess': the human labels"
+                 " alone that would be as precise")
+    if table.attribution:
+        notes.append(table.attribution)
+    scale = scale_for(table.score_kind)
+    if fmt in ("csv", "json"):
+        show(frame, fmt, notes=notes)
+        return
+    if scale == 100:
+        notes.insert(0, "values in points (x100); JSON and CSV give fractions")
+    shown = frame[["model", "task", "estimate", "se", "ci_low", "ci_high", "labelled_ci_low", "labelled_ci_high",
+                   "judge_mean", "lambda", "n_labelled", "n_unlabelled", "ess", "confidence_level"]]
+    title = None
+    if len(result.tasks) == 1:  # one task: its name in the title, the columns for the numbers
+        shown, title = shown.drop(columns="task"), f"task: {result.tasks[0]}"
+    show(shown, fmt, notes=notes, scale=scale, title=title,
+         value_cols=("estimate", "se", "ci_low", "ci_high", "labelled_ci_low", "labelled_ci_high", "judge_mean"))

@@ -7,22 +7,26 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from .._validate import (OVERLAP_CONFIDENCE, check_alternative, check_choice, check_confidence_level,
+from .._validate import (ArgumentError, OVERLAP_CONFIDENCE, check_alternative, check_choice, check_confidence_level,
                          check_positive_int)
-from ._setup import aggregate_notes, prepare, resolve_aggregates
+from ..aggregate import aggregate_notes, evaluate_aggregates
+from ..resample import replicates_for
 from .exact import mcnemar_exact
-from .multiplicity import CORRECTIONS, adjust_pvalues
+from .multiplicity import CORRECTIONS, adjust_p_values
 from .paired import paired_difference
+from .pairs import pair_position
 from .pairwise import PairwiseComparison, interval_label, pairwise_differences
 from .permutation import paired_permutation_test
-from .pvalues import INTERVAL_METHODS
+from .p_values import INTERVAL_METHODS
 from .sensitivity import DEFAULT_CORRELATIONS, correlated_replicates, describe_sweep
 from .verdict import MIN_DISCORDANT, check_margin, reading, verdict_detail
+from ..display.reprs import displayed
 
 __all__ = ["compare", "Comparison", "PairwiseComparison", "pairwise_differences"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Comparison:
     """Result of :func:`compare`.
 
@@ -44,7 +48,14 @@ class Comparison:
     tasks_left_out : dict
         Task left out -> the selected models with no result on it (empty tuple: the models have results but
         share no item). Aggregates are over the other tasks; ``notes`` says so.
+    selection : Selection
+        The models, tasks and weights compared (:func:`evalband.select`).
+    aggregate_values : tuple of AggregateValues
+        Each aggregate evaluated on the replicates (observed, samples, direction, scale): what rankings of the
+        same run read instead of evaluating the aggregates again.
     """
+
+    __display__ = {"columns": ("aggregate", "model_a", "model_b", "difference", "se", "ci_low", "ci_high", "p_value", "verdict", "confidence_level"), "scale_attr": "display_scale"}
 
     models: tuple
     aggregates: tuple
@@ -54,6 +65,8 @@ class Comparison:
     paired: bool
     notes: tuple = ()
     tasks_left_out: dict = field(default_factory=dict)
+    selection: object = field(default=None, repr=False, compare=False)
+    aggregate_values: tuple = field(default=(), repr=False, compare=False)
 
     def to_frame(self, level: str = "aggregate") -> pd.DataFrame:
         """Tidy table of the pairs: ``level`` 'aggregate', 'task' or 'sensitivity'."""
@@ -62,6 +75,19 @@ class Comparison:
         if not parts:
             return pd.DataFrame()
         return pd.concat([p.to_frame() for p in parts], ignore_index=True)
+
+    @property
+    def display_scale(self) -> float:
+        """The display multiplier of the first aggregate (points for proportions), for ``str()``."""
+        return float(self.aggregates[0].scale) if self.aggregates else 1.0
+
+    def headline(self) -> str:
+        """One line: how many pairs are decided, per aggregate."""
+        parts = []
+        for pc in self.aggregates:
+            v = list(pc.verdict)
+            parts.append(f"{pc.statistic}: {len(v) - v.count('not yet decided')} of {len(v)} pairs decided")
+        return "; ".join(parts)
 
     def readings(self, level: str = "aggregate") -> list[str]:
         """The one-sentence reading of every pair."""
@@ -81,13 +107,13 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
             confidence_level=0.95, alternative: str = "two-sided", correction: str = "none",
             margin: float = 0.0, correlation: float | None = None, correlations=DEFAULT_CORRELATIONS,
             per_task: bool = True, permutation: bool = False, n_permutations: int = 9999, cluster=None,
-            aggregate_options=None, rng=None) -> Comparison:
+            aggregate_options=None, rng=None, fixed=None, ppi: str = "ppi++") -> Comparison:
     """Compare every pair of models on any aggregate over tasks and on each task.
 
     Parameters
     ----------
-    data : ResultsTable, path, DataFrame or Replicates
-        Evaluation results (anything :func:`evalband.read` accepts), or replicates already drawn.
+    data : Selection, ResultsTable, path, DataFrame or Replicates
+        Evaluation results (anything :func:`evalband.select` accepts), or replicates already drawn.
     aggregate : str, callable or sequence
         Aggregate(s) over tasks by name ('mean', 'geometric', 'minmax', 'mean-rank', ...; see
         ``evalband.aggregate.AGGREGATES``), a comma-separated string, or a function of the (..., models, tasks)
@@ -136,6 +162,15 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         Further options of ``evalband.aggregate.get_aggregate`` (floors, ceilings, chance, bin_width, ...).
     rng : seed or Generator
         The same seed gives the same numbers.
+    fixed : str, sequence of str, True or None
+        Facets (prompt, judge, run, ...) to condition on. By default facet columns crossed with items are random:
+        the replicates resample their levels too, and with few clusters they carry the small-sample correction
+        (:func:`evalband.facets.default_replicates`; the notes say which).
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Item-level results with human labels (measure ``human``): compare the models' human-scale means, from
+        the replicates of their prediction-powered estimates (:mod:`evalband.judges.ppi_replicates`; PPI++ by
+        default); the analytic, McNemar and permutation checks, which read the judge's item scores, are left
+        out. 'none': the judge's scores at face value.
 
     Returns
     -------
@@ -174,44 +209,48 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     alternative = check_alternative(alternative)
     confidence_level = check_confidence_level(confidence_level)
     if abs(confidence_level - OVERLAP_CONFIDENCE) < 1e-9:
-        raise ValueError("`confidence_level` 'overlap' (83.4%) is for per-model overlap displays (summarize);"
+        raise ArgumentError("`confidence_level` 'overlap' (83.4%) is for per-model overlap displays (summarize);"
                          " intervals for differences and their verdicts need a level such as 0.95.")
     margin = check_margin(margin)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
-    table, reps, gen, left_out = prepare(data, replicates=replicates, models=models, tasks=tasks,
-                                         resampling=resampling, n_resamples=n_resamples, rng=rng, cluster=cluster)
-    weights, group_weights, weight_notes = left_out.weights(weights, group_weights)
+    sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights,
+                                    replicates=replicates, resampling=resampling, n_resamples=n_resamples, rng=rng,
+                                    cluster=cluster, fixed=fixed, jackknife=method == "bca", ppi=ppi)
+    table = sel.table
     # no pairing to measure: summary counts (binomial replicates), or independent replicates given without a table
     summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
+    if getattr(reps, "ppi", None) is not None:  # PPI replicates: the table's item scores are the judge's, so the
+        table = None                            # checks that read them (analytic SE, McNemar) do not apply
     paired = reps.resampling == "paired"
     binomial = reps.resampling == "binomial"
-    notes = list(getattr(reps, "notes", ())) + left_out.notes() + weight_notes
+    notes = list(dict.fromkeys([*reps.notes, *sel.notes]))
     if summary:
         rho = 0.0 if correlation is None else float(correlation)
         sweep = sorted({float(c) for c in correlations} | {rho})
-        notes.append("no pairing between models in these data: they were resampled independently"
-                     f"{' (binomially)' if binomial else ''}; the main result assumes a between-model correlation of {rho:g}, and `sensitivity` repeats"
-                     f" the comparison at correlations {', '.join(f'{c:g}' for c in sweep)}")
+        grid = f"{sweep[0]:g} to {sweep[-1]:g}" if len(sweep) > 2 else " and ".join(f"{c:g}" for c in sweep)
+        notes.append(f"no pairing between models in these data{'' if binomial else ' (resampled independently)'}:"
+                     f" the main result assumes a between-model correlation of {rho:g}; each verdict is repeated at"
+                     f" assumed correlations {grid} (`sensitivity`)")
     else:
         rho = None
         sweep = []
         if correlation is not None:
-            raise ValueError("`correlation` applies to data without pairing (summary-level counts) only; with"
+            raise ArgumentError("`correlation` applies to data without pairing (summary-level counts) only; with"
                              " item-level data the correlation is measured.")
     options = dict(method=method, confidence_level=confidence_level, alternative=alternative,
                    correction=correction, margin=margin)
     units_t = np.asarray(reps.n_units, dtype=np.float64)
-    unit_name = "clusters" if getattr(reps, "unit", "item") == "cluster" else "items"
+    unit_name = "clusters" if reps.unit == "cluster" else "items"
     options["unit_name"] = unit_name
-    aggs = resolve_aggregates(reps, aggregate, weights=weights, group_weights=group_weights,
-                              jackknife=(method == "bca"), **dict(aggregate_options or {}))
+    aggs = evaluate_aggregates(reps, aggregate, weights=sel.weights, jackknife=(method == "bca"),
+                               **dict(aggregate_options or {}))
     notes += aggregate_notes(aggs)
     per_task_var = _task_variances(table, reps, paired) if not summary else None
     strata = jk_all = None
     if method == "bca":
         jk_all = reps.jackknife()
-        strata = reps.jackknife_strata() if hasattr(reps, "jackknife_strata") else None
+        strata = reps.jackknife_strata()
 
     def run(obs_mt, reps_bmt, assumed, keep, sweep_texts=None):
         agg_out = []
@@ -264,12 +303,12 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         main_reps = reps.replicates
         aggregates = run(reps.observed, main_reps, None, keep=True)
         if len(reps.tasks) == 1 and per_task_var is not None and per_task_var[0] is not None \
-                and table.binary_items and getattr(reps, "unit", "item") == "item":
+                and table.binary_items and reps.unit == "item":
             # one task: a weighted mean of it is its mean, so the exact test of the task applies to the aggregate
             sc = per_task_var[0]["scores"]
             aggregates = [_exact_when_few_discordant(replace(
                 pc, p_mcnemar=mcnemar_exact(sc[pc.index_a], sc[pc.index_b],
-                                            alternative=alternative).pvalue.astype(float)),
+                                            alternative=alternative).p_value.astype(float)),
                 sc[pc.index_a], sc[pc.index_b], options) if aggs[k].linear_weights is not None else pc
                 for k, pc in enumerate(aggregates)]
 
@@ -287,7 +326,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
                                                  per_task_var, permutation, n_permutations, gen, options,
                                                  strata, jk_all, binomial))
     return Comparison(tuple(reps.models), tuple(aggregates), tuple(task_results), tuple(sens), reps, paired,
-                      tuple(notes), dict(left_out.lacking))
+                      tuple(notes), sel.tasks_left_out, sel, tuple(aggs))
 
 
 def _task_variances(table, reps, paired):
@@ -299,7 +338,7 @@ def _task_variances(table, reps, paired):
     out = []
     for task in reps.tasks:
         td = table.task_data(task, models=list(reps.models))
-        clusters = td.clusters if getattr(reps, "unit", "item") == "cluster" else None
+        clusters = td.clusters if reps.unit == "cluster" else None
         if td.n_items < 2:
             out.append(None)
             continue
@@ -328,17 +367,10 @@ def _pooled_item_correlation(per_task_var, m):
         corr = np.where((ss_a > 0) & (ss_b > 0), sp / np.sqrt(ss_a * ss_b), np.nan)
 
     def corr_fn(ia, ib):
-        pos, _ = _unordered(ia, ib, m)
+        pos, _ = pair_position(ia, ib, m)
         return corr[pos]
 
     return corr_fn
-
-
-def _unordered(ia, ib, m):
-    """Position of each pair in the i < j enumeration, and whether it is flipped."""
-    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
-    pos = lo * m - lo * (lo + 1) // 2 + (hi - lo - 1)
-    return pos, ia > ib
 
 
 def _analytic(weights, reps, per_task_var, assumed):
@@ -351,7 +383,7 @@ def _analytic(weights, reps, per_task_var, assumed):
             return None, None
 
         def parts(ia, ib):
-            pos, flip = _unordered(ia, ib, m)
+            pos, flip = pair_position(ia, ib, m)
             va = np.stack([np.where(flip, v["vb"][pos], v["va"][pos]) for v in per_task_var], axis=-1)
             vb = np.stack([np.where(flip, v["va"][pos], v["vb"][pos]) for v in per_task_var], axis=-1)
             vd = np.stack([v["vd"][pos] for v in per_task_var], axis=-1)
@@ -398,11 +430,11 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
 
     if info is not None:
         def se_fn(ia, ib):
-            pos, _ = _unordered(ia, ib, m)
+            pos, _ = pair_position(ia, ib, m)
             return np.sqrt(info["vd"][pos])
 
         def corr_fn(ia, ib):
-            pos, _ = _unordered(ia, ib, m)
+            pos, _ = pair_position(ia, ib, m)
             return info["corr"][pos]
     elif summary and binomial:
         var = obs * (1 - obs) / float(np.asarray(reps.n_units)[t])
@@ -423,14 +455,14 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
         a, b = scores[res.index_a], scores[res.index_b]
         extra = {}
         if table.binary_items:
-            extra["p_mcnemar"] = mcnemar_exact(a, b, alternative=options["alternative"]).pvalue.astype(float)
+            extra["p_mcnemar"] = mcnemar_exact(a, b, alternative=options["alternative"]).p_value.astype(float)
         if permutation:
             perm = paired_permutation_test(a, b, n_resamples=n_permutations, alternative=options["alternative"],
                                            rng=gen)
-            extra["p_permutation"] = np.asarray(perm.pvalue, dtype=float)
+            extra["p_permutation"] = np.asarray(perm.p_value, dtype=float)
         if extra:
             res = replace(res, **extra)
-        if "p_mcnemar" in extra and getattr(reps, "unit", "item") == "item":
+        if "p_mcnemar" in extra and reps.unit == "item":
             res = _exact_when_few_discordant(res, a, b, options)
     return res
 
@@ -452,7 +484,7 @@ def _exact_when_few_discordant(res, a, b, options):
     p[use] = res.p_mcnemar[use]
     correction = options["correction"]
     if correction in ("bonferroni", "holm", "bh"):
-        p_adj = adjust_pvalues(p, method=correction)
+        p_adj = adjust_p_values(p, method=correction)
     elif correction == "max-t":  # Bonferroni for the exact p-values (max-t needs replicates)
         p_adj = res.p_adjusted.copy()
         p_adj[use] = np.minimum(1.0, p[use] * p.size)

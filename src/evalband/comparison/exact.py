@@ -6,11 +6,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
+from .._validate import ArgumentError
+from ..display.reprs import displayed
 
 __all__ = ["McNemarResult", "mcnemar_exact"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class McNemarResult:
     """Exact McNemar test.
 
@@ -20,13 +23,13 @@ class McNemarResult:
         Items that model A got right and model B wrong (discordant pairs favouring A).
     only_b : numpy.ndarray
         Items that B got right and A wrong.
-    pvalue : numpy.ndarray
+    p_value : numpy.ndarray
         Exact p-value: the binomial test of ``only_a`` successes in ``only_a + only_b`` trials at 1/2.
     """
 
     only_a: np.ndarray
     only_b: np.ndarray
-    pvalue: np.ndarray
+    p_value: np.ndarray
 
 
 def mcnemar_exact(a, b, *, alternative: str = "two-sided", axis: int = -1) -> McNemarResult:
@@ -63,7 +66,7 @@ def mcnemar_exact(a, b, *, alternative: str = "two-sided", axis: int = -1) -> Mc
     b = np.moveaxis(np.asarray(b), axis, -1)
     for name, x in (("a", a), ("b", b)):
         if not np.isin(x, (0, 1)).all():
-            raise ValueError(f"`{name}` must hold 0/1 scores for McNemar's test.")
+            raise ArgumentError(f"`{name}` must hold 0/1 scores for McNemar's test.")
     a = a.astype(bool)
     b = b.astype(bool)
     only_a = (a & ~b).sum(-1)

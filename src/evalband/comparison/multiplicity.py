@@ -15,20 +15,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import check_alternative, check_choice, check_confidence_level
+from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
+from ..display.reprs import displayed
 
-__all__ = ["CORRECTIONS", "adjust_pvalues", "correction_level", "max_t_intervals", "SimultaneousIntervals"]
+__all__ = ["CORRECTIONS", "adjust_p_values", "correction_level", "max_t_intervals", "SimultaneousIntervals"]
 
 #: valid values of ``correction``
 CORRECTIONS = ("none", "bonferroni", "holm", "bh", "max-t")
 
 
-def adjust_pvalues(pvalues, *, method: str = "holm") -> np.ndarray:
+def adjust_p_values(p_values, *, method: str = "holm") -> np.ndarray:
     """Adjusted p-values for a family of tests (NaN entries are left out of the family and stay NaN).
 
     Parameters
     ----------
-    pvalues : array_like
+    p_values : array_like
         Unadjusted p-values; the family is the whole array (any shape).
     method : {'none', 'bonferroni', 'holm', 'bh'}
         'bh' is Benjamini-Hochberg (statsmodels' ``'fdr_bh'``).
@@ -50,12 +51,12 @@ def adjust_pvalues(pvalues, *, method: str = "holm") -> np.ndarray:
     Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. JRSS B 57, 289-300.
     """
     method = check_choice(method, ("none", "bonferroni", "holm", "bh"), "method")
-    p = np.asarray(pvalues, dtype=np.float64)
+    p = np.asarray(p_values, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     flat = p.ravel()
     ok = np.isfinite(flat)
     if np.any((flat[ok] < 0) | (flat[ok] > 1)):
-        raise ValueError("`pvalues` must lie in [0, 1].")
+        raise ArgumentError("`p_values` must lie in [0, 1].")
     q = flat[ok]
     m = q.size
     if m == 0:
@@ -97,7 +98,8 @@ def correction_level(confidence_level: float, m: int, correction: str, *, n_reje
     return confidence_level
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class SimultaneousIntervals:
     """Simultaneous intervals for a family of statistics from the bootstrap max-t distribution.
 
@@ -108,7 +110,7 @@ class SimultaneousIntervals:
         The ``confidence_level`` quantile of the maximum studentized deviation.
     se : numpy.ndarray, shape (P,)
         Bootstrap standard deviation of each statistic.
-    pvalue : numpy.ndarray, shape (P,)
+    p_value : numpy.ndarray, shape (P,)
         Single-step max-T adjusted p-values for H0: statistic = 0.
     max_t : numpy.ndarray, shape (B,)
         The bootstrap distribution of the maximum studentized deviation.
@@ -118,7 +120,7 @@ class SimultaneousIntervals:
     high: np.ndarray
     critical_value: float
     se: np.ndarray
-    pvalue: np.ndarray
+    p_value: np.ndarray
     max_t: np.ndarray
 
 
@@ -161,7 +163,7 @@ def max_t_intervals(samples, observed, *, confidence_level: float = 0.95,
     d = np.asarray(samples, dtype=np.float64)
     obs = np.asarray(observed, dtype=np.float64)
     if d.ndim != 2 or obs.shape != d.shape[1:]:
-        raise ValueError(f"`samples` must be (B, P) and `observed` (P,); got {d.shape} and {obs.shape}.")
+        raise ArgumentError(f"`samples` must be (B, P) and `observed` (P,); got {d.shape} and {obs.shape}.")
     se = d.std(axis=0, ddof=1)
     live = se > 0
     safe = np.where(live, se, 1.0)

@@ -11,11 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from .._validate import ArgumentError
+from ..display.reprs import displayed
 
 __all__ = ["PairedDifference", "paired_difference"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PairedDifference:
     """Difference of two means on paired items and its analytic standard error.
 
@@ -87,11 +90,11 @@ def paired_difference(a, b, *, clusters=None, axis: int = -1) -> PairedDifferenc
     a = np.moveaxis(np.asarray(a, dtype=np.float64), axis, -1)
     b = np.moveaxis(np.asarray(b, dtype=np.float64), axis, -1)
     if a.shape[-1] != b.shape[-1]:
-        raise ValueError(f"`a` and `b` must have the same number of items along `axis`; got {a.shape[-1]}"
+        raise ArgumentError(f"`a` and `b` must have the same number of items along `axis`; got {a.shape[-1]}"
                          f" and {b.shape[-1]}.")
     n = a.shape[-1]
     if n < 2:
-        raise ValueError(f"a paired standard error needs at least 2 items; got {n}.")
+        raise ArgumentError(f"a paired standard error needs at least 2 items; got {n}.")
     a, b = np.broadcast_arrays(a, b)
     d = a - b
     ca = a - a.mean(-1, keepdims=True)
@@ -109,11 +112,11 @@ def paired_difference(a, b, *, clusters=None, axis: int = -1) -> PairedDifferenc
     else:
         codes = np.asarray(clusters)
         if codes.shape != (n,):
-            raise ValueError(f"`clusters` must have one code per item ({n}); got shape {codes.shape}.")
+            raise ArgumentError(f"`clusters` must have one code per item ({n}); got shape {codes.shape}.")
         _, codes = np.unique(codes, return_inverse=True)
         g = int(codes.max()) + 1
         if g < 2:
-            raise ValueError("a cluster-robust standard error needs at least 2 clusters; got 1.")
+            raise ArgumentError("a cluster-robust standard error needs at least 2 clusters; got 1.")
         n_clusters = g
         onehot = np.zeros((n, g))
         onehot[np.arange(n), codes] = 1.0

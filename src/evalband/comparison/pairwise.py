@@ -9,15 +9,17 @@ import pandas as pd
 
 from .._validate import check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
-from ._setup import pair_indices
-from .multiplicity import CORRECTIONS, adjust_pvalues, correction_level, max_t_intervals
-from .pvalues import INTERVAL_METHODS, bootstrap_pvalue
-from .verdict import check_margin, reading, verdict, verdict_detail, withhold, withheld_text
+from .pairs import pair_indices
+from .multiplicity import CORRECTIONS, adjust_p_values, correction_level, max_t_intervals
+from .p_values import INTERVAL_METHODS, bootstrap_p_value
+from .verdict import MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold, withheld_text
+from ..display.reprs import displayed
 
 __all__ = ["PairwiseComparison", "pairwise_differences"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PairwiseComparison:
     """All pairwise differences ``A - B`` of one statistic: an aggregate over tasks, or one task's mean.
 
@@ -65,6 +67,8 @@ class PairwiseComparison:
     assumed_correlation : float or None
         Set for summary data (no pairing): the correlation the replicates were given.
     """
+
+    __display__ = {"columns": ("model_a", "model_b", "difference", "se", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "confidence_level")}
 
     statistic: str
     level: str
@@ -196,14 +200,14 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
         jack = jk[:, ia] - jk[:, ib]
     m = d.size
     strata = jackknife_strata if jack is not None else None
-    p = bootstrap_pvalue(reps, d, method=method, alternative=alternative, jackknife=jack, jackknife_strata=strata)
+    p = bootstrap_p_value(reps, d, method=method, alternative=alternative, jackknife=jack, jackknife_strata=strata)
     se = reps.std(axis=0, ddof=1) if reps.shape[0] > 1 else np.full(m, np.nan)
     if correction == "max-t":
         sim = max_t_intervals(reps, d, confidence_level=confidence_level, alternative=alternative)
-        low, high, p_adj, level_used = sim.low, sim.high, sim.pvalue, confidence_level
+        low, high, p_adj, level_used = sim.low, sim.high, sim.p_value, confidence_level
     else:
         if correction in ("bonferroni", "holm", "bh"):
-            p_adj = adjust_pvalues(p, method=correction)
+            p_adj = adjust_p_values(p, method=correction)
         else:
             p_adj = p.copy()
         rejected = int(np.sum(p_adj <= 1 - confidence_level)) if correction == "bh" else None
@@ -216,6 +220,9 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     verdicts, basis = withhold(verdicts, low, high, se, units)
     if (basis != "bootstrap").any():  # a withheld verdict has no trustworthy bootstrap p-value either
         p, p_adj = np.where(basis != "bootstrap", np.nan, p), np.where(basis != "bootstrap", np.nan, p_adj)
+    missing = ~np.isfinite(d)  # never a p-value beside a missing difference (max-t included)
+    if missing.any():
+        p, p_adj = np.where(missing, np.nan, p), np.where(missing, np.nan, p_adj)
     names = tuple(names)
     ma = tuple(names[i] for i in ia)
     mb = tuple(names[j] for j in ib)
@@ -224,7 +231,7 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     label = interval_label(correction)
     extras = list(extra_readings) if extra_readings is not None else [""] * m
     for k in range(m):
-        why = withheld_text(basis[k], None if units is None else units[k], unit=unit_name)
+        why = withheld_text(basis[k], None if units is None else units[k], unit=unit_name, min_units=MIN_UNITS)
         if why:
             extras[k] = f"{why} {extras[k]}".strip()
     if not higher_is_better:

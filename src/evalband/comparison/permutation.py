@@ -6,14 +6,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_generator, check_alternative, check_positive_int
+from .._validate import ArgumentError, as_generator, check_alternative, check_positive_int
+from ..display.reprs import displayed
 
 __all__ = ["PermutationResult", "paired_permutation_test"]
 
 _MAX_EXACT_ITEMS = 20
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PermutationResult:
     """Result of a sign-flip permutation test.
 
@@ -21,7 +23,7 @@ class PermutationResult:
     ----------
     statistic : numpy.ndarray
         Mean per-item difference (weighted when weights were given).
-    pvalue : numpy.ndarray
+    p_value : numpy.ndarray
     exact : bool
         True when every sign pattern was enumerated.
     n_resamples : int
@@ -29,7 +31,7 @@ class PermutationResult:
     """
 
     statistic: np.ndarray
-    pvalue: np.ndarray
+    p_value: np.ndarray
     exact: bool
     n_resamples: int
 
@@ -83,14 +85,14 @@ def paired_permutation_test(x, y=None, *, weights=None, n_resamples: int = 9999,
     lead = d.shape[:-1]
     n = d.shape[-1]
     if n == 0:
-        raise ValueError("`x` has no items.")
+        raise ArgumentError("`x` has no items.")
     flat = d.reshape(-1, n)
     if weights is None:
         w = np.full(n, 1.0 / n)
     else:
         w = np.asarray(weights, dtype=np.float64)
         if w.shape != (n,) or np.any(w < 0) or w.sum() <= 0:
-            raise ValueError(f"`weights` must be {n} non-negative numbers with a positive sum.")
+            raise ArgumentError(f"`weights` must be {n} non-negative numbers with a positive sum.")
         w = w / w.sum()
     wd = flat * w  # (K, n)
     t_obs = wd.sum(-1)

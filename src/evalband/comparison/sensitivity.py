@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import check_probability
+from .._validate import ArgumentError, check_probability
 
 __all__ = ["DEFAULT_CORRELATIONS", "correlated_replicates", "difference_variance", "describe_sweep"]
 
@@ -53,7 +53,7 @@ def correlated_replicates(observed, replicates, correlation: float, *, rng) -> n
     """
     rho = check_probability(correlation, "correlation", open_interval=False)
     if rho >= 1:
-        raise ValueError(f"`correlation` must be below 1; got {correlation!r}.")
+        raise ArgumentError(f"`correlation` must be below 1; got {correlation!r}.")
     obs = np.asarray(observed, dtype=np.float64)
     reps = np.asarray(replicates, dtype=np.float64)
     if rho == 0:

@@ -1,4 +1,5 @@
-"""Verdicts against a practical margin, and the one-sentence reading of a comparison.
+"""Verdicts against a practical margin (the rule); the sentences that read them live in
+:mod:`evalband.display.words` (re-exported here).
 
 A verdict is read from the interval of the **difference** (corrected for multiplicity when asked), never from
 whether two per-model intervals overlap: two 95% intervals can overlap while the difference is clearly non-zero.
@@ -11,8 +12,12 @@ import numbers
 
 import numpy as np
 
+from ..display.words import (format_difference, margin_text, reading, verdict_detail,  # noqa: F401
+                             withheld_text)
+from .._validate import ArgumentError, ArgumentTypeError
+
 __all__ = ["VERDICTS", "verdict", "check_margin", "reading", "format_difference", "withhold", "MIN_UNITS",
-           "MIN_DISCORDANT", "verdict_detail", "margin_text"]
+           "MIN_DISCORDANT", "verdict_detail", "margin_text", "withheld_text"]
 
 #: the four verdicts, from the point of view of the pair (model_a, model_b)
 VERDICTS = ("A better", "B better", "equivalent", "not yet decided")
@@ -27,10 +32,10 @@ MIN_DISCORDANT = 10
 def check_margin(margin) -> float:
     """``margin`` as a float >= 0 (on the scale of the statistic, fractions for accuracies)."""
     if isinstance(margin, bool) or not isinstance(margin, numbers.Real):
-        raise TypeError(f"`margin` must be a number >= 0; got {margin!r}.")
+        raise ArgumentTypeError(f"`margin` must be a number >= 0; got {margin!r}.")
     margin = float(margin)
     if not (margin >= 0 and math.isfinite(margin)):
-        raise ValueError(f"`margin` must be a finite number >= 0; got {margin!r}.")
+        raise ArgumentError(f"`margin` must be a finite number >= 0; got {margin!r}.")
     return margin
 
 
@@ -74,61 +79,6 @@ def verdict(low, high, *, margin: float = 0.0, higher_is_better: bool = True) ->
     inside = (lo > -margin + eps) & (hi < margin - eps)
     out[np.broadcast_to(inside, out.shape)] = VERDICTS[2]
     return out
-
-
-def margin_text(margin: float, *, scale: float = 100.0) -> str:
-    """``'1-point margin'`` (accuracy-like statistics, ``scale`` 100) or ``'margin of 0.5'`` (other scales)."""
-    if scale == 100.0:
-        value = f"{margin * scale:.4g}"
-        return f"{value}-point margin"
-    return f"margin of {margin * scale:.4g}"
-
-
-def verdict_detail(verdict_: str, low: float, high: float, *, margin: float = 0.0, higher_is_better: bool = True,
-                   model_a: str = "A", model_b: str = "B", scale: float = 100.0) -> str:
-    """What is and is not decided about one pair, in words (the end of its reading).
-
-    With ``margin = 0`` this is the verdict itself, with the better model named ('A better'). With a margin it
-    also says what the interval does settle when the verdict is 'not yet decided', e.g. an interval (0.93, 1.67)
-    points against a 1-point margin: ``"not yet decided: A better, but not decidedly by more than the 1-point
-    margin"`` (the interval excludes 0 but not the margin); an interval (-0.5, 1.5): ``"not yet decided: B is not
-    better by more than the 1-point margin"`` (B's advantage, if any, is within the margin; A's is open).
-
-    Parameters
-    ----------
-    verdict_ : str
-        One of :data:`VERDICTS`, as :func:`verdict` gave it for this interval (a withheld verdict, see
-        :func:`withhold`, should be passed with ``margin=0`` so that nothing is read from its interval).
-    low, high : float
-        The interval of ``A - B``.
-    margin, higher_is_better, scale
-        As for :func:`verdict`; ``scale`` only formats the margin.
-    """
-    margin = check_margin(margin)
-    named = {"A better": f"{model_a} better", "B better": f"{model_b} better"}
-    word = named.get(verdict_, verdict_)
-    if margin == 0 or verdict_ not in VERDICTS:
-        return word
-    m = margin_text(margin, scale=scale)
-    if verdict_ in ("A better", "B better"):
-        return f"{word} by more than the {m}"
-    lo, hi = float(low), float(high)
-    if not higher_is_better:
-        lo, hi = -hi, -lo
-    eps = 1e-12 * max(1.0, abs(lo) if math.isfinite(lo) else 0.0, abs(hi) if math.isfinite(hi) else 0.0)
-    if verdict_ == "equivalent":
-        if lo > eps or hi < -eps:
-            return f"equivalent: {model_a if lo > eps else model_b} better, but by less than the {m}"
-        return f"equivalent: the difference lies within the {m}"
-    if lo > eps:
-        return f"{verdict_}: {model_a} better, but not decidedly by more than the {m}"
-    if hi < -eps:
-        return f"{verdict_}: {model_b} better, but not decidedly by more than the {m}"
-    if lo > -margin + eps:
-        return f"{verdict_}: {model_b} is not better by more than the {m}"
-    if hi < margin - eps:
-        return f"{verdict_}: {model_a} is not better by more than the {m}"
-    return verdict_
 
 
 def withhold(verdicts, low, high, se, n_units=None, *, min_units: int = MIN_UNITS):
@@ -176,46 +126,3 @@ def withhold(verdicts, low, high, se, n_units=None, *, min_units: int = MIN_UNIT
     withheld = basis != "bootstrap"
     out[withheld] = VERDICTS[3]
     return out, basis
-
-
-def withheld_text(basis: str, n_units=None, *, unit: str = "items") -> str:
-    """Reading suffix saying why a verdict was withheld ('' for 'bootstrap')."""
-    if basis == "too few units":
-        n = "" if n_units is None or not np.isfinite(n_units) else f"only {int(n_units)} {unit}: "
-        return (f"({n}too few for a bootstrap verdict; at least {MIN_UNITS} are needed)")
-    if basis == "degenerate interval":
-        return "(the bootstrap distribution is degenerate (zero width): it cannot support a verdict)"
-    return ""
-
-
-def _decimals(se, scale: float) -> int:
-    """Decimals showing the standard error to two significant figures (at most 4)."""
-    if se is None or not np.isfinite(se) or se <= 0:
-        return 1
-    d = 1 - int(math.floor(math.log10(abs(se * scale))))
-    return int(min(max(d, 0), 4))
-
-
-def format_difference(value: float, se: float, *, scale: float = 100.0) -> tuple[str, int]:
-    """Signed difference as text with digits from its standard error, and the digits used."""
-    d = _decimals(se, scale)
-    return f"{value * scale:+.{d}f}", d
-
-
-def reading(model_a: str, model_b: str, difference: float, low: float, high: float, verdict_: str, *,
-            se: float = float("nan"), confidence_level: float = 0.95, scale: float = 100.0,
-            unit: str = "points", label: str = "CI", extra: str = "", detail: str | None = None) -> str:
-    """One sentence for one pair, e.g. ``"A vs B: +0.3 points, 95% CI (-0.1, 0.8); not yet decided"``.
-
-    ``verdict_`` 'A better'/'B better' is written with the model's name. Digits follow the standard error.
-    ``detail`` (from :func:`verdict_detail`, which says what a margin leaves decided) replaces the verdict words.
-    """
-    text, d = format_difference(difference, se if np.isfinite(se) else abs(high - low) / 4, scale=scale)
-    unit_text = f" {unit}" if unit else ""
-    lvl = f"{100 * confidence_level:.4g}%"
-    lo = "-inf" if not np.isfinite(low) else f"{low * scale:.{d}f}"
-    hi = "inf" if not np.isfinite(high) else f"{high * scale:.{d}f}"
-    word = detail if detail else {"A better": f"{model_a} better", "B better": f"{model_b} better"}.get(verdict_,
-                                                                                                     verdict_)
-    out = f"{model_a} vs {model_b}: {text}{unit_text}, {lvl} {label} ({lo}, {hi}); {word}"
-    return out + (f" {extra}" if extra else "")

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError, check_confidence_level, check_positive_int
+from .._validate import ArgumentError, InputError, check_confidence_level, check_positive_int
 from ..results import ConfidenceInterval
 from .mean import _interval
-from .result import Estimate
+from .result import WEIGHTED, Estimate
+from ..display.reprs import displayed
 
 __all__ = ["pass_at_k", "pass_hat_k", "passk_interval", "passk", "PassKResult", "PASSK_METRICS"]
 
@@ -22,7 +23,7 @@ def _counts(n, c) -> tuple[np.ndarray, np.ndarray]:
     c = np.asarray(c)
     n, c = np.broadcast_arrays(n, c)
     if np.any(n != np.floor(n)) or np.any(c != np.floor(c)) or np.any(c < 0) or np.any(c > n):
-        raise ValueError("`n` and `c` must be integers with 0 <= c <= n.")
+        raise ArgumentError("`n` and `c` must be integers with 0 <= c <= n.")
     return n.astype(np.int64), c.astype(np.int64)
 
 
@@ -31,7 +32,7 @@ def _check_k(n: np.ndarray, k: int, items) -> None:
     if short.size:
         pos = short[0]
         label = f"item '{np.ravel(items)[pos]}'" if items is not None else f"item at position {pos}"
-        raise ValueError(f"`k` = {k} exceeds the number of samples of {label} (n = {int(np.ravel(n)[pos])};"
+        raise ArgumentError(f"`k` = {k} exceeds the number of samples of {label} (n = {int(np.ravel(n)[pos])};"
                          f" {short.size} item{'s' if short.size > 1 else ''} with n < k); pass@k and pass^k"
                          " need n >= k samples per item.")
 
@@ -110,7 +111,7 @@ def passk_interval(n, c, k: int, *, metric: str = "pass@k", axis: int = -1, conf
     """
     level = check_confidence_level(confidence_level)
     if metric not in PASSK_METRICS:
-        raise ValueError(f"`metric` must be one of {', '.join(map(repr, PASSK_METRICS))}; got {metric!r}.")
+        raise ArgumentError(f"`metric` must be one of {', '.join(map(repr, PASSK_METRICS))}; got {metric!r}.")
     n, c = _counts(n, c)
     n = np.moveaxis(n, axis, -1)
     c = np.moveaxis(c, axis, -1)
@@ -131,7 +132,8 @@ def passk_interval(n, c, k: int, *, metric: str = "pass@k", axis: int = -1, conf
     return Estimate(est.estimate, est.se, ci, est.n, metric, level, est.df)
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PassKResult:
     """pass@k and pass^k of every model and task for several k.
 
@@ -153,40 +155,68 @@ class PassKResult:
     pass_hat_k: Estimate
     samples: np.ndarray
     notes: tuple[str, ...] = ()
+    weights: np.ndarray | None = None
+
+    def weighted(self, metric: str = "pass@k") -> Estimate | None:
+        """With task weights, each model's weighted mean over tasks for every k, shape (n_models, n_k)
+        (:func:`evalband.estimation.weighted_mean`); None without weights."""
+        if self.weights is None:
+            return None
+        from .tasks import weighted_mean
+
+        est = self.pass_at_k if metric == "pass@k" else self.pass_hat_k
+        parts = [weighted_mean(est.estimate[:, :, j], est.se[:, :, j], self.weights, n=est.n[:, :, j],
+                               confidence_level=est.confidence_level) for j in range(len(self.k))]
+        stack = lambda f: np.stack([f(p) for p in parts], axis=-1)
+        return Estimate(stack(lambda p: p.estimate), stack(lambda p: p.se),
+                        ConfidenceInterval(stack(lambda p: p.ci.low), stack(lambda p: p.ci.high)),
+                        stack(lambda p: p.n), metric, est.confidence_level, notes=parts[0].notes)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per model, task, k and metric: estimate, se, ci_low, ci_high, n (items), method (= metric)."""
+        """One row per model, task, k and metric: estimate, se, ci_low, ci_high, n (items), method (= metric);
+        with task weights also a task ``'(weighted)'`` per model, k and metric."""
         m, t, kk = len(self.models), len(self.tasks), len(self.k)
         frames = []
-        for est in (self.pass_at_k, self.pass_hat_k):
+        tasks = self.tasks
+        for name, est in (("pass@k", self.pass_at_k), ("pass^k", self.pass_hat_k)):
             frames.append(pd.DataFrame({
                 "model": np.repeat(self.models, t * kk), "task": np.tile(np.repeat(self.tasks, kk), m),
                 "k": np.tile(self.k, m * t), "metric": est.method, "estimate": est.estimate.ravel(),
                 "se": est.se.ravel(), "ci_low": np.ravel(est.ci.low), "ci_high": np.ravel(est.ci.high),
                 "n": est.n.ravel(),
             }))
+            w = self.weighted(name)
+            if w is not None:
+                frames.append(pd.DataFrame({
+                    "model": np.repeat(self.models, kk), "task": WEIGHTED, "k": np.tile(self.k, m),
+                    "metric": name, "estimate": w.estimate.ravel(), "se": w.se.ravel(),
+                    "ci_low": np.ravel(w.ci.low), "ci_high": np.ravel(w.ci.high), "n": w.n.ravel()}))
+        if self.weights is not None:
+            tasks = (*self.tasks, WEIGHTED)
         frame = pd.concat(frames, ignore_index=True)
         order = np.lexsort((frame["metric"].to_numpy() == "pass^k", frame["k"].to_numpy(),
-                            pd.Categorical(frame["task"], categories=self.tasks).codes,
+                            pd.Categorical(frame["task"], categories=tasks).codes,
                             pd.Categorical(frame["model"], categories=self.models).codes))
         frame = frame.iloc[order].reset_index(drop=True)
         frame["method"] = frame["metric"]
         return frame
 
 
-def passk(data=None, *, k=(1,), confidence_level=0.95, table=None) -> PassKResult:
+def passk(data, *, k=(1,), confidence_level=0.95, models=None, tasks=None, weights=None,
+          group_weights=None) -> PassKResult:
     """pass@k and pass^k of each model and task of an item-level table with repeated trials.
 
     Parameters
     ----------
-    data : ResultsTable, DataFrame or path
-        Item level, binary (0/1) scores, with a trial column (each trial is one sample); a DataFrame or path goes
-        through :func:`evalband.read`.
+    data : Selection, ResultsTable, DataFrame or path
+        Item level, binary (0/1) scores, with a trial column (each trial is one sample); anything
+        :func:`evalband.select` accepts.
     k : int or sequence of int
         The k values; each must not exceed any item's number of samples (the error names the item).
     confidence_level : float or str
-    table : optional
-        Deprecated old name of ``data`` (a ``DeprecationWarning``).
+    models, tasks, weights, group_weights : optional
+        The selection (:func:`evalband.select`); with weights, :meth:`PassKResult.weighted` and the
+        ``'(weighted)'`` rows give each model's weighted mean over tasks.
 
     Returns
     -------
@@ -197,13 +227,15 @@ def passk(data=None, *, k=(1,), confidence_level=0.95, table=None) -> PassKResul
     Per item, then averaged over items (every item weighs the same), with standard errors across items (see
     :func:`passk_interval`). Each model is scored on its own items.
     """
-    from ._cells import take_data, task_arrays
+    from ..selection import select
+    from ._cells import task_arrays
 
-    table = take_data(data, table, "passk")
+    sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
+    table = sel.table
     level = check_confidence_level(confidence_level)
     ks = (k,) if np.ndim(k) == 0 else tuple(k)
     if not ks:
-        raise ValueError("`k` must name at least one value.")
+        raise ArgumentError("`k` must name at least one value.")
     ks = tuple(dict.fromkeys(check_positive_int(v, "k") for v in ks))  # a repeated k once, not twice
     if table.level != "item" or not table.has_trials:
         raise InputError("pass@k needs item-level data with several samples per item (a trial column, e.g."
@@ -237,4 +269,4 @@ def passk(data=None, *, k=(1,), confidence_level=0.95, table=None) -> PassKResul
     results = {m: Estimate(d["estimate"], d["se"], ConfidenceInterval(d["low"], d["high"]), items_n.copy(), m, level,
                            d["df"]) for m, d in est.items()}
     return PassKResult(tuple(table.models), tuple(a.task for a in arrays), ks, results["pass@k"],
-                       results["pass^k"], samples, tuple(table.notes))
+                       results["pass^k"], samples, tuple(sel.all_notes), sel.weights)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from .._validate import check_choice, check_confidence_level
+from .._validate import ArgumentError, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 from .result import Estimate
 
@@ -102,13 +102,13 @@ def _check_counts(correct, n) -> tuple[np.ndarray, np.ndarray]:
     try:
         correct, n = np.broadcast_arrays(correct, n)
     except ValueError:
-        raise ValueError(f"`correct` and `n` must broadcast together; got shapes {np.shape(correct)} and"
+        raise ArgumentError(f"`correct` and `n` must broadcast together; got shapes {np.shape(correct)} and"
                          f" {np.shape(n)}.") from None
     if np.isnan(correct).any() or np.isnan(n).any():
-        raise ValueError("`correct` and `n` must not contain NaN.")
+        raise ArgumentError("`correct` and `n` must not contain NaN.")
     if (n <= 0).any() or (n != np.floor(n)).any():
-        raise ValueError(f"`n` must hold positive integers; got {n[(n <= 0) | (n != np.floor(n))].ravel()[0]!r}.")
+        raise ArgumentError(f"`n` must hold positive integers; got {n[(n <= 0) | (n != np.floor(n))].ravel()[0]!r}.")
     if ((correct < 0) | (correct > n) | (correct != np.floor(correct))).any():
         bad = ((correct < 0) | (correct > n) | (correct != np.floor(correct)))
-        raise ValueError(f"`correct` must hold integers between 0 and `n`; got {correct[bad].ravel()[0]!r}.")
+        raise ArgumentError(f"`correct` must hold integers between 0 and `n`; got {correct[bad].ravel()[0]!r}.")
     return correct.astype(np.float64), n.astype(np.float64)

@@ -14,14 +14,18 @@ import numpy as np
 import pandas as pd
 
 from ..results import ConfidenceInterval
+from ..display.reprs import displayed
 
-__all__ = ["Estimate", "TaskEstimates", "POOLED"]
+__all__ = ["Estimate", "TaskEstimates", "POOLED", "WEIGHTED"]
 
 #: Task label of the pooled rows in :meth:`TaskEstimates.to_frame` (``pooled=True``).
 POOLED = "(pooled)"
+#: Task label of the weighted-mean rows (when the selection has task weights).
+WEIGHTED = "(weighted)"
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Estimate:
     """An estimate with its standard error and confidence interval, elementwise over an array of cells.
 
@@ -73,7 +77,8 @@ class Estimate:
         return pd.DataFrame(cols)
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class TaskEstimates:
     """Per-(model, task) estimates of a whole results table, plus each model's pooled estimate.
 
@@ -98,6 +103,9 @@ class TaskEstimates:
         Each model's pooled estimate, shape (n_models,): the micro average over all its items in all tasks
         (every item weighs the same, so it is not the mean of the task means), or at summary level the pooled
         proportion sum(correct) / sum(n).
+    weighted : Estimate or None
+        With task weights (``weights=`` / ``group_weights=``), each model's weighted mean over tasks, shape
+        (n_models,) (:func:`evalband.estimation.weighted_mean`).
     notes : tuple of str
         What was assumed, left out or warned about (the table's notes first).
     """
@@ -113,6 +121,7 @@ class TaskEstimates:
     extras: dict = field(default_factory=dict)
     pooled: Estimate | None = None
     notes: tuple[str, ...] = ()
+    weighted: Estimate | None = None
 
     def to_frame(self, *, pooled: bool = False) -> pd.DataFrame:
         """Tidy frame: model, task, estimate, se, ci_low, ci_high, n, method, then the extras.
@@ -120,8 +129,8 @@ class TaskEstimates:
         Parameters
         ----------
         pooled : bool
-            Also append one row per model with task ``"(pooled)"`` holding its pooled estimate, after that
-            model's task rows.
+            Also append one row per model with task ``"(pooled)"`` holding its pooled estimate (and, with task
+            weights, one with task ``"(weighted)"`` holding its weighted mean), after that model's task rows.
         """
         n_m, n_t = len(self.models), len(self.tasks)
         frame = pd.DataFrame({
@@ -138,21 +147,25 @@ class TaskEstimates:
             frame[key] = np.ravel(value)
         if not pooled or self.pooled is None:
             return frame
-        p = self.pooled
-        rows = pd.DataFrame({
-            "model": list(self.models), "task": POOLED, "estimate": p.estimate, "se": p.se,
-            "ci_low": p.ci.low, "ci_high": p.ci.high, "n": p.n, "method": p.method,
-        })
-        if p.df is not None and "df" in frame.columns:
-            rows["df"] = p.df
-        for key, value in p.extras.items():
-            if key in frame.columns:
-                rows[key] = value
-        both = pd.concat([frame, rows], ignore_index=True)
-        key = np.concatenate([np.repeat(np.arange(n_m), n_t), np.arange(n_m)])
-        sub = np.concatenate([np.tile(np.arange(n_t), n_m), np.full(n_m, n_t)])
-        both = both.iloc[np.lexsort((sub, key))].reset_index(drop=True)
-        return both
+        parts, keys, subs = [frame], [np.repeat(np.arange(n_m), n_t)], [np.tile(np.arange(n_t), n_m)]
+        for k, (label, p) in enumerate(((POOLED, self.pooled), (WEIGHTED, self.weighted))):
+            if p is None:
+                continue
+            rows = pd.DataFrame({
+                "model": list(self.models), "task": label, "estimate": p.estimate, "se": p.se,
+                "ci_low": p.ci.low, "ci_high": p.ci.high, "n": p.n, "method": p.method,
+            })
+            if p.df is not None and "df" in frame.columns:
+                rows["df"] = p.df
+            for key, value in p.extras.items():
+                if key in frame.columns:
+                    rows[key] = value
+            parts.append(rows)
+            keys.append(np.arange(n_m))
+            subs.append(np.full(n_m, n_t + k))
+        both = pd.concat(parts, ignore_index=True)
+        order = np.lexsort((np.concatenate(subs), np.concatenate(keys)))
+        return both.iloc[order].reset_index(drop=True)
 
     def trial_variance(self):
         """With repeated trials, the between-item / within-item split of every cell as a

@@ -8,16 +8,16 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError, check_confidence_level
+from .._validate import ArgumentError, ArgumentTypeError, InputError, check_confidence_level
 from ..results import ConfidenceInterval
-from ._cells import concat_tasks, take_data, task_arrays
+from ._cells import concat_tasks, task_arrays
 from .cluster import cluster_interval
 from .mean import mean_interval
 from .proportion import PROPORTION_METHODS, _ALIASES, proportion_interval
 from .result import Estimate, TaskEstimates
 from .trials import NEGATIVE_NOTE, NO_K_NOTE, trial_interval
 
-__all__ = ["estimate", "METHODS"]
+__all__ = ["estimate", "weighted_mean", "METHODS"]
 
 #: Every method :func:`estimate` accepts (plus 'auto' and 'exact' for 'clopper-pearson').
 METHODS = PROPORTION_METHODS + ("t", "normal", "cluster")
@@ -39,19 +39,19 @@ def _applicable(table, clustered: bool) -> tuple[str, ...]:
 def _resolve(table, method, cluster) -> tuple[str, bool, list[str]]:
     notes = []
     if cluster not in (None, True, False):
-        raise TypeError(f"`cluster` must be None (use the table's clusters when it has them), True or False;"
+        raise ArgumentTypeError(f"`cluster` must be None (use the table's clusters when it has them), True or False;"
                         f" got {cluster!r}.")
     if cluster is True and not (table.level == "item" and table.has_clusters):
         raise InputError("cluster-robust errors need a cluster column (item level; --cluster COL)",
                          source=table.source)
     has_clusters = table.level == "item" and table.has_clusters and cluster is not False
     if not isinstance(method, str):
-        raise TypeError(f"`method` must be a string; got {method!r}.")
+        raise ArgumentTypeError(f"`method` must be a string; got {method!r}.")
     key = method.strip().lower().replace("_", "-")
     key = _ALIASES.get(key, key)
     valid = ("auto",) + METHODS
     if key not in valid:
-        raise ValueError(f"`method` must be one of {', '.join(map(repr, valid))}; got {method!r}.")
+        raise ArgumentError(f"`method` must be one of {', '.join(map(repr, valid))}; got {method!r}.")
     if key == "auto":
         if has_clusters:
             key = "cluster"
@@ -68,7 +68,7 @@ def _resolve(table, method, cluster) -> tuple[str, bool, list[str]]:
         raise InputError(f"method '{key}' does not apply: {why}; applicable: {', '.join(applicable)}",
                          source=table.source)
     if cluster is True and key != "cluster":
-        raise ValueError(f"`cluster=True` asks for cluster-robust errors but `method` is {method!r}; use"
+        raise ArgumentError(f"`cluster=True` asks for cluster-robust errors but `method` is {method!r}; use"
                          " method='cluster' or 'auto'.")
     if has_clusters and key != "cluster":
         notes.append(f"clusters ignored by method '{key}': items are treated as independent, so the standard"
@@ -76,15 +76,15 @@ def _resolve(table, method, cluster) -> tuple[str, bool, list[str]]:
     return key, has_clusters, notes
 
 
-def estimate(data=None, *, method: str = "auto", confidence_level=0.95, cluster: bool | None = None,
-             tolerance: float = 0.1, table=None) -> TaskEstimates:
+def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool | None = None,
+             tolerance: float = 0.1, models=None, tasks=None, weights=None, group_weights=None,
+             fixed=None, ppi: str = "ppi++") -> TaskEstimates:
     """Estimate each model's score on each task, with standard errors and confidence intervals.
 
     Parameters
     ----------
-    data : ResultsTable, DataFrame or path
-        From :func:`evalband.read` or :func:`evalband.load_example`; a DataFrame or path goes through ``read``
-        (as in ``compare``, ``rank`` and ``bootstrap``).
+    data : Selection, ResultsTable, DataFrame or path
+        Anything :func:`evalband.select` accepts (as in ``compare``, ``rank`` and ``bootstrap``).
     method : str
         'auto' (default): cluster-robust 'cluster' when the table has clusters, 'wilson' for summary data and
         for 0/1 item scores with one trial, otherwise 't'. Proportion methods ('wilson', 'clopper-pearson' or
@@ -100,8 +100,21 @@ def estimate(data=None, *, method: str = "auto", confidence_level=0.95, cluster:
         None: use the table's cluster column when it has one; True: require it; False: ignore it.
     tolerance : float
         With trials, the tolerance of ``k_enough`` (:meth:`TrialVariance.k_enough`).
-    table : optional
-        Deprecated old name of ``data`` (a ``DeprecationWarning``).
+    models, tasks, weights, group_weights : optional
+        The selection (:func:`evalband.select`). With weights, ``weighted`` holds each model's weighted mean over
+        tasks (:func:`weighted_mean`).
+    fixed : str, sequence of str, True or None
+        Facets (prompt, judge, run, ...) to condition on. By default facet columns crossed with items are random:
+        'auto' is then 'crossed' (:func:`evalband.facets.crossed_estimates`), whose standard errors add the
+        variance of the facet levels to that of the items (or clusters), on Satterthwaite t references, so the
+        intervals generalize to new prompts; ``fixed`` (or ``True`` for every facet) conditions on the levels
+        used (the intervals above, over the item means).
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Item-level results with human labels (the measure ``human``): the estimate targets the human-scale mean
+        by prediction-powered inference and the result is a :class:`evalband.judges.PPIEstimates`
+        (:func:`evalband.judges.ppi_estimate`: PPI++ by default, equal to ``ppi_py.ppi_mean_ci``; 'classic'
+        lambda = 1; 'labelled' the labels alone, with the labelled-only interval beside every estimate). 'none'
+        estimates the judge's scores at face value. Ignored without labels.
 
     Returns
     -------
@@ -125,13 +138,40 @@ def estimate(data=None, *, method: str = "auto", confidence_level=0.95, cluster:
     Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a binomial proportion. Statistical
     Science 16(2), 101-133.
     """
-    table = take_data(data, table, "estimate")
+    from ..selection import select
+
+    sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
+    table = sel.table
     level = check_confidence_level(confidence_level)
+    from ..judges.ppi_replicates import uses_ppi
+
+    if uses_ppi(table, ppi):  # the one rule for human labels (evalband.judges.ppi_replicates)
+        from ..judges.ppi_replicates import estimate_human_scale
+
+        return estimate_human_scale(sel, ppi=ppi, method=method, confidence_level=level, cluster=cluster)
+    facet_notes = []
+    if table.level == "item" and (table.facets or fixed is not None):
+        from ..facets.defaults import check_fixed, random_facets
+
+        fixed = check_fixed(table, fixed)
+        wanted = str(method).strip().lower()
+        random = random_facets(sel, fixed) if table.facets else ()
+        if wanted in ("auto", "crossed") and random:
+            return _weighted(_crossed(sel, fixed, level, cluster), sel)
+        if wanted == "crossed":
+            raise ArgumentError("`method='crossed'` generalizes over facet levels, but no facet is random here"
+                                + (f" (fixed: {', '.join(fixed)})" if fixed else " (the table has no facet crossed"
+                                   " with items)") + "; use method 'auto'.")
+        if random:
+            facet_notes.append(f"facets {', '.join(random)} not generalized over by method '{method}': the"
+                               " intervals condition on the levels used (method 'auto' or 'crossed' treats them as"
+                               " random)")
     key, clustered, notes = _resolve(table, method, cluster)
-    notes = list(table.notes) + notes
+    notes = notes + facet_notes
+    notes = list(sel.all_notes) + notes
     models, tasks = tuple(table.models), tuple(table.tasks)
     if table.level == "summary":
-        return _summary(table, key, level, notes)
+        return _weighted(_summary(table, key, level, notes), sel)
     arrays = task_arrays(table)
     with warnings.catch_warnings():  # one summary warning below instead of one per task
         warnings.simplefilter("ignore", UserWarning)
@@ -164,7 +204,85 @@ def estimate(data=None, *, method: str = "auto", confidence_level=0.95, cluster:
         ci, pooled, extras, clipped = _clip_to_range(ci, pooled, extras)
         notes += clipped
     notes += _empty_cells(models, tasks, n)
-    return TaskEstimates(models, tasks, est, se, ci, n, key, level, extras, pooled, tuple(notes))
+    return _weighted(TaskEstimates(models, tasks, est, se, ci, n, key, level, extras, pooled, tuple(notes)), sel)
+
+
+def _weighted(result: TaskEstimates, sel) -> TaskEstimates:
+    """The result with each model's weighted mean over tasks when the selection has task weights."""
+    if sel.weights is None:
+        return result
+    w = weighted_mean(result.estimate, result.se, sel.weights, n=result.n, confidence_level=result.confidence_level)
+    return replace(result, weighted=w, notes=result.notes + w.notes)
+
+
+def weighted_mean(estimate, se, weights, *, n=None, confidence_level=0.95) -> Estimate:
+    """Each model's weighted mean over tasks, with a normal interval from the per-task standard errors.
+
+    Parameters
+    ----------
+    estimate, se : array_like, shape (M, T)
+        Per-task estimates and their standard errors.
+    weights : array_like, shape (T,)
+        Task weights (normalized here to sum to one).
+    n : array_like, shape (M, T), optional
+        Units behind each cell (summed into the result's ``n``).
+    confidence_level : float
+
+    Returns
+    -------
+    Estimate
+        Shape (M,): ``sum_t w_t x_t`` and ``sqrt(sum_t w_t**2 se_t**2)``, the interval ``estimate +/- z se``.
+
+    Notes
+    -----
+    Tasks are separate test sets, so their estimates are independent and the variances add. A model lacking a
+    task with positive weight gets NaN. The normal interval suits weighted means of many items; with few items
+    per task prefer the bootstrap (``evalband.rank``), which also keeps the pairing between models.
+
+    Examples
+    --------
+    >>> r = weighted_mean([[0.5, 0.7]], [[0.03, 0.04]], [1, 1])
+    >>> float(r.estimate[0]), round(float(r.se[0]), 4)
+    (0.6, 0.025)
+    """
+    from scipy import stats
+
+    x = np.asarray(estimate, dtype=np.float64)
+    s = np.asarray(se, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    w = w / w.sum()
+    level = check_confidence_level(confidence_level)
+    use = w > 0
+    est = np.where(np.isnan(x[:, use]).any(axis=1), np.nan, np.nansum(x * w, axis=1))
+    sd = np.sqrt(np.nansum((w * s) ** 2, axis=1))
+    sd = np.where(np.isnan(est), np.nan, sd)
+    z = stats.norm.ppf(0.5 + level / 2)
+    count = np.zeros(x.shape[0], dtype=np.int64) if n is None else np.asarray(n)[:, use].sum(axis=1)
+    note = ("'(weighted)' rows: each model's weighted mean over tasks with the weights given, standard error"
+            " sqrt(sum w**2 se**2) (tasks are independent test sets), normal interval")
+    return Estimate(est, sd, ConfidenceInterval(est - z * sd, est + z * sd), count, "weighted normal", level,
+                    notes=(note,))
+
+
+def _crossed(sel, fixed, level, cluster) -> TaskEstimates:
+    """Facets random: per-(model, task) means with standard errors over items and facet levels."""
+    from ..facets import crossed_estimates
+
+    table = sel.table
+    r = crossed_estimates(sel, fixed=fixed, cluster=cluster, confidence_level=level)
+    extras = {"df": r.df, "n_units": r.n_units, "share_facets": r.share_facets}
+    pooled = Estimate(r.pooled_estimate, r.pooled_se, r.pooled_ci, r.n_items.sum(axis=1), "crossed", level,
+                      df=r.pooled_df)
+    notes = list(sel.all_notes) + [n for n in r.notes if n not in sel.all_notes]
+    notes.append(f"method crossed: items{' (clusters)' if r.unit == 'cluster' else ''} and levels of"
+                 f" {', '.join(r.facets)} are both samples; '(pooled)' rows: every item of the model in every"
+                 " task, the same levels shared across tasks; share_facets is the part of the squared SE from the"
+                 " facet levels")
+    ci, pooled, extras, clipped = (_clip_to_range(r.ci, pooled, extras) if table.score_kind != "unbounded"
+                                   else (r.ci, pooled, extras, []))
+    notes += clipped
+    return TaskEstimates(r.models, r.tasks, r.estimate, r.se, ci, r.n_items, "crossed", level, extras, pooled,
+                         tuple(dict.fromkeys(notes)))
 
 
 def _trial_notes(extras: dict, pooled: dict) -> list[str]:

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import check_choice, check_confidence_level, check_probability
+from .._validate import ArgumentError, check_choice, check_confidence_level, check_probability
 from .cluster import cluster_interval
 from .mean import MEAN_METHODS, mean_interval
 from .result import Estimate
+from ..display.reprs import displayed
 
 __all__ = ["trial_interval", "trial_variance", "TrialVariance", "DEFAULT_KS"]
 
@@ -22,7 +23,8 @@ NEGATIVE_NOTE = "between-item variance estimated below 0"
 NO_K_NOTE = "k_enough is empty (NaN)"
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class TrialVariance:
     """Between-item and within-item (output) variance of repeated-trial scores, elementwise over cells.
 
@@ -121,7 +123,7 @@ def trial_variance(trial_scores) -> TrialVariance:
     """
     x = np.asarray(trial_scores, dtype=np.float64)
     if x.ndim < 2:
-        raise ValueError(f"`trial_scores` must have shape (..., n_items, max_trials); got shape {x.shape}.")
+        raise ArgumentError(f"`trial_scores` must have shape (..., n_items, max_trials); got shape {x.shape}.")
     valid = ~np.isnan(x)
     k = valid.sum(axis=-1).astype(np.float64)
     has = k > 0
@@ -189,17 +191,17 @@ def trial_interval(trial_scores, *, method: str = "t", confidence_level=0.95, cl
     method = check_choice(method, MEAN_METHODS + ("cluster",), "method")
     x = np.asarray(trial_scores, dtype=np.float64)
     if x.ndim < 2:
-        raise ValueError(f"`trial_scores` must have shape (..., n_items, max_trials); got shape {x.shape}.")
+        raise ArgumentError(f"`trial_scores` must have shape (..., n_items, max_trials); got shape {x.shape}.")
     k = np.sum(~np.isnan(x), axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         item_means = np.where(k > 0, np.nansum(x, axis=-1) / k, np.nan)
     if method == "cluster":
         if clusters is None:
-            raise ValueError("`clusters` must be given with method='cluster'.")
+            raise ArgumentError("`clusters` must be given with method='cluster'.")
         est = cluster_interval(item_means, clusters, confidence_level=confidence_level)
     else:
         if clusters is not None:
-            raise ValueError(f"`clusters` applies only with method='cluster'; got method={method!r}.")
+            raise ArgumentError(f"`clusters` applies only with method='cluster'; got method={method!r}.")
         est = mean_interval(item_means, method=method, confidence_level=confidence_level)
     tv = trial_variance(x)
     extras = dict(est.extras)

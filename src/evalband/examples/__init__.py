@@ -1,4 +1,5 @@
-"""Bundled example datasets, loadable by name from the API (``load_example``) and the CLI (``--example``).
+"""Bundled example datasets and their attribution; :func:`evalband.load_example` (``evalband.io.examples``) reads
+them by name for the API, and the CLI's ``--example``.
 
 ===========  =====================================================================================
 name         contents
@@ -14,11 +15,7 @@ mmlu-pro     MMLU-Pro: 29 models x 12,032 questions, 0/1 per question; task = ca
 
 from __future__ import annotations
 
-from importlib import resources
-
-from ..table import ResultsTable
-
-__all__ = ["load_example", "EXAMPLES", "ATTRIBUTION"]
+__all__ = ["EXAMPLES", "ATTRIBUTION"]
 
 ATTRIBUTION = {
     "vtab": ("Data from google-research/task_adaptation (Apache License 2.0), Zhai et al., A Large-scale Study of"
@@ -27,37 +24,3 @@ ATTRIBUTION = {
 }
 
 EXAMPLES = tuple(ATTRIBUTION)
-
-
-def load_example(name: str) -> ResultsTable:
-    """Load a bundled example by name ('vtab' or 'mmlu-pro').
-
-    Returns
-    -------
-    ResultsTable
-        With ``attribution`` set to the line that must stay beside any copy of the data.
-    """
-    from ..io.tabular import read_tabular
-
-    key = str(name).strip().lower().replace("_", "-")
-    if key not in ATTRIBUTION:
-        raise ValueError(f"unknown example {name!r}; available: {', '.join(EXAMPLES)}.")
-    data = resources.files(__package__) / "data"
-    if key == "vtab":
-        with resources.as_file(data / "vtab.csv") as path:
-            table = read_tabular(path, shape="summary", accuracy_col="_unused")
-    else:
-        with resources.as_file(data / "mmlu_pro.csv.gz") as path:
-            table = read_tabular(path, shape="wide", item_col="question_id", task_col="category",
-                                 cluster_col="src", group_col=None,
-                                 models=_mmlu_models(path))
-    source = f"example '{key}'"
-    return ResultsTable(table.data, table.level, table.score_kind, source, table.notes, ATTRIBUTION[key],
-                        table.has_trials)
-
-
-def _mmlu_models(path) -> list[str]:
-    import pandas as pd
-
-    cols = pd.read_csv(path, nrows=0).columns
-    return [c for c in cols if c not in ("question_id", "category", "src", "answer_key_varies")]

@@ -1,4 +1,6 @@
-"""Readers: one per source, all ending in one :class:`~evalband.table.ResultsTable` through :func:`read`."""
+"""Readers: one per source, all ending through :func:`read` in one of the three tables: a
+:class:`~evalband.table.ResultsTable` (scores of models on items or tasks), a :class:`~evalband.battles.BattleTable`
+(pairwise preferences) or a :class:`~evalband.ratings.RatingsTable` (raters' ratings of units)."""
 
 from __future__ import annotations
 
@@ -9,19 +11,40 @@ import pandas as pd
 from ..table import ResultsTable
 from .folders import detect as _detect_harness
 from .cruxeval import read_cruxeval
+from .examples import load_example
 from .helm import read_helm
 from .inspect import read_inspect
 from .lm_eval import read_lm_eval
 from .rliable import read_rliable
 from .tabular import STDIN, TABULAR_SUFFIXES, read_tabular
+from .._validate import ArgumentError, ArgumentTypeError
+from ..battles import BattleTable
+from ..ratings import RatingsTable
+from .battles import looks_like_battles, read_battles
+from .ratings import read_ratings
+from ..cost_table import CostTable
+from .costs import read_costs
 
-__all__ = ["read", "SOURCES"]
+__all__ = ["read", "SOURCES", "load_example", "BATTLE_SOURCES"]
+
+
+def _battles(kind):
+    def reader(data, **options):
+        return read_battles(data, source=kind, **options)
+    reader.__name__ = f"read_battles_{kind}"
+    return reader
+
+
+#: sources of pairwise battles (:func:`read_battles`): column layouts and the three public formats
+BATTLE_SOURCES = ("battles", "fastchat", "arena-hard", "alpaca-eval")
 
 #: source name -> reader; harness readers register here too.
 SOURCES = {"csv": read_tabular, "tsv": read_tabular, "parquet": read_tabular, "jsonl": read_tabular,
            "json": read_tabular, "table": read_tabular,
            "lm-eval": read_lm_eval, "inspect": read_inspect, "helm": read_helm, "rliable": read_rliable,
-           "cruxeval": read_cruxeval}
+           "cruxeval": read_cruxeval,
+           "battles": _battles("columns"), "fastchat": _battles("fastchat"), "arena-hard": _battles("arena-hard"),
+           "alpaca-eval": _battles("alpaca-eval"), "ratings": read_ratings, "costs": read_costs}
 
 
 def read(data, *, source: str = "auto", **options) -> ResultsTable:
@@ -40,32 +63,57 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
 
     Returns
     -------
-    ResultsTable
+    ResultsTable, BattleTable, RatingsTable or CostTable
+        Pairwise battles (``model_a, model_b, winner``; Chatbot Arena, Arena-Hard, AlpacaEval files) are detected
+        and read as a BattleTable; ratings are read with ``source='ratings'``, per-model costs (a summary or
+        per-response measures) with ``source='costs'``.
     """
-    if isinstance(data, ResultsTable):
+    if isinstance(data, (ResultsTable, BattleTable, RatingsTable, CostTable)):
         return data
     if isinstance(data, str) and data.startswith("example:"):
-        from ..examples import load_example
+        from .examples import load_example
 
         return load_example(data.split(":", 1)[1])
     if source == "auto":
+        if _battle_input(data, options):
+            return read_battles(data, **options)
         if isinstance(data, pd.DataFrame):
             return read_tabular(data, **options)
         if not isinstance(data, (str, os.PathLike, list, tuple)):
-            raise TypeError(f"`data` must be a path, a DataFrame or a ResultsTable; got {type(data).__name__}.")
+            raise ArgumentTypeError(f"`data` must be a path, a DataFrame or a ResultsTable; got {type(data).__name__}.")
         if isinstance(data, str) and data == STDIN:
             return read_tabular(data, **options)
         detected = _detect(data)
         return SOURCES[detected](data, **options)
     if source not in SOURCES:
-        raise ValueError(f"`source` must be 'auto' or one of {', '.join(map(repr, SOURCES))}; got {source!r}.")
+        raise ArgumentError(f"`source` must be 'auto' or one of {', '.join(map(repr, SOURCES))}; got {source!r}.")
     reader = SOURCES[source]
     if isinstance(data, str) and data == STDIN and reader is not read_tabular:
-        raise ValueError(f"standard input ('-') must hold a table (CSV, TSV, JSON Lines); {source} logs need a file,"
+        raise ArgumentError(f"standard input ('-') must hold a table (CSV, TSV, JSON Lines); {source} logs need a file,"
                          " a folder or a glob.")
     if reader is read_tabular and source in TABULAR_SUFFIXES.values():
         options.setdefault("file_format", source)
     return reader(data, **options)
+
+
+#: options of the battle readers alone: given to read(), they say the input holds battles
+BATTLE_OPTIONS = frozenset({"model_a_col", "model_b_col", "winner_col", "question_col", "judge_col", "turn_col",
+                            "weight_col", "style_cols", "baseline", "strong_weight", "anonymous_only"})
+
+
+def _battle_input(data, options) -> bool:
+    """Pairwise battles, by their columns or format (a results table's options say it is not)."""
+    results_options = {"model_col", "task_col", "item_col", "score_col", "shape", "n_col", "correct_col",
+                       "accuracy_col", "unbounded", "facets"}
+    if results_options & set(options):
+        return False
+    if isinstance(data, str) and data.startswith("example:"):
+        return False
+    if BATTLE_OPTIONS & set(options):  # options only the battle readers take (evalband.arena gives `baseline`)
+        return True
+    if isinstance(data, str) and data == STDIN:
+        return False
+    return isinstance(data, (pd.DataFrame, str, os.PathLike)) and looks_like_battles(data)
 
 
 def _detect(path) -> str:

@@ -9,8 +9,9 @@ positions are found with :func:`pyarrow.compute.index_in`, and scores are writte
 float64 matrices. No Python object is made per row; memory is the matrices (8 bytes per model and item) plus one
 batch.
 
-Two passes over the file: the first collects each task's items (in order of first appearance) and the models,
-the second fills the matrices.
+Two passes over the file: the first collects each task's items and the models, the second fills the matrices.
+Models, tasks and each task's items come in the canonical order of :class:`~evalband.table.ResultsTable` (the
+natural order of their labels, :func:`evalband._labels.natural_order`), so results do not depend on row order.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .._labels import label_text, natural_order
 from .._validate import InputError
+from ..display.reprs import displayed
 
 __all__ = ["ScoreMatrices", "read_score_matrices"]
 
@@ -33,7 +36,8 @@ _DENSE_MAX_SPAN = 1 << 26
 _DENSE_MAX_LOOKUP = 1 << 25
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class ScoreMatrices:
     """Per-task score matrices on the items every model has.
 
@@ -104,7 +108,7 @@ class _Codes:
             values = dictionary.to_pylist()
             lookup = np.empty(len(values), dtype=np.int32)
             for i, v in enumerate(values):
-                key = str(v)
+                key = label_text(v)  # the one label rule of every reader
                 code = self.index.get(key)
                 if code is None:
                     code = self.index[key] = len(self.labels)
@@ -191,11 +195,13 @@ def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task
     if n_rows == 0:
         raise InputError("no rows to analyse", source=source)
     pairs = collector.result(pa, pc)
-    # columns grouped by task, so that each task's matrix is a view of one (models x all items) matrix
+    # columns grouped by task, so that each task's matrix is a view of one (models x all items) matrix; models,
+    # tasks and the items of each task in the canonical (natural) order of the table path, whatever the row order
+    m_rank, t_rank = _canonical_rank(models.labels), _canonical_rank(tasks.labels)
     t_codes = pairs.column("t").to_numpy()
-    order = np.argsort(t_codes, kind="stable")
+    order = np.lexsort((_item_rank(pairs.column("i"), pa), t_rank[t_codes]))
     pairs = pairs.take(pa.array(order)).append_column("col", pa.array(np.arange(len(order), dtype=np.int64)))
-    bounds = np.searchsorted(t_codes[order], np.arange(len(tasks.labels) + 1))
+    bounds = np.searchsorted(t_rank[t_codes][order], np.arange(len(tasks.labels) + 1))
     n_models, n_cols = len(models.labels), pairs.num_rows
     scores = np.full((n_models, n_cols), np.nan)
     seen = np.zeros((n_models, n_cols), dtype=bool)
@@ -227,8 +233,8 @@ def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task
             joined = pa.table({"t": pa.array(t), "i": batch.column(item_col), "m": pa.array(m),
                                "s": pa.array(s)}).join(pairs, keys=["t", "i"], join_type="inner")
             col, mm, s = (joined.column(c).to_numpy() for c in ("col", "m", "s"))
-        scores[mm, col] = s
-        seen[mm, col] = True
+        scores[m_rank[mm], col] = s
+        seen[m_rank[mm], col] = True
         row0 += batch.num_rows
 
     if int(seen.sum()) != n_rows:
@@ -238,7 +244,8 @@ def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task
     out_scores, out_items = {}, {}
     lost = np.zeros(n_models, dtype=np.int64)
     items_all = pairs.column("i")
-    for code, label in enumerate(tasks.labels):
+    model_names, task_names = natural_order(models.labels), natural_order(tasks.labels)
+    for code, label in enumerate(task_names):
         lo, hi = int(bounds[code]), int(bounds[code + 1])
         have = seen[:, lo:hi]
         common = have.all(axis=0)
@@ -252,12 +259,31 @@ def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task
     del seen
     if lost.any():
         notes.append("items not shared by every model are left out of paired analyses ("
-                     + ", ".join(f"{models.labels[i]}: {int(v):,}" for i, v in enumerate(lost) if v) + ")")
+                     + ", ".join(f"{model_names[i]}: {int(v):,}" for i, v in enumerate(lost) if v) + ")")
     kind = "unbounded" if unbounded else (
         "binary" if all(((v == 0.0) | (v == 1.0)).all() for v in out_scores.values()) else "bounded")
     task_groups = {tasks.labels[c]: g for c, g in groups.items()} if group_col else None
-    return ScoreMatrices(tuple(models.labels), tuple(tasks.labels), out_scores, out_items, task_groups,
+    return ScoreMatrices(tuple(model_names), tuple(task_names), out_scores, out_items, task_groups,
                          tuple(notes), source, kind)
+
+
+def _canonical_rank(labels: list) -> np.ndarray:
+    """code -> position of its label in the natural order (evalband._labels.natural_order)."""
+    where = {label: k for k, label in enumerate(natural_order(labels))}
+    return np.array([where[label] for label in labels], dtype=np.int64)
+
+
+def _item_rank(items, pa) -> np.ndarray:
+    """Rank of each item label in the natural order of the labels' text (non-negative integers: by value)."""
+    if isinstance(items, pa.ChunkedArray):
+        items = items.combine_chunks()
+    if pa.types.is_integer(items.type):
+        values = items.to_numpy(zero_copy_only=False).astype(np.int64)
+        if values.size == 0 or values.min() >= 0:
+            return np.unique(values, return_inverse=True)[1].reshape(-1)
+    texts = [label_text(v) for v in items.to_pylist()]
+    where = {t: k for k, t in enumerate(natural_order(texts))}
+    return np.array([where[t] for t in texts], dtype=np.int64)
 
 
 def _raise_duplicate(dataset, pa, pc, tasks, models, pairs, seen, source, *, columns):

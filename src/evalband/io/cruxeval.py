@@ -97,7 +97,7 @@ def read_cruxeval(data, *, unbounded: bool = False, **tabular) -> ResultsTable:
                 rows["score"].append(float(v))
                 rows["where"].append(f"{path.name}:{where}[{j}]")
         stored = [f"pass@{k} = {doc[f'pass_at_{k}']:.2f}%" for k in (1, 5)
-                  if type(doc.get(f"pass_at_{k}")) in (int, float)]
+                  if isinstance(doc.get(f"pass_at_{k}"), (int, float)) and not isinstance(doc.get(f"pass_at_{k}"), bool)]
         if stored:
             notes.append(f"{path.name} stores {', '.join(stored)} ({name}, {task})")
     single = sorted({f"{m} at temperature {next(iter(t))}" for m, t in temps.items()

@@ -26,10 +26,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError
+from .._labels import JSONFloat, label_text
+from .._validate import ArgumentError, ArgumentTypeError, InputError, MissingExtraError
 from ..table import ResultsTable
+from ._text import utf8_problem
 
-__all__ = ["expand", "classify", "detect", "load_json", "iter_jsonl", "field", "Skipped", "build_table",
+__all__ = ["expand", "input_files", "classify", "detect", "load_json", "iter_jsonl", "field", "Skipped", "build_table",
            "check_tabular_unused", "HARNESS_SOURCES"]
 
 #: harness sources that a folder or glob may hold
@@ -60,7 +62,7 @@ def expand(data) -> tuple[str, list[Path]]:
             files.extend(expand(item)[1])
         return f"{len(data)} paths", sorted(set(files))
     if not isinstance(data, (str, os.PathLike)):
-        raise TypeError(f"`data` must be a path, a glob or a list of paths; got {type(data).__name__}.")
+        raise ArgumentTypeError(f"`data` must be a path, a glob or a list of paths; got {type(data).__name__}.")
     text = os.fspath(data)
     if _is_glob(text):
         found = [Path(p) for p in _glob.glob(text, recursive=True)]
@@ -79,6 +81,29 @@ def expand(data) -> tuple[str, list[Path]]:
             raise InputError("the folder holds no file", source=text)
         return text, files
     return text, [path]
+
+
+def input_files(*specs) -> list[Path]:
+    """The existing files named by input arguments: paths, globs, folders (searched), lists of them, and
+    ``@FILE`` lists of names. Standard input (``-``), ``None`` and names that match nothing are skipped."""
+    out: list[Path] = []
+    for spec in specs:
+        if spec is None:
+            continue
+        if isinstance(spec, (list, tuple)):
+            out += input_files(*spec)
+            continue
+        text = os.fspath(spec)
+        if text == "-":
+            continue
+        if text.startswith("@") and Path(text[1:]).is_file():
+            out.append(Path(text[1:]))
+            continue
+        try:
+            out += expand(text)[1]
+        except (InputError, ArgumentTypeError):  # a name that matches nothing is the reader's business
+            continue
+    return out
 
 
 def _walk(folder: Path) -> list[Path]:
@@ -223,7 +248,10 @@ def _where_line(lineno) -> str:
 
 
 def load_json(path, text: bytes | str | None = None, *, member: str | None = None):
-    """Parse a JSON file (or given bytes); errors name the file (and archive member) and line."""
+    """Parse a JSON file (or given bytes); errors name the file (and archive member) and line.
+
+    Numbers written with a fraction or exponent keep their spelling (:class:`evalband._labels.JSONFloat`), so an
+    id follows the one label rule of every reader; a UTF-8, UTF-16 or UTF-32 byte-order mark is read."""
     source = f"{path}:{member}" if member else str(path)
     if text is None:
         try:
@@ -231,15 +259,11 @@ def load_json(path, text: bytes | str | None = None, *, member: str | None = Non
         except OSError as exc:
             raise InputError(f"cannot be read ({exc.strerror or type(exc).__name__})", source=source) from None
     if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = text[:exc.start].count(b"\n") + 1
-            raise InputError("is not UTF-8 text", source=source, row=_where_line(line)) from None
+        text = _decode(text, source)
     if not text.strip():
         raise InputError("is empty", source=source)
     try:
-        return json.loads(text)
+        return json.loads(text, parse_float=JSONFloat)
     except json.JSONDecodeError as exc:
         if member is None and exc.pos == 0 and _is_table_name(Path(path).name):
             # a table given to a JSON log reader (--source cruxeval/rliable/... on a .csv): not a truncated log
@@ -251,8 +275,26 @@ def load_json(path, text: bytes | str | None = None, *, member: str | None = Non
         raise InputError("JSON nested too deeply", source=source) from None
 
 
+def _decode(raw: bytes, source: str) -> str:
+    """UTF-8 text (a byte-order mark of UTF-8, UTF-16 or UTF-32 is read); other bytes name the line and the
+    encoding they look like."""
+    for bom, encoding in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe\x00\x00", "utf-32-le"),
+                          (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        if raw.startswith(bom):
+            try:
+                return raw[len(bom):].decode(encoding)
+            except UnicodeDecodeError:
+                raise InputError(f"starts with a {encoding.upper()} byte-order mark but is not {encoding.upper()}"
+                                 " text", source=source) from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise utf8_problem(raw, source) from None
+
+
 def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
-    """Yield (line number, record) for each non-blank line of a JSON Lines file; a bad line raises."""
+    """Yield (line number, record) for each non-blank line of a JSON Lines file; a bad line raises (a line cut off
+    at the end of the file is named as truncated)."""
     source = str(path)
     try:
         fh = open(path, "rb")
@@ -260,16 +302,21 @@ def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
         raise InputError(f"cannot be read ({exc.strerror or type(exc).__name__})", source=source) from None
     with fh:
         for lineno, raw in enumerate(fh, start=1):
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
             if not raw.strip():
                 continue
             try:
                 line = raw.decode("utf-8")
-                record = json.loads(line)
+                record = json.loads(line, parse_float=JSONFloat)
             except UnicodeDecodeError:
-                raise InputError("is not UTF-8 text", source=source, row=_where_line(lineno)) from None
+                raise utf8_problem(Path(path).read_bytes(), source) from None
             except json.JSONDecodeError as exc:
-                raise InputError(f"malformed JSON line ({exc.msg}, column {exc.colno}); is the file truncated?",
-                                 source=source, row=_where_line(lineno)) from None
+                cut = not raw.endswith(b"\n") and not fh.read(1)
+                what = "the last line is cut off: the file looks truncated" if cut else \
+                    "malformed JSON line; is the file truncated?"
+                raise InputError(f"{what} ({exc.msg}, column {exc.colno})", source=source,
+                                 row=_where_line(lineno)) from None
             except RecursionError:
                 raise InputError("JSON nested too deeply", source=source, row=_where_line(lineno)) from None
             if not isinstance(record, dict):
@@ -279,8 +326,10 @@ def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
 
 
 def _kind(value) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null",
-            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "a number"
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), type(value).__name__)
 
 
 _MISSING = object()
@@ -309,14 +358,13 @@ def field(obj, key, types, *, source: str, row=None, path: str = "", default=_MI
 
 
 def as_label(value, *, what: str, source: str, row=None) -> str:
-    """An id (str, int, float that is an integer) as a label string."""
+    """An id (text or a number) as a label by the one label rule of every reader (:func:`evalband._labels.label_text`:
+    text as written, integers in digits, a JSON number by its spelling)."""
     if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
         raise InputError(f"{what} must be a string or an integer; got {_kind(value)}", source=source, row=row)
-    if isinstance(value, float):
-        if not np.isfinite(value):
-            raise InputError(f"{what} must be finite; got {value!r}", source=source, row=row)
-        return str(int(value)) if value.is_integer() else repr(value)
-    return str(value)
+    if isinstance(value, float) and not np.isfinite(value):
+        raise InputError(f"{what} must be finite; got {value!r}", source=source, row=row)
+    return label_text(value)
 
 
 # ---------------------------------------------------------------------------------------------- building
@@ -331,9 +379,9 @@ def check_tabular_unused(options: dict, source_name: str) -> None:
     """Refuse column-mapping options that a harness reader cannot honour (defaults pass silently)."""
     for key, value in options.items():
         if key not in _TABULAR_DEFAULTS:
-            raise TypeError(f"the {source_name} reader got an unexpected option `{key}`.")
+            raise ArgumentTypeError(f"the {source_name} reader got an unexpected option `{key}`.")
         if value != _TABULAR_DEFAULTS[key]:
-            raise ValueError(f"`{key}` does not apply to {source_name} logs (their fields are fixed); got {value!r}.")
+            raise ArgumentError(f"`{key}` does not apply to {source_name} logs (their fields are fixed); got {value!r}.")
 
 
 def build_table(rows: dict, *, source: str, notes: list[str], skipped: Skipped, unbounded: bool = False,
@@ -356,6 +404,6 @@ def require_zstandard():
     try:
         import zstandard
     except ImportError:  # pragma: no cover - exercised only without the extra
-        raise ImportError("reading inspect_ai .eval archives needs the zstandard package:"
+        raise MissingExtraError("reading inspect_ai .eval archives needs the zstandard package:"
                           " pip install 'evalband[logs]'") from None
     return zstandard

@@ -19,7 +19,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from .._validate import InputError
+from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..table import SCORE_LETTERS, ResultsTable
 from .folders import as_label, build_table, check_tabular_unused, field, files_of, load_json, \
     require_zstandard
@@ -71,7 +71,7 @@ def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = N
     cluster_key = _metadata_key(cluster_col, "cluster_col")
     group_key = _metadata_key(group_col, "group_col")
     if group_col is not None and not group_col.startswith("metadata."):
-        raise ValueError(f"`group_col` for inspect logs must be 'metadata.<field>'; got {group_col!r}.")
+        raise ArgumentError(f"`group_col` for inspect logs must be 'metadata.<field>'; got {group_col!r}.")
     scorer, sub = (metric.split(":", 1) + [None])[:2] if metric else (None, None)
     source, files, skipped = files_of(data, "inspect")
     notes: list[str] = []
@@ -151,7 +151,7 @@ def _metadata_key(name, arg):
     if name is None:
         return None
     if not isinstance(name, str) or not name.strip():
-        raise TypeError(f"`{arg}` must be a metadata field name such as 'metadata.passage'; got {name!r}.")
+        raise ArgumentTypeError(f"`{arg}` must be a metadata field name such as 'metadata.passage'; got {name!r}.")
     return name[len("metadata."):] if name.startswith("metadata.") else name
 
 

@@ -15,7 +15,7 @@ import glob
 import re
 from pathlib import Path
 
-from .._validate import InputError
+from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..table import ResultsTable
 from .folders import as_label, build_table, check_tabular_unused, field, files_of, iter_jsonl, load_json
 
@@ -65,11 +65,11 @@ def read_lm_eval(data, *, metric: str | None = None, filter: str | None = None, 
     """
     check_tabular_unused(tabular, "lm-eval")
     if item_key not in ("auto", "doc_hash", "doc_id"):
-        raise ValueError(f"`item_key` must be one of 'auto', 'doc_hash', 'doc_id'; got {item_key!r}.")
+        raise ArgumentError(f"`item_key` must be one of 'auto', 'doc_hash', 'doc_id'; got {item_key!r}.")
     if group not in ("parent", "top", "none"):
-        raise ValueError(f"`group` must be one of 'parent', 'top', 'none'; got {group!r}.")
+        raise ArgumentError(f"`group` must be one of 'parent', 'top', 'none'; got {group!r}.")
     if cluster_col is not None and not cluster_col.startswith("doc."):
-        raise ValueError(f"`cluster_col` for lm-eval logs must name a document field as 'doc.<field>'; got"
+        raise ArgumentError(f"`cluster_col` for lm-eval logs must name a document field as 'doc.<field>'; got"
                          f" {cluster_col!r}.")
     metrics_pref = _prefs(metric)
     filters_pref = _prefs(filter)
@@ -143,7 +143,7 @@ def _prefs(text):
     if text is None:
         return None
     if not isinstance(text, str):
-        raise TypeError(f"expected a name or a comma-separated list of names; got {text!r}.")
+        raise ArgumentTypeError(f"expected a name or a comma-separated list of names; got {text!r}.")
     out = [t.strip() for t in text.split(",") if t.strip()]
     return out or None
 

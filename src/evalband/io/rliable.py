@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError
+from .._validate import ArgumentTypeError, InputError
 from ..table import ResultsTable
+from ._frames import load_frame
 from .folders import build_table, check_tabular_unused, files_of, load_json
 
 __all__ = ["read_rliable", "read_baselines"]
@@ -155,15 +156,16 @@ def read_baselines(baselines) -> pd.DataFrame:
                         return read_baselines({t: (v["random"], v["human"]) if isinstance(v, dict) else v
                                                for t, v in doc.items()})
                     frame = pd.DataFrame(doc)
-                else:
-                    frame = pd.read_csv(path, sep="\t" if path.suffix.lower() in (".tsv", ".tab") else ",")
+                else:  # the tabular readers' rules: text as written, encodings, strict header, line numbers
+                    frame = load_frame(path, file_format="tsv" if path.suffix.lower() in (".tsv", ".tab")
+                                       else "csv")[0]
             except InputError:
                 raise
             except (ValueError, KeyError, TypeError, pd.errors.ParserError, UnicodeDecodeError) as exc:
                 raise InputError(f"cannot be read as a baselines table ({str(exc).splitlines()[0][:120]})",
                                  source=src) from None
         else:
-            raise TypeError(f"`baselines` must be a path, a DataFrame or a dict; got {type(baselines).__name__}.")
+            raise ArgumentTypeError(f"`baselines` must be a path, a DataFrame or a dict; got {type(baselines).__name__}.")
         cols = {c.lower().strip(): c for c in map(str, frame.columns)}
         low = next((cols[c] for c in ("random", "low", "min") if c in cols), None)
         high = next((cols[c] for c in ("human", "high", "max") if c in cols), None)
@@ -174,7 +176,7 @@ def read_baselines(baselines) -> pd.DataFrame:
         frame = pd.DataFrame({"task": frame[task].astype(str),
                               "low": pd.to_numeric(frame[low], errors="coerce"),
                               "high": pd.to_numeric(frame[high], errors="coerce")})
-    bad = frame["low"].isna() | frame["high"].isna()
+    bad = ~(np.isfinite(frame["low"].to_numpy(float)) & np.isfinite(frame["high"].to_numpy(float)))
     if bad.any():
         raise InputError(f"baseline for task '{frame.loc[bad, 'task'].iloc[0]}' is not a number", source=src)
     same = frame["low"] == frame["high"]

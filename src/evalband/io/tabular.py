@@ -19,299 +19,18 @@ Parquet) is read from its first bytes, after undoing gzip, bzip2, xz or zstd com
 
 from __future__ import annotations
 
-import io
 import os
-import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from .._validate import InputError
+from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..table import ResultsTable
-from .folders import _is_glob, expand
+from ._columns import keep_split, refuse_splits, unused_note
+from ._frames import STDIN, STDIN_NAME, TABULAR_SUFFIXES, load, load_frame
+from ._text import check_column_names
 
 __all__ = ["read_tabular", "load_frame", "TABULAR_SUFFIXES", "STDIN"]
-
-#: the path that means standard input, and its name in messages
-STDIN = "-"
-STDIN_NAME = "<stdin>"
-
-TABULAR_SUFFIXES = {
-    ".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "csv",
-    ".parquet": "parquet", ".pq": "parquet",
-    ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
-}
-
-
-def _suffix(path: Path) -> str:
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] in (".gz", ".bz2", ".xz", ".zst", ".zip"):
-        suffixes = suffixes[:-1]
-    return suffixes[-1] if suffixes else ""
-
-
-def load_frame(path, *, file_format: str = "auto") -> tuple[pd.DataFrame, str, str]:
-    """Read a file (or ``"-"``, standard input) into a DataFrame whose index holds the row names users see.
-
-    Returns
-    -------
-    frame, source, row_word : DataFrame, str, str
-        ``row_word`` is 'line' for text files (the index is then the file line, header = line 1) and 'row'
-        otherwise. Standard input is named ``<stdin>``; its format is read from its first bytes unless given.
-    """
-    if isinstance(path, str) and path == STDIN:
-        raw = _read_stdin()
-        fmt = _sniff(raw) if file_format == "auto" else file_format
-        return _parse(io.BytesIO(raw), fmt, STDIN_NAME, raw=raw)
-    path = Path(path)
-    source = str(path)
-    if not path.exists():
-        raise InputError("no such file", source=source)
-    if path.is_dir():
-        try:
-            from .folders import detect
-
-            kind = detect(path)
-        except InputError:  # logs of several tools
-            kind = "harness"
-        if kind is not None:  # reached with --source csv (or another table format) on a log folder
-            raise InputError(f"is a folder of {kind} logs, not a table; leave --source at auto"
-                             + (f" or give --source {kind}" if kind != "harness" else ""), source=source)
-        raise InputError("is a folder without harness logs evalband recognizes (lm-eval, inspect, helm, rliable,"
-                         " cruxeval); name a results file, or a glob such as 'folder/*.csv' to read several tables"
-                         " as one", source=source)
-    fmt = TABULAR_SUFFIXES.get(_suffix(path)) if file_format == "auto" else file_format
-    if fmt is None:
-        raise InputError(f"cannot tell the format from the name; give it with --source (source=), one of"
-                         f" {', '.join(sorted(set(TABULAR_SUFFIXES.values())))}", source=source)
-    compressed = path.suffix.lower() in _COMPRESSED
-    return _parse(path, fmt, source, raw=None if compressed else _LazyBytes(path))
-
-
-_COMPRESSED = (".gz", ".bz2", ".xz", ".zip", ".zst", ".zstd", ".tar")
-
-
-class _LazyBytes:
-    """A file's bytes, read only when a check needs them (the last line, JSONL line numbers)."""
-
-    def __init__(self, path: Path):
-        self.path = path
-
-    def tail(self, size: int) -> bytes:
-        with open(self.path, "rb") as fh:
-            fh.seek(0, 2)
-            fh.seek(max(0, fh.tell() - size))
-            return fh.read()
-
-    def all(self) -> bytes:
-        return self.path.read_bytes()
-
-
-def _read_stdin() -> bytes:
-    stream = getattr(sys.stdin, "buffer", sys.stdin)
-    if stream is None:
-        raise InputError("no standard input to read", source=STDIN_NAME)
-    raw = stream.read()
-    raw = raw.encode("utf-8") if isinstance(raw, str) else raw
-    if not raw.strip():
-        raise InputError("is empty (nothing was piped in)", source=STDIN_NAME)
-    return _decompress(raw).removeprefix(_BOM)  # a UTF-8 byte-order mark would hide JSON's first '{'
-
-
-#: UTF-8 byte-order mark (PowerShell's and Notepad's UTF-8); pandas skips it in CSV but not in JSON
-_BOM = b"\xef\xbb\xbf"
-
-
-#: magic bytes of compressed streams -> (name, module) that reads them
-_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma"), (b"\x28\xb5\x2f\xfd", "zstandard"))
-
-
-def _decompress(raw: bytes) -> bytes:
-    """Standard input compressed with gzip, bzip2, xz or zstd (``cat results.csv.gz | evalband ... -``) is
-    decompressed, as files with those suffixes are."""
-    for magic, module in _MAGIC:
-        if raw.startswith(magic):
-            break
-    else:
-        return raw
-    try:
-        if module == "zstandard":
-            try:
-                import zstandard
-            except ImportError:
-                raise ImportError("zstd-compressed input needs zstandard: pip install 'evalband[logs]'") from None
-            out = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw)).read()
-        else:
-            out = __import__(module).decompress(raw)
-    except ImportError:
-        raise
-    except Exception as exc:  # truncated or corrupt stream
-        raise InputError(f"looks {module.replace('lzma', 'xz')}-compressed but could not be decompressed"
-                         f" ({str(exc).strip() or type(exc).__name__})", source=STDIN_NAME) from None
-    if not out.strip():
-        raise InputError("is empty once decompressed", source=STDIN_NAME)
-    return out
-
-
-def _sniff(raw: bytes) -> str:
-    """The format of standard input from its first bytes: Parquet, JSON Lines, JSON records, TSV or CSV."""
-    if raw[:4] == b"PAR1":
-        return "parquet"
-    head = raw.lstrip()
-    if head.startswith(b"{"):
-        return "jsonl"
-    if head.startswith(b"["):
-        return "json"
-    first = head.split(b"\n", 1)[0]
-    # the separator the header uses more: a TSV header may hold commas in names ('gpt-4,2024', HELM run names)
-    return "tsv" if first.count(b"\t") > first.count(b",") else "csv"
-
-
-def _parse(src, fmt: str, source: str, *, raw) -> tuple[pd.DataFrame, str, str]:
-    """Parse ``src`` (a path or a binary buffer) as ``fmt``; ``raw`` gives its bytes for the checks (None: skip)."""
-    try:
-        if fmt in ("csv", "tsv"):
-            sep = "\t" if fmt == "tsv" else ","
-            # blank lines kept while numbering (file line = index, header = line 1), then dropped; a line of empty
-            # cells only (',,,', as spreadsheets export) goes with them, since it holds nothing
-            df = pd.read_csv(src, sep=sep, low_memory=False, keep_default_na=True, na_values=[""],
-                             skip_blank_lines=False)
-            df.index = np.arange(2, len(df) + 2)
-            if len(df) and len(df.columns):
-                if raw is not None:
-                    tail = raw.tail(65536) if isinstance(raw, _LazyBytes) else raw[-65536:]
-                    _check_last_line(tail, sep, len(df.columns), int(df.index[-1]), source)
-                blank = df.isna().all(axis=1).to_numpy()
-                if blank.any():
-                    df = df.loc[~blank]
-            return df, source, "line"
-        if fmt == "parquet":
-            df = pd.read_parquet(src)
-            df.index = np.arange(1, len(df) + 1)
-            return df, source, "row"
-        if fmt in ("jsonl", "json") and isinstance(raw, _LazyBytes):
-            with open(raw.path, "rb") as fh:
-                bom = fh.read(3) == _BOM
-            if bom:
-                raw = raw.all().removeprefix(_BOM)
-                src = io.BytesIO(raw)
-        if fmt == "jsonl":
-            df = pd.read_json(src, lines=True)
-            df.index = _jsonl_lines(raw, len(df))
-            return df, source, "line"
-        if fmt == "json":
-            df = pd.read_json(src)
-            df.index = np.arange(1, len(df) + 1)
-            return df, source, "record"
-    except InputError:
-        raise
-    except (ValueError, OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"could not be read as {fmt}: {first}", source=source) from None
-    except Exception as exc:  # pyarrow raises its own error types
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"could not be read as {fmt}: {first}", source=source) from None
-    raise ValueError(f"`source_format` must be one of {sorted(set(TABULAR_SUFFIXES.values()))}; got {fmt!r}.")
-
-
-def _jsonl_lines(raw, n_rows: int) -> np.ndarray:
-    """File line of each JSONL record: read_json skips blank lines, which would shift every later line number."""
-    plain = np.arange(1, n_rows + 1)
-    if raw is None:
-        return plain
-    raw = raw.all() if isinstance(raw, _LazyBytes) else raw
-    if not (raw.startswith((b"\n", b"\r\n")) or b"\n\n" in raw or b"\n\r\n" in raw):
-        return plain
-    lines = np.flatnonzero([bool(line.strip()) for line in raw.split(b"\n")]) + 1
-    return lines if len(lines) == n_rows else plain
-
-
-def _check_last_line(tail: bytes, sep: str, n_columns: int, line: int, source: str) -> None:
-    """A file cut off mid-line (no final newline, fewer fields than the header) is named as truncated.
-
-    ``tail`` is the file's last bytes. Fields are counted by splitting on ``sep`` (a quoted separator only adds
-    fields, so "fewer" is reliable). Compressed files are not checked (their bytes are not the text)."""
-    if not tail or tail.endswith(b"\n") or tail.endswith(b"\r"):
-        return
-    last = tail.rsplit(b"\n", 1)[-1]
-    fields = last.count(sep.encode()) + 1
-    if fields < n_columns:
-        raise InputError(f"the last line has {fields} of {n_columns} fields: the file looks truncated",
-                         source=source, row=f"line {line}")
-
-
-def _load(data, file_format: str):
-    """(frame, source, row_word, stems, notes): one file, standard input, or several files (a glob or a list) read as one
-    table. With several files every row is named by its file and line (row_word 'at') and ``stems`` holds each
-    row's file stem; the files must have the same columns."""
-    several = isinstance(data, (list, tuple)) or _is_glob(os.fspath(data))
-    if not several:
-        return (*load_frame(data, file_format=file_format), None, [])
-    source, files = expand(data)
-    notes = []
-    if isinstance(data, (list, tuple)):  # a file named twice (or by two overlapping globs) is read once: say so
-        named = [f for entry in data for f in expand(entry)[1]]
-        twice = sorted({str(f) for f in named if named.count(f) > 1})
-        if twice:
-            notes.append(f"{len(twice)} file{'s' if len(twice) > 1 else ''} named more than once in the list"
-                             f" {'were' if len(twice) > 1 else 'was'} read once: {', '.join(twice[:5])}"
-                             + (" ..." if len(twice) > 5 else ""))
-    if len(files) == 1:
-        return (*load_frame(files[0], file_format=file_format), None, notes)
-    names = [f.name for f in files]
-    if len(set(names)) < len(names):  # the same name in two folders: show the paths
-        names = [str(f) for f in files]
-    frames, stems, first = [], [], None
-    for path, name in zip(files, names):
-        df, src, row_word = load_frame(path, file_format=file_format)
-        cols = [str(c).strip() for c in df.columns]
-        if len(set(cols)) == len(cols):
-            df.columns = cols
-        if first is None:
-            first = (name, list(df.columns))
-        elif set(df.columns) != set(first[1]):
-            # the same columns up to case ('Model' in one export, 'model' in another) are the same roles
-            by_case = {str(c).casefold(): c for c in first[1]}
-            if len(by_case) == len(first[1]) == len(df.columns) and {str(c).casefold() for c in df.columns} \
-                    == set(by_case):
-                df.columns = [by_case[str(c).casefold()] for c in df.columns]
-        if set(df.columns) != set(first[1]):
-            raise InputError(f"has columns {', '.join(map(repr, df.columns))} but {first[0]} has"
-                             f" {', '.join(map(repr, first[1]))}; tables read together need the same columns",
-                             source=src)
-        df.index = pd.Index([f"{name} {row_word} {i}" for i in df.index], dtype=object)
-        frames.append(df)
-    for df, stem in zip(frames, _task_names(files)):
-        stems.append(pd.Series(stem, index=df.index, dtype=object))
-    return pd.concat(frames), source, "at", pd.concat(stems), notes
-
-
-def _strip_suffixes(name: str) -> str:
-    """``results.v2.csv.gz`` -> ``results.v2``: only the table and compression suffixes go."""
-    low = name.lower()
-    for suffix in _COMPRESSED:
-        if low.endswith(suffix) and len(name) > len(suffix):
-            name, low = name[:-len(suffix)], low[:-len(suffix)]
-            break
-    for suffix in TABULAR_SUFFIXES:
-        if low.endswith(suffix) and len(name) > len(suffix):
-            return name[:-len(suffix)]
-    return name
-
-
-def _task_names(files) -> list[str]:
-    """One distinct task name per file: its name without the table/compression suffix (``run.v1.csv`` ->
-    ``run.v1``); files of the same name in different folders (``mmlu/results.csv``, ``gsm8k/results.csv``) are
-    named by their path below the folder they share (``mmlu/results``, ``gsm8k/results``), so two files never
-    merge into one task."""
-    names = [_strip_suffixes(f.name) for f in files]
-    if len(set(names)) == len(names):
-        return names
-    absolute = [Path(os.path.abspath(f)) for f in files]  # not resolve(): a symlink keeps its own folder
-    parents = [p.parent for p in absolute]
-    common = Path(os.path.commonpath([str(p) for p in parents]))
-    return [_strip_suffixes(p.relative_to(common).as_posix()) for p in absolute]
 
 
 def _match_case(col, columns, source: str, option: str, *, explicit: bool):
@@ -338,7 +57,7 @@ def read_tabular(
     item_col: str = "item",
     score_col: str = "score",
     trial_col: str | None = "trial",
-    cluster_col: str | None = None,
+    cluster_col: str | bool | None = None,
     group_col: str | None = "group",
     n_col: str = "n",
     correct_col: str = "correct",
@@ -353,6 +72,7 @@ def read_tabular(
     latency_col: str | None = "latency",
     human_col: str | None = "human",
     facets=None,
+    split: str | None = None,
 ) -> ResultsTable:
     """Read a table (file path or DataFrame) into a validated :class:`ResultsTable`.
 
@@ -363,7 +83,8 @@ def read_tabular(
         or a DataFrame.
     shape : {'auto', 'long', 'wide', 'summary'}
     model_col, task_col, item_col, score_col, trial_col, cluster_col, group_col, n_col, correct_col, accuracy_col
-        The source's names for each column. ``cluster_col`` defaults to a column named 'cluster' if present.
+        The source's names for each column. ``cluster_col`` defaults to a column named 'cluster' if present;
+        ``False`` reads no cluster (items independent; a 'cluster' column is then named as not used).
     models : list of str, optional
         Wide shape: the model columns (default: every column not used for item, task, group or cluster). The
         other columns are left out, with a note naming them.
@@ -383,16 +104,42 @@ def read_tabular(
     facets : str or list of str, optional
         Label columns of other sources of variation (prompt template, judge, run, harness, ...). Default: the
         columns named ``prompt``, ``template``, ``judge``, ``run`` or ``harness`` when present; ``[]`` for none.
+    split : str, optional
+        Keep only the rows of this data split (the column named ``split``, or the one whose values are dev, test,
+        validation, ...); the rows left out are counted in a note. Without it a column that looks like a split
+        is refused, so dev and test items are never pooled silently; ``drop_cols`` pools them on purpose.
+
+    Returns
+    -------
+    ResultsTable
+
+    Notes
+    -----
+    Cells of text files are read as text: labels as written (``1.10`` is not ``1.1``, ``NA`` is a name), only an
+    empty cell is missing (:mod:`evalband._labels`). Columns no role reads are named in a note.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalband.io.tabular import read_tabular
+    >>> df = pd.DataFrame({"model": ["a", "a", "b", "b"], "item": [1, 2, 1, 2], "score": [1, 0, 1, 1],
+    ...                    "note": ["", "", "", ""]})
+    >>> table = read_tabular(df, task="qa")
+    >>> table.models
+    ('a', 'b')
+    >>> [n.split(" (")[0] for n in table.notes if n.startswith("column")]
+    ['column not used: note']
     """
     stems, load_notes = None, []  # with several files: each row's file stem
     if isinstance(data, pd.DataFrame):
         df, source, row_word = data, "<DataFrame>", "row"
     elif isinstance(data, (str, os.PathLike, list, tuple)):
-        df, source, row_word, stems, load_notes = _load(data, file_format)
+        df, source, row_word, stems, load_notes = load(data, file_format)
     else:
-        raise TypeError(f"`data` must be a path, a glob, a list of paths or a pandas DataFrame; got"
+        raise ArgumentTypeError(f"`data` must be a path, a glob, a list of paths or a pandas DataFrame; got"
                         f" {type(data).__name__}.")
     df = df.copy()
+    check_column_names(list(df.columns), source, row=None)  # (text files were checked with their header line)
     names = [str(c) for c in df.columns]
     stripped = [c.strip() for c in names]  # 'model, task, score' headers (a space after each comma)
     df.columns = stripped if len(set(stripped)) == len(stripped) else names
@@ -406,6 +153,11 @@ def read_tabular(
         df = df.drop(columns=list(dict.fromkeys(drop)))
         pre_notes.append(f"column{'s' if len(drop) > 1 else ''} left out as asked (--drop-cols):"
                          f" {', '.join(dict.fromkeys(drop))}")
+    if split is not None:
+        taken = {model_col, task_col, item_col, score_col, trial_col, cluster_col, group_col}
+        df, split_col, more = keep_split(df, split, source, taken=taken)
+        df = df.drop(columns=[split_col])
+        pre_notes += more
     # role names match a column ignoring case when exactly one column does ('Model', 'SCORE')
     is_default = {"trial": trial_col == "trial", "group": group_col == "group", "correct": correct_col == "correct",
                   "accuracy": accuracy_col == "accuracy"}
@@ -417,9 +169,12 @@ def read_tabular(
             (group_col, "--group-col", "group"), (n_col, "n_col=", "n"), (correct_col, "correct_col=", "correct"),
             (accuracy_col, "accuracy_col=", "accuracy")))
     cluster_auto = cluster_col is None
-    cluster_col = _match_case(cluster_col or "cluster", cols, source, "--cluster", explicit=not cluster_auto)
-    if cluster_auto and cluster_col not in df.columns:
+    if cluster_col is False:  # items independent: no cluster role (a 'cluster' column is named as not used)
         cluster_col = None
+    else:
+        cluster_col = _match_case(cluster_col or "cluster", cols, source, "--cluster", explicit=not cluster_auto)
+        if cluster_auto and cluster_col not in df.columns:
+            cluster_col = None
     for name, col in (("cluster_col", cluster_col),):
         if col is not None and col not in df.columns:
             raise InputError(f"no column '{col}' (given as {name}); found {', '.join(map(repr, df.columns))}",
@@ -444,9 +199,15 @@ def read_tabular(
             raise InputError(
                 f"cannot tell the table's shape: no '{score_col}' column (long), no '{n_col}' with"
                 f" '{correct_col}' or '{accuracy_col}' (summary), no '{item_col}' column (wide); found"
-                f" {', '.join(map(repr, df.columns))}. Map the columns with --score-col, --item-col, ...",
-                source=source)
+                f" {', '.join(map(repr, df.columns))}. " + _separator_hint(df.columns)
+                + "Map the columns with --score-col, --item-col, ...", source=source)
     facet_cols = _facet_columns(facets, df.columns, source)
+    named = [f"--{role}-col {col}" for role, col, default in (("human", human_col, "human"), ("cost", cost_col, "cost"),
+                                                             ("latency", latency_col, "latency"))
+             if col is not None and col != default]
+    if shape != "long" and named:  # per-row measures need one row per item (a human label, a cost of that row)
+        raise InputError(f"{named[0]} needs item-level rows (one row per model, task and item: the long shape);"
+                         f" this table is read as {shape}, which has no rows to label or measure", source=source)
     if shape == "long":
         original = [c for c in df.columns if c != task_col or not added_task]
         measures = []
@@ -462,8 +223,10 @@ def read_tabular(
              ("score", score_col, False), ("trial", trial_col, is_default["trial"]),
              ("cluster", cluster_col, cluster_auto), ("group", group_col, is_default["group"]), *measures,
              *((f, f, False) for f in facet_cols)], df.columns, source)
-        df = _rename(df, mapping, source)
-        notes = list(pre_notes)
+        unused = [c for c in original if c not in mapping]
+        refuse_splits(df, unused, source)
+        df = _rename(df.drop(columns=unused), mapping, source)  # columns no role reads are named in a note
+        notes = list(pre_notes) + unused_note(unused, ())
         missing = [c for c in (item_col, score_col) if c not in original]
         if model_col not in original and (missing or model_col != "model" or stems is not None):
             missing.insert(0, model_col)  # a file without any model column is one model's results (below)
@@ -486,6 +249,9 @@ def read_tabular(
             [("model", model_col, False), ("task", task_col, False), ("n", n_col, False),
              ("correct", correct_col, is_default["correct"]), ("accuracy", accuracy_col, is_default["accuracy"]),
              ("group", group_col, is_default["group"])], df.columns, source)
+        unused = [c for c in df.columns if c not in mapping and not (added_task and c == task_col)]
+        refuse_splits(df, unused, source)
+        pre_notes += unused_note(unused, ())
         df = _rename(df, mapping, source)  # with both correct and accuracy, from_summary checks they agree
         return ResultsTable.from_summary(df, source=source, count_rule=count_rule, accuracy_scale=accuracy_scale,
                                          row_word=row_word, notes=pre_notes)
@@ -493,7 +259,18 @@ def read_tabular(
         return _from_wide(df, source, row_word, item_col=item_col, task_col=task_col, group_col=group_col,
                           cluster_col=cluster_col, models=models, task=default_task, unbounded=unbounded,
                           notes=pre_notes, facets=facet_cols)
-    raise ValueError(f"`shape` must be one of 'auto', 'long', 'wide', 'summary'; got {shape!r}.")
+    raise ArgumentError(f"`shape` must be one of 'auto', 'long', 'wide', 'summary'; got {shape!r}.")
+
+
+def _separator_hint(columns) -> str:
+    """A hint when the one column's name holds another separator ('model;task;item;score')."""
+    if len(columns) == 1:
+        for sep, name in ((";", "semicolons"), ("|", "'|'"), ("\t", "tabs"), (",", "commas")):
+            if str(columns[0]).count(sep) >= 1:
+                fix = {"\t": "name the file .tsv", ",": "name the file .csv"}.get(sep, "save it with commas (CSV)"
+                                                                                   " or tabs (.tsv)")
+                return f"The header looks separated by {name}: {fix}. "
+    return ""
 
 
 #: label columns read as facets when present and ``facets`` is not given
@@ -547,6 +324,7 @@ def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_c
     id_cols = [c for c in (item_col, task_col, group_col, cluster_col, *facets) if c is not None and c in df.columns]
     if models is None:
         models = [c for c in df.columns if c not in id_cols]
+        refuse_splits(df, models, source)
         # columns that are clearly not scores (text) are named, not guessed
         texty = [c for c in models if (df[c].dtype == object or pd.api.types.is_string_dtype(df[c]))
                  and pd.to_numeric(df[c].dropna().astype(str).str.strip().replace(
@@ -562,6 +340,7 @@ def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_c
         if missing:
             raise InputError(f"no model column {', '.join(map(repr, missing))}", source=source)
         others = [c for c in df.columns if c not in id_cols and c not in models]
+        refuse_splits(df, others, source)
         if others:  # selected at read time: the coverage notes count only the chosen models
             notes = [*notes, f"wide table: {len(others)} column{'s' if len(others) > 1 else ''} not read as"
                              f" models (not in --models): {', '.join(map(str, others))}"]

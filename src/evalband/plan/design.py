@@ -29,7 +29,7 @@ import numbers
 
 import numpy as np
 
-from .._validate import check_positive_int, check_probability
+from .._validate import ArgumentError, ArgumentTypeError, check_positive_int, check_probability
 
 __all__ = [
     "variance_of_difference", "binary_variance_of_difference", "design_effect", "effective_sample_size",
@@ -39,18 +39,18 @@ __all__ = [
 
 def _nonneg(value, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be a number; got {value!r}.")
+        raise ArgumentTypeError(f"`{name}` must be a number; got {value!r}.")
     value = float(value)
     if not (value >= 0 and math.isfinite(value)):
-        raise ValueError(f"`{name}` must be a finite number >= 0; got {value!r}.")
+        raise ArgumentError(f"`{name}` must be a finite number >= 0; got {value!r}.")
     return value
 
 
 def _correlation(value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`correlation` must be a number in [-1, 1]; got {value!r}.")
+        raise ArgumentTypeError(f"`correlation` must be a number in [-1, 1]; got {value!r}.")
     if not -1.0 <= float(value) <= 1.0:
-        raise ValueError(f"`correlation` must lie in [-1, 1]; got {value!r}.")
+        raise ArgumentError(f"`correlation` must lie in [-1, 1]; got {value!r}.")
     return float(value)
 
 
@@ -89,7 +89,7 @@ def binary_variance_of_difference(p_a: float, p_b: float, *, correlation: float 
             span = f"; for proportions {p_a:g} and {p_b:g} it must lie in [{lo_rho:.3f}, {hi_rho:.3f}]"
         else:
             span = ""
-        raise ValueError(f"`correlation` {rho!r} is impossible for two 0/1 scores{span}.")
+        raise ArgumentError(f"`correlation` {rho!r} is impossible for two 0/1 scores{span}.")
     return max(sa * sa + sb * sb - 2.0 * rho * sa * sb, 0.0)
 
 
@@ -120,12 +120,12 @@ def design_effect(cluster_size, icc, *, cv: float = 0.0):
     rho = np.asarray(icc, dtype=float)
     cv = _nonneg(cv, "cv")
     if np.any(m < 1) or not np.all(np.isfinite(m)):
-        raise ValueError(f"`cluster_size` must be >= 1; got {cluster_size!r}.")
+        raise ArgumentError(f"`cluster_size` must be >= 1; got {cluster_size!r}.")
     if np.any(rho < -1) or np.any(rho > 1) or not np.all(np.isfinite(rho)):
-        raise ValueError(f"`icc` must lie in [-1, 1]; got {icc!r}.")
+        raise ArgumentError(f"`icc` must lie in [-1, 1]; got {icc!r}.")
     out = 1.0 + ((cv * cv + 1.0) * m - 1.0) * rho
     if np.any(out <= 0):
-        raise ValueError(f"`icc` {icc!r} with cluster size {cluster_size!r} gives a design effect <= 0.")
+        raise ArgumentError(f"`icc` {icc!r} with cluster size {cluster_size!r} gives a design effect <= 0.")
     return float(out) if out.ndim == 0 else out
 
 
@@ -145,7 +145,7 @@ def trial_variance(item_variance: float, output_variance: float, trials):
     output_variance = _nonneg(output_variance, "output_variance")
     k = np.asarray(trials, dtype=float)
     if np.any(k < 1):
-        raise ValueError(f"`trials` must be >= 1; got {trials!r}.")
+        raise ArgumentError(f"`trials` must be >= 1; got {trials!r}.")
     out = item_variance + output_variance / k
     return float(out) if out.ndim == 0 else out
 
@@ -158,7 +158,7 @@ def variance_reduction(item_variance: float, output_variance: float, trials):
     """
     v1 = trial_variance(item_variance, output_variance, 1)
     if v1 == 0:
-        raise ValueError("`item_variance` and `output_variance` are both 0: there is no variance to reduce.")
+        raise ArgumentError("`item_variance` and `output_variance` are both 0: there is no variance to reduce.")
     out = 1.0 - np.asarray(trial_variance(item_variance, output_variance, trials)) / v1
     return float(out) if out.ndim == 0 else out
 

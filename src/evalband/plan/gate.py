@@ -25,14 +25,19 @@ import math
 import warnings
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
 import pandas as pd
 
-from .._validate import InputError, check_choice, check_confidence_level, check_probability
+from .._labels import natural_order
+from .._random import block_generator, name_key, run_entropy
+from .._validate import (ArgumentError, InputError, as_generator, check_choice, check_confidence_level,
+                         check_probability)
 from ..estimation.cluster import cluster_interval
 from ..estimation.mean import mean_interval
 from ..results import ConfidenceInterval
 from .power import solve_power
 from .sequential import SequentialComparison
+from ..display.reprs import displayed
 
 __all__ = ["release_gate", "GateResult", "paired_runs", "GATE_METHODS", "EXIT_CODES"]
 
@@ -43,7 +48,8 @@ EXIT_CODES = {"pass": 0, "fail": 1, "undecided": 3}
 MIN_UNITS = 10
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class GateResult:
     """Outcome of :func:`release_gate` (fractions, unrounded).
 
@@ -94,12 +100,17 @@ class GateResult:
     @property
     def message(self) -> str:
         """The one line a CI log shows."""
+        from ..display import decimals_for, format_level, format_signed, format_value
+
         lo, hi = 100 * self.ci.low, 100 * self.ci.high
+        width = hi - lo if math.isfinite(hi - lo) else float("nan")
+        d = decimals_for(width / 4) if width > 0 else 2  # the standard error, about a quarter of a 95% interval
         head = {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}[self.decision]
-        text = (f"{head}: candidate {self.candidate_mean:.4f} vs baseline {self.baseline_mean:.4f} on {self.n:,}"
-                f" paired items, difference {100 * self.difference:+.2f} points,"
-                f" {self.confidence_level:.0%} {'anytime-valid ' if self.method == 'betting' else ''}interval"
-                f" [{lo:+.2f}, {hi:+.2f}]")
+        text = (f"{head}: candidate {format_value(100 * self.candidate_mean, d)} vs baseline"
+                f" {format_value(100 * self.baseline_mean, d)} (points) on {self.n:,} paired items, difference"
+                f" {format_signed(100 * self.difference, d)} points, {format_level(self.confidence_level)}"
+                f" {'anytime-valid ' if self.method == 'betting' else ''}interval"
+                f" [{format_signed(lo, d)}, {format_signed(hi, d)}]")
         m = 100 * self.margin
         if self.decision == "pass":
             return text + f" lies above the margin -{m:g} points: non-inferior."
@@ -150,16 +161,18 @@ def _one_model(table, model, role: str) -> str:
     return model
 
 
-def paired_runs(baseline, candidate, *, models=None):
+def paired_runs(baseline, candidate, *, models=None, tasks=None):
     """Pair two runs on their common (task, item) keys; trial scores are averaged per item.
 
     Parameters
     ----------
     baseline, candidate : ResultsTable
-        Item-level tables (anything :func:`evalband.io.read` accepts is read first).
+        Item-level tables (anything :func:`evalband.select` accepts).
     models : str or (str, str), optional
         The model to take from each table (one name for both, or baseline and candidate names); needed only
         when a table holds several models.
+    tasks : sequence of str, optional
+        The tasks to compare (each must be in both runs); default every task.
 
     Returns
     -------
@@ -170,9 +183,9 @@ def paired_runs(baseline, candidate, *, models=None):
     left_out : dict
         ``{'baseline_only': int, 'candidate_only': int}``.
     """
-    from ..io import read
+    from ..selection import select
 
-    baseline, candidate = read(baseline), read(candidate)
+    baseline, candidate = select(baseline, tasks=tasks).table, select(candidate, tasks=tasks).table
     for t, role in ((baseline, "baseline"), (candidate, "candidate")):
         if t.level != "item":
             raise InputError(f"the {role} file holds per-task summaries; the gate needs per-item scores",
@@ -186,7 +199,7 @@ def paired_runs(baseline, candidate, *, models=None):
         elif len(models) == 2:
             mb, mc = models
         else:
-            raise ValueError(f"`models` must be one name or two (baseline, candidate); got {models!r}.")
+            raise ArgumentError(f"`models` must be one name or two (baseline, candidate); got {models!r}.")
     mb, mc = _one_model(baseline, mb, "baseline"), _one_model(candidate, mc, "candidate")
 
     def per_item(table, model):
@@ -223,8 +236,19 @@ def paired_runs(baseline, candidate, *, models=None):
     return frame, (str(mb), str(mc)), left
 
 
+def _betting_order(frame: pd.DataFrame, rng) -> np.ndarray:
+    """Positions of the paired items in the order the betting sequence takes them: the canonical (natural) order
+    of (task, item), permuted by the stream keyed by ``rng`` and 'gate-betting'."""
+    tasks = {t: k for k, t in enumerate(natural_order(frame["task"].astype(str)))}
+    items = {t: k for k, t in enumerate(natural_order(frame["item"].astype(str)))}
+    canonical = np.lexsort((frame["item"].astype(str).map(items).to_numpy(),
+                            frame["task"].astype(str).map(tasks).to_numpy()))
+    gen = block_generator(run_entropy(as_generator(rng)), (name_key("gate-betting"),))
+    return canonical[gen.permutation(canonical.size)]
+
+
 def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=0.95, method: str = "t",
-                 power: float = 0.8, models=None) -> GateResult:
+                 power: float = 0.8, models=None, tasks=None, rng=0) -> GateResult:
     """Decide whether a candidate run may replace a baseline run (paired non-inferiority).
 
     Parameters
@@ -243,6 +267,10 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     power : float
         Power used for the "more items" estimate when undecided.
     models : str or (str, str), optional
+    rng : int, Generator or None, default 0
+        'betting' only: the seed of the order in which the confidence sequence takes the items (a permutation of
+        the items in their canonical order, see Notes). The default 0 makes a CI gate give the same decision on
+        every run; None draws a fresh order.
 
     Returns
     -------
@@ -250,6 +278,11 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
 
     Notes
     -----
+    The betting confidence sequence depends on the order of the items, so the order is fixed by rule, never by
+    the order of the rows in the files: the paired items in the canonical (natural) order of their task and item
+    labels, then permuted by a stream keyed by ``rng`` and the name 'gate-betting'. Shuffled rows give the same
+    decision; another seed gives another valid anytime interval.
+
     The t interval is valid when items are an independent sample (or clusters are, with enough clusters,
     roughly 30 or more) and ``n`` is large enough for the mean difference to be near normal.
 
@@ -267,9 +300,9 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     method = check_choice(method, GATE_METHODS, "method")
     power = check_probability(power, "power")
     if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not (0 <= margin < 1):
-        raise ValueError(f"`margin` must be a number in [0, 1) (a fraction: 0.01 is one point); got {margin!r}.")
+        raise ArgumentError(f"`margin` must be a number in [0, 1) (a fraction: 0.01 is one point); got {margin!r}.")
     margin = float(margin)
-    frame, names, left = paired_runs(baseline, candidate, models=models)
+    frame, names, left = paired_runs(baseline, candidate, models=models, tasks=tasks)
     notes = [frame.attrs["note"]] if frame.attrs.get("note") else []
     if left["baseline_only"] or left["candidate_only"]:
         notes.append(f"items left out of the pairing: {left['baseline_only']:,} only in the baseline,"
@@ -303,8 +336,13 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     else:
         if b.min() < 0 or b.max() > 1 or c.min() < 0 or c.max() > 1:
             raise InputError("method 'betting' needs scores in [0, 1]", source="gate")
+        order = _betting_order(frame, rng)
         seq = SequentialComparison(confidence_level=conf, names=("candidate", "baseline"))
-        state = seq.update(c, b)
+        state = seq.update(c[order], b[order])
+        seed = f"rng={rng}" if isinstance(rng, int) else "the given rng"
+        notes.append(f"betting: the {n:,} paired items are taken in a random order fixed by the seed ({seed}; a"
+                     " permutation of the items in their canonical order), so the decision does not depend on the"
+                     " order of the rows")
         low, high = float(state.ci.low), float(state.ci.high)
         if G:
             notes.append("the betting interval treats items as independent; clusters are not used")

@@ -20,15 +20,17 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from .._validate import InputError, check_names
+from .._validate import ArgumentError, InputError, check_names
 from ..estimation.cluster import cluster_interval
 from ..estimation.trials import trial_variance
 from .planner import ComparisonPlan, plan_comparison
+from ..display.reprs import displayed
 
 __all__ = ["PilotEstimates", "estimate_pilot", "plan_from_pilot"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PilotEstimates:
     """Variance components of ``model_a - model_b`` estimated from pilot data (fractions; unrounded).
 
@@ -92,7 +94,7 @@ def _pick_models(table, models):
     else:
         chosen = check_names(models, table.models, "models")
         if len(chosen) != 2:
-            raise ValueError(f"`models` must name exactly two models (A,B); got {chosen!r}.")
+            raise ArgumentError(f"`models` must name exactly two models (A,B); got {chosen!r}.")
         extra = False
     return chosen, extra
 
@@ -108,7 +110,7 @@ def _cluster_stats(d: np.ndarray, codes: np.ndarray):
     return (float(est.se), float(est.extras["icc"]), float(est.extras["design_effect"]), size, notes)
 
 
-def estimate_pilot(table, *, models=None, correlation: float | None = None) -> PilotEstimates:
+def estimate_pilot(table, *, models=None, correlation: float | None = None, weights=None) -> PilotEstimates:
     """Estimate the variance components of a two-model comparison from a :class:`~evalband.table.ResultsTable`.
 
     Parameters
@@ -119,6 +121,9 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None) -> P
         Models A and B (default: the first two, with a note when there are more).
     correlation : float, optional
         Summary level only: the per-item correlation to assume (counts cannot show it).
+    weights : array_like, shape (n_tasks,), optional
+        Normalized task weights (a :class:`~evalband.selection.Selection`'s ``weights``): the planned quantity is
+        then the weighted mean over tasks of the per-task mean differences (item level).
 
     Notes
     -----
@@ -156,18 +161,21 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None) -> P
                               math.nan if correlation is None else rho, float(vd), 1, 0.0, 0.0, 0, math.nan,
                               math.nan, math.nan, math.nan, tuple(notes + list(table.notes)))
     if correlation is not None:
-        raise ValueError("`correlation` is estimated from item-level data; give it only for summary tables.")
+        raise ArgumentError("`correlation` is estimated from item-level data; give it only for summary tables.")
 
-    a_parts, b_parts, k_parts, out_parts, cl_parts = [], [], [], [], []
+    a_parts, b_parts, k_parts, out_parts, cl_parts, w_parts = [], [], [], [], [], []
     offset = 0
     left = 0
-    for task in table.tasks:
+    for j, task in enumerate(table.tasks):
+        if weights is not None and weights[j] == 0:
+            continue
         try:
             td = table.task_data(task, models=chosen)
         except InputError:
             notes.append(f"task '{task}' has no item shared by both models and is left out")
             continue
         left += sum(td.left_out.values())
+        w_parts.append((1.0 if weights is None else float(weights[j]), td.n_items))
         a_parts.append(td.scores[0])
         b_parts.append(td.scores[1])
         k_parts.append(td.trials)
@@ -191,6 +199,11 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None) -> P
     if not (va > 0 and vb > 0):
         notes.append("one model's scores do not vary; the correlation is set to 0")
     vd_obs = float(d.var(ddof=1))
+    if weights is not None:
+        vd_obs, d_w = _weighted_variance(d, w_parts)
+        notes.append("weights: the planned difference is the weighted mean over tasks of the per-task mean"
+                     " differences; its variance sum_t w_t**2 s_t**2 / n_t is expressed per item (times the items"
+                     " compared), so planned sizes scale every task's items in proportion")
 
     # output (trial-to-trial) noise from repeated trials (evalband.estimation.trial_variance, per model)
     oa = ob = 0.0
@@ -230,21 +243,40 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None) -> P
             icc = 0.0
         else:
             icc = icc_raw
-    return PilotEstimates(chosen[0], chosen[1], "item", int(n), float(a.mean()), float(b.mean()), float(d.mean()),
+    mean_d = float(d.mean()) if weights is None else d_w
+    if weights is not None and not cl_parts:
+        se = math.sqrt(vd_obs / n)
+    return PilotEstimates(chosen[0], chosen[1], "item", int(n), float(a.mean()), float(b.mean()), mean_d,
                           float(se), va, vb, rho, float(vd1), k_med, oa, ob, G, float(icc), m_bar, cv,
                           float(deff_obs), tuple(notes))
 
 
-def plan_from_pilot(table, *, effect: float, models=None, correlation: float | None = None, trials: int | None = None,
-                    **options) -> ComparisonPlan:
+def _weighted_variance(d, parts) -> tuple[float, float]:
+    """Per-item variance and mean of the weighted mean over tasks of per-task mean differences: ``n * sum_t
+    w_t**2 s_t**2 / n_t`` (``n`` the items compared), and ``sum_t w_t dbar_t``; ``parts`` holds (w_t, n_t) in the
+    order of ``d``."""
+    w = np.array([p[0] for p in parts], dtype=np.float64)
+    w = w / w.sum()
+    sizes = np.array([p[1] for p in parts], dtype=np.int64)
+    bounds = np.r_[0, np.cumsum(sizes)]
+    var = np.array([d[bounds[t]:bounds[t + 1]].var(ddof=1) if sizes[t] > 1 else 0.0 for t in range(len(sizes))])
+    means = np.array([d[bounds[t]:bounds[t + 1]].mean() for t in range(len(sizes))])
+    return float(d.size * np.sum(w ** 2 * var / sizes)), float(np.sum(w * means))
+
+
+def plan_from_pilot(data, *, effect: float, models=None, tasks=None, weights=None, group_weights=None,
+                    correlation: float | None = None, trials: int | None = None, **options) -> ComparisonPlan:
     """Plan a comparison from pilot data: items (and trials) needed for ``effect``, and the MDE at the pilot's n.
 
     Parameters
     ----------
-    table : ResultsTable
+    data : Selection, ResultsTable, DataFrame or path
+        Pilot results (anything :func:`evalband.select` accepts).
     effect : float
         Difference to detect (fraction).
     models : two model names, optional
+    tasks, weights, group_weights : optional
+        The selection (:func:`evalband.select`); with weights the plan is for the weighted mean over tasks.
     correlation : float, optional
         Summary-level tables only (see :func:`estimate_pilot`).
     trials : int, optional
@@ -258,10 +290,16 @@ def plan_from_pilot(table, *, effect: float, models=None, correlation: float | N
     ComparisonPlan
         ``inputs`` holds every estimate (``sources`` marks them 'estimated'), ``n`` is the pilot's item count.
     """
-    est = estimate_pilot(table, models=models, correlation=correlation)
+    from ..selection import select
+
+    sel = select(data, tasks=tasks, weights=weights, group_weights=group_weights)
+    table = sel.table
+    est = estimate_pilot(table, models=models, correlation=correlation, weights=sel.weights)
+    if sel.notes:
+        est = dataclasses.replace(est, notes=tuple(est.notes) + tuple(sel.notes))
     for bad in ("baseline", "variance_difference", "cluster_size", "icc", "output_variance", "n", "paired"):
         if bad in options:
-            raise ValueError(f"`{bad}` is estimated from the pilot data; do not give it with a results file.")
+            raise ArgumentError(f"`{bad}` is estimated from the pilot data; do not give it with a results file.")
     kw = dict(options)
     sources = {"variance_difference": "estimated", "n": "estimated"}
     if est.level == "summary":

@@ -15,11 +15,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import (check_alternative, check_choice, check_confidence_level, check_positive_int,
-                         check_probability)
+from .._validate import (ArgumentError, ArgumentTypeError, check_alternative, check_choice, check_confidence_level,
+                         check_positive_int, check_probability)
 from .design import (_nonneg, binary_variance_of_difference, design_effect, recommend_trials,
                      variance_of_difference)
 from .power import MULTIPLICITY_METHODS, POWER_METHODS, adjusted_alpha, solve_power
+from ..display.reprs import displayed
 
 __all__ = ["plan_comparison", "ComparisonPlan", "SCORE_KINDS"]
 
@@ -31,7 +32,8 @@ _TRIALS_SHOWN = (1, 2, 3, 4, 5, 8, 10, 16, 20, 32, 50, 100)
 MIN_ITEMS = 30
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class ComparisonPlan:
     """Answer of :func:`plan_comparison`. Differences are fractions (0.04 is four points), never rounded.
 
@@ -280,7 +282,7 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
     alpha_c = adjusted_alpha(alpha, n_comparisons, method=multiplicity)
     conf = 1 - alpha if confidence_level is None else check_confidence_level(confidence_level)
     if effect is None or isinstance(effect, bool) or not isinstance(effect, (int, float, np.floating)):
-        raise TypeError(f"`effect` must be a number; got {effect!r}.")
+        raise ArgumentTypeError(f"`effect` must be a number; got {effect!r}.")
     effect = float(effect)
     if n is not None:
         n = check_positive_int(n, "n", minimum=2)
@@ -293,46 +295,46 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
         spec = "variance_difference"
     elif score_kind == "binary":
         if baseline is None:
-            raise ValueError("binary scores need `baseline` (the proportion of model B) or `variance_difference`.")
+            raise ArgumentError("binary scores need `baseline` (the proportion of model B) or `variance_difference`.")
         baseline = check_probability(baseline, "baseline")
         if paired and correlation is None:
-            raise ValueError("a paired plan needs `correlation` (per-item correlation of the two models' scores)"
+            raise ArgumentError("a paired plan needs `correlation` (per-item correlation of the two models' scores)"
                              " or `variance_difference`; use paired=False for independent item sets.")
         rho = correlation if paired else 0.0
 
         def var1(e, p=baseline, rho=rho):
             q = p + e
             if not 0.0 <= q <= 1.0:
-                raise ValueError(f"`baseline` + `effect` = {q:g} is not a proportion.")
+                raise ArgumentError(f"`baseline` + `effect` = {q:g} is not a proportion.")
             return binary_variance_of_difference(q, p, correlation=rho)
 
         spec = "baseline and correlation" if paired else "baseline"
     else:
         if sd_a is None:
-            raise ValueError("continuous scores need `sd_a` (and optionally `sd_b`) or `variance_difference`.")
+            raise ArgumentError("continuous scores need `sd_a` (and optionally `sd_b`) or `variance_difference`.")
         sb = sd_a if sd_b is None else sd_b
         if paired and correlation is None:
-            raise ValueError("a paired plan needs `correlation` or `variance_difference`.")
+            raise ArgumentError("a paired plan needs `correlation` or `variance_difference`.")
         v0 = variance_of_difference(_nonneg(sd_a, "sd_a") ** 2, _nonneg(sb, "sd_b") ** 2,
                                     correlation=correlation if paired else 0.0)
         var1 = lambda e: v0  # noqa: E731
         spec = "sd_a, sd_b and correlation" if paired else "sd_a and sd_b"
     v_at = var1(effect)
     if not v_at > 0:
-        raise ValueError("the per-item variance of the difference is 0: nothing varies, so there is nothing to plan.")
+        raise ArgumentError("the per-item variance of the difference is 0: nothing varies, so there is nothing to plan.")
 
     # ---- trials and clusters
     out_diff = 0.0
     if output_variance is not None:
         out_diff = 2.0 * _nonneg(output_variance, "output_variance")
         if out_diff > v_at * (1 + 1e-9):
-            raise ValueError(f"`output_variance` {output_variance!r} is more than half the per-item variance of the"
+            raise ArgumentError(f"`output_variance` {output_variance!r} is more than half the per-item variance of the"
                              f" difference ({v_at:.4g}): the output noise of both models cannot exceed it.")
     elif trials > 1:
         notes.append("trials > 1 without `output_variance`: trials are assumed to change nothing")
     clustered = cluster_size is not None or icc is not None
     if clustered and (cluster_size is None or icc is None):
-        raise ValueError("a clustered plan needs both `cluster_size` and `icc`.")
+        raise ArgumentError("a clustered plan needs both `cluster_size` and `icc`.")
     m_bar = float(cluster_size) if clustered else 1.0
     rho_c = float(icc) if clustered else 0.0
     deff_cluster = design_effect(m_bar, rho_c, cv=cluster_cv) if clustered else 1.0

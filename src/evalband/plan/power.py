@@ -19,7 +19,7 @@ import math
 import numpy as np
 from scipy import optimize, special, stats
 
-from .._validate import check_alternative, check_choice, check_positive_int, check_probability
+from .._validate import ArgumentError, check_alternative, check_choice, check_positive_int, check_probability
 
 __all__ = ["z_factor", "adjusted_alpha", "power_of_test", "solve_power", "POWER_METHODS", "MULTIPLICITY_METHODS"]
 
@@ -181,29 +181,29 @@ def solve_power(*, effect=None, n=None, power=None, variance, alpha: float = 0.0
     """
     given = [v is None for v in (effect, n, power)]
     if sum(given) != 1:
-        raise ValueError("give exactly two of `effect`, `n` and `power`; the third is solved for.")
+        raise ArgumentError("give exactly two of `effect`, `n` and `power`; the third is solved for.")
     method = check_choice(method, POWER_METHODS, "method")
     alternative = check_alternative(alternative)
     alpha = check_probability(alpha, "alpha")
     if not (design_effect > 0 and math.isfinite(design_effect)):
-        raise ValueError(f"`design_effect` must be a positive number; got {design_effect!r}.")
+        raise ArgumentError(f"`design_effect` must be a positive number; got {design_effect!r}.")
     var_fn = variance if callable(variance) else (lambda _e, v=float(variance): v)
     if power is not None:
         power = check_probability(power, "power")
         if power <= alpha / (2 if alternative == "two-sided" else 1):
-            raise ValueError(f"`power` must exceed the significance level; got {power!r}.")
+            raise ArgumentError(f"`power` must exceed the significance level; got {power!r}.")
     if n is not None and not (n > 1):
-        raise ValueError(f"`n` must be larger than 1; got {n!r}.")
+        raise ArgumentError(f"`n` must be larger than 1; got {n!r}.")
     if effect is not None:
         if effect == 0 or not math.isfinite(effect):
-            raise ValueError(f"`effect` must be a non-zero number; got {effect!r}.")
+            raise ArgumentError(f"`effect` must be a non-zero number; got {effect!r}.")
         if alternative == "greater" and effect < 0 or alternative == "less" and effect > 0:
-            raise ValueError(f"`effect` {effect!r} points away from `alternative` {alternative!r}.")
+            raise ArgumentError(f"`effect` {effect!r} points away from `alternative` {alternative!r}.")
 
     def pw(e, nn):
         v = var_fn(e)
         if not (v > 0 and math.isfinite(v)):
-            raise ValueError(f"the variance of the difference must be positive; got {v!r}.")
+            raise ArgumentError(f"the variance of the difference must be positive; got {v!r}.")
         se = math.sqrt(v * design_effect / nn)
         df = None if method == "normal" else float(_df(nn, paired, cluster_size))
         return power_of_test(e, se, alpha=alpha, alternative=alternative, df=df)

@@ -34,8 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import check_confidence_level, check_positive_int
+from .._validate import ArgumentError, check_confidence_level, check_positive_int
 from ..results import ConfidenceInterval
+from ..display.reprs import displayed
 
 __all__ = ["SequentialComparison", "SequentialState", "betting_confidence_sequence", "DECISIONS"]
 
@@ -112,7 +113,7 @@ class _HedgedCS:
 def _check_scores(values, name: str) -> np.ndarray:
     arr = np.asarray(values, dtype=float).ravel()
     if arr.size and (np.isnan(arr).any() or arr.min() < 0 or arr.max() > 1):
-        raise ValueError(f"`{name}` must hold scores in [0, 1] without NaN (bounded scores; rescale others).")
+        raise ArgumentError(f"`{name}` must hold scores in [0, 1] without NaN (bounded scores; rescale others).")
     return arr
 
 
@@ -142,12 +143,13 @@ def betting_confidence_sequence(a, b=None, *, confidence_level=0.95, grid_size: 
         return ConfidenceInterval(lo, hi)
     b = _check_scores(b, "b")
     if a.shape != b.shape:
-        raise ValueError(f"`a` and `b` must be paired (same length); got {a.size} and {b.size}.")
+        raise ArgumentError(f"`a` and `b` must be paired (same length); got {a.size} and {b.size}.")
     lo, hi = cs.update((a - b + 1) / 2)
     return ConfidenceInterval(2 * lo - 1, 2 * hi - 1)
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class SequentialState:
     """Where a sequential comparison stands after an update.
 
@@ -228,11 +230,11 @@ class SequentialComparison:
                  grid_size: int = 1000):
         self.confidence_level = check_confidence_level(confidence_level)
         if margin is not None and not (isinstance(margin, (int, float)) and 0 < margin < 2):
-            raise ValueError(f"`margin` must be a number in (0, 2); got {margin!r}.")
+            raise ArgumentError(f"`margin` must be a number in (0, 2); got {margin!r}.")
         self.margin = None if margin is None else float(margin)
         self.names = tuple(names)
         if len(self.names) != 2:
-            raise ValueError(f"`names` must hold two labels; got {names!r}.")
+            raise ArgumentError(f"`names` must hold two labels; got {names!r}.")
         self._cs = _HedgedCS(1 - self.confidence_level, check_positive_int(grid_size, "grid_size", minimum=10))
         self._sum_d = 0.0
         self._state = None
@@ -246,13 +248,13 @@ class SequentialComparison:
         """Add a batch of paired scores (each in [0, 1]) and return the new state and decision."""
         a, b = _check_scores(a, "a"), _check_scores(b, "b")
         if a.shape != b.shape:
-            raise ValueError(f"`a` and `b` must be paired (same length); got {a.size} and {b.size}.")
+            raise ArgumentError(f"`a` and `b` must be paired (same length); got {a.size} and {b.size}.")
         if a.size:
             self._cs.update((a - b + 1) / 2)
             self._sum_d += float(np.sum(a - b))
         n = self._cs.t
         if n == 0:
-            raise ValueError("no items yet: give at least one pair of scores.")
+            raise ArgumentError("no items yet: give at least one pair of scores.")
         low, high = 2 * self._cs.low - 1, 2 * self._cs.high - 1
         if low > high:  # an empty intersection: the data contradict the i.i.d. model; report no decision
             low, high = -1.0, 1.0

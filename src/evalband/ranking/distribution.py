@@ -3,33 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
-
+from .._ranks import ranks as _ranks
 from .._validate import check_confidence_level
 
 __all__ = ["ranks", "rank_distribution", "marginal_rank_intervals", "probability_best"]
 
 
 def ranks(values, *, higher_is_better: bool = True) -> np.ndarray:
-    """Competition ranks ('1224') along the last axis: 1 + the number of models strictly better.
-
-    Parameters
-    ----------
-    values : array_like, shape (..., M)
-    higher_is_better : bool
-
-    Returns
-    -------
-    numpy.ndarray of int, shape (..., M)
-        Tied models share the best of their ranks. Values equal to 12 significant digits count as tied, so that
-        equal aggregates summed in a different order (e.g. two mean ranks of 3.789...) do not rank apart.
-    """
-    v = np.asarray(values, dtype=np.float64)
-    scale = np.max(np.abs(np.where(np.isfinite(v), v, 0.0)), axis=-1, keepdims=True)
-    scale = np.where(scale > 0, scale, 1.0)
-    key = np.round(v / scale, 12)
-    key = -key if higher_is_better else key
-    return stats.rankdata(key, method="min", axis=-1).astype(np.int64)
+    """Competition ranks ('1224') along the last axis: 1 + the number of models strictly better
+    (:func:`evalband._ranks.ranks` with ``ties='min'``; values equal to 12 significant digits tie)."""
+    return _ranks(values, axis=-1, higher_is_better=higher_is_better, ties="min")
 
 
 def rank_distribution(rank_samples, n_models: int | None = None) -> np.ndarray:

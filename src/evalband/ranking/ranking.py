@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import OVERLAP_CONFIDENCE, check_choice, check_confidence_level, check_positive_int
+from .._validate import ArgumentError, OVERLAP_CONFIDENCE, check_choice, check_confidence_level, check_positive_int
 from ..results import ConfidenceInterval
 from .distribution import marginal_rank_intervals, probability_best, rank_distribution, ranks
 from .simultaneous import better_matrix, simultaneous_rank_intervals, tiers
+from ..display.reprs import displayed
 
 __all__ = ["rank", "Ranking", "ModelRanking", "rank_models", "SIMULTANEOUS"]
 
@@ -19,7 +20,8 @@ __all__ = ["rank", "Ranking", "ModelRanking", "rank_models", "SIMULTANEOUS"]
 SIMULTANEOUS = ("max-t", "bonferroni", "holm", "bh", "none")
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class ModelRanking:
     """Ranking of the models under one aggregate.
 
@@ -59,6 +61,8 @@ class ModelRanking:
     simultaneous : str
     higher_is_better : bool
     """
+
+    __display__ = {"columns": ("model", "estimate", "se", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "rank_sim_low", "rank_sim_high", "p_best", "tier", "confidence_level")}
 
     aggregate: str
     models: tuple
@@ -103,7 +107,8 @@ class ModelRanking:
                              "rank": np.tile(np.arange(1, m + 1), m), "probability": self.distribution.ravel()})
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Ranking:
     """Result of :func:`rank`: one :class:`ModelRanking` per aggregate, all from one replicate set.
 
@@ -115,6 +120,7 @@ class Ranking:
     replicates: object
     notes: tuple = ()
     tasks_left_out: dict = field(default_factory=dict)
+    selection: object = field(default=None, repr=False, compare=False)
 
     def to_frame(self) -> pd.DataFrame:
         return pd.concat([r.to_frame() for r in self.rankings], ignore_index=True)
@@ -178,7 +184,7 @@ def rank_models(observed, samples, models, *, aggregate: str = "statistic", high
 def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=None, tasks=None, replicates=None,
          resampling: str = "auto", n_resamples: int = 10_000, method: str = "percentile", confidence_level=0.95,
          simultaneous: str = "max-t", margin: float = 0.0, correlation: float | None = None, cluster=None,
-         aggregate_options=None, rng=None) -> Ranking:
+         aggregate_options=None, rng=None, fixed=None, ppi: str = "ppi++") -> Ranking:
     """Rank models with uncertainty under one or several aggregates, from one bootstrap replicate set.
 
     Parameters
@@ -186,8 +192,8 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     data : ResultsTable, path, DataFrame or Replicates
     aggregate : str, callable or sequence
         E.g. 'mean', 'mean-rank', 'minmax' or 'mean,mean-rank' (see ``evalband.aggregate.AGGREGATES``).
-    weights, group_weights, models, tasks, replicates, resampling, n_resamples, cluster, aggregate_options, rng
-        As for :func:`evalband.comparison.compare`.
+    weights, group_weights, models, tasks, replicates, resampling, n_resamples, cluster, aggregate_options, rng, fixed
+        As for :func:`evalband.comparison.compare` (``fixed``: facets to condition on; by default they are random).
     method : {'percentile', 'basic', 'bca'}
         Interval method for each model's aggregate.
     confidence_level : float or str
@@ -200,6 +206,8 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
         A model counts as better than another only when their difference's interval lies beyond ``margin``.
     correlation : float, optional
         Summary data only: rank on replicates with this assumed between-model correlation (default 0).
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Item-level results with human labels: rank the human-scale means (as :func:`evalband.comparison.compare`).
 
     Returns
     -------
@@ -227,26 +235,29 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     Ann. Statist. 37(6B), 3929-3959.
     Longjohn, R., Gopalan, G. & Casleton, E. (2025). arXiv:2501.04234.
     """
-    from ..comparison._setup import aggregate_notes, prepare, resolve_aggregates
-    from ..comparison.verdict import check_margin
+    from ..aggregate import aggregate_notes, evaluate_aggregates
     from ..comparison.sensitivity import correlated_replicates
+    from ..comparison.verdict import check_margin
+    from ..resample import replicates_for
 
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     level = check_confidence_level(confidence_level)
     simultaneous = check_choice(simultaneous, SIMULTANEOUS, "simultaneous")
     margin = check_margin(margin)
-    table, reps, gen, left_out = prepare(data, replicates=replicates, models=models, tasks=tasks,
-                                         resampling=resampling, n_resamples=n_resamples, rng=rng, cluster=cluster)
-    weights, group_weights, weight_notes = left_out.weights(weights, group_weights)
+    sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights,
+                                    replicates=replicates, resampling=resampling, n_resamples=n_resamples, rng=rng,
+                                    cluster=cluster, what="a ranking", fixed=fixed, jackknife=method == "bca",
+                                    ppi=ppi)
+    table = sel.table
     summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
-    notes = list(getattr(reps, "notes", ())) + left_out.notes() + weight_notes
-    aggs = resolve_aggregates(reps, aggregate, weights=weights, group_weights=group_weights,
-                              jackknife=(method == "bca"), **dict(aggregate_options or {}))
+    notes = list(dict.fromkeys([*reps.notes, *sel.notes]))
+    aggs = evaluate_aggregates(reps, aggregate, weights=sel.weights, jackknife=(method == "bca"),
+                               **dict(aggregate_options or {}))
     notes += aggregate_notes(aggs)
     corr_reps = None
     if correlation is not None:
         if not summary:
-            raise ValueError("`correlation` applies to data without pairing (summary-level counts) only; with"
+            raise ArgumentError("`correlation` applies to data without pairing (summary-level counts) only; with"
                              " item-level data the correlation is measured.")
         if correlation > 0:
             corr_reps = correlated_replicates(reps.observed, reps.replicates, correlation, rng=gen)
@@ -265,7 +276,7 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
         notes.append("confidence 'overlap' (83.4%) applies to each model's interval and its marginal rank interval"
                      " (two such intervals that do not overlap suggest a difference at about 5%); the tiers and"
                      " simultaneous rank intervals judge differences and stay at 95%")
-    strata = reps.jackknife_strata() if method == "bca" and hasattr(reps, "jackknife_strata") else None
+    strata = reps.jackknife_strata() if method == "bca" else None
     out = []
     for av in aggs:
         samples = av.samples if corr_reps is None else np.asarray(av.function(corr_reps), dtype=np.float64)
@@ -274,4 +285,4 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
                                simultaneous=simultaneous, margin=margin, jackknife=av.jackknife,
                                jackknife_strata=strata, scale=av.scale,
                                n_units=float(np.sum(np.asarray(reps.n_units))), decision_level=decision_level))
-    return Ranking(tuple(out), reps, tuple(notes), dict(left_out.lacking))
+    return Ranking(tuple(out), reps, tuple(notes), sel.tasks_left_out, sel)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..comparison.verdict import margin_text
+from ..display import difference_text, estimate_text, format_level, format_percent, margin_text
 
 __all__ = ["findings_for", "method_notes", "references", "detectable_difference"]
 
@@ -15,11 +15,6 @@ def detectable_difference(se, *, alpha: float = 0.05, power: float = 0.8) -> np.
     from ..plan.power import z_factor
 
     return np.sqrt(z_factor(alpha=alpha, power=power)) * np.asarray(se, dtype=float)
-
-
-def _pts(x, scale) -> str:
-    x = 0.0 if abs(x) < 1e-12 else x
-    return f"{x * scale:+.2f} points" if scale == 100 else f"{x * scale:+.3g}"
 
 
 def _val(x, scale) -> str:
@@ -46,11 +41,14 @@ def findings_for(f) -> list[str]:
     k = next(i for i, (a, b) in enumerate(zip(pairs.model_a, pairs.model_b)) if {a, b} == {m[top], m[second]})
     lo, hi = np.asarray(pairs.ci.low)[k], np.asarray(pairs.ci.high)[k]
     decided = pairs.verdict[k] in ("A better", "B better")
+    best = "highest" if f["higher_is_better"] else "lowest (best)"
+    se = np.asarray(getattr(rk, "se", np.full(len(m), np.nan)), dtype=float)
     out.append(
-        f"{m[top]} has the {'highest' if f['higher_is_better'] else 'lowest (best)'} {agg} over tasks ({_val(rk.estimate[top], scale)}, {level:.0%} interval "
-        f"{_val(np.asarray(rk.ci.low)[top], scale)} to {_val(np.asarray(rk.ci.high)[top], scale)}). Its lead over "
-        f"{m[second]} ({_pts(pairs.difference[k], scale)}, {level:.0%} interval {_pts(lo, scale)} to "
-        f"{_pts(hi, scale)}) is " + _lead_text(pairs, k, decided))
+        f"{m[top]} has the {best} {agg} over tasks, "
+        f"{estimate_text(rk.estimate[top], np.asarray(rk.ci.low)[top], np.asarray(rk.ci.high)[top], se[top], confidence_level=level, scale=scale)}."
+        f" Its lead over {m[second]}, "
+        f"{difference_text(pairs.difference[k], lo, hi, np.asarray(pairs.se)[k], confidence_level=level, scale=scale)},"
+        " is " + _lead_text(pairs, k, decided))
     gap, se_top = abs(float(pairs.difference[k])), float(np.asarray(pairs.se)[k])
     if not decided and gap > 1e-12 and se_top > 0:
         factor = float((detectable_difference(se_top) / gap) ** 2)
@@ -64,7 +62,7 @@ def findings_for(f) -> list[str]:
     open_pairs = [f"{a} vs {b}" for a, b, d, e in zip(pairs.model_a, pairs.model_b, dec, equiv) if not (d or e)]
     margin = float(getattr(pairs, "margin", 0.0) or 0.0)
     beyond = f" (by more than the {margin_text(margin, scale=scale)})" if margin > 0 else ""
-    text = (f"Of the {n_pairs} pairs of models, {int(dec.sum())} differ decidedly{beyond} at the {level:.0%} level "
+    text = (f"Of the {n_pairs} pairs of models, {int(dec.sum())} differ decidedly{beyond} at the {format_level(level)} level "
             f"(each pair on its own, without a multiple-comparison correction)")
     if equiv.any():
         text += f"; {int(equiv.sum())} are equivalent within the margin"
@@ -78,7 +76,7 @@ def findings_for(f) -> list[str]:
                    f"intervals over all pairs): {shown}" + ("; and so on." if len(tiers) > 3 else "."))
     best = [(m[i], rk.p_best[i]) for i in order if rk.p_best[i] >= 0.01][:4]
     out.append("Probability of ranking first over the bootstrap replicates: "
-               + ", ".join(f"{n} {p:.0%}" for n, p in best) + ".")
+               + ", ".join(f"{n} {format_percent(p)}" for n, p in best) + ".")
     adjacent = [k for k, (a, b) in enumerate(zip(pairs.model_a, pairs.model_b))
                 if abs(list(order).index(m.index(a)) - list(order).index(m.index(b))) == 1]
     se_adj = np.median(np.asarray(pairs.se)[adjacent]) if adjacent else np.median(pairs.se)
@@ -180,9 +178,12 @@ def _weights_finding(name, ws, rk, order) -> str:
     won = shares[(shares["points"] > 0) & (shares["model"] != "undecided")]
     undecided = float(shares.loc[shares["model"] == "undecided", "share"].iloc[0])
     unit = "of the weight space" if ws.layout == "sampled" else "of task-group weightings"
-    head = {"measured": "With the correlation between models measured (z = 2)",
-            "independent": "Assuming independent models (z = 2)",
-            "correlated": "Allowing for a moderate positive correlation (z = 1.4)"}[name]
+    head = {"measured": "With the correlation between models measured from the paired data (a lead counts when it"
+                        " exceeds 2 standard errors of the difference)",
+            "independent": "Treating the models' scores as independent (a lead counts when it exceeds 2 standard"
+                           " errors of the difference)",
+            "correlated": "Allowing for models that tend to succeed on the same items (a lead counts from 1.4"
+                          " standard errors)"}[name]
     if won.empty:
         return f"{head}, no model is significantly best under any weighting of the task groups."
     parts = []
@@ -216,7 +217,7 @@ def method_notes(f) -> list[str]:
                      "draw of each model's correct count (equivalent to resampling its 0/1 items), independently "
                      "across models, as in Longjohn et al. (2025).")
     notes += [
-        f"Intervals: bootstrap percentile intervals at {level:.0%}; per-model plots add 83.4% intervals, whose "
+        f"Intervals: bootstrap percentile intervals at {format_level(level)}; per-model plots add 83.4% intervals, whose "
         "non-overlap corresponds to a difference at about the 5% level for independent, equally precise estimates "
         "(Goldstein & Healy 1995). Decisions use the interval of each difference itself.",
         "Verdicts: a pair is decided when the interval of its difference excludes zero, not yet decided otherwise.",

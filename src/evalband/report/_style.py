@@ -10,9 +10,10 @@ from __future__ import annotations
 import io
 
 import numpy as np
+from .._validate import ArgumentError, MissingExtraError
 
 __all__ = ["require_matplotlib", "new_axes", "OKABE_ITO", "GREY", "categorical_colors", "save_figure",
-           "figure_bytes", "label_fontsize", "rc"]
+           "figure_bytes", "label_fontsize", "rc", "text_only", "plain_text", "TEXT_ONLY"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette (black left out), then Paul Tol's 'muted' scheme for more.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
@@ -20,8 +21,12 @@ _TOL_MUTED = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", 
 #: colour of 'undecided' regions and cells
 GREY = "#C8C8C8"
 
+#: names from the user's files are drawn as text, never parsed as mathtext ('$5 vs $10', '$\\badcmd{$')
+TEXT_ONLY = {"text.parse_math": False}
+
 #: settings applied while drawing and saving; 'svg.hashsalt' makes SVG ids stable across runs
 rc = {
+    **TEXT_ONLY,
     "svg.hashsalt": "evalband",
     "svg.fonttype": "path",
     "font.size": 9,
@@ -41,7 +46,7 @@ def require_matplotlib():
         import matplotlib
         import matplotlib.figure  # noqa: F401
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError("plots need matplotlib: pip install 'evalband[report]'") from exc
+        raise MissingExtraError("plots need matplotlib: pip install 'evalband[report]'") from exc
     return matplotlib
 
 
@@ -80,7 +85,7 @@ def save_figure(fig, path=None, *, format: str = "png"):
     matplotlib = require_matplotlib()
     fmt = format.lower()
     if fmt not in ("png", "svg"):
-        raise ValueError(f"`format` must be 'png' or 'svg'; got {format!r}.")
+        raise ArgumentError(f"`format` must be 'png' or 'svg'; got {format!r}.")
     metadata = {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
     buf = io.BytesIO()
     with matplotlib.rc_context(rc):
@@ -88,8 +93,9 @@ def save_figure(fig, path=None, *, format: str = "png"):
     data = buf.getvalue()
     if path is None:
         return data
-    with open(path, "wb") as fh:
-        fh.write(data)
+    from .._files import write_atomic
+
+    write_atomic(path, data)  # whole or not at all
     return None
 
 
@@ -105,15 +111,41 @@ def sort_order(values, *, descending: bool = True) -> np.ndarray:
     return np.argsort(-key if descending else key, kind="stable")
 
 
+def plain_text(result):
+    """Mark every text of the figure holding ``result`` (an Axes or a Figure) as plain text (no mathtext), so
+    that drawing it later, outside evalband's settings, shows names as written. Returns ``result``."""
+    fig = getattr(result, "figure", result)
+    if fig is not None and hasattr(fig, "findobj"):
+        from matplotlib.text import Text
+
+        for text in fig.findobj(Text):
+            text.set_parse_math(False)
+    return result
+
+
+def text_only(func):
+    """Decorator of every plot function: names are drawn as text, never as mathtext (the one helper for it)."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        matplotlib = require_matplotlib()
+        with matplotlib.rc_context(TEXT_ONLY):
+            return plain_text(func(*args, **kwargs))
+
+    return wrapper
+
+
 def styled(func):
-    """Run a plot function inside the evalband rc settings (fonts are fixed when artists are created)."""
+    """Run a plot function inside the evalband rc settings (fonts are fixed when artists are created); names
+    are drawn as text (:func:`text_only`)."""
     import functools
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         matplotlib = require_matplotlib()
         with matplotlib.rc_context(rc):
-            return func(*args, **kwargs)
+            return plain_text(func(*args, **kwargs))
 
     return wrapper
 
@@ -126,5 +158,5 @@ def as_pair(interval, n: int, name: str):
     low = np.asarray(low, dtype=np.float64).reshape(-1)
     high = np.asarray(high, dtype=np.float64).reshape(-1)
     if low.shape != (n,) or high.shape != (n,):
-        raise ValueError(f"`{name}` must hold {n} lows and {n} highs; got shapes {low.shape} and {high.shape}.")
+        raise ArgumentError(f"`{name}` must hold {n} lows and {n} highs; got shapes {low.shape} and {high.shape}.")
     return low, high

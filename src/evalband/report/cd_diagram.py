@@ -12,6 +12,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from .._validate import ArgumentError, MissingExtraError
+
+from ._style import text_only
 
 __all__ = ["cd_diagram"]
 
@@ -20,7 +23,7 @@ def _require_matplotlib():
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:  # pragma: no cover - only without the extra
-        raise ImportError("plots need matplotlib: pip install 'evalband[report]'") from exc
+        raise MissingExtraError("plots need matplotlib: pip install 'evalband[report]'") from exc
     return Figure
 
 
@@ -36,7 +39,7 @@ def _unpack(result, mean_ranks, models, critical_difference, significant, clique
         if ranks is None and omnibus is not None:
             ranks = getattr(omnibus, "mean_ranks", None)
         if ranks is None:
-            raise ValueError("`result` carries no mean ranks: pass a Friedman/Nemenyi result, a run_test result,"
+            raise ArgumentError("`result` carries no mean ranks: pass a Friedman/Nemenyi result, a run_test result,"
                              " or `mean_ranks=`.")
         mean_ranks = ranks
         if critical_difference is None:
@@ -49,23 +52,24 @@ def _unpack(result, mean_ranks, models, critical_difference, significant, clique
         if cliques is None:
             cliques = getattr(posthoc, "cliques", None)
     if mean_ranks is None:
-        raise ValueError("give a `result` or `mean_ranks`.")
+        raise ArgumentError("give a `result` or `mean_ranks`.")
     mean_ranks = np.asarray(mean_ranks, dtype=float)
     if mean_ranks.ndim != 1 or mean_ranks.size < 2:
-        raise ValueError(f"`mean_ranks` must be 1-D with at least 2 models; got shape {mean_ranks.shape}.")
+        raise ArgumentError(f"`mean_ranks` must be 1-D with at least 2 models; got shape {mean_ranks.shape}.")
     k = mean_ranks.size
     models = tuple(map(str, models)) if models is not None else tuple(f"model {i}" for i in range(k))
     if len(models) != k:
-        raise ValueError(f"`models` has {len(models)} names for {k} mean ranks.")
+        raise ArgumentError(f"`models` has {len(models)} names for {k} mean ranks.")
     if cliques is None:
         if significant is None:
             if critical_difference is None:
-                raise ValueError("give `critical_difference`, `significant` or `cliques` to join models.")
+                raise ArgumentError("give `critical_difference`, `significant` or `cliques` to join models.")
             significant = np.abs(mean_ranks[:, None] - mean_ranks[None, :]) > critical_difference
         cliques = cliques_from_significance(mean_ranks, significant, models)
     return mean_ranks, models, critical_difference, tuple(tuple(c) for c in cliques)
 
 
+@text_only
 def cd_diagram(result=None, *, mean_ranks=None, models=None, critical_difference=None, significant=None,
                cliques=None, ax=None, title: str | None = None, show_ranks: bool = True,
                fontsize: float = 9.0, reverse: bool = False):

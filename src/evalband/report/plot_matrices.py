@@ -5,12 +5,25 @@ from __future__ import annotations
 import numpy as np
 
 from ._style import GREY, label_fontsize, new_axes, sort_order, styled
+from .._validate import ArgumentError
 
 __all__ = ["task_heatmap", "pairwise_matrix"]
 
 
+#: the heatmap writes values in its cells up to this many tasks (columns) and models (rows); beyond, the cells
+#: are too small for numbers one can read, and the figure shows colours only
+MAX_ANNOTATED_TASKS = 15
+MAX_ANNOTATED_MODELS = 40
+
+
+def annotates(n_models: int, n_tasks: int) -> bool:
+    """Whether :func:`task_heatmap` writes the values in its cells (the one rule; the report's caption says it)."""
+    return n_tasks <= MAX_ANNOTATED_TASKS and n_models <= MAX_ANNOTATED_MODELS
+
+
 def _cell_fontsize(n_rows: int, n_cols: int) -> float:
-    return 7.0 if max(n_rows, n_cols) <= 12 else 5.5 if max(n_rows, n_cols) <= 20 else 4.5
+    # cells are 0.3 in high and 0.55 in wide whatever their number, so two lines of 6.5 pt fit
+    return 7.0 if max(n_rows, n_cols) <= 12 else 6.5
 
 
 @styled
@@ -29,7 +42,7 @@ def task_heatmap(models, tasks, estimate, width=None, *, ax=None, sort=True, sca
     scale : float
         Display multiplier (100: percent).
     annotate : bool, optional
-        Write values in cells; default when there are at most 600 cells.
+        Write values in cells; default :func:`annotates` (at most 15 tasks and 40 models).
     cmap : str
         Colour map (default 'cividis', designed for colour-vision deficiency).
 
@@ -41,10 +54,10 @@ def task_heatmap(models, tasks, estimate, width=None, *, ax=None, sort=True, sca
     M, T = len(names), len(tnames)
     est = np.asarray(estimate, dtype=np.float64)
     if est.shape != (M, T):
-        raise ValueError(f"`estimate` must be shaped (models, tasks) = ({M}, {T}); got {est.shape}.")
+        raise ArgumentError(f"`estimate` must be shaped (models, tasks) = ({M}, {T}); got {est.shape}.")
     wid = None if width is None else np.asarray(width, dtype=np.float64)
     if wid is not None and wid.shape != (M, T):
-        raise ValueError(f"`width` must be shaped ({M}, {T}); got {wid.shape}.")
+        raise ArgumentError(f"`width` must be shaped ({M}, {T}); got {wid.shape}.")
     order = sort_order(np.nanmean(est, axis=1)) if sort else np.arange(M)
     longest = max(len(t) for t in tnames)
     ax = new_axes(ax, width=min(16.0, max(5.5, 0.55 * T + 2.2)),
@@ -57,7 +70,7 @@ def task_heatmap(models, tasks, estimate, width=None, *, ax=None, sort=True, sca
                   rotation_mode="anchor")
     ax.spines[:].set_visible(False)
     if annotate is None:
-        annotate = M * T <= 600
+        annotate = annotates(M, T)
     if annotate:
         fs = _cell_fontsize(M, T)
         lo, hi = np.nanmin(shown), np.nanmax(shown)
@@ -105,7 +118,7 @@ def pairwise_matrix(models, difference, verdict, *, ax=None, order=None, scale=1
     diff = np.asarray(difference, dtype=np.float64)
     dec = np.asarray(verdict, dtype=bool)
     if diff.shape != (M, M) or dec.shape != (M, M):
-        raise ValueError(f"`difference` and `verdict` must be ({M}, {M}); got {diff.shape} and {dec.shape}.")
+        raise ArgumentError(f"`difference` and `verdict` must be ({M}, {M}); got {diff.shape} and {dec.shape}.")
     if order is None:
         order = sort_order(np.nanmean(np.where(np.eye(M, dtype=bool), np.nan, diff), axis=1))
     order = np.asarray(order)

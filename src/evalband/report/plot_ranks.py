@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._style import GREY, as_pair, categorical_colors, label_fontsize, new_axes, rows_height, styled
+from .._validate import ArgumentError
 
 __all__ = ["rank_distribution_plot", "pass_at_k_plot"]
 
@@ -32,7 +33,7 @@ def rank_distribution_plot(models, rank_probabilities, rank_interval=None, *, ax
     M = len(names)
     P = np.asarray(rank_probabilities, dtype=np.float64)
     if P.shape != (M, M):
-        raise ValueError(f"`rank_probabilities` must be ({M}, {M}); got {P.shape}.")
+        raise ArgumentError(f"`rank_probabilities` must be ({M}, {M}); got {P.shape}.")
     mean_rank = P @ np.arange(1, M + 1)
     order = np.argsort(mean_rank, kind="stable") if sort else np.arange(M)
     ax = new_axes(ax, width=max(4.8, 0.28 * M + 3.0), height=rows_height(M, extra=1.6))
@@ -83,7 +84,7 @@ def pass_at_k_plot(k, estimate, models, ci=None, *, ax=None, scale=100.0, title=
     kk = np.asarray(k, dtype=np.float64).reshape(-1)
     est = np.asarray(estimate, dtype=np.float64).reshape(M, -1) * scale
     if est.shape[1] != kk.size:
-        raise ValueError(f"`estimate` must be shaped (models, k) = ({M}, {kk.size}); got {est.shape}.")
+        raise ArgumentError(f"`estimate` must be shaped (models, k) = ({M}, {kk.size}); got {est.shape}.")
     ax = new_axes(ax, width=6.0, height=4.0)
     colors = categorical_colors(M)
     order = np.argsort(-est[:, -1], kind="stable")
@@ -95,6 +96,8 @@ def pass_at_k_plot(k, estimate, models, ci=None, *, ax=None, scale=100.0, title=
             ax.fill_between(kk, lo, hi, color=colors[i], alpha=0.18, lw=0)
     if log_x or (log_x is None and kk.max() / max(kk.min(), 1) > 20):
         ax.set_xscale("log")
+    ax.set_xticks(kk, [str(int(k)) for k in kk])  # k is a whole number of attempts: tick the ks estimated
+    ax.minorticks_off()
     ax.set_xlabel("k")
     ax.set_ylabel("pass@k" + (" (%)" if scale == 100 else ""))
     ax.grid(color=GREY, lw=0.5, alpha=0.6)

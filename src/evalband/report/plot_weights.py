@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._style import GREY, categorical_colors, label_fontsize, new_axes, rows_height, styled
+from .._validate import ArgumentError
 
 __all__ = ["weight_sensitivity_plot", "simplex_map", "weight_line_plot", "weight_shares_plot"]
 
@@ -47,10 +48,10 @@ def simplex_map(result, *, ax=None, title=None, mark_equal=True):
     from matplotlib.patches import Polygon
 
     from ..weights import barycentric_to_xy
-    from ..weights._grid import SIMPLEX_CORNERS
+    from ..weights import SIMPLEX_CORNERS
 
     if result.layout != "simplex":
-        raise ValueError(f"`result` must cover three groups on a grid (layout 'simplex'); got {result.layout!r}.")
+        raise ArgumentError(f"`result` must cover three groups on a grid (layout 'simplex'); got {result.layout!r}.")
     ax = new_axes(ax, width=6.6, height=4.6)
     xy = barycentric_to_xy(result.weights)
     winners, colors, share = _winner_colors(result)
@@ -93,7 +94,7 @@ def simplex_map(result, *, ax=None, title=None, mark_equal=True):
 def weight_line_plot(result, *, ax=None, title=None, scale=100.0, max_models=6):
     """Two groups: each leading model's weighted score along the weight line, with the verdict as a band."""
     if result.layout != "line":
-        raise ValueError(f"`result` must cover two groups (layout 'line'); got {result.layout!r}.")
+        raise ArgumentError(f"`result` must cover two groups (layout 'line'); got {result.layout!r}.")
     ax = new_axes(ax, width=6.4, height=4.0)
     t = result.weights[:, 1]
     winners, colors, share = _winner_colors(result)

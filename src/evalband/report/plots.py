@@ -7,6 +7,7 @@ are sorted (best first), colours are colour-blind-safe (Okabe-Ito, Tol, cividis,
 
 ===========================  ===================================================================
 forest_plot                  per-model aggregates with 95% and 83.4% intervals
+headline_plot                the forest plot beside each model's difference from the leader
 interval_comparison_plot     Bayesian vs bootstrap (or any) intervals side by side
 task_heatmap                 per-task scores with interval half-widths
 pairwise_matrix              pairwise differences, grey where undecided
@@ -19,13 +20,15 @@ weight_sensitivity_plot      simplex map / weight line / shares (evalband.weight
 from __future__ import annotations
 
 from ._style import OKABE_ITO, categorical_colors, figure_bytes, save_figure
-from .plot_intervals import forest_plot, interval_comparison_plot
+from .plot_intervals import forest_plot, headline_plot, interval_comparison_plot, narrow_intervals
 from .plot_matrices import pairwise_matrix, task_heatmap
 from .plot_ranks import pass_at_k_plot, rank_distribution_plot
 from .plot_weights import simplex_map, weight_line_plot, weight_sensitivity_plot, weight_shares_plot
 
 __all__ = [
     "forest_plot",
+    "headline_plot",
+    "narrow_intervals",
     "interval_comparison_plot",
     "task_heatmap",
     "pairwise_matrix",

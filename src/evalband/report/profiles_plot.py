@@ -7,6 +7,9 @@ Both take the computed result and an optional Axes (``ax=None`` draws on a new F
 from __future__ import annotations
 
 import numpy as np
+from .._validate import MissingExtraError
+
+from ._style import text_only
 
 __all__ = ["plot_performance_profile", "plot_simplex"]
 
@@ -20,11 +23,12 @@ def _new_axes(ax, width, height):
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:  # pragma: no cover - only without the extra
-        raise ImportError("plots need matplotlib: pip install 'evalband[report]'") from exc
+        raise MissingExtraError("plots need matplotlib: pip install 'evalband[report]'") from exc
     fig = Figure(figsize=(width, height), layout="constrained")
     return fig.add_subplot()
 
 
+@text_only
 def plot_performance_profile(profile, *, ax=None, models=None, colors=None, xlabel: str | None = None,
                              legend: bool = True, log_x: bool = False):
     """Draw performance profiles with their bootstrap bands.
@@ -66,6 +70,7 @@ def plot_performance_profile(profile, *, ax=None, models=None, colors=None, xlab
     return ax
 
 
+@text_only
 def plot_simplex(result, *, ax=None, max_points: int = 5000, color="#0072B2", rng=0):
     """Scatter Bayesian signed-rank posterior samples on the probability simplex.
 

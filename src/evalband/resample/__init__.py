@@ -10,9 +10,10 @@ from .columns import ItemColumns
 from .engine import RESAMPLING, bootstrap, use_executor
 from .items import ItemReplicates, bootstrap_items
 from .intervals import INTERVAL_METHODS, bca_acceleration, interval
-from .replicates import Replicates
+from .replicates import Replicates, ReplicateSet
+from .prepare import replicates_for, require_clusters
 from .statistics import STATISTICS, Statistic, get_statistic
 
 __all__ = ["bootstrap", "use_executor", "Replicates", "interval", "ItemColumns", "Statistic", "STATISTICS", "get_statistic",
            "INTERVAL_METHODS", "RESAMPLING", "bca_acceleration", "bootstrap_items", "ItemReplicates",
-           "draw_counts", "draw_indices"]
+           "draw_counts", "draw_indices", "ReplicateSet", "replicates_for", "require_clusters"]

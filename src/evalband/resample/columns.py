@@ -12,12 +12,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError
+from .._validate import ArgumentError, InputError
+from ..display.reprs import displayed
 
 __all__ = ["ItemColumns"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class ItemColumns:
     """Per-task item columns, paired across models.
 
@@ -44,32 +46,34 @@ class ItemColumns:
     notes: tuple[str, ...] = ()
     source: str = "<ItemColumns>"
     level: str = field(default="item", init=False)
+    paired_items: bool = field(default=True, init=False)
+    has_trials: bool = field(default=False, init=False)
 
     def __post_init__(self):
         object.__setattr__(self, "models", tuple(map(str, self.models)))
         object.__setattr__(self, "tasks", tuple(map(str, self.tasks)))
         missing = [t for t in self.tasks if t not in self.data]
         if missing:
-            raise ValueError(f"`data` has no entry for task(s) {missing!r}.")
+            raise ArgumentError(f"`data` has no entry for task(s) {missing!r}.")
         m = len(self.models)
         for t in self.tasks:
             cols = self.data[t]
             if not cols:
-                raise ValueError(f"`data[{t!r}]` holds no column.")
+                raise ArgumentError(f"`data[{t!r}]` holds no column.")
             n = None
             for name, arr in cols.items():
                 a = np.asarray(arr)
                 if a.ndim == 2 and a.shape[0] != m:
-                    raise ValueError(f"`data[{t!r}][{name!r}]` has {a.shape[0]} rows; expected one per model ({m}).")
+                    raise ArgumentError(f"`data[{t!r}][{name!r}]` has {a.shape[0]} rows; expected one per model ({m}).")
                 if a.ndim not in (1, 2):
-                    raise ValueError(f"`data[{t!r}][{name!r}]` must be (n_models, n_items) or (n_items,).")
+                    raise ArgumentError(f"`data[{t!r}][{name!r}]` must be (n_models, n_items) or (n_items,).")
                 if n is not None and a.shape[-1] != n:
-                    raise ValueError(f"columns of task {t!r} differ in length ({n} and {a.shape[-1]}).")
+                    raise ArgumentError(f"columns of task {t!r} differ in length ({n} and {a.shape[-1]}).")
                 n = a.shape[-1]
             if n == 0:
                 raise InputError(f"task '{t}' has no item shared by every model", source=self.source)
             if self.clusters is not None and len(np.asarray(self.clusters[t])) != n:
-                raise ValueError(f"`clusters[{t!r}]` must have one entry per item ({n}).")
+                raise ArgumentError(f"`clusters[{t!r}]` must have one entry per item ({n}).")
 
     @property
     def has_clusters(self) -> bool:

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import InputError, as_generator, check_choice, check_names, check_positive_int
+from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice, check_names,
+                         check_positive_int)
 from ._kernels import block_generator, block_size, draw_counts, name_key
 from .._progress import track
 from .._random import run_entropy
 from .columns import ItemColumns
-from .replicates import Replicates, TaskUnits
+from .replicates import CountUnits, Replicates, TaskUnits
 from .statistics import get_statistic
 
 __all__ = ["bootstrap", "RESAMPLING"]
@@ -101,7 +102,7 @@ def _units_from_columns(task, cols, stat, codes):
                          f" found {', '.join(map(repr, cols))}")
     x = np.asarray(stat.columns({c: cols[c] for c in stat.requires}), dtype=np.float64)
     if x.ndim != 3:
-        raise ValueError(f"statistic '{stat.name}': columns() must return (n_models, n_items, k); got {x.shape}.")
+        raise ArgumentError(f"statistic '{stat.name}': columns() must return (n_models, n_items, k); got {x.shape}.")
     if codes is None:
         return TaskUnits(task, x, np.ones(x.shape[1]), stat.finish)
     codes = np.asarray(codes)
@@ -115,12 +116,11 @@ def _units_from_columns(task, cols, stat, codes):
 
 
 def _virtual_units(task, correct, n, stat):
-    """0/1 vectors reproducing summary counts (ones first), for the jackknife only; None if sizes differ."""
+    """Summary counts as virtual 0/1 units (ones first), for the jackknife only, never materialized (memory does
+    not grow with n); None if sizes differ."""
     if not np.all(n == n[0]):
         return None
-    size = int(n[0])
-    x = (np.arange(size)[None, :] < correct[:, None]).astype(np.float64)[..., None]
-    return TaskUnits(task, x, np.ones(size), stat.finish)
+    return CountUnits(task, np.asarray(correct, dtype=np.int64), int(n[0]), stat.finish)
 
 
 #: executor used by :func:`bootstrap` when none is passed (set with :func:`use_executor`); None runs in process.
@@ -135,7 +135,7 @@ def use_executor(executor):
     report without each of them passing an executor along. Results do not depend on the executor.
     """
     if executor is not None and not callable(getattr(executor, "map", None)):
-        raise TypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
+        raise ArgumentTypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
     token = _DEFAULT_EXECUTOR.set(executor)
     try:
         yield executor
@@ -145,13 +145,13 @@ def use_executor(executor):
 
 def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: int = 10_000, rng=None,
               models=None, tasks=None, cluster=None, progress=None, executor=None,
-              chunk_size: int | None = None) -> Replicates:
+              chunk_size: int | None = None, ppi: str = "ppi++") -> Replicates:
     """Bootstrap every model's per-task statistic, stratified by task and paired across models.
 
     Parameters
     ----------
-    data : ResultsTable, ItemColumns, path or DataFrame
-        Item-level or summary-level results (anything :func:`evalband.read` accepts), or an
+    data : Selection, ResultsTable, ItemColumns, path or DataFrame
+        Item-level or summary-level results (anything :func:`evalband.select` accepts), or an
         :class:`ItemColumns` for statistics that need several columns per item.
     statistic : str or Statistic
         'mean' (default; accuracy for 0/1 scores), 'f1', 'macro-f1', or a :class:`Statistic` built from
@@ -178,6 +178,11 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     chunk_size : int, optional
         Replicates per unit of work handed to the executor (rounded up to whole random blocks). Default: one
         unit per task without an executor, one block per unit with one. Results do not depend on it.
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Item-level results with human labels (the measure ``human``) and the 'mean' statistic: the replicates
+        are those of each model's prediction-powered estimate of the human-scale mean
+        (:func:`evalband.judges.ppi_replicates.ppi_replicates`; PPI++ by default, 'classic' lambda = 1,
+        'labelled' the labels alone); 'none' resamples the judge's scores at face value. Ignored without labels.
 
     Returns
     -------
@@ -216,24 +221,27 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     if chunk_size is not None:
         chunk_size = check_positive_int(chunk_size, "chunk_size")
     if cluster not in (None, True, False):
-        raise TypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
+        raise ArgumentTypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
     if executor is None:
         executor = _DEFAULT_EXECUTOR.get()
     if executor is not None and not callable(getattr(executor, "map", None)):
-        raise TypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
+        raise ArgumentTypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
 
     if not isinstance(data, ItemColumns):
-        from ..io import read
+        from ..judges.ppi_replicates import ppi_replicates, uses_ppi
+        from ..selection import select
 
-        data = read(data)
-        if models is not None or tasks is not None:
-            data = data.select(models=models, tasks=tasks)
+        data = select(data, models=models, tasks=tasks).table
+        if stat.name == "mean" and uses_ppi(data, ppi):  # the one rule for human labels (judges.ppi_replicates)
+            return ppi_replicates(data, ppi=ppi, resampling=resampling, n_resamples=n_resamples, rng=gen if
+                                  seed is None else seed, cluster=cluster, progress=progress, executor=executor,
+                                  chunk_size=chunk_size)
         model_names, task_names = data.models, data.tasks
     else:
         model_names = tuple(check_names(models, data.models, "models"))
         task_names = tuple(check_names(tasks, data.tasks, "tasks"))
     n_m, n_t = len(model_names), len(task_names)
-    notes = list(getattr(data, "notes", ()))
+    notes = list(data.notes)
     entropy = run_entropy(gen)
     keys = [name_key(t) for t in task_names]
     if len(set(keys)) < n_t:  # a CRC-32 collision between task names: fall back to positions
@@ -265,9 +273,9 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
             units = None
     else:
         if resampling == "binomial":
-            raise ValueError("`resampling='binomial'` is for summary counts; use 'paired' or 'independent' for"
+            raise ArgumentError("`resampling='binomial'` is for summary counts; use 'paired' or 'independent' for"
                              " item-level data.")
-        paired_items = getattr(data, "paired_items", True)
+        paired_items = data.paired_items
         if resampling == "auto":
             resampling = "paired" if paired_items else "independent"
         elif resampling == "paired" and not paired_items:
@@ -281,7 +289,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         if has_clusters and not use_clusters:
             notes.append("clusters ignored (cluster=False): items resampled as if independent, which understates"
                          " the uncertainty when items within a cluster are correlated")
-        if getattr(data, "has_trials", False):
+        if data.has_trials:
             notes.append("repeated trials stay with their item: items are resampled with their trial average")
         ragged, ragged_observed = [], {}
         for t, task in enumerate(task_names):
@@ -364,6 +372,6 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         out[start:start + vals.shape[0], :, t] = vals
 
     return Replicates(model_names, task_names, observed, out, resampling, unit, n_resamples, n_units,
-                      getattr(data, "task_groups", None), seed, tuple(notes), stat.name,
+                      data.task_groups, seed, tuple(notes), stat.name,
                       tuple(units) if units is not None else None, entropy)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from .._validate import check_alternative, check_choice, check_confidence_level
+from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 
 __all__ = ["interval", "INTERVAL_METHODS", "bca_acceleration", "bias_correction"]
@@ -67,15 +67,20 @@ def bca_acceleration(jackknife: np.ndarray, strata=None) -> np.ndarray:
         strata = np.zeros(jack.shape[0], dtype=np.int64)
     strata = np.asarray(strata)
     if strata.shape != (jack.shape[0],):
-        raise ValueError(f"`jackknife_strata` must have one entry per jackknife row ({jack.shape[0]}).")
+        raise ArgumentError(f"`jackknife_strata` must have one entry per jackknife row ({jack.shape[0]}).")
     codes, inverse, sizes = np.unique(strata, return_inverse=True, return_counts=True)
-    sums = np.zeros((len(codes),) + jack.shape[1:])
-    np.add.at(sums, inverse, jack)
+    inverse = inverse.reshape(-1)
+    if inverse.size and np.all(inverse[1:] >= inverse[:-1]):  # rows grouped by stratum (the engine's order)
+        sums = np.add.reduceat(jack, np.r_[0, np.cumsum(sizes)[:-1]], axis=0)
+    else:
+        sums = np.zeros((len(codes),) + jack.shape[1:])
+        np.add.at(sums, inverse, jack)
     means = sums / sizes.reshape(-1, *([1] * (jack.ndim - 1)))
     n = sizes[inverse].reshape(-1, *([1] * (jack.ndim - 1))).astype(np.float64)
     infl = (n - 1.0) * (means[inverse] - jack) / n
-    num = (infl ** 3).sum(axis=0)
-    den = (infl ** 2).sum(axis=0)
+    sq = infl * infl  # not infl ** 3: NumPy's pow() of negative floats is ~6x slower than two products
+    num = (sq * infl).sum(axis=0)
+    den = sq.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         a = num / (6.0 * den ** 1.5)
     return np.where(den > 0, a, 0.0)
@@ -130,9 +135,9 @@ def interval(samples, observed, *, method: str = "percentile", confidence_level=
     samples = np.asarray(samples, dtype=np.float64)
     observed = np.asarray(observed, dtype=np.float64)
     if samples.ndim < 1 or samples.shape[0] < 2:
-        raise ValueError(f"`samples` must have at least 2 replicates along axis 0; got shape {samples.shape}.")
+        raise ArgumentError(f"`samples` must have at least 2 replicates along axis 0; got shape {samples.shape}.")
     if samples.shape[1:] != observed.shape:
-        raise ValueError(f"`samples` has shape {samples.shape}; `observed` must have shape {samples.shape[1:]},"
+        raise ArgumentError(f"`samples` has shape {samples.shape}; `observed` must have shape {samples.shape[1:]},"
                          f" got {observed.shape}.")
     alpha = 1.0 - level
     tail = alpha / 2 if alternative == "two-sided" else alpha
@@ -140,10 +145,10 @@ def interval(samples, observed, *, method: str = "percentile", confidence_level=
     q_hi = np.full(observed.shape, 1.0 - tail)
     if method == "bca":
         if jackknife is None:
-            raise ValueError("`method='bca'` needs `jackknife` (delete-one values, e.g. agg(reps.jackknife())).")
+            raise ArgumentError("`method='bca'` needs `jackknife` (delete-one values, e.g. agg(reps.jackknife())).")
         jack = np.asarray(jackknife, dtype=np.float64)
         if jack.shape[1:] != observed.shape:
-            raise ValueError(f"`jackknife` must have shape (n_jack, {', '.join(map(str, observed.shape))}); got"
+            raise ArgumentError(f"`jackknife` must have shape (n_jack, {', '.join(map(str, observed.shape))}); got"
                              f" {jack.shape}.")
         z0 = bias_correction(samples, observed)
         a = bca_acceleration(jack, jackknife_strata)

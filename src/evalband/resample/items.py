@@ -17,10 +17,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError, as_generator, check_choice, check_positive_int
+from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice, check_positive_int)
+from .replicates import ReplicateSet
 from ._kernels import block_generator, draw_indices, name_key
 from .._progress import track
 from .._random import run_entropy
+from ..display.reprs import displayed
 
 __all__ = ["bootstrap_items", "ItemReplicates", "item_array"]
 
@@ -28,8 +30,9 @@ __all__ = ["bootstrap_items", "ItemReplicates", "item_array"]
 ITEM_BLOCK_ELEMENTS = 1 << 20
 
 
-@dataclass(frozen=True)
-class ItemReplicates:
+@displayed
+@dataclass(frozen=True, repr=False)
+class ItemReplicates(ReplicateSet):
     """Bootstrap replicates of a statistic of the resampled item scores.
 
     Attributes
@@ -59,15 +62,13 @@ class ItemReplicates:
     statistic: str = ""
     _scores: np.ndarray | None = field(default=None, repr=False, compare=False)
     _fn: object = field(default=None, repr=False, compare=False)
-
-    @property
-    def se(self) -> np.ndarray:
-        return self.replicates.std(axis=0, ddof=1)
+    unit: str = "item"
+    task_groups: dict | None = None
 
     def to_frame(self) -> pd.DataFrame:
         """model, estimate, se (when the statistic gives one value per model)."""
         if self.observed.shape != (len(self.models),):
-            raise ValueError("to_frame() needs a statistic with one value per model.")
+            raise ArgumentError("to_frame() needs a statistic with one value per model.")
         return pd.DataFrame({"model": self.models, "estimate": self.observed, "se": self.se})
 
     def _jack_rows(self) -> np.ndarray:
@@ -123,14 +124,14 @@ def _from_mapping(data: Mapping, tasks):
     models = tuple(map(str, data))
     mats = [np.asarray(v, dtype=np.float64) for v in data.values()]
     if any(m.ndim != 2 for m in mats):
-        raise ValueError("each entry of `data` must be a (n_runs, n_tasks) array, rliable's convention.")
+        raise ArgumentError("each entry of `data` must be a (n_runs, n_tasks) array, rliable's convention.")
     n_tasks = {m.shape[1] for m in mats}
     if len(n_tasks) != 1:
-        raise ValueError("every model in `data` must have the same number of tasks.")
+        raise ArgumentError("every model in `data` must have the same number of tasks.")
     n_t = n_tasks.pop()
     tasks = tuple(map(str, tasks)) if tasks is not None else tuple(f"task{k}" for k in range(n_t))
     if len(tasks) != n_t:
-        raise ValueError(f"`tasks` names {len(tasks)} tasks; the arrays have {n_t}.")
+        raise ArgumentError(f"`tasks` names {len(tasks)} tasks; the arrays have {n_t}.")
     n_max = max(m.shape[0] for m in mats)
     out = np.full((len(models), n_t, n_max), np.nan)
     for k, m in enumerate(mats):
@@ -226,7 +227,7 @@ def bootstrap_items(data, statistic, *, resampling: str = "independent", n_resam
     elif callable(statistic):
         stat_name, fn = getattr(statistic, "__name__", "statistic"), statistic
     else:
-        raise TypeError("`statistic` must be a callable or one of 'iqm', 'median', 'mean', 'optimality-gap'.")
+        raise ArgumentTypeError("`statistic` must be a callable or one of 'iqm', 'median', 'mean', 'optimality-gap'.")
     notes = []
     if isinstance(data, Mapping):
         models, task_names, scores = _from_mapping(data, tasks)
@@ -236,11 +237,9 @@ def bootstrap_items(data, statistic, *, resampling: str = "independent", n_resam
                 notes.append("paired: runs missing for some model are left out of every model")
                 scores = np.where(keep[None], scores, np.nan)
     else:
-        from ..io import read
+        from ..selection import select
 
-        table = read(data)
-        if tasks is not None:
-            table = table.select(tasks=tasks)
+        table = select(data, tasks=tasks).table
         models, task_names, scores, notes = item_array(table, paired=resampling == "paired")
         notes = list(table.notes) + notes
     if resampling == "paired":

@@ -30,12 +30,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import check_choice
+from .._validate import ArgumentError, ArgumentTypeError, check_choice
+from ..display.reprs import displayed
 
 __all__ = ["Statistic", "STATISTICS", "get_statistic"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class Statistic:
     """A per-task statistic computed from sums of per-item sufficient columns.
 
@@ -68,7 +70,7 @@ class Statistic:
 
     def __post_init__(self):
         if not callable(self.columns) or not callable(self.finish):
-            raise TypeError("`columns` and `finish` of a Statistic must be callables.")
+            raise ArgumentTypeError("`columns` and `finish` of a Statistic must be callables.")
         object.__setattr__(self, "requires", tuple(self.requires))
 
 
@@ -85,7 +87,7 @@ def _binary(values, name: str) -> np.ndarray:
     if a.dtype == bool:
         return a
     if not np.isin(a, (0, 1)).all():
-        raise ValueError(f"column '{name}' must hold 0/1 or booleans for F1; use 'macro-f1' for class labels.")
+        raise ArgumentError(f"column '{name}' must hold 0/1 or booleans for F1; use 'macro-f1' for class labels.")
     return a.astype(bool)
 
 
@@ -145,6 +147,6 @@ def get_statistic(statistic) -> Statistic:
     if isinstance(statistic, Statistic):
         return statistic
     if callable(statistic):
-        raise TypeError("`statistic` must be a name or a Statistic (sufficient columns + finish); for a function"
+        raise ArgumentTypeError("`statistic` must be a name or a Statistic (sufficient columns + finish); for a function"
                         " of the resampled item scores themselves use bootstrap_items(..., statistic=fn).")
     return STATISTICS[check_choice(statistic, STATISTICS, "statistic")]

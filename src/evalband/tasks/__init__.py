@@ -16,12 +16,13 @@ Each model gets one score per task (:func:`score_matrix`); the tests then ask ho
 from ._matrix import ScoreMatrix, as_score_matrix, complete_cases, rank_matrix, score_matrix
 from .anova import RMAnovaResult, greenhouse_geisser, mauchly, rm_anova
 from .bayes_hierarchical import hierarchical_bayes, task_differences
-from .bayes_signedrank import BayesSignedRankResult, BayesSignedRankTests, bayes_signed_rank, bayes_signed_rank_tests
+from .bayes_signedrank import (BayesSignedRankResult, BayesSignedRankTests, bayes_signed_rank,
+                               bayes_signed_rank_tests)
 from .friedman import FriedmanResult, NemenyiResult, cliques_from_significance, friedman, nemenyi
-from .friedman_exact import PermutationPValue, friedman_permutation_pvalue
+from .friedman_exact import PermutationPValue, friedman_permutation_p_value
 from .profiles import PerformanceProfile, performance_profile, run_scores
 from .run import TESTS, TaskTestResult, run_test
-from .signedrank import SignedRankResult, holm, signed_rank_tests
+from .signedrank import SignedRankResult, signed_rank_tests
 
 __all__ = [
     "ScoreMatrix", "as_score_matrix", "complete_cases", "rank_matrix", "score_matrix",
@@ -29,8 +30,8 @@ __all__ = [
     "BayesSignedRankResult", "BayesSignedRankTests", "bayes_signed_rank", "bayes_signed_rank_tests",
     "hierarchical_bayes", "task_differences",
     "FriedmanResult", "NemenyiResult", "cliques_from_significance", "friedman", "nemenyi",
-    "PermutationPValue", "friedman_permutation_pvalue",
+    "PermutationPValue", "friedman_permutation_p_value",
     "PerformanceProfile", "performance_profile", "run_scores",
     "TESTS", "TaskTestResult", "run_test",
-    "SignedRankResult", "holm", "signed_rank_tests",
+    "SignedRankResult", "signed_rank_tests",
 ]

@@ -9,17 +9,20 @@ selected model has, and counts and names the tasks it drops.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError, check_names
+from .._validate import ArgumentError, ArgumentTypeError, InputError, check_names
+from ..display.reprs import displayed
 
 __all__ = ["ScoreMatrix", "as_score_matrix", "score_matrix", "complete_cases", "rank_matrix"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class ScoreMatrix:
     """One number per model and task.
 
@@ -113,8 +116,14 @@ def as_score_matrix(data, models=None, tasks=None) -> ScoreMatrix:
         ti = [data.tasks.index(t) for t in check_names(tasks, data.tasks, "tasks")]
         return ScoreMatrix(data.scores[np.ix_(mi, ti)], tuple(data.models[i] for i in mi),
                            tuple(data.tasks[i] for i in ti), data.source, data.notes)
-    if hasattr(data, "level") and hasattr(data, "data") and hasattr(data, "models"):
-        return score_matrix(data, models=models, tasks=tasks)
+    from ..selection import Selection, select
+    from ..table import ResultsTable
+
+    if isinstance(data, (Selection, ResultsTable, str, os.PathLike, list, tuple)) and not _is_numbers(data):
+        table = select(data, models=models, tasks=tasks).table
+        return score_matrix(table)
+    if isinstance(data, pd.DataFrame) and {"model", "task"} <= set(map(str, data.columns)):
+        return score_matrix(select(data, models=models, tasks=tasks).table)  # a results table, not a matrix
     if isinstance(data, pd.DataFrame):
         frame = data
         if models is not None:
@@ -124,44 +133,55 @@ def as_score_matrix(data, models=None, tasks=None) -> ScoreMatrix:
         try:
             scores = frame.to_numpy(dtype=np.float64)
         except (TypeError, ValueError):
-            raise TypeError("`scores`: the DataFrame must hold numbers only (models as rows, tasks as columns).") \
+            raise ArgumentTypeError("`scores`: the DataFrame must hold numbers only (models as rows, tasks as columns).") \
                 from None
         return ScoreMatrix(scores, tuple(map(str, frame.index)), tuple(map(str, frame.columns)), "<DataFrame>")
     try:
         scores = np.asarray(data, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError(f"`scores` must be a ResultsTable, a DataFrame or a numeric array; got"
+        raise ArgumentTypeError(f"`scores` must be a ResultsTable, a DataFrame or a numeric array; got"
                         f" {type(data).__name__}.") from None
     if scores.ndim != 2:
-        raise ValueError(f"`scores` must be 2-D (models x tasks); got shape {scores.shape}.")
+        raise ArgumentError(f"`scores` must be 2-D (models x tasks); got shape {scores.shape}.")
     models = tuple(map(str, models)) if models is not None else tuple(f"model {i}" for i in range(scores.shape[0]))
     tasks = tuple(map(str, tasks)) if tasks is not None else tuple(f"task {j}" for j in range(scores.shape[1]))
     if len(models) != scores.shape[0]:
-        raise ValueError(f"`models` has {len(models)} names for {scores.shape[0]} rows of `scores`.")
+        raise ArgumentError(f"`models` has {len(models)} names for {scores.shape[0]} rows of `scores`.")
     if len(tasks) != scores.shape[1]:
-        raise ValueError(f"`tasks` has {len(tasks)} names for {scores.shape[1]} columns of `scores`.")
+        raise ArgumentError(f"`tasks` has {len(tasks)} names for {scores.shape[1]} columns of `scores`.")
     if len(set(models)) != len(models) or len(set(tasks)) != len(tasks):
-        raise ValueError("`models` and `tasks` must not repeat a name.")
+        raise ArgumentError("`models` and `tasks` must not repeat a name.")
     if np.isinf(scores).any():
-        raise ValueError("`scores` holds an infinite value.")
+        raise ArgumentError("`scores` holds an infinite value.")
     return ScoreMatrix(scores, models, tasks)
 
 
+def _is_numbers(data) -> bool:
+    """A list or tuple of numbers (an array written as nested lists), not a list of paths."""
+    return isinstance(data, (list, tuple)) and bool(data) and not isinstance(data[0], (str, os.PathLike))
+
+
 def complete_cases(matrix: ScoreMatrix, *, min_tasks: int = 2, what: str = "this test") -> ScoreMatrix:
-    """Keep the tasks on which every model has a score; name and count the tasks dropped.
+    """Keep the tasks on which every model has a score; name and count the tasks dropped, in the words of the
+    selection layer (:class:`evalband.selection.LeftOut`).
 
     Raises
     ------
     InputError
         When fewer than ``min_tasks`` tasks remain.
     """
-    keep = ~np.isnan(matrix.scores).any(axis=0)
+    from ..selection import LeftOut
+
+    gaps = np.isnan(matrix.scores)
+    keep = ~gaps.any(axis=0)
     dropped = tuple(t for t, k in zip(matrix.tasks, keep) if not k)
     notes = list(matrix.notes)
     if dropped:
-        shown = ", ".join(dropped[:8]) + (" ..." if len(dropped) > 8 else "")
-        notes.append(f"complete-case analysis: {len(dropped)} of {matrix.n_tasks} task(s) dropped because some"
-                     f" model has no result there ({shown})")
+        lacking = {t: tuple(m for m, g in zip(matrix.models, gaps[:, j]) if g)
+                   for j, t in enumerate(matrix.tasks) if not keep[j]}
+        notes += LeftOut(lacking=lacking).lacking_notes(matrix.n_tasks)[:-1]
+        notes.append(f"complete-case analysis: the test is over the {int(keep.sum())} task(s) every model has"
+                     f" ({len(dropped)} of {matrix.n_tasks} left out)")
     if keep.sum() < min_tasks:
         raise InputError(f"{what} needs at least {min_tasks} tasks with a result for every model; found"
                          f" {int(keep.sum())} of {matrix.n_tasks}{_lacking(matrix)}", source=matrix.source)
@@ -172,7 +192,7 @@ def complete_cases(matrix: ScoreMatrix, *, min_tasks: int = 2, what: str = "this
 def _lacking(matrix: ScoreMatrix) -> str:
     """' (B lacks 'law'; C lacks 'law', 'math'); choose models with `models`', as compare says it; '' when every
     model has every task."""
-    from ..aggregate._weights import lacks_text
+    from .._lists import lacks_text
 
     gaps = np.isnan(matrix.scores)
     who = lacks_text({m: [t for t, g in zip(matrix.tasks, row) if g] for m, row in zip(matrix.models, gaps)})
@@ -180,10 +200,11 @@ def _lacking(matrix: ScoreMatrix) -> str:
 
 
 def rank_matrix(scores: np.ndarray, *, higher_is_better: bool = True) -> np.ndarray:
-    """Ranks of the models within each task (axis 0), 1 = best, ties given their mean rank (midranks)."""
-    from scipy.stats import rankdata
+    """Ranks of the models within each task (axis 0), 1 = best, ties given their mean rank (midranks;
+    :func:`evalband._ranks.ranks` with ``ties='average'``)."""
+    from .._ranks import ranks
 
-    return rankdata(-scores if higher_is_better else scores, axis=0, method="average")
+    return ranks(scores, axis=0, higher_is_better=higher_is_better, ties="average")
 
 
 def tie_counts(scores: np.ndarray) -> np.ndarray:

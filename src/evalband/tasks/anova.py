@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import check_confidence_level
+from .._validate import ArgumentError, check_confidence_level
 from ._matrix import as_score_matrix, complete_cases
+from ..display.reprs import displayed
 
 __all__ = ["RMAnovaResult", "rm_anova", "mauchly", "greenhouse_geisser", "tukey_hsd_from_mse"]
 
@@ -39,7 +40,7 @@ def greenhouse_geisser(x) -> float:
 
 
 def mauchly(x) -> tuple[float, float, float, float]:
-    """Mauchly's test of sphericity of a (models x tasks) matrix: (W, chi2, df, pvalue).
+    """Mauchly's test of sphericity of a (models x tasks) matrix: (W, chi2, df, p_value).
 
     With 2 models sphericity holds trivially (W = 1, p = 1). With no more tasks than models - 1 the contrast
     covariance is singular and the test is undefined (NaN). The p-value uses the chi-square approximation with
@@ -64,44 +65,45 @@ def mauchly(x) -> tuple[float, float, float, float]:
     # second-order term of the chi-square approximation, with k (not p) in it as R's mauchly.test has it
     w2 = (p + 2) * (p - 1) * (p - 2) * (2 * p ** 3 + 6 * p ** 2 + 3 * k + 2) / (288.0 * ((n - 1) * p * f) ** 2)
     p1, p2 = stats.chi2.sf(chi2, df), stats.chi2.sf(chi2, df + 4)
-    pvalue = float(np.clip(p1 + w2 * (p2 - p1), 0.0, 1.0))
-    return float(np.exp(log_w)), float(chi2), df, pvalue
+    p_value = float(np.clip(p1 + w2 * (p2 - p1), 0.0, 1.0))
+    return float(np.exp(log_w)), float(chi2), df, p_value
 
 
 def tukey_hsd_from_mse(means, mse: float, n: int, df: float, *, confidence_level: float = 0.95):
     """Tukey HSD for all pairs of k means of n observations each, given the error mean square and its df.
 
-    Returns (difference i - j, pvalue, low, high), each (k, k).
+    Returns (difference i - j, p_value, low, high), each (k, k).
     """
     means = np.asarray(means, dtype=float)
     k = means.size
     se = np.sqrt(mse / n)
     diff = means[:, None] - means[None, :]
-    pvalues = np.ones((k, k))
+    p_values = np.ones((k, k))
     iu = np.triu_indices(k, 1)
     if se > 0:
         pv = stats.studentized_range.sf(np.abs(diff[iu]) / se, k, df)
-        pvalues[iu] = pv
-        pvalues[(iu[1], iu[0])] = pv
+        p_values[iu] = pv
+        p_values[(iu[1], iu[0])] = pv
     else:
-        pvalues[iu] = pvalues[(iu[1], iu[0])] = np.where(diff[iu] == 0, 1.0, 0.0)
+        p_values[iu] = p_values[(iu[1], iu[0])] = np.where(diff[iu] == 0, 1.0, 0.0)
     half = stats.studentized_range.ppf(confidence_level, k, df) * se
-    return diff, np.clip(pvalues, 0, 1), diff - half, diff + half
+    return diff, np.clip(p_values, 0, 1), diff - half, diff + half
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class RMAnovaResult:
     """One-way repeated-measures ANOVA (tasks as subjects) with assumption checks and Tukey HSD.
 
     Attributes
     ----------
-    statistic, pvalue : float
+    statistic, p_value : float
         F and its p-value on (df1, df2) = (k - 1, (k - 1)(N - 1)).
-    pvalue_gg : float
+    p_value_gg : float
         p-value with both dfs multiplied by the Greenhouse-Geisser epsilon.
     epsilon_gg : float
-    mauchly_w, mauchly_chi2, mauchly_df, mauchly_pvalue : float
-    shapiro_w, shapiro_pvalue : float
+    mauchly_w, mauchly_chi2, mauchly_df, mauchly_p_value : float
+    shapiro_w, shapiro_p_value : float
         Shapiro-Wilk test of the residuals x_ij - model mean - task mean + grand mean.
     assumptions_hold : bool
         Neither Mauchly nor Shapiro-Wilk rejects at 1 - confidence_level (when Mauchly's test is undefined, with
@@ -110,29 +112,29 @@ class RMAnovaResult:
     means : numpy.ndarray, shape (n_models,)
     mse : float
         Error mean square (model x task interaction).
-    tukey_difference, tukey_pvalue, tukey_low, tukey_high : numpy.ndarray, shape (n_models, n_models)
+    tukey_difference, tukey_p_value, tukey_low, tukey_high : numpy.ndarray, shape (n_models, n_models)
         Tukey HSD with the repeated-measures error term: difference row - column, p-value, simultaneous interval.
     confidence_level : float
     models, tasks, dropped_tasks, notes
     """
 
     statistic: float
-    pvalue: float
+    p_value: float
     df1: float
     df2: float
-    pvalue_gg: float
+    p_value_gg: float
     epsilon_gg: float
     mauchly_w: float
     mauchly_chi2: float
     mauchly_df: float
-    mauchly_pvalue: float
+    mauchly_p_value: float
     shapiro_w: float
-    shapiro_pvalue: float
+    shapiro_p_value: float
     assumptions_hold: bool
     means: np.ndarray
     mse: float
     tukey_difference: np.ndarray
-    tukey_pvalue: np.ndarray
+    tukey_p_value: np.ndarray
     tukey_low: np.ndarray
     tukey_high: np.ndarray
     confidence_level: float
@@ -142,20 +144,20 @@ class RMAnovaResult:
     notes: tuple[str, ...] = ()
 
     def to_frame(self) -> pd.DataFrame:
-        """Tukey HSD, one row per pair: model_a, model_b, difference (a - b), low, high, pvalue, reject."""
+        """Tukey HSD, one row per pair: model_a, model_b, difference (a - b), low, high, p_value, reject."""
         i, j = np.triu_indices(len(self.models), 1)
         names = np.asarray(self.models, dtype=object)
-        p = self.tukey_pvalue[i, j]
+        p = self.tukey_p_value[i, j]
         return pd.DataFrame({"model_a": names[i], "model_b": names[j], "difference": self.tukey_difference[i, j],
-                             "low": self.tukey_low[i, j], "high": self.tukey_high[i, j], "pvalue": p,
+                             "low": self.tukey_low[i, j], "high": self.tukey_high[i, j], "p_value": p,
                              "reject": p <= 1 - self.confidence_level})
 
     def summary(self) -> str:
         verdict = "hold" if self.assumptions_hold else "do NOT hold (prefer the Friedman test)"
-        return (f"RM-ANOVA F({self.df1:g}, {self.df2:g}) = {self.statistic:.4g}, p = {self.pvalue:.3g}"
-                f" (Greenhouse-Geisser epsilon {self.epsilon_gg:.3g}, corrected p = {self.pvalue_gg:.3g});"
-                f" Mauchly W = {self.mauchly_w:.3g}, p = {self.mauchly_pvalue:.3g}; Shapiro-Wilk on residuals"
-                f" W = {self.shapiro_w:.3g}, p = {self.shapiro_pvalue:.3g}: assumptions {verdict}")
+        return (f"RM-ANOVA F({self.df1:g}, {self.df2:g}) = {self.statistic:.4g}, p = {self.p_value:.3g}"
+                f" (Greenhouse-Geisser epsilon {self.epsilon_gg:.3g}, corrected p = {self.p_value_gg:.3g});"
+                f" Mauchly W = {self.mauchly_w:.3g}, p = {self.mauchly_p_value:.3g}; Shapiro-Wilk on residuals"
+                f" W = {self.shapiro_w:.3g}, p = {self.shapiro_p_value:.3g}: assumptions {verdict}")
 
 
 def rm_anova(scores, models=None, tasks=None, *, confidence_level=0.95) -> RMAnovaResult:
@@ -193,7 +195,7 @@ def rm_anova(scores, models=None, tasks=None, *, confidence_level=0.95) -> RMAno
     x = m.scores
     k, n = x.shape
     if k < 2:
-        raise ValueError(f"repeated-measures ANOVA needs at least 2 models; got {k}.")
+        raise ArgumentError(f"repeated-measures ANOVA needs at least 2 models; got {k}.")
     grand = x.mean()
     model_means = x.mean(axis=1)
     task_means = x.mean(axis=0)

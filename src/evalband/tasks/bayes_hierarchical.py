@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from .._validate import as_generator, check_confidence_level, check_positive_int
+from .._validate import ArgumentError, as_generator, check_confidence_level, check_positive_int
 from ..bayes.numpyro_models import require_numpyro
 from .bayes_signedrank import BayesSignedRankResult, _check, _decide
 
@@ -108,14 +108,14 @@ def hierarchical_bayes(dbar, se, *, rope: float = 0.0, bound: float = 1.0, num_w
     dbar = np.asarray(dbar, dtype=float)
     se = np.asarray(se, dtype=float)
     if dbar.ndim != 1 or dbar.shape != se.shape or dbar.size < 2:
-        raise ValueError(f"`dbar` and `se` must be 1-D of one length >= 2; got shapes {dbar.shape}, {se.shape}.")
+        raise ArgumentError(f"`dbar` and `se` must be 1-D of one length >= 2; got shapes {dbar.shape}, {se.shape}.")
     keep = np.isfinite(dbar) & np.isfinite(se)
     notes = []
     if (~keep).any():
         notes.append(f"{int((~keep).sum())} task(s) without a mean difference and standard error dropped")
     dbar, se = dbar[keep], np.maximum(se[keep], 1e-6 * bound)
     if np.any(np.abs(dbar) > bound):
-        raise ValueError(f"`dbar` holds a difference larger than `bound` = {bound:g}; raise `bound`.")
+        raise ArgumentError(f"`dbar` holds a difference larger than `bound` = {bound:g}; raise `bound`.")
     numpyro = require_numpyro(num_chains, what="the hierarchical test", arviz=False)
     import jax
     import jax.numpy as jnp

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import as_generator, check_confidence_level, check_positive_int
+from .._validate import ArgumentError, as_generator, check_confidence_level, check_positive_int
 from ._matrix import as_score_matrix, complete_cases
 from .signedrank import pairs_for
+from ..display.reprs import displayed
 
 __all__ = ["BayesSignedRankResult", "BayesSignedRankTests", "bayes_signed_rank", "bayes_signed_rank_tests"]
 
@@ -34,19 +35,19 @@ def _heaviside(a: np.ndarray) -> np.ndarray:
     return (a > 0).astype(np.float64) + 0.5 * (a == 0)
 
 
-def _posterior_samples(diff: np.ndarray, rope: float, prior_strength: float, n_samples: int,
+def _posterior_samples(diff: np.ndarray, rope: float, prior_strength: float, n_draws: int,
                        rng: np.random.Generator) -> np.ndarray:
-    """(n_samples, 3) draws of (theta_right, theta_rope, theta_left) for differences ``diff`` (a - b)."""
+    """(n_draws, 3) draws of (theta_right, theta_rope, theta_left) for differences ``diff`` (a - b)."""
     z = np.concatenate(([0.0], diff))
     sums = z[:, None] + z[None, :]
     right = _heaviside(sums - 2 * rope)
     left = _heaviside(-sums - 2 * rope)
     alpha = np.ones(z.size)
     alpha[0] = prior_strength
-    out = np.empty((n_samples, 3))
+    out = np.empty((n_draws, 3))
     block = max(1, _BLOCK // z.size)
-    for start in range(0, n_samples, block):  # memory blocks; each block is one vectorized draw
-        stop = min(n_samples, start + block)
+    for start in range(0, n_draws, block):  # memory blocks; each block is one vectorized draw
+        stop = min(n_draws, start + block)
         w = rng.dirichlet(alpha, stop - start)
         out[start:stop, 0] = np.einsum("si,ij,sj->s", w, right, w, optimize=True)
         out[start:stop, 2] = np.einsum("si,ij,sj->s", w, left, w, optimize=True)
@@ -55,13 +56,13 @@ def _posterior_samples(diff: np.ndarray, rope: float, prior_strength: float, n_s
     return out
 
 
-def _check(rope, prior_strength, n_samples):
+def _check(rope, prior_strength, n_draws):
     if isinstance(rope, bool) or not np.isscalar(rope) or not np.isfinite(rope) or rope < 0:
-        raise ValueError(f"`rope` must be a number >= 0 (half-width of the region of practical equivalence);"
+        raise ArgumentError(f"`rope` must be a number >= 0 (half-width of the region of practical equivalence);"
                          f" got {rope!r}.")
     if isinstance(prior_strength, bool) or not np.isscalar(prior_strength) or not prior_strength > 0:
-        raise ValueError(f"`prior_strength` must be a number > 0; got {prior_strength!r}.")
-    return float(rope), float(prior_strength), check_positive_int(n_samples, "n_samples")
+        raise ArgumentError(f"`prior_strength` must be a number > 0; got {prior_strength!r}.")
+    return float(rope), float(prior_strength), check_positive_int(n_draws, "n_draws")
 
 
 def _decide(p_a, p_eq, p_b, level):
@@ -74,7 +75,8 @@ def _decide(p_a, p_eq, p_b, level):
     return "undecided"
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class BayesSignedRankResult:
     """Posterior of the Bayesian signed-rank test for one pair of models.
 
@@ -83,7 +85,7 @@ class BayesSignedRankResult:
     model_a, model_b : str
     prob_a_better, prob_equivalent, prob_b_better : float
         Posterior means of theta_right, theta_rope, theta_left (differences a - b in the better direction).
-    samples : numpy.ndarray, shape (n_samples, 3)
+    samples : numpy.ndarray, shape (n_draws, 3)
         Posterior draws of (P(a better), P(equivalent), P(b better)); rows sum to 1.
     rope : float
     prior_strength : float
@@ -117,7 +119,7 @@ class BayesSignedRankResult:
                              "decision": [self.decision]})
 
 
-def bayes_signed_rank(a, b, *, rope: float = 0.0, prior_strength: float = 0.5, n_samples: int = 50_000,
+def bayes_signed_rank(a, b, *, rope: float = 0.0, prior_strength: float = 0.5, n_draws: int = 50_000,
                       confidence_level=0.95, higher_is_better: bool = True, rng=None,
                       names=("a", "b")) -> BayesSignedRankResult:
     """Bayesian signed-rank test of two models over tasks, with a ROPE.
@@ -130,8 +132,8 @@ def bayes_signed_rank(a, b, *, rope: float = 0.0, prior_strength: float = 0.5, n
         Half-width of the region of practical equivalence, in score units (0.01 = one accuracy point).
     prior_strength : float, default 0.5
         Weight s of the prior pseudo-observation at 0 (Benavoli et al. use 0.5; ``baycomp``'s ``prior``).
-    n_samples : int, default 50_000
-        Posterior draws (Monte Carlo error of each probability is at most 0.5 / sqrt(n_samples)).
+    n_draws : int, default 50_000
+        Posterior draws (Monte Carlo error of each probability is at most 0.5 / sqrt(n_draws)).
     confidence_level : float, default 0.95
         Posterior probability needed for a decision.
     higher_is_better : bool, default True
@@ -157,26 +159,27 @@ def bayes_signed_rank(a, b, *, rope: float = 0.0, prior_strength: float = 0.5, n
     Benavoli, A., Corani, G., Mangili, F., Zaffalon, M. & Ruggeri, F. (2014). A Bayesian Wilcoxon signed-rank
     test based on the Dirichlet process. ICML 2014.
     """
-    rope, prior_strength, n_samples = _check(rope, prior_strength, n_samples)
+    rope, prior_strength, n_draws = _check(rope, prior_strength, n_draws)
     level = check_confidence_level(confidence_level)
     gen = as_generator(rng)
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     if a.ndim != 1 or a.shape != b.shape:
-        raise ValueError(f"`a` and `b` must be 1-D of one length; got shapes {a.shape} and {b.shape}.")
+        raise ArgumentError(f"`a` and `b` must be 1-D of one length; got shapes {a.shape} and {b.shape}.")
     keep = ~(np.isnan(a) | np.isnan(b))
     notes = []
     if (~keep).any():
         notes.append(f"{int((~keep).sum())} task(s) without a score for both models dropped")
     diff = (a - b)[keep] * (1.0 if higher_is_better else -1.0)
-    samples = _posterior_samples(diff, rope, prior_strength, n_samples, gen)
+    samples = _posterior_samples(diff, rope, prior_strength, n_draws, gen)
     p = samples.mean(axis=0)
     return BayesSignedRankResult(str(names[0]), str(names[1]), float(p[0]), float(p[1]), float(p[2]), samples,
                                  rope, prior_strength, int(keep.sum()), _decide(p[0], p[1], p[2], level), level,
                                  notes=tuple(notes))
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class BayesSignedRankTests:
     """Bayesian signed-rank tests for several pairs (against a control or all pairs).
 
@@ -196,7 +199,7 @@ class BayesSignedRankTests:
 
 
 def bayes_signed_rank_tests(scores, models=None, tasks=None, *, control=None, rope: float = 0.0,
-                            prior_strength: float = 0.5, n_samples: int = 20_000, confidence_level=0.95,
+                            prior_strength: float = 0.5, n_draws: int = 20_000, confidence_level=0.95,
                             higher_is_better: bool = True, rng=None) -> BayesSignedRankTests:
     """:func:`bayes_signed_rank` for the control against each other model, or for every pair.
 
@@ -206,11 +209,11 @@ def bayes_signed_rank_tests(scores, models=None, tasks=None, *, control=None, ro
     gen = as_generator(rng)
     m = complete_cases(as_score_matrix(scores, models, tasks), min_tasks=1, what="the Bayesian signed-rank test")
     if m.n_models < 2:
-        raise ValueError(f"the Bayesian signed-rank test needs at least 2 models; got {m.n_models}.")
+        raise ArgumentError(f"the Bayesian signed-rank test needs at least 2 models; got {m.n_models}.")
     out = []
     for ia, ib in pairs_for(m.models, control):  # pairs, not replicates
         out.append(bayes_signed_rank(m.scores[ia], m.scores[ib], rope=rope, prior_strength=prior_strength,
-                                     n_samples=n_samples, confidence_level=confidence_level,
+                                     n_draws=n_draws, confidence_level=confidence_level,
                                      higher_is_better=higher_is_better, rng=gen,
                                      names=(m.models[ia], m.models[ib])))
     return BayesSignedRankTests(tuple(out), control, float(rope), m.models, m.tasks, m.dropped_tasks, m.notes)

@@ -12,27 +12,29 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import InputError, check_choice, check_confidence_level
-from ._matrix import ScoreMatrix, as_score_matrix, complete_cases, rank_matrix, tie_counts
-from .friedman_exact import SMALL_N_TASKS, friedman_permutation_pvalue
+from .._validate import ArgumentError, InputError, check_choice, check_confidence_level
+from ._matrix import as_score_matrix, complete_cases, rank_matrix, tie_counts
+from .friedman_exact import SMALL_N_TASKS, friedman_permutation_p_value
 from .nemenyi_exact import max_rank_difference_test
 from .skillings_mack import skillings_mack_statistic
+from ..display.reprs import displayed
 
 __all__ = ["FriedmanResult", "NemenyiResult", "friedman", "nemenyi", "cliques_from_significance"]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class FriedmanResult:
     """Friedman chi-square and Iman-Davenport F over tasks.
 
     Attributes
     ----------
-    statistic, pvalue, df : float
+    statistic, p_value, df : float
         Friedman chi-square (tie-corrected when ``tie_correction``), its p-value and k - 1 degrees of freedom.
-    iman_davenport, iman_davenport_pvalue : float
+    iman_davenport, iman_davenport_p_value : float
         F = (N - 1) chi2 / (N (k - 1) - chi2) on (k - 1, (k - 1)(N - 1)) degrees of freedom. F is infinite when
         every task ranks the models identically; its p-value is then NaN (the F approximation has no answer
-        there: see ``pvalue_exact``).
+        there: see ``p_value_exact``).
     df1, df2 : float
     mean_ranks : numpy.ndarray, shape (n_models,)
         Mean rank of each model over tasks, 1 = best.
@@ -42,10 +44,10 @@ class FriedmanResult:
     tie_correction : bool
     notes : tuple of str
     method : {'friedman', 'skillings-mack'}
-    pvalue_exact : float
+    p_value_exact : float
         Permutation p-value of the statistic (every within-task arrangement of the ranks equally likely), NaN when
         not computed (see ``friedman(method=...)``).
-    pvalue_exact_se : float
+    p_value_exact_se : float
         Its Monte Carlo standard error (0 when enumerated).
     exact_method : {'', 'enumeration', 'closed-form', 'monte-carlo'}
     n_arrangements : int
@@ -53,10 +55,10 @@ class FriedmanResult:
     """
 
     statistic: float
-    pvalue: float
+    p_value: float
     df: float
     iman_davenport: float
-    iman_davenport_pvalue: float
+    iman_davenport_p_value: float
     df1: float
     df2: float
     mean_ranks: np.ndarray
@@ -66,8 +68,8 @@ class FriedmanResult:
     tie_correction: bool = True
     notes: tuple[str, ...] = field(default=())
     method: str = "friedman"
-    pvalue_exact: float = np.nan
-    pvalue_exact_se: float = np.nan
+    p_value_exact: float = np.nan
+    p_value_exact_se: float = np.nan
     exact_method: str = ""
     n_arrangements: int = 0
 
@@ -82,28 +84,28 @@ class FriedmanResult:
     def summary(self) -> str:
         k, n = len(self.models), self.n_tasks
         if self.method == "skillings-mack":
-            return (f"Skillings-Mack chi2({self.df:g}) = {self.statistic:.4g}, p = {self.pvalue:.3g} ({k} models,"
+            return (f"Skillings-Mack chi2({self.df:g}) = {self.statistic:.4g}, p = {self.p_value:.3g} ({k} models,"
                     f" {n} tasks, missing cells kept)")
         if np.isinf(self.iman_davenport):
             f_text = f"Iman-Davenport F({self.df1:g}, {self.df2:g}) infinite (identical rankings)"
         else:
             f_text = (f"Iman-Davenport F({self.df1:g}, {self.df2:g}) = {self.iman_davenport:.4g},"
-                      f" p = {self.iman_davenport_pvalue:.3g}")
-        text = (f"Friedman chi2({self.df:g}) = {self.statistic:.4g}, p = {self.pvalue:.3g}"
+                      f" p = {self.iman_davenport_p_value:.3g}")
+        text = (f"Friedman chi2({self.df:g}) = {self.statistic:.4g}, p = {self.p_value:.3g}"
                 f"{' (chi-square approximation)' if self.exact_method else ''}; {f_text} ({k} models, {n} tasks"
                 f"{', ties corrected' if self.tie_correction else ''})")
         if self.exact_method == "closed-form":
-            text += (f"\nExact permutation p = {self.pvalue_exact:.3g} (identical rankings: only the {k}! arrangements"
+            text += (f"\nExact permutation p = {self.p_value_exact:.3g} (identical rankings: only the {k}! arrangements"
                      f" that order every task alike, out of {k}!^{n}, reach this statistic).")
         elif self.exact_method == "enumeration":
-            text += (f"\nExact permutation p = {self.pvalue_exact:.3g} (all {self.n_arrangements:,} equally likely"
+            text += (f"\nExact permutation p = {self.p_value_exact:.3g} (all {self.n_arrangements:,} equally likely"
                      " within-task arrangements of the ranks).")
         elif self.exact_method == "monte-carlo":
-            at_floor = self.pvalue_exact <= 1.0000001 / (self.n_arrangements + 1)
-            text += (f"\nPermutation p {'<=' if at_floor else '='} {self.pvalue_exact:.3g} (Monte Carlo,"
+            at_floor = self.p_value_exact <= 1.0000001 / (self.n_arrangements + 1)
+            text += (f"\nPermutation p {'<=' if at_floor else '='} {self.p_value_exact:.3g} (Monte Carlo,"
                      f" {self.n_arrangements:,} random within-task arrangements of the ranks"
                      + ("; none reached the observed statistic)." if at_floor else
-                        f"; MC standard error {self.pvalue_exact_se:.2g})."))
+                        f"; MC standard error {self.p_value_exact_se:.2g})."))
         if n < SMALL_N_TASKS and self.exact_method:
             text += (f" With {n} tasks (fewer than {SMALL_N_TASKS}) the chi-square and F approximations are poor:"
                      " use the permutation p-value.")
@@ -113,7 +115,8 @@ class FriedmanResult:
         return text
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class NemenyiResult:
     """All-pairs Nemenyi comparison of mean ranks with the critical difference.
 
@@ -127,7 +130,7 @@ class NemenyiResult:
     q_alpha : float
         The studentized range quantile (k groups, infinite df) divided by sqrt(2) (Demsar's Table 5a), whatever
         ``method``.
-    pvalues : numpy.ndarray, shape (n_models, n_models)
+    p_values : numpy.ndarray, shape (n_models, n_models)
         Two-sided Nemenyi p-value of each pair (1 on the diagonal), from ``method``.
     significant : numpy.ndarray of bool, shape (n_models, n_models)
         Pairs whose mean ranks differ by more than the asymptotic critical difference, or (permutation) whose
@@ -137,15 +140,15 @@ class NemenyiResult:
     confidence_level : float
     models, tasks, dropped_tasks, notes
     method : {'asymptotic', 'enumeration', 'monte-carlo'}
-        Where ``pvalues``, ``critical_difference`` and ``significant`` come from: the studentized range
+        Where ``p_values``, ``critical_difference`` and ``significant`` come from: the studentized range
         ('asymptotic'), or the permutation distribution of the largest difference between mean ranks (see
         :func:`nemenyi`).
-    pvalues_asymptotic : numpy.ndarray, shape (n_models, n_models)
-        The studentized-range p-values (equal to ``pvalues`` when ``method='asymptotic'``).
+    p_values_asymptotic : numpy.ndarray, shape (n_models, n_models)
+        The studentized-range p-values (equal to ``p_values`` when ``method='asymptotic'``).
     critical_difference_asymptotic : float
         The studentized-range CD (equal to ``critical_difference`` when ``method='asymptotic'``).
-    pvalue_se : numpy.ndarray or None
-        Monte Carlo standard errors of ``pvalues`` (None unless ``method='monte-carlo'``).
+    p_value_se : numpy.ndarray or None
+        Monte Carlo standard errors of ``p_values`` (None unless ``method='monte-carlo'``).
     n_arrangements : int
         Within-task arrangements enumerated, or Monte Carlo draws (0 when asymptotic).
     """
@@ -153,7 +156,7 @@ class NemenyiResult:
     mean_ranks: np.ndarray
     critical_difference: float
     q_alpha: float
-    pvalues: np.ndarray
+    p_values: np.ndarray
     significant: np.ndarray
     cliques: tuple[tuple[str, ...], ...]
     confidence_level: float
@@ -162,9 +165,9 @@ class NemenyiResult:
     dropped_tasks: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     method: str = "asymptotic"
-    pvalues_asymptotic: np.ndarray | None = None
+    p_values_asymptotic: np.ndarray | None = None
     critical_difference_asymptotic: float = np.nan
-    pvalue_se: np.ndarray | None = None
+    p_value_se: np.ndarray | None = None
     n_arrangements: int = 0
 
     @property
@@ -201,17 +204,17 @@ class NemenyiResult:
         names = np.asarray(self.models, dtype=object)
         out = pd.DataFrame({"model_a": names[a], "model_b": names[b], "mean_rank_a": self.mean_ranks[a],
                             "mean_rank_b": self.mean_ranks[b], "difference": self.mean_ranks[b] - self.mean_ranks[a],
-                            "critical_difference": self.critical_difference, "pvalue": self.pvalues[a, b],
+                            "critical_difference": self.critical_difference, "p_value": self.p_values[a, b],
                             "significant": self.significant[a, b]})
-        if self.method != "asymptotic" and self.pvalues_asymptotic is not None:
-            out.insert(out.columns.get_loc("significant"), "pvalue_asymptotic", self.pvalues_asymptotic[a, b])
+        if self.method != "asymptotic" and self.p_values_asymptotic is not None:
+            out.insert(out.columns.get_loc("significant"), "p_value_asymptotic", self.p_values_asymptotic[a, b])
         return out.sort_values(["mean_rank_a", "mean_rank_b"], kind="stable").reset_index(drop=True)
 
 
 def _prepare(scores, models, tasks, what):
     matrix = as_score_matrix(scores, models, tasks)
     if matrix.n_models < 2:
-        raise ValueError(f"{what} needs at least 2 models; got {matrix.n_models}.")
+        raise ArgumentError(f"{what} needs at least 2 models; got {matrix.n_models}.")
     return complete_cases(matrix, min_tasks=2, what=what)
 
 
@@ -236,7 +239,7 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
         'skillings-mack' keeps them and computes the Skillings-Mack statistic (no Iman-Davenport F, which is
         then NaN; ``mean_ranks`` average each model's ranks over its own tasks, rescaled to 1..k).
     method : {'auto', 'asymptotic', 'exact', 'monte-carlo'}
-        The permutation p-value (``pvalue_exact``) beside the chi-square and F approximations: 'exact'
+        The permutation p-value (``p_value_exact``) beside the chi-square and F approximations: 'exact'
         enumerates every within-task arrangement of the ranks, 'monte-carlo' draws ``n_resamples`` of them,
         'asymptotic' computes none. 'auto' (default) computes it when there are fewer than 10 tasks or the
         rankings are identical (infinite F), by enumeration when feasible and Monte Carlo otherwise.
@@ -296,13 +299,16 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
         f_p = float(stats.f.sf(f_stat, df1, df2))
     exact = None
     if method in ("exact", "monte-carlo") or (method == "auto" and (n < SMALL_N_TASKS or np.isinf(f_stat))):
-        exact = friedman_permutation_pvalue(ranks, method=method, n_resamples=n_resamples, rng=rng)
+        exact = friedman_permutation_p_value(ranks, method=method, n_resamples=n_resamples, rng=rng)
+        if method == "auto" and exact.method == "monte-carlo":
+            notes.append(f"exact enumeration out of reach ({k} models, {n} tasks): the permutation p-value is a"
+                         f" Monte Carlo estimate from {exact.n_arrangements:,} random arrangements")
         if n < SMALL_N_TASKS:
             notes.append(f"only {n} tasks: the chi-square and F approximations are poor below about"
                          f" {SMALL_N_TASKS}; use the permutation p-value ({exact.method})")
     elif n < SMALL_N_TASKS:
         notes.append(f"only {n} tasks: the chi-square and F approximations are poor below about {SMALL_N_TASKS}")
-    extra = {} if exact is None else dict(pvalue_exact=exact.pvalue, pvalue_exact_se=exact.se,
+    extra = {} if exact is None else dict(p_value_exact=exact.p_value, p_value_exact_se=exact.se,
                                           exact_method=exact.method, n_arrangements=exact.n_arrangements)
     return FriedmanResult(chi2, p, df, float(f_stat), f_p, df1, df2, mean_ranks, m.models, m.tasks,
                           m.dropped_tasks, bool(tie_correction), tuple(notes), **extra)
@@ -311,7 +317,7 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
 def _skillings_mack(scores, models, tasks, higher_is_better) -> FriedmanResult:
     m = as_score_matrix(scores, models, tasks)
     if m.n_models < 2:
-        raise ValueError(f"the Skillings-Mack test needs at least 2 models; got {m.n_models}.")
+        raise ArgumentError(f"the Skillings-Mack test needs at least 2 models; got {m.n_models}.")
     stat, df, p, mean_ranks, n_used = skillings_mack_statistic(m.scores, higher_is_better=higher_is_better)
     have = (~np.isnan(m.scores)).sum(axis=0) >= 2
     notes = list(m.notes)
@@ -369,7 +375,7 @@ def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95, higher_is
     therefore come, by default, from the permutation distribution of that largest difference, under the
     Friedman test's null hypothesis (:func:`evalband.tasks.nemenyi_exact.max_rank_difference_test`): a pair
     differs when its p-value is at most alpha, i.e. when its difference reaches the (attainable) exact CD. The
-    studentized-range values stay in ``pvalues_asymptotic`` and ``critical_difference_asymptotic``.
+    studentized-range values stay in ``p_values_asymptotic`` and ``critical_difference_asymptotic``.
 
     References
     ----------
@@ -386,21 +392,21 @@ def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95, higher_is
     q = float(stats.studentized_range.ppf(level, k, np.inf)) / np.sqrt(2.0) if k > 1 else np.nan
     cd = q * se
     diff = np.abs(mean_ranks[:, None] - mean_ranks[None, :])
-    pvalues = np.ones((k, k))
+    p_values = np.ones((k, k))
     iu = np.triu_indices(k, 1)
     pv = np.clip(stats.studentized_range.sf(diff[iu] * np.sqrt(2.0) / se, k, np.inf), 0.0, 1.0)
-    pvalues[iu] = pv
-    pvalues[(iu[1], iu[0])] = pv
+    p_values[iu] = pv
+    p_values[(iu[1], iu[0])] = pv
     significant = diff > cd
     notes = list(m.notes)
-    extra = dict(pvalues_asymptotic=pvalues, critical_difference_asymptotic=float(cd))
+    extra = dict(p_values_asymptotic=p_values, critical_difference_asymptotic=float(cd))
     if method in ("exact", "monte-carlo") or (method == "auto" and n < SMALL_N_TASKS):
         exact = max_rank_difference_test(ranks, alpha=1.0 - level, method="auto" if method == "auto" else method,
                                          n_resamples=n_resamples, rng=rng)
         extra.update(method=exact.method, n_arrangements=exact.n_arrangements,
-                     pvalue_se=exact.pvalue_se if exact.method == "monte-carlo" else None)
-        pvalues, cd = exact.pvalues, exact.critical_difference
-        significant = pvalues <= (1.0 - level) * (1 + 1e-9)
+                     p_value_se=exact.p_value_se if exact.method == "monte-carlo" else None)
+        p_values, cd = exact.p_values, exact.critical_difference
+        significant = p_values <= (1.0 - level) * (1 + 1e-9)
         how = (f"all {exact.n_arrangements:,} equally likely within-task arrangements of the ranks"
                if exact.method == "enumeration" else
                f"{exact.n_arrangements:,} random within-task arrangements of the ranks (Monte Carlo)")
@@ -415,7 +421,7 @@ def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95, higher_is
                      f" range) and unreliable below about {SMALL_N_TASKS} tasks; method='exact' gives exact ones")
     np.fill_diagonal(significant, False)
     cl = cliques_from_significance(mean_ranks, significant, m.models)
-    return NemenyiResult(mean_ranks, float(cd), q, pvalues, significant, cl, level, m.models, m.tasks,
+    return NemenyiResult(mean_ranks, float(cd), q, p_values, significant, cl, level, m.models, m.tasks,
                          m.dropped_tasks, tuple(notes), **extra)
 
 

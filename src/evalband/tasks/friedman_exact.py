@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_generator, check_choice, check_positive_int
+from .._validate import ArgumentError, as_generator, check_choice, check_positive_int
+from ..display.reprs import displayed
 
-__all__ = ["PermutationPValue", "friedman_permutation_pvalue", "EXACT_MAX_WORK", "SMALL_N_TASKS"]
+__all__ = ["PermutationPValue", "friedman_permutation_p_value", "EXACT_MAX_WORK", "SMALL_N_TASKS"]
 
 #: Enumerate when (distinct arrangements per task, summed over tasks) x (size of the rank-sum grid) is at most this.
 EXACT_MAX_WORK = 5e7
@@ -25,13 +26,14 @@ EXACT_MAX_WORK = 5e7
 SMALL_N_TASKS = 10
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PermutationPValue:
     """A permutation p-value of the Friedman statistic.
 
     Attributes
     ----------
-    pvalue : float
+    p_value : float
         P(S >= S_observed) under within-task exchangeability, S = sum of squared rank sums.
     se : float
         Monte Carlo standard error (0 for an enumeration).
@@ -41,7 +43,7 @@ class PermutationPValue:
         Distinct, equally likely arrangements enumerated, or Monte Carlo draws.
     """
 
-    pvalue: float
+    p_value: float
     se: float
     method: str
     n_arrangements: int
@@ -51,9 +53,9 @@ def _check_ranks(ranks) -> np.ndarray:
     """``ranks`` as a finite float (models, tasks) array with at least 2 models, or a ValueError."""
     r = np.asarray(ranks, dtype=np.float64)
     if r.ndim != 2 or r.shape[0] < 2 or r.shape[1] < 1:
-        raise ValueError(f"`ranks` must be (models, tasks) with at least 2 models; got shape {r.shape}.")
+        raise ArgumentError(f"`ranks` must be (models, tasks) with at least 2 models; got shape {r.shape}.")
     if not np.all(np.isfinite(r)):
-        raise ValueError("`ranks` must be finite (complete cases).")
+        raise ArgumentError("`ranks` must be finite (complete cases).")
     return r
 
 
@@ -88,13 +90,15 @@ def _arrangements(column: np.ndarray) -> np.ndarray:
 
 
 def _work(r: np.ndarray) -> tuple[float, list]:
+    """Enumeration cost (arrangements per task summed over tasks, times the rank-sum grid); ``inf`` when it does
+    not fit in a float (many models: the grid alone is (N k)^(k-1)). Computed in logs, so it never overflows."""
     k, n = r.shape
     distinct = []
     for b in range(n):
         counts = np.unique(r[:, b], return_counts=True)[1]
         distinct.append(math.factorial(k) // math.prod(math.factorial(int(c)) for c in counts))
-    grid = float(int(r.max(axis=0).sum()) + 1) ** (k - 1)
-    return float(sum(distinct)) * grid, distinct
+    log_work = math.log(sum(distinct)) + (k - 1) * math.log(int(r.max(axis=0).sum()) + 1)
+    return (math.exp(log_work) if log_work < 700 else math.inf), distinct
 
 
 def _null_distribution(r: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -149,7 +153,7 @@ def _monte_carlo(r: np.ndarray, observed: int, n_resamples: int, gen) -> tuple[f
     return p, math.sqrt(p * (1.0 - p) / n_resamples)
 
 
-def friedman_permutation_pvalue(ranks, *, method: str = "auto", n_resamples: int = 9_999, rng=None,
+def friedman_permutation_p_value(ranks, *, method: str = "auto", n_resamples: int = 9_999, rng=None,
                                 max_work: float = EXACT_MAX_WORK) -> PermutationPValue:
     """Permutation p-value of the Friedman statistic from a (models x tasks) matrix of within-task ranks.
 
@@ -193,7 +197,7 @@ def friedman_permutation_pvalue(ranks, *, method: str = "auto", n_resamples: int
     observed = int(_statistic(r))
     work, distinct = _work(r)
     if method == "exact" and work > max_work:
-        raise ValueError(f"exact enumeration is too large here ({r.shape[0]} models, {r.shape[1]} tasks); use "
+        raise ArgumentError(f"exact enumeration is too large here ({r.shape[0]} models, {r.shape[1]} tasks); use "
                          "method='monte-carlo'.")
     k, n = r.shape
     distinct_ranks = bool(np.all(np.sort(r, axis=0) == np.arange(k)[:, None]))

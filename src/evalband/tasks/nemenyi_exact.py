@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_generator, check_choice, check_positive_int
+from .._validate import ArgumentError, as_generator, check_choice, check_positive_int
 from .friedman_exact import EXACT_MAX_WORK, _check_ranks, _rank_sum_distribution, _scaled_integer_ranks, _work
+from ..display.reprs import displayed
 
 __all__ = ["RangePermutationTest", "max_rank_difference_test"]
 
@@ -25,16 +26,17 @@ __all__ = ["RangePermutationTest", "max_rank_difference_test"]
 _TOLERANCE = 1e-9
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class RangePermutationTest:
     """Pairwise p-values from the permutation distribution of the largest difference between mean ranks.
 
     Attributes
     ----------
-    pvalues : numpy.ndarray, shape (k, k)
+    p_values : numpy.ndarray, shape (k, k)
         P(largest difference between mean ranks >= the pair's observed difference) under within-task
         exchangeability (1 on the diagonal): single-step, so the family-wise error over all pairs is controlled.
-    pvalue_se : numpy.ndarray, shape (k, k)
+    p_value_se : numpy.ndarray, shape (k, k)
         Monte Carlo standard errors (0 for an enumeration).
     critical_difference : float
         The smallest attainable difference between mean ranks whose p-value is at most alpha: a pair differs
@@ -45,8 +47,8 @@ class RangePermutationTest:
         Equally likely within-task arrangements enumerated, or Monte Carlo draws.
     """
 
-    pvalues: np.ndarray
-    pvalue_se: np.ndarray
+    p_values: np.ndarray
+    p_value_se: np.ndarray
     critical_difference: float
     method: str
     n_arrangements: int
@@ -95,7 +97,7 @@ def max_rank_difference_test(ranks, *, alpha: float = 0.05, method: str = "auto"
     rng : None, int or numpy.random.Generator
         Monte Carlo only.
     max_work : float
-        Enumeration budget, as in :func:`~evalband.tasks.friedman_exact.friedman_permutation_pvalue`.
+        Enumeration budget, as in :func:`~evalband.tasks.friedman_exact.friedman_permutation_p_value`.
 
     Returns
     -------
@@ -122,18 +124,18 @@ def max_rank_difference_test(ranks, *, alpha: float = 0.05, method: str = "auto"
     method = check_choice(method, ("auto", "exact", "monte-carlo"), "method")
     r = _check_ranks(ranks)
     if not 0 < alpha < 1:
-        raise ValueError(f"`alpha` must lie in (0, 1); got {alpha!r}.")
+        raise ArgumentError(f"`alpha` must lie in (0, 1); got {alpha!r}.")
     r, scale = _scaled_integer_ranks(r)
     k, n = r.shape
     sums = r.sum(axis=1)
     observed = np.abs(sums[:, None] - sums[None, :])  # (k, k) integer differences of rank sums
     work, _ = _work(r)
     if method == "exact" and work > max_work:
-        raise ValueError(f"exact enumeration is too large here ({k} models, {n} tasks); use method='monte-carlo'.")
+        raise ArgumentError(f"exact enumeration is too large here ({k} models, {n} tasks); use method='monte-carlo'.")
     if method != "monte-carlo" and work <= max_work:
         values, probs, n_arr = _range_distribution(r)
         sf = np.cumsum(probs[::-1])[::-1]  # P(range >= values[i])
-        pvalues = np.minimum(sf[np.searchsorted(values, observed, side="left")], 1.0)
+        p_values = np.minimum(sf[np.searchsorted(values, observed, side="left")], 1.0)
         se = np.zeros((k, k))
         kind = "enumeration"
     else:
@@ -142,11 +144,11 @@ def max_rank_difference_test(ranks, *, alpha: float = 0.05, method: str = "auto"
         values = np.unique(np.concatenate([drawn, observed.ravel()]))
         hits = drawn.size - np.searchsorted(drawn, values, side="left")
         sf = (hits + 1.0) / (n_resamples + 1.0)
-        pvalues = sf[np.searchsorted(values, observed, side="left")]
-        se = np.sqrt(pvalues * (1.0 - pvalues) / n_resamples)
+        p_values = sf[np.searchsorted(values, observed, side="left")]
+        se = np.sqrt(p_values * (1.0 - p_values) / n_resamples)
         n_arr, kind = n_resamples, "monte-carlo"
-    np.fill_diagonal(pvalues, 1.0)
+    np.fill_diagonal(p_values, 1.0)
     np.fill_diagonal(se, 0.0)
     reach = np.flatnonzero((sf <= alpha * (1 + _TOLERANCE)) & (values > 0))
     cd = float(values[reach[0]]) / (scale * n) if reach.size else math.inf
-    return RangePermutationTest(pvalues, se, cd, kind, int(n_arr))
+    return RangePermutationTest(p_values, se, cd, kind, int(n_arr))

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import as_generator, check_choice, check_confidence_level, check_positive_int
+from .._validate import ArgumentError, as_generator, check_choice, check_confidence_level, check_positive_int
+from ..display.reprs import displayed
 
 __all__ = ["PerformanceProfile", "performance_profile", "run_scores"]
 
@@ -22,7 +23,8 @@ KINDS = ("runs", "tasks")
 _BLOCK = 2_000_000
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class PerformanceProfile:
     """Fraction of runs (or tasks) above each threshold, with pointwise bootstrap bands.
 
@@ -73,10 +75,10 @@ def _as_runs(runs, models, tasks):
         arrays = [np.asarray(runs[n], dtype=float) for n in names]
         for n, a in zip(names, arrays):
             if a.ndim != 2:
-                raise ValueError(f"`runs[{n!r}]` must be 2-D (runs x tasks); got shape {a.shape}.")
+                raise ArgumentError(f"`runs[{n!r}]` must be 2-D (runs x tasks); got shape {a.shape}.")
         n_t = {a.shape[1] for a in arrays}
         if len(n_t) != 1:
-            raise ValueError(f"`runs`: every model needs the same number of tasks; got {sorted(n_t)}.")
+            raise ArgumentError(f"`runs`: every model needs the same number of tasks; got {sorted(n_t)}.")
         r_max = max(a.shape[0] for a in arrays)
         x = np.full((len(arrays), r_max, n_t.pop()), np.nan)
         for i, a in enumerate(arrays):
@@ -85,15 +87,15 @@ def _as_runs(runs, models, tasks):
     else:
         x = np.asarray(runs, dtype=float)
         if x.ndim != 3:
-            raise ValueError(f"`runs` must be a dict of (runs x tasks) arrays or a (models x runs x tasks) array;"
+            raise ArgumentError(f"`runs` must be a dict of (runs x tasks) arrays or a (models x runs x tasks) array;"
                              f" got shape {x.shape}.")
         models = [f"model {i}" for i in range(x.shape[0])] if models is None else list(models)
     tasks = [f"task {j}" for j in range(x.shape[2])] if tasks is None else list(tasks)
     if len(models) != x.shape[0] or len(tasks) != x.shape[2]:
-        raise ValueError(f"`models`/`tasks`: {len(models)} and {len(tasks)} names for runs shaped"
+        raise ArgumentError(f"`models`/`tasks`: {len(models)} and {len(tasks)} names for runs shaped"
                          f" {x.shape} (models x runs x tasks).")
     if np.isinf(x).any():
-        raise ValueError("`runs` holds an infinite score.")
+        raise ArgumentError("`runs` holds an infinite score.")
     return x, tuple(map(str, models)), tuple(map(str, tasks))
 
 
@@ -115,7 +117,7 @@ def run_scores(table, *, models=None, tasks=None, run: str = "auto"):
     from .._validate import check_names
 
     if table.level != "item":
-        raise ValueError("`table`: run-level scores need an item-level table (runs as items or trials).")
+        raise ArgumentError("`table`: run-level scores need an item-level table (runs as items or trials).")
     run = check_choice(run, ("auto", "item", "trial"), "run")
     if run == "auto":
         run = "trial" if table.has_trials else "item"
@@ -192,7 +194,7 @@ def performance_profile(runs, models=None, tasks=None, *, taus=None, kind: str =
     notes = []
     if replicates is not None:
         if kind != "tasks":
-            raise ValueError("`replicates` (per-task means) can only make the 'tasks' profile; use kind='tasks'.")
+            raise ArgumentError("`replicates` (per-task means) can only make the 'tasks' profile; use kind='tasks'.")
         reps = np.asarray(replicates.replicates, dtype=float)
         obs = np.asarray(replicates.observed, dtype=float)
         models_t, tasks_t = tuple(replicates.models), tuple(replicates.tasks)
@@ -211,7 +213,7 @@ def performance_profile(runs, models=None, tasks=None, *, taus=None, kind: str =
         n_runs = have.sum(axis=1)  # (M, T)
         if (n_runs == 0).any():
             bad = np.argwhere(n_runs == 0)[0]
-            raise ValueError(f"`runs`: model {models[bad[0]]!r} has no run on task {tasks[bad[1]]!r}.")
+            raise ArgumentError(f"`runs`: model {models[bad[0]]!r} has no run on task {tasks[bad[1]]!r}.")
         taus = _taus(taus, x[have])
         ind = np.where(have[..., None], x[..., None] > taus, False).astype(np.float64)  # (M, R, T, K)
         xz = np.where(have, x, 0.0)
@@ -250,7 +252,7 @@ def _taus(taus, values):
         return np.linspace(lo, hi, 101)
     taus = np.asarray(taus, dtype=float).ravel()
     if taus.size == 0 or not np.isfinite(taus).all():
-        raise ValueError("`taus` must be a non-empty sequence of finite thresholds.")
+        raise ArgumentError("`taus` must be a non-empty sequence of finite thresholds.")
     return taus
 
 

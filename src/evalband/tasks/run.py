@@ -12,19 +12,21 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import InputError, check_choice, check_confidence_level
+from .._validate import ArgumentError, InputError, check_choice, check_confidence_level
 from ._matrix import as_score_matrix, complete_cases
 from .anova import rm_anova
 from .bayes_signedrank import bayes_signed_rank_tests
 from .friedman import friedman, nemenyi
 from .signedrank import signed_rank_tests
+from ..display.reprs import displayed
 
 __all__ = ["TESTS", "TaskTestResult", "run_test"]
 
 TESTS = ("friedman", "wilcoxon", "sign", "bayes-signed-rank", "rm-anova")
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class TaskTestResult:
     """The outcome of :func:`run_test`.
 
@@ -52,6 +54,42 @@ class TaskTestResult:
     def to_frame(self) -> pd.DataFrame:
         """The pairwise table of the post-hoc comparisons (see each result's ``to_frame``)."""
         return self.posthoc.to_frame()
+
+    def to_dict(self) -> dict:
+        """The primary result as plain values: the omnibus test (Friedman chi-square, its df and p-value, the
+        Iman-Davenport F; or the RM-ANOVA F), the post-hoc method (Nemenyi critical difference and mean ranks,
+        Holm-corrected signed-rank or sign tests, the Bayesian ROPE) and what was left out. The pairwise table is
+        :meth:`to_frame` (the command line's JSON puts it under ``records``)."""
+        out = {"test": self.test, "models": list(self.models), "n_tasks": len(self.tasks),
+               "dropped_tasks": list(self.dropped_tasks)}
+        o, p = self.omnibus, self.posthoc
+        if self.test == "rm-anova":
+            out["omnibus"] = {"test": "rm-anova", "f": o.statistic, "df1": o.df1, "df2": o.df2, "p_value": o.p_value,
+                              "p_value_greenhouse_geisser": o.p_value_gg, "epsilon_greenhouse_geisser": o.epsilon_gg,
+                              "mauchly_w": o.mauchly_w, "mauchly_p_value": o.mauchly_p_value,
+                              "shapiro_w": o.shapiro_w, "shapiro_p_value": o.shapiro_p_value,
+                              "assumptions_hold": bool(o.assumptions_hold)}
+        elif o is not None:
+            out["omnibus"] = {"test": getattr(o, "method", "friedman"), "chi_square": o.statistic, "df": o.df,
+                              "p_value": o.p_value, "iman_davenport_f": o.iman_davenport, "iman_davenport_df1": o.df1,
+                              "iman_davenport_df2": o.df2, "iman_davenport_p_value": o.iman_davenport_p_value}
+            if getattr(o, "exact_method", ""):
+                out["omnibus"].update(p_value_exact=o.p_value_exact, p_value_exact_se=o.p_value_exact_se,
+                                      exact_method=o.exact_method, n_arrangements=int(o.n_arrangements))
+        if self.test == "friedman":
+            out["posthoc"] = {"method": "nemenyi", "p_values": p.method, "critical_difference": p.critical_difference,
+                              "critical_difference_asymptotic": p.critical_difference_asymptotic,
+                              "q_alpha": p.q_alpha, "confidence_level": p.confidence_level,
+                              "mean_ranks": {m: float(r) for m, r in zip(self.models, p.mean_ranks)},
+                              "cliques": [list(c) for c in p.cliques]}
+        elif self.test in ("wilcoxon", "sign"):
+            out["posthoc"] = {"method": self.test, "control": p.control, "correction": "holm",
+                              "confidence_level": p.confidence_level, "rejected": int(np.sum(p.reject)),
+                              "pairs": int(len(p.reject))}
+        elif self.test == "bayes-signed-rank":
+            out["posthoc"] = {"method": "bayes-signed-rank", "control": p.control, "rope": p.rope,
+                              "confidence_level": p.results[0].confidence_level if p.results else None}
+        return {k: (float(v) if isinstance(v, np.floating) else v) for k, v in out.items()}
 
     def summary(self) -> str:
         """A few lines: the omnibus test, the post-hoc method and its verdict, what was dropped."""
@@ -84,7 +122,7 @@ class TaskTestResult:
 
 
 def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=None, rope: float = 0.0,
-             confidence_level=0.95, higher_is_better: bool = True, rng=None, n_samples: int = 20_000,
+             confidence_level=0.95, higher_is_better: bool = True, rng=None, n_draws: int = 20_000,
              tie_correction: bool = True, missing: str = "complete-case") -> TaskTestResult:
     """Run a test over tasks: omnibus plus post-hoc comparisons.
 
@@ -109,7 +147,7 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
     rng : None, int or numpy.random.Generator
         Bayesian test, and the Monte Carlo permutation p-values of the Friedman and Nemenyi tests (few tasks, many
         models).
-    n_samples : int, default 20_000
+    n_draws : int, default 20_000
         Bayesian test only: posterior draws per pair.
     tie_correction : bool, default True
         Friedman statistic corrected for tied ranks.
@@ -131,10 +169,10 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
                          f" ({', '.join(map(str, m.models))})", source=m.source)
     full = m
     if control is not None and test in ("friedman", "rm-anova"):
-        raise ValueError(f"`control` applies to the wilcoxon, sign and bayes-signed-rank tests, not to {test!r}"
+        raise ArgumentError(f"`control` applies to the wilcoxon, sign and bayes-signed-rank tests, not to {test!r}"
                          " (which compares all pairs).")
     if rope and test != "bayes-signed-rank":
-        raise ValueError("`rope` applies to the bayes-signed-rank test only.")
+        raise ArgumentError("`rope` applies to the bayes-signed-rank test only.")
     m = complete_cases(m, min_tasks=2, what=f"the {test} test")
     omnibus = None
     omnibus_data, sm = (full, "skillings-mack") if missing == "skillings-mack" else (m, "complete-case")
@@ -149,7 +187,7 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
         posthoc = signed_rank_tests(m, control=control, method=test, confidence_level=level,
                                     higher_is_better=higher_is_better)
     elif test == "bayes-signed-rank":
-        posthoc = bayes_signed_rank_tests(m, control=control, rope=rope, n_samples=n_samples,
+        posthoc = bayes_signed_rank_tests(m, control=control, rope=rope, n_draws=n_draws,
                                           confidence_level=level, higher_is_better=higher_is_better, rng=rng)
     else:
         omnibus = posthoc = rm_anova(m, confidence_level=level)

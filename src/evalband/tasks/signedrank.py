@@ -13,49 +13,33 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import check_alternative, check_choice, check_confidence_level
+from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
+from ..comparison.multiplicity import adjust_p_values
+from ..comparison.pairs import control_pairs, pair_indices
 from ._matrix import as_score_matrix, complete_cases
+from ..display.reprs import displayed
 
-__all__ = ["SignedRankResult", "signed_rank_tests", "holm", "pairs_for"]
+__all__ = ["SignedRankResult", "signed_rank_tests", "pairs_for"]
 
 METHODS = ("wilcoxon", "sign")
 
 
-def holm(pvalues) -> np.ndarray:
-    """Holm (1979) step-down adjusted p-values, in the order given.
-
-    The i-th smallest of m p-values is multiplied by (m - i + 1), then made monotone and capped at 1; a hypothesis
-    is rejected at family-wise level alpha when its adjusted p-value is at most alpha. NaN p-values stay NaN and
-    do not count in m.
-    """
-    p = np.asarray(pvalues, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = ~np.isnan(p)
-    q = p[ok]
-    m = q.size
-    if m == 0:
-        return out
-    order = np.argsort(q, kind="stable")
-    adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * q[order]))
-    res = np.empty(m)
-    res[order] = adj
-    out[ok] = res
-    return out
-
-
 def pairs_for(models, control=None) -> list[tuple[int, int]]:
-    """Index pairs (a, b): the control against each other model, or every unordered pair."""
+    """Index pairs (a, b): the control against each other model, or every unordered pair (the one enumeration,
+    :mod:`evalband.comparison.pairs`)."""
     models = list(models)
     if control is None:
-        return [(i, j) for i in range(len(models)) for j in range(i + 1, len(models))]
-    if control not in models:
-        shown = ", ".join(map(repr, models[:12])) + (" ..." if len(models) > 12 else "")
-        raise ValueError(f"`control`: unknown model {control!r}; available: {shown}.")
-    c = models.index(control)
-    return [(c, j) for j in range(len(models)) if j != c]
+        a, b = pair_indices(len(models))
+    else:
+        if control not in models:
+            shown = ", ".join(map(repr, models[:12])) + (" ..." if len(models) > 12 else "")
+            raise ArgumentError(f"`control`: unknown model {control!r}; available: {shown}.")
+        a, b = control_pairs(len(models), models.index(control))
+    return [(int(i), int(j)) for i, j in zip(a, b)]
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class SignedRankResult:
     """Pairwise tests over tasks, Holm-corrected.
 
@@ -65,10 +49,10 @@ class SignedRankResult:
         The pairs; ``model_a`` is the control when one was given. Differences are ``a - b``.
     statistic : numpy.ndarray
         SciPy's statistic: the Wilcoxon T (smaller rank sum when two-sided) or the number of tasks a wins (sign).
-    pvalue, pvalue_adjusted : numpy.ndarray
+    p_value, p_value_adjusted : numpy.ndarray
         Raw and Holm-adjusted p-values.
     reject : numpy.ndarray of bool
-        ``pvalue_adjusted <= 1 - confidence_level``.
+        ``p_value_adjusted <= 1 - confidence_level``.
     median_difference : numpy.ndarray
     wins, ties, losses : numpy.ndarray of int
         Tasks where a scores higher, the same, lower (in the better direction).
@@ -82,8 +66,8 @@ class SignedRankResult:
     model_a: tuple[str, ...]
     model_b: tuple[str, ...]
     statistic: np.ndarray
-    pvalue: np.ndarray
-    pvalue_adjusted: np.ndarray
+    p_value: np.ndarray
+    p_value_adjusted: np.ndarray
     reject: np.ndarray
     median_difference: np.ndarray
     wins: np.ndarray
@@ -110,8 +94,8 @@ class SignedRankResult:
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"model_a": list(self.model_a), "model_b": list(self.model_b),
                              "median_difference": self.median_difference, "wins": self.wins, "ties": self.ties,
-                             "losses": self.losses, "statistic": self.statistic, "pvalue": self.pvalue,
-                             "pvalue_holm": self.pvalue_adjusted, "reject": self.reject})
+                             "losses": self.losses, "statistic": self.statistic, "p_value": self.p_value,
+                             "p_value_holm": self.p_value_adjusted, "reject": self.reject})
 
 
 def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: str = "wilcoxon",
@@ -159,7 +143,7 @@ def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: 
     zero_method = check_choice(zero_method, ("wilcox", "pratt", "zsplit"), "zero_method")
     m = complete_cases(as_score_matrix(scores, models, tasks), min_tasks=2, what="signed-rank tests")
     if m.n_models < 2:
-        raise ValueError(f"signed-rank tests need at least 2 models; got {m.n_models}.")
+        raise ArgumentError(f"signed-rank tests need at least 2 models; got {m.n_models}.")
     pairs = pairs_for(m.models, control)
     ia = np.array([a for a, _ in pairs])
     ib = np.array([b for _, b in pairs])
@@ -191,7 +175,7 @@ def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: 
             pval[i] = stats.binomtest(int(wins[i]), int(n_eff[i]), 0.5, alternative=alternative).pvalue
         if ties.any():
             notes.append(f"sign test: tied tasks dropped ({int(ties.sum())} pair-task ties in all)")
-    padj = holm(pval)
+    padj = adjust_p_values(pval, method="holm")
     names = np.asarray(m.models, dtype=object)
     return SignedRankResult(tuple(names[ia]), tuple(names[ib]), stat, pval, padj, padj <= 1 - level,
                             np.median(d, axis=1) * sign, wins, ties, losses, method, control, alternative, level,

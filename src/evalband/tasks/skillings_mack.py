@@ -22,7 +22,7 @@ def skillings_mack_statistic(scores: np.ndarray, *, higher_is_better: bool = Tru
 
     Returns
     -------
-    statistic, df, pvalue : float
+    statistic, df, p_value : float
     mean_ranks : numpy.ndarray, shape (n_models,)
         Each model's mean rank over the tasks where it has a score, each task's ranks rescaled to 1..k.
     n_used : int

@@ -4,7 +4,7 @@
 (three groups) or Dirichlet-sampled weights (more groups); plots live in ``evalband.report.plots``.
 """
 
-from ._grid import barycentric_to_xy, dirichlet_points, line_grid, simplex_lattice
+from ._grid import SIMPLEX_CORNERS, barycentric_to_xy, dirichlet_points, line_grid, simplex_lattice
 from .sensitivity import Z_PRESETS, WeightSensitivity, best_model_map, group_covariance, weight_sensitivity
 
 __all__ = [
@@ -17,4 +17,5 @@ __all__ = [
     "simplex_lattice",
     "dirichlet_points",
     "barycentric_to_xy",
+    "SIMPLEX_CORNERS",
 ]

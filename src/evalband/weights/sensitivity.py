@@ -15,14 +15,14 @@ from binomial variances with an assumed correlation between models.
 from __future__ import annotations
 
 import numbers
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from .._validate import as_generator, check_choice, check_positive_int
+from .._validate import ArgumentError, as_generator, check_choice, check_positive_int
 from ._grid import dirichlet_points, line_grid, simplex_lattice
+from ..display.reprs import displayed
 
 __all__ = ["weight_sensitivity", "best_model_map", "WeightSensitivity", "Z_PRESETS", "group_covariance"]
 
@@ -34,7 +34,8 @@ Z_PRESETS = {"independent": 2.0, "correlated": 1.4}
 _METHODS = ("auto", "bootstrap", "analytic")
 
 
-@dataclass(frozen=True)
+@displayed
+@dataclass(frozen=True, repr=False)
 class WeightSensitivity:
     """The best model, and whether it is significantly best, at each point of the weight simplex.
 
@@ -116,7 +117,7 @@ class WeightSensitivity:
         """Index of the evaluated weighting closest to ``weights`` (given in group order)."""
         w = np.asarray(weights, dtype=np.float64)
         if w.shape != (len(self.groups),):
-            raise ValueError(f"`weights` must have one entry per group ({len(self.groups)}); got shape {w.shape}.")
+            raise ArgumentError(f"`weights` must have one entry per group ({len(self.groups)}); got shape {w.shape}.")
         return int(np.argmin(((self.weights - w / w.sum()) ** 2).sum(axis=1)))
 
 
@@ -227,7 +228,6 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
     R. Longjohn, G. Gopalan, E. Casleton (2025). Statistical Uncertainty Quantification for Aggregate
     Performance Metrics in Machine Learning Benchmarks. arXiv:2501.04234.
     """
-    from ..table import ResultsTable
 
     method = check_choice(method, _METHODS, "method")
     z_value = _check_z(z)
@@ -235,26 +235,29 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
     gen = as_generator(rng)
     notes = []
 
-    if isinstance(data, (pd.DataFrame, str, os.PathLike, list, tuple)):  # lists: of paths, as read() takes
-        from ..io import read
+    from ..resample import ReplicateSet
+    from ..selection import select
 
-        data = read(data)
-    is_table = isinstance(data, ResultsTable)
-    if not is_table and not hasattr(data, "replicates"):
-        raise TypeError("`data` must be a ResultsTable (from evalband.read or evalband.load_example), a Replicates,"
-                        f" a DataFrame or a path; got {type(data).__name__}.")
+    if isinstance(data, ReplicateSet):
+        is_table = False
+    else:  # tasks some model lacks are left out with a note, as in compare and rank
+        sel = select(data)
+        table = sel.table
+        if len(table.models) < 2:
+            raise ArgumentError(f"`data` must hold at least two models; got {len(table.models)}.")
+        paired = table.level == "item" and table.paired_items
+        sel = sel.complete_tasks(shared_items=paired, independent=not paired)
+        data = sel.table
+        is_table = True
+        if sel.left_out.lacking:
+            lacking = sel.left_out.lacking
+            total = len(lacking) + len(sel.tasks)
+            notes.extend(sel.left_out.lacking_notes(total)[:-1])
+            notes.append(f"the weights are over the {len(sel.tasks)} task{'s' if len(sel.tasks) != 1 else ''}"
+                         f" every model has ({len(lacking)} of {total} left out; select models with"
+                         " evalband.select(data, models=...) to keep them)")
     if len(data.models) < 2:
-        raise ValueError(f"`data` must hold at least two models; got {len(data.models)}.")
-    if is_table:  # tasks some model lacks are left out with a note, as in compare and rank
-        from ..comparison._setup import shared_tasks
-
-        data, left_out = shared_tasks(data)
-        if left_out:
-            kept = len(left_out.tasks) - len(left_out.lacking)
-            notes.extend(left_out.notes()[:-1])
-            notes.append(f"the weights are over the {kept} task{'s' if kept != 1 else ''} every model has"
-                         f" ({len(left_out.lacking)} of {len(left_out.tasks)} left out; select models with"
-                         " table.select(models=...) to keep them)")
+        raise ArgumentError(f"`data` must hold at least two models; got {len(data.models)}.")
     tasks = tuple(data.tasks)
     models = tuple(data.models)
     mapping = groups if groups is not None else data.task_groups
@@ -263,11 +266,11 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
         notes.append("no task groups: each task is its own group")
     missing = [t for t in tasks if t not in mapping]
     if missing:
-        raise ValueError(f"`groups` lacks task(s) {', '.join(map(repr, missing[:5]))}.")
+        raise ArgumentError(f"`groups` lacks task(s) {', '.join(map(repr, missing[:5]))}.")
     group_names = tuple(dict.fromkeys(str(mapping[t]) for t in tasks))
     G = len(group_names)
     if G < 2:
-        raise ValueError(f"weight sensitivity needs at least two task groups; got {G} ({group_names[0]!r}).")
+        raise ArgumentError(f"weight sensitivity needs at least two task groups; got {G} ({group_names[0]!r}).")
     membership = np.zeros((len(tasks), G))
     for k, t in enumerate(tasks):
         membership[k, group_names.index(str(mapping[t]))] = 1.0
@@ -283,10 +286,10 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
         group_cov = None
     else:
         if method == "analytic":
-            raise ValueError("`method='analytic'` needs a ResultsTable; Replicates carry bootstrap replicates.")
+            raise ArgumentError("`method='analytic'` needs a ResultsTable; Replicates carry bootstrap replicates.")
         observed = np.asarray(data.observed, dtype=np.float64)
         reps = np.asarray(data.replicates, dtype=np.float64)
-        measured = getattr(data, "resampling", "paired") == "paired"
+        measured = data.resampling == "paired"
         se_source = "bootstrap"
         if measured and rho is None:
             # the covariance of the (B, M, G) group-mean replicates: exactly the spread of (B, M, P) aggregates
@@ -321,24 +324,24 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
     return WeightSensitivity(models, group_names, W, out["scores"], out["best"], out["runner_up"], out["lead"],
                              out["se"], out["correlation"], out["decided"], z_value, layout, se_source,
                              "assumed" if rho is not None else "measured", resolution,
-                             tuple(notes) + tuple(getattr(data, "notes", ())))
+                             tuple(notes) + tuple(data.notes))
 
 
 def _check_z(z) -> float:
     if isinstance(z, str):
         key = z.strip().lower()
         if key not in Z_PRESETS:
-            raise ValueError(f"`z` must be a positive number or one of {', '.join(map(repr, Z_PRESETS))};"
+            raise ArgumentError(f"`z` must be a positive number or one of {', '.join(map(repr, Z_PRESETS))};"
                              f" got {z!r}.")
         return Z_PRESETS[key]
     if isinstance(z, bool) or not isinstance(z, numbers.Real) or not np.isfinite(z) or z < 0:
-        raise ValueError(f"`z` must be a non-negative number or a preset name; got {z!r}.")
+        raise ArgumentError(f"`z` must be a non-negative number or a preset name; got {z!r}.")
     return float(z)
 
 
 def _check_correlation(rho) -> float:
     if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not -1 <= float(rho) <= 1:
-        raise ValueError(f"`correlation` must be a number in [-1, 1]; got {rho!r}.")
+        raise ArgumentError(f"`correlation` must be a number in [-1, 1]; got {rho!r}.")
     return float(rho)
 
 

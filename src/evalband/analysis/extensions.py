@@ -1,0 +1,57 @@
+"""Capability analyses an :class:`~evalband.analysis.Analysis` adds when the data call for them.
+
+A capability (variance facets, judges' human labels, costs and latency, ...) registers one function here under a
+key. :func:`evalband.analyze` calls each registered function on the selection it analysed, with the same seed,
+replicate count and confidence level, and keeps what it returns in :attr:`Analysis.extras` under the key:
+
+    function(selection, *, aggregate, n_resamples, confidence_level, seed, replicates) -> result or None
+
+The function returns None when its data are absent (no facet column, no cost column: nothing to say), raises
+:class:`Skip` with the reason when the data are there but the analysis does not apply (recorded in
+:attr:`Analysis.skipped`), and otherwise returns its frozen result. The report renders each result with the
+section builder registered under the same key in :data:`evalband.report.sections.SECTIONS`. Analyses are imported
+only when called, so an unused capability costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__all__ = ["EXTENSIONS", "Skip", "run_extensions"]
+
+#: key -> (title used when skipped, "module:function" or the function); the order is the order of the
+#: report's sections.
+EXTENSIONS: dict[str, tuple] = {
+    "variance": ("Where the variance comes from", "evalband.facets.summary:variance_extension"),
+    "arena": ("Preference leaderboard", "evalband.analysis.preferences:arena_extension"),
+    "judges": ("Judge and human labels", "evalband.judges.extension:human_labels"),
+    "costs": ("Cost and quality", "evalband.costs.analysis:cost_analysis"),
+}
+
+
+class Skip(Exception):
+    """Raised by a capability analysis whose data are present but which does not apply; the message is why."""
+
+
+def _function(target):
+    if callable(target):
+        return target
+    module, name = target.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def run_extensions(selection, *, aggregate, n_resamples, confidence_level, seed, replicates=None,
+                   registry=None) -> tuple[tuple, list]:
+    """``(extras, skipped)``: each registered analysis's result as ``(key, result)`` pairs, and the
+    ``(title, reason)`` of those that were skipped."""
+    extras, skipped = [], []
+    for key, (title, target) in (EXTENSIONS if registry is None else registry).items():
+        try:
+            result = _function(target)(selection, aggregate=aggregate, n_resamples=n_resamples,
+                                       confidence_level=confidence_level, seed=seed, replicates=replicates)
+        except Skip as exc:
+            skipped.append((title, str(exc)))
+            continue
+        if result is not None:
+            extras.append((key, result))
+    return tuple(extras), skipped

@@ -1,0 +1,389 @@
+"""Result frames as text: terminal tables that fit the terminal, Markdown, LaTeX, CSV and JSON.
+
+Human formats ('table', 'markdown', 'latex') round with the digit rule, merge each ``x_low`` / ``x_high`` pair
+into one interval column (``95% CI``; rank intervals as ``1-2`` or a single ``3``), move columns that hold one
+value on every row into the title, and fit the terminal's width (long names fold onto several lines; when even
+that is too wide, the least needed columns are left out and a note says so). ``'table-wide'`` (``--wide``) shows
+every column as it is. Machine formats ('csv', 'json') keep every column, full precision (the shortest repr
+that reads back the same float), fractions, and integer counts; CSV text cells that a spreadsheet would read as
+formulas are neutralized.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import re
+import shutil
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+
+from .._validate import ArgumentError
+from .escape import csv_safe_text, latex_escape, md_escape, one_line
+from .numbers import (decimals_for, format_level, format_p, format_percent, format_rank_interval, format_short,
+                      format_signed, format_value)
+
+__all__ = ["FORMATS", "render", "display_frame", "json_records", "json_dumps", "to_json", "to_csv", "terminal_width", "wrap_notes", "DEFAULT_WIDTH"]
+
+FORMATS = ("table", "table-wide", "markdown", "csv", "json", "latex")
+#: terminal width when it cannot be detected (not a terminal, no COLUMNS)
+DEFAULT_WIDTH = 100
+#: columns that count things: integers in JSON and CSV, never decimals
+_COUNTS = re.compile(r"^(n|k|(.*_)?df\d?|tier|rank|rank_low|rank_high|rank_sim_low|rank_sim_high|tasks|items|"
+                     r"left_out|common_items|trials|samples|count|n_.*|.*_count|.*_n|clusters|record_n|rejected|pairs|"
+                     r"n_arrangements|wins|losses|ties)$")
+#: probabilities shown as percents in human formats
+_PERCENT = ("p_best", "p_a_better", "share", "prob_a_better", "prob_b_better", "prob_equivalent")
+#: interval pairs merged in human formats: '<stem>_low' / '<stem>_high'
+_PAIR = re.compile(r"^(.*)_low$")
+#: columns left out first when a table is too wide for the terminal (least needed first; display names)
+_DROP_ORDER = ("variance_raw", "undefined_replicates", "random", "se_analytic", "correlation", "p_adjusted",
+               "rank_mean", "hdi", "pred", "posterior_sd", "sim. rank CI", "se", "observed", "p_value", "n",
+               "n_unlabelled", "rank CI", "tier")
+
+
+def terminal_width() -> int:
+    """``COLUMNS`` when set, else the terminal's width, else :data:`DEFAULT_WIDTH` (not a terminal)."""
+    env = os.environ.get("COLUMNS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        if sys.stdout.isatty():
+            return max(40, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
+    except (AttributeError, ValueError, OSError):
+        pass
+    return DEFAULT_WIDTH
+
+
+def wrap_notes(notes, width: int, *, prefix: str = "note: ") -> list[str]:
+    """Each note once, on one line or wrapped at ``width`` on word boundaries with a hanging indent."""
+    out = []
+    for n in dict.fromkeys(one_line(n) for n in notes if n):
+        out.extend(textwrap.wrap(n, width=max(20, width), initial_indent=prefix,
+                                 subsequent_indent=" " * len(prefix), break_on_hyphens=False) or [prefix])
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- machine formats
+def _is_count(name, values: pd.Series) -> bool:
+    if not _COUNTS.match(str(name)) or not pd.api.types.is_numeric_dtype(values) or \
+            pd.api.types.is_bool_dtype(values):
+        return False
+    v = values.to_numpy(dtype=np.float64)
+    v = v[np.isfinite(v)]
+    return bool(np.all(v == np.round(v)))
+
+
+def _plain(value):
+    """A JSON value: Python int / float / str / bool / None / list; NaN and infinities as None."""
+    if value is None or value is pd.NA:
+        return None
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return v if math.isfinite(v) else None
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def json_records(frame: pd.DataFrame) -> list[dict]:
+    """The rows as JSON-ready dicts: full-precision floats, integer counts, NaN as null."""
+    counts = {c for c in frame.columns if _is_count(c, frame[c])}
+    records = []
+    for row in frame.itertuples(index=False, name=None):
+        rec = {}
+        for c, v in zip(frame.columns, row):
+            v = _plain(v)
+            if c in counts and isinstance(v, float):
+                v = int(v)
+            rec[str(c)] = v
+        records.append(rec)
+    return records
+
+
+def _clean(value, key: str = ""):
+    """Nested values as plain JSON: counts (by name) as integers, NaN and infinities as null."""
+    if isinstance(value, dict):
+        return {str(k): _clean(v, str(k)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v, key) for v in value]
+    v = _plain(value)
+    if isinstance(v, float) and _COUNTS.match(key) and v.is_integer():
+        return int(v)
+    return v
+
+
+def json_dumps(obj) -> str:
+    """Any result dict as JSON: full-precision floats, counts (by name) as integers, NaN and inf as null."""
+    return json.dumps(_clean(obj), indent=2, allow_nan=False)
+
+
+def to_json(frame: pd.DataFrame, **extra) -> str:
+    """JSON records (a list), or an object with the ``extra`` fields and the ``records`` when given."""
+    records = json_records(frame)
+    if extra:
+        return json.dumps({**_clean(extra), "records": records}, indent=2, allow_nan=False)
+    return json.dumps(records, indent=2, allow_nan=False)
+
+
+def to_csv(frame: pd.DataFrame) -> str:
+    """CSV with full precision, integer counts, and text cells neutralized against spreadsheet formulas."""
+    out = frame.copy()
+    for c in out.columns:
+        if _is_count(c, out[c]) and pd.api.types.is_float_dtype(out[c]):
+            out[c] = out[c].astype("Int64")
+        elif out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
+            out[c] = [csv_safe_text(v) for v in out[c]]
+    safe_header = [csv_safe_text(str(c)) for c in out.columns]
+    out.columns = safe_header
+    return out.to_csv(index=False)
+
+
+# ---------------------------------------------------------------------------------------------- human formats
+def _rounded(df, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols=()) -> pd.DataFrame:
+    """Display strings: value columns with the digit rule (after ``scale``), p-values, other numbers short."""
+    out = pd.DataFrame(index=df.index)
+
+    def digits(se, scale):  # (scale per row, decimals per row) from standard errors on the statistic's scale
+        scale = np.broadcast_to(np.asarray(scale, dtype=float), (len(df),))  # one per row, or one for all
+        if se is None:
+            return scale, [3] * len(df)
+        se = (df[se].to_numpy(dtype=float) if isinstance(se, str) else
+              np.broadcast_to(np.asarray(se, dtype=float), (len(df),))) * scale
+        return scale, [decimals_for(abs(s)) if s == s and s != 0 else 1 for s in se]
+
+    if isinstance(value_cols, dict):  # column -> (its SE: a column or values, its scale): a digit rule per group
+        per_col = {c: digits(*spec) for c, spec in value_cols.items() if c in df.columns}
+    else:
+        rule = digits(se_col if se_col and se_col in df.columns else None, scale)
+        per_col = {c: rule for c in value_cols if c in df.columns}
+    for c in df.columns:
+        col = df[c]
+        if c in per_col:
+            scale_c, decimals = per_col[c]
+            values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float) * scale_c
+            f = format_signed if c in signed_cols else format_value
+            out[c] = [f(float(v), d) for v, d in zip(values, decimals)]
+        elif c in p_value_cols:
+            out[c] = [format_p(v, p_floor) for v in col]
+        elif c in _PERCENT:
+            out[c] = [format_percent(v) for v in col]
+        elif _is_count(c, col):
+            out[c] = ["" if not np.isfinite(v) else f"{int(v):,}" for v in col.to_numpy(dtype=float)]
+        elif pd.api.types.is_float_dtype(col):
+            out[c] = [format_short(v) if pd.notna(v) else "" for v in col]
+        else:
+            out[c] = ["" if v is None or (isinstance(v, float) and np.isnan(v)) else one_line(v) for v in col]
+    return out
+
+
+def _merge_intervals(shown: pd.DataFrame, raw: pd.DataFrame, level) -> pd.DataFrame:
+    """Each '<stem>_low' / '<stem>_high' pair as one column: '(lo, hi)', ranks as '1-2' (or '3')."""
+    cols = list(shown.columns)
+    out = {}
+    used = set()
+    for c in cols:
+        if c in used:
+            continue
+        m = _PAIR.match(str(c))
+        other = f"{m.group(1)}_high" if m else None
+        if m and other in shown.columns:
+            stem = m.group(1)
+            used |= {c, other}
+            if stem.startswith("rank"):
+                name = {"rank": "rank CI", "rank_sim": "sim. rank CI"}.get(stem, stem.replace("_", " "))
+                out[name] = [format_rank_interval(a, b) for a, b in zip(raw[c], raw[other])]
+            else:
+                name = "CI" if stem == "ci" else stem.replace("_", " ")
+                if stem == "ci" and level is not None:
+                    name = f"{format_level(level)} CI"
+                out[name] = [f"({a}, {b})" if (a or b) else "" for a, b in zip(shown[c], shown[other])]
+            continue
+        out[c] = list(shown[c])
+    return pd.DataFrame(out, index=shown.index)
+
+
+def _constant_columns(shown: pd.DataFrame, raw: pd.DataFrame, keep) -> tuple[pd.DataFrame, list[str]]:
+    """Label columns (text, such as aggregate or method) with one value on every row move to the title; empty
+    columns go."""
+    parts, drop = [], []
+    labels = {c for c in raw.columns if not pd.api.types.is_numeric_dtype(raw[c])}
+    for c in shown.columns:
+        values = set(shown[c])
+        if values <= {""}:
+            drop.append(c)
+        elif len(shown) > 1 and len(values) == 1 and c not in keep and c in labels:
+            parts.append(f"{c}: {next(iter(values))}")
+            drop.append(c)
+    return shown.drop(columns=drop), parts
+
+
+def _prepare(df, *, value_cols, se_col, scale, p_value_cols, p_floor, title, compact, keep, signed_cols=()):
+    raw = df.reset_index(drop=True)
+    level = None
+    if "confidence_level" in raw.columns and raw["confidence_level"].nunique(dropna=True) == 1:
+        level = float(raw["confidence_level"].dropna().iloc[0])
+    shown = _rounded(raw, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols)
+    extra = []
+    if compact:
+        shown = _merge_intervals(shown, raw, level)
+        if level is not None:
+            shown = shown.drop(columns=["confidence_level"], errors="ignore")
+        shown, extra = _constant_columns(shown, raw, keep)
+    head = "; ".join([t for t in [title] if t] + extra) or None
+    return shown, head
+
+
+def display_frame(df: pd.DataFrame, *, value_cols=("estimate", "se", "ci_low", "ci_high"), se_col: str | None = "se",
+                  scale: float = 1.0, p_value_cols=("p_value", "p_adjusted"), signed_cols=(), p_floor=None,
+                  title: str | None = None, keep=("model", "model_a", "model_b", "task")):
+    """``(shown, head)``: the display strings of a result frame as every human format shows them (the digit rule,
+    points, merged interval columns, rank intervals, constant label columns moved to ``head``, empty columns
+    left out), for renderers that lay the table out themselves (the report). ``signed_cols`` are differences
+    written with their sign. Other arguments as :func:`render`.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"model": ["A", "B"], "estimate": [0.7812, 0.7], "se": [0.0123, 0.01],
+    ...                       "ci_low": [0.757, 0.68], "ci_high": [0.805, 0.72], "confidence_level": 0.95})
+    >>> shown, head = display_frame(frame, scale=100)
+    >>> list(shown.columns), shown.iloc[0, 3]
+    (['model', 'estimate', 'se', '95% CI'], '(75.7, 80.5)')
+    """
+    return _prepare(df, value_cols=value_cols, se_col=se_col, scale=scale, p_value_cols=p_value_cols, p_floor=p_floor,
+                    title=title, compact=True, keep=keep, signed_cols=tuple(signed_cols))
+
+
+def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se", "ci_low", "ci_high"),
+           se_col: str | None = "se", scale: float = 1.0, p_value_cols=("p_value", "p_adjusted"),
+           title: str | None = None, notes=(), p_floor: float | None = None, width: int | None = None,
+           keep=("model", "model_a", "model_b", "task")) -> str:
+    """Render a result frame as text.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Fractions at full precision (as ``to_frame()`` gives them).
+    fmt : {'table', 'table-wide', 'markdown', 'csv', 'json', 'latex'}
+    value_cols, se_col, scale
+        Columns shown with the decimals that ``se_col`` sets (after multiplying by ``scale``, one number or one
+        per row: 100 shows proportions in points). Only human formats round or scale. ``value_cols`` may also
+        map each value column to ``(se, scale)``, its own standard errors (a column name or values) and
+        multiplier, for tables holding statistics on several scales (quality in points beside costs in dollars).
+    p_value_cols : sequence of str
+    title : str, optional
+    notes : sequence of str
+        Printed below a terminal or Markdown table (wrapped, each once), as ``% note:`` comment lines after LaTeX;
+        not part of CSV or JSON (the command line prints them on stderr).
+    p_floor : float, optional
+        Smallest p-value the method can give (``2 / (B + 1)`` for a two-sided bootstrap p-value).
+    width : int, optional
+        Terminal width (default :func:`terminal_width`).
+    keep : sequence of str
+        Columns kept even when constant.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"model": ["A", "B"], "estimate": [0.7812, 0.7], "se": [0.0123, 0.01],
+    ...                       "ci_low": [0.757, 0.68], "ci_high": [0.805, 0.72], "confidence_level": 0.95})
+    >>> print(render(frame, "markdown", scale=100).splitlines()[2])
+    | A | 78.1 | 1.2 | (75.7, 80.5) |
+    """
+    if fmt not in FORMATS:
+        raise ArgumentError(f"`format` must be one of {', '.join(map(repr, FORMATS))}; got {fmt!r}.")
+    if fmt == "json":
+        return to_json(df)
+    if fmt == "csv":
+        return to_csv(df)
+    compact = fmt != "table-wide"
+    shown, head = _prepare(df, value_cols=value_cols, se_col=se_col, scale=scale, p_value_cols=p_value_cols,
+                           p_floor=p_floor, title=title, compact=compact, keep=keep)
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(md_escape(c, block=False) for c in shown.columns) + " |",
+                 "|" + "|".join("---" for _ in shown.columns) + "|"]
+        lines += ["| " + " | ".join(md_escape(v, block=False) for v in r) + " |"
+                  for r in shown.itertuples(index=False)]
+        text = "\n".join(lines)
+        if head:
+            text = f"**{md_escape(head, block=False)}**\n\n" + text
+        if notes:
+            text += "\n\n" + "\n".join(f"- {md_escape(n)}" for n in dict.fromkeys(notes))
+        return text + "\n"
+    if fmt == "latex":
+        cols = "l" * len(shown.columns)
+        lines = ([f"% {latex_escape(head)}"] if head else []) + [
+            r"\begin{tabular}{" + cols + "}", r"\toprule",
+            " & ".join(latex_escape(c) for c in shown.columns) + r" \\", r"\midrule"]
+        lines += [" & ".join(latex_escape(v) for v in r) + r" \\" for r in shown.itertuples(index=False)]
+        lines += [r"\bottomrule", r"\end{tabular}"]
+        lines += [f"% note: {latex_escape(n)}" for n in dict.fromkeys(notes)]
+        return "\n".join(lines) + "\n"
+    return _terminal(shown, df, head, notes, terminal_width() if width is None else int(width), fit=compact)
+
+
+#: a text column (names) may fold down to this many characters before columns are left out
+_MIN_TEXT = 18
+
+
+def _terminal(shown: pd.DataFrame, raw: pd.DataFrame, head, notes, width: int, *, fit: bool) -> str:
+    """A rich table fitted to ``width``: names fold onto several lines (down to :data:`_MIN_TEXT` characters);
+    when even that is too wide, the least needed columns are left out (said in a note)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    # labels (a non-numeric column of the result) fold; numbers and the intervals made of them never do
+    is_text = {c: c in raw.columns and not pd.api.types.is_numeric_dtype(raw[c]) for c in shown.columns}
+    natural = {c: max([len(str(c))] + [len(str(v)) for v in shown[c]]) for c in shown.columns}
+    frame, dropped = shown, []
+
+    def need(cols, text_width):  # rich's SIMPLE_HEAD box: one space each side of a cell, none at the edges
+        cells = sum(min(natural[c], max(text_width, len(str(c)))) if is_text[c] else natural[c] for c in cols)
+        return cells + 2 * len(cols) - 2
+
+    if fit:
+        while need(frame.columns, _MIN_TEXT) > width:
+            victim = next((c for key in _DROP_ORDER for c in frame.columns if str(c) == key), None)
+            if victim is None:  # then from the right, never a label or the first value and its interval
+                spare = [c for c in frame.columns if not is_text[c]][2:]
+                if not spare:
+                    break
+                victim = spare[-1]
+            dropped.append(str(victim))
+            frame = frame.drop(columns=[victim])
+    text_cols = [c for c in frame.columns if is_text[c]]
+    budget = None
+    if fit and text_cols and need(frame.columns, 10**6) > width:  # share what the other columns leave
+        rest = width - sum(natural[c] for c in frame.columns if not is_text[c]) - (2 * len(frame.columns) - 2)
+        budget = max(_MIN_TEXT, rest // len(text_cols))
+    table = Table(title=Text(head) if head else None, box=box.SIMPLE_HEAD, header_style="bold",
+                  title_justify="left", pad_edge=False, show_edge=False, collapse_padding=True, expand=False)
+    for c in frame.columns:
+        if is_text[c]:
+            table.add_column(Text(str(c)), justify="left", overflow="fold",
+                             max_width=None if budget is None else max(budget, len(str(c))))
+        else:
+            table.add_column(Text(str(c)), justify="right", no_wrap=True, min_width=natural[c])
+    for r in frame.itertuples(index=False):
+        table.add_row(*[Text(str(v)) for v in r])  # Text: names are never read as rich markup
+    buf = io.StringIO()
+    console = Console(file=buf, width=width if fit else max(width, 1000), force_terminal=False,
+                      color_system=None, highlight=False, emoji=False, markup=False)
+    console.print(table)
+    text = "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
+    more = list(notes)
+    if dropped:
+        more.append(f"not shown, to fit {width} columns: {', '.join(dropped)} (--wide shows every column; JSON and"
+                    " CSV have them all)")
+    lines = [text] + wrap_notes(more, width)
+    return "\n".join(lines).rstrip("\n") + "\n"

@@ -1,0 +1,91 @@
+"""Where the variance comes from: facets (prompts, seeds, judges, runs), crossed intervals, few clusters, plans.
+
+Array cores and table-level entries (each table-level entry takes a ResultsTable, a DataFrame or a path):
+
+* :func:`facet_design` — which factors are crossed or nested, which cells are missing (:mod:`.design`);
+* :func:`variance_components` — components per model and pair, shares of the variance of the mean, standard
+  errors with facets random or fixed, G coefficients (:mod:`.components`); array cores
+  :func:`anova_components` (balanced, expected mean squares, :mod:`.anova`) and :func:`reml_components`
+  (unbalanced, sparse REML, :mod:`.reml`);
+* :func:`crossed_bootstrap` — replicates (B, M, T) that resample items and facet levels independently, paired
+  across models, as a :class:`~evalband.resample.Replicates` for compare, rank and summarize (:mod:`.crossed`);
+  array core :func:`multiplier_replicates`;
+* :func:`cluster_robust` — CR2 standard errors with Bell-McCaffrey degrees of freedom for per-model means and
+  paired differences of linear aggregates with few clusters; :func:`cr2_factors`, :func:`bell_mccaffrey_df`,
+  :func:`pair_contrasts` (:mod:`.small_clusters`);
+* :func:`crossed_estimates` — the closed form of the crossed replicates: per-task means with standard errors that
+  generalize over items and facet levels, on Satterthwaite t references (what ``summarize`` shows with facets;
+  :mod:`.crossed_se`);
+* :func:`default_replicates` — the one dispatch of compare, rank and report: crossed replicates when facets are
+  random, the small-sample wild cluster bootstrap with few clusters (:data:`SMALL_CLUSTER_DF`), else None
+  (:mod:`.defaults`);
+* :func:`plan_design` — D-study: items, facet levels and trials that reach a target SE, cheapest first;
+  :func:`predicted_se` (:mod:`.dstudy`);
+* :func:`facet_summary` — all of it for one table: what ``evalband variance`` prints and the report's section
+  "Where the variance comes from" shows (:mod:`.summary`);
+* :func:`run_spread` — spread across runs and the inflation of best-of-n reporting; :func:`expected_best`,
+  :func:`normal_max_factor` (:mod:`.runs`).
+"""
+
+from .anova import AnovaTable, anova_components
+from .components import METHODS, VarianceComponents, variance_components
+from .crossed import CROSSED_METHODS, crossed_bootstrap, multiplier_replicates
+from .crossed_se import CrossedEstimates, crossed_estimates, crossed_variance
+from .defaults import SMALL_CLUSTER_DF, check_fixed, cluster_df, default_replicates, random_facets
+from .design import FacetDesign, TaskDesign, facet_design, facet_table
+from .dstudy import DEFAULT_LEVELS, DEFAULT_TRIALS, DStudy, plan_design, predicted_se
+from .reml import RemlFit, reml_components
+from .runs import RunSpread, expected_best, normal_max_factor, run_spread
+from .summary import RUN_FACET, FacetSummary, facet_summary, variance_extension
+from .small_clusters import (
+                             SMALL_SAMPLE_METHODS,
+                             ClusterRobust,
+                             bell_mccaffrey_df,
+                             cluster_robust,
+                             cr2_factors,
+                             pair_contrasts,
+)
+
+__all__ = [
+                             "CROSSED_METHODS",
+                             "DEFAULT_LEVELS",
+                             "DEFAULT_TRIALS",
+                             "METHODS",
+                             "SMALL_CLUSTER_DF",
+                             "SMALL_SAMPLE_METHODS",
+                             "AnovaTable",
+                             "ClusterRobust",
+                             "CrossedEstimates",
+                             "DStudy",
+                             "FacetSummary",
+                             "RUN_FACET",
+                             "FacetDesign",
+                             "RemlFit",
+                             "RunSpread",
+                             "TaskDesign",
+                             "VarianceComponents",
+                             "anova_components",
+                             "bell_mccaffrey_df",
+                             "check_fixed",
+                             "cluster_df",
+                             "cluster_robust",
+                             "cr2_factors",
+                             "crossed_bootstrap",
+                             "crossed_estimates",
+                             "crossed_variance",
+                             "default_replicates",
+                             "expected_best",
+                             "facet_design",
+                             "facet_summary",
+                             "facet_table",
+                             "multiplier_replicates",
+                             "normal_max_factor",
+                             "pair_contrasts",
+                             "plan_design",
+                             "predicted_se",
+                             "random_facets",
+                             "reml_components",
+                             "run_spread",
+                             "variance_components",
+                             "variance_extension",
+]

@@ -1,0 +1,508 @@
+"""Where the variance comes from: variance components of items, facets and trials, per model and per pair.
+
+:func:`variance_components` splits each model's scores (and each pair's differences) into the random terms of
+the design (item, prompt, item x prompt, ..., trial), says what share of the variance of the reported mean each
+term carries, gives the standard error of that mean with the facets random (generalizing to new prompts, seeds,
+judges) or fixed (conditioning on those used), and the generalizability coefficients of the item scores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.stats import t as t_dist
+
+from .._random import block_generator, name_key, run_entropy
+from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level,
+                         check_positive_int)
+from .anova import anova_components
+from .design import ITEM, FacetDesign, TaskDesign, facet_design, term_name, unique_rows
+from .reml import reml_components
+from ..display.reprs import displayed
+
+__all__ = ["METHODS", "VarianceComponents", "variance_components"]
+
+METHODS = ("auto", "anova", "reml")
+_PIVOT_KEY = 0x5643  # 'VC': the stream of the pivotal draws
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """The components of one entity (a model, or a pair's difference) in one task."""
+
+    names: tuple            # component names (terms, then 'trial' when repeated trials separate it)
+    factors: tuple          # factor names of each component (() for 'trial')
+    levels: np.ndarray      # levels of each component's term (trials: observations)
+    raw: np.ndarray         # unbiased (ANOVA) or REML estimates
+    draws: np.ndarray       # (B, n) pivotal draws
+    mean_mult: np.ndarray   # multiplier of each component in the variance of the reported mean
+    item_mult: np.ndarray   # multiplier in the variance of one item's score (G coefficients)
+    dfs: object             # callable weights -> Satterthwaite df
+    estimate: float
+    method: str
+
+
+def _multipliers(d: TaskDesign, cells: np.ndarray, weights: np.ndarray, inv_n: np.ndarray, terms):
+    """Multipliers of each term (and residual source) in the variance of ``sum_c weights_c ybar_c`` and, per item,
+    of the item's own mean (averaged over items)."""
+    item = d.codes[cells, 0]
+    n_items = int(item.max()) + 1
+    w_item = np.bincount(item, weights=weights, minlength=n_items)
+    v = np.where(w_item[item] > 0, weights / np.where(w_item[item] > 0, w_item[item], 1), 0.0)  # weights within item
+    present = np.unique(item).size
+    mean_m, item_m = [], []
+    for t in terms:
+        lev = d.term_levels(t)[cells]
+        mean_m.append(float((np.bincount(lev, weights=weights) ** 2).sum()))
+        key = unique_rows(np.column_stack([item, lev]))[1]
+        item_m.append(float((np.bincount(key, weights=v) ** 2).sum() / present))
+    for s in range(inv_n.shape[0]):
+        mean_m.append(float((weights ** 2 * inv_n[s]).sum()))
+        item_m.append(float((v ** 2 * inv_n[s]).sum() / present))
+    return np.array(mean_m), np.array(item_m)
+
+
+def _entity_cells(d: TaskDesign, models: tuple):
+    """Cells, weights of the reported statistic, cell values, 1/n per source and within-cell parts of an entity."""
+    ks = list(models)
+    ok = np.all(d.n[ks] > 0, axis=0)
+    cells = np.flatnonzero(ok)
+    item = d.codes[cells, 0]
+    n_items = np.unique(item).size
+    mean = d.cell_means()[:, cells]
+    ws = []
+    for k in ks:
+        nk = d.n[k, cells].astype(np.float64)
+        tot = np.bincount(item, weights=nk)[item]
+        ws.append(nk / tot / n_items)
+    weights = np.mean(ws, axis=0)
+    y = mean[ks[0]] if len(ks) == 1 else mean[ks[0]] - mean[ks[1]]
+    inv_n = np.stack([1.0 / d.n[k, cells] for k in ks])
+    n_sel = d.n[ks][:, cells]
+    s_sel = d.sums[ks][:, cells]
+    q_sel = d.sumsq[ks][:, cells]
+    w_ss = np.maximum(q_sel - s_sel ** 2 / n_sel, 0.0).sum(axis=1)
+    w_df = (n_sel - 1).sum(axis=1).astype(np.float64)
+    return cells, weights, y, inv_n, w_ss, w_df
+
+
+def _names(d: TaskDesign, has_trials: bool):
+    names = [term_name(d.factors, t, d.parents) for t in d.terms]
+    top = d.terms[-1]
+    crossed = [k for k in top if not d.parents[k] & set(top)]
+    if not has_trials and len(crossed) > 1:  # an interaction holding the residual ('item x prompt, residual')
+        names[-1] = f"{names[-1]}, residual"
+    factors = [tuple(d.factors[a] for a in t) for t in d.terms]
+    levels = [int(np.unique(d.term_levels(t)).size) for t in d.terms]
+    if has_trials:
+        names.append("trial")
+        factors.append(())
+        levels.append(int(d.n.sum()))
+    return tuple(names), tuple(factors), np.array(levels)
+
+
+def _compact(codes: np.ndarray) -> np.ndarray:
+    return np.unique(codes, return_inverse=True)[1].reshape(-1)
+
+
+def _reml_fit(d: TaskDesign, ks: tuple, gen, n_draws: int) -> _Fit:
+    cells, weights, y, inv_n, w_ss, w_df = _entity_cells(d, ks)
+    has_trials = bool((w_df > 0).all())
+    if not has_trials:  # the cell term holds the residual (one source: the cell means' own noise)
+        inv_n, w_ss, w_df = inv_n.mean(axis=0, keepdims=True), np.zeros(1), np.zeros(1)
+    z_terms = d.terms[:-1]
+    codes = [_compact(d.term_levels(t)[cells]) for t in z_terms]
+    fit = reml_components(y, codes, inv_n=inv_n, within_ss=w_ss, within_df=w_df, top=has_trials)
+    mean_m, item_m = _multipliers(d, cells, weights, inv_n, d.terms if has_trials else z_terms)
+    n_src = inv_n.shape[0]
+    raw, draws = fit.variance, fit.pivots(gen, n_draws)
+    if n_src > 1:  # a pair's two trial sources are reported as one 'trial' component (their sum)
+        src = raw[-n_src:]
+        split = src / src.sum() if src.sum() > 0 else np.full(n_src, 1.0 / n_src)
+        raw = np.concatenate([raw[:-n_src], [src.sum()]])
+        draws = np.concatenate([draws[:, :-n_src], draws[:, -n_src:].sum(axis=1, keepdims=True)], axis=1)
+        mean_m = np.concatenate([mean_m[:-n_src], [split @ mean_m[-n_src:]]])
+        item_m = np.concatenate([item_m[:-n_src], [split @ item_m[-n_src:]]])
+
+        def dfs(wts, _fit=fit, _n=n_src):
+            wts = np.asarray(wts, dtype=np.float64)
+            return _fit.satterthwaite_df(np.concatenate([wts[:-1], np.full(_n, wts[-1])]))
+    else:
+        dfs = fit.satterthwaite_df
+    names, factors, levels = _names(d, has_trials)
+    return _Fit(names, factors, levels, raw, draws, mean_m, item_m, dfs, float((weights * y).sum()), "reml")
+
+
+def _anova_fits(d: TaskDesign, entities: list, gen_for, n_draws: int) -> list:
+    """ANOVA fits of every entity of a balanced task: models at once, then pairs at once."""
+    shape, pos = d.layout
+    r = int(d.n.flat[0])
+    idx = tuple(pos[:, a] for a in range(pos.shape[1]))
+    dense = np.empty((d.n_models,) + shape)
+    dense[(slice(None),) + idx] = d.cell_means()
+    ss_w, df_w = d.within()
+    has_trials = r > 1
+    cells = np.arange(d.n_cells)
+    # every cell weighs the same in a balanced design; the multipliers do not depend on the entity
+    mean_m, item_m = _multipliers(d, cells, np.full(d.n_cells, 1.0 / d.n_cells), np.full((1, d.n_cells), 1.0 / r),
+                                  d.terms)
+    if not has_trials:  # the cell term holds the residual; its multiplier is that of the cell term
+        mean_m, item_m = mean_m[:-1], item_m[:-1]
+    names, factors, levels = _names(d, has_trials)
+    fits = {}
+    for size in (1, 2):
+        group = [ks for ks in entities if len(ks) == size]
+        if not group:
+            continue
+        ys = np.stack([dense[ks[0]] if size == 1 else dense[ks[0]] - dense[ks[1]] for ks in group])
+        wss = np.stack([ss_w[list(ks)] for ks in group])
+        wdf = np.stack([df_w[list(ks)].astype(np.float64) for ks in group])
+        table = anova_components(ys, trials=r, parents=d.parents, within_ss=wss if has_trials else None,
+                                 within_df=wdf if has_trials else None)
+        for e, ks in enumerate(group):
+            sub = _Slice(table, e)
+            fits[ks] = _Fit(names, factors, levels, table.estimate[e], sub.pivots(gen_for(ks), n_draws), mean_m,
+                            item_m, sub.satterthwaite_df, float(ys[e].mean()), "anova")
+    return [fits[ks] for ks in entities]
+
+
+class _Slice:
+    """One entity of a vectorized ANOVA table (pivots and degrees of freedom for it alone)."""
+
+    def __init__(self, table, e):
+        from .anova import AnovaTable
+
+        self.table = AnovaTable(table.terms, table.ss[e], table.ms[e], table.df,
+                                None if table.within_ms is None else table.within_ms[e],
+                                None if table.within_df is None else table.within_df[e], table.ems,
+                                table.estimate[e], table.trials)
+
+    def pivots(self, gen, n):
+        return self.table.pivots(gen, n)
+
+    def satterthwaite_df(self, w):
+        return float(self.table.satterthwaite_df(w))
+
+
+@displayed
+@dataclass(frozen=True, repr=False)
+class VarianceComponents:
+    """Variance components per model (and pair) and task, with the standard error of the mean they imply.
+
+    Attributes
+    ----------
+    models, tasks : tuple of str
+    facets : tuple of str
+    fixed : tuple of str
+        Facets conditioned on for ``share`` (their own terms contribute nothing to the variance of the mean).
+    se_random, se_fixed : numpy.ndarray, shape (M, T)
+        Standard error of each model's reported mean with every facet random, and with every facet fixed (only
+        items and trials random).
+    df_random, df_fixed : numpy.ndarray, shape (M, T)
+        Satterthwaite degrees of freedom of those standard errors.
+    estimate : numpy.ndarray, shape (M, T)
+        The reported mean (mean over items of each item's mean row).
+    g_relative, g_absolute : numpy.ndarray, shape (M, T)
+        Generalizability coefficient E rho^2 and dependability index Phi of item scores averaged over the
+        design's facet levels and trials (items as objects of measurement; facets in ``fixed`` fixed).
+    method : dict
+        Task -> 'anova' (balanced, expected mean squares) or 'reml'.
+    confidence_level : float
+    n_resamples : int
+        Pivotal draws behind each interval.
+    design : FacetDesign
+    notes : tuple of str
+    """
+
+    models: tuple
+    tasks: tuple
+    facets: tuple
+    fixed: tuple
+    se_random: np.ndarray
+    se_fixed: np.ndarray
+    df_random: np.ndarray
+    df_fixed: np.ndarray
+    estimate: np.ndarray
+    g_relative: np.ndarray
+    g_absolute: np.ndarray
+    method: dict
+    confidence_level: float
+    n_resamples: int
+    design: FacetDesign = field(repr=False)
+    notes: tuple = ()
+    _rows: pd.DataFrame = field(default=None, repr=False, compare=False)
+    _pairs: pd.DataFrame = field(default=None, repr=False, compare=False)
+    _se: pd.DataFrame = field(default=None, repr=False, compare=False)
+    _fits: dict = field(default=None, repr=False, compare=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Per model, task and component: ``component``, ``variance``, ``share``, ``ci_low``, ``ci_high``, ...
+
+        Columns: model, task, component, levels, random (False for terms of fixed facets), variance (estimate,
+        >= 0), variance_raw (the unbiased ANOVA estimate, can be negative; REML: as ``variance``), ci_low,
+        ci_high (interval of the variance), variance_of_mean (its contribution to the squared standard error of
+        the reported mean), share (of that squared standard error), share_low, share_high, method.
+        """
+        return self._rows.copy()
+
+    def difference_frame(self) -> pd.DataFrame:
+        """The same per pair of models (``model_a - model_b`` on the cells both have)."""
+        return self._pairs.copy() if self._pairs is not None else pd.DataFrame()
+
+    def se_frame(self) -> pd.DataFrame:
+        """Per model, task and choice of fixed facets: estimate, se, df, a t interval, g_relative, g_absolute.
+
+        ``fixed`` is '' with every facet random, the facets' names when all are fixed, and each single facet
+        when there are several.
+        """
+        return self._se.copy()
+
+    def components(self, model: str, task: str | None = None) -> dict:
+        """Component name -> variance estimate of one model in one task (the first task by default)."""
+        f = self._rows
+        task = self.tasks[0] if task is None else task
+        sel = f[(f["model"] == model) & (f["task"] == task)]
+        return dict(zip(sel["component"], sel["variance"]))
+
+    def __repr__(self) -> str:
+        lines = [f"VarianceComponents: {len(self.models)} model(s) x {len(self.tasks)} task(s); facets "
+                 f"{', '.join(self.facets) or '(none)'} random" + (f", fixed: {', '.join(self.fixed)}"
+                                                                    if self.fixed else "")
+                 + f"; {', '.join(sorted(set(self.method.values())))}"]
+        f = self._rows
+        for k, m in enumerate(self.models[:6]):
+            for t_i, t in enumerate(self.tasks[:2]):
+                sel = f[(f["model"] == m) & (f["task"] == t)]
+                top = sel.sort_values("share", ascending=False).head(3)
+                shares = ", ".join(f"{c} {s:.0%}" for c, s in zip(top["component"], top["share"]))
+                lines.append(f"  {m} / {t}: mean {self.estimate[k, t_i]:.4g}, se {self.se_random[k, t_i]:.2g}"
+                             f" (facets random) vs {self.se_fixed[k, t_i]:.2g} (fixed); {shares}")
+        if len(self.models) > 6 or len(self.tasks) > 2:
+            lines.append("  ...")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return self.to_frame().head(20).to_html(index=False)
+
+
+def _configs(facets: tuple, fixed: tuple) -> list:
+    out = [(), tuple(facets)]
+    if len(facets) > 1:
+        out += [(f,) for f in facets]
+    if fixed and tuple(fixed) not in out:
+        out.append(tuple(fixed))
+    seen, unique = set(), []
+    for c in out:
+        if c not in seen:
+            seen.add(c)
+            unique.append(c)
+    return unique
+
+
+def _random_mask(fit: _Fit, fixed) -> np.ndarray:
+    """True for components that vary with a new sample (not made only of fixed facets)."""
+    return np.array([not (f and set(f) <= set(fixed)) for f in fit.factors])
+
+
+def _summaries(fit: _Fit, fixed, level: float):
+    """Variance of the mean, its shares and G coefficients under a choice of fixed facets (estimate and draws)."""
+    rand = _random_mask(fit, fixed)
+    est = np.maximum(fit.raw, 0.0)
+    dr = np.maximum(fit.draws, 0.0)
+    contrib = est * fit.mean_mult * rand
+    dcontrib = dr * fit.mean_mult * rand
+    v = contrib.sum()
+    dv = dcontrib.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = contrib / v if v > 0 else np.zeros_like(contrib)
+        dshare = dcontrib / np.where(dv > 0, dv, 1.0)[:, None]
+    # G coefficients: items as objects of measurement (the last component holds the residual)
+    n = len(fit.names)
+    if fit.factors[0] == (ITEM,) and n > 1:
+        resid = np.arange(n) == n - 1
+        has_item = np.array([ITEM in f for f in fit.factors]) | resid
+        universe = np.array([ITEM in f and set(f) - {ITEM} <= set(fixed) for f in fit.factors]) & ~resid
+        rel = has_item & ~universe
+        absolute = rel | (~has_item & rand)
+        tau = (est * fit.item_mult * universe).sum()
+        delta = (est * fit.item_mult * rel).sum()
+        big = (est * fit.item_mult * absolute).sum()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            g_rel, g_abs = tau / (tau + delta), tau / (tau + big)
+    else:
+        g_rel = g_abs = np.nan
+    weights = fit.mean_mult * rand
+    df = fit.dfs(weights) if v > 0 else np.nan
+    return contrib, share, dshare, v, df, g_rel, g_abs
+
+
+def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool = False, models=None, tasks=None,
+                        method: str = "auto", differences: bool = True, confidence_level=0.95, n_resamples: int = 10_000,
+                        rng=None) -> VarianceComponents:
+    """Variance components of items, facets and trials, per model, pair and task, and the standard errors they imply.
+
+    Parameters
+    ----------
+    data : Selection, ResultsTable, path or DataFrame
+        Item-level results with facet columns (``table.facets``; a path or frame is read with ``facets=``).
+    facets : str or sequence of str, optional
+        Facets to analyse (default: the table's facets). Trials are always a facet nested within cells.
+    fixed : str or sequence of str
+        Facets to condition on in ``share`` (their own terms then carry none of the variance of the mean); the
+        standard errors are given both ways regardless.
+    nested : str or sequence of str
+        Facets whose levels are numbered within each item (see :func:`facet_design`).
+    cluster : bool
+        Take the table's cluster column as a factor too (items nested in clusters: 'cluster' and 'item within
+        cluster' components).
+    models, tasks : sequence of str, optional
+    method : {'auto', 'anova', 'reml'}
+        'anova': expected mean squares (balanced designs only); 'reml': restricted maximum likelihood; 'auto':
+        ANOVA when the task's design is balanced, REML otherwise.
+    differences : bool
+        Also analyse every pair's difference ``A - B`` on the cells both have (:meth:`VarianceComponents.
+        difference_frame`).
+    confidence_level : float or str
+    n_resamples : int
+        Pivotal draws per model and task for the intervals.
+    rng : None, int, SeedSequence, BitGenerator or Generator
+
+    Returns
+    -------
+    VarianceComponents
+
+    Notes
+    -----
+    The model is the random-effects model of generalizability theory: each score is a grand mean plus an
+    independent effect of every term of the design (item, prompt, item x prompt, ...) and a trial residual. The
+    reported mean (each item's rows averaged, then items averaged) has variance ``sum_T s2_T m_T``, where the
+    multiplier ``m_T`` of a term is the sum over its levels of the squared total weight of that level's cells
+    (``1 / (n_items n_prompts)`` for 'item x prompt' in a balanced design). A facet that is *random* (the
+    default) contributes its own terms; a *fixed* facet does not, as the conclusion then holds only for the
+    levels used; interactions with items stay, as new items meet the same levels in new ways. ``share`` is each
+    term's part of the variance of the mean, under ``fixed``.
+
+    Balanced designs use the unbiased expected-mean-squares estimators (which can be negative: shown in
+    ``variance_raw``, set to 0 in ``variance`` as is customary, Brennan 2001) with generalized confidence
+    intervals (Weerahandi 1993; Burdick, Borror & Montgomery 2005), exact under normality. Unbalanced designs
+    use REML (:func:`reml_components`) with approximate pivotal intervals: each estimate's Satterthwaite chi-square
+    distribution from the observed information, correlated through a Gaussian copula. Both assume independent,
+    normally distributed effects; for 0/1 scores the components are moment quantities on the probability scale,
+    for which the variance of the mean is still right, while the intervals are approximate. Degrees of freedom of
+    the standard errors are Satterthwaite's.
+
+    The generalizability coefficient E rho^2 is ``tau / (tau + delta)`` and the dependability Phi
+    ``tau / (tau + Delta)``, with items as the objects of measurement: ``tau`` the item variance (plus
+    interactions with fixed facets), ``delta`` the relative and ``Delta`` the absolute error variance of one
+    item's score averaged over the design's facet levels and trials (Brennan 2001, chapter 4). With one facet
+    and one trial per cell they equal the intraclass correlations ICC(3,k) and ICC(2,k) (McGraw & Wong 1996).
+
+    References
+    ----------
+    Cronbach, L. J., Gleser, G. C., Nanda, H. & Rajaratnam, N. (1972). The Dependability of Behavioral
+    Measurements. Wiley.
+    Brennan, R. L. (2001). Generalizability Theory. Springer.
+    Weerahandi, S. (1993). Generalized confidence intervals. JASA 88(423), 899-905.
+    Burdick, R. K., Borror, C. M. & Montgomery, D. C. (2005). Design and Analysis of Gauge R&R Studies. SIAM.
+    McGraw, K. O. & Wong, S. P. (1996). Forming inferences about some intraclass correlation coefficients.
+    Psychological Methods 1(1), 30-46.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from evalband.facets import variance_components
+    >>> rng = np.random.default_rng(0)
+    >>> item, prompt = np.repeat(np.arange(40), 5), np.tile(np.arange(5), 40)
+    >>> p = 1 / (1 + np.exp(-(rng.normal(size=40)[item] + rng.normal(size=5)[prompt])))
+    >>> df = pd.DataFrame({"model": "m", "task": "t", "item": item, "prompt": prompt,
+    ...                    "score": (rng.random(200) < p).astype(int)})
+    >>> vc = variance_components(df, facets="prompt", rng=1)
+    >>> list(vc.to_frame()["component"])
+    ['item', 'prompt', 'item x prompt, residual']
+    >>> bool(vc.se_random[0, 0] > vc.se_fixed[0, 0])
+    True
+    """
+    level = check_confidence_level(confidence_level)
+    method = check_choice(method, METHODS, "method")
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=100)
+    if not isinstance(differences, bool):
+        raise ArgumentTypeError(f"`differences` must be True or False; got {differences!r}.")
+    design = facet_design(data, facets=facets, nested=nested, cluster=cluster, models=models, tasks=tasks)
+    fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed)
+    bad = [f for f in fixed if f not in design.facets]
+    if bad:
+        raise ArgumentError(f"`fixed`: {', '.join(map(repr, bad))} is not among the facets analysed"
+                         f" ({', '.join(map(repr, design.facets)) or 'none'}).")
+    entropy = run_entropy(as_generator(rng))
+    notes = list(design.notes)
+    configs = _configs(design.facets, fixed)
+    m_n, t_n = len(design.models), len(design.tasks)
+    se = {c: np.full((m_n, t_n), np.nan) for c in configs}
+    dfs = {c: np.full((m_n, t_n), np.nan) for c in configs}
+    est = np.full((m_n, t_n), np.nan)
+    g_rel = np.full((m_n, t_n), np.nan)
+    g_abs = np.full((m_n, t_n), np.nan)
+    rows, pair_rows, se_rows, methods, all_fits = [], [], [], {}, {}
+    lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
+    for t_i, d in enumerate(design.designs):
+        entities = [(k,) for k in range(d.n_models)]
+        if differences:
+            entities += [(a, b) for a in range(d.n_models) for b in range(a + 1, d.n_models)]
+        use = method
+        if method == "auto":
+            use = "anova" if d.balanced else "reml"
+        elif method == "anova" and not d.balanced:
+            raise ArgumentError(f"`method='anova'` needs a balanced design; task '{d.task}' is not (missing cells or"
+                             " unequal trials); use 'reml' or 'auto'.")
+        methods[d.task] = use
+
+        def gen_for(ks, _task=d.task, _models=d.models):
+            return block_generator(entropy, (_PIVOT_KEY, name_key(_task)) + tuple(name_key(_models[k]) for k in ks))
+
+        if use == "anova":
+            fits = _anova_fits(d, entities, gen_for, n_resamples)
+        else:
+            fits = [_reml_fit(d, ks, gen_for(ks), n_resamples) for ks in entities]
+            notes.append(f"task '{d.task}': unbalanced design, components by REML with approximate pivotal"
+                         " intervals")
+        for ks, fit in zip(entities, fits):
+            all_fits[(d.task,) + tuple(d.models[k] for k in ks)] = fit
+            contrib, share, dshare, _, _, gr, ga = _summaries(fit, fixed, level)
+            rand = _random_mask(fit, fixed)
+            ci = np.quantile(np.maximum(fit.draws, 0.0), [lo_q, hi_q], axis=0)
+            sh = np.quantile(dshare, [lo_q, hi_q], axis=0)
+            base = {"task": d.task, "component": list(fit.names), "levels": fit.levels, "random": rand,
+                    "variance": np.maximum(fit.raw, 0.0), "variance_raw": fit.raw, "ci_low": ci[0],
+                    "ci_high": ci[1], "variance_of_mean": contrib, "share": share, "share_low": sh[0],
+                    "share_high": sh[1], "method": fit.method}
+            if len(ks) == 1:
+                rows.append(pd.DataFrame({"model": d.models[ks[0]], **base}))
+                k = ks[0]
+                est[k, t_i] = fit.estimate
+                g_rel[k, t_i], g_abs[k, t_i] = gr, ga
+            else:
+                pair_rows.append(pd.DataFrame({"model_a": d.models[ks[0]], "model_b": d.models[ks[1]], **base}))
+            label = d.models[ks[0]] if len(ks) == 1 else f"{d.models[ks[0]]} - {d.models[ks[1]]}"
+            for c in configs:
+                _, _, _, vc, dfc, grc, gac = _summaries(fit, c, level)
+                s = float(np.sqrt(vc))
+                half = t_dist.ppf(hi_q, dfc) * s if np.isfinite(dfc) and dfc > 0 else np.nan
+                se_rows.append({"model": label, "task": d.task, "fixed": ",".join(c), "estimate": fit.estimate,
+                                "se": s, "df": dfc, "ci_low": fit.estimate - half, "ci_high": fit.estimate + half,
+                                "g_relative": grc, "g_absolute": gac, "difference": len(ks) == 2})
+                if len(ks) == 1:
+                    se[c][ks[0], t_i], dfs[c][ks[0], t_i] = s, dfc
+        if (np.concatenate([f.raw for f in fits]) < 0).any() and use == "anova":
+            notes.append(f"task '{d.task}': some ANOVA estimates are negative (variance_raw); set to 0 in variance"
+                         " and in the standard errors")
+    if design.facets:
+        notes.append(f"facets {', '.join(design.facets)} treated as random (generalizing to new levels) unless"
+                     " fixed; se_fixed conditions on the levels used")
+    allf = tuple(design.facets)
+    return VarianceComponents(design.models, design.tasks, design.facets, fixed, se[()], se[allf], dfs[()],
+                              dfs[allf], est, g_rel, g_abs, methods, level, n_resamples, design,
+                              tuple(dict.fromkeys(notes)), pd.concat(rows, ignore_index=True),
+                              pd.concat(pair_rows, ignore_index=True) if pair_rows else None,
+                              pd.DataFrame(se_rows), all_fits)

@@ -1,0 +1,179 @@
+"""Where the variance comes from, in one result: components, standard errors random and fixed, a D-study and runs.
+
+:func:`facet_summary` is what ``evalband variance`` prints and the report's section "Where the variance comes
+from" shows (:func:`variance_extension`, registered in :mod:`evalband.analysis.extensions`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._validate import ArgumentError, check_positive_int
+from ..display.reprs import displayed
+from .components import VarianceComponents, variance_components
+from .defaults import check_fixed, random_facets
+from .design import facet_table
+from .dstudy import DStudy, plan_design
+from .runs import RunSpread, run_spread
+
+__all__ = ["FacetSummary", "facet_summary", "variance_extension", "RUN_FACET"]
+
+#: the facet whose levels are training runs (seeds, checkpoints): its spread and best-of-n inflation are shown
+RUN_FACET = "run"
+
+
+@displayed
+@dataclass(frozen=True, repr=False)
+class FacetSummary:
+    """Variance components with the standard errors they imply, the designs that reach a target, and runs.
+
+    Attributes
+    ----------
+    components : VarianceComponents
+        Per model, pair and task (:func:`variance_components`).
+    plan : DStudy or None
+        Designs reaching ``target_se`` (items, facet levels, trials), cheapest first.
+    runs : RunSpread or None
+        Spread across runs and the inflation of best-of-n reporting, when the table has a ``run`` facet.
+    target_se : float
+    notes : tuple of str
+    """
+
+    components: VarianceComponents
+    plan: DStudy | None
+    runs: RunSpread | None
+    target_se: float
+    notes: tuple = ()
+
+    def to_frame(self) -> pd.DataFrame:
+        """Per model, task and component (see :meth:`VarianceComponents.to_frame`)."""
+        return self.components.to_frame()
+
+    def se_frame(self) -> pd.DataFrame:
+        """Per model and task: estimate, ``se_random``, ``se_fixed`` (every facet fixed), their df, a
+        ``se_fixed_<facet>`` column per facet when there are several, and the G coefficients."""
+        return _se_wide(self.components, difference=False)
+
+    def difference_se_frame(self) -> pd.DataFrame:
+        """The same per pair of models (``model_a - model_b``)."""
+        return _se_wide(self.components, difference=True)
+
+    def __repr__(self) -> str:
+        vc = self.components
+        lines = [repr(vc).splitlines()[0]]
+        se = self.se_frame()
+        for r in se.head(6).itertuples():
+            lines.append(f"  {r.model} / {r.task}: se {r.se_random:.2g} with facets random, {r.se_fixed:.2g} fixed")
+        if self.plan is not None and len(self.plan.designs):
+            best = self.plan.best
+            lines.append(f"  cheapest design for se {self.target_se:.2g}: " + ", ".join(
+                f"{k} {int(best[k]):,}" for k in self.plan.factors))
+        if self.runs is not None:
+            lines.append(f"  runs: {len(self.runs.frame)} rows of spread and best-of-n inflation")
+        return "\n".join(lines)
+
+
+def _se_wide(vc: VarianceComponents, *, difference: bool) -> pd.DataFrame:
+    f = vc.se_frame()
+    f = f[f["difference"] == difference]
+    allf = ",".join(vc.facets)
+    key = ["model", "task"]
+    base = f[f["fixed"] == ""][key + ["estimate", "se", "df", "g_relative", "g_absolute"]].rename(
+        columns={"se": "se_random", "df": "df_random"})
+    fixed = f[f["fixed"] == allf][key + ["se", "df"]].rename(columns={"se": "se_fixed", "df": "df_fixed"})
+    out = base.merge(fixed, on=key, how="left")
+    if len(vc.facets) > 1:
+        for facet in vc.facets:
+            one = f[f["fixed"] == facet][key + ["se"]].rename(columns={"se": f"se_fixed_{facet}"})
+            out = out.merge(one, on=key, how="left")
+    if difference:
+        parts = out["model"].str.split(" - ", n=1, expand=True, regex=False)
+        out.insert(0, "model_b", parts[1])
+        out.insert(0, "model_a", parts[0])
+        out = out.drop(columns="model")
+    cols = [c for c in out.columns if c not in ("g_relative", "g_absolute")] + ["g_relative", "g_absolute"]
+    return out[cols].reset_index(drop=True)
+
+
+def facet_summary(data, *, facets=None, fixed=(), nested=(), n_resamples: int = 2000, confidence_level=0.95,
+                  rng=None, target_se=None, cost=None, models=None, tasks=None) -> FacetSummary:
+    """Where the variance comes from: components, standard errors with facets random and fixed, a D-study, runs.
+
+    Parameters
+    ----------
+    data : Selection, ResultsTable, path or DataFrame
+        Item-level results with facet columns.
+    facets : str or sequence of str, optional
+        The facets to analyse (default: the table's facets).
+    fixed : str, sequence of str or True
+        Facets conditioned on in the shares (the standard errors are given both ways).
+    nested : str or sequence of str
+        Facets whose levels are numbered within each item (:func:`facet_design`).
+    n_resamples : int
+        Pivotal draws of the components' intervals (and bootstrap replicates of the runs' intervals).
+    confidence_level : float or str
+    rng : seed or Generator
+    target_se : float, optional
+        Standard error the D-study designs must reach; default half of the largest standard error of a model's
+        mean with facets random (designs that halve today's uncertainty).
+    cost : mapping, optional
+        Cost per item, per facet level and per trial (:func:`plan_design`).
+    models, tasks : sequence of str, optional
+
+    Returns
+    -------
+    FacetSummary
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from evalband.facets import facet_summary
+    >>> rng = np.random.default_rng(0)
+    >>> item, prompt = np.repeat(np.arange(40), 5), np.tile(np.arange(5), 40)
+    >>> p = 1 / (1 + np.exp(-(rng.normal(size=40)[item] + rng.normal(size=5)[prompt])))
+    >>> df = pd.DataFrame({"model": "m", "task": "t", "item": item, "prompt": prompt,
+    ...                    "score": (rng.random(200) < p).astype(int)})
+    >>> s = facet_summary(df, n_resamples=200, rng=1)
+    >>> list(s.se_frame().columns[:4])
+    ['model', 'task', 'estimate', 'se_random']
+    """
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=100)
+    table = facet_table(data, facets)
+    if table.level != "item":
+        raise ArgumentError("variance components need item-level data; this table holds per-task summaries.")
+    fixed = check_fixed(table, fixed)
+    if facets is None:
+        facets = tuple(table.facets)
+    facets = (facets,) if isinstance(facets, str) else tuple(facets)
+    if not facets:
+        raise ArgumentError("the table has no facet column: name the columns with `facets` (prompt, judge, run,"
+                            " ...); trials alone are analysed by evalband.estimation.trial_variance.")
+    gen = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    vc = variance_components(table, facets=facets, fixed=fixed, nested=nested, models=models, tasks=tasks,
+                             n_resamples=n_resamples, confidence_level=confidence_level, rng=gen)
+    notes = list(vc.notes)
+    target = float(np.nanmax(vc.se_random)) / 2 if target_se is None else float(target_se)
+    plan = None
+    if np.isfinite(target) and target > 0:
+        plan = plan_design(vc, target_se=target, cost=cost, fixed=fixed)
+        notes += [n for n in plan.notes if n not in notes]
+    runs = None
+    if RUN_FACET in facets and RUN_FACET in table.facets:
+        runs = run_spread(table, run=RUN_FACET, models=models, tasks=tasks, confidence_level=confidence_level,
+                          n_resamples=n_resamples, rng=gen)
+        notes += [n for n in runs.notes if n not in notes]
+    return FacetSummary(vc, plan, runs, target, tuple(dict.fromkeys(notes)))
+
+
+def variance_extension(selection, *, aggregate, n_resamples, confidence_level, seed, replicates=None):
+    """The report's "Where the variance comes from" (:mod:`evalband.analysis.extensions`): None without a random
+    facet crossed with items."""
+    table = selection.table
+    if table is None or getattr(table, "level", None) != "item" or not getattr(table, "facets", ()):
+        return None
+    if not random_facets(selection) and RUN_FACET not in table.facets:
+        return None
+    return facet_summary(selection, n_resamples=n_resamples, confidence_level=confidence_level, rng=seed)

@@ -1,0 +1,397 @@
+"""Prediction-powered inference on a results table: human-scale means per model and task, and paired model
+differences with verdicts.
+
+The table's ``score`` is the judge's score on every row and its measure column ``human`` the human label where
+there is one (NaN elsewhere; ``evalband.read(..., human_col=...)``). :func:`ppi_estimate` gives every model's
+PPI (PPI++ by default) estimate per task with the labelled-only interval beside it; :func:`ppi_compare` gives every
+pair of models' difference on the same items (same judge), with ``evalband.comparison``'s verdict words and
+multiplicity control.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._validate import ArgumentTypeError, InputError, check_choice, check_confidence_level
+from ..comparison.multiplicity import adjust_p_values, correction_level
+from ..comparison.pairwise import PairwiseComparison, interval_label
+from ..comparison.verdict import (MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold,
+                                  withheld_text)
+from ..results import ConfidenceInterval
+from ..table import UNSHARED_NOTE
+from ._display import fmt, html_head, short_repr
+from .ppi import PPI_METHODS, cluster_variance, ppi_mean, ppi_notes, z_interval, z_p_value
+from ..display.reprs import displayed
+
+__all__ = ["PPIEstimates", "PPIComparison", "ppi_estimate", "ppi_compare", "PPI_CORRECTIONS"]
+
+#: multiplicity corrections of :func:`ppi_compare` (max-t needs replicates; the PPI intervals are analytic)
+PPI_CORRECTIONS = ("none", "bonferroni", "holm", "bh")
+
+
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
+class PPIEstimates:
+    """PPI estimates of the human-scale mean of every model on every task.
+
+    Attributes
+    ----------
+    models, tasks : tuple of str
+    estimate, se : numpy.ndarray, shape (n_models, n_tasks)
+    ci : ConfidenceInterval
+        Arrays (n_models, n_tasks) at ``confidence_level``.
+    lam, n_labelled, n_unlabelled, ess, gain : numpy.ndarray, shape (n_models, n_tasks)
+        lambda used, human-labelled and unlabelled items, effective sample size ``n * var_labelled / var_ppi``
+        and its ratio to ``n``.
+    labelled_estimate, labelled_se : numpy.ndarray
+        The human labels alone (lambda = 0), for reference.
+    labelled_ci : ConfidenceInterval
+    judge_mean : numpy.ndarray
+        The judge's mean over all items, taken at face value.
+    n_clusters : numpy.ndarray of float, shape (n_tasks,)
+        Clusters per task (NaN without clusters).
+    method : str
+    confidence_level : float
+    alternative : str
+    notes : tuple of str
+    """
+
+    models: tuple
+    tasks: tuple
+    estimate: np.ndarray
+    se: np.ndarray
+    ci: ConfidenceInterval
+    lam: np.ndarray
+    n_labelled: np.ndarray
+    n_unlabelled: np.ndarray
+    ess: np.ndarray
+    gain: np.ndarray
+    labelled_estimate: np.ndarray
+    labelled_se: np.ndarray
+    labelled_ci: ConfidenceInterval
+    judge_mean: np.ndarray
+    n_clusters: np.ndarray
+    method: str
+    confidence_level: float
+    alternative: str = "two-sided"
+    notes: tuple = ()
+    scale: float = 100.0
+    """Display multiplier of differences: 100 (points) for scores in [0, 1], 1 for unbounded scores."""
+    _per_task: tuple = field(default=(), repr=False)  # (PPIMean, onehot or None) per task, for ppi_compare
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per model and task: estimate, se, ci_low, ci_high, n_labelled, n_unlabelled, lambda, ess, ..."""
+        m, t = len(self.models), len(self.tasks)
+        cols = {
+            "model": np.repeat(self.models, t), "task": np.tile(self.tasks, m),
+            "estimate": self.estimate.ravel(), "se": self.se.ravel(),
+            "ci_low": np.ravel(self.ci.low), "ci_high": np.ravel(self.ci.high),
+            "n_labelled": self.n_labelled.ravel(), "n_unlabelled": self.n_unlabelled.ravel(),
+            "lambda": self.lam.ravel(), "ess": self.ess.ravel(), "gain": self.gain.ravel(),
+            "labelled_estimate": self.labelled_estimate.ravel(), "labelled_se": self.labelled_se.ravel(),
+            "labelled_ci_low": np.ravel(self.labelled_ci.low), "labelled_ci_high": np.ravel(self.labelled_ci.high),
+            "judge_mean": self.judge_mean.ravel(), "n_clusters": np.tile(self.n_clusters, m),
+        }
+        frame = pd.DataFrame(cols)
+        frame["method"] = self.method
+        frame["confidence_level"] = self.confidence_level
+        return frame
+
+    def __repr__(self) -> str:
+        lines = []
+        for i, mdl in enumerate(self.models[:8]):
+            for j, task in enumerate(self.tasks[:3]):
+                s = self.se[i, j]
+                lines.append(f"{mdl} / {task}: {fmt(self.estimate[i, j], s)} ({fmt(self.ci.low[i, j], s)},"
+                             f" {fmt(self.ci.high[i, j], s)}), n={self.n_labelled[i, j]:,} labelled +"
+                             f" {self.n_unlabelled[i, j]:,}, lambda {self.lam[i, j]:.2f}, ess {self.ess[i, j]:,.0f}")
+        if len(self.models) * len(self.tasks) > len(lines):
+            lines.append("... see .to_frame()")
+        title = (f"PPIEstimates({self.method}, {len(self.models)} models x {len(self.tasks)} tasks,"
+                 f" {100 * self.confidence_level:.4g}% intervals)")
+        return short_repr(title, lines, self.notes)
+
+    def _repr_html_(self) -> str:
+        return html_head(self.to_frame())
+
+
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
+class PPIComparison:
+    """Paired PPI differences between models, one :class:`~evalband.comparison.PairwiseComparison` per task.
+
+    Attributes
+    ----------
+    tasks : tuple of str
+    pairs : tuple of PairwiseComparison
+        Per task: differences ``A - B`` (best first), analytic se, intervals at the corrected level, p-values,
+        verdicts ('A better', 'B better', 'equivalent', 'not yet decided'), readings. ``correlation`` is the
+        correlation of the two models' PPI estimates (from their influence terms).
+    estimates : PPIEstimates
+    method, correction : str
+    notes : tuple of str
+    """
+
+    tasks: tuple
+    pairs: tuple
+    estimates: PPIEstimates
+    method: str
+    correction: str
+    notes: tuple = ()
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per task and pair, with compare's columns plus method and each model's labels and lambda."""
+        frames = []
+        est = self.estimates
+        for t, (task, pc) in enumerate(zip(self.tasks, self.pairs)):
+            f = pc.to_frame()
+            f["method"] = self.method
+            f["n_labelled_a"] = est.n_labelled[pc.index_a, t]
+            f["n_labelled_b"] = est.n_labelled[pc.index_b, t]
+            f["lambda_a"] = est.lam[pc.index_a, t]
+            f["lambda_b"] = est.lam[pc.index_b, t]
+            frames.append(f)
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def readings(self) -> list[str]:
+        """One sentence per task and pair."""
+        return [f"{pc.statistic}: {r}" for pc in self.pairs for r in pc.readings]
+
+    def __repr__(self) -> str:
+        lines = self.readings()[:10]
+        n = sum(len(pc.readings) for pc in self.pairs)
+        if n > len(lines):
+            lines.append(f"... {n - len(lines)} more pairs; see .to_frame()")
+        return short_repr(f"PPIComparison({self.method}, {len(self.tasks)} task(s), {n} pair(s), correction"
+                          f" {self.correction!r})", lines, self.notes)
+
+    def _repr_html_(self) -> str:
+        return html_head(self.to_frame())
+
+
+def _table(data, models, tasks):
+    from ._inputs import labelled_results
+
+    return labelled_results(data, models=models, tasks=tasks)
+
+
+def _task_matrices(table, task, models, use_clusters: bool):
+    """One task's (n_models, n_items) judge scores and human labels over every item of the task (NaN where a
+    model lacks the item, or the item has no label), and the items' cluster codes. An item with several rows has
+    the mean of its scores and of its labels."""
+    d = table.data
+    sub = d.loc[d["task"] == task]
+    grouped = sub.groupby(["model", "item"], observed=True)
+    score = grouped["score"].mean().unstack()
+    human = grouped["human"].mean().unstack().reindex(index=score.index, columns=score.columns)
+    score, human = score.reindex(index=list(models)), human.reindex(index=list(models))
+    clusters = None
+    if use_clusters:
+        first = sub.drop_duplicates("item").set_index("item")["cluster"]
+        clusters = pd.factorize(first.reindex(score.columns).astype(str))[0]
+    return score.to_numpy(dtype=np.float64), human.to_numpy(dtype=np.float64), clusters
+
+
+def ppi_estimate(data, *, method: str = "ppi++", confidence_level=0.95, alternative: str = "two-sided",
+                 cluster: bool | None = None, models=None, tasks=None) -> PPIEstimates:
+    """Prediction-powered estimates of every model's human-scale score on every task.
+
+    Parameters
+    ----------
+    data : ResultsTable, path or DataFrame
+        Item-level results whose ``score`` is the judge's score on every row and whose measure ``human`` holds
+        the human label where there is one (anything :func:`evalband.read` accepts; map the label column with
+        ``read(..., human_col=...)``).
+    method : {'ppi++', 'classic', 'labelled'}
+        PPI++ (power-tuned lambda, default), classic PPI (lambda = 1), or the labels alone (lambda = 0).
+    confidence_level : float or str
+    alternative : {'two-sided', 'less', 'greater'}
+    cluster : bool, optional
+        None: cluster-robust when the table has clusters; False: items as independent; True: require clusters.
+    models, tasks : sequence of str, optional
+
+    Returns
+    -------
+    PPIEstimates
+        ``.to_frame()``: model, task, estimate, se, ci_low, ci_high, n_labelled, n_unlabelled, lambda, ess, gain,
+        the labelled-only estimate and interval, and the judge's own mean.
+
+    Notes
+    -----
+    Each model is estimated on its items of the task; when every model has every item (a test set) the
+    estimates are paired, and :func:`ppi_compare` keeps the pairing through the items' influence terms (models
+    scored on different items, as in pairwise battles, are handled alike: an item a model lacks counts zero for
+    it). An item with several rows (trials, facets) has the mean of its judge scores and of its human labels.
+    The estimate targets the mean human label over the model's items; it is valid when the labelled items are a
+    random sample of them (see
+    :func:`evalband.judges.ppi_mean`, whose numbers these are, equal to ``ppi_py.ppi_mean_ci``'s without
+    clusters).
+
+    References
+    ----------
+    Angelopoulos, A. N., Duchi, J. C. & Zrnic, T. (2023). PPI++: Efficient prediction-powered inference.
+    arXiv:2311.01453.
+    Dorner, F. E., Nastl, V. Y. & Hardt, M. (2024). Limits to scalable evaluation at the frontier: LLM as judge
+    won't beat twice the data. arXiv:2410.13341.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> from evalband.judges import ppi_estimate
+    >>> table = eb.read("judged.csv", human_col="human_label")     # doctest: +SKIP
+    >>> ppi_estimate(table).to_frame()[["model", "estimate", "ci_low", "ci_high", "lambda", "ess"]]  # doctest: +SKIP
+    """
+    method = check_choice(method, PPI_METHODS, "method")
+    level = check_confidence_level(confidence_level)
+    if cluster not in (None, True, False):
+        raise ArgumentTypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
+    table = _table(data, models, tasks)
+    if cluster is True and not table.has_clusters:
+        raise InputError("cluster=True but the table has no cluster column", source=table.source)
+    use_clusters = table.has_clusters and cluster is not False
+    models_, tasks_ = table.models, table.tasks
+    shape = (len(models_), len(tasks_))
+    out = {k: np.full(shape, np.nan) for k in ("estimate", "se", "low", "high", "lam", "ess", "gain", "lab_est",
+                                               "lab_se", "lab_low", "lab_high", "judge")}
+    n_lab = np.zeros(shape, dtype=np.int64)
+    n_unl = np.zeros(shape, dtype=np.int64)
+    n_clusters = np.full(len(tasks_), np.nan)
+    # nothing is left out here (every model keeps all of its items), so the table's note saying that paired
+    # analyses leave unshared items out does not apply
+    notes = [n for n in table.notes if not n.startswith(UNSHARED_NOTE)]
+    if table.has_trials or table.facets:
+        notes.append("items with several rows (trials, facets): each item's judge score is the mean of its rows,"
+                     " its human label the mean of the labels given")
+    per_task = []
+    for t, task in enumerate(tasks_):
+        judge, human, clusters = _task_matrices(table, task, models_, use_clusters)
+        lacking = [mdl for mdl, row in zip(models_, judge) if np.isnan(row).any()]
+        if lacking and len(models_) > 1:
+            notes.append(f"{task}: models scored on different items ({', '.join(lacking[:4])}"
+                         f"{' ...' if len(lacking) > 4 else ''} lack some): each model is estimated on its own items;"
+                         " differences sum the influence of every item (zero where a model lacks it)")
+        res = ppi_mean(judge, human, method=method, confidence_level=level, alternative=alternative,
+                       clusters=clusters)
+        for key, val in (("estimate", res.estimate), ("se", res.se), ("low", res.ci.low), ("high", res.ci.high),
+                         ("lam", res.lam), ("ess", res.ess), ("gain", res.gain),
+                         ("lab_est", res.labelled_estimate), ("lab_se", res.labelled_se),
+                         ("lab_low", res.labelled_ci.low), ("lab_high", res.labelled_ci.high),
+                         ("judge", res.judge_mean)):
+            out[key][:, t] = val
+        n_lab[:, t], n_unl[:, t] = res.n_labelled, res.n_unlabelled
+        if res.n_clusters is not None:
+            n_clusters[t] = res.n_clusters
+        onehot = None
+        if clusters is not None:
+            onehot = np.zeros((clusters.size, res.n_clusters))
+            onehot[np.arange(clusters.size), np.unique(clusters, return_inverse=True)[1]] = 1.0
+        per_task.append((res, onehot))
+        notes += ppi_notes(models_, res, where=task if len(tasks_) > 1 else "")
+    return PPIEstimates(models_, tasks_, out["estimate"], out["se"], ConfidenceInterval(out["low"], out["high"]),
+                        out["lam"], n_lab, n_unl, out["ess"], out["gain"], out["lab_est"], out["lab_se"],
+                        ConfidenceInterval(out["lab_low"], out["lab_high"]), out["judge"], n_clusters, method, level,
+                        alternative, tuple(notes), 1.0 if table.score_kind == "unbounded" else 100.0,
+                        tuple(per_task))
+
+
+def ppi_compare(data, *, method: str = "ppi++", correction: str = "none", margin: float = 0.0,
+                confidence_level=0.95, alternative: str = "two-sided", cluster: bool | None = None, models=None,
+                tasks=None, estimates: PPIEstimates | None = None) -> PPIComparison:
+    """Paired PPI differences between every pair of models on each task, with verdicts.
+
+    Parameters
+    ----------
+    data : ResultsTable, path or DataFrame
+        As for :func:`ppi_estimate` (ignored when ``estimates`` is given).
+    method : {'ppi++', 'classic', 'labelled'}
+    correction : {'none', 'bonferroni', 'holm', 'bh'}
+        Multiple-comparison control over the pairs of each task (:func:`evalband.comparison.adjust_p_values`;
+        intervals at the corresponding per-comparison level).
+    margin : float
+        Practical margin for the verdicts, on the score's scale (0.01 = one point).
+    confidence_level, alternative, cluster, models, tasks
+        As for :func:`ppi_estimate`.
+    estimates : PPIEstimates, optional
+        Reuse estimates already computed (their method and level).
+
+    Returns
+    -------
+    PPIComparison
+
+    Notes
+    -----
+    The difference of two models' PPI estimates is the difference of the estimates that :func:`ppi_estimate`
+    reports (each model keeps its own lambda). Both models are scored by the same judge on the same items, so
+    their errors are correlated; the variance of the difference sums the squared differences of the two models'
+    per-item influence terms (per cluster, CR1, with clusters), which keeps that correlation, as a paired test
+    does. The interval is normal; p-values test a zero difference; verdicts are read from the interval of the
+    difference (:func:`evalband.comparison.verdict`) and withheld when a model has fewer than 10 human labels.
+
+    References
+    ----------
+    Angelopoulos, A. N., Duchi, J. C. & Zrnic, T. (2023). PPI++: Efficient prediction-powered inference.
+    arXiv:2311.01453.
+    Boyeau, P., Angelopoulos, A. N., Yosef, N., Malik, J. & Jordan, M. I. (2024). AutoEval done right: using
+    synthetic data for model evaluation. arXiv:2403.07008.
+
+    Examples
+    --------
+    >>> from evalband.judges import ppi_compare
+    >>> res = ppi_compare("judged.csv", correction="holm")                  # doctest: +SKIP
+    >>> res.to_frame()[["model_a", "model_b", "difference", "verdict"]]    # doctest: +SKIP
+    """
+    correction = check_choice(correction, PPI_CORRECTIONS, "correction")
+    margin = check_margin(margin)
+    if estimates is None:
+        estimates = ppi_estimate(data, method=method, confidence_level=confidence_level, alternative=alternative,
+                                 cluster=cluster, models=models, tasks=tasks)
+    level, alternative = estimates.confidence_level, estimates.alternative
+    names = estimates.models
+    m = len(names)
+    if m < 2:
+        raise InputError(f"a comparison needs at least 2 models; found {m} ({', '.join(names)})")
+    scale = estimates.scale
+    unit = "points" if scale == 100.0 else ""
+    out = []
+    for t, task in enumerate(estimates.tasks):
+        res, onehot = estimates._per_task[t]
+        est = res.estimate
+        order = np.argsort(-np.where(np.isfinite(est), est, -np.inf), kind="stable")
+        i, j = np.triu_indices(m, k=1)
+        ia, ib = order[i], order[j]
+        d = est[ia] - est[ib]
+        infl = res.influence
+        se = np.sqrt(cluster_variance(infl[ia] - infl[ib], onehot))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cov = (cluster_variance(infl[ia] + infl[ib], onehot) - se ** 2) / 4.0
+            corr = cov / (res.se[ia] * res.se[ib])
+        p = z_p_value(d, se, alternative)
+        p_adj = adjust_p_values(p, method=correction) if correction != "none" else p.copy()
+        rejected = int(np.sum(p_adj <= 1 - level)) if correction == "bh" else None
+        level_used = correction_level(level, d.size, correction, n_rejected=rejected)
+        ci = z_interval(d, se, level_used, alternative)
+        low, high = np.asarray(ci.low, dtype=float), np.asarray(ci.high, dtype=float)
+        verdicts = verdict(low, high, margin=margin)
+        n_units = np.minimum(res.n_labelled[ia], res.n_labelled[ib]).astype(np.float64)
+        verdicts, basis = withhold(verdicts, low, high, se, n_units)
+        ma, mb = tuple(names[k] for k in ia), tuple(names[k] for k in ib)
+        label = interval_label(correction)
+        details = tuple(verdict_detail(verdicts[k], low[k], high[k], margin=margin if basis[k] == "bootstrap"
+                                       else 0.0, model_a=ma[k], model_b=mb[k], scale=scale) for k in range(d.size))
+        readings = tuple(reading(ma[k], mb[k], d[k], low[k], high[k], verdicts[k], se=se[k],
+                                 confidence_level=level_used, scale=scale, unit=unit, label=label,
+                                 extra=withheld_text(basis[k], n_units[k], unit="human labels", min_units=MIN_UNITS), detail=details[k])
+                         for k in range(d.size))
+        nan = np.full(d.size, np.nan)
+        basis_words = tuple("ppi" if b == "bootstrap" else b for b in basis)
+        out.append(PairwiseComparison(str(task), "task", ma, mb, ia, ib, d, se, ConfidenceInterval(low, high), p,
+                                      p_adj, verdicts, se, corr, nan, nan.copy(), None, readings, level,
+                                      float(level_used), correction, estimates.method, margin, True, None, scale,
+                                      None, None, n_units, basis_words, details))
+    notes = list(estimates.notes)
+    notes.append("verdicts from normal intervals of the paired PPI differences (same items, same judge); a model"
+                 " with fewer than 10 human labels gets none")
+    return PPIComparison(estimates.tasks, tuple(out), estimates, estimates.method, correction, tuple(notes))

@@ -1,0 +1,368 @@
+"""``arena()``: a preference leaderboard with honest intervals, from one seeded, clustered bootstrap."""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from .._random import run_entropy
+from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice,
+                         check_confidence_level, check_positive_int)
+from ..results import ConfidenceInterval
+from ..battles import BattleTable
+from .bradley_terry import RIDGE, TIES
+from .replicates import average_ratings, baseline_ratings, bt_ratings, elo_ratings, style_ratings
+from .resampling import ClusterBootstrap, resampling_units
+from .result import ArenaResult
+from .scales import SCALES, parse_anchor, to_scale
+from .style import style_names
+
+__all__ = ["arena", "METHODS", "INTERVALS"]
+
+METHODS = ("bt", "elo", "rao-kupper", "davidson", "win-rate")
+INTERVALS = ("percentile", "bca")
+_UNITS = {"elo": "Elo points", "logit": "logits", "prob": ""}
+
+
+#: arena()'s ``source`` -> the source of :func:`evalband.read` ('columns' is the column layout, read's 'battles')
+_SOURCES = {"auto": "auto", "columns": "battles", "battles": "battles", "fastchat": "fastchat",
+            "arena-hard": "arena-hard", "alpaca-eval": "alpaca-eval"}
+
+
+def _select(data, source, options, baseline, models):
+    """The selection of battles (:func:`evalband.select`: ``models`` keeps the battles between them, counted in
+    its notes); the table and the notes of the table and the selection."""
+    from ..selection import Selection, select
+
+    source = check_choice(source, tuple(_SOURCES), "source")
+    if isinstance(data, (Selection, BattleTable)):
+        if options or source != "auto":
+            given = [f"source={source!r}"] * (source != "auto") + list(options)
+            raise ArgumentTypeError(f"reader options ({', '.join(given)}) do not apply to a"
+                                    f" {type(data).__name__}; they apply when a file or DataFrame is read.")
+        sel = select(data, models=models)
+    else:
+        # `baseline` is a battle reader's option (the Arena-Hard files do not name it): giving it sends the
+        # input to the battle readers, whatever its columns
+        sel = select(data, models=models, source=_SOURCES[source], baseline=baseline, **options)
+    table = sel.table
+    if not isinstance(table, BattleTable):
+        raise InputError("holds no pairwise battles (model_a, model_b and winner columns, or a Chatbot Arena,"
+                         " Arena-Hard or AlpacaEval file)", source=getattr(table, "source", None))
+    return table, tuple(dict.fromkeys((*table.notes, *sel.notes)))
+
+
+def _subset(table: BattleTable, keep, note: str) -> BattleTable:
+    """The battles in ``keep``; a note says how many were left out and which models went with them."""
+    if keep.all():
+        return table
+    out = table.subset(keep, note=note)
+    gone = [m for m in table.models if m not in out.models]
+    if gone:
+        shown = ", ".join(map(repr, gone[:5])) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+        out = replace(out, notes=out.notes + (f"left out with them: {shown} (no battle left)",))
+    return out
+
+
+def _position(name, models, what: str) -> int:
+    if name not in models:
+        shown = ", ".join(map(repr, models[:12])) + (" ..." if len(models) > 12 else "")
+        raise ArgumentError(f"`{what}`: unknown model {name!r}; models: {shown}.")
+    return list(models).index(name)
+
+
+def _check_k(k) -> float:
+    if isinstance(k, bool) or not isinstance(k, numbers.Real) or not (np.isfinite(k) and k > 0):
+        raise ArgumentError(f"`k` must be a finite number > 0; got {k!r}.")
+    return float(k)
+
+
+def _win_probabilities(method, theta, samples, tie, tie_samples, level):
+    """Predicted P(i beats j) + half P(tie), (M, M), with percentile intervals from the replicates."""
+    from ..resample import interval
+
+    def prob(th, t):
+        d = th[..., :, None] - th[..., None, :]
+        if method == "rao-kupper":
+            eta = np.log(t)[..., None, None]
+            win, loss = 1 / (1 + np.exp(-(d - eta))), 1 / (1 + np.exp(-(-d - eta)))
+            return win + 0.5 * (1 - win - loss)
+        if method == "davidson":
+            nu = np.asarray(t)[..., None, None]
+            e, f = np.exp(d / 2), np.exp(-d / 2)
+            return (e + 0.5 * nu) / (e + f + nu)
+        return 1 / (1 + np.exp(-d))
+
+    obs = prob(theta, tie)
+    m = theta.size
+    out_lo, out_hi = np.full((m, m), np.nan), np.full((m, m), np.nan)
+    block = max(1, 20_000_000 // max(m * m, 1))
+    reps = []
+    for s0 in range(0, samples.shape[0], block):
+        reps.append(prob(samples[s0:s0 + block], None if tie_samples is None else tie_samples[s0:s0 + block]))
+    ci = interval(np.concatenate(reps), obs, confidence_level=level)
+    out_lo[:], out_hi[:] = ci.low, ci.high
+    np.fill_diagonal(obs, np.nan)
+    np.fill_diagonal(out_lo, np.nan)
+    np.fill_diagonal(out_hi, np.nan)
+    return obs, ConfidenceInterval(out_lo, out_hi)
+
+
+def _extras(method, res, scale, anchor_pos, base_pos, level) -> dict:
+    """What a method adds to the result: win probabilities, raw win rates, style, tie parameter, online Elo."""
+    from ..resample import interval as boot_interval
+
+    extra = {}
+    if method != "win-rate":
+        wp, wp_ci = _win_probabilities(method if method in ("rao-kupper", "davidson") else "bt", res.observed,
+                                       res.samples, res.extras.get("tie"), res.extras.get("tie_samples"), level)
+        extra.update(win_probability=wp, win_probability_ci=wp_ci)
+        if base_pos is not None:  # Arena-Hard's score: the predicted win rate against the baseline
+            low, high = wp_ci.low[:, base_pos].copy(), wp_ci.high[:, base_pos].copy()
+            est = wp[:, base_pos].copy()
+            est[base_pos] = low[base_pos] = high[base_pos] = 0.5
+            extra.update(predicted_win_rate=est, predicted_win_rate_ci=ConfidenceInterval(low, high))
+    elif base_pos is not None:
+        extra.update(win_rate=res.extras["win_rate"], win_rate_se=res.extras["se"],
+                     win_rate_ci=boot_interval(res.extras["win_rate_samples"], res.extras["win_rate"],
+                                               confidence_level=level))
+    if "raw" in res.extras:
+        raw = to_scale(res.extras["raw"], scale, anchor_pos)
+        extra.update(rating_raw=raw, rating_raw_ci=boot_interval(to_scale(res.extras["raw_samples"], scale,
+                                                                          anchor_pos), raw, confidence_level=level))
+        betas = res.extras["beta_samples"]
+        ci = boot_interval(betas, res.extras["beta"], confidence_level=level)
+        extra["style"] = pd.DataFrame({"feature": res.extras["style_names"], "coefficient": res.extras["beta"],
+                                       "se": betas.std(axis=0, ddof=1), "ci_low": ci.low, "ci_high": ci.high,
+                                       "confidence_level": level})
+    if "tie" in res.extras:
+        extra.update(tie_parameter=res.extras["tie"],
+                     tie_parameter_ci=boot_interval(res.extras["tie_samples"], res.extras["tie"],
+                                                    confidence_level=level))
+    if "online" in res.extras:
+        extra["rating_online"] = to_scale(res.extras["online"], scale, anchor_pos)
+    return extra
+
+
+def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale: str = "elo", anchor=None,
+          cluster="auto", style=None, length_control: bool = False, k: float = 4.0, n_resamples: int = 1000,
+          confidence_level=0.95, interval: str = "percentile", rng=None, models=None,
+          simultaneous: str = "max-t", ridge: float = RIDGE, source: str = "auto", **read_options) -> ArenaResult:
+    """A preference leaderboard with intervals, ranks and comparisons from one seeded, clustered bootstrap.
+
+    Parameters
+    ----------
+    data : Selection, BattleTable, path, list of paths or DataFrame
+        Battles: anything :func:`evalband.select` accepts, selected once (a path or DataFrame is read by
+        :func:`evalband.read`, which reads CSV/TSV/JSONL/Parquet column layouts, Chatbot Arena clean battles,
+        Arena-Hard judgments and AlpacaEval annotations).
+    method : {'bt', 'elo', 'rao-kupper', 'davidson', 'win-rate'}
+        'bt': Bradley-Terry maximum likelihood (exact, Newton's method). 'rao-kupper', 'davidson': Bradley-Terry
+        with that tie model (its parameter fitted). 'elo': FastChat's bootstrap Elo (online Elo, ``k``, on
+        resampled battles in random order; the median is the rating). 'win-rate': the win rate against
+        ``baseline`` (AlpacaEval, Arena-Hard), or without a baseline the average win rate against all opponents.
+    ties : {'half', 'drop', 'rao-kupper', 'davidson'}
+        'half' (default): a tie is half a win for each side, as evalica and FastChat count it; 'drop': ties are
+        left out (counted in a note); the tie models as for ``method``.
+    baseline : str, optional
+        The reference model for win rates; with a rating method, adds the predicted win rate against it
+        (Arena-Hard's score). Also tells the Arena-Hard reader which model the judgments compare against.
+    scale : {'elo', 'logit', 'prob'}
+        'elo': 400 / ln 10 points per logit, mean 1000 (or anchored); 'logit': log-strengths, mean 0; 'prob':
+        strengths normalized to sum 1 (as evalica prints Bradley-Terry scores). Win rates are fractions.
+    anchor : dict, tuple or str, optional
+        ``{'model': 1000}``, ``('model', 1000)`` or ``'model=1000'``: that model's rating is fixed.
+    cluster : str or None
+        'auto' (default): whole questions (or a 'cluster' column) are resampled when the battles have them,
+        else battles; 'none' or None: battles resampled independently; 'question', 'judge', 'cluster': that
+        label.
+    style : str or sequence, optional
+        Style control: 'length', 'markdown' (header, list and bold counts) or any style feature names, comma
+        separated. Ratings are then style-controlled; the raw ones are reported beside them.
+    length_control : bool
+        For win rates against a baseline: the length-controlled win rate (needs a 'length' feature).
+    k : float
+        Elo's K-factor (method 'elo').
+    n_resamples : int
+        Bootstrap replicates B (default 1,000).
+    confidence_level : float or str
+        0.95 by default; Arena-Hard shows 90% intervals (0.9, said in the notes).
+    interval : {'percentile', 'bca'}
+        'bca' uses delete-one-cluster jackknife values (one Newton step from the fit, exact for win rates).
+    rng : None, int, SeedSequence, BitGenerator or Generator
+        Turned into one Generator, from which the run's entropy is drawn once. Same seed, same numbers.
+    models : sequence of str or str, optional
+        Only the battles between these models (:func:`evalband.select`; the battles left out are counted in the
+        notes).
+    simultaneous : {'max-t', 'bonferroni', 'holm', 'bh', 'none'}
+        Pairwise intervals behind the simultaneous rank intervals and the tiers.
+    ridge : float
+        Penalty ``ridge / 2 * sum(theta^2)`` keeping ratings finite (see
+        :mod:`evalband.preferences.bradley_terry`).
+    source : {'auto', 'columns', 'fastchat', 'arena-hard', 'alpaca-eval'}
+        Reader to use for a path or DataFrame ('auto' detects it; 'columns' is a column layout, ``evalband.read``'s
+        source 'battles').
+    **read_options
+        Passed through :func:`evalband.select` to the reader (``winner_col=``, ``question_col=``,
+        ``style_cols=``, ...); ``baseline`` also tells the Arena-Hard reader its baseline.
+
+    Returns
+    -------
+    ArenaResult
+        ``.to_frame()``: model, rating, ci_low, ci_high, rank, rank_low, rank_high, p_best, n_battles, n_wins,
+        n_ties (win rates: also win_rate and se), rank_sim_low, rank_sim_high, tier, ...; ``.pairwise()``;
+        ``.readings()``; ``.notes``.
+
+    Notes
+    -----
+    Battles that share a question are not independent (the same prompt favours some models); resampling them
+    as if independent, as FastChat and Arena-Hard do, makes the intervals too narrow. Here whole questions are
+    resampled when the battles name them, so models judged on the same questions are compared pairwise, and two
+    copies of one model get identical intervals. With fewer than about 20 clusters the cluster bootstrap
+    understates the uncertainty. The Bradley-Terry model assumes a transitive strength per model; its
+    intervals describe the uncertainty of that model's fit to these battles, not the variation between judges
+    or prompts outside them. Ranks, rank intervals, P(best), tiers, pairwise verdicts and win probabilities
+    come from the same (B, M) replicates.
+
+    References
+    ----------
+    Chiang, W.-L. et al. (2024). Chatbot Arena: an open platform for evaluating LLMs by human preference.
+    ICML. arXiv:2403.04132.
+    Li, T. et al. (2024). From crowdsourced data to high-quality benchmarks: Arena-Hard and BenchBuilder.
+    arXiv:2406.11939.
+    Dubois, Y. et al. (2024). Length-controlled AlpacaEval. arXiv:2404.04475.
+    Field, C. A. & Welsh, A. H. (2007). Bootstrapping clustered data. JRSS B 69(3), 369-390.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalband.preferences import arena
+    >>> battles = pd.DataFrame({"model_a": ["x", "y", "x", "z", "y", "z"] * 5,
+    ...                         "model_b": ["y", "z", "z", "x", "x", "y"] * 5,
+    ...                         "winner": ["model_a", "model_a", "model_a", "model_b", "tie", "model_b"] * 5})
+    >>> res = arena(battles, n_resamples=200, rng=1)
+    >>> res.to_frame()["model"].tolist()
+    ['x', 'y', 'z']
+    """
+    method = check_choice(method, METHODS, "method")
+    ties = check_choice(ties, TIES, "ties")
+    scale = check_choice(scale, SCALES, "scale")
+    interval = check_choice(interval, INTERVALS, "interval")
+    level = check_confidence_level(confidence_level)
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
+    k = _check_k(k)
+    if isinstance(ridge, bool) or not isinstance(ridge, numbers.Real) or not (np.isfinite(ridge) and ridge >= 0):
+        raise ArgumentError(f"`ridge` must be a finite number >= 0; got {ridge!r}.")
+    if method in ("rao-kupper", "davidson"):
+        if ties not in ("half", method):
+            raise ArgumentError(f"`method={method!r}` models ties itself; `ties` must be left at 'half' or be"
+                             f" {method!r}; got {ties!r}.")
+        ties = method
+    elif method == "bt" and ties in ("rao-kupper", "davidson"):
+        method = ties
+    elif ties in ("rao-kupper", "davidson"):
+        raise ArgumentError(f"`ties={ties!r}` is a Bradley-Terry tie model; use it with method 'bt'.")
+    if length_control and (method != "win-rate" or baseline is None):
+        raise ArgumentError("`length_control` needs `method` 'win-rate' and a `baseline`.")
+    if style is not None and method not in ("bt",):
+        raise ArgumentError(f"`style` control fits a Bradley-Terry model with ties 'half' or 'drop'; got method"
+                         f" {method!r}.")
+    if interval == "bca" and method == "elo":
+        raise ArgumentError("`interval='bca'` is not available for method 'elo' (online Elo has no jackknife); use"
+                         " 'percentile'.")
+    seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
+    gen = as_generator(rng)
+
+    table, read_notes = _select(data, source, read_options, baseline, models)
+    table = replace(table, notes=read_notes)
+    base_pos = None if baseline is None else _position(baseline, table.models, "baseline")
+    if ties == "drop":
+        if table.tie.all():
+            raise ArgumentError("ties='drop' leaves no battle: every battle is a tie.")
+        table = _subset(table, ~table.tie, f"ties='drop': {int(table.tie.sum()):,} tied battles left out")
+    if method == "win-rate" and base_pos is not None:
+        pos = table.models.index(baseline)
+        involved = (table.model_a == pos) | (table.model_b == pos)
+        table = _subset(table, involved, f"{int((~involved).sum()):,} battles not involving the baseline"
+                                         f" {baseline!r} left out of the win rates")
+    if table.n_models < 2:
+        raise ArgumentError(f"a leaderboard needs at least two models; the battles have {table.n_models}.")
+    base_pos = None if baseline is None else _position(baseline, table.models, "baseline")
+    if method == "win-rate" and anchor is not None:
+        raise ArgumentError("`anchor` does not apply to win rates (they are fractions).")
+    anchor_pos = parse_anchor(anchor, table.models, scale)
+    notes = list(table.notes)
+    units = resampling_units(table, cluster)
+    notes.extend(units.notes)
+    boot = ClusterBootstrap(units, n_resamples, run_entropy(gen))
+    jack = interval == "bca"
+
+    if method == "win-rate":
+        if base_pos is not None:
+            res = baseline_ratings(table, units, boot, base_pos, length_control=length_control, jackknife=jack)
+            notes.append("win rate against the baseline: the mean preference (AlpacaEval's definition; a tie is"
+                         " 0.5); se is AlpacaEval's standard error of that mean, which treats battles as"
+                         " independent; the interval comes from the cluster bootstrap; the baseline is 0.5 by"
+                         " definition")
+        else:
+            res = average_ratings(table, units, boot, jackknife=jack)
+    elif method == "elo":
+        res = elo_ratings(table, units, boot, k=k)
+    elif style is not None:
+        names = style_names(style, list(table.features))
+        if not names:
+            raise ArgumentError("`style` names no feature.")
+        res = style_ratings(table, units, boot, names, ridge=ridge, jackknife=jack)
+        notes.append(f"style control on {', '.join(names)}: ratings are Bradley-Terry log-strengths with the"
+                     " normalized style differences held at 0 (FastChat's normalization, exact maximum"
+                     " likelihood); rating_raw is the fit without style")
+    else:
+        res = bt_ratings(table, units, boot, model=method, ridge=ridge, jackknife=jack)
+    notes.extend(res.notes)
+
+    if res.space == "logit":
+        rating, samples = to_scale(res.observed, scale, anchor_pos), to_scale(res.samples, scale, anchor_pos)
+        jk = None if res.jackknife is None else to_scale(res.jackknife, scale, anchor_pos)
+        display, unit = (100.0, "points") if scale == "prob" else (1.0, _UNITS[scale])
+        if scale == "prob":
+            unit = "points of strength share"
+    else:
+        rating, samples, jk, display, unit = res.observed, res.samples, res.jackknife, 100.0, "points"
+    if anchor_pos is not None:
+        notes.append(f"anchored: {table.models[anchor_pos[0]]!r} = {anchor_pos[1]:g} in every replicate, so its"
+                     " interval is a point and the others' intervals are relative to it")
+
+    from ..ranking import rank_models
+    from ..comparison import pairwise_differences
+
+    label = "win_rate" if res.space == "rate" else "rating"
+    ranking = rank_models(rating, samples, table.models, aggregate=label, confidence_level=level,
+                          method=interval, simultaneous=simultaneous, jackknife=jk, scale=display,
+                          n_units=units.n_units)
+    plain = pairwise_differences(rating, samples, table.models, statistic=label, confidence_level=level,
+                                 correction="none", keep_replicates=False, n_units=units.n_units,
+                                 scale=display, unit=unit)
+    separability = float(np.mean(np.isin(plain.verdict, ("A better", "B better")))) if plain.verdict.size else 0.0
+
+    extra = _extras(method, res, scale, anchor_pos, base_pos, level)
+    if abs(level - 0.9) < 1e-12:
+        notes.append("90% intervals, as Arena-Hard shows them (its bootstrap also resamples battles as if"
+                     " independent); 95% intervals are wider")
+    if n_resamples < 1000:
+        notes.append(f"only {n_resamples:,} bootstrap replicates: the ends of a {level:.0%} interval are poorly"
+                     " estimated with fewer than about 1,000")
+
+    counts = table.model_counts()
+    if not np.all(table.weight == 1):
+        notes.append("battles carry weights (e.g. Arena-Hard's strong votes): the fits use them; n_battles, n_wins"
+                     " and n_ties count battles, not weights")
+    return ArenaResult(
+        method=method, ties=ties, scale=scale, models=tuple(table.models), rating=np.asarray(rating, dtype=float),
+        samples=np.asarray(samples, dtype=float), ranking=ranking, counts=counts, separability=separability,
+        confidence_level=level, interval=interval, n_resamples=n_resamples, cluster=units.column,
+        n_units=units.n_units, unit_name=units.unit_name, n_battles=table.n_battles, seed=seed,
+        notes=tuple(dict.fromkeys(notes)), source=table.source, baseline=baseline, anchor=anchor_pos,
+        length_control=bool(length_control), jackknife=jk, display_scale=display, unit=unit, **extra)

@@ -1,0 +1,249 @@
+"""Every rating method on the data and on each bootstrap replicate: one replicate set per run.
+
+Each function here fits one method to the battles and to every replicate of :class:`ClusterBootstrap` (block by
+block, warm-started from the fit to the data) and returns a :class:`Ratings`: the estimate, the (B, M) replicate
+matrix from which every interval, rank and comparison is then read, jackknife values for BCa when asked, and what
+the fit had to say in notes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import sparse
+
+from .bradley_terry import RIDGE, fit_pairs, information_matrix, mle_exists, one_step_jackknife
+from .elo import bootstrap_elo, online_elo
+from .scales import ELO_PER_LOGIT
+from .style import fit_style, style_design, style_jackknife
+from .winrate import (average_win_rate_replicates, baseline_win_rates, length_controlled_win_rates)
+from .._validate import ArgumentError
+
+__all__ = ["Ratings", "bt_ratings", "style_ratings", "elo_ratings", "baseline_ratings", "average_ratings"]
+
+#: battle weights per replicate held in memory at once by the style fit (replicates x battles)
+STYLE_ELEMENTS = 2_000_000
+
+
+@dataclass
+class Ratings:
+    """A method's estimate and replicates.
+
+    ``space`` is 'logit' (log-strengths, mean 0) or 'rate' (a win rate in [0, 1]).
+    """
+
+    observed: np.ndarray
+    samples: np.ndarray
+    space: str
+    jackknife: np.ndarray | None = None
+    extras: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+
+
+def _names(models, idx) -> str:
+    shown = [models[i] for i in idx[:5]]
+    return ", ".join(map(repr, shown)) + (f" and {len(idx) - 5} more" if len(idx) > 5 else "")
+
+
+def _degenerate(rep: dict, pi, pj, m) -> np.ndarray:
+    """Per replicate and model: True when the model has no win mass or no loss mass (rating not finite)."""
+    ai = sparse.csr_matrix((np.ones(pi.size), (np.arange(pi.size), pi)), shape=(pi.size, m))
+    aj = sparse.csr_matrix((np.ones(pj.size), (np.arange(pj.size), pj)), shape=(pj.size, m))
+    if "n" in rep:
+        win_i, win_j = rep["s"], rep["n"] - rep["s"]
+    else:
+        win_i, win_j = rep["w"] + rep["t"], rep["l"] + rep["t"]
+    won = np.asarray((ai.T @ win_i.T).T) + np.asarray((aj.T @ win_j.T).T)
+    lost = np.asarray((ai.T @ win_j.T).T) + np.asarray((aj.T @ win_i.T).T)
+    return (won <= 0) | (lost <= 0)
+
+
+def _existence_notes(models, data, pi, pj, ridge) -> list:
+    exists, only_wins, only_losses, n_comp = mle_exists(data, pi, pj, len(models))
+    notes = []
+    if only_wins:
+        notes.append(f"{_names(models, only_wins)} won every battle: the maximum-likelihood rating is +infinity;"
+                     f" the ridge ({ridge:g}) keeps it finite but its value and upper interval end mean 'unbounded'")
+    if only_losses:
+        notes.append(f"{_names(models, only_losses)} lost every battle: the maximum-likelihood rating is -infinity;"
+                     f" the ridge ({ridge:g}) keeps it finite but its value and lower interval end mean 'unbounded'")
+    if not exists and not (only_wins or only_losses):
+        notes.append(f"the comparison graph falls into {n_comp} groups that never won against each other: ratings"
+                     f" across groups are not identified by maximum likelihood; the ridge ({ridge:g}) sets them")
+    return notes
+
+
+def bt_ratings(table, units, boot, *, model: str = "bt", ridge: float = RIDGE, jackknife: bool = False) -> Ratings:
+    """Bradley-Terry ('bt': a tie is half a win), Rao-Kupper or Davidson."""
+    kind = "half" if model == "bt" else "ties"
+    ps = table.pair_sums(units.codes, units.n_units, kind=kind)
+    m = table.n_models
+    tot = ps.totals()
+    if model != "bt" and not tot["t"].sum() > 0:
+        raise ArgumentError(f"ties={model!r}: the battles have no ties, so the tie parameter is not identified; use"
+                         " ties='half' or 'drop'.")
+    fit = fit_pairs(tot, ps.pair_i, ps.pair_j, m, model=model, ridge=ridge)
+    notes = _existence_notes(table.models, tot, ps.pair_i, ps.pair_j, ridge)
+    samples = np.empty((boot.n_resamples, m))
+    ties = None if fit.tie is None else np.empty(boot.n_resamples)
+    bad = np.zeros(m, dtype=np.int64)
+    failed = 0
+    for start, counts in boot.blocks():
+        rep = ps.replicate(counts)
+        r = fit_pairs(rep, ps.pair_i, ps.pair_j, m, model=model, ridge=ridge, theta0=fit.theta[0],
+                      tie0=None if fit.tie is None else fit.tie[0])
+        samples[start:start + counts.shape[0]] = r.theta
+        if ties is not None:
+            ties[start:start + counts.shape[0]] = r.tie
+        bad += _degenerate(rep, ps.pair_i, ps.pair_j, m).sum(axis=0)
+        failed += int((~r.converged).sum())
+    if bad.any():
+        worst = np.argsort(-bad, kind="stable")[: int((bad > 0).sum())]
+        notes.append(f"in some replicates a model had only wins, only losses or no battle (ratings set by the"
+                     f" ridge there): {', '.join(f'{table.models[i]!r} {int(bad[i])}' for i in worst[:5])}"
+                     + (" ..." if (bad > 0).sum() > 5 else "") + f" of {boot.n_resamples:,} replicates")
+    if failed or not fit.converged.all():
+        notes.append(f"Newton's method did not converge in {failed + int((~fit.converged).sum())} fit(s)")
+    jack = None
+    extras = {"pairs": (ps.pair_i, ps.pair_j)}
+    if jackknife:
+        info = information_matrix(fit, tot, ps.pair_i, ps.pair_j, ridge=ridge)
+        full = one_step_jackknife(fit, ps.unit_sums(), ps.pair_i, ps.pair_j, info)
+        jack = full[:, :m]
+        if fit.tie is not None:
+            extras["tie_jackknife"] = np.exp(full[:, m])
+    if fit.tie is not None:
+        extras.update(tie=float(fit.tie[0]), tie_samples=ties)
+    return Ratings(fit.theta[0], samples, "logit", jack, extras, notes)
+
+
+def style_ratings(table, units, boot, names, *, ridge: float = RIDGE, jackknife: bool = False) -> Ratings:
+    """Style-controlled Bradley-Terry ratings and style coefficients; the raw ratings from the same replicates."""
+    raw = bt_ratings(table, units, boot, model="bt", ridge=ridge, jackknife=False)
+    a, b, y, w = table.model_a, table.model_b, table.outcome, table.weight
+    codes = units.codes
+    z = style_design(table.features, names)
+    m, n = table.n_models, a.size
+    theta, beta, conv = fit_style(a, b, y, z, m, w[None, :], ridge=ridge, theta0=raw.observed)
+    samples = np.empty((boot.n_resamples, m))
+    betas = np.empty((boot.n_resamples, len(names)))
+    failed = int((~conv).sum())
+    step = max(1, STYLE_ELEMENTS // max(n, 1))
+    for start, counts in boot.blocks():
+        for s0 in range(0, counts.shape[0], step):  # sub-blocks bound memory; the counts are those of the block
+            wts = counts[s0:s0 + step][:, codes] * w[None, :]
+            t, bb, cv = fit_style(a, b, y, z, m, wts, ridge=ridge, theta0=theta[0], beta0=beta[0])
+            samples[start + s0:start + s0 + wts.shape[0]] = t
+            betas[start + s0:start + s0 + wts.shape[0]] = bb
+            failed += int((~cv).sum())
+    notes = list(raw.notes)
+    if failed:
+        notes.append(f"the style-controlled fit did not converge in {failed} replicate(s)")
+    jack = None
+    if jackknife:
+        full = style_jackknife(a, b, y, z, w, codes, units.n_units, theta[0], beta[0], ridge=ridge)
+        jack = full[:, :m]
+    extras = dict(raw.extras, raw=raw.observed, raw_samples=raw.samples, beta=beta[0], beta_samples=betas,
+                  style_names=list(names))
+    return Ratings(theta[0], samples, "logit", jack, extras, notes)
+
+
+def elo_ratings(table, units, boot, *, k: float) -> Ratings:
+    """Online Elo in the order of the rows, and FastChat's bootstrap Elo (median of the replicates)."""
+    a, b, y, w = table.model_a, table.model_b, table.outcome, table.weight
+    m = table.n_models
+    online = online_elo(a, b, y, m, k=k, weight=w)
+    samples, absent = bootstrap_elo(a, b, y, m, units, boot, k=k, weight=w, canonical=table.canonical_order())
+    notes = [f"online Elo depends on the order of the battles and on k = {k:g}: the ratings are FastChat's"
+             " bootstrap Elo (the median over replicates of online Elo on resampled battles in random order);"
+             " the Bradley-Terry fit (method='bt') does not depend on the order"]
+    if absent.any():
+        idx = np.flatnonzero(absent)
+        notes.append(f"in some replicates a model had no battle and kept the initial rating: "
+                     f"{', '.join(f'{table.models[i]!r} {int(absent[i])}' for i in idx[:5])}"
+                     f" of {boot.n_resamples:,} replicates")
+    to_logit = lambda r: (r - r.mean(axis=-1, keepdims=True)) / ELO_PER_LOGIT  # noqa: E731
+    median = np.median(samples, axis=0)
+    return Ratings(to_logit(median), to_logit(samples), "logit", None,
+                   {"online": to_logit(online), "online_elo": online}, notes)
+
+
+def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool = False,
+                     jackknife: bool = False) -> Ratings:
+    """Win rates against ``baseline`` (or, with ``length_control``, length-controlled win rates)."""
+    m = table.n_models
+    wr = baseline_win_rates(table.model_a, table.model_b, table.outcome, table.weight, units, m, baseline)
+    notes = []
+    samples = np.empty((boot.n_resamples, m))
+    raw_samples = samples if not length_control else np.empty((boot.n_resamples, m))
+    extras = {"win_rate": wr.win_rate, "se": wr.se, "n_baseline": wr.n}
+    lc_scale = None
+    if length_control:
+        if "length" not in table.features:
+            raise ArgumentError("`length_control` needs a 'length' style feature (answer lengths of both sides,"
+                             f" e.g. columns length_a and length_b); available: {', '.join(table.features) or 'none'}.")
+        lengths = table.features["length"][wr.keep]
+        side = np.where(table.model_a[wr.keep] == baseline, -1.0, 1.0)  # the model's length minus the baseline's
+        delta = side * (lengths[:, 0] - lengths[:, 1]) if lengths.ndim == 2 else side * lengths
+        lc, beta, lc_scale = length_controlled_win_rates(wr, delta, m)
+        observed = lc[0]
+        extras.update(lc_beta=beta[0], delta=delta)
+        notes.append("length-controlled win rate: a logistic GLM per model of the preference on tanh(length"
+                     " difference / its SD), predicted at equal lengths; unlike AlpacaEval's GLM it has no"
+                     " instruction-difficulty term or regularization toward gamed baselines, so values differ from"
+                     " the published LC win rates; its interval comes from refitting the GLM on every replicate"
+                     " (AlpacaEval's standard error is that of the raw win rate and ignores the GLM's uncertainty)")
+    else:
+        observed = wr.win_rate
+    for start, counts in boot.blocks():
+        c = counts.shape[0]
+        raw_samples[start:start + c] = wr.replicates(counts)
+        if length_control:
+            samples[start:start + c] = length_controlled_win_rates(wr, delta, m, counts=counts, scale=lc_scale)[0]
+    empty = np.isnan(samples).any(axis=0)
+    if empty.any():
+        notes.append(f"{int(np.isnan(samples).any(axis=1).sum()):,} replicates drew no battle of some model against"
+                     " the baseline; there its win rate is its value on the data")
+        samples = np.where(np.isnan(samples), observed[None, :], samples)
+    extras["win_rate_samples"] = raw_samples if not length_control else np.where(np.isnan(raw_samples),
+                                                                                  wr.win_rate[None, :], raw_samples)
+    jack = None
+    if jackknife:
+        if length_control:
+            raise ArgumentError("`interval='bca'` is not available with `length_control=True`; use 'percentile'.")
+        jack = wr.jackknife()
+        jack = np.where(np.isfinite(jack), jack, observed[None, :])
+    return Ratings(observed, samples, "rate", jack, extras, notes)
+
+
+def average_ratings(table, units, boot, *, jackknife: bool = False) -> Ratings:
+    """Average win rate against all opponents met (ties half)."""
+    ps = table.pair_sums(units.codes, units.n_units, kind="half")
+    m = table.n_models
+    tot = ps.totals()
+    observed = average_win_rate_replicates(tot["n"], tot["s"], ps.pair_i, ps.pair_j, m)[0]
+    samples = np.empty((boot.n_resamples, m))
+    for start, counts in boot.blocks():
+        rep = ps.replicate(counts)
+        samples[start:start + counts.shape[0]] = average_win_rate_replicates(rep["n"], rep["s"], ps.pair_i,
+                                                                             ps.pair_j, m)
+    notes = ["average win rate: each model's share of wins (a tie counting half) against each opponent it met,"
+             " averaged over those opponents (evalica's average_win_rate; HELM's mean win rate on head-to-head"
+             " results); it depends on which opponents a model met"]
+    if np.isnan(samples).any():
+        notes.append(f"{int(np.isnan(samples).any(axis=1).sum()):,} replicates drew no battle of some model; there"
+                     " its average win rate is its value on the data")
+        samples = np.where(np.isnan(samples), observed[None, :], samples)
+    jack = None
+    if jackknife:
+        unit = ps.unit_sums()
+        k_units = units.n_units
+        jack = np.empty((k_units, m))
+        step = max(1, 4_000_000 // max(ps.n_pairs, 1))
+        for k0 in range(0, k_units, step):
+            n_k = tot["n"][None, :] - unit["n"][k0:k0 + step].toarray()
+            s_k = tot["s"][None, :] - unit["s"][k0:k0 + step].toarray()
+            jack[k0:k0 + step] = average_win_rate_replicates(np.maximum(n_k, 0), s_k, ps.pair_i, ps.pair_j, m)
+        jack = np.where(np.isfinite(jack), jack, observed[None, :])
+    return Ratings(observed, samples, "rate", jack, {"pairs": (ps.pair_i, ps.pair_j)}, notes)

@@ -1,0 +1,126 @@
+"""The one set-up of every analysis over tasks on bootstrap replicates (comparisons, rankings, the report):
+select the models, tasks and weights once, then draw (or take) one replicate set for that selection."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .._validate import ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice
+from ..selection import select, selection_of_labels
+from .engine import bootstrap
+from .replicates import ReplicateSet
+
+__all__ = ["require_clusters", "replicates_for", "ANALYSIS_RESAMPLING"]
+
+#: resampling choices of analyses over tasks ('binomial' is what summary data always get under 'auto')
+ANALYSIS_RESAMPLING = ("auto", "paired", "independent")
+
+
+def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights=None, replicates=None,
+                   resampling: str = "auto", n_resamples: int = 10_000, rng=None, cluster=None,
+                   min_models: int = 2, what: str = "a comparison", fixed=None, jackknife: bool = False,
+                   ppi: str = "ppi++"):
+    """``(selection, replicates, generator)`` for an analysis over tasks.
+
+    Parameters
+    ----------
+    data : Selection, ResultsTable, path, DataFrame or ReplicateSet
+        Anything :func:`evalband.select` accepts, or replicates already drawn (then the selection is made on
+        their labels, and item-level analytics are unavailable: ``selection.table`` is None).
+    models, tasks, weights, group_weights
+        The selection (:func:`evalband.select`). Tasks that a selected model lacks are left out with a note
+        (``complete``); for paired resampling, also tasks on which the models share no item.
+    replicates : ReplicateSet, optional
+        Replicates drawn earlier on the same selection (checked), reused instead of drawing.
+    resampling : {'auto', 'paired', 'independent'}
+    n_resamples, rng, cluster
+        Passed to :func:`evalband.resample.bootstrap`.
+    min_models : int
+        Fewest models the analysis needs (checked before any replicate is drawn).
+    fixed : str, sequence of str, True or None
+        Facets to condition on. Default (None): facet columns crossed with items are random, and paired item data
+        with such facets, or with few clusters, get the replicates of :func:`evalband.facets.default_replicates`
+        (crossed wild bootstrap; small-sample wild cluster bootstrap) instead of the engine's.
+    what : str
+        The analysis, for the message.
+    ppi : {'ppi++', 'classic', 'labelled', 'none'}
+        Item-level results with human labels: replicates of each model's prediction-powered estimate (see
+        :func:`evalband.resample.bootstrap`); every item of a task counts for the models that have it, so tasks
+        are not left out for sharing no item.
+    """
+    resampling = check_choice(resampling, ANALYSIS_RESAMPLING, "resampling")
+    gen = as_generator(rng)
+    if isinstance(data, ReplicateSet):
+        if replicates is not None:
+            raise ArgumentTypeError("give the replicates once: as `data` or as `replicates`, not both.")
+        sel, mi, ti = selection_of_labels(data.models, data.tasks, data.task_groups, select_models=models,
+                                          select_tasks=tasks, weights=weights, group_weights=group_weights)
+        reps = data.subset(mi, ti) if hasattr(data, "subset") else data
+        if len(reps.models) < min_models:
+            raise ArgumentError(f"{what} needs at least {min_models} models; got {len(reps.models)}.")
+        return sel, reps, gen
+    sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
+    table = sel.table
+    if len(sel.models) < min_models:  # before drawing any replicate; name the file and the models
+        raise InputError(f"{what} needs at least {min_models} models; found {len(sel.models)}"
+                         f" ({', '.join(sel.models)})", source=table.source)
+    independent = (table.level == "summary" or resampling == "independent" or not table.paired_items)
+    paired = table.level == "item" and not independent
+    from ..judges.ppi_replicates import uses_ppi
+
+    sel = sel.complete_tasks(shared_items=paired and not uses_ppi(table, ppi), independent=independent)
+    if replicates is not None:
+        if not isinstance(replicates, ReplicateSet):
+            raise ArgumentTypeError(f"`replicates` must be replicates from evalband.resample.bootstrap; got"
+                            f" {type(replicates).__name__}.")
+        if tuple(replicates.models) != tuple(sel.models) or tuple(replicates.tasks) != tuple(sel.tasks):
+            raise ArgumentError("`replicates` were drawn for other models or tasks than the selection holds.")
+        return sel, replicates, gen
+    require_clusters(sel, cluster=cluster, what=what)
+    from ..facets.defaults import BCA_FEW_CLUSTERS_NOTE, check_fixed, default_replicates, few_clusters
+
+    fixed = check_fixed(table, fixed)
+    human = uses_ppi(table, ppi)  # human labels: the PPI replicate set (judges.ppi_replicates) comes first
+    if paired and resampling in ("auto", "paired") and not human:  # facets random, or few clusters
+        reps = default_replicates(sel, fixed=fixed, cluster=cluster, n_resamples=n_resamples, rng=gen,
+                                  jackknife=jackknife)
+        if reps is not None:
+            return sel, reps, gen
+        if jackknife and few_clusters(sel, cluster=cluster):
+            reps = bootstrap(sel, resampling=resampling, n_resamples=n_resamples, rng=gen,
+                             **({} if cluster is None else {"cluster": cluster}))
+            return sel, replace(reps, notes=(*reps.notes, BCA_FEW_CLUSTERS_NOTE)), gen
+    kwargs = dict(resampling=resampling, n_resamples=n_resamples, rng=gen, ppi=ppi)
+    if cluster is not None:
+        kwargs["cluster"] = cluster
+    reps = bootstrap(sel, **kwargs)
+    if not paired and table.level == "item" and set(table.facets) - set(fixed):
+        reps = replace(reps, notes=(*reps.notes, "facets not resampled: the models are resampled independently"
+                                    " (no shared items), which conditions on the facet levels used"))
+    return sel, reps, gen
+
+
+def require_clusters(selection, *, cluster=None, what: str = "a comparison") -> None:
+    """The one rule for clustered items: no decided difference or ranking from fewer than 2 clusters in a task.
+
+    With one cluster the cluster bootstrap redraws the same cluster every time, so every interval has zero width
+    and every verdict would look decided. An :class:`~evalband._validate.InputError` names the file, the tasks and
+    their cluster, and the ways out (items as independent with ``cluster=False`` / ``--cluster none``, or the
+    task left out). ``cluster=False`` (items resampled on their own) passes.
+    """
+    table = selection.table
+    if cluster is False or table is None or table.level != "item" or not table.has_clusters:
+        return
+    data = table.data
+    counts = data.loc[data["task"].isin(selection.tasks)].groupby("task", observed=True)["cluster"].nunique()
+    few = [t for t in selection.tasks if int(counts.get(t, 0)) < 2]
+    if not few:
+        return
+    one = data.loc[data["task"] == few[0], "cluster"]
+    label = str(one.iloc[0]) if len(one) else ""
+    tasks = ", ".join(f"'{t}'" for t in few[:5]) + (f" and {len(few) - 5} more" if len(few) > 5 else "")
+    raise InputError(f"{what} needs at least 2 clusters in every task, and task{'s' if len(few) > 1 else ''} {tasks}"
+                     f" {'have' if len(few) > 1 else 'has'} all {'their' if len(few) > 1 else 'its'} items in one"
+                     f" cluster{f' (first: {label!r})' if label else ''}: its uncertainty cannot be estimated, so no"
+                     " difference or rank could be decided. Treat the items as independent (`cluster=False`), or"
+                     " leave the task out (`tasks`)", source=table.source)

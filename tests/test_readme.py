@@ -1,0 +1,38 @@
+"""The README's command lines name real commands and options: every `evalband COMMAND ... --option` written in
+the README is listed by that command's --help (a renamed option fails here before a user finds it)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from evalband.cli.main import COMMANDS, app
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _command_lines():
+    blocks = re.findall(r"```(?:bash|text)\n(.*?)```", README.read_text(encoding="utf8"), re.S)
+    for block in blocks:
+        for line in block.splitlines():
+            m = re.match(r"^(?:\$ )?evalband ([a-z]+)\b(.*)$", line.split("  #")[0].strip())
+            if m:
+                yield m.group(1), set(re.findall(r"(?<!\S)(--[a-z][a-z0-9-]*)", m.group(2)))
+
+
+def test_readme_commands_and_options_exist():
+    lines = list(_command_lines())
+    assert len(lines) >= 25  # the README's examples are read (not an empty match)
+    runner = CliRunner()
+    helps, bad = {}, []
+    for command, options in lines:
+        if command not in COMMANDS:
+            bad.append(f"unknown command {command!r}")
+            continue
+        if command not in helps:
+            helps[command] = runner.invoke(app, [command, "--help"], env={"COLUMNS": "250"}).stdout
+        bad += [f"{command} {o}" for o in sorted(options) if not re.search(rf"(?<![\w-]){o}(?![\w-])", helps[command])]
+    assert not bad, bad
+    assert set(COMMANDS) <= {c for c, _ in lines}  # every command has an example
