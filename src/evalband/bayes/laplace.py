@@ -13,7 +13,7 @@ Accuracy checks (what ``result.diagnostics`` holds instead of R-hat and ESS, whi
   the draws are reweighted by Pareto-smoothed importance resampling (as Pathfinder does, Zhang et al. 2022) and
   the result is close to the exact posterior; above 0.7 the *joint* approximation is poor (with thousands of
   item effects it always is) and the result carries a warning;
-* the validation against long NUTS runs in ``tests/bayes/test_logistic_laplace.py`` (stored references, with the
+* the validation against long NUTS runs in ``tests/bayes/test_laplace.py`` (stored references, with the
   commands that made them): posterior means of theta and of the aggregate within 0.1 posterior sd and interval
   ends within 0.2 sd on the cases listed there, which the note names.
 
@@ -39,7 +39,7 @@ __all__ = ["fit_laplace", "laplace_diagnostics", "PARETO_K_MAX", "VALIDATED"]
 #: Pareto k above which importance sampling (and the Gaussian approximation) is not reliable (Vehtari et al. 2024).
 PARETO_K_MAX = 0.7
 
-#: What the validation against long NUTS runs showed (tests/bayes/test_logistic_laplace.py), for the notes.
+#: What the validation against long NUTS runs showed (tests/bayes/test_laplace.py), for the notes.
 VALIDATED = ("validated against long NUTS runs without item effects (MMLU-Pro subsets and the full default fit,"
              " VTAB summary counts): means of theta and of the aggregate within 0.1 posterior sd, 95% interval ends"
              " within 0.2 sd")
