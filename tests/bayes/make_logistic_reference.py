@@ -61,6 +61,18 @@ def case_data(name):
     return ResultsTable.from_items(pd.DataFrame({c: d[c].astype(str) if c != "score" else d[c] for c in cols}))
 
 
+def in_order(ref, models, tasks):
+    """The stored summaries of theta (M, T) and of the aggregate (M,) with their model and task axes in the order
+    of ``models`` and ``tasks`` (a fit's; the stored order is that of the table when the reference was made), the
+    scales' as they are."""
+    im = [ref["models"].index(m) for m in models]
+    it = [ref["tasks"].index(t) for t in tasks]
+    out = dict(ref, models=list(models), tasks=list(tasks))
+    out["theta"] = {k: np.asarray(v)[im][:, it].tolist() for k, v in ref["theta"].items()}
+    out["aggregate"] = {k: np.asarray(v)[im].tolist() for k, v in ref["aggregate"].items()}
+    return out
+
+
 def summarise(draws, nc, az):
     """mean, sd, q025, q975 and the MCSEs of mean and quantiles, per element of draws (D, ...)."""
     shape = draws.shape[1:]

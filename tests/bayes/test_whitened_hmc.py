@@ -71,14 +71,14 @@ def _quantities(res, ref):
 
 
 @pytest.mark.slow  # one HMC fit each (compilation included); under ~60 s on one core
-@pytest.mark.parametrize("name", ["cells_sub", pytest.param("vtab", marks=pytest.mark.xfail(
-    strict=True, reason="known: HMC's chains do not mix on VTAB's summary counts (worst R-hat 1.25 at 4 x (300 +"
-    " 500)); method='auto' then refits with NUTS (test_auto_falls_back_to_nuts_when_hmc_fails)"))])
+@pytest.mark.parametrize("name", ["cells_sub", "vtab"])  # vtab: the chains disagreed (R-hat 1.25) while a
+# trajectory could span nearly a half turn (see evalband.bayes._split_hmc)
 def test_hmc_matches_the_long_nuts_reference(name):
     ref = REF.CASES[name]
     assert ref["warnings"] == []  # the reference itself passed its diagnostics
     res = lm.logistic(MAKE.case_data(name), method="hmc", num_warmup=300, num_samples=500, rng=3, **ref["options"])
-    assert list(res.models) == ref["models"] and list(res.tasks) == ref["tasks"]
+    assert sorted(res.models) == sorted(ref["models"]) and sorted(res.tasks) == sorted(ref["tasks"])
+    ref = MAKE.in_order(ref, res.models, res.tasks)  # the table's order may have changed since
     assert res.warnings == (), res.warnings  # R-hat <= 1.01, ESS >= 400, no divergence
     assert res.notes[0].startswith("logistic model with") and "HMC in coordinates whitened" in res.notes[0]
     for what, draws, summary in _quantities(res, ref):

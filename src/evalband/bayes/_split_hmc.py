@@ -15,8 +15,10 @@ Warm-up (all chains share the adaptation; after it the kernel is fixed and the c
 2. a diagonal rescaling of ``z`` from the variances of the warm-up draws (as Stan's diagonal metric; the
    rescaling is a fixed linear map again, so the target is unchanged), then the step size once more.
 
-During sampling each iteration draws its step size uniformly within 10% of the adapted one (a random trajectory
-length, so no dimension sits at a resonance). Energy errors above 1000 (or not finite) count as divergent.
+The step is shortened so that the steps span the quarter turn exactly (``ceil(T / eps)`` steps of the adapted
+``eps`` could span up to twice as long, near a half turn, which maps a Gaussian's position to its negative: draws
+then alternate and each chain keeps its own radius). During sampling each iteration draws its step size uniformly
+within 10% of that one (a random trajectory length, so no dimension sits at a resonance). Energy errors above 1000 (or not finite) count as divergent.
 
 References
 ----------
@@ -137,6 +139,9 @@ def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=
     def n_steps_for(eps):
         return jnp.clip(jnp.ceil(trajectory / eps), 1, max_steps).astype(jnp.int32)
 
+    def span(eps, n_steps):  # the step that makes n_steps span the trajectory, never above eps
+        return jnp.minimum(eps, trajectory / n_steps).astype(dtype)
+
     def chunk(carry, iters, chains, stage_key, scale, da, eps_fixed, adapting, limit):
         """Iterations ``iters`` of the ``chains`` (those from ``limit`` on leave the state as it is):
         adapting the step size (dual averaging over every chain's acceptance), or sampling with the fixed step
@@ -148,8 +153,12 @@ def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=
             k_eps, k_tr = jax.random.split(k_it)
             keys = jax.vmap(lambda c: jax.random.fold_in(k_tr, c))(chains)
             eps_ad = jnp.minimum(jnp.exp(da[0]), trajectory)  # at most one step per quarter turn
-            eps = jnp.where(adapting, eps_ad, eps_fixed * jax.random.uniform(k_eps, (), dtype, 0.9, 1.1))
-            n_steps = jnp.where(adapting, n_steps_for(eps_ad), n_steps_for(eps_fixed))
+            base = jnp.where(adapting, eps_ad, eps_fixed)
+            n_steps = n_steps_for(base)
+            # the steps span the quarter turn itself (jittered within 10% when sampling): ceil(T / eps) steps of
+            # eps could span up to 2 T, near a half turn, which maps a Gaussian's z to -z (antithetic draws, and
+            # each chain keeps its own radius: chains that disagree, as on VTAB's summary counts)
+            eps = span(base, n_steps) * jnp.where(adapting, 1.0, jax.random.uniform(k_eps, (), dtype, 0.9, 1.1))
             z, u, g, prob, div = transition(z, u, g, scale, eps, n_steps, keys)
             new = _dual_averaging_step(da, jnp.mean(prob), target_accept)
             da = tuple(jnp.where(adapting, a, b) for a, b in zip(new, da))
@@ -189,5 +198,6 @@ def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=
     eps = float(min(np.exp(np.asarray(da[1])), trajectory))
     _, _, (z, prob, div) = run(carry, num_samples, keys[3], scale, da, eps, False)
     swap = lambda a: np.swapaxes(a, 0, 1)
-    return SplitHMCResult(swap(z), swap(prob), swap(div), eps, int(n_steps_for(jnp.asarray(eps, dtype))),
-                          np.asarray(scale))
+    n_steps = n_steps_for(jnp.asarray(eps, dtype))
+    return SplitHMCResult(swap(z), swap(prob), swap(div), float(span(jnp.asarray(eps, dtype), n_steps)),
+                          int(n_steps), np.asarray(scale))
