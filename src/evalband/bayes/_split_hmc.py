@@ -18,7 +18,8 @@ Warm-up (all chains share the adaptation; after it the kernel is fixed and the c
 The step is shortened so that the steps span the quarter turn exactly (``ceil(T / eps)`` steps of the adapted
 ``eps`` could span up to twice as long, near a half turn, which maps a Gaussian's position to its negative: draws
 then alternate and each chain keeps its own radius). During sampling each iteration draws its step size uniformly
-within 10% of that one (a random trajectory length, so no dimension sits at a resonance). Energy errors above 1000 (or not finite) count as divergent.
+within 10% of that one (a random trajectory length, so no dimension sits at a resonance). Energy errors above
+1000 (or not finite) count as divergent.
 
 References
 ----------
