@@ -143,7 +143,7 @@ def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=
     def span(eps, n_steps):  # the step that makes n_steps span the trajectory, never above eps
         return jnp.minimum(eps, trajectory / n_steps).astype(dtype)
 
-    def chunk(carry, iters, chains, stage_key, scale, da, eps_fixed, adapting, limit):
+    def chunk(carry, iters, chains, stage_key, scale, da, eps_fixed, adapting, limit, jitter):
         """Iterations ``iters`` of the ``chains`` (those from ``limit`` on leave the state as it is):
         adapting the step size (dual averaging over every chain's acceptance), or sampling with the fixed step
         size jittered within 10%."""
@@ -159,7 +159,9 @@ def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=
             # the steps span the quarter turn itself (jittered within 10% when sampling): ceil(T / eps) steps of
             # eps could span up to 2 T, near a half turn, which maps a Gaussian's z to -z (antithetic draws, and
             # each chain keeps its own radius: chains that disagree, as on VTAB's summary counts)
-            eps = span(base, n_steps) * jnp.where(adapting, 1.0, jax.random.uniform(k_eps, (), dtype, 0.9, 1.1))
+            # (before the rescaling, between half and all of it: no coordinate of a target not yet rescaled then
+            # sits at a half turn throughout)
+            eps = span(base, n_steps) * jax.random.uniform(k_eps, (), dtype, jitter[0], jitter[1])
             z, u, g, prob, div = transition(z, u, g, scale, eps, n_steps, keys)
             new = _dual_averaging_step(da, jnp.mean(prob), target_accept)
             da = tuple(jnp.where(adapting, a, b) for a, b in zip(new, da))
@@ -173,12 +175,12 @@ def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=
     chunk = jax.jit(chunk)
     chains = jnp.arange(n_chains)
 
-    def run(carry, n, stage_key, scale, da, eps_fixed, adapting):
+    def run(carry, n, stage_key, scale, da, eps_fixed, adapting, jitter=(1.0, 1.0)):
         outs = []
         for start in range(0, n, CHUNK):
             iters = jnp.arange(start, start + CHUNK)
             carry, da, out = chunk(carry, iters, chains, stage_key, scale, da, jnp.asarray(eps_fixed, dtype),
-                                   jnp.asarray(adapting), jnp.asarray(n))
+                                   jnp.asarray(adapting), jnp.asarray(n), jnp.asarray(jitter, dtype))
             outs.append(tuple(np.asarray(o) for o in out))
         return carry, da, tuple(np.concatenate([o[i] for o in outs])[:n] for i in range(3))
 
@@ -188,8 +190,8 @@ def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=
     keys = jax.random.split(key, 4)
     n1, n2, n3 = warmup_stages(num_warmup)
     da = _da_init(jnp.asarray(step_size, dtype=dtype))
-    carry, da, _ = run(carry, n1, keys[0], scale, da, 0.0, True)
-    carry, da, (zs, _, _) = run(carry, n2, keys[1], scale, da, 0.0, True)
+    carry, da, _ = run(carry, n1, keys[0], scale, da, 0.0, True, (0.5, 1.0))
+    carry, da, (zs, _, _) = run(carry, n2, keys[1], scale, da, 0.0, True, (0.5, 1.0))
     var = zs.astype(np.float64).reshape(-1, dim).var(axis=0)
     n = zs.shape[0] * n_chains
     var = (n / (n + 5.0)) * var + 1e-3 * (5.0 / (n + 5.0))  # Stan's regularisation of the diagonal metric
@@ -197,7 +199,7 @@ def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=
     da = _da_init(jnp.exp(da[1]))
     carry, da, _ = run(carry, n3, keys[2], scale, da, 0.0, True)
     eps = float(min(np.exp(np.asarray(da[1])), trajectory))
-    _, _, (z, prob, div) = run(carry, num_samples, keys[3], scale, da, eps, False)
+    _, _, (z, prob, div) = run(carry, num_samples, keys[3], scale, da, eps, False, (0.9, 1.1))
     swap = lambda a: np.swapaxes(a, 0, 1)
     n_steps = n_steps_for(jnp.asarray(eps, dtype))
     return SplitHMCResult(swap(z), swap(prob), swap(div), float(span(jnp.asarray(eps, dtype), n_steps)),
