@@ -5,19 +5,28 @@
    2,500 draws after 1,000 warm-up, theta sampled explicitly), in the same run. Prints the time ratio (target
    >= 50x) and, per model, how far the posterior mean and the 95% interval ends of the aggregate (unweighted
    mean over tasks) differ, in units of the combined Monte Carlo standard error (ArviZ ``mcse`` for both).
-2. The logistic model (model, task, model x task and cluster effects) on MMLU-Pro item-level data
-   (29 models, 14 categories as tasks, 12,032 questions, 91 sources as clusters), with the library default
-   (12,032 items exceed ``ITEM_EFFECTS_MAX_ITEMS``: no item effects, exact binomial counts per model x cluster
-   cell), 4 chains x 1000 draws after 1000 warm-up (the library default), model, task, interaction and cluster
-   effects centred by the automatic choice: wall and CPU time and diagnostics (R-hat, ESS, divergences).
-   ``--item-effects`` forces the 12,032 item effects (``--logistic-draws 300``: 24 min on 2 busy cores, R-hat
-   1.035; the default draws would take about an hour).
+2. Issue 17's targets for the logistic model on MMLU-Pro item-level data (29 models, 14 categories as tasks,
+   12,032 questions, 91 sources as clusters), each beside NUTS in the same run:
+
+   a. model, task, model x task and cluster effects (the default fit: exact binomial counts per model x cluster
+      cell): the default ``logistic(table)`` (``method='auto'``: HMC over coordinates whitened by the posterior's
+      Gaussian approximation, 4 chains x 1000 draws after 400 warm-up), ``method='laplace'`` (no MCMC) and
+      ``method='nuts'`` (NumPyro's NUTS, 4 x (1000 + 1000), the library's previous default). Target: converged
+      (max R-hat <= 1.01, min bulk ESS >= 400 on every reported quantity, no divergence) in <= 2 min. Each fit is
+      also compared with the stored long NUTS run (``tests/bayes/logistic_reference.py``, 4 x 4000 draws):
+      largest mean and 95% interval-end differences of theta and of the aggregate, in posterior sds.
+   b. with the 12,032 item effects as well: the default HMC beside NUTS at ``--nuts-item-draws`` warm-up and
+      draws per chain (default 100, about 15 min; NUTS at its default draws would take about an hour). Target:
+      converged in <= 10 min.
+
+   Wall and CPU time, diagnostics and the time ratios are printed, then the peak memory.
 
 Usage::
 
-    python benchmarks/bayes.py            # full run (several minutes on 2 cores)
-    python benchmarks/bayes.py --quick    # fewer NUTS draws (ratios then flatter NUTS)
+    python benchmarks/bayes.py            # full run (about 30 min on 2 cores, most of it the NUTS baselines)
+    python benchmarks/bayes.py --quick    # fewer NUTS draws in part 1 (ratios then flatter NUTS)
     python benchmarks/bayes.py --skip-vtab                  # the logistic model only
+    python benchmarks/bayes.py --skip-vtab --skip-nuts      # the fast methods only (a few minutes)
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import time
 
 import numpy as np
@@ -106,37 +116,90 @@ def exact_vs_nuts(quick: bool) -> None:
     print(f"  agreement within Monte Carlo error: {'PASS' if worst < 4 else 'CHECK'}")
 
 
-def logistic_mmlu(quick: bool, draws: int | None = None, item_effects: bool | None = None) -> None:
+def _fit_line(label, res, seconds, cpu):
+    d = res.diagnostics
+    if "r_hat_max" in d:
+        diag = (f"max R-hat {d['r_hat_max'].max():.4f}, min bulk ESS {d['ess_bulk_min'].min():.0f},"
+                f" min tail ESS {d['ess_tail_min'].min():.0f}, divergences {d.attrs['divergences']}")
+        ok = (d["r_hat_max"].max() <= 1.01 and d["ess_bulk_min"].min() >= 400 and d.attrs["divergences"] == 0)
+    else:
+        diag, ok = "no chains (" + ", ".join(f"{r.check} {r.value:.3g}" for r in d.itertuples()) + ")", False
+    print(f"  {label:44s}: {seconds:7.1f} s wall ({seconds / 60:4.1f} min; CPU {cpu:7.1f} s); {diag}")
+    return ok
+
+
+def _agreement(res, ref):
+    """max |mean diff| / sd and max |interval end diff| / sd of theta and the aggregate against a reference
+    (a stored long NUTS summary), matched by model and task name."""
+    im = [ref["models"].index(m) for m in res.models]
+    it = [ref["tasks"].index(t) for t in res.tasks]
+    ref = {"theta": {k: np.asarray(v)[im][:, it] for k, v in ref["theta"].items()},
+           "aggregate": {k: np.asarray(v)[im] for k, v in ref["aggregate"].items()}}
+    out = []
+    for key, draws in (("theta", res.theta), ("aggregate", res.aggregate)):
+        r = {k: np.array(v) for k, v in ref[key].items()}
+        mean = np.abs(draws.mean(0) - r["mean"]) / r["sd"]
+        ends = np.maximum(np.abs(np.quantile(draws, 0.025, axis=0) - r["q025"]),
+                          np.abs(np.quantile(draws, 0.975, axis=0) - r["q975"])) / r["sd"]
+        out.append(f"{key} mean {mean.max():.3f} sd, interval ends {ends.max():.3f} sd")
+    return "; ".join(out)
+
+
+def _timed(fn):
+    t0, c0 = time.perf_counter(), time.process_time()
+    res = fn()
+    return res, time.perf_counter() - t0, time.process_time() - c0
+
+
+def _reference():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tests" / "bayes" / "logistic_reference.py"
+    spec = importlib.util.spec_from_file_location("logistic_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.CASES
+
+
+def logistic_targets(args) -> None:
+    """Issue 17's targets on MMLU-Pro, each method beside NUTS in the same run (module docstring)."""
     from evalband import load_example
     from evalband.bayes.numpyro_models import logistic
 
     table = load_example("mmlu-pro")
-    warmup, samples = (150, 150) if quick else (1000, 1000)
-    if draws is not None:
-        warmup = samples = draws
-    t0, c0 = time.perf_counter(), time.process_time()
-    res = logistic(table, num_warmup=warmup, num_samples=samples, num_chains=4, item_effects=item_effects, rng=SEED)
-    t, cpu = time.perf_counter() - t0, time.process_time() - c0
-    d = res.diagnostics
-    sizes = d.set_index("variable")["size"]
-    print(f"MMLU-Pro logistic model: {len(table.models)} models x {len(table.tasks)} tasks,"
-          f" {int(sizes.get('item_effect', 0)):,} item effects, {int(sizes.get('cluster_effect', 0))} cluster effects")
-    print(f"  NUTS 4 chains x {samples} draws after {warmup} warm-up: {t:.1f} s ({t / 60:.1f} min;"
-          f" CPU {cpu:.1f} s across threads),"
-          f" {len(res.inference_data.posterior.data_vars)} variables")
-    for note in res.notes:
-        if note.startswith(("item effects left out", "parametrisation")):
-            print(f"  note: {note}")
-    print(f"  max R-hat {d['r_hat_max'].max():.4f}, min bulk ESS {d['ess_bulk_min'].min():.0f},"
-          f" min tail ESS {d['ess_tail_min'].min():.0f}, divergences {d.attrs['divergences']}")
-    for w in res.warnings:
-        print(f"  warning: {w}")
-    s = res.summary().sort_values("posterior_mean", ascending=False).head(5)
-    print("  top 5 by posterior mean accuracy (theta averaged over the category's questions, unweighted over"
-          " categories):")
-    for r in s.itertuples():
-        print(f"    {r.model:40s} observed {r.observed:.4f}  posterior {r.posterior_mean:.4f}"
-              f" [{r.ci_low:.4f}, {r.ci_high:.4f}]  pred [{r.pred_low:.4f}, {r.pred_high:.4f}]  P(best) {r.p_best:.3f}")
+    ref = _reference()
+    print(f"MMLU-Pro logistic model: {len(table.models)} models x {len(table.tasks)} tasks, 91 clusters,"
+          f" 12,032 questions ({len(table.data):,} scores)")
+    print(" 1. model, task, model x task and cluster effects (target: converged in <= 2 min on 2 cores)")
+    res_h, t_h, c_h = _timed(lambda: logistic(table, rng=SEED))  # method='auto': HMC here
+    ok = _fit_line("HMC, whitened (default, 4 x (400 + 1000))", res_h, t_h, c_h)
+    print(f"    {res_h.notes[0][:150]}...")
+    print(f"    against the stored long NUTS run (4 x 4000 draws): {_agreement(res_h, ref['cells_full'])}")
+    res_l, t_l, c_l = _timed(lambda: logistic(table, method="laplace", num_samples=4000, rng=SEED))
+    _fit_line("Laplace (16,000 draws, no MCMC)", res_l, t_l, c_l)
+    print(f"    against the stored long NUTS run: {_agreement(res_l, ref['cells_full'])}")
+    if not args.skip_nuts:
+        res_n, t_n, c_n = _timed(lambda: logistic(table, method="nuts", rng=SEED))
+        _fit_line("NUTS (method='nuts', 4 x (1000 + 1000))", res_n, t_n, c_n)
+        print(f"    against the stored long NUTS run: {_agreement(res_n, ref['cells_full'])}")
+        print(f"    speed-up HMC / NUTS: {t_n / t_h:.1f}x wall, {c_n / c_h:.1f}x CPU")
+    print(f"    target (HMC converged in <= 120 s): {'PASS' if ok and t_h <= 120 else 'FAIL'}")
+    if args.skip_items:
+        return
+    print(" 2. with the 12,032 item effects as well (target: converged in <= 10 min on 2 cores)")
+    res_h, t_h, c_h = _timed(lambda: logistic(table, item_effects=True, rng=SEED))
+    ok = _fit_line("HMC, whitened (default, 4 x (400 + 1000))", res_h, t_h, c_h)
+    print(f"    {res_h.notes[0][:150]}...")
+    if not args.skip_nuts:
+        w = args.nuts_item_draws
+        res_n, t_n, c_n = _timed(lambda: logistic(table, item_effects=True, method="nuts", num_warmup=w,
+                                                  num_samples=w, rng=SEED))
+        _fit_line(f"NUTS (method='nuts', 4 x ({w} + {w}))", res_n, t_n, c_n)
+        per_draw_n, per_draw_h = t_n / (2 * w), t_h / 1400
+        print(f"    time per iteration (warm-up or draw): NUTS {per_draw_n:.2f} s, HMC {per_draw_h:.3f} s"
+              f" ({per_draw_n / per_draw_h:.0f}x)")
+    print(f"    target (HMC converged in <= 600 s): {'PASS' if ok and t_h <= 600 else 'FAIL'}")
 
 
 def main() -> None:
@@ -144,10 +207,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer NUTS draws")
     parser.add_argument("--skip-logistic", action="store_true")
     parser.add_argument("--skip-vtab", action="store_true")
-    parser.add_argument("--logistic-draws", type=int, default=None,
-                        help="warm-up and draws per chain of the logistic model (default 1000, --quick 150)")
-    parser.add_argument("--item-effects", action="store_true", default=None,
-                        help="force the logistic model's item effects (default: the library's automatic choice)")
+    parser.add_argument("--skip-items", action="store_true", help="leave out target 2 (item effects)")
+    parser.add_argument("--skip-nuts", action="store_true", help="leave out the NUTS baselines of the logistic model")
+    parser.add_argument("--nuts-item-draws", type=int, default=100,
+                        help="warm-up and draws per chain of the NUTS baseline with item effects (default 100: about"
+                             " 15 min; the default 1000 would take about an hour)")
     args = parser.parse_args()
     from evalband.bayes.numpyro_models import require_numpyro
 
@@ -159,7 +223,8 @@ def main() -> None:
     if not args.skip_vtab:
         exact_vs_nuts(args.quick)
     if not args.skip_logistic:
-        logistic_mmlu(args.quick, args.logistic_draws, args.item_effects)
+        logistic_targets(args)
+    print(f"peak memory (max RSS): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 
 if __name__ == "__main__":

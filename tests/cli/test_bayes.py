@@ -157,3 +157,22 @@ def test_effective_clusters_without_a_cluster_column_exits_2():
     res = run("--example", "vtab", *THREE, "--clusters", "effective")
     assert res.exit_code == 2
     assert "needs item-level data with a cluster column" in res.output
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--model", "logistic", "--method", "gibbs"], "`--method` must be one of 'auto', 'hmc', 'nuts', 'laplace'"),
+    (["--method", "laplace"], "`--method` applies to the logistic model"),
+])
+def test_bad_method_option_exits_2(tmp_path, args, message):
+    res = run(_clustered_csv(tmp_path), *args)
+    assert res.exit_code == 2
+    assert message in res.output and "Traceback" not in res.output
+
+
+def test_method_reaches_the_library_and_the_notes_say_which_ran(tmp_path):
+    res = run(_clustered_csv(tmp_path), "--model", "logistic", "--method", "laplace", "--draws", "500", "--seed", "1",
+              "--format", "json")
+    assert res.exit_code == 0, res.output
+    assert "Laplace approximation" in res.stderr and "Pareto k" in res.stderr
+    f = pd.DataFrame(json.loads(res.stdout))
+    assert set(f["model"]) == {"A", "B"} and (f["ci_low"] < f["ci_high"]).all()

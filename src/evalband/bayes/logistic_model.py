@@ -1,4 +1,5 @@
-"""A logistic model for item-level evaluation data, fitted with NumPyro's NUTS (extra ``evalband[bayes]``).
+"""A logistic model for item-level evaluation data (extra ``evalband[bayes]``), fitted by HMC over coordinates
+whitened by its Gaussian approximation (default), by NumPyro's NUTS, or approximated by that Gaussian.
 
 The model::
 
@@ -26,8 +27,15 @@ made per level from the data: ``I`` is the Fisher information of the level's med
 over its scores, p the observed accuracy of their (model, task) cell), and ``s**2`` the spread of the effects'
 observed logits within their parent level less their sampling noise (method of moments), taken at its lower 90%
 chi-square bound (with few effects, small scales stay plausible). A level is centred when
-``I s**2 >= CENTRED_MIN_RATIO`` (1). On MMLU-Pro the model, task, interaction and cluster levels come out centred
-(ratios 6 to 1,200) and the items non-centred; on small data every level is non-centred.
+``I s**2 >= CENTRED_MIN_RATIO`` (1). On MMLU-Pro every level comes out centred (ratios 6 to 830; the items,
+forced on, 13); on small data every level is non-centred.
+
+**Methods.** ``method='hmc'`` (the default where every level is informed, see ``HMC_MIN_EFFECTS``) finds the
+scales' marginal posterior mode and the effects' conditional mode (:mod:`evalband.bayes._laplace_marginal`),
+whitens the posterior by the Gaussian approximation there (:mod:`evalband.bayes._whiten`) and runs HMC with a
+Gaussian splitting over the whitened coordinates (:mod:`evalband.bayes._split_hmc`): exact draws from real chains,
+checked like NUTS's. ``method='nuts'`` runs NumPyro's NUTS in the model's own coordinates (the reference).
+``method='laplace'`` draws from the Gaussian approximation itself (:mod:`evalband.bayes.laplace`).
 
 The reported ``theta_mt`` is the model's expected accuracy on the task's own items (the mean of the fitted
 probabilities over them); the predictive interval is that of the accuracy on a new test set of the same size
@@ -40,11 +48,15 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from .._validate import InputError, check_choice, check_names
+from .._validate import InputError, check_choice, check_names, check_probability
 from ..table import Counts, ResultsTable
-from ._nuts import mcmc_options, require_numpyro, run_nuts
+from ._nuts import mcmc_options, require_numpyro
 from .diagnostics import diagnose
 from .exact import as_counts
+from .logistic_methods import (HMC_MIN_EFFECTS, METHODS, NUTS_WARMUP, auto_method, fit,  # noqa: F401
+                               inference_data, posterior_in_order)
+from .logistic_terms import (CENTRED_MIN_RATIO, LEVELS, _effect, _logistic_model,  # noqa: F401
+                             ragged_zero_sum, ragged_zero_sum_index)
 from .posterior import BayesResult, make_aggregator
 
 __all__ = ["logistic", "ITEM_EFFECTS_MAX_ITEMS", "CENTRED_MIN_RATIO", "LEVELS"]
@@ -55,108 +67,6 @@ __all__ = ["logistic", "ITEM_EFFECTS_MAX_ITEMS", "CENTRED_MIN_RATIO", "LEVELS"]
 #: busy cores (990 s CPU) and ended at R-hat 1.035: the default 4 x (1000 + 1000) would take about an hour. Without
 #: them the default fit takes about 4 min and passes its diagnostics.
 ITEM_EFFECTS_MAX_ITEMS = 2000
-
-#: A level is sampled centred when the data's precision for its median effect times the effects' variance is at
-#: least this (see the module docstring).
-CENTRED_MIN_RATIO = 1.0
-
-#: The effect levels: name of the posterior variable, prior scale of its standard deviation.
-LEVELS = {"model": ("model_effect", 1.0), "task": ("task_effect", 1.0), "model_task": ("model_task_effect", 0.5),
-          "cluster": ("cluster_effect", 1.0), "item": ("item_effect", 1.0)}
-
-
-# --------------------------------------------------------------------------------------------- zero-sum maps
-def ragged_zero_sum_index(group, n_groups):
-    """Index arrays for the orthonormal map from free values to effects that sum to zero within each group.
-
-    ``group`` (K,) gives each unit's group. A group of n units has n - 1 free values (its units in order, but the
-    last); the map is PyMC's ``ZeroSumTransform`` applied group by group.
-    """
-    group = np.asarray(group, dtype=np.int64)
-    order = np.argsort(group, kind="stable")
-    sorted_g = group[order]
-    is_last = np.r_[sorted_g[1:] != sorted_g[:-1], True]
-    size = np.bincount(group, minlength=n_groups).astype(np.float64)
-    return {"free": order[~is_last], "free_group": sorted_g[~is_last], "last": order[is_last],
-            "last_group": sorted_g[is_last], "size": size, "n_units": group.shape[0], "n_groups": int(n_groups)}
-
-
-def ragged_zero_sum(u, index, xp=None):
-    """Effects (K,) from free values (F,) with :func:`ragged_zero_sum_index`; JAX by default, or NumPy with
-    ``xp=numpy`` (used by the tests to check that the map is orthonormal)."""
-    if xp is np:
-        total = np.bincount(index["free_group"], weights=u, minlength=index["n_groups"])
-        out = np.zeros(index["n_units"])
-    else:
-        import jax
-        import jax.numpy as xp
-
-        total = jax.ops.segment_sum(u, index["free_group"], num_segments=index["n_groups"])
-        out = xp.zeros(index["n_units"], dtype=u.dtype)
-    n = np.maximum(index["size"], 1.0)
-    norm = total / (np.sqrt(n) + n)
-    fill = norm - total / np.sqrt(n)
-    if xp is np:
-        out[index["free"]] = u - norm[index["free_group"]]
-        out[index["last"]] = (fill - norm)[index["last_group"]]
-        return out
-    out = out.at[index["free"]].set(u - norm[index["free_group"]])
-    return out.at[index["last"]].set((fill - norm)[index["last_group"]])
-
-
-# --------------------------------------------------------------------------------------------- the model
-def _effect(level, scale, centred, n, index=None):
-    """Sample one level's effects: ZeroSumNormal over ``n`` (a tuple: the zero-sum axes), or per group of a ragged
-    ``index``; centred or not. Records the effect as the deterministic (or sampled) site ``LEVELS[level][0]``."""
-    import numpyro
-    import numpyro.distributions as dist
-
-    name = LEVELS[level][0]
-    if index is not None:
-        n_free = index["free"].shape[0]
-        with numpyro.plate(f"{level}_free", n_free):
-            u = numpyro.sample(f"{name}_free", dist.Normal(0.0, scale if centred else 1.0))
-        eff = ragged_zero_sum(u, index) * (1.0 if centred else scale)
-        return numpyro.deterministic(name, eff)
-    if min(n) < 2:  # one model or one task: nothing varies at this level
-        import jax.numpy as jnp
-        return numpyro.deterministic(name, jnp.zeros(n))
-    if centred:
-        return numpyro.sample(name, dist.ZeroSumNormal(scale, event_shape=n))
-    z = numpyro.sample(f"{name}_z", dist.ZeroSumNormal(1.0, event_shape=n))
-    return numpyro.deterministic(name, scale * z)
-
-
-def _logistic_model(model_idx, task_idx, cluster_idx, successes, trials, item_task, cluster_index, item_index,
-                    n_models, n_tasks, centred):
-    """Rows form (``item_index`` None): one binomial row per (model, task[, cluster]) cell. Dense form:
-    ``successes`` and ``trials`` shaped (models, items) with zero trials where a model lacks an item, one effect
-    per item: gathers over items, not over rows, which keeps the gradient cheap."""
-    import numpyro
-    import numpyro.distributions as dist
-
-    mu = numpyro.sample("intercept", dist.Normal(0.0, 2.5))
-    sigma = {}
-    for level in ("model", "task", "model_task") + (("cluster",) if cluster_index is not None else ()) + (
-            ("item",) if item_index is not None else ()):
-        sigma[level] = numpyro.sample(f"sigma_{level}", dist.HalfNormal(LEVELS[level][1]))
-    a = _effect("model", sigma["model"], centred["model"], (n_models,))
-    b = _effect("task", sigma["task"], centred["task"], (n_tasks,))
-    c = _effect("model_task", sigma["model_task"], centred["model_task"], (n_models, n_tasks))
-    e = None
-    if cluster_index is not None:
-        e = _effect("cluster", sigma["cluster"], centred["cluster"], None, cluster_index)
-    if item_index is None:
-        eta = mu + a[model_idx] + b[task_idx] + c[model_idx, task_idx]
-        if e is not None:
-            eta = eta + e[cluster_idx]
-        with numpyro.plate("obs", model_idx.shape[0]):
-            numpyro.sample("y", dist.Binomial(trials, logits=eta), obs=successes)
-        return
-    d = _effect("item", sigma["item"], centred["item"], None, item_index)
-    per_item = b[item_task] + d + (e[cluster_idx] if e is not None else 0.0)  # (K,); cluster_idx is per item here
-    eta = mu + a[:, None] + c[:, item_task] + per_item[None, :]  # (M, K)
-    numpyro.sample("y", dist.Binomial(trials, logits=eta).to_event(2), obs=successes)
 
 
 # --------------------------------------------------------------------------------------------- data
@@ -201,18 +111,20 @@ def _precision_ratios(succ, trials, cell_m, cell_t, M, T, nested):
     return out
 
 
-def _codes_within_task(d, column):
+def _codes_within_task(d, column, sort=False):
     """Codes of the (task, ``column``) pairs of the rows of ``d`` (clusters and items are nested in tasks), and
-    how many there are."""
+    how many there are; in order of first appearance, or of the names with ``sort=True`` (then the codes do not
+    depend on the order of the rows)."""
     codes, labels = pd.factorize(pd.Series(d["task"].astype(str).to_numpy()) + "\x00"
-                                 + pd.Series(d[column].astype(str).to_numpy()))
+                                 + pd.Series(d[column].astype(str).to_numpy()), sort=sort)
     return codes, len(labels)
 
 
-def _logistic_data(table, m_names, t_names, item_effects, cluster_effects):
+def _logistic_data(table, m_names, t_names, item_effects, cluster_effects, sort=False):
     """Observation arrays for the model (rows or dense form), observed accuracies, test-set sizes, the units
     theta averages over, each level's precision ratio (:func:`_precision_ratios`), and notes on levels left out
-    (a level whose effects have no free value: one cluster per task, or one item per cluster or task)."""
+    (a level whose effects have no free value: one cluster per task, or one item per cluster or task).
+    ``sort=True`` codes clusters and items in the order of their names instead of their first row."""
     m_names, t_names = list(m_names), list(t_names)
     M, T = len(m_names), len(t_names)
     none = dict(model_idx=None, task_idx=None, cluster_idx=None, item_task=None, cluster_index=None,
@@ -242,7 +154,7 @@ def _logistic_data(table, m_names, t_names, item_effects, cluster_effects):
         raise InputError("`cluster_effects=True` but the data have no cluster column", source=table.source)
     ci, n_clusters, cluster_task, notes = None, 0, None, []
     if use_clusters:
-        ci, n_clusters = _codes_within_task(d, "cluster")
+        ci, n_clusters = _codes_within_task(d, "cluster", sort)
         cluster_task = np.zeros(n_clusters, dtype=np.int64)
         cluster_task[ci] = ti
         if n_clusters == np.unique(cluster_task).size:  # clusters sum to zero within a task: nothing left to fit
@@ -253,7 +165,7 @@ def _logistic_data(table, m_names, t_names, item_effects, cluster_effects):
         nested["cluster"] = (ci, n_clusters, cluster_task, T)
     cluster_index = ragged_zero_sum_index(cluster_task, T) if ci is not None else None
     if item_effects:
-        ui, k = _codes_within_task(d, "item")
+        ui, k = _codes_within_task(d, "item", sort)
         item_task = np.zeros(k, dtype=np.int64)
         item_task[ui] = ti
         item_cluster = None
@@ -341,16 +253,26 @@ def _theta_logistic(eta, units, item_eff, cl_eff, n_tasks, chunk=64):
     return theta
 
 
-def logistic(data, *, item_effects=None, cluster_effects=None, parametrization="auto", num_warmup: int = 1000,
-             num_samples: int = 1000, num_chains: int = 4, confidence_level=0.95, weights=None, group_weights=None,
-             aggregate="mean", models=None, tasks=None, target_accept: float = 0.8, max_tree_depth: int = 8,
-             rng=None) -> BayesResult:
-    """Logistic model with model, task (shared difficulty), model x task, item and cluster effects, by NUTS.
+def logistic(data, *, method="auto", item_effects=None, cluster_effects=None, parametrization="auto",
+             num_warmup: int | None = None, num_samples: int = 1000, num_chains: int = 4, confidence_level=0.95,
+             weights=None, group_weights=None, aggregate="mean", models=None, tasks=None, target_accept: float = 0.8,
+             max_tree_depth: int = 8, rng=None) -> BayesResult:
+    """Logistic model with model, task (shared difficulty), model x task, item and cluster effects.
 
     Parameters
     ----------
     data : ResultsTable or Counts
         Item-level binary scores (trials allowed: each is one Bernoulli observation of its item), or counts.
+    method : {'auto', 'hmc', 'nuts', 'laplace'}
+        How the posterior is computed. ``'hmc'``: HMC in coordinates whitened by the posterior's Gaussian
+        approximation at its mode (:mod:`evalband.bayes.whitened_hmc`; exact draws, real chains, R-hat and ESS
+        checked; on MMLU-Pro about 20 s without item effects and a few minutes with its 12,032 item effects).
+        ``'nuts'``: NumPyro's NUTS in the model's own coordinates (the reference; about 2 min without item effects
+        on MMLU-Pro, an hour with them). ``'laplace'``: independent draws from that Gaussian approximation, no MCMC
+        (:mod:`evalband.bayes.laplace`; seconds; an approximation, with its own accuracy checks in the notes).
+        ``'auto'`` (default): ``'hmc'`` where every level is informed (``HMC_MIN_EFFECTS``), refitted with
+        ``'nuts'`` (and a note) when HMC's chains fail the convergence checks or the posterior has no mode to
+        whiten at; ``'nuts'`` otherwise. So the default's draws always come from chains that passed (or warn).
     item_effects : bool, optional
         Item (IRT-like difficulty) effects. ``None`` (default): on for item-level data with at most
         ``ITEM_EFFECTS_MAX_ITEMS`` (2,000) distinct (task, item) pairs, off above it (a note in ``result.notes``
@@ -364,11 +286,13 @@ def logistic(data, *, item_effects=None, cluster_effects=None, parametrization="
         its effects strongly (data precision times the effects' variance at least ``CENTRED_MIN_RATIO``) and
         non-centred otherwise; the notes say what was chosen.
     num_warmup, num_samples, num_chains : int
-        NUTS settings (draws per chain). The default 4 x (1000 + 1000) keeps the worst R-hat over hundreds of
-        effects below 1.01 on the bundled examples (4 x (500 + 500) left it at 1.012-1.014 on VTAB and MMLU-Pro,
-        the worst of several hundred).
+        Warm-up iterations and draws per chain (``'laplace'``: ``num_chains * num_samples`` independent draws, no
+        warm-up). Default warm-up: 1000 for NUTS, ``HMC_WARMUP`` (400) for HMC. The NUTS default 4 x (1000 +
+        1000) keeps the worst R-hat over hundreds of effects below 1.01 on the bundled examples.
+    target_accept : float
+        Mean acceptance probability the step size is tuned to (NUTS and HMC).
     max_tree_depth : int
-        Caps the cost per draw (2**depth gradient evaluations); raise it if the diagnostics say so.
+        NUTS only: caps the cost per draw (2**depth gradient evaluations); raise it if the diagnostics say so.
     Other parameters are those of :func:`beta_binomial`.
 
     Returns
@@ -377,7 +301,8 @@ def logistic(data, *, item_effects=None, cluster_effects=None, parametrization="
         ``theta`` (D, M, T) is the model's expected accuracy on the task's items; ``inference_data`` holds the
         ArviZ fit (with ``theta`` and every level's sum-to-zero effects in its posterior); ``diagnostics`` per
         variable (R-hat, bulk and tail ESS) for the intercept, the scales, the effects and theta, with
-        divergences in ``.attrs``; failed checks in ``warnings``.
+        divergences in ``.attrs`` (``'laplace'``: the approximation's own checks instead); failed checks in
+        ``warnings``.
 
     Notes
     -----
@@ -390,6 +315,9 @@ def logistic(data, *, item_effects=None, cluster_effects=None, parametrization="
     predictive interval then leaves out item-to-item variation within clusters (it is narrower than with item
     effects). Diagnostics follow Vehtari et al. (2021); do not use a fit whose warnings are not empty.
 
+    ``'hmc'`` and ``'laplace'`` code models, tasks, clusters and items in the order of their names, so the same
+    seed gives the same draws whatever the order of the rows; ``'nuts'`` codes them as they first appear.
+
     References
     ----------
     Vehtari, A., Gelman, A., Simpson, D., Carpenter, B. & Bürkner, P.-C. (2021). Rank-normalization, folding, and
@@ -398,10 +326,28 @@ def logistic(data, *, item_effects=None, cluster_effects=None, parametrization="
     hierarchical models. Statistical Science 22(1), 59-73.
     Betancourt, M. & Girolami, M. (2015). Hamiltonian Monte Carlo for hierarchical models. In Current Trends in
     Bayesian Methodology with Applications, 79-101.
+    Beskos, A., Pinski, F. J., Sanz-Serna, J. M. & Stuart, A. M. (2011). Hybrid Monte Carlo on Hilbert spaces.
+    Stochastic Processes and their Applications 121(10), 2201-2230.
+    Rue, H., Martino, S. & Chopin, N. (2009). Approximate Bayesian inference for latent Gaussian models by using
+    integrated nested Laplace approximations. JRSS B 71(2), 319-392.
     De Boeck, P. & Wilson, M. (2004). Explanatory Item Response Models. Springer.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> from evalband.bayes import logistic
+    >>> res = logistic(eb.load_example("mmlu-pro"), rng=1)  # doctest: +SKIP
+    >>> res.summary().head(3)  # doctest: +SKIP
     """
+    method = check_choice(method, METHODS, "method")
+    nuts_warmup = NUTS_WARMUP if num_warmup is None else None
+    if num_warmup is None:
+        from .whitened_hmc import HMC_WARMUP
+
+        num_warmup = NUTS_WARMUP if method == "nuts" else HMC_WARMUP
     num_warmup, num_samples, num_chains, level, seed, gen = mcmc_options(num_warmup, num_samples, num_chains, rng,
                                                                          confidence_level)
+    target_accept = check_probability(target_accept, "target_accept")
     if isinstance(data, ResultsTable):
         m_names = tuple(data.models if models is None else models)
         t_names = tuple(data.tasks if tasks is None else tasks)
@@ -415,47 +361,57 @@ def logistic(data, *, item_effects=None, cluster_effects=None, parametrization="
     if task_groups is not None:
         task_groups = {t: task_groups[t] for t in t_names}
     item_effects, item_note = _resolve_item_effects(data, m_names, t_names, item_effects)
-    obs, observed, size, units, info, level_notes = _logistic_data(data, m_names, t_names, item_effects,
-                                                                   cluster_effects)
+    canonical = method != "nuts"  # names in sorted order: the draws do not depend on the order of the rows
+    fit_m = tuple(sorted(m_names)) if canonical else m_names
+    fit_t = tuple(sorted(t_names)) if canonical else t_names
+    obs, observed, size, units, info, level_notes = _logistic_data(data, fit_m, fit_t, item_effects,
+                                                                   cluster_effects, sort=canonical)
     centred, param_note = _resolve_centred(parametrization, info)
     require_numpyro(num_chains)
-    import jax.numpy as jnp
-
+    seed_fit = int(gen.integers(0, 2**31 - 1))
+    fitted, fit_notes, checks = fit(method, obs, fit_m, fit_t, centred, info, num_warmup=num_warmup,
+                                    num_samples=num_samples, num_chains=num_chains, seed=seed_fit,
+                                    target_accept=target_accept, max_tree_depth=max_tree_depth,
+                                    nuts_warmup=nuts_warmup)
+    post = posterior_in_order(fitted, fit_m, fit_t, m_names, t_names)
+    order_m = [fit_m.index(x) for x in m_names]
+    order_t = [fit_t.index(x) for x in t_names]
     m, t = len(m_names), len(t_names)
-    arrays = {k: (jnp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in obs.items()}
-    _, idata = run_nuts(_logistic_model, dict(arrays, n_models=m, n_tasks=t, centred=centred),
-                        num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
-                        seed=int(gen.integers(0, 2**31 - 1)), target_accept=target_accept,
-                        max_tree_depth=max_tree_depth)
-    post = idata.posterior
-    flat = lambda name: np.asarray(post[name]).reshape(-1, *np.asarray(post[name]).shape[2:])
+    flat = lambda name: post[name].reshape(-1, *post[name].shape[2:])
     eta = (flat("intercept")[:, None, None] + flat("model_effect")[:, :, None] + flat("task_effect")[:, None, :]
-           + flat("model_task_effect"))
-    cl_eff = flat("cluster_effect") if "cluster" in centred else None
-    item_eff = flat("item_effect") if "item" in centred else None
-    theta = _theta_logistic(eta, units, item_eff, cl_eff, t)
-    post["theta"] = (("chain", "draw", "model", "task"), theta.reshape(post.sizes["chain"], post.sizes["draw"], m, t))
-    post = post.assign_coords(model=list(m_names), task=list(t_names))
-    idata.posterior = post
+           + flat("model_task_effect"))  # in the order asked for
+    cl_eff = flat("cluster_effect") if "cluster_effect" in post else None
+    item_eff = flat("item_effect") if "item_effect" in post else None
+    # theta averages over each task's own units, which are coded in the fitting order
+    eta_fit = eta[:, np.argsort(order_m)][:, :, np.argsort(order_t)]
+    theta = _theta_logistic(eta_fit, units, item_eff, cl_eff, t)[:, order_m][:, :, order_t]
+    observed, size = observed[order_m][:, order_t], size[order_m][:, order_t]
+    n_chains, n_draws = post["intercept"].shape[:2]
+    post["theta"] = theta.reshape(n_chains, n_draws, m, t)
+    idata = inference_data(fitted, post, m_names, t_names)
     # predictive: new items (and clusters) from the fitted populations, so Binomial(n, E_d[expit(eta + d)])
     var = np.zeros(eta.shape[0])
     for lv in ("item", "cluster"):
-        if lv in centred:
+        if f"sigma_{lv}" in post:
             var = var + flat(f"sigma_{lv}") ** 2
     nodes, hw = np.polynomial.hermite_e.hermegauss(24)
     p_new = special.expit(eta[..., None] + np.sqrt(var)[:, None, None, None] * nodes) @ (hw / hw.sum())
     pred_seed = int(gen.integers(0, 2**63 - 1))
-    checked = ["intercept", *(f"sigma_{lv}" for lv in centred), *(LEVELS[lv][0] for lv in centred), "theta"]
-    diag, warnings = diagnose(idata, [v for v in checked if v in post.data_vars])
+    levels = tuple(lv for lv in LEVELS if f"sigma_{lv}" in post)
+    if checks.get("method") == "laplace":
+        from .laplace import laplace_diagnostics
+
+        diag, warnings = laplace_diagnostics(checks, levels)
+    else:
+        checked = ["intercept", *(f"sigma_{lv}" for lv in levels), *(LEVELS[lv][0] for lv in levels), "theta"]
+        diag, warnings = diagnose(idata, [v for v in checked if v in idata.posterior.data_vars])
     agg, agg_name = make_aggregator(t_names, task_groups, aggregate=aggregate, weights=weights,
                                     group_weights=group_weights)
     names = {"model": "model", "task": "task", "model_task": "model x task", "cluster": "cluster", "item": "item"}
-    notes = [f"logistic model with {', '.join(names[lv] for lv in centred)} effects, fitted with NUTS: {num_chains}"
-             f" chains x {num_samples} draws after {num_warmup} warm-up", param_note,
+    notes = [f"logistic model with {', '.join(names[lv] for lv in levels)} effects, {fit_notes[0]}", param_note,
              "theta = expected accuracy on the task's own items; pred = accuracy on a new test set of the same size"
-             " from the same item population", *([item_note] if item_note else []), *level_notes,
-             f"aggregate: {agg_name}",
-             *table_notes]
+             " from the same item population", *fit_notes[1:], *([item_note] if item_note else []), *level_notes,
+             f"aggregate: {agg_name}", *table_notes]
     return BayesResult(
         method="logistic", models=tuple(m_names), tasks=tuple(t_names), theta=theta,
         aggregate=agg(theta), observed=observed,

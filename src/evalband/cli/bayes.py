@@ -37,6 +37,11 @@ def bayes(
                                                          " on up to 2,000 items, off above (exact binomial"
                                                          " counts per model, task and cluster instead).",
                                                          show_default=False)] = None,
+    method: Annotated[Optional[str], typer.Option("--method", help="Logistic model: auto (default: HMC in"
+                                                  " whitened coordinates, refitted with NUTS when its chains fail"
+                                                  " the checks), hmc, nuts, or laplace (an approximation, no"
+                                                  " MCMC; its accuracy checks in the notes).",
+                                                  show_default=False)] = None,
     clusters: Annotated[Optional[str], typer.Option("--clusters", help="Beta-binomial with clustered items:"
                                                     " ignore (count items as independent; the default, with a"
                                                     " warning giving the design effects) or effective (divide each"
@@ -73,11 +78,18 @@ def bayes(
             if clusters is not None:
                 raise ArgumentError("`--clusters` applies to the beta-binomial model; the logistic model has cluster"
                                  " effects of its own.")
-            result = logistic(table, num_samples=1000 if draws is None else draws, confidence_level=level,
-                              weights=sel.weights, aggregate=aggregate, rng=seed, item_effects=item_effects)
+            from ..bayes.logistic_methods import METHODS
+
+            method = check_choice("auto" if method is None else method, METHODS, "--method")
+            result = logistic(table, method=method, num_samples=1000 if draws is None else draws,
+                              confidence_level=level, weights=sel.weights, aggregate=aggregate, rng=seed,
+                              item_effects=item_effects)
         else:
             if item_effects is not None:
                 raise ArgumentError("`--item-effects` applies to the logistic model; add --model logistic.")
+            if method is not None:
+                raise ArgumentError("`--method` applies to the logistic model (the beta-binomial is exact); add"
+                                    " --model logistic.")
             if clusters is not None:
                 from ..bayes.clusters import CLUSTER_MODES
 
@@ -117,7 +129,7 @@ def bayes(
 
 
 #: Library arguments named in bayes messages -> the options that set them.
-_OPTIONS = {"clusters": "--clusters"}
+_OPTIONS = {"clusters": "--clusters", "method": "--method"}
 
 
 def _notes(result, table, extra_notes) -> list[str]:
