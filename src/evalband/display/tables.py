@@ -385,8 +385,14 @@ _MIN_TEXT = 18
 
 
 def _terminal(shown: pd.DataFrame, raw: pd.DataFrame, head, notes, width: int, *, fit: bool) -> str:
-    """A rich table fitted to ``width``: names fold onto several lines (down to :data:`_MIN_TEXT` characters);
-    when even that is too wide, the least needed columns are left out (said in a note)."""
+    """A rich table fitted to ``width`` (said in a note when columns are left out):
+
+    1. the least needed columns (:data:`_DROP_FIRST`, ``*_raw``) go before any name is folded;
+    2. names fold after separators (:func:`fold_name`), the widest first, down to :data:`_MIN_TEXT` characters;
+       if that is still too wide, the columns of :data:`_DROP_THEN` go, then columns from the right (never a
+       label, a deciding column of :data:`_DECIDING`, or the first value and its interval), and last the names
+       fold further.
+    Numbers and intervals never fold."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
