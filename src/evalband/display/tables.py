@@ -158,7 +158,7 @@ def to_csv(frame: pd.DataFrame) -> str:
     out.columns = safe_header
     # a lone CR in a text cell is a row break to spreadsheets and csv readers, but the writer (line ends '\n')
     # leaves it unquoted: then quote every text cell
-    text_cells = [v for c in out.columns if out[c].dtype == object for v in out[c] if isinstance(v, str)]
+    text_cells = [v for c in out.columns for v in out[c] if isinstance(v, str)]  # object or pandas 3 'str' dtype
     cr = any("\r" in v for v in text_cells + list(out.columns))
     return out.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC if cr else csv.QUOTE_MINIMAL)
 
