@@ -87,7 +87,9 @@ def and_names(names, *, limit: int = 6, noun: str = "models") -> str:
     """``'A'``, ``'A and B'``, ``'A, B and C'``; past ``limit`` names, ``'A, ..., F and 3 more models'``."""
     names = [str(n) for n in names]
     if len(names) > limit:
-        return ", ".join(names[:limit]) + f" and {len(names) - limit} more {noun}"
+        more = len(names) - limit
+        one = noun[:-1] if more == 1 and noun.endswith("s") else noun  # '1 more pair', '2 more pairs'
+        return ", ".join(names[:limit]) + f" and {more} more {one}"
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 

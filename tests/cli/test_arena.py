@@ -178,7 +178,7 @@ def test_pairs_view_has_compares_verdicts_and_win_probabilities():
     assert len(recs) == 59 * 58 // 2
     assert {r["verdict"] for r in recs} <= {"A better", "B better", "equivalent", "not yet decided"}
     assert all(0 <= r["win_probability"] <= 1 for r in recs)
-    assert {r["correction"] for r in recs} == {"holm"}
+    assert {r["correction"] for r in recs} == {"max-t"}
     table = run(LLMFAO, "--pairs", "--seed", 2, "--n-resamples", 300)
     assert table.exit_code == 0, table.output
     assert "P(A wins)" in table.stdout and "58 of 1,711 pairs shown (neighbours in the ranking)" in table.stdout

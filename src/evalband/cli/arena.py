@@ -105,7 +105,7 @@ def arena(
     seed: SeedOpt = None,
     models: ModelsOpt = None,
     pairs: PairsOpt = False,
-    correction: CorrectionOpt = "holm",
+    correction: CorrectionOpt = "max-t",
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
     battle_source: SourceOpt = "auto",  # --source (battles have no tasks: this command has no --tasks)

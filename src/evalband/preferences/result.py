@@ -152,7 +152,7 @@ class ArenaResult:
         order = np.lexsort((np.arange(len(self.models)), r.rank_mean, r.rank))
         return frame.iloc[order].reset_index(drop=True)
 
-    def comparison(self, *, correction: str = "holm", margin: float = 0.0):
+    def comparison(self, *, correction: str = "max-t", margin: float = 0.0):
         """All pairwise rating differences: :class:`evalband.comparison.PairwiseComparison`.
 
         Parameters
@@ -172,7 +172,7 @@ class ArenaResult:
                                     scale=self.display_scale, unit=self.unit, n_units=self.n_units,
                                     unit_name=self.unit_name, **kw)
 
-    def pairwise(self, *, correction: str = "holm", margin: float = 0.0) -> pd.DataFrame:
+    def pairwise(self, *, correction: str = "max-t", margin: float = 0.0) -> pd.DataFrame:
         """One row per pair (better model first): the rating difference with interval, p-values before and after
         ``correction``, the verdict ('A better', 'B better', 'equivalent', 'not yet decided') and its reading,
         and, for rating methods, the predicted probability that model_a beats model_b with its interval.
@@ -250,7 +250,7 @@ class ArenaResult:
         n_pairs = len(self.models) * (len(self.models) - 1) // 2
         out.append(f"separability: {self.separability:.0%} of the {n_pairs:,} model pairs are separated (their {lvl}"
                    " difference interval excludes 0).")
-        comp = self.comparison(correction="holm")
+        comp = self.comparison(correction="max-t")
         order = frame["model"].tolist()
         adjacent = {(order[i], order[i + 1]) for i in range(min(len(order) - 1, max_pairs))}
         for text, a, b in zip(comp.readings, comp.model_a, comp.model_b):

@@ -116,7 +116,7 @@ def arena_section(res, analysis) -> Section:
                       f" ({_resampled(res)}); the ranking's best model is at the top.",
                       plots.forest_plot(res.models, res.rating, res.ranking.ci, None, scale=res.display_scale,
                                         xlabel=_unit(res), confidence_level=level, order=order).figure)]
-    pairs = res.pairwise(correction="holm")
+    pairs = res.pairwise(correction="max-t")
     keep = np.ones(len(pairs), dtype=bool) if len(pairs) <= PAIRS_SHOWN else _neighbours(frame, pairs)
     which = "every pair" if keep.all() else "neighbours in the ranking"
     tables = (Table(f"The leaderboard, best first: {_unit(res)} with {level:.0%} intervals, rank intervals"
@@ -281,7 +281,7 @@ def preference_report(a, *, command, timestamp):
         title=report_title(table.source).replace("evalband report", "evalband preference report"),
         source=str(table.source),
         description=_description(table), notes=tuple(res.notes), attribution=None, coverage=pd.DataFrame(),
-        ranking=res.to_frame(), pairs=res.pairwise(correction="holm"), per_task=pd.DataFrame(), weights=None,
+        ranking=res.to_frame(), pairs=res.pairwise(correction="max-t"), per_task=pd.DataFrame(), weights=None,
         bayes=None, findings=findings, methods=_methods(res), references=_references(res), figures=[],
         reproduce=_reproduce(a, command), timestamp=_stamp(timestamp),
         sections_skipped=[f"{s}: {why}." for s, why in a.skipped],
