@@ -25,6 +25,11 @@ def _row_name(index_label, row_word: str) -> str:
     return f"{row_word} {index_label}"
 
 
+def _at(label, row_word: str) -> str:
+    """'at line 5', or 'at a.csv line 3' when rows of several files are named by file and line (row_word 'at')."""
+    return _row_name(label, row_word) if row_word == "at" else f"at {_row_name(label, row_word)}"
+
+
 def _not_a_score(values: pd.Series, still: np.ndarray, source: str, row_word: str, column: str) -> InputError:
     """The error for the first of the rows ``still`` whose score is not a number, a boolean or C/I/P/N."""
     pos = still[0]

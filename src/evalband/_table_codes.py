@@ -10,10 +10,15 @@ counts. The same code runs for a table of ten rows, so both give the same table 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+if TYPE_CHECKING:
+    import pandas
+
 __all__ = ["small_int", "int_codes", "combined_key", "stable_order", "take", "sorted_same", "first_duplicate",
-           "changes_within", "runs", "CHUNK"]
+           "changes_within", "runs", "CHUNK", "sorted_codes", "row_positions", "distinct_pairs"]
 
 #: rows per chunk of the passes that make an int64 temporary (bounds the extra memory at 1e8 rows)
 CHUNK = 1 << 23
@@ -155,3 +160,37 @@ def runs(same: np.ndarray) -> np.ndarray:
     """Start of each run of rows with the same keys (``same`` from :func:`sorted_same`), with the end appended."""
     n = same.size + 1
     return np.r_[np.flatnonzero(np.r_[True, ~same]), n]
+
+
+def sorted_codes(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, np.ndarray]:
+    """``pandas.factorize(codes, sort=True)`` for codes in ``[0, n_categories)``: a presence table when the
+    categories are not many more than the rows (no sort)."""
+    if n_categories > 4 * codes.size + 1024:
+        import pandas as pd
+
+        return pd.factorize(codes, sort=True)
+    present = np.zeros(n_categories, dtype=bool)
+    present[codes] = True
+    remap = np.cumsum(present) - 1
+    return remap[codes], np.flatnonzero(present)
+
+
+def row_positions(cell: np.ndarray, count: np.ndarray, sub: "pandas.DataFrame") -> np.ndarray:
+    """Position of each row among the rows of its (model, item) cell, in the order of the rows (what
+    ``groupby(...).cumcount()`` gives): from the runs of neighbouring rows when each cell's rows are together, as
+    in the table's canonical order."""
+    starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if cell.size else cell
+    if starts.size == int((count > 0).sum()):  # every cell is one run
+        run = np.repeat(starts, np.diff(np.r_[starts, cell.size]))
+        return np.arange(cell.size) - run
+    return sub.groupby(["model", "item"], observed=True, sort=False).cumcount().to_numpy()
+
+
+def distinct_pairs(d: "pandas.DataFrame", a: str, b: str) -> int:
+    """Number of distinct (a, b) label pairs among the rows (codes)."""
+    x, y = d[a].cat.codes.to_numpy().astype(np.int64), d[b].cat.codes.to_numpy()
+    ny = len(d[b].cat.categories)
+    key = x * ny + y
+    if len(d[a].cat.categories) * ny <= max(4 * key.size, 1 << 24):
+        return int((np.bincount(key) > 0).sum())
+    return int(np.unique(key).size)

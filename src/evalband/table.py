@@ -22,10 +22,9 @@ import numpy as np
 import pandas as pd
 
 from ._table_checks import (_COVERAGE_PREFIX, ITEM_COLUMNS, SCORE_LETTERS, SUMMARY_COLUMNS,  # noqa: F401
-                            MAX_MAGNITUDE, _canonical, _check_correct_matches_accuracy, _check_one_scale,
-                            _constant_within, _labels, _measure, _numbers, _require, _row_name, natural_labels,
+                            MAX_MAGNITUDE, _at, _constant_within, _labels, _measure, _require, _row_name, natural_labels,
                             parse_scores, row_order, same_as_previous, sort_rows)
-from ._table_codes import combined_key, first_duplicate, small_int
+from ._table_codes import combined_key, distinct_pairs, first_duplicate, row_positions, small_int, sorted_codes
 from ._labels import natural_order
 from ._validate import ArgumentError, InputError, check_names
 from .display.reprs import displayed
@@ -43,54 +42,9 @@ RESERVED = ("model", "task", "item", "trial", "score", "cluster", "group", "n", 
 UNSHARED_NOTE = f"{_COVERAGE_PREFIX} items not shared by every model are left out of paired analyses"
 
 
-def _same_key_rows(out: pd.DataFrame, dup: pd.Series, key: list) -> np.ndarray:
-    """Positions of the first duplicated row and of the next row with the same ``key`` (not merely the next
-    duplicated row, which may repeat another key)."""
-    first = int(np.flatnonzero(dup.to_numpy())[0])
-    ids = out.groupby(key, sort=False, observed=True, dropna=False).ngroup().to_numpy()
-    return np.flatnonzero(ids == ids[first])[:2]
-
-
 def _count(k: int, noun: str) -> str:
     """'1 model', '2 models', '1,204 items'."""
     return f"{k:,} {noun}{'' if k == 1 else 's'}"
-
-
-def _at(label, row_word: str) -> str:
-    """'at line 5', or 'at a.csv line 3' when rows of several files are named by file and line (row_word 'at')."""
-    return _row_name(label, row_word) if row_word == "at" else f"at {_row_name(label, row_word)}"
-
-
-def _sorted_codes(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, np.ndarray]:
-    """``pandas.factorize(codes, sort=True)`` for codes in ``[0, n_categories)``: a presence table when the
-    categories are not many more than the rows (no sort)."""
-    if n_categories > 4 * codes.size + 1024:
-        return pd.factorize(codes, sort=True)
-    present = np.zeros(n_categories, dtype=bool)
-    present[codes] = True
-    remap = np.cumsum(present) - 1
-    return remap[codes], np.flatnonzero(present)
-
-
-def _positions(cell: np.ndarray, count: np.ndarray, sub: pd.DataFrame) -> np.ndarray:
-    """Position of each row among the rows of its (model, item) cell, in the order of the rows (what
-    ``groupby(...).cumcount()`` gives): from the runs of neighbouring rows when each cell's rows are together, as
-    in the table's canonical order."""
-    starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if cell.size else cell
-    if starts.size == int((count > 0).sum()):  # every cell is one run
-        run = np.repeat(starts, np.diff(np.r_[starts, cell.size]))
-        return np.arange(cell.size) - run
-    return sub.groupby(["model", "item"], observed=True, sort=False).cumcount().to_numpy()
-
-
-def _distinct(d: pd.DataFrame, a: str, b: str) -> int:
-    """Number of distinct (a, b) label pairs among the rows (codes)."""
-    x, y = d[a].cat.codes.to_numpy().astype(np.int64), d[b].cat.codes.to_numpy()
-    ny = len(d[b].cat.categories)
-    key = x * ny + y
-    if len(d[a].cat.categories) * ny <= max(4 * key.size, 1 << 24):
-        return int((np.bincount(key) > 0).sum())
-    return int(np.unique(key).size)
 
 
 @displayed
@@ -311,77 +265,10 @@ class ResultsTable:
         accuracy_scale : {'auto', 'fraction', 'percent'}
             'auto' reads accuracies as percent when any exceeds 1, and says which it assumed.
         """
-        notes = list(notes)
-        _require(df, ("model", "task", "n"), source)
-        if "correct" not in df.columns and "accuracy" not in df.columns:
-            raise InputError(f"needs a 'correct' or an 'accuracy' column; found {', '.join(map(repr, df.columns))}",
-                             source=source)
-        if len(df) == 0:
-            raise InputError("no rows to analyse", source=source)
-        out = pd.DataFrame(index=df.index)
-        for col in ("model", "task"):
-            out[col] = _labels(df[col], col, source, row_word, notes)
-        if "group" in df.columns:
-            out["group"] = _labels(df["group"], "group", source, row_word, notes)
-        n = _numbers(df["n"], "n", source, row_word)
-        big = np.flatnonzero(n > 2.0**53)
-        if big.size:
-            raise InputError(f"test-set size n = {float(n[big[0]]):g} is beyond 2**53 (counts that large are not exact"
-                             " in floating point)", source=source, row=_row_name(df.index[big[0]], row_word), column="n")
-        bad = np.flatnonzero((n <= 0) | (n != np.floor(n)))
-        if bad.size:
-            raise InputError(f"test-set size n must be a positive integer; got {float(n[bad[0]]):g}",
-                             source=source, row=_row_name(df.index[bad[0]], row_word), column="n")
-        if "correct" in df.columns:
-            correct = _numbers(df["correct"], "correct", source, row_word)
-            bad = np.flatnonzero((correct < 0) | (correct > n) | (correct != np.floor(correct)))
-            if bad.size:
-                raise InputError(f"correct must be an integer between 0 and n = {int(n[bad[0]])};"
-                                 f" got {float(correct[bad[0]]):g}",
-                                 source=source, row=_row_name(df.index[bad[0]], row_word), column="correct")
-            if "accuracy" in df.columns:
-                _check_correct_matches_accuracy(df, correct, n, accuracy_scale, source, row_word)  # then redundant
-        else:
-            acc = _numbers(df["accuracy"], "accuracy", source, row_word)
-            scale = accuracy_scale
-            if scale == "auto":
-                scale = "percent" if np.nanmax(acc) > 1 else "fraction"
-                if scale == "percent":
-                    _check_one_scale(acc, out["model"], df, source, row_word)
-                notes.append(f"accuracy read as {'percent' if scale == 'percent' else 'fractions'}"
-                             f" (largest value {np.nanmax(acc):g}); say accuracy_scale= to override")
-            elif scale not in ("fraction", "percent"):
-                raise ArgumentError(f"`accuracy_scale` must be 'auto', 'fraction' or 'percent'; got {accuracy_scale!r}.")
-            if scale == "percent":
-                acc = acc / 100.0
-            bad = np.flatnonzero((acc < 0) | (acc > 1))
-            if bad.size:
-                raise InputError(f"accuracy {df['accuracy'].iloc[bad[0]]} lies outside the {scale} range",
-                                 source=source, row=_row_name(df.index[bad[0]], row_word), column="accuracy")
-            if count_rule == "floor":
-                # round away float noise first: 0.29 * 100 is 28.999999999999996, which must count as 29
-                correct = np.floor(np.round(n * acc, 6))
-            elif count_rule == "round":
-                correct = np.round(n * acc)
-            else:
-                raise ArgumentError(f"`count_rule` must be 'floor' or 'round'; got {count_rule!r}.")
-            notes.append(f"correct counts recovered as {count_rule}(n * accuracy)")
-        out["n"] = n.astype(np.int64)
-        out["correct"] = correct.astype(np.int64)
-        sizes = out.groupby("task", sort=False, observed=True)["n"].agg(["min", "max"])
-        differ = sizes[sizes["min"] != sizes["max"]]
-        if len(differ):
-            notes.append(f"test-set size n differs between models in {len(differ)} task(s), e.g. '{differ.index[0]}'"
-                         f" ({differ['min'].iloc[0]:,} to {differ['max'].iloc[0]:,}): those models were not scored"
-                         " on the same items")
-        dup = out.duplicated(["model", "task"], keep=False)
-        if dup.any():
-            pos = _same_key_rows(out, dup, ["model", "task"])
-            rows, first = out.index[pos], out.iloc[pos[0]]
-            raise InputError(f"duplicate summary for model '{first.model}', task '{first.task}'"
-                             f" (also {_at(rows[1], row_word)})", source=source, row=_row_name(rows[0], row_word))
-        _constant_within(out, "group", ["task"], "task", source, row_word)
-        out = _canonical(out, ("task", "model"), ("group",))
+        from ._table_summary import summary_frame
+
+        out, notes = summary_frame(df, source=source, count_rule=count_rule, accuracy_scale=accuracy_scale,
+                                   row_word=row_word, notes=notes)
         table = cls(out, "summary", "binary", source, tuple(notes), attribution, False)
         return table._with_coverage_notes()
 
@@ -478,7 +365,7 @@ class ResultsTable:
             sub, m_code = sub.iloc[np.flatnonzero(m_code >= 0)], m_code[m_code >= 0]
         if len(sub) == 0:
             raise InputError(f"task '{task}' has no rows for the selected models", source=self.source)
-        i_code, item_uniques = _sorted_codes(sub["item"].cat.codes.to_numpy(), len(sub["item"].cat.categories))
+        i_code, item_uniques = sorted_codes(sub["item"].cat.codes.to_numpy(), len(sub["item"].cat.categories))
         item_labels = sub["item"].cat.categories.astype(str).to_numpy()[item_uniques]  # canonical item order
         n_m, n_i = len(models), len(item_labels)
         flat = m_code * n_i + i_code
@@ -499,7 +386,7 @@ class ResultsTable:
         trial_scores = None
         if self.has_trials or items == "all":
             kmax = int(trials.max())
-            position = _positions(flat, count, sub)
+            position = row_positions(flat, count, sub)
             full = np.full((n_m, n_i, kmax), np.nan)
             keep = common[i_code]
             full_idx = (m_code[keep], i_code[keep], position[keep])
@@ -608,11 +495,11 @@ class ResultsTable:
         d = self.data
         if self.level == "item":
             parts = [_count(len(d), "item-level row"), _count(len(self.models), "model"),
-                     _count(len(self.tasks), "task"), _count(_distinct(d, "task", "item"), "item")]
+                     _count(len(self.tasks), "task"), _count(distinct_pairs(d, "task", "item"), "item")]
             if self.has_trials:
                 parts.append(f"up to {_count(int(d['trial'].max()) + 1, 'trial')} per item")
             if self.has_clusters:
-                parts.append(_count(_distinct(d, "task", "cluster"), "cluster"))
+                parts.append(_count(distinct_pairs(d, "task", "cluster"), "cluster"))
             for f in self.facets:
                 k = int((np.bincount(d[f].cat.codes.to_numpy()) > 0).sum())
                 parts.append(f"{k:,} {f} level{'s' if k != 1 else ''}")
