@@ -515,6 +515,13 @@ class ResultsTable:
             text += " " + " ".join(n if n.endswith(".") else n + "." for n in self.notes)
         return text
 
+    def task_codes(self, task: str, *columns: str) -> tuple:
+        """The category codes of ``columns`` (model, item, cluster, ...) on the rows of one task, in the table's
+        order: views of the columns when the rows are in the canonical order (one slice per task), so that a pass
+        over a table of 1e8 rows holds one task's codes at a time."""
+        rows = self._task_rows[task]
+        return tuple(self.data[c].cat.codes.to_numpy()[rows] for c in columns)
+
     # ---------------------------------------------------------------- internals
     @cached_property
     def _task_rows(self) -> dict:

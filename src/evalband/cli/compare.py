@@ -60,17 +60,33 @@ def points_note(scales) -> str | None:
 FULL_TABLE_PAIRS = 45
 #: readings printed by default (undecided pairs and neighbours first)
 READINGS_SHOWN = 10
+#: rows of the default table at most (a leaderboard of hundreds of models has thousands of open pairs): the
+#: neighbours and open pairs of the models at the top of the ranking
+ROWS_SHOWN = 60
 
 
 def pairs_shown(pc, order, *, all_pairs: bool):
     """Rows of the pairwise table to show: all (few pairs, or ``--all-pairs``), else neighbours in the ranking
-    and every pair not yet decided."""
+    and the pairs not yet decided, from the top of the ranking down, at most :data:`ROWS_SHOWN`."""
     import numpy as np
 
     n = len(pc.verdict)
     if all_pairs or n <= FULL_TABLE_PAIRS:
         return np.arange(n)
-    return np.flatnonzero(_neighbours(pc, order) | (np.asarray(pc.verdict) == "not yet decided"))
+    rows = np.flatnonzero(_neighbours(pc, order) | (np.asarray(pc.verdict) == "not yet decided"))
+    if rows.size <= ROWS_SHOWN:
+        return rows
+    pos = np.empty(len(order), dtype=int)
+    pos[np.asarray(order)] = np.arange(len(order))
+    top = np.lexsort((pos[np.asarray(pc.index_b)[rows]], pos[np.asarray(pc.index_a)[rows]]))
+    return np.sort(rows[top[:ROWS_SHOWN]])
+
+
+def capped(pc, order) -> bool:
+    """Whether the default table leaves out neighbours or open pairs (more than :data:`ROWS_SHOWN` of them)."""
+    import numpy as np
+
+    return int((_neighbours(pc, order) | (np.asarray(pc.verdict) == "not yet decided")).sum()) > ROWS_SHOWN
 
 
 def _neighbours(pc, order):
@@ -180,9 +196,10 @@ def compare(
             parts.append(part)
             readings += readings_shown(pc, order, verbose=verbose) + [decided_line(pc)]
             if len(rows) < len(pc.verdict):
-                readings.append(f"{pc.statistic}: {len(rows)} of {len(pc.verdict)} pairs shown (neighbours in the"
-                                " ranking and pairs not yet decided); --all-pairs shows every pair, JSON has them"
-                                " all")
+                top = " from the top of the ranking" if capped(pc, order) else ""
+                readings.append(f"{pc.statistic}: {len(rows):,} of {len(pc.verdict):,} pairs shown (neighbours in"
+                                f" the ranking and pairs not yet decided{top}); --all-pairs shows every pair,"
+                                " JSON has them all")
         import pandas as pd
 
         shown = pd.concat(parts, ignore_index=True)

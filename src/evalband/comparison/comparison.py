@@ -306,10 +306,10 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         main_reps = reps.replicates if rho == 0 else correlated_replicates(reps.observed, reps.replicates, rho,
                                                                            rng=gen)
         aggregates = [replace(pc, verdict_by_correlation=sweep_plain[pc.statistic])
-                      for pc in run(reps.observed, main_reps, rho, keep=True, sweep_texts=sweep_texts)]
+                      for pc in run(reps.observed, main_reps, rho, keep="auto", sweep_texts=sweep_texts)]
     else:
         main_reps = reps.replicates
-        aggregates = run(reps.observed, main_reps, None, keep=True)
+        aggregates = run(reps.observed, main_reps, None, keep="auto")
         if len(reps.tasks) == 1 and per_task_var is not None and per_task_var[0] is not None \
                 and table.binary_items and reps.unit == "item":
             # one task: a weighted mean of it is its mean, so the exact test of the task applies to the aggregate

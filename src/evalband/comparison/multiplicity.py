@@ -165,20 +165,39 @@ def max_t_intervals(samples, observed, *, confidence_level: float = 0.95,
     if d.ndim != 2 or obs.shape != d.shape[1:]:
         raise ArgumentError(f"`samples` must be (B, P) and `observed` (P,); got {d.shape} and {obs.shape}.")
     se = d.std(axis=0, ddof=1)
+    tmax = max_deviation(d, obs, se, alternative=alternative)
+    return max_t_from_deviations(tmax, obs, se, confidence_level=confidence_level, alternative=alternative)
+
+
+def max_deviation(samples: np.ndarray, observed: np.ndarray, se: np.ndarray, *, alternative: str) -> np.ndarray:
+    """The largest studentized deviation of each replicate over the columns of ``samples`` (B, P): ``(B,)``.
+
+    Columns with no bootstrap spread are left out (``-inf`` when none is left). A family too large to hold at once
+    is reduced block by block with ``np.maximum``: the maximum does not depend on how the columns are split.
+    """
     live = se > 0
     safe = np.where(live, se, 1.0)
-    dev = (d - obs) / safe
-    t_obs = obs / safe
+    dev = (samples - observed) / safe
     if alternative == "two-sided":
         dev = np.abs(dev)
-        stat_obs = np.abs(t_obs)
-    elif alternative == "greater":  # lower bounds: large positive deviations of the estimate matter
-        stat_obs = t_obs
-    else:
+    elif alternative == "less":
         dev = -dev
-        stat_obs = -t_obs
     dev = np.where(live, dev, -np.inf)
-    tmax = dev.max(axis=1) if live.any() else np.zeros(d.shape[0])
+    return dev.max(axis=1) if dev.shape[1] else np.full(samples.shape[0], -np.inf)
+
+
+def max_t_from_deviations(tmax, observed, se, *, confidence_level: float = 0.95,
+                          alternative: str = "two-sided") -> SimultaneousIntervals:
+    """Simultaneous intervals and single-step adjusted p-values from the maximum deviations ``tmax`` (B,) of
+    :func:`max_deviation` over the family, its observed statistics and their bootstrap standard deviations."""
+    obs = np.asarray(observed, dtype=np.float64)
+    se = np.asarray(se, dtype=np.float64)
+    tmax = np.asarray(tmax, dtype=np.float64)
+    live = se > 0
+    if not live.any():
+        tmax = np.zeros(tmax.shape[0])
+    t_obs = obs / np.where(live, se, 1.0)
+    stat_obs = np.abs(t_obs) if alternative == "two-sided" else t_obs if alternative == "greater" else -t_obs
     c = float(np.quantile(tmax, confidence_level))
     low = obs - c * se
     high = obs + c * se
@@ -186,8 +205,11 @@ def max_t_intervals(samples, observed, *, confidence_level: float = 0.95,
         high = np.full_like(obs, np.inf)
     elif alternative == "less":
         low = np.full_like(obs, -np.inf)
-    # adjusted p-values: how often the max deviation reaches each observed statistic
-    counts = (tmax[:, None] >= stat_obs[None, :]).sum(axis=0)
-    p = np.minimum(1.0, (counts + 1.0) / (d.shape[0] + 1.0))
+    # adjusted p-values: how often the max deviation reaches each observed statistic (counted on the sorted maxima,
+    # so that a family of any size needs no (B, P) array; NaN maxima reach nothing, as a comparison with NaN)
+    valid = np.sort(tmax[~np.isnan(tmax)])
+    counts = valid.size - np.searchsorted(valid, stat_obs, side="left")
+    counts = np.where(np.isnan(stat_obs), 0, counts)
+    p = np.minimum(1.0, (counts + 1.0) / (tmax.shape[0] + 1.0))
     p = np.where(live, p, np.where(obs == 0, 1.0, 0.0))
     return SimultaneousIntervals(low, high, c, se, p, tmax)

@@ -10,7 +10,7 @@ import pandas as pd
 from .._validate import check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 from .pairs import pair_indices
-from .multiplicity import CORRECTIONS, adjust_p_values, correction_level, max_t_intervals
+from .multiplicity import CORRECTIONS, adjust_p_values, correction_level, max_deviation, max_t_from_deviations
 from .p_values import INTERVAL_METHODS, bootstrap_p_value
 from .verdict import MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold, withheld_text
 from ..display.reprs import displayed
@@ -54,7 +54,9 @@ class PairwiseComparison:
     p_mcnemar, p_permutation : numpy.ndarray
         Exact McNemar and sign-flip permutation p-values (per task, binary/item data; NaN where not computed).
     replicates : numpy.ndarray or None, shape (B, P)
-        Bootstrap replicates of the differences (kept for aggregates).
+        Bootstrap replicates of the differences (kept for aggregates up to
+        :data:`~evalband.comparison.pairwise.KEEP_REPLICATES_MAX` values; None for larger families, whose
+        differences are the model replicates at ``index_a`` minus those at ``index_b``).
     readings : tuple of str
         One sentence per pair.
     confidence_level : float
@@ -150,7 +152,7 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
                          jackknife=None, jackknife_strata=None, higher_is_better: bool = True, method: str = "percentile",
                          confidence_level: float = 0.95, alternative: str = "two-sided",
                          correction: str = "none", margin: float = 0.0, se_analytic=None, correlation=None,
-                         scale: float = 100.0, unit: str = "points", keep_replicates: bool = True,
+                         scale: float = 100.0, unit: str = "points", keep_replicates: bool | str = True,
                          assumed_correlation: float | None = None, extra_readings=None,
                          order=None, n_units=None, unit_name: str = "items") -> PairwiseComparison:
     """All pairwise differences of a per-model statistic from its joint bootstrap replicates.
@@ -176,12 +178,31 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     unit_name : str
         What the units are called in readings ('items', 'clusters').
 
+    keep_replicates : bool or 'auto'
+        Keep the (B, P) replicate differences in the result; 'auto' keeps them up to
+        :data:`KEEP_REPLICATES_MAX` values (all pairs of 1,000 models at B = 1,000 would be 4 GB: they are
+        recomputed from ``samples[:, index_a] - samples[:, index_b]`` when needed).
+
     Returns
     -------
     PairwiseComparison
-    """
-    from ..resample import interval
 
+    Notes
+    -----
+    The differences are formed and reduced in blocks of pairs (:data:`BLOCK_ELEMENTS` values at a time), so that
+    memory does not grow with the number of pairs; the numbers do not depend on the block size.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> samples = np.array([0.70, 0.60, 0.65]) + rng.normal(0, 0.01, size=(2000, 3))
+    >>> pc = pairwise_differences([0.70, 0.60, 0.65], samples, ["a", "b", "c"], correction="holm")
+    >>> pc.model_a, pc.model_b
+    (('a', 'a', 'c'), ('c', 'b', 'b'))
+    >>> list(pc.verdict)
+    ['A better', 'A better', 'A better']
+    """
     method = check_choice(method, INTERVAL_METHODS, "method")
     correction = check_choice(correction, CORRECTIONS, "correction")
     alternative = check_alternative(alternative)
@@ -193,28 +214,16 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
         order = np.argsort(-obs if higher_is_better else obs, kind="stable")
     ia, ib = pair_indices(order)
     d = obs[ia] - obs[ib]
-    reps = s[:, ia] - s[:, ib]
-    jack = None
+    jk = None
     if jackknife is not None and method == "bca":
         jk = np.asarray(jackknife, dtype=np.float64)
-        jack = jk[:, ia] - jk[:, ib]
     m = d.size
-    strata = jackknife_strata if jack is not None else None
-    p = bootstrap_p_value(reps, d, method=method, alternative=alternative, jackknife=jack, jackknife_strata=strata)
-    se = reps.std(axis=0, ddof=1) if reps.shape[0] > 1 else np.full(m, np.nan)
-    if correction == "max-t":
-        sim = max_t_intervals(reps, d, confidence_level=confidence_level, alternative=alternative)
-        low, high, p_adj, level_used = sim.low, sim.high, sim.p_value, confidence_level
-    else:
-        if correction in ("bonferroni", "holm", "bh"):
-            p_adj = adjust_p_values(p, method=correction)
-        else:
-            p_adj = p.copy()
-        rejected = int(np.sum(p_adj <= 1 - confidence_level)) if correction == "bh" else None
-        level_used = correction_level(confidence_level, m, correction, n_rejected=rejected)
-        kw = {"jackknife": jack, "jackknife_strata": strata} if jack is not None else {}
-        ci = interval(reps, d, method=method, confidence_level=level_used, alternative=alternative, **kw)
-        low, high = np.asarray(ci.low, dtype=float), np.asarray(ci.high, dtype=float)
+    strata = jackknife_strata if jk is not None else None
+    stats = _pair_statistics(s, d, ia, ib, jk, strata, method=method, alternative=alternative,
+                             correction=correction, confidence_level=confidence_level,
+                             keep=keep_replicates is True or (keep_replicates == "auto" and
+                                                              s.shape[0] * m <= KEEP_REPLICATES_MAX))
+    p, p_adj, se, low, high, level_used, rep_corr, reps = stats
     verdicts = verdict(low, high, margin=margin, higher_is_better=higher_is_better)
     units = None if n_units is None else np.broadcast_to(np.asarray(n_units, dtype=np.float64), (m,)).copy()
     # the smallest p-value is 2 / (B + 1) two-sided, 1 / (B + 1) one-sided: compared with 2 x the one-sided level
@@ -233,38 +242,121 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     label = interval_label(correction)
     extras = list(extra_readings) if extra_readings is not None else [""] * m
     needed = int(np.ceil(2.0 / significance)) - 1  # the fewest replicates whose smallest p-value reaches the level
-    for k in range(m):
-        if basis[k] == "too few replicates":
-            why = withheld_text(basis[k], s.shape[0], min_units=needed)
+    basis_l, units_l = basis.tolist(), None if units is None else units.tolist()
+    for k in np.flatnonzero(basis != "bootstrap").tolist():  # 'bootstrap' adds no words
+        if basis_l[k] == "too few replicates":
+            why = withheld_text(basis_l[k], s.shape[0], min_units=needed)
         else:
-            why = withheld_text(basis[k], None if units is None else units[k], unit=unit_name, min_units=MIN_UNITS)
+            why = withheld_text(basis_l[k], None if units_l is None else units_l[k], unit=unit_name,
+                                min_units=MIN_UNITS)
         if why:
             extras[k] = f"{why} {extras[k]}".strip()
     if not higher_is_better:
         unit = f"{unit} (lower is better)".strip()
+    v_l, lo_l, hi_l, d_l, se_l = verdicts.tolist(), low.tolist(), high.tolist(), d.tolist(), se.tolist()
     details = tuple(  # a withheld verdict reads nothing from its interval
-        verdict_detail(verdicts[k], low[k], high[k], margin=margin if basis[k] == "bootstrap" else 0.0,
+        verdict_detail(v_l[k], lo_l[k], hi_l[k], margin=margin if basis_l[k] == "bootstrap" else 0.0,
                        higher_is_better=higher_is_better, model_a=ma[k], model_b=mb[k], scale=scale)
         for k in range(m))
     readings = tuple(
-        reading(ma[k], mb[k], d[k], low[k], high[k], verdicts[k], se=se[k], confidence_level=level_used,
+        reading(ma[k], mb[k], d_l[k], lo_l[k], hi_l[k], v_l[k], se=se_l[k], confidence_level=level_used,
                 scale=scale, unit=unit, label=label, extra=extras[k], detail=details[k])
         for k in range(m))
     nan = np.full(m, np.nan)
-    rep_corr = _replicate_correlation(s[:, ia], s[:, ib]) if s.shape[0] > 1 else nan.copy()
     return PairwiseComparison(statistic, level, ma, mb, ia, ib, d, se, ConfidenceInterval(low, high), p, p_adj,
-                              verdicts, se_an, corr, nan, nan.copy(), reps if keep_replicates else None, readings,
+                              verdicts, se_an, corr, nan, nan.copy(), reps, readings,
                               confidence_level, float(level_used), correction, method, margin,
                               bool(higher_is_better), assumed_correlation, float(scale), None, rep_corr, units,
                               tuple(basis), details)
 
 
-def _replicate_correlation(x, y):
-    """Pearson correlation of the columns of x and y (B, P) over the replicates (NaN where one is constant)."""
-    xc, yc = x - x.mean(0), y - y.mean(0)
-    sxx, syy = (xc * xc).sum(0), (yc * yc).sum(0)
+#: replicate differences computed at once (B x pairs in a block): 2**24 float64 are 128 MB, so that all 499,500
+#: pairs of 1,000 models at B = 1,000 (4 GB of differences) pass in blocks of 16,777 pairs
+BLOCK_ELEMENTS = 1 << 24
+#: models up to which the replicate correlations come from one (M, M) matrix of cross-products (128 MB at 4,096)
+GRAM_MODELS = 4096
+#: ``keep_replicates='auto'`` keeps the (B, P) replicate differences up to this many values (256 MB)
+KEEP_REPLICATES_MAX = 1 << 25
+
+
+def _blocks(n_pairs: int, rows: int):
+    """Slices of the pairs, each with at most :data:`BLOCK_ELEMENTS` values over ``rows`` rows."""
+    size = max(1, BLOCK_ELEMENTS // max(int(rows), 1))
+    return [slice(k, min(k + size, n_pairs)) for k in range(0, n_pairs, size)] or [slice(0, 0)]
+
+
+def _pair_statistics(s, d, ia, ib, jk, strata, *, method, alternative, correction, confidence_level, keep):
+    """p-values, SEs, intervals and replicate correlations of the differences ``s[:, ia] - s[:, ib]``.
+
+    The (B, P) differences are formed block by block (:func:`_blocks`), so memory does not grow with the number of
+    pairs. Every statistic is per pair except the max-t critical value, whose maximum over the family is reduced
+    across blocks, and the BH level, which needs every p-value: a second pass then gives the intervals.
+    The numbers are those of one pass over the whole (B, P) array.
+    """
+    from ..resample import interval
+
+    b, m = s.shape[0], d.size
+    blocks = _blocks(m, b + (0 if jk is None else jk.shape[0]))
+    p, se, rep_corr = np.empty(m), np.empty(m), np.full(m, np.nan)
+    tmax = np.full(b, -np.inf) if correction == "max-t" else None
+    kept = np.empty((b, m)) if keep else None
+    # one row per model: a block of pairs is then two gathers of whole rows, and each pair's replicates lie
+    # together in memory (a (B, pairs) view of the (pairs, B) block), which the reductions and sorts run along
+    rows = np.ascontiguousarray(s.T)
+    centred = rows - rows.mean(axis=1, keepdims=True)
+    sumsq = np.einsum("mb,mb->m", centred, centred)
+    gram = centred @ centred.T if rows.shape[0] <= GRAM_MODELS else None  # every cross-product, one BLAS call
+    jk_rows = None if jk is None else np.ascontiguousarray(jk.T)
+
+    def block(sl):
+        reps = (rows[ia[sl]] - rows[ib[sl]]).T
+        jack = None if jk is None else (jk_rows[ia[sl]] - jk_rows[ib[sl]]).T
+        return reps, jack
+
+    # the corrected level is known before any p-value except for BH (its level counts the rejections): then the
+    # intervals take a second pass over the blocks
+    level_used = None if correction in ("bh", "max-t") else correction_level(confidence_level, m, correction)
+    low, high = np.empty(m), np.empty(m)
+
+    def intervals(sl, reps, jack, level):
+        kw = {"jackknife": jack, "jackknife_strata": strata} if jack is not None else {}
+        ci = interval(reps, d[sl], method=method, confidence_level=level, alternative=alternative, **kw)
+        low[sl], high[sl] = np.asarray(ci.low, dtype=float), np.asarray(ci.high, dtype=float)
+
+    for sl in blocks:
+        reps, jack = block(sl)
+        p[sl] = bootstrap_p_value(reps, d[sl], method=method, alternative=alternative, jackknife=jack,
+                                  jackknife_strata=strata)
+        se[sl] = reps.std(axis=0, ddof=1) if b > 1 else np.nan
+        if b > 1:
+            rep_corr[sl] = _replicate_correlation(centred, sumsq, ia[sl], ib[sl], gram)
+        if tmax is not None:
+            np.maximum(tmax, max_deviation(reps, d[sl], se[sl], alternative=alternative), out=tmax)
+        if level_used is not None:
+            intervals(sl, reps, jack, level_used)
+        if kept is not None:
+            kept[:, sl] = reps
+    if correction == "max-t":
+        sim = max_t_from_deviations(tmax, d, se, confidence_level=confidence_level, alternative=alternative)
+        return p, sim.p_value, se, sim.low, sim.high, confidence_level, rep_corr, kept
+    p_adj = adjust_p_values(p, method=correction) if correction in ("bonferroni", "holm", "bh") else p.copy()
+    if correction == "bh":
+        rejected = int(np.sum(p_adj <= 1 - confidence_level))
+        level_used = correction_level(confidence_level, m, correction, n_rejected=rejected)
+        for sl in blocks:
+            intervals(sl, *block(sl), level_used)
+    return p, p_adj, se, low, high, float(level_used), rep_corr, kept
+
+
+def _replicate_correlation(centred, sumsq, ia, ib, gram=None):
+    """Pearson correlation over the replicates of models ``ia`` and ``ib``, from the models' centred replicates
+    (one row each), their sums of squares and, when given, all their cross-products (NaN where one is
+    constant)."""
+    sxx, syy = sumsq[ia], sumsq[ib]
+    sxy = gram[ia, ib] if gram is not None else np.einsum("pb,pb->p", centred[ia], centred[ib])
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where((sxx > 0) & (syy > 0), (xc * yc).sum(0) / np.sqrt(sxx * syy), np.nan)
+        corr = np.where((sxx > 0) & (syy > 0), sxy / np.sqrt(sxx * syy), np.nan)
+    return np.clip(corr, -1.0, 1.0)  # sums in different orders can leave 1 + 1 ulp
 
 
 def interval_label(correction: str) -> str:

@@ -11,6 +11,7 @@ so 0.7812 with SE 0.0123 shows as 0.781 (SE 0.012); an interval's ends take the 
 
 from __future__ import annotations
 
+import functools
 import math
 
 __all__ = ["decimals_for", "format_value", "format_p", "format_short", "format_level", "format_signed",
@@ -51,6 +52,9 @@ def decimals_for(se, *, sig: int = 2, max_decimals: int = 6, default: int = 4) -
 
 def format_value(x, decimals: int) -> str:
     """``x`` with ``decimals`` decimals; '' for missing, 'inf' / '-inf' for infinities, text unchanged."""
+    if type(x) is float and x - x == 0.0:  # a finite Python float, the common case (one reading per pair)
+        text = f"{x:.{decimals}f}"
+        return text[1:] if text[0] == "-" and float(text) == 0 else text
     if x is None:
         return ""
     if isinstance(x, bool) or not isinstance(x, (int, float)) and not hasattr(x, "dtype"):
@@ -120,7 +124,12 @@ def format_short(v) -> str:
 def format_level(level) -> str:
     """A confidence level as a percent that never rounds to 100%: 0.95 -> '95%', 0.834 -> '83.4%', a
     Holm-corrected 0.9999708 -> '99.9971%'."""
-    pct = 100.0 * float(level)
+    return _level_text(float(level))
+
+
+@functools.lru_cache(maxsize=256)  # one level for every pair of a family: formatted once
+def _level_text(level: float) -> str:
+    pct = 100.0 * level
     for digits in range(4, 12):
         text = f"{pct:.{digits}g}"
         if float(text) != 100.0 or pct == 100.0:

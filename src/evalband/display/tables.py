@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError
+from ._json import records_json
 from .escape import csv_safe_text, latex_escape, md_escape, one_line
 from .numbers import (decimals_for, format_level, format_p, format_percent, format_rank_interval, format_short,
                       format_signed, format_value)
@@ -106,9 +107,13 @@ def _plain(value):
     return value
 
 
+def _counts(frame: pd.DataFrame) -> set:
+    return {c for c in frame.columns if _is_count(c, frame[c])}
+
+
 def json_records(frame: pd.DataFrame) -> list[dict]:
     """The rows as JSON-ready dicts: full-precision floats, integer counts, NaN as null."""
-    counts = {c for c in frame.columns if _is_count(c, frame[c])}
+    counts = _counts(frame)
     records = []
     for row in frame.itertuples(index=False, name=None):
         rec = {}
@@ -139,8 +144,19 @@ def json_dumps(obj) -> str:
 
 
 def to_json(frame: pd.DataFrame, **extra) -> str:
-    """JSON records (a list), or an object with the ``extra`` fields and the ``records`` when given."""
-    records = json_records(frame)
+    """JSON records (a list), or an object with the ``extra`` fields and the ``records`` when given.
+
+    The records are encoded column by column (:func:`evalband.display._json.records_json`): the bytes of
+    ``json.dumps`` at a fraction of its time (499,500 pairs in seconds, not minutes).
+    """
+    text = records_json(frame, _counts(frame), level=1 if extra else 0)
+    if text is not None and not extra:
+        return text
+    if text is not None:
+        head = json.dumps({**_clean(extra), "records": None}, indent=2, allow_nan=False)
+        if head.endswith('"records": null\n}'):  # the records last, as json.dumps places them
+            return head[: -len("null\n}")] + text + "\n}"
+    records = json_records(frame)  # nested values: the general encoder
     if extra:
         return json.dumps({**_clean(extra), "records": records}, indent=2, allow_nan=False)
     return json.dumps(records, indent=2, allow_nan=False)

@@ -88,7 +88,7 @@ def withheld_text(basis: str, n_units=None, *, unit: str = "items", min_units: i
 
 def _decimals(se, scale: float) -> int:
     """Decimals showing the standard error to two significant figures (at most 4; 1 without a spread)."""
-    if se is None or not np.isfinite(se) or se <= 0:
+    if se is None or not math.isfinite(se) or se <= 0:
         return 1
     return decimals_for(abs(se * scale), max_decimals=4)
 
@@ -107,11 +107,12 @@ def reading(model_a: str, model_b: str, difference: float, low: float, high: flo
     ``verdict_`` 'A better'/'B better' is written with the model's name. Digits follow the standard error.
     ``detail`` (from :func:`verdict_detail`, which says what a margin leaves decided) replaces the verdict words.
     """
-    text, d = format_difference(difference, se if np.isfinite(se) else abs(high - low) / 4, scale=scale)
+    finite = math.isfinite
+    text, d = format_difference(difference, se if finite(se) else abs(high - low) / 4, scale=scale)
     unit_text = f" {unit}" if unit else ""
     lvl = format_level(confidence_level)
-    lo = "-inf" if not np.isfinite(low) else format_value(low * scale, d)
-    hi = "inf" if not np.isfinite(high) else format_value(high * scale, d)
+    lo = "-inf" if not finite(low) else format_value(low * scale, d)
+    hi = "inf" if not finite(high) else format_value(high * scale, d)
     word = detail if detail else {"A better": f"{model_a} better", "B better": f"{model_b} better"}.get(verdict_,
                                                                                                      verdict_)
     out = f"{model_a} vs {model_b}: {text}{unit_text}, {lvl} {label} ({lo}, {hi}); {word}"

@@ -111,13 +111,15 @@ def require_clusters(selection, *, cluster=None, what: str = "a comparison") -> 
     table = selection.table
     if cluster is False or table is None or table.level != "item" or not table.has_clusters:
         return
-    data = table.data
-    counts = data.loc[data["task"].isin(selection.tasks)].groupby("task", observed=True)["cluster"].nunique()
-    few = [t for t in selection.tasks if int(counts.get(t, 0)) < 2]
+    def one_cluster(task):  # no row, or every row in the same cluster (the task's codes, no copy of the table)
+        (codes,) = table.task_codes(task, "cluster")
+        return codes.size == 0 or codes.min() == codes.max()
+
+    few = [t for t in selection.tasks if one_cluster(t)]
     if not few:
         return
-    one = data.loc[data["task"] == few[0], "cluster"]
-    label = str(one.iloc[0]) if len(one) else ""
+    (first,) = table.task_codes(few[0], "cluster")
+    label = str(table.data["cluster"].cat.categories[first[0]]) if first.size else ""
     tasks = ", ".join(f"'{t}'" for t in few[:5]) + (f" and {len(few) - 5} more" if len(few) > 5 else "")
     raise InputError(f"{what} needs at least 2 clusters in every task, and task{'s' if len(few) > 1 else ''} {tasks}"
                      f" {'have' if len(few) > 1 else 'has'} all {'their' if len(few) > 1 else 'its'} items in one"

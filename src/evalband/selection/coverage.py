@@ -9,27 +9,36 @@ __all__ = ["missing_tasks"]
 
 def missing_tasks(table, *, shared_items: bool = True) -> dict:
     """Task -> the models lacking it, for every task some model lacks; with ``shared_items`` (item level) also
-    task -> () for each task on which no item has a result from every model."""
-    d = table.data if table.level == "item" else table.data.loc[table.data["n"] > 0]
-    n_m, n_t = len(table.models), len(table.tasks)
-    m_code = d["model"].cat.codes.to_numpy().astype(np.int64)
-    t_code = d["task"].cat.codes.to_numpy().astype(np.int64)
-    have = np.zeros(n_m * n_t, dtype=bool)
-    have[m_code * n_t + t_code] = True
-    have = have.reshape(n_m, n_t)
-    lacking = {str(t): tuple(table.models[i] for i in np.flatnonzero(~have[:, k]))
-               for k, t in enumerate(table.tasks) if not have[:, k].all()}
-    if shared_items and table.level == "item" and len(d):  # tasks no item of which every model has (int codes)
-        i_code = d["item"].cat.codes.to_numpy().astype(np.int64)
-        n_i = max(len(d["item"].cat.categories), 1)
-        cell = np.sort((t_code * n_i + i_code) * n_m + m_code)
-        cell = cell[np.r_[True, cell[1:] != cell[:-1]]]  # distinct (task, item, model), sorted
-        ti = cell // n_m
-        starts = np.flatnonzero(np.r_[True, ti[1:] != ti[:-1]])
-        per_item = np.diff(np.r_[starts, ti.size])  # models per (task, item)
-        shared = np.zeros(n_t, dtype=bool)
-        shared[ti[starts][per_item == n_m] // n_i] = True
-        for k, t in enumerate(table.tasks):
-            if str(t) not in lacking and not shared[k]:
-                lacking[str(t)] = ()
+    task -> () for each task on which no item has a result from every model.
+
+    Item level: one task at a time on the table's integer codes (:meth:`ResultsTable.task_codes`), so memory
+    holds one task's codes, not copies of every row.
+    """
+    if table.level != "item":
+        d = table.data.loc[table.data["n"] > 0]
+        have = np.zeros((len(table.models), len(table.tasks)), dtype=bool)
+        have[d["model"].cat.codes.to_numpy(), d["task"].cat.codes.to_numpy()] = True
+        return {str(t): tuple(table.models[i] for i in np.flatnonzero(~have[:, k]))
+                for k, t in enumerate(table.tasks) if not have[:, k].all()}
+    n_m, n_i = len(table.models), max(len(table.data["item"].cat.categories), 1)
+    lacking, no_shared = {}, []
+    for t in table.tasks:
+        m_code, i_code = table.task_codes(t, "model", "item")
+        present = np.zeros(n_m, dtype=bool)
+        present[m_code] = True
+        if not present.all():
+            lacking[str(t)] = tuple(table.models[i] for i in np.flatnonzero(~present))
+        elif shared_items and not _shares_an_item(m_code, i_code, n_m, n_i):
+            no_shared.append(str(t))
+    lacking.update({t: () for t in no_shared})
     return lacking
+
+
+def _shares_an_item(m_code, i_code, n_m: int, n_i: int) -> bool:
+    """Whether some item of one task has a row from every one of the ``n_m`` models."""
+    cell = m_code.astype(np.int64) * n_i + i_code
+    if cell.size > 1 and not bool(np.all(cell[1:] >= cell[:-1])):  # not in the canonical order
+        cell = np.sort(cell)
+    first = np.r_[True, cell[1:] != cell[:-1]] if cell.size else np.zeros(0, dtype=bool)
+    models_per_item = np.bincount(cell[first] % n_i, minlength=n_i)  # distinct models per item
+    return bool((models_per_item == n_m).any())
