@@ -153,3 +153,19 @@ def test_compact_combined_key_equals_int64(radices):
     np.testing.assert_array_equal(compact.astype(np.int64), wide)
     total = int(np.prod(radices, dtype=object))
     assert compact.dtype == (np.uint16 if total <= 2**16 else np.int32 if total < 2**31 else np.int64)
+
+
+def test_row_positions_equal_groupby_cumcount_in_any_row_order():
+    """Oracle: pandas' cumcount, for cells whose rows are together (runs) and for cells scattered over the rows."""
+    import pandas as pd
+
+    from evalband._table_codes import row_positions
+
+    gen = np.random.default_rng(4)
+    for shuffled in (False, True):
+        cell = np.repeat(np.arange(50), gen.integers(1, 5, size=50))
+        if shuffled:
+            cell = gen.permutation(cell)
+        count = np.bincount(cell, minlength=50)
+        expected = pd.Series(cell).groupby(cell, sort=False).cumcount().to_numpy()
+        np.testing.assert_array_equal(row_positions(cell, count), expected)

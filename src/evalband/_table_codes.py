@@ -175,15 +175,20 @@ def sorted_codes(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, np.n
     return remap[codes], np.flatnonzero(present)
 
 
-def row_positions(cell: np.ndarray, count: np.ndarray, sub: "pandas.DataFrame") -> np.ndarray:
+def row_positions(cell: np.ndarray, count: np.ndarray) -> np.ndarray:
     """Position of each row among the rows of its (model, item) cell, in the order of the rows (what
     ``groupby(...).cumcount()`` gives): from the runs of neighbouring rows when each cell's rows are together, as
-    in the table's canonical order."""
+    in the table's canonical order, else after a stable sort of the cells."""
     starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if cell.size else cell
     if starts.size == int((count > 0).sum()):  # every cell is one run
         run = np.repeat(starts, np.diff(np.r_[starts, cell.size]))
         return np.arange(cell.size) - run
-    return sub.groupby(["model", "item"], observed=True, sort=False).cumcount().to_numpy()
+    order = np.argsort(cell, kind="stable")  # rows of a cell keep their order
+    ordered = cell[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    position = np.empty(cell.size, dtype=np.int64)
+    position[order] = np.arange(cell.size) - np.repeat(starts, np.diff(np.r_[starts, cell.size]))
+    return position
 
 
 def distinct_pairs(d: "pandas.DataFrame", a: str, b: str) -> int:

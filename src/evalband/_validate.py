@@ -198,7 +198,8 @@ def check_names(selected: Sequence[str] | None, available: Sequence[str], name: 
     if isinstance(selected, str):
         selected = [s.strip() for s in selected.split(",") if s.strip()]
     selected = list(selected)
-    unknown = [s for s in selected if s not in set(available)]
+    known = set(available)
+    unknown = [s for s in selected if s not in known]
     if unknown:
         shown = ", ".join(map(repr, list(available)[:12])) + (" ..." if len(available) > 12 else "")
         split = [a for a in available if "," in str(a)

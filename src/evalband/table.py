@@ -24,7 +24,7 @@ import pandas as pd
 from ._table_checks import (_COVERAGE_PREFIX, ITEM_COLUMNS, SCORE_LETTERS, SUMMARY_COLUMNS,  # noqa: F401
                             MAX_MAGNITUDE, _at, _constant_within, _labels, _measure, _require, _row_name, natural_labels,
                             parse_scores, row_order, same_as_previous, sort_rows)
-from ._table_codes import combined_key, distinct_pairs, first_duplicate, row_positions, small_int, sorted_codes
+from ._table_codes import combined_key, distinct_pairs, first_duplicate, small_int
 from ._labels import natural_order
 from ._validate import ArgumentError, InputError, check_names
 from .display.reprs import displayed
@@ -349,59 +349,12 @@ class ResultsTable:
         others per model. ``items='all'``: every item some selected model has, NaN where a model has none (each
         model estimated on its own items). This is the one reshaper from the table to arrays.
         """
+        from ._table_task import task_data
+
         self._need_items("task_data")
         if items not in ("common", "all"):
             raise ArgumentError(f"`items` must be 'common' or 'all'; got {items!r}.")
-        models = check_names(models, self.models, "models")
-        rows = self._task_rows.get(task)
-        if rows is None:
-            raise InputError(f"no task '{task}'", source=self.source)
-        sub = self.data.iloc[rows]
-        # model codes of the table -> positions in `models` (-1: not selected)
-        lookup = np.full(len(self.models), -1, dtype=np.int64)
-        lookup[[self.models.index(m) for m in models]] = np.arange(len(models))
-        m_code = lookup[sub["model"].cat.codes.to_numpy()]
-        if (m_code < 0).any():
-            sub, m_code = sub.iloc[np.flatnonzero(m_code >= 0)], m_code[m_code >= 0]
-        if len(sub) == 0:
-            raise InputError(f"task '{task}' has no rows for the selected models", source=self.source)
-        i_code, item_uniques = sorted_codes(sub["item"].cat.codes.to_numpy(), len(sub["item"].cat.categories))
-        item_labels = sub["item"].cat.categories.astype(str).to_numpy()[item_uniques]  # canonical item order
-        n_m, n_i = len(models), len(item_labels)
-        flat = m_code * n_i + i_code
-        count = np.bincount(flat, minlength=n_m * n_i).reshape(n_m, n_i)
-        total = np.bincount(flat, weights=sub["score"].to_numpy(), minlength=n_m * n_i).reshape(n_m, n_i)
-        have = count > 0
-        if items == "all":
-            common = np.ones(n_i, dtype=bool)
-            left_out = {m: 0 for m in models}
-        else:
-            common = have.all(axis=0)
-            left_out = {m: int(have[k].sum() - common.sum()) for k, m in enumerate(models)}
-            if not common.any():
-                raise InputError(f"task '{task}': the selected models share no item", source=self.source)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            scores = np.where(have[:, common], total[:, common] / np.maximum(count[:, common], 1), np.nan)
-        trials = count[:, common]
-        trial_scores = None
-        if self.has_trials or items == "all":
-            kmax = int(trials.max())
-            position = row_positions(flat, count, sub)
-            full = np.full((n_m, n_i, kmax), np.nan)
-            keep = common[i_code]
-            full_idx = (m_code[keep], i_code[keep], position[keep])
-            full[full_idx] = sub["score"].to_numpy()[keep]
-            trial_scores = full[:, common, :]
-        clusters, cluster_labels = None, ()
-        if self.has_clusters:
-            first = np.full(n_i, -1, dtype=np.int64)
-            lab = sub["cluster"].cat.codes.to_numpy()
-            first[i_code] = np.arange(len(sub))  # any row of the item will do: clusters are constant within it
-            codes, uniq = pd.factorize(lab[first[common]], sort=True)  # clusters in the canonical (natural) order
-            names = sub["cluster"].cat.categories
-            clusters, cluster_labels = codes.astype(np.int64), tuple(str(names[c]) for c in uniq)
-        return TaskData(task, tuple(models), np.asarray(item_labels)[common], scores, trials, trial_scores,
-                        clusters, cluster_labels, left_out)
+        return task_data(self, task, models=models, items=items)
 
     def counts(self, *, models=None, tasks=None) -> Counts:
         """Correct counts and sizes, (n_models, n_tasks). Summary level, or binary scores at item level.
