@@ -12,9 +12,11 @@ Stages, each in its own Python process so that its peak memory (max RSS) is meas
    pairwise differences of the top 20 models with percentile intervals, and every model's rank interval.
 4. ``table`` (only up to ``--table-max-rows``): the same summarize through ``evalband.read`` and the pandas-backed
    ``ResultsTable``, to show where the general path stops scaling.
-5. ``cli-compare``: ``evalband compare FILE --n-resamples B`` as a user runs it (the command picks the columnar
-   reader by itself; the bootstrap runs on every core), on the first ``--compare-models`` models (every row is
-   read); ``cli-summarize``: ``evalband summarize`` on a 1e7-row file (10 models x 10 tasks x 100,000 items).
+5. ``cli-compare``: ``evalband compare FILE --n-resamples B --format json`` as a user runs it (the command picks
+   the columnar reader by itself; the bootstrap runs on every core): every pair of the 1,000 models (499,500
+   pairs, each with its interval, p-value, verdict and reading in the JSON), or of the first
+   ``--compare-models`` models; ``cli-summarize``: ``evalband summarize`` on a 1e7-row file (10 models x 10 tasks
+   x 100,000 items).
 
 Stage 3 (the API path) runs only with ``--api``. The file has a cluster column (``--cluster-size`` items per
 cluster) unless ``--no-clusters``.
@@ -266,9 +268,9 @@ def main(argv=None):
     p.add_argument("--scheduler", default=None, help="API stage: run the bootstrap on Dask (an address, or 'local')")
     p.add_argument("--cluster-size", type=int, default=10, help="items per cluster (the cluster column)")
     p.add_argument("--no-clusters", dest="clusters", action="store_false", help="no cluster column")
-    p.add_argument("--compare-models", type=int, default=20,
-                   help="compare the first K models (--models; every row is still read); 0: every model (all"
-                        " pairs: 499,500 of them at 1,000 models)")
+    p.add_argument("--compare-models", type=int, default=0,
+                   help="compare the first K models only (every row is still read); 0, the default: every model"
+                        " (all 499,500 pairs of 1,000 models, each in the JSON)")
     p.add_argument("--summarize-rows", type=float, default=1e7,
                    help="also time evalband summarize on a file of this many rows (10 models x 10 tasks); 0: skip")
     p.add_argument("--api", action="store_true",

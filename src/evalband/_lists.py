@@ -89,7 +89,7 @@ def and_names(names, *, limit: int = 6, noun: str = "models") -> str:
     if len(names) > limit:
         more = len(names) - limit
         one = noun[:-1] if more == 1 and noun.endswith("s") else noun  # '1 more pair', '2 more pairs'
-        return ", ".join(names[:limit]) + f" and {more} more {one}"
+        return ", ".join(names[:limit]) + f" and {more:,} more {one}"
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 

@@ -121,11 +121,11 @@ def decided_line(pc) -> str:
     v = np.asarray(pc.verdict)
     open_ = [f"{a} vs {b}" for a, b, x in zip(pc.model_a, pc.model_b, v) if x == "not yet decided"]
     n = len(v)
-    text = f"{pc.statistic}: {n - len(open_)} of {n} pair{'s' if n != 1 else ''} decided"
+    text = f"{pc.statistic}: {n - len(open_):,} of {n:,} pair{'s' if n != 1 else ''} decided"
     if (v == "equivalent").any():
-        text += f" ({int((v == 'equivalent').sum())} equivalent within the margin)"
+        text += f" ({int((v == 'equivalent').sum()):,} equivalent within the margin)"
     if open_:
-        text += f"; {len(open_)} not yet decided: {and_names(open_, limit=5, noun='pairs')}"
+        text += f"; {len(open_):,} not yet decided: {and_names(open_, limit=5, noun='pairs')}"
     return text
 
 
