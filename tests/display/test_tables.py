@@ -323,3 +323,13 @@ def test_a_standard_error_of_floating_point_noise_is_zero():
                           "ci_low": [2435.683665, 282.158167], "ci_high": [2435.683665, 282.158167]})
     row = render(frame, "markdown").splitlines()[2]
     assert row == "| A | 2435.7 | 0.0 | (2435.7, 2435.7) |"
+
+
+def test_ranks_read_like_their_rank_intervals_and_counts_get_separators():
+    """A leaderboard of 1,000 models: rank 1000 beside its interval '999-1000', never '1,000'; counts as 12,000."""
+    frame = pd.DataFrame({"model": ["a", "b"], "rank": [999.0, 1000.0], "rank_low": [998.0, 999.0],
+                          "rank_high": [1000.0, 1000.0], "n": [1000.0, 12000.0], "tier": [3.0, 1200.0]})
+    text = render(frame, "table-wide")
+    assert "1,000" in text and "12,000" in text  # the counts
+    row = text.splitlines()[-1].split()
+    assert row[:2] == ["b", "1000"] and "1,200" not in text

@@ -209,8 +209,9 @@ def _rounded(df, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols=(
             out[c] = [format_p(v, p_floor) for v in col]
         elif c in _PERCENT or re.sub(r"(_ci)?_(low|high)$", "", str(c)) in _PERCENT:  # a share and its interval
             out[c] = [format_percent(v) for v in col]
-        elif _is_count(c, col):
-            out[c] = [f"{int(v):,}" if np.isfinite(v) else format_value(v, 0) for v in col.to_numpy(dtype=float)]
+        elif _is_count(c, col):  # counts with thousands separators; ranks and tiers as their rank intervals show
+            sep = "" if str(c).startswith(("rank", "tier")) else ","
+            out[c] = [f"{int(v):{sep}}" if np.isfinite(v) else format_value(v, 0) for v in col.to_numpy(dtype=float)]
         elif pd.api.types.is_float_dtype(col):
             out[c] = [format_short(v) if pd.notna(v) else "" for v in col]
         else:

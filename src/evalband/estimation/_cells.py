@@ -10,23 +10,29 @@ from ..table import TaskData
 __all__ = ["task_arrays", "concat_tasks", "cell_counts"]
 
 
-def task_arrays(table) -> list[TaskData]:
-    """Every task of an item-level table on the union of the models' items, in the table's task order."""
-    return [table.task_data(task, items="all") for task in table.tasks]
+def task_arrays(table):
+    """Every task of an item-level table on the union of the models' items, in the table's task order (one at a
+    time: an iterator, so that a caller holds one task's arrays, not every task's)."""
+    return (table.task_data(task, items="all") for task in table.tasks)
 
 
 def concat_tasks(arrays: list[TaskData]) -> TaskData:
-    """All tasks side by side on the item axis (clusters made unique per task), for pooled estimates."""
-    kmax = max(a.trial_scores.shape[-1] for a in arrays)
-    padded = [np.pad(a.trial_scores, ((0, 0), (0, 0), (0, kmax - a.trial_scores.shape[-1])),
-                     constant_values=np.nan) for a in arrays]
+    """All tasks side by side on the item axis (clusters made unique per task), for pooled estimates. Tasks
+    without ``trials`` and ``trial_scores`` (left out where the pooled estimate does not read them) give none."""
+    trials = trial_scores = None
+    if all(a.trial_scores is not None for a in arrays):
+        kmax = max(a.trial_scores.shape[-1] for a in arrays)
+        trial_scores = np.concatenate([np.pad(a.trial_scores, ((0, 0), (0, 0), (0, kmax - a.trial_scores.shape[-1])),
+                                              constant_values=np.nan) for a in arrays], axis=1)
+    if all(a.trials is not None for a in arrays):
+        trials = np.concatenate([a.trials for a in arrays], axis=1)
     clusters = None
     if all(a.clusters is not None for a in arrays):
         offsets = np.cumsum([0] + [int(a.clusters.max()) + 1 for a in arrays[:-1]])
         clusters = np.concatenate([a.clusters + off for a, off in zip(arrays, offsets)])
     items = np.concatenate([a.items for a in arrays])
     return TaskData("(pooled)", arrays[0].models, items, np.concatenate([a.scores for a in arrays], axis=1),
-                    np.concatenate([a.trials for a in arrays], axis=1), np.concatenate(padded, axis=1), clusters)
+                    trials, trial_scores, clusters)
 
 
 def cell_counts(table) -> tuple[np.ndarray, np.ndarray] | None:

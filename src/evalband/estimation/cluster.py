@@ -18,6 +18,40 @@ FEW_CLUSTERS = 30
 VERY_FEW_CLUSTERS = 10
 
 
+#: scores handled at once by the cluster moments (rows of models in chunks of this many values)
+CHUNK_VALUES = 1 << 23
+
+
+def _cluster_moments(x2, codes, n_codes):
+    """Mean, CR1 standard error, counts, clusters, design effect and ICC of each row of ``x2`` (rows, items)."""
+    rows = x2.shape[0]
+    valid = ~np.isnan(x2)
+    y = np.where(valid, x2, 0.0)
+    flat = (np.arange(rows)[:, None] * n_codes + codes[None, :]).ravel()
+    size = rows * n_codes
+    n_g = np.bincount(flat, weights=valid.ravel().astype(float), minlength=size).reshape(rows, n_codes)
+    sum_g = np.bincount(flat, weights=y.ravel(), minlength=size).reshape(rows, n_codes)
+    n = valid.sum(axis=1).astype(np.float64)
+    g = (n_g > 0).sum(axis=1).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(n > 0, y.sum(axis=1) / n, np.nan)
+        s_g = sum_g - n_g * mean[:, None]
+        var = np.where(g > 1, g / (g - 1) * np.sum(s_g * s_g, axis=1) / (n * n), np.nan)
+        se = np.sqrt(var)
+        resid = np.where(valid, x2 - mean[:, None], 0.0)
+        ss_total = np.sum(resid * resid, axis=1)
+        var_iid = np.where(n > 1, ss_total / (n - 1) / n, np.nan)
+        design_effect = np.where(var_iid > 0, var / var_iid, np.nan)
+        mean_g = np.where(n_g > 0, sum_g / n_g, 0.0)
+        ssb = np.sum(n_g * (mean_g - mean[:, None]) ** 2, axis=1)
+        ssw = ss_total - ssb
+        msb = ssb / (g - 1)
+        msw = np.where(n > g, ssw / (n - g), np.nan)
+        n0 = (n - np.sum(n_g * n_g, axis=1) / n) / (g - 1)
+        icc = np.where((g > 1) & (n > g), (msb - msw) / (msb + (n0 - 1) * msw), np.nan)
+    return mean, se, n, g, design_effect, icc
+
+
 def cluster_interval(scores, clusters, *, axis: int = -1, confidence_level=0.95,
                      min_clusters: int = FEW_CLUSTERS) -> Estimate:
     """Mean of item scores with a cluster-robust (CR1) standard error and a t interval on G - 1 df.
@@ -78,30 +112,12 @@ def cluster_interval(scores, clusters, *, axis: int = -1, confidence_level=0.95,
     n_codes = int(codes.max()) + 1 if n_items else 0
     x2 = x.reshape(-1, n_items)
     rows = x2.shape[0]
-    valid = ~np.isnan(x2)
-    y = np.where(valid, x2, 0.0)
-    flat = (np.arange(rows)[:, None] * n_codes + codes[None, :]).ravel()
-    size = rows * n_codes
-    n_g = np.bincount(flat, weights=valid.ravel().astype(float), minlength=size).reshape(rows, n_codes)
-    sum_g = np.bincount(flat, weights=y.ravel(), minlength=size).reshape(rows, n_codes)
-    n = valid.sum(axis=1).astype(np.float64)
-    g = (n_g > 0).sum(axis=1).astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = np.where(n > 0, y.sum(axis=1) / n, np.nan)
-        s_g = sum_g - n_g * mean[:, None]
-        var = np.where(g > 1, g / (g - 1) * np.sum(s_g * s_g, axis=1) / (n * n), np.nan)
-        se = np.sqrt(var)
-        resid = np.where(valid, x2 - mean[:, None], 0.0)
-        ss_total = np.sum(resid * resid, axis=1)
-        var_iid = np.where(n > 1, ss_total / (n - 1) / n, np.nan)
-        design_effect = np.where(var_iid > 0, var / var_iid, np.nan)
-        mean_g = np.where(n_g > 0, sum_g / n_g, 0.0)
-        ssb = np.sum(n_g * (mean_g - mean[:, None]) ** 2, axis=1)
-        ssw = ss_total - ssb
-        msb = ssb / (g - 1)
-        msw = np.where(n > g, ssw / (n - g), np.nan)
-        n0 = (n - np.sum(n_g * n_g, axis=1) / n) / (g - 1)
-        icc = np.where((g > 1) & (n > g), (msb - msw) / (msb + (n0 - 1) * msw), np.nan)
+    # each row (model) on its own: rows in chunks bound the temporaries (a pooled estimate over 1e8 items would
+    # need several (rows x items) arrays at once) and give the numbers of one pass
+    step = max(1, CHUNK_VALUES // max(n_items, 1))
+    parts = [_cluster_moments(x2[k:k + step], codes, n_codes) for k in range(0, rows, step)] or \
+        [_cluster_moments(x2, codes, n_codes)]
+    mean, se, n, g, design_effect, icc = (np.concatenate(v) for v in zip(*parts))
     df = np.where(g > 1, g - 1, np.nan)
     notes = []
     few = (g < min_clusters) & (n > 0)

@@ -242,7 +242,7 @@ def passk(data, *, k=(1,), confidence_level=0.95, models=None, tasks=None, weigh
                          " --trial-col trial)", source=table.source)
     if not table.is_binary:
         raise InputError(f"pass@k needs 0/1 scores; these are {table.score_kind}", source=table.source)
-    arrays = task_arrays(table)
+    arrays = list(task_arrays(table))
     n_m, n_t = len(table.models), len(arrays)
     shape = (n_m, n_t, len(ks))
     est = {metric: {f: np.full(shape, np.nan) for f in ("estimate", "se", "low", "high", "df")}

@@ -179,10 +179,14 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
             n_cells, sums = counted
             cells = [_proportion_cells(sums[:, t], n_cells[:, t], key, level) for t in range(len(tasks))]
             pooled = _proportion_cells(sums.sum(axis=1), n_cells.sum(axis=1), key, level)
-        else:
-            arrays = task_arrays(table)
-            cells = [_one(a, key, level, clustered, table.has_trials, tolerance) for a in arrays]
-            pooled = _one(concat_tasks(arrays), key, level, clustered, table.has_trials, tolerance)
+        else:  # one task's arrays at a time; the pooled estimate keeps only what it reads of each
+            cells, parts = [], []
+            for a in task_arrays(table):
+                cells.append(_one(a, key, level, clustered, table.has_trials, tolerance))
+                parts.append(a if table.has_trials else replace(a, trials=None, trial_scores=None))
+                del a
+            pooled = _one(concat_tasks(parts), key, level, clustered, table.has_trials, tolerance)
+            del parts
     own = (NEGATIVE_NOTE, NO_K_NOTE)  # per-cell trial notes, merged below into one note each
     few = [c for c in cells if any(not n.startswith(own) for n in c.notes)]
     if few:
