@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalband.comparison import comparison as comparison_module
+from evalband.comparison import _analytic as analytic_module
 from evalband.comparison import compare
 from evalband.comparison.paired import pair_moments, paired_difference
 
@@ -66,6 +66,6 @@ def _long(seed: int, clusters: bool) -> pd.DataFrame:
 def test_compare_same_with_the_covariance_path(clusters, monkeypatch):
     data = _long(3, clusters)
     slow = compare(data, n_resamples=300, rng=5).to_frame()
-    monkeypatch.setattr(comparison_module, "PAIR_ROWS", 0)
+    monkeypatch.setattr(analytic_module, "PAIR_ROWS", 0)
     fast = compare(data, n_resamples=300, rng=5).to_frame()
     pd.testing.assert_frame_equal(fast, slow, check_exact=False, rtol=1e-9, atol=1e-12)

@@ -202,6 +202,37 @@ def _cholesky(a, what):
 
 
 # --------------------------------------------------------------------------------------------- the mode
+def damped_step(factor, evaluate, g_t, g_q, lay, val, damping, *, tol, slack, not_positive, no_better):
+    """One Levenberg-Marquardt step of the constrained Newton searches (the joint mode here, the conditional mode
+    of the effects in :mod:`._laplace_marginal`).
+
+    ``factor(damping)`` is the :class:`Precision` plus ``damping`` times the identity; ``evaluate(step_t, step_q)``
+    returns (the new point, its log density, its gradient). The damping grows tenfold while the precision is not
+    positive definite or the step loses more than ``slack`` (relative) of the log density, and shrinks tenfold
+    after a step that does not. Returns ``(precision, None, damping)`` at convergence (undamped Newton decrement
+    below ``2 tol``), else ``(precision, (point, log density, gradient), damping)``; raises
+    :class:`ModeNotFound` (``not_positive``, ``no_better``) when the damping passes 1e8.
+    """
+    while True:
+        try:
+            prec = factor(damping)
+        except np.linalg.LinAlgError:
+            damping = max(10 * damping, 1e-3)
+            if damping > 1e8:
+                raise ModeNotFound(not_positive) from None
+            continue
+        step_t, step_q = prec.constrained_solve(g_t, g_q, lay.item_cell, lay.n_cells)
+        decrement = float(g_t @ step_t + (0.0 if g_q is None else g_q @ step_q))
+        if damping == 0.0 and decrement < 2 * tol:
+            return prec, None, damping
+        point, nval, ngrad = evaluate(step_t, step_q)
+        if np.isfinite(nval) and nval >= val - slack * abs(val):
+            return prec, (point, nval, ngrad), (0.0 if damping <= 1e-3 else damping / 10)
+        damping = max(10 * damping, 1e-3)
+        if damping > 1e8:
+            raise ModeNotFound(no_better)
+
+
 def find_mode(lay, theta0=None, q0=None, *, max_iter=100, tol=1e-6):
     """The posterior mode of :func:`~evalband.bayes._coords.log_density` (``group_means=False``) under the group
     constraints, by damped Newton steps (Levenberg-Marquardt: the precision plus a multiple of the identity
@@ -227,27 +258,19 @@ def find_mode(lay, theta0=None, q0=None, *, max_iter=100, tol=1e-6):
             blocks = precision(lay, theta, q if has_items else None, fns)
             g_t = np.asarray(grad[0], dtype=np.float64)
             g_q = centre(np.asarray(grad[1], dtype=np.float64), lay) if has_items else None
-            while True:
-                try:
-                    prec = factorise(lay, *blocks, damping)
-                except np.linalg.LinAlgError:
-                    damping = max(10 * damping, 1e-3)
-                    if damping > 1e8:
-                        raise ModeNotFound("the precision is not positive definite near the mode") from None
-                    continue
-                step_t, step_q = prec.constrained_solve(g_t, g_q, lay.item_cell, lay.n_cells)
-                decrement = float(g_t @ step_t + (0.0 if g_q is None else g_q @ step_q))
-                if damping == 0.0 and decrement < 2 * tol:
-                    return theta, (q if has_items else None), prec, it, val
+
+            def evaluate(step_t, step_q):
                 nt, nq = theta + step_t, (q + step_q if has_items else q)
                 nval, ngrad = value_grad(jnp.asarray(nt), jnp.asarray(nq))
-                nval = float(nval)
-                if np.isfinite(nval) and nval >= val - 1e-10 * abs(val):
-                    damping = 0.0 if damping <= 1e-3 else damping / 10
-                    break
-                damping = max(10 * damping, 1e-3)
-                if damping > 1e8:
-                    raise ModeNotFound("no Newton step improves the log density: the mode was not found")
+                return (nt, nq), float(nval), ngrad
+
+            prec, moved, damping = damped_step(
+                lambda d: factorise(lay, *blocks, d), evaluate, g_t, g_q, lay, val, damping, tol=tol, slack=1e-10,
+                not_positive="the precision is not positive definite near the mode",
+                no_better="no Newton step improves the log density: the mode was not found")
+            if moved is None:
+                return theta, (q if has_items else None), prec, it, val
+            (nt, nq), nval, ngrad = moved
             theta, q, val, grad = nt, nq, nval, ngrad
             collapsed = _collapsed(lay, theta)
             if collapsed:

@@ -25,7 +25,7 @@ import numpy as np
 from scipy import linalg
 
 from ._coords import centre, group_sizes, initial_point, layout
-from ._laplace_fit import ModeNotFound, _jax_fns, factorise, precision
+from ._laplace_fit import ModeNotFound, _jax_fns, damped_step, factorise, precision
 from .logistic_terms import LEVELS
 
 __all__ = ["marginal_mode_and_precision"]
@@ -55,29 +55,22 @@ def conditional_mode(lay, theta, q, fns, *, max_iter=50, tol=1e-8):
         glob, cross, diag, _ = _split(lay, blocks)
         g_t = np.asarray(grad[0], dtype=np.float64)[L:]
         g_q = centre(np.asarray(grad[1], dtype=np.float64), lay) if has_items else None
-        while True:
-            try:
-                prec = factorise(lay, glob[L:, L:], None, diag, damping, cross=None if cross is None else cross[L:])
-            except np.linalg.LinAlgError:
-                damping = max(10 * damping, 1e-3)
-                if damping > 1e8:
-                    raise ModeNotFound("the conditional precision of the effects is not positive definite") from None
-                continue
-            step_t, step_q = prec.constrained_solve(g_t, g_q, lay.item_cell, lay.n_cells)
-            decrement = float(g_t @ step_t + (0.0 if g_q is None else g_q @ step_q))
-            if damping == 0.0 and decrement < 2 * tol:
-                return theta, q, prec, blocks, val
+
+        def evaluate(step_t, step_q):
             nt = theta.copy()
             nt[L:] += step_t
             nq = q + step_q if has_items else q
             nval, ngrad = value_grad(jnp.asarray(nt), jnp.asarray(nq if has_items else qv))
-            nval = float(nval)
-            if np.isfinite(nval) and nval >= val - 1e-12 * abs(val):
-                damping = 0.0 if damping <= 1e-3 else damping / 10
-                break
-            damping = max(10 * damping, 1e-3)
-            if damping > 1e8:
-                raise ModeNotFound("no Newton step improves the conditional density of the effects")
+            return (nt, nq), float(nval), ngrad
+
+        prec, moved, damping = damped_step(
+            lambda d: factorise(lay, glob[L:, L:], None, diag, d, cross=None if cross is None else cross[L:]),
+            evaluate, g_t, g_q, lay, val, damping, tol=tol, slack=1e-12,
+            not_positive="the conditional precision of the effects is not positive definite",
+            no_better="no Newton step improves the conditional density of the effects")
+        if moved is None:
+            return theta, q, prec, blocks, val
+        (nt, nq), nval, ngrad = moved
         theta, q, val, grad = nt, nq, nval, ngrad
     raise ModeNotFound(f"the conditional mode of the effects was not found in {max_iter} Newton steps")
 
