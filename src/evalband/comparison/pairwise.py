@@ -177,7 +177,6 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
         (:func:`~evalband.comparison.verdict.withhold`).
     unit_name : str
         What the units are called in readings ('items', 'clusters').
-
     keep_replicates : bool or 'auto'
         Keep the (B, P) replicate differences in the result; 'auto' keeps them up to
         :data:`KEEP_REPLICATES_MAX` values (all pairs of 1,000 models at B = 1,000 would be 4 GB: they are
