@@ -43,6 +43,8 @@ def test_json_has_one_record_per_model_and_pair(vtab_json):
 def test_json_equals_the_library(vtab_json):
     lib = beta_binomial(load_example("vtab"), n_draws=2000, rng=3).summary()
     cli = vtab_json[vtab_json["record"] == "model"].reset_index(drop=True)
+    assert cli["rank_mean"].is_monotonic_increasing  # best first, as `rank` lists models
+    cli = cli.set_index("model").loc[lib["model"]].reset_index()  # the library's order, to compare
     for col in ("posterior_mean", "ci_low", "ci_high", "pred_low", "pred_high", "p_best"):
         np.testing.assert_allclose(cli[col].to_numpy(float), lib[col].to_numpy(), rtol=1e-12)
 
@@ -57,8 +59,9 @@ def test_prior_and_weights_change_the_answer():
     groups = run("--example", "vtab", *THREE, "--draws", "500", "--seed", "1", "--format", "json", "--weights",
                  "groups")
     assert base.exit_code == other.exit_code == groups.exit_code == 0, other.output + groups.output
-    b, o, g = (pd.DataFrame(json.loads(r.stdout)) for r in (base, other, groups))
     table = load_example("vtab").select(models=THREE[1].split(","))
+    in_order = lambda f: f.set_index("model").loc[list(table.models)].reset_index()  # noqa: E731 (library order)
+    b, o, g = (in_order(pd.DataFrame(json.loads(r.stdout))) for r in (base, other, groups))
     lib_o = beta_binomial(table, n_draws=500, rng=1, prior="half-normal:1").summary()
     np.testing.assert_allclose(o["ci_high"].to_numpy(float), lib_o["ci_high"].to_numpy())
     assert not np.array_equal(b["ci_high"].to_numpy(float), o["ci_high"].to_numpy(float))
@@ -66,7 +69,7 @@ def test_prior_and_weights_change_the_answer():
     np.testing.assert_allclose(g["posterior_mean"].to_numpy(float), lib["posterior_mean"].to_numpy())
     one = run("--example", "vtab", *THREE, "--draws", "300", "--seed", "1", "--format", "json", "--weights", "DTD=1")
     assert one.exit_code == 0, one.output
-    dtd = pd.DataFrame(json.loads(one.stdout))
+    dtd = in_order(pd.DataFrame(json.loads(one.stdout)))
     obs = table.counts(tasks=["DTD"])
     np.testing.assert_allclose(dtd["observed"].to_numpy(float), (obs.correct / obs.n).ravel())
 

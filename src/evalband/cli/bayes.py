@@ -101,7 +101,7 @@ def bayes(
                                    clusters=clusters, rng=seed)
         for message in result.warnings:
             typer.echo(f"evalband: warning: {message}", err=True)
-        frames = [("model", result.summary()[_MODEL_COLS])]
+        frames = [("model", best_first(result.summary()[_MODEL_COLS], result))]
         extra_notes = [seed_text]
         if pairs:
             frames.append(("pair", result.pairs()[_PAIR_COLS]))
@@ -126,6 +126,16 @@ def bayes(
         emit(_output(frames, fmt, result, table, extra_notes))
         if fmt in ("json", "csv"):  # these formats carry no notes: every note goes to stderr, as in compare/rank
             note_lines(_notes(result, table, extra_notes))
+
+
+def best_first(frame, result):
+    """The models best first by their mean rank (then posterior mean), as `rank` lists them: a table with P(best)
+    and rank intervals reads as a leaderboard."""
+    import numpy as np
+
+    mean = frame["posterior_mean"].to_numpy(dtype=float)
+    order = np.lexsort((-mean if result.higher_is_better else mean, frame["rank_mean"].to_numpy(dtype=float)))
+    return frame.iloc[order].reset_index(drop=True)
 
 
 #: Library arguments named in bayes messages -> the options that set them.
