@@ -55,8 +55,8 @@ def task_data(table, task: str, *, models=None, items: str = "common"):
         if not common.any():
             raise InputError(f"task '{task}': the selected models share no item", source=table.source)
         left_out = dict(zip(models, (have.sum(axis=1) - int(common.sum())).tolist()))
-    every = bool(common.all())  # every item kept: no column selection (no copies of the (models x items) arrays)
-    c_have, c_total, trials = (have, total, count) if every else (have[:, common], total[:, common], count[:, common])
+    # the column selection also gives the arrays the (Fortran) layout the estimators' sums have always run over
+    c_have, c_total, trials = have[:, common], total[:, common], count[:, common]
     with np.errstate(invalid="ignore", divide="ignore"):
         if c_have.all():  # complete: a count of at least 1 everywhere
             scores = c_total / trials
@@ -69,7 +69,7 @@ def task_data(table, task: str, *, models=None, items: str = "common"):
         full = np.full((n_m, n_i, kmax), np.nan)
         keep = common[i_code]
         full[(m_code[keep], i_code[keep], position[keep])] = score[keep]
-        trial_scores = full if every else full[:, common, :]
+        trial_scores = full[:, common, :]
     clusters, cluster_labels = None, ()
     if table.has_clusters:
         lab = codes["cluster"]

@@ -73,3 +73,22 @@ def test_max_t_p_values_equal_the_brute_force_count(alternative):
     brute = np.where(live, np.minimum(1.0, (counts + 1.0) / (reps.shape[0] + 1.0)), np.where(d == 0, 1.0, 0.0))
     np.testing.assert_array_equal(sim.p_value, brute)
     assert not live.all()  # the pair without spread is in the family
+
+
+def test_a_pairs_numbers_do_not_depend_on_the_other_models():
+    """Every per-pair number, the replicate correlation included, is the same in a family of 3 or of 9 models."""
+    obs, s, _ = _samples()
+    names = [f"m{k}" for k in range(obs.size)]
+    big = pairwise_differences(obs, s, names).to_frame().set_index(["model_a", "model_b"])
+    keep = [0, 1, 7]
+    small = pairwise_differences(obs[keep], s[:, keep], [names[k] for k in keep]).to_frame()
+    small = small.set_index(["model_a", "model_b"])
+    for col in ("difference", "se", "ci_low", "ci_high", "p_value", "replicate_correlation"):
+        np.testing.assert_array_equal(small[col].to_numpy(), big.loc[small.index, col].to_numpy(), err_msg=col)
+
+
+@pytest.mark.parametrize("keep", [True, np.True_, 1])
+def test_keep_replicates_by_truth(keep):
+    obs, s, _ = _samples()
+    assert pairwise_differences(obs, s, [f"m{k}" for k in range(obs.size)], keep_replicates=keep).replicates \
+        is not None

@@ -89,3 +89,14 @@ def test_repeated_floats_keep_their_own_reprs():
     frame = pd.DataFrame({"p_value": values, "n": [3.0, 4.0] * 18})
     assert to_json(frame) == _reference(frame)
     assert '"p_value": -0.0' in to_json(frame)
+
+
+@pytest.mark.parametrize("frame", [
+    pd.DataFrame([[1.0, 2.0]], columns=[1, "1"]),                       # labels that are one key as text
+    pd.DataFrame([[1.0, 2.0]], columns=[None, "None"]),
+    pd.DataFrame({"c": pd.Categorical([1, 2, None])}),                  # integer categories with a missing value
+    pd.DataFrame({"c": pd.Categorical(["a", None, "b"])}),
+    pd.DataFrame({"x": np.array([np.int64(3), np.True_, np.float32(0.5), None], dtype=object)}),
+])
+def test_frames_the_dicts_key_and_iterate_their_own_way(frame):
+    assert to_json(frame) == _reference(frame)

@@ -220,8 +220,8 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     strata = jackknife_strata if jk is not None else None
     stats = _pair_statistics(s, d, ia, ib, jk, strata, method=method, alternative=alternative,
                              correction=correction, confidence_level=confidence_level,
-                             keep=keep_replicates is True or (keep_replicates == "auto" and
-                                                              s.shape[0] * m <= KEEP_REPLICATES_MAX))
+                             keep=(s.shape[0] * m <= KEEP_REPLICATES_MAX) if isinstance(keep_replicates, str)
+                             and keep_replicates == "auto" else bool(keep_replicates))
     p, p_adj, se, low, high, level_used, rep_corr, reps = stats
     verdicts = verdict(low, high, margin=margin, higher_is_better=higher_is_better)
     units = None if n_units is None else np.broadcast_to(np.asarray(n_units, dtype=np.float64), (m,)).copy()
@@ -272,8 +272,6 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
 #: replicate differences computed at once (B x pairs in a block): 2**24 float64 are 128 MB, so that all 499,500
 #: pairs of 1,000 models at B = 1,000 (4 GB of differences) pass in blocks of 16,777 pairs
 BLOCK_ELEMENTS = 1 << 24
-#: models up to which the replicate correlations come from one (M, M) matrix of cross-products (128 MB at 4,096)
-GRAM_MODELS = 4096
 #: ``keep_replicates='auto'`` keeps the (B, P) replicate differences up to this many values (256 MB)
 KEEP_REPLICATES_MAX = 1 << 25
 
@@ -302,15 +300,16 @@ def _pair_statistics(s, d, ia, ib, jk, strata, *, method, alternative, correctio
     # one row per model: a block of pairs is then two gathers of whole rows, and each pair's replicates lie
     # together in memory (a (B, pairs) view of the (pairs, B) block), which the reductions and sorts run along
     rows = np.ascontiguousarray(s.T)
-    centred = rows - rows.mean(axis=1, keepdims=True)
+    means = rows.mean(axis=1)  # each model's own: a pair's numbers never depend on the other models
+    centred = rows - means[:, None]
     sumsq = np.einsum("mb,mb->m", centred, centred)
-    gram = centred @ centred.T if rows.shape[0] <= GRAM_MODELS else None  # every cross-product, one BLAS call
+    del centred
     jk_rows = None if jk is None else np.ascontiguousarray(jk.T)
 
     def block(sl):
-        reps = (rows[ia[sl]] - rows[ib[sl]]).T
+        xa, xb = rows[ia[sl]], rows[ib[sl]]
         jack = None if jk is None else (jk_rows[ia[sl]] - jk_rows[ib[sl]]).T
-        return reps, jack
+        return (xa - xb).T, jack, xa, xb
 
     # the corrected level is known before any p-value except for BH (its level counts the rejections): then the
     # intervals take a second pass over the blocks
@@ -323,12 +322,13 @@ def _pair_statistics(s, d, ia, ib, jk, strata, *, method, alternative, correctio
         low[sl], high[sl] = np.asarray(ci.low, dtype=float), np.asarray(ci.high, dtype=float)
 
     for sl in blocks:
-        reps, jack = block(sl)
+        reps, jack, xa, xb = block(sl)
         p[sl] = bootstrap_p_value(reps, d[sl], method=method, alternative=alternative, jackknife=jack,
                                   jackknife_strata=strata)
         se[sl] = reps.std(axis=0, ddof=1) if b > 1 else np.nan
         if b > 1:
-            rep_corr[sl] = _replicate_correlation(centred, sumsq, ia[sl], ib[sl], gram)
+            rep_corr[sl] = _replicate_correlation(xa, xb, means, sumsq, ia[sl], ib[sl])
+        del xa, xb
         if tmax is not None:
             np.maximum(tmax, max_deviation(reps, d[sl], se[sl], alternative=alternative), out=tmax)
         if level_used is not None:
@@ -343,19 +343,19 @@ def _pair_statistics(s, d, ia, ib, jk, strata, *, method, alternative, correctio
         rejected = int(np.sum(p_adj <= 1 - confidence_level))
         level_used = correction_level(confidence_level, m, correction, n_rejected=rejected)
         for sl in blocks:
-            intervals(sl, *block(sl), level_used)
+            intervals(sl, *block(sl)[:2], level_used)
     return p, p_adj, se, low, high, float(level_used), rep_corr, kept
 
 
-def _replicate_correlation(centred, sumsq, ia, ib, gram=None):
-    """Pearson correlation over the replicates of models ``ia`` and ``ib``, from the models' centred replicates
-    (one row each), their sums of squares and, when given, all their cross-products (NaN where one is
-    constant)."""
+def _replicate_correlation(xa, xb, means, sumsq, ia, ib):
+    """Pearson correlation over the replicates of models ``ia`` and ``ib`` (NaN where one is constant), from their
+    replicates ``xa``, ``xb`` (one row per pair; centred in place), the models' means and sums of squares."""
+    xa -= means[ia, None]
+    xb -= means[ib, None]
+    sxy = np.einsum("pb,pb->p", xa, xb)
     sxx, syy = sumsq[ia], sumsq[ib]
-    sxy = gram[ia, ib] if gram is not None else np.einsum("pb,pb->p", centred[ia], centred[ib])
     with np.errstate(invalid="ignore", divide="ignore"):
-        corr = np.where((sxx > 0) & (syy > 0), sxy / np.sqrt(sxx * syy), np.nan)
-    return np.clip(corr, -1.0, 1.0)  # sums in different orders can leave 1 + 1 ulp
+        return np.where((sxx > 0) & (syy > 0), sxy / np.sqrt(sxx * syy), np.nan)
 
 
 def interval_label(correction: str) -> str:

@@ -75,7 +75,9 @@ def _column_tokens(col: pd.Series, count: bool) -> list[str]:
         return _count_tokens(col.to_numpy()) if count else _float_tokens(col.to_numpy())
     if isinstance(dtype, np.dtype) and dtype.kind in "mMcV":
         raise _Nested
-    values = col.to_numpy(dtype=object)
+    # the values as DataFrame.itertuples gives them (json_records' path): a NumPy object column's own objects,
+    # an extension column's (categorical, string, nullable) elements as it iterates them
+    values = col.to_numpy() if isinstance(dtype, np.dtype) else list(col)
     if all(type(v) is str for v in values):  # text: the encoder's own escaping, one call each
         return list(map(_encode_text, values))
     if count and pd.api.types.is_numeric_dtype(dtype):  # a nullable integer or float count column
@@ -92,7 +94,7 @@ def records_json(frame: pd.DataFrame, counts, *, level: int = 0) -> str | None:
     """
     if len(frame) == 0:
         return "[]"
-    if frame.shape[1] == 0 or not frame.columns.is_unique:
+    if frame.shape[1] == 0 or not pd.Index([str(c) for c in frame.columns]).is_unique:  # keys as the dicts key them
         return None
     try:
         tokens = [_column_tokens(frame.iloc[:, k], c in counts) for k, c in enumerate(frame.columns)]

@@ -114,8 +114,12 @@ def cluster_interval(scores, clusters, *, axis: int = -1, confidence_level=0.95,
     rows = x2.shape[0]
     # each row (model) on its own: rows in chunks bound the temporaries (a pooled estimate over 1e8 items would
     # need several (rows x items) arrays at once) and give the numbers of one pass
-    step = max(1, CHUNK_VALUES // max(n_items, 1))
-    parts = [_cluster_moments(x2[k:k + step], codes, n_codes) for k in range(0, rows, step)] or \
+    step = max(2, CHUNK_VALUES // max(n_items, 1))
+    starts = list(range(0, rows, step))
+    if len(starts) > 1 and rows - starts[-1] == 1:  # no chunk of one row: NumPy sums a lone strided row pairwise
+        starts.pop()                                # where it sums the rows of a Fortran array in sequence
+    bounds = starts + [rows]
+    parts = [_cluster_moments(x2[a:b], codes, n_codes) for a, b in zip(bounds[:-1], bounds[1:])] or \
         [_cluster_moments(x2, codes, n_codes)]
     mean, se, n, g, design_effect, icc = (np.concatenate(v) for v in zip(*parts))
     df = np.where(g > 1, g - 1, np.nan)
