@@ -145,3 +145,18 @@ def test_errors(items):
         compare(items, resampling="stratified", n_resamples=10)
     with pytest.raises(ValueError, match="margin"):
         compare(items, margin=-1, n_resamples=10)
+
+
+def test_per_task_auto_leaves_out_huge_per_task_tables_with_a_note(monkeypatch):
+    """per_task='auto': every task's pairs while pairs x tasks is at most PER_TASK_ROWS, else none, said in a note;
+    True and permutation=True always compare within tasks."""
+    from evalband.comparison import comparison as module
+
+    vtab = load_example("vtab")  # 120 pairs x 19 tasks = 2,280 pair rows
+    assert len(compare(vtab, n_resamples=200, rng=1).tasks) == 19
+    monkeypatch.setattr(module, "PER_TASK_ROWS", 2279)
+    out = compare(vtab, n_resamples=200, rng=1)
+    assert out.tasks == () and any("per-task comparisons left out: 120 pairs x 19 tasks is 2,280 pair rows" in n
+                                   for n in out.notes)
+    assert len(compare(vtab, n_resamples=200, rng=1, per_task=True).tasks) == 19
+    assert not any("per-task" in n for n in compare(vtab, n_resamples=200, rng=1, per_task=False).notes)

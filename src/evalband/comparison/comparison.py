@@ -113,7 +113,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
             replicates=None, resampling: str = "auto", n_resamples: int = 10_000, method: str = "percentile",
             confidence_level=0.95, alternative: str = "two-sided", correction: str = "none",
             margin: float = 0.0, correlation: float | None = None, correlations=DEFAULT_CORRELATIONS,
-            per_task: bool = True, permutation: bool = False, n_permutations: int = 9999, cluster=None,
+            per_task: bool | str = "auto", permutation: bool = False, n_permutations: int = 9999, cluster=None,
             aggregate_options=None, rng=None, fixed=None, ppi: str = "ppi++") -> Comparison:
     """Compare every pair of models on any aggregate over tasks and on each task.
 
@@ -159,8 +159,10 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         Summary data: assumed between-model correlation of the main result (default 0, independent).
     correlations : sequence of float
         Summary data: correlations swept in ``Comparison.sensitivity``.
-    per_task : bool
-        Also compare pairs within each task.
+    per_task : bool or 'auto'
+        Also compare pairs within each task. 'auto' (the default) does so up to :data:`PER_TASK_ROWS` pair rows
+        (pairs x tasks; 100 models on 200 tasks) and with ``permutation``; beyond that the per-task tables (10
+        million rows for 1,000 models on 20 tasks, about 20 times the aggregate's work) are left out with a note.
     permutation : bool
         Item-level data: add a paired sign-flip permutation p-value per task and pair (``n_permutations``).
     cluster : bool, optional
@@ -329,6 +331,13 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
                          f" than 10 replicates per tail (B = {b:,}; {len(pc.difference)} pairs) and p-values"
                          f" cannot fall below {1 / (b + 1):.2g}; raise n_resamples or use correction='max-t'")
     task_results = []
+    n_pairs = len(reps.models) * (len(reps.models) - 1) // 2
+    if isinstance(per_task, str) and per_task == "auto":
+        per_task = bool(permutation) or n_pairs * len(reps.tasks) <= PER_TASK_ROWS
+        if not per_task:
+            notes.append(f"per-task comparisons left out: {n_pairs:,} pairs x {len(reps.tasks)} tasks is"
+                         f" {n_pairs * len(reps.tasks):,} pair rows (more than {PER_TASK_ROWS:,}); per_task=True"
+                         " computes them")
     if per_task:
         for t, task in enumerate(reps.tasks):
             task_results.append(_task_comparison(t, task, table, reps, main_reps, paired, summary, rho,
@@ -336,6 +345,10 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
                                                  strata, jk_all, binomial))
     return Comparison(tuple(reps.models), tuple(aggregates), tuple(task_results), tuple(sens), reps, paired,
                       tuple(notes), sel.tasks_left_out, sel, tuple(aggs))
+
+
+#: pair rows (pairs x tasks) up to which ``per_task='auto'`` compares the pairs within each task
+PER_TASK_ROWS = 1_000_000
 
 
 def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_task_var, permutation,
