@@ -8,26 +8,18 @@ approximation of a binary random-effects model underestimates the item scale), t
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
+from references import load_beside
 
 numpyro = pytest.importorskip("numpyro")
 from evalband.bayes import logistic_model as lm  # noqa: E402
 from evalband.bayes.laplace import PARETO_K_MAX  # noqa: E402
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-REF = _load("logistic_reference")
-MAKE = _load("make_logistic_reference")
+REF = load_beside(__file__, "logistic_reference")
+MAKE = load_beside(__file__, "make_logistic_reference")
 
 
 def distances(res, ref):

@@ -6,23 +6,18 @@ seed inside) keep the comparison fast and run without NumPyro; the live fits run
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from references import load_beside
 
 from evalband import ResultsTable
 from evalband.bayes import beta_binomial
 from evalband.table import Counts
 
-_spec = importlib.util.spec_from_file_location("nuts_reference", Path(__file__).with_name("nuts_reference.py"))
-REF = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(REF)
-_spec = importlib.util.spec_from_file_location("make_reference", Path(__file__).with_name("make_reference.py"))
-_REF_MAKER = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_REF_MAKER)
+REF = load_beside(__file__, "nuts_reference")
+_REF_MAKER = load_beside(__file__, "make_reference")
 
 
 def small_counts():

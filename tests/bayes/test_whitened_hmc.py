@@ -8,12 +8,11 @@ theory (the draws do not depend on the order of the rows, which only relabels th
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from references import load_beside
 from scipy import special
 
 from evalband import ResultsTable
@@ -23,15 +22,8 @@ from evalband.bayes import logistic_model as lm  # noqa: E402
 from evalband.bayes.diagnostics import import_arviz  # noqa: E402
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-REF = _load("logistic_reference")
-MAKE = _load("make_logistic_reference")
+REF = load_beside(__file__, "logistic_reference")
+MAKE = load_beside(__file__, "make_logistic_reference")
 
 
 def _mcse_quantile(draws, n_chains, q):
