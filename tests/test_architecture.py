@@ -111,3 +111,108 @@ def test_import_evalband_loads_nothing_heavy():
             " print(sorted(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# --- the layer order (issue 23): LAYERS in tests/layers.py, every import of the source checked against it ---
+
+import layers  # noqa: E402  (tests/ is on the path: pyproject's pythonpath)
+
+
+def _hint() -> str:
+    return ("\n(the layer order is LAYERS in tests/layers.py; `python tests/layers.py` prints every violation and the"
+            " cycles between rooms)")
+
+
+def test_every_module_is_in_a_room_of_the_layers():
+    missing = layers.unplaced()
+    assert not missing, f"modules in no room of LAYERS (add their room to a layer): {missing}" + _hint()
+
+
+def test_no_new_import_reaches_a_later_layer_or_closes_a_cycle():
+    new, _ = layers.new_and_stale(layers.violations(layers.scan()))
+    assert not new, ("imports against the layer order, beyond the allow-list:\n"
+                     + "\n".join(f"  {kind}: {imp}" for imp, kind in new) + _hint())
+
+
+def test_the_allow_list_only_shrinks():
+    _, stale = layers.new_and_stale(layers.violations(layers.scan()))
+    assert not stale, ("these allowed violations no longer occur: delete them from ALLOWED in tests/layers.py\n"
+                       + "\n".join(f"  {key}: {n} fewer" for key, n in stale.items()))
+
+
+def test_no_cycle_between_rooms_beyond_the_allowed_imports():
+    allowed = set(layers.ALLOWED)
+    imports = [i for i in layers.scan() if i.key() not in allowed]
+    components = layers.strongly_connected(layers.room_graph(imports))
+    assert not components, f"rooms that import each other (directly or through others): {components}" + _hint()
+
+
+def test_the_architecture_page_shows_the_layers():
+    shown = layers.doc_table()
+    assert shown is not None, "docs/dev/architecture.md lacks the markers of the generated layer table"
+    assert shown == layers.layer_table(), ("docs/dev/architecture.md's layer table differs from LAYERS: run"
+                                           " `python tests/layers.py --write-docs`")
+
+
+# --- the scanner itself, on a planted package: it finds what it must and fails where it must ---
+
+_PLANTED = {
+    "__init__.py": '_LAZY = {"top": "pkg.high.top"}\n',
+    "_validate.py": "",
+    "low/__init__.py": "from .core import base\n",
+    "low/core.py": (
+        "from __future__ import annotations\n"
+        "from typing import TYPE_CHECKING\n"
+        "from .._validate import *\n"                       # down: fine
+        "if TYPE_CHECKING:\n"
+        "    from ..high.top import Top\n"                  # never runs: skipped
+        "else:\n"
+        "    pass\n"
+        "def base():\n"
+        "    from ..high import top\n"                      # 9: upward, in a function, relative
+        "    import pkg.high.top\n"                         # 10: upward, absolute
+        "    from pkg import top as t\n"                    # 11: upward, through the root's lazy table
+        "    return 'pkg.high.top:Top'\n"),                 # 12: upward, a registry string
+    "high/__init__.py": "",
+    "high/top.py": "from ..low.core import base\nclass Top: pass\n",
+    "peer_a.py": "from . import peer_b\n",
+    "peer_b.py": "def f():\n    from . import peer_a\n",
+}
+_PLANTED_LAYERS = (("helpers", ("__init__", "_validate"), ""), ("low", ("low", "peer_a", "peer_b"), ""),
+                   ("high", ("high",), ""))
+
+
+@pytest.fixture
+def planted(tmp_path):
+    src = tmp_path / "pkg"
+    for rel, text in _PLANTED.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(text)
+    return src
+
+
+def test_the_scanner_reports_every_kind_of_upward_import(planted):
+    imports = layers.scan(planted)
+    found = layers.violations(imports, _PLANTED_LAYERS)
+    upward = sorted((i.file, i.line, i.target, i.in_function, i.kind) for i, kind in found if kind == "upward")
+    assert upward == [("low/core.py", 9, "high.top", True, "static"), ("low/core.py", 10, "high.top", True, "static"),
+                      ("low/core.py", 11, "high.top", True, "static"),
+                      ("low/core.py", 12, "high.top", True, "dynamic")]
+    assert [(i.file, i.target) for i, kind in found if kind == "cycle"] == [("peer_b.py", "peer_a")]
+    assert layers.strongly_connected(layers.room_graph(imports, _PLANTED_LAYERS)) == [["high", "low"],
+                                                                                     ["peer_a", "peer_b"]]
+
+
+def test_a_planted_upward_import_fails_and_a_removed_one_is_stale(planted):
+    found = layers.violations(layers.scan(planted), _PLANTED_LAYERS)
+    allowed = layers.allow_list(found)
+    assert layers.new_and_stale(found, allowed) == ([], {})
+    extra = planted / "low" / "more.py"
+    extra.write_text("def g():\n    from ..high.top import Top\n")
+    new, _ = layers.new_and_stale(layers.violations(layers.scan(planted), _PLANTED_LAYERS), allowed)
+    assert [(i.file, i.line, kind) for i, kind in new] == [("low/more.py", 2, "upward")]
+    assert "low/more.py:2 imports high.top (in a function)" in str(new[0][0])
+    extra.unlink()
+    (planted / "peer_b.py").write_text("")
+    _, stale = layers.new_and_stale(layers.violations(layers.scan(planted), _PLANTED_LAYERS), allowed)
+    assert stale == {"peer_b.py -> peer_a": 1}
