@@ -20,8 +20,9 @@ it). It may only shrink: a new violation fails the test (naming file and line), 
 must be deleted. After the redesign's move it is empty, and every violation fails.
 
 Run ``python tests/layers.py`` for a report (rooms, every upward import with file and line, the strongly connected
-components), ``--allow-list`` to print the allow-list the code calls for now (``--write-allow-list`` writes it here), ``--write-docs`` to regenerate the table in
-``docs/dev/architecture.md``. The module needs only the standard library (it does not import evalband).
+components), ``--allow-list`` to print the allow-list the code calls for now (``--write-allow-list`` writes it
+here), ``--write-docs`` to regenerate the table in ``docs/dev/architecture.md``. The module needs only the standard
+library (it does not import evalband).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 # LAYERS-END
 
-# ALLOWED-BEGIN (regenerate with `python tests/layers.py --allow-list`; it may only shrink)
+# ALLOWED-BEGIN (regenerate with `python tests/layers.py --write-allow-list`; it may only shrink)
 #: violations the code has today, "file -> imported module": count; empty once the redesign has moved the code
 ALLOWED: dict[str, int] = {
     '_table_task.py -> table': 1,
