@@ -110,7 +110,8 @@ class BayesResult:
     diagnostics : pandas.DataFrame or None
         MCMC diagnostics (NumPyro fits): R-hat, bulk and tail ESS per parameter, with ``divergences``.
     inference_data : arviz.InferenceData or None
-        The NumPyro fit, where NumPyro was used.
+        The MCMC fit (NumPyro's, or the logistic model's HMC and Laplace draws, whose InferenceData is built on
+        first use); :meth:`to_inference_data` returns it as an InferenceData.
     aggregator : callable
         The aggregate applied to (..., M, T) scores (reused to aggregate bootstrap replicates alike).
     task_weights : numpy.ndarray or None
@@ -228,7 +229,8 @@ class BayesResult:
         """The draws as an ``arviz.InferenceData`` (the NumPyro fit itself where there is one; otherwise one chain
         of the exact sampler's independent draws with coordinates model and task). Needs ArviZ."""
         if self.inference_data is not None:
-            return self.inference_data
+            resolve = getattr(self.inference_data, "resolve", None)  # built on first use (LazyInferenceData)
+            return resolve() if resolve is not None else self.inference_data
         from .diagnostics import import_arviz
 
         az = import_arviz()
