@@ -128,15 +128,18 @@ def counter(description: str, total: int, *, progress=None):
     display = _acquire(progress is True)
     task = display.add_task(description, total=total, count=f"0/{total:,}", always=progress is True)
     lock = threading.Lock()
-    done = [0]
+    done, open_ = [0], [True]
 
-    def advance(n=1):
+    def advance(n=1):  # never raises: it may run in a callback of a computation that outlives the block
         with lock:
-            done[0] = min(done[0] + int(n), total)
-            display.update(task, completed=done[0], count=f"{done[0]:,}/{total:,}")
+            if open_[0]:
+                done[0] = min(done[0] + int(n), total)
+                display.update(task, completed=done[0], count=f"{done[0]:,}/{total:,}")
 
     try:
         yield advance
     finally:
-        display.remove_task(task)
+        with lock:
+            open_[0] = False
+            display.remove_task(task)
         _release()

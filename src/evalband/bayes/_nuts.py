@@ -64,6 +64,7 @@ def run_nuts(model, kwargs, *, num_warmup, num_samples, num_chains, seed, target
     total = num_chains * (num_warmup + num_samples)
     with counter(f"MCMC (NUTS): {num_chains} chains x {num_warmup + num_samples:,} iterations", total) as advance:
         mcmc.run(jax.random.PRNGKey(seed), **kwargs)
+        jax.block_until_ready(mcmc.get_samples())  # JAX runs asynchronously: the bar ends with the chains
     az = import_arviz()
     idata = az.from_numpyro(mcmc, log_likelihood=False)
     return mcmc, idata
