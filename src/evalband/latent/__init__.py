@@ -1,0 +1,15 @@
+"""Latent-ability models for sparse leaderboards and item diagnostics.
+
+:func:`ability` puts models measured on different tasks on one scale (``score = sigmoid(alpha_b (C_m - D_b))``,
+Epoch AI's benchmark stitching), with intervals, ranks, rank intervals, P(best), pairwise verdicts and predictions
+of the cells not measured. :func:`items` fits the two-parameter logistic model to item-level responses and flags
+the items that carry no information or look miskeyed.
+
+The package is named ``latent`` (not ``ability``) so that ``evalband.ability`` stays the function.
+"""
+
+from .ability import CORRECTIONS, LOSSES, MODELS, ability
+from .predict import HoldoutCheck
+from .result import AbilityResult
+
+__all__ = ["AbilityResult", "CORRECTIONS", "HoldoutCheck", "LOSSES", "MODELS", "ability"]
