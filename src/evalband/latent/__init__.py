@@ -9,7 +9,8 @@ The package is named ``latent`` (not ``ability``) so that ``evalband.ability`` s
 """
 
 from .ability import CORRECTIONS, LOSSES, MODELS, ability
+from .items import ItemsResult, items
 from .predict import HoldoutCheck
 from .result import AbilityResult
 
-__all__ = ["AbilityResult", "CORRECTIONS", "HoldoutCheck", "LOSSES", "MODELS", "ability"]
+__all__ = ["AbilityResult", "CORRECTIONS", "HoldoutCheck", "ItemsResult", "LOSSES", "MODELS", "ability", "items"]
