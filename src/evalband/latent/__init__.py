@@ -5,11 +5,13 @@ Epoch AI's benchmark stitching), with intervals, ranks, rank intervals, P(best),
 of the cells not measured. :func:`items` fits the two-parameter logistic model to item-level responses and flags
 the items that carry no information or look miskeyed.
 
-The package is named ``latent`` (not ``ability``) so that ``evalband.ability`` stays the function.
+The package is named ``latent`` (not ``ability``), and its modules ``abilities`` and ``diagnostics``, so that
+``evalband.ability`` and ``evalband.items`` (and ``evalband.latent.ability``, ``evalband.latent.items``) stay the
+functions.
 """
 
-from .ability import CORRECTIONS, LOSSES, MODELS, ability
-from .items import ItemsResult, items
+from .abilities import CORRECTIONS, LOSSES, MODELS, ability
+from .diagnostics import ItemsResult, items
 from .predict import HoldoutCheck
 from .result import AbilityResult
 

@@ -88,7 +88,7 @@ class ItemsResult:
                 f" {flagged:,} item{'s' if flagged != 1 else ''} flagged")
 
 
-def items(data, *, model: str = "2pl", models=None, tasks=None, confidence_level=0.95, n_draws: int = 4000,
+def items(data, *, model: str = "2pl", models=None, tasks=None, confidence_level=0.95, n_draws: int = 1000,
           rng=None, **read_options) -> ItemsResult:
     """Item diagnostics: 2PL difficulty and discrimination with intervals, item-total correlations and flags.
 
@@ -131,10 +131,10 @@ def items(data, *, model: str = "2pl", models=None, tasks=None, confidence_level
     >>> import numpy as np, pandas as pd
     >>> import evalband as eb
     >>> rng = np.random.default_rng(1)
-    >>> theta, b = rng.normal(size=30), rng.normal(size=40)
-    >>> y = (rng.random((30, 40)) < 1 / (1 + np.exp(-(theta[:, None] - b)))).astype(int)
+    >>> theta, b = rng.normal(size=60), rng.normal(size=40)
+    >>> y = (rng.random((60, 40)) < 1 / (1 + np.exp(-2 * (theta[:, None] - b)))).astype(int)
     >>> y[:, 0] = 1 - y[:, 0]  # a miskeyed item
-    >>> df = pd.DataFrame([(f"m{m}", "t", f"i{i}", y[m, i]) for m in range(30) for i in range(40)],
+    >>> df = pd.DataFrame([(f"m{m}", "t", f"i{i}", y[m, i]) for m in range(60) for i in range(40)],
     ...                   columns=["model", "task", "item", "score"])
     >>> res = eb.items(df, rng=0)
     >>> res.to_frame().iloc[0][["item", "flag"]].tolist()
