@@ -50,6 +50,9 @@ _LAZY = {
     "read_battles": "evalband.io.battles",
     # cost, latency and the quality-cost frontier
     "frontier": "evalband.costs", "FrontierResult": "evalband.costs", "CostTable": "evalband.cost_table",
+    # latent abilities (sparse leaderboards) and item diagnostics
+    "ability": "evalband.latent", "items": "evalband.latent", "AbilityResult": "evalband.latent",
+    "ItemsResult": "evalband.latent",
     # task weights
     "weight_sensitivity": "evalband.weights", "WeightSensitivity": "evalband.weights",
     # planning
@@ -65,7 +68,7 @@ __all__ = ["__version__", *_LAZY]
 #: subpackages and modules reachable as attributes (``evalband.bayes.beta_binomial``), imported on first access
 _SUBMODULES = frozenset({
     "aggregate", "analysis", "bayes", "comparison", "costs", "display", "estimation", "examples", "facets", "io",
-    "judges", "plan", "preferences", "ranking", "report", "resample", "results", "selection", "table", "tasks",
+    "judges", "latent", "plan", "preferences", "ranking", "report", "resample", "results", "selection", "table", "tasks",
     "weights", "cli", "dist",
 })
 
