@@ -28,6 +28,7 @@ import unicodedata
 import numpy as np
 import pandas as pd
 
+from ._cells import NESTED, check_cells, describe
 from ._validate import ArgumentTypeError, InputError
 
 __all__ = ["JSONFloat", "label_text", "label_column", "natural_key", "natural_order", "natural_permutation", "shown"]
@@ -76,10 +77,8 @@ def _raw_text(value):
         if math.isinf(v):
             raise ArgumentTypeError(f"{v!r}")
         return str(int(v)) if v.is_integer() else repr(v)
-    if isinstance(value, (dict, list, tuple, set, bytes)):
-        kind = "an object" if isinstance(value, dict) else "a list" if isinstance(value, (list, tuple, set)) \
-            else "bytes"
-        raise ArgumentTypeError(f"{kind} {str(value)[:40]}")
+    if isinstance(value, NESTED):
+        raise ArgumentTypeError(describe(value))
     return str(value)
 
 
@@ -166,9 +165,10 @@ def label_column(col: pd.Series, name: str, source=None, row_word: str = "row") 
     Raises
     ------
     InputError
-        A missing label (an empty cell, null or NaN; spaces only), a value that is no label (a nested object, an
-        infinite number) or labels that look alike, naming the row.
+        A missing label (an empty cell, null or NaN; spaces only), a value that is no label (a nested object or
+        list, :mod:`evalband._cells`; an infinite number) or labels that look alike, naming the row.
     """
+    check_cells(col, name, source=source, where=lambda pos: f"{row_word} {col.index[pos]}")
     values = col
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = values.cat.codes.to_numpy()

@@ -18,6 +18,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from ._cells import check_cells
 from ._lists import check_named_columns
 from ._validate import ArgumentError, InputError, check_choice
 from .display.reprs import displayed
@@ -31,11 +32,13 @@ MAX_ORDINAL_CATEGORIES = 12
 
 
 def _row(index, pos: int, row_word: str):
+    """The row as the user sees it: 'line 7', 'record 3', 'row 2' (several files: the label names file and line)."""
     label = index[pos]
-    return f"{row_word} {label}" if row_word == "line" else label
+    return label if row_word == "at" else f"{row_word} {label}"
 
 
 def _labels(col: pd.Series, name: str, source: str, row_word: str) -> np.ndarray:
+    check_cells(col, name, source=source, where=lambda pos: _row(col.index, pos, row_word), column=str(col.name))
     blank = col.isna().to_numpy()
     if blank.any():
         pos = int(np.flatnonzero(blank)[0])
@@ -178,6 +181,8 @@ class RatingsTable:
         unit = _labels(df[unit_col], "unit", source, row_word)
         rater = _labels(df[rater_col], "rater", source, row_word)
         value = df[value_col]
+        check_cells(value, "rating", source=source, where=lambda pos: _row(df.index, pos, row_word),
+                    column=str(value_col))
         blank = value.isna().to_numpy() | value.map(lambda v: isinstance(v, str) and not v.strip()).to_numpy()
         u_labels = np.unique(unit)
         u_code_all = np.searchsorted(u_labels, unit)
