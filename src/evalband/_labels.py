@@ -48,14 +48,16 @@ class JSONFloat(float):
         return value
 
 
-def label_text(value):
+def label_text(value, *, nfc: bool = True):
     """One value as label text (None for a missing value); raises TypeError for values that are no label.
 
-    Text as written (NFC-normalized); integers in decimal digits; floats holding an integer as integers, others
-    by their shortest round-trip form; a :class:`JSONFloat` by its text; booleans as ``'True'``/``'False'``.
+    Text as written (NFC-normalized; with ``nfc=False`` as written, for a reader whose labels reach
+    :func:`label_column`, which normalizes them and says so in a note); integers in decimal digits; floats holding
+    an integer as integers, others by their shortest round-trip form; a :class:`JSONFloat` by its text; booleans
+    as ``'True'``/``'False'``.
     """
     text = _raw_text(value)
-    return text if text is None or text.isascii() else unicodedata.normalize("NFC", text)
+    return text if not nfc or text is None or text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def _raw_text(value):
@@ -268,13 +270,21 @@ def _texts(codes: np.ndarray, distinct: list, col: pd.Series, name: str, source,
     as_raw = pd.Series(pd.Categorical.from_codes(codes, categories=distinct, validate=False), index=col.index)
     notes = _check_lookalikes(distinct, as_raw, name, source, row_word)
     texts = [r if r.isascii() else unicodedata.normalize("NFC", r) for r in distinct]
-    changed = sum(1 for r, t in zip(distinct, texts) if r != t)
+    changed = [(r, t) for r, t in zip(distinct, texts) if r != t]
     if changed:
-        notes.append(f"{name}: {changed} label{'s' if changed > 1 else ''} written in decomposed Unicode (NFD)"
-                     " normalized to NFC")
+        notes.append(nfc_note(name, changed))
         as_raw = pd.Series(pd.Categorical.from_codes(as_raw.cat.codes.to_numpy(), categories=texts),
                            index=col.index)
     return as_raw, notes
+
+
+def nfc_note(name: str, changed: list) -> str:
+    """The note on labels written with combining marks (decomposed Unicode) and shown in NFC: the first spelling as
+    written (its combining marks escaped, :func:`shown`) and as shown, and how many more."""
+    written, nfc = changed[0]
+    more = f" (and {len(changed) - 1:,} more {name} label{'s' if len(changed) > 2 else ''})" if len(changed) > 1 else ""
+    return (f"{name} {shown(written)} is written with combining marks (decomposed Unicode, NFD) and shown as"
+            f" '{nfc}' (normalized to NFC, the one spelling of labels){more}")
 
 
 def _raw_error(value) -> str:
