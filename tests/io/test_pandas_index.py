@@ -91,3 +91,25 @@ def test_parquet_index_columns_are_columns(tmp_path, monkeypatch, columnar_path)
     for name in ("one", "two"):
         got = read(str(tmp_path / f"{name}.parquet")).data.reset_index(drop=True)
         pd.testing.assert_frame_equal(got[want.columns], want)
+
+
+def test_json_of_columns_is_aligned_by_row_key(tmp_path):
+    """pandas' to_json() (an object per column, keyed by row): a column written in another key order is aligned by
+    key, not shifted; a key one column lacks is an error; keys other than 0..n-1 are named in a note."""
+    df = _frame(4)
+    df.to_json(tmp_path / "cols.json")
+    doc = json.loads((tmp_path / "cols.json").read_text())
+    doc["score"] = dict(reversed(list(doc["score"].items())))
+    (tmp_path / "shuffled.json").write_text(json.dumps(doc))
+    want = read(df).data.reset_index(drop=True)
+    for name in ("cols", "shuffled"):
+        got = read(str(tmp_path / f"{name}.json"))
+        pd.testing.assert_frame_equal(got.data.reset_index(drop=True), want)
+        assert not any("keys" in n for n in got.notes)
+    df.set_axis(np.arange(12) * 3 + 5).to_json(tmp_path / "keyed.json")
+    assert any("the rows are named by keys (5, 8, 11 ...; a pandas index)" in n
+               for n in read(str(tmp_path / "keyed.json")).notes)
+    del doc["task"]["3"]
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(Exception, match="column 'task' lacks row '3', which column 'model' has"):
+        read(str(tmp_path / "bad.json"))

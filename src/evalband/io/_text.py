@@ -517,6 +517,15 @@ def read_json_table(raw: Raw, source: str) -> tuple[pd.DataFrame, str]:
                              " of records [{\"model\": ..., \"score\": ...}, ...]", source=source)
         return _frame(doc, np.arange(1, len(doc) + 1), source), "record"
     if isinstance(doc, dict) and doc and all(isinstance(v, (list, dict)) for v in doc.values()):
+        if all(isinstance(v, dict) for v in doc.values()):  # pandas' to_json(): {column: {row key: value}}
+            cols, keys = _by_row_key(doc, source)
+            frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in cols.items()})
+            frame.index = np.arange(1, len(keys) + 1)
+            if list(keys) != [str(k) for k in range(len(keys))]:
+                raw.notes.append(f"{source}: the rows are named by keys ({', '.join(keys[:3])}"
+                                 f"{' ...' if len(keys) > 3 else ''}; a pandas index), not read as a column; rows"
+                                 " are counted in their order")
+            return frame, "row"
         cols = {k: (list(v.values()) if isinstance(v, dict) else v) for k, v in doc.items()}
         sizes = {len(v) for v in cols.values()}
         if len(sizes) > 1:
@@ -528,6 +537,24 @@ def read_json_table(raw: Raw, source: str) -> tuple[pd.DataFrame, str]:
         return frame, "row"
     raise InputError(f"holds {_kind(doc)}; a JSON table is an array of records or an object of columns",
                      source=source)
+
+
+def _by_row_key(doc: dict, source: str) -> tuple[dict, list]:
+    """Columns written as objects of row keys (pandas' ``to_json()``): each column's values in the order of the
+    first column's keys (so that a column written in another order is not shifted); a key one column has and
+    another lacks is an error naming both."""
+    names = list(doc)
+    keys = list(doc[names[0]])
+    for name in names[1:]:
+        have = doc[name]
+        if len(have) != len(keys) or any(k not in have for k in keys):
+            extra = next((k for k in have if k not in doc[names[0]]), None)
+            lacking = next((k for k in keys if k not in have), None)
+            what = (f"has row {extra!r}, which column {names[0]!r} lacks" if extra is not None else
+                    f"lacks row {lacking!r}, which column {names[0]!r} has")
+            raise InputError(f"column {name!r} {what}; every column needs the same rows", source=source,
+                             column=str(name))
+    return {name: [doc[name][k] for k in keys] for name in names}, keys
 
 
 def _frame(records: list, index: np.ndarray, source: str) -> pd.DataFrame:
