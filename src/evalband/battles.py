@@ -23,6 +23,7 @@ import pandas as pd
 from scipy import sparse
 
 from ._cells import check_cells
+from ._labels import label_column
 from ._validate import ArgumentError, InputError
 from .display.reprs import displayed
 
@@ -185,6 +186,13 @@ class BattleTable:
                                  row=where(blank[0]), column=cols.get(name, name))
         a = np.array([str(x).strip() for x in a], dtype=object)
         b = np.array([str(x).strip() for x in b], dtype=object)
+        # the one label rule of every table (evalband._labels): NFC, look-alike spellings refused, notes
+        both, more = label_column(pd.Series(np.concatenate([a, b]), index=pd.Index(np.concatenate([rows, rows]),
+                                                                                    dtype=object)),
+                                  "model", source, row_word)
+        names = np.asarray(both.cat.categories, dtype=object)[both.cat.codes.to_numpy()]
+        a, b = names[:n], names[n:]
+        notes = (*notes, *(x for x in more if x not in notes))
         same = np.flatnonzero(a == b)
         if same.size:
             raise InputError(f"model_a and model_b are the same model {a[same[0]]!r}: a self-battle says nothing"

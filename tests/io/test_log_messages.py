@@ -86,3 +86,22 @@ def test_combining_marks_in_logs_get_the_note(tmp_path):
     said = " | ".join(table.notes)
     assert "model 'cafe\\u0301' is written with combining marks" in said
     assert "item 'e\\u0301' is written with combining marks" in said
+
+
+def test_battles_and_ratings_follow_the_label_rule():
+    """Battle sides and rating units, raters and clusters: one model written in NFC and NFD was two models that look
+    alike (silently); now NFC with the note naming the spelling, and two spellings in one file are refused."""
+    from evalband.battles import BattleTable
+    from evalband.ratings import RatingsTable
+    from evalband._validate import InputError
+
+    table = BattleTable.build(["cafe\u0301", "b"], ["b", "cafe\u0301"], [1.0, 0.5])
+    assert table.models == ("b", "caf\u00e9")
+    assert any("model 'cafe\\u0301' is written with combining marks" in n for n in table.notes)
+    with pytest.raises(InputError, match="differ only in Unicode normalization"):
+        BattleTable.build(["cafe\u0301", "b"], ["b", "caf\u00e9"], [1.0, 0.5])
+    ratings = RatingsTable.from_long(pd.DataFrame({"unit": ["u1", "u1", "u2", "u2"],
+                                                   "rater": ["Zoe\u0308", "ann", "Zoe\u0308", "ann"],
+                                                   "value": [1, 2, 2, 2]}))
+    assert "Zo\u00eb" in ratings.raters
+    assert any("rater 'Zoe\\u0308' is written with combining marks" in n for n in ratings.notes)
