@@ -9,6 +9,7 @@ the fixture files are stored below with the pandas call that produced them.
 
 from __future__ import annotations
 
+import io
 import json
 
 import numpy as np
@@ -97,11 +98,22 @@ def test_contract_alpaca_eval_win_rate_and_se_are_the_leaderboards():
 
 
 def test_length_controlled_json_adds_the_raw_win_rate_interval():
+    """With --length-control, se is the rating's (the LC win rate's bootstrap SE, as the table shows it), also
+    named se_lc beside lc_win_rate; the raw win rate keeps AlpacaEval's SE as win_rate_se (issue 22)."""
     recs = records(run(ALPACA, "--method", "win-rate", "--baseline", "gpt4_1106_preview", "--length-control",
                        "--format", "json", "--seed", 3, "--n-resamples", 200))
-    assert list(recs[0]) == FIELDS + ["win_rate", "se", "win_rate_ci_low", "win_rate_ci_high"]
+    assert list(recs[0]) == FIELDS + ["win_rate", "se", "lc_win_rate", "se_lc", "win_rate_se", "win_rate_ci_low",
+                                      "win_rate_ci_high", "lc_glm"]
     x = next(r for r in recs if r["model"] == "model_x")
     assert x["win_rate"] == pytest.approx(0.6742056666666666, abs=1e-12) and x["rating"] != x["win_rate"]
+    assert x["win_rate_se"] == pytest.approx(0.04527588218035003, abs=1e-12)  # AlpacaEval's, as without control
+    assert x["se"] == x["se_lc"] != x["win_rate_se"] and x["lc_win_rate"] == x["rating"]
+    assert x["lc_glm"] == "length_controlled_v1"
+    csv = run(ALPACA, "--method", "win-rate", "--baseline", "gpt4_1106_preview", "--length-control", "--seed", 3,
+              "--n-resamples", 200, "--format", "csv")
+    frame = pd.read_csv(io.StringIO(csv.stdout[:csv.stdout.index("\n\n")] if "\n\n" in csv.stdout else csv.stdout))
+    row = frame.set_index("model").loc["model_x"]
+    assert row["se"] == pytest.approx(x["se"], rel=1e-12) and row["se_bootstrap"] == pytest.approx(x["se"], rel=1e-12)
 
 
 def test_table_is_the_house_style_with_the_seed_note():

@@ -46,8 +46,22 @@ StyleOpt = Annotated[Optional[str], typer.Option(
     "--style", help="Style control, comma-separated features: length, markdown (header, list and bold counts),"
                     " NAME for columns NAME_a/NAME_b, or a column of differences A - B.", show_default=False)]
 LengthControlOpt = Annotated[bool, typer.Option(
-    "--length-control", help="With --method win-rate and --baseline: AlpacaEval-style length-controlled win"
-                             " rate (needs a length feature), its interval from the bootstrap.")]
+    "--length-control", help="With --method win-rate and --baseline: the length-controlled win rate by --lc-glm"
+                             " (needs a length feature), its interval from the bootstrap; se is its bootstrap"
+                             " SE (JSON: se and se_lc; the raw win rate's: win_rate_se).")]
+LcGlmOpt = Annotated[str, typer.Option(
+    "--lc-glm", help="The length-control GLM: length_controlled_v1 (AlpacaEval's: instruction difficulty,"
+                     " regularization toward the gamed baselines, L1 penalty by cross-validation) or length-only"
+                     " (an intercept and a length slope per model; not AlpacaEval's values).")]
+LcReferenceOpt = Annotated[Optional[str], typer.Option(
+    "--lc-reference", help="AlpacaEval's df_gamed.csv (Hugging Face dataset tatsu-lab/alpaca_eval): the"
+                           " instruction difficulties and gamed baselines length_controlled_v1 uses; without it"
+                           " the difficulties are estimated and the regularization left out (with notes).",
+    show_default=False)]
+DifficultyOpt = Annotated[Optional[str], typer.Option(
+    "--instruction-difficulty", help="A CSV of instruction (or AlpacaEval index) and difficulty, e.g. AlpacaEval's"
+                                     " instruction_difficulty.csv (default: from --lc-reference, else estimated).",
+    show_default=False)]
 KOpt = Annotated[float, typer.Option("--k", help="Elo's K-factor (--method elo).")]
 SourceOpt = Annotated[str, typer.Option(
     "--source", help="Input kind: auto (detected), battles (a column layout), fastchat, arena-hard or"
@@ -76,6 +90,7 @@ WeightCol = _column("--weight-col", "a positive weight per battle (default weigh
 #: library argument -> the option that sets it, for the library's messages
 _OPTIONS = {"ties": "--ties", "baseline": "--baseline", "scale": "--scale", "anchor": "--anchor",
             "cluster": "--cluster", "style": "--style", "length_control": "--length-control", "k": "--k",
+            "lc_glm": "--lc-glm", "lc_reference": "--lc-reference", "instruction_difficulty": "--instruction-difficulty",
             "source": "--source", "model_a_col": "--model-a-col", "model_b_col": "--model-b-col",
             "winner_col": "--winner-col", "question_col": "--question-col", "judge_col": "--judge-col",
             "turn_col": "--turn-col", "weight_col": "--weight-col", "style_cols": "--style"}
@@ -99,6 +114,9 @@ def arena(
     cluster: ClusterOpt = "auto",
     style: StyleOpt = None,
     length_control: LengthControlOpt = False,
+    lc_glm: LcGlmOpt = "length_controlled_v1",
+    lc_reference: LcReferenceOpt = None,
+    instruction_difficulty: DifficultyOpt = None,
     k: KOpt = 4.0,
     n_resamples: NResamplesOpt = 1000,
     confidence: ConfidenceOpt = "0.95",
@@ -123,7 +141,8 @@ def arena(
     on one prompt are not independent); --cluster none resamples battles as FastChat and Arena-Hard do. Ranks,
     rank intervals, P(best) and --pairs come from the same replicates. JSON has one record per model (model,
     rating, ci_low, ci_high, rank, rank_low, rank_high, p_best, n_battles, n_wins, n_ties; win rates add win_rate
-    and se); CSV has every column. Example:
+    and se, the rating's standard error; --length-control adds lc_win_rate, se_lc, win_rate_se (AlpacaEval's, of
+    the raw win rate), win_rate_ci_low, win_rate_ci_high and lc_glm); CSV has every column. Example:
     evalband arena crowd-comparisons.csv --scale logit --seed 1
     """
     with errors():
@@ -143,7 +162,9 @@ def arena(
             read_options["style_cols"] = [n for n in names if n != "markdown"]
         seed, seed_text = resolve_seed(seed)
         result = run_arena(path, method=method, ties=ties, baseline=baseline, scale=scale, anchor=anchor,
-                           cluster=unit, style=names, length_control=length_control, k=k, n_resamples=n_resamples,
+                           cluster=unit, style=names, length_control=length_control, lc_glm=lc_glm,
+                           lc_reference=lc_reference, instruction_difficulty=instruction_difficulty or "auto", k=k,
+                           n_resamples=n_resamples,
                            confidence_level=parse_confidence(confidence), rng=seed,
                            models=parse_list(models, name="models"), source=battle_source, **read_options)
         notes = list(result.notes) + [f"{seed_text}, {result.n_resamples:,} replicates"]
@@ -179,8 +200,8 @@ def _leaderboard(result, fmt: str, notes: list) -> None:
         fields = list(FIELDS)
         if result.method == "win-rate":
             fields += ["win_rate", "se"]
-            if result.length_control:
-                fields += ["win_rate_ci_low", "win_rate_ci_high"]
+            if result.length_control:  # se is the rating's (the LC win rate's, bootstrap); the raw one's beside
+                fields += ["lc_win_rate", "se_lc", "win_rate_se", "win_rate_ci_low", "win_rate_ci_high", "lc_glm"]
         show(frame[fields], fmt, notes=lead + notes)
         return
     if fmt == "csv":
@@ -192,8 +213,6 @@ def _leaderboard(result, fmt: str, notes: list) -> None:
     if fmt == "table-wide":
         cols = list(frame.columns)
     shown = frame[cols]
-    if result.length_control:  # the interval is the bootstrap's; AlpacaEval's se is the raw win rate's
-        shown = shown.assign(se=frame["se_bootstrap"])
     if result.method == "win-rate":
         shown = shown.drop(columns=[c for c in ("win_rate", "lc_win_rate") if c in shown and c != "rating"])
         shown = shown.rename(columns={"rating": name})

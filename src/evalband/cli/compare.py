@@ -189,8 +189,10 @@ def compare(
             return
         scales = [(p.statistic, p.scale) for p in result.aggregates]
         parts, readings = [], []
-        for pc, av in zip(result.aggregates, result.aggregate_values):
-            order = np.argsort(-av.observed if av.higher_is_better else av.observed, kind="stable")
+        values = result.aggregate_values or (None,) * len(result.aggregates)  # pairs on shared items: no model values
+        for pc, av in zip(result.aggregates, values):
+            order = np.arange(len(result.models)) if av is None else \
+                np.argsort(-av.observed if av.higher_is_better else av.observed, kind="stable")
             rows = pairs_shown(pc, order, all_pairs=all_pairs)
             part = pc.to_frame().iloc[rows]
             parts.append(part)
@@ -204,13 +206,14 @@ def compare(
 
         shown = pd.concat(parts, ignore_index=True)
         shown = shown[[c for c in ("aggregate", "model_a", "model_b", "difference", "se", "ci_low", "ci_high",
-                                   "p_value", "p_adjusted", "verdict", "confidence_level") if c in shown.columns]]
+                                   "p_value", "p_adjusted", "verdict", "confidence_level") if c in shown.columns]
+                      + (["n_units"] if result.on_shared_items else [])]  # each pair on its own items: the count
         if (shown["p_adjusted"] == shown["p_value"]).all():
             shown = shown.drop(columns="p_adjusted")  # no correction: the same numbers twice
         points = points_note(scales)
         line = ppi_line(ppi_records(result.replicates))
         if line:
             notes.insert(0, line)
-        floor = 2 / (result.replicates.replicates.shape[0] + 1)  # two-sided bootstrap p-values
+        floor = result.p_floor  # two-sided bootstrap p-values
         show(shown, fmt, notes=readings + ([points] if points else []) + notes, value_cols=value_cols,
              scale=row_scales(shown, scales), p_floor=floor)
