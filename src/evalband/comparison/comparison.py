@@ -399,7 +399,8 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
 
 
 def _exact_when_few_discordant(res, a, b, options):
-    """Binary paired scores with fewer than MIN_DISCORDANT discordant items: exact McNemar p-value and verdict.
+    """Binary paired scores with fewer than MIN_DISCORDANT discordant items, or a bootstrap that never varies (every
+    discordant item favours one model): exact McNemar p-value and verdict.
 
     Only discordant items carry information about a difference in accuracy; with few of them the bootstrap
     distribution of the difference is coarse (all 3 discordant items favouring A give the interval (100, 100)),
@@ -408,7 +409,9 @@ def _exact_when_few_discordant(res, a, b, options):
     margin, so with a margin the pair stays 'not yet decided'. The interval shown is still the bootstrap one.
     """
     disc = np.sum(np.asarray(a) != np.asarray(b), axis=-1)
-    use = disc < MIN_DISCORDANT
+    flat = ~(np.isfinite(res.ci.low) & np.isfinite(res.ci.high)) & np.isfinite(res.difference) & (
+        np.asarray(res.verdict_basis) == "degenerate interval")  # every item discordant the same way, say
+    use = (disc < MIN_DISCORDANT) | flat
     if not use.any():
         return res
     p = res.p_value.copy()
@@ -431,8 +434,10 @@ def _exact_when_few_discordant(res, a, b, options):
         decided = p_adj[k] <= alpha and options["margin"] == 0 and res.difference[k] != 0
         verdicts[k] = ("A better" if res.difference[k] > 0 else "B better") if decided else "not yet decided"
         basis[k] = "exact McNemar"
+        reason = (f"with fewer than {MIN_DISCORDANT} the bootstrap is unreliable" if disc[k] < MIN_DISCORDANT
+                  else "every discordant item favours one model (the bootstrap never varies)")
         why = (f"(exact McNemar p = {p[k]:.2g} on {int(disc[k])} discordant item{'s' if disc[k] != 1 else ''}:"
-               f" with fewer than {MIN_DISCORDANT} the bootstrap is unreliable, so the verdict follows the exact test"
+               f" {reason}, so the verdict follows the exact test"
                f"{'; it does not test a margin' if options['margin'] > 0 else ''})")
         readings[k] = reading(res.model_a[k], res.model_b[k], res.difference[k], res.ci.low[k], res.ci.high[k],
                               verdicts[k], se=res.se[k], confidence_level=res.interval_level, scale=res.scale,

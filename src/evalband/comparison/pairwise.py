@@ -12,6 +12,7 @@ from ..results import ConfidenceInterval
 from .pairs import pair_indices
 from .multiplicity import CORRECTIONS, adjust_p_values, correction_level, max_deviation, max_t_from_deviations
 from .p_values import INTERVAL_METHODS, bootstrap_p_value
+from ..estimation.edges import degenerate
 from .verdict import MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold, withheld_text
 from ..display.reprs import displayed
 
@@ -230,6 +231,9 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     verdicts, basis = withhold(verdicts, low, high, se, units, n_resamples=s.shape[0], significance=significance)
     if (basis != "bootstrap").any():  # a withheld verdict has no trustworthy bootstrap p-value either
         p, p_adj = np.where(basis != "bootstrap", np.nan, p), np.where(basis != "bootstrap", np.nan, p_adj)
+    flat = degenerate(low, high, se)
+    if flat.any():  # a zero-width interval (or SE 0) is never shown as a result: it says only that the units agree
+        low, high, se = (np.where(flat, np.nan, x) for x in (low, high, se))
     missing = ~np.isfinite(d)  # never a p-value beside a missing difference (max-t included)
     if missing.any():
         p, p_adj = np.where(missing, np.nan, p), np.where(missing, np.nan, p_adj)

@@ -213,8 +213,22 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
     if table.score_kind != "unbounded":
         ci, pooled, extras, clipped = _clip_to_range(ci, pooled, extras)
         notes += clipped
+    se, ci, pooled, edge = _edges(est, se, ci, n, pooled, key, level, table.score_kind != "unbounded")
+    notes += edge
     notes += _empty_cells(models, tasks, n)
     return _weighted(TaskEstimates(models, tasks, est, se, ci, n, key, level, extras, pooled, tuple(notes)), sel)
+
+
+def _edges(est, se, ci, n, pooled, key, level, bounded):
+    """No zero-width interval or standard error of 0 (:mod:`evalband.estimation.edges`), per cell and pooled."""
+    from .edges import edge_intervals, edge_notes
+
+    lo, hi, sd, a, g = edge_intervals(est, se, ci.low, ci.high, n, bounded=bounded, confidence_level=level)
+    plo, phi, psd, pa, pg = edge_intervals(pooled.estimate, pooled.se, pooled.ci.low, pooled.ci.high, pooled.n,
+                                           bounded=bounded, confidence_level=level)
+    pooled = replace(pooled, se=psd, ci=ConfidenceInterval(plo, phi))
+    notes = edge_notes(int(a.sum() + pa.sum()), int(g.sum() + pg.sum()), method=key)
+    return sd, ConfidenceInterval(lo, hi), pooled, notes
 
 
 def _weighted(result: TaskEstimates, sel) -> TaskEstimates:
@@ -291,7 +305,10 @@ def _crossed(sel, fixed, level, cluster) -> TaskEstimates:
     ci, pooled, extras, clipped = (_clip_to_range(r.ci, pooled, extras) if table.score_kind != "unbounded"
                                    else (r.ci, pooled, extras, []))
     notes += clipped
-    return TaskEstimates(r.models, r.tasks, r.estimate, r.se, ci, r.n_items, "crossed", level, extras, pooled,
+    se, ci, pooled, edge = _edges(r.estimate, r.se, ci, r.n_items, pooled, "crossed", level,
+                                  table.score_kind != "unbounded")
+    notes += edge
+    return TaskEstimates(r.models, r.tasks, r.estimate, se, ci, r.n_items, "crossed", level, extras, pooled,
                          tuple(dict.fromkeys(notes)))
 
 
@@ -368,9 +385,9 @@ def _summary(table, key: str, level: float, notes: list) -> TaskEstimates:
     n = np.nan_to_num(g["n"].to_numpy(np.float64), nan=0.0).reshape(shape)
     cells = _proportion_cells(np.nan_to_num(correct), n, key, level)
     pooled = _proportion_cells(np.nansum(correct, axis=1), n.sum(axis=1), key, level)
-    notes = notes + _empty_cells(models, tasks, n)
-    return TaskEstimates(models, tasks, cells.estimate, cells.se, cells.ci, cells.n, key, level, {}, pooled,
-                         tuple(notes))
+    se, ci, pooled, edge = _edges(cells.estimate, cells.se, cells.ci, cells.n, pooled, key, level, True)
+    notes = notes + edge + _empty_cells(models, tasks, n)
+    return TaskEstimates(models, tasks, cells.estimate, se, ci, cells.n, key, level, {}, pooled, tuple(notes))
 
 
 def _empty_cells(models, tasks, n) -> list[str]:

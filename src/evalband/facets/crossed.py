@@ -15,7 +15,8 @@ import numpy as np
 from .._random import block_generator, name_key, run_entropy
 from .._validate import ArgumentError, ArgumentTypeError, as_generator, check_choice, check_positive_int
 from ..resample import Replicates, draw_counts
-from .design import ITEM, TaskDesign, facet_design
+from ..resample.floors import CellCounts
+from .design import ITEM, TaskDesign, facet_design, facet_table
 from .small_clusters import bell_mccaffrey_df, cr2_factors
 
 __all__ = ["CROSSED_METHODS", "crossed_bootstrap", "multiplier_replicates"]
@@ -308,8 +309,14 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
     table_groups = None
     if hasattr(data, "task_groups"):
         table_groups = data.task_groups
+    kind = getattr(facet_table(data), "score_kind", "unbounded")
+    cells = None
+    if kind in ("binary", "bounded"):  # the items behind each mean, for the floor of intervals at 0 or 1
+        n_items = np.array([d.n_items for d in design.designs], dtype=np.float64)
+        cells = CellCounts(np.tile(n_items, (n_m, 1)), binary=kind == "binary")
     return Replicates(design.models, design.tasks, observed, out, "paired", unit_names[0] if len(unit_names) == 1
-                      else "mixed", n_resamples, n_units, table_groups, seed, tuple(dict.fromkeys(notes)), "mean")
+                      else "mixed", n_resamples, n_units, table_groups, seed, tuple(dict.fromkeys(notes)), "mean",
+                      cells=cells)
 
 
 def _family(facet: str, levels) -> str:

@@ -89,10 +89,10 @@ def _se_wide(vc: VarianceComponents, *, difference: bool) -> pd.DataFrame:
         for facet in vc.facets:
             one = f[f["fixed"] == facet][key + ["se"]].rename(columns={"se": f"se_fixed_{facet}"})
             out = out.merge(one, on=key, how="left")
-    if difference:
-        parts = out["model"].str.split(" - ", n=1, expand=True, regex=False)
-        out.insert(0, "model_b", parts[1])
-        out.insert(0, "model_a", parts[0])
+    if difference:  # "a - b" labels; one model has no pair, and the frame keeps its columns, empty
+        parts = out["model"].str.split(" - ", n=1, expand=True, regex=False).reindex(columns=[0, 1])
+        out.insert(0, "model_b", parts[1].astype(object))
+        out.insert(0, "model_a", parts[0].astype(object))
         out = out.drop(columns="model")
     cols = [c for c in out.columns if c not in ("g_relative", "g_absolute")] + ["g_relative", "g_absolute"]
     return out[cols].reset_index(drop=True)
@@ -155,7 +155,8 @@ def facet_summary(data, *, facets=None, fixed=(), nested=(), n_resamples: int = 
     vc = variance_components(table, facets=facets, fixed=fixed, nested=nested, models=models, tasks=tasks,
                              n_resamples=n_resamples, confidence_level=confidence_level, rng=gen)
     notes = list(vc.notes)
-    target = float(np.nanmax(vc.se_random)) / 2 if target_se is None else float(target_se)
+    finite = np.asarray(vc.se_random)[np.isfinite(vc.se_random)]
+    target = (float(finite.max()) / 2 if finite.size else float("nan")) if target_se is None else float(target_se)
     plan = None
     if np.isfinite(target) and target > 0:
         plan = plan_design(vc, target_se=target, cost=cost, fixed=fixed)

@@ -228,6 +228,8 @@ def _comparison_report(a, *, command, timestamp) -> Report:
     rank_frame["ci834_low"] = rank_frame["model"].map(o)
     rank_frame["ci834_high"] = rank_frame["model"].map(pd.Series(np.asarray(a.overlap.high), index=models))
     per_task = reps.to_frame()
+    if a.task_se is not None:
+        per_task["se"] = np.asarray(a.task_se).ravel()
     per_task["ci_low"] = np.asarray(a.task_ci.low).ravel()
     per_task["ci_high"] = np.asarray(a.task_ci.high).ravel()
     cov = table.coverage()

@@ -244,6 +244,9 @@ class Replicates(ReplicateSet):
     statistic: str = "mean"
     _units: tuple | None = field(default=None, repr=False, compare=False)
     _entropy: object = field(default=None, repr=False, compare=False)
+    cells: object = field(default=None, repr=False, compare=False)
+    """:class:`~evalband.resample.floors.CellCounts`: the items behind each per-task mean of scores in [0, 1]
+    (None for other statistics), which the floor of per-model and per-task intervals reads."""
 
     # ------------------------------------------------------------------ views
     def to_frame(self) -> pd.DataFrame:
@@ -276,6 +279,7 @@ class Replicates(ReplicateSet):
         return replace(self, models=tuple(self.models[k] for k in mi), tasks=names,
                        observed=self.observed[np.ix_(mi, ti)], replicates=self.replicates[:, mi][:, :, ti],
                        n_units=np.asarray(self.n_units)[ti], task_groups=groups,
+                       cells=None if self.cells is None else self.cells.take(mi, ti),
                        _units=None if units is None else tuple(
                            type(u)(u.task, u.X[mi], u.sizes, u.finish) for u in units))
 
