@@ -338,6 +338,10 @@ def _floored(reps, av, ranking, level):
     from ..resample.floors import widen_aggregate, widen_tasks
     from ..results import ConfidenceInterval
 
+    if getattr(reps, "heavy_tails", False):  # t mixture replicates: the SE from their central spread
+        from ..resample import central_se
+
+        ranking = replace(ranking, se=central_se(ranking.samples))
     w = widen_aggregate(reps, av.function, ranking.estimate, ranking.samples, ranking.ci.low, ranking.ci.high,
                         ranking.se, confidence_level=level)
     ranking = replace(ranking, ci=w.ci, se=w.se)

@@ -343,8 +343,34 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
             task_results.append(_task_comparison(t, task, table, reps, main_reps, paired, summary, rho,
                                                  per_task_var, permutation, n_permutations, gen, options,
                                                  strata, jk_all, binomial))
+    if getattr(reps, "heavy_tails", False):
+        aggregates = [_central(pc, av.samples, reps) for pc, av in zip(aggregates, aggs)]
+        task_results = [_central(pc, main_reps[:, :, t], reps) for t, pc in enumerate(task_results)]
+        notes.append("se: half the width of the central 68% interval of the replicates, stable from seed to seed;"
+                     " the replicates of the small-sample correction (few facet levels or clusters) are a t scale"
+                     " mixture whose standard deviation is not (se_bootstrap)"
+                     + ("; se_analytic is left empty: it counts the items only, not the levels of "
+                        + ", ".join(reps.facets) if reps.facets else ""))
     return Comparison(tuple(reps.models), tuple(aggregates), tuple(task_results), tuple(sens), reps, paired,
                       tuple(notes), sel.tasks_left_out, sel, tuple(aggs))
+
+
+def _central(pc, samples, reps, block: int = 1 << 24):
+    """A pairwise comparison of heavy-tailed replicates with its ``se`` read from their central spread and the
+    bootstrap SD kept as ``se_bootstrap`` (:attr:`evalband.resample.Replicates.heavy_tails`)."""
+    from ..resample import central_se
+
+    s = np.asarray(samples, dtype=np.float64)
+    ia, ib = np.asarray(pc.index_a), np.asarray(pc.index_b)
+    se = np.empty(ia.size)
+    step = max(1, block // max(1, s.shape[0]))
+    for k in range(0, ia.size, step):
+        se[k:k + step] = central_se(s[:, ia[k:k + step]] - s[:, ib[k:k + step]])
+    se = np.where(np.isfinite(np.asarray(pc.se, dtype=float)), se, np.nan)  # a withheld SE stays withheld
+    out = replace(pc, se=se, se_bootstrap=np.asarray(pc.se, dtype=float))
+    if reps.facets:  # the items-only analytic SE would contradict an interval over new facet levels
+        out = replace(out, se_analytic=np.full(ia.size, np.nan))
+    return out
 
 
 #: pair rows (pairs x tasks) up to which ``per_task='auto'`` compares the pairs within each task

@@ -117,6 +117,10 @@ class PairwiseComparison:
     yet decided: A better, but not decidedly by more than the 1-point margin' (see
     :func:`evalband.comparison.verdict.verdict_detail`). ``verdict`` keeps its four values."""
 
+    se_bootstrap: np.ndarray | None = None
+    """The bootstrap SD of each difference, when ``se`` is read from the replicates' central spread instead
+    (heavy-tailed replicates: :attr:`evalband.resample.Replicates.heavy_tails`)."""
+
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: model_a, model_b, difference, se, ci_low, ci_high, p_value, p_adjusted, verdict, ..."""
         key = "aggregate" if self.level == "aggregate" else "task"
@@ -127,6 +131,8 @@ class PairwiseComparison:
             "p_adjusted": self.p_adjusted, "verdict": list(self.verdict), "se_analytic": self.se_analytic,
             "correlation": self.correlation,
         })
+        if self.se_bootstrap is not None:
+            frame.insert(frame.columns.get_loc("se") + 1, "se_bootstrap", self.se_bootstrap)
         if self.replicate_correlation is not None:
             frame["replicate_correlation"] = self.replicate_correlation
         if self.n_units is not None:

@@ -294,6 +294,9 @@ def _crossed(sel, fixed, level, cluster) -> TaskEstimates:
 
     table = sel.table
     r = crossed_estimates(sel, fixed=fixed, cluster=cluster, confidence_level=level)
+    for note in r.notes:  # a random facet with few levels: said in words, where the interval is shown
+        if "degree" in note and note.split(":")[0].split(" ")[0].isdigit():
+            warnings.warn(note, UserWarning, stacklevel=3)
     extras = {"df": r.df, "n_units": r.n_units, "share_facets": r.share_facets}
     pooled = Estimate(r.pooled_estimate, r.pooled_se, r.pooled_ci, r.n_items.sum(axis=1), "crossed", level,
                       df=r.pooled_df)

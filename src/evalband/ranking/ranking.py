@@ -239,6 +239,7 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     from ..comparison.sensitivity import correlated_replicates
     from ..comparison.verdict import check_margin
     from ..resample import replicates_for
+    from ..resample import central_se
     from ..resample.floors import widen_aggregate
 
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
@@ -287,6 +288,8 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
                         jackknife_strata=strata, scale=av.scale,
                         n_units=float(np.sum(np.asarray(reps.n_units))), decision_level=decision_level)
         if corr_reps is None:  # each model's interval with the floor of evalband.resample.floors
+            if getattr(reps, "heavy_tails", False):  # t mixture replicates: the SE from their central spread
+                r = replace(r, se=central_se(samples))
             w = widen_aggregate(reps, av.function, r.estimate, samples, r.ci.low, r.ci.high, r.se,
                                 confidence_level=level)
             r = replace(r, ci=w.ci, se=w.se)
