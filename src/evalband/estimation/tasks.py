@@ -36,7 +36,18 @@ def _applicable(table, clustered: bool) -> tuple[str, ...]:
     return out
 
 
-def _resolve(table, method, cluster) -> tuple[str, bool, list[str]]:
+def _rows_per_item(table) -> str:
+    """Why a proportion of items does not apply to 0/1 scores: the item has several rows (trials, facets)."""
+    parts = []
+    if table.has_trials:
+        parts.append("repeated trials")
+    if table.facets:
+        parts.append(f"facet{'s' if len(table.facets) > 1 else ''} {', '.join(table.facets)}")
+    return (f"each item has several rows ({' and '.join(parts)}), so its score is the mean of its rows, not a 0/1"
+            " outcome, and a proportion interval of items does not apply")
+
+
+def _resolve(table, method, cluster, extra=()) -> tuple[str, bool, list[str]]:
     notes = []
     if cluster not in (None, True, False):
         raise ArgumentTypeError(f"`cluster` must be None (use the table's clusters when it has them), True or False;"
@@ -49,9 +60,12 @@ def _resolve(table, method, cluster) -> tuple[str, bool, list[str]]:
         raise ArgumentTypeError(f"`method` must be a string; got {method!r}.")
     key = method.strip().lower().replace("_", "-")
     key = _ALIASES.get(key, key)
-    valid = ("auto",) + METHODS
+    valid = ("auto", "crossed") + METHODS
     if key not in valid:
         raise ArgumentError(f"`method` must be one of {', '.join(map(repr, valid))}; got {method!r}.")
+    if key == "crossed":  # (with a random facet, estimate() took the crossed path before reaching here)
+        raise ArgumentError("`method='crossed'` generalizes over facet levels, but the table has no facet crossed"
+                            " with items; use method 'auto'.")
     if key == "auto":
         if has_clusters:
             key = "cluster"
@@ -59,10 +73,12 @@ def _resolve(table, method, cluster) -> tuple[str, bool, list[str]]:
             key = "wilson"
         else:
             key = "t"
-    applicable = _applicable(table, has_clusters)
+    applicable = tuple(extra) + _applicable(table, has_clusters)
     if key not in applicable:
         why = ("the table holds per-task summaries" if table.level == "summary"
                else "there is no cluster column (or cluster=False)" if key == "cluster"
+               else _rows_per_item(table) if key in PROPORTION_METHODS and table.is_binary
+               and (table.has_trials or table.facets)
                else f"scores are {table.score_kind}" + (" with repeated trials" if table.has_trials else "")
                if table.level == "item" else "")
         raise InputError(f"method '{key}' does not apply: {why}; applicable: {', '.join(applicable)}",
@@ -150,6 +166,7 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
 
         return estimate_human_scale(sel, ppi=ppi, method=method, confidence_level=level, cluster=cluster)
     facet_notes = []
+    random = ()
     if table.level == "item" and (table.facets or fixed is not None):
         from ..facets.defaults import check_fixed, random_facets
 
@@ -166,7 +183,9 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
             facet_notes.append(f"facets {', '.join(random)} not generalized over by method '{method}': the"
                                " intervals condition on the levels used (method 'auto' or 'crossed' treats them as"
                                " random)")
-    key, clustered, notes = _resolve(table, method, cluster)
+    key, clustered, notes = _resolve(table, method, cluster,
+                                     extra=("crossed",) if table.level == "item" and table.facets and random
+                                     else ())
     notes = notes + facet_notes
     notes = list(sel.all_notes) + notes
     models, tasks = tuple(table.models), tuple(table.tasks)

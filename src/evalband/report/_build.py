@@ -239,6 +239,7 @@ def _comparison_report(a, *, command, timestamp) -> Report:
     if a.independent:
         cov_summary["left_out"] = 0  # each model is resampled on all of its own items
     facts = dict(table=table, reps=reps, ranking=ranking, pairs=pairs, weights=list(a.weight_maps),
+                 variance=a.extra("variance"),
                  bayes=bayes_frame, level=level, aggregate=aggregate, scale=scale, comparison=a.comparison,
                  order=order, higher_is_better=hib)
     return Report(

@@ -51,7 +51,14 @@ def findings_for(f) -> list[str]:
         f"{difference_text(pairs.difference[k], lo, hi, np.asarray(pairs.se)[k], confidence_level=level, scale=scale)},"
         " is " + _lead_text(pairs, k, decided))
     gap, se_top = abs(float(pairs.difference[k])), float(np.asarray(pairs.se)[k])
-    if not decided and gap > 1e-12 and se_top > 0:
+    variance = f.get("variance")
+    advice = None
+    if not decided and gap > 1e-12 and variance is not None:  # facets: the sample size comes from the D-study
+        advice = variance.sample_size_advice(m[top], m[second], gap, scale=scale,
+                                             unit="points" if scale == 100 else "score units")
+    if advice is not None:
+        out[-1] += " " + advice
+    elif not decided and gap > 1e-12 and se_top > 0:
         factor = float((detectable_difference(se_top) / gap) ** 2)
         if factor < 1e4:
             out[-1] += (f" If the gap is real, about {factor:.0f} times as many test items would be needed to detect "
