@@ -52,6 +52,20 @@ EDGES = {
     "ratings.csv": "unit,rater,value\n" + "".join(f"u{u},r{r},1\n" for u in range(6) for r in (1, 2)),
 }
 
+#: one model, one task, several items (one row per item; prompts, trials, costs as each command reads): the shape
+#: of the issue's crash (`variance FILE --facets prompt,trial --format json` with one model)
+SINGLE = {
+    "one.csv": "model,task,item,score\n" + "".join(f"a,t,{i},{i % 3 == 0:d}\n" for i in range(12)),
+    "cost.csv": "model,task,item,score,cost\n" + "".join(f"a,t,{i},{i % 3 == 0:d},{1 + i / 10}\n"
+                                                          for i in range(12)),
+    "facet.csv": "model,task,item,prompt,trial,score\n" + "".join(
+        f"a,t,{i},p{p},{k},{(i + p + k) % 3 == 0:d}\n" for i in range(12) for p in range(3) for k in range(2)),
+    "trials.csv": "model,task,item,trial,score\n" + "".join(f"a,t,{i},{k},{(i + k) % 2}\n" for i in range(12)
+                                                             for k in (1, 2)),
+    "battles.csv": EDGES["battles.csv"],
+    "ratings.csv": "unit,rater,value\n" + "".join(f"u{u},r{r},{(u * r) % 3}\n" for u in range(12) for r in (1, 2)),
+}
+
 #: command -> its arguments (files named as in MINIMAL / EDGES)
 ARGS = {
     "summarize": ["one.csv"],
@@ -79,7 +93,7 @@ def _intervals(obj, path=""):
         for k, v in obj.items():
             if k.endswith("ci_low") and k[:-3] + "high" in obj:
                 yield ("ci", f"{path}.{k}", v, obj[k[:-3] + "high"])
-            if k in ("se", "se_random", "se_fixed", "cost_se", "quality_se") and not isinstance(v, (dict, list)):
+            if (k == "se" or k.startswith("se_") or k.endswith("_se")) and not isinstance(v, (dict, list)):
                 yield ("se", f"{path}.{k}", v, None)
             yield from _intervals(v, f"{path}.{k}")
     elif isinstance(obj, list):
@@ -101,14 +115,16 @@ def _check_markdown(text: str, where: str):
         assert lo != hi, f"{where}: zero-width interval ({lo}, {hi}) in the report"
 
 
-@pytest.mark.parametrize("inputs", ["minimal", "edges"])
+@pytest.mark.parametrize("inputs", ["minimal", "edges", "single"])
 @pytest.mark.parametrize("command", sorted(ARGS))
 def test_json_path_on_the_smallest_inputs(command, inputs, tmp_path, monkeypatch):
-    files = MINIMAL if inputs == "minimal" else EDGES
+    files = {"minimal": MINIMAL, "edges": EDGES, "single": SINGLE}[inputs]
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     monkeypatch.chdir(tmp_path)
     args = [command, *ARGS[command], "--seed", "1"]
+    if command == "variance" and inputs == "single":  # the command line, on its one-model file
+        args[args.index("prompt")] = "prompt,trial"
     if command == "report":
         args += ["-o", "r.md", "--format", "markdown", "--n-resamples", "200"]
     else:
