@@ -47,7 +47,10 @@ class Analysis:
     overlap : ConfidenceInterval or None
         83.4% per-model intervals (for overlap displays).
     task_ci : ConfidenceInterval or None
-        Per (model, task) bootstrap intervals, (M, T).
+        Per (model, task) bootstrap intervals, (M, T), with the floor of :mod:`evalband.resample.floors` (Wilson's
+        interval under a proportion's bootstrap interval from few items or with every item alike).
+    task_se : numpy.ndarray or None
+        Their standard errors (M, T): the bootstrap's, at least the one a widened interval implies.
     order : numpy.ndarray or None
         Model indices best first.
     independent : bool
@@ -96,6 +99,7 @@ class Analysis:
     skipped: tuple = ()
     notes: tuple = ()
     extras: tuple = ()
+    task_se: object = None
 
     def extra(self, key: str):
         """The result of the capability analysis ``key`` (:mod:`evalband.analysis.extensions`), or None."""
@@ -260,7 +264,7 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None, ppi
     from ..ranking import rank_models
     from .._progress import status
     from .extensions import run_extensions
-    from ..resample import bootstrap, interval
+    from ..resample import bootstrap
     from ..selection import missing_tasks
 
     table = sel.table
@@ -296,8 +300,8 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None, ppi
     ranking = rank_models(av.observed, av.samples, reps.models, aggregate=av.name,
                           higher_is_better=av.higher_is_better, confidence_level=level, scale=av.scale,
                           n_units=float(np.sum(np.asarray(reps.n_units))))
-    overlap = interval(ranking.samples, ranking.estimate, confidence_level="overlap")
-    task_ci = interval(reps.replicates, reps.observed, confidence_level=level)
+    ranking, overlap, task_ci, task_se, floor_notes = _floored(reps, av, ranking, level)
+    notes += floor_notes
     order = np.lexsort((ranking.rank_mean, ranking.rank))  # best first, whatever the direction
     skipped = []
     if human:  # these read the judge's item scores as they are; the report's numbers are of the human scale
@@ -321,7 +325,33 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None, ppi
     notes += [*sel.notes, *(n for n in comparison.notes if n not in table.notes)]
     return Analysis("comparison", sel, aggregate, level, n_resamples, seed, reps, comparison, ranking, overlap,
                     task_ci, order, independent, tests, maps, fit, pk, skipped=tuple(skipped),
-                    notes=tuple(dict.fromkeys(notes)), extras=extras)
+                    notes=tuple(dict.fromkeys(notes)), extras=extras, task_se=task_se)
+
+
+def _floored(reps, av, ranking, level):
+    """The ranking's intervals, the 83.4% overlap intervals and the per-task intervals with the floor of
+    :mod:`evalband.resample.floors` (Wilson's interval under a bootstrap interval of a proportion from few items
+    or with every item alike; no interval where a bootstrap that never varies has nothing else to go on)."""
+    from dataclasses import replace
+
+    from ..resample import interval
+    from ..resample.floors import widen_aggregate, widen_tasks
+    from ..results import ConfidenceInterval
+
+    if getattr(reps, "heavy_tails", False):  # t mixture replicates: the SE from their central spread
+        from ..resample import central_se
+
+        ranking = replace(ranking, se=central_se(ranking.samples))
+    w = widen_aggregate(reps, av.function, ranking.estimate, ranking.samples, ranking.ci.low, ranking.ci.high,
+                        ranking.se, confidence_level=level)
+    ranking = replace(ranking, ci=w.ci, se=w.se)
+    raw = interval(ranking.samples, ranking.estimate, confidence_level="overlap")
+    o = widen_aggregate(reps, av.function, ranking.estimate, ranking.samples, raw.low, raw.high, ranking.se,
+                        confidence_level="overlap")
+    overlap = ConfidenceInterval(o.ci.low, o.ci.high)
+    raw = interval(reps.replicates, reps.observed, confidence_level=level)
+    t = widen_tasks(reps, raw.low, raw.high, reps.se, confidence_level=level)
+    return ranking, overlap, t.ci, t.se, [*w.notes, *t.notes]
 
 
 def _tests(sel, level, hib, skipped):

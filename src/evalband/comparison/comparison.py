@@ -371,8 +371,34 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
             task_results.append(_task_comparison(t, task, table, reps, main_reps, paired, summary, rho,
                                                  per_task_var, permutation, n_permutations, gen, task_options,
                                                  strata, jk_all, binomial))
+    if getattr(reps, "heavy_tails", False):
+        aggregates = [_central(pc, av.samples, reps) for pc, av in zip(aggregates, aggs)]
+        task_results = [_central(pc, main_reps[:, :, t], reps) for t, pc in enumerate(task_results)]
+        notes.append("se: half the width of the central 68% interval of the replicates, stable from seed to seed;"
+                     " the replicates of the small-sample correction (few facet levels or clusters) are a t scale"
+                     " mixture whose standard deviation is not (se_bootstrap)"
+                     + ("; se_analytic is left empty: it counts the items only, not the levels of "
+                        + ", ".join(reps.facets) if reps.facets else ""))
     return Comparison(tuple(reps.models), tuple(aggregates), tuple(task_results), tuple(sens), reps, paired,
                       tuple(notes), sel.tasks_left_out, sel, tuple(aggs))
+
+
+def _central(pc, samples, reps, block: int = 1 << 24):
+    """A pairwise comparison of heavy-tailed replicates with its ``se`` read from their central spread and the
+    bootstrap SD kept as ``se_bootstrap`` (:attr:`evalband.resample.Replicates.heavy_tails`)."""
+    from ..resample import central_se
+
+    s = np.asarray(samples, dtype=np.float64)
+    ia, ib = np.asarray(pc.index_a), np.asarray(pc.index_b)
+    se = np.empty(ia.size)
+    step = max(1, block // max(1, s.shape[0]))
+    for k in range(0, ia.size, step):
+        se[k:k + step] = central_se(s[:, ia[k:k + step]] - s[:, ib[k:k + step]])
+    se = np.where(np.isfinite(np.asarray(pc.se, dtype=float)), se, np.nan)  # a withheld SE stays withheld
+    out = replace(pc, se=se, se_bootstrap=np.asarray(pc.se, dtype=float))
+    if reps.facets:  # the items-only analytic SE would contradict an interval over new facet levels
+        out = replace(out, se_analytic=np.full(ia.size, np.nan))
+    return out
 
 
 #: pair rows (pairs x tasks) up to which ``per_task='auto'`` compares the pairs within each task
@@ -427,7 +453,8 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
 
 
 def _exact_when_few_discordant(res, a, b, options):
-    """Binary paired scores with fewer than MIN_DISCORDANT discordant items: exact McNemar p-value and verdict.
+    """Binary paired scores with fewer than MIN_DISCORDANT discordant items, or a bootstrap that never varies (every
+    discordant item favours one model): exact McNemar p-value and verdict.
 
     Only discordant items carry information about a difference in accuracy; with few of them the bootstrap
     distribution of the difference is coarse (all 3 discordant items favouring A give the interval (100, 100)),
@@ -436,7 +463,9 @@ def _exact_when_few_discordant(res, a, b, options):
     margin, so with a margin the pair stays 'not yet decided'. The interval shown is still the bootstrap one.
     """
     disc = np.sum(np.asarray(a) != np.asarray(b), axis=-1)
-    use = disc < MIN_DISCORDANT
+    flat = ~(np.isfinite(res.ci.low) & np.isfinite(res.ci.high)) & np.isfinite(res.difference) & (
+        np.asarray(res.verdict_basis) == "degenerate interval")  # every item discordant the same way, say
+    use = (disc < MIN_DISCORDANT) | flat
     if not use.any():
         return res
     p = res.p_value.copy()
@@ -459,8 +488,10 @@ def _exact_when_few_discordant(res, a, b, options):
         decided = p_adj[k] <= alpha and options["margin"] == 0 and res.difference[k] != 0
         verdicts[k] = ("A better" if res.difference[k] > 0 else "B better") if decided else "not yet decided"
         basis[k] = "exact McNemar"
+        reason = (f"with fewer than {MIN_DISCORDANT} the bootstrap is unreliable" if disc[k] < MIN_DISCORDANT
+                  else "every discordant item favours one model (the bootstrap never varies)")
         why = (f"(exact McNemar p = {p[k]:.2g} on {int(disc[k])} discordant item{'s' if disc[k] != 1 else ''}:"
-               f" with fewer than {MIN_DISCORDANT} the bootstrap is unreliable, so the verdict follows the exact test"
+               f" {reason}, so the verdict follows the exact test"
                f"{'; it does not test a margin' if options['margin'] > 0 else ''})")
         readings[k] = reading(res.model_a[k], res.model_b[k], res.difference[k], res.ci.low[k], res.ci.high[k],
                               verdicts[k], se=res.se[k], confidence_level=res.interval_level, scale=res.scale,

@@ -12,6 +12,7 @@ from ..results import ConfidenceInterval
 from .pairs import pair_indices
 from .multiplicity import CORRECTIONS, adjust_p_values, correction_level, max_deviation, max_t_from_deviations
 from .p_values import INTERVAL_METHODS, bootstrap_p_value
+from ..estimation.edges import degenerate
 from .verdict import MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold, withheld_text
 from ..display.reprs import displayed
 
@@ -116,6 +117,10 @@ class PairwiseComparison:
     yet decided: A better, but not decidedly by more than the 1-point margin' (see
     :func:`evalband.comparison.verdict.verdict_detail`). ``verdict`` keeps its four values."""
 
+    se_bootstrap: np.ndarray | None = None
+    """The bootstrap SD of each difference, when ``se`` is read from the replicates' central spread instead
+    (heavy-tailed replicates: :attr:`evalband.resample.Replicates.heavy_tails`)."""
+
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: model_a, model_b, difference, se, ci_low, ci_high, p_value, p_adjusted, verdict, ..."""
         key = "aggregate" if self.level == "aggregate" else "task"
@@ -126,6 +131,8 @@ class PairwiseComparison:
             "p_adjusted": self.p_adjusted, "verdict": list(self.verdict), "se_analytic": self.se_analytic,
             "correlation": self.correlation,
         })
+        if self.se_bootstrap is not None:
+            frame.insert(frame.columns.get_loc("se") + 1, "se_bootstrap", self.se_bootstrap)
         if self.replicate_correlation is not None:
             frame["replicate_correlation"] = self.replicate_correlation
         if self.n_units is not None:
@@ -238,6 +245,9 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     verdicts, basis = withhold(verdicts, low, high, se, units, n_resamples=s.shape[0], significance=significance)
     if (basis != "bootstrap").any():  # a withheld verdict has no trustworthy bootstrap p-value either
         p, p_adj = np.where(basis != "bootstrap", np.nan, p), np.where(basis != "bootstrap", np.nan, p_adj)
+    flat = degenerate(low, high, se)
+    if flat.any():  # a zero-width interval (or SE 0) is never shown as a result: it says only that the units agree
+        low, high, se = (np.where(flat, np.nan, x) for x in (low, high, se))
     missing = ~np.isfinite(d)  # never a p-value beside a missing difference (max-t included)
     if missing.any():
         p, p_adj = np.where(missing, np.nan, p), np.where(missing, np.nan, p_adj)

@@ -382,7 +382,9 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
         rng=rng, arena_options=arena_options)
     notes = list(notes)
     m = len(q.models)
-    q_ci = q.interval(method, level)
+    q_w = q.floored(method, level)
+    q_ci = q_w.ci
+    notes += [n for n in q_w.notes if n not in notes]
     g, gs = q.sign * q.observed, q.sign * q.samples
     gj = None if (method != "bca" or q.jackknife is None) else q.sign * q.jackknife
     on = pareto_front(g, costs.estimate)
@@ -410,6 +412,6 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
                  f" {CORRECTION_NAMES[correction]} over the {j.size} ordered pairs; quality by {method} bootstrap,"
                  f" cost by {_METHOD_NAMES.get(costs.method, costs.method)}"
                  + (f"; with the {margin_text(margin, scale=q.scale)} in quality" if margin > 0 else ""))
-    return FrontierResult(q.models, q.observed, q.samples.std(axis=0, ddof=1), q_ci, costs, lat, on, dominated_by,
+    return FrontierResult(q.models, q.observed, q_w.se, q_ci, costs, lat, on, dominated_by,
                           decided, pq, pc, p, p_adj, reach, q.name, q.higher_is_better, q.scale, margin, level,
                           method, correction, paired, tuple(notes), q)

@@ -26,6 +26,7 @@ import warnings
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+from scipy.special import ndtri
 import pandas as pd
 
 from .._labels import natural_order
@@ -419,6 +420,8 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
         if units < MIN_UNITS and not G:
             if not math.isfinite(more) or more < MIN_UNITS - units:
                 more, basis = float(MIN_UNITS - units), "minimum units"
+    if not se > 0:  # an SE of 0 says only that the items agree: the one the interval implies, or none (issue 22)
+        se = float((high - low) / (2 * ndtri(0.5 + conf / 2))) if sd == 0 and bounded else math.nan
     return GateResult(decision, EXIT_CODES[decision], n, float(b.mean()), float(c.mean()), mean, se,
                       ConfidenceInterval(low, high), margin, conf, method, more, G, left, names, tuple(notes),
                       reason, basis)

@@ -112,6 +112,24 @@ def _win_probabilities(method, theta, samples, tie, tie_samples, level):
     return obs, ConfidenceInterval(out_lo, out_hi)
 
 
+def _withhold_flat(ranking, anchor_pos, label):
+    """No interval for a rating whose replicates never vary (one battle, or one question resampled over and
+    over): the bootstrap says nothing about it (:func:`evalband.resample.floors.withhold_degenerate`); the
+    anchored model's point interval is the anchor's definition and stays."""
+    from ..resample.floors import withhold_degenerate
+
+    keep = np.zeros(len(ranking.models), dtype=bool)
+    if anchor_pos is not None:
+        keep[anchor_pos[0]] = True
+    low, high, se = (np.where(keep, np.nan, np.asarray(x, dtype=float))
+                     for x in (ranking.ci.low, ranking.ci.high, ranking.se))
+    w = withhold_degenerate(low, high, se, ranking.models, what=f"the {label.replace('_', ' ')}")
+    if not w.withheld.any():
+        return ranking, []
+    ci = ConfidenceInterval(np.where(keep, ranking.ci.low, w.ci.low), np.where(keep, ranking.ci.high, w.ci.high))
+    return replace(ranking, ci=ci, se=np.where(keep, ranking.se, w.se)), list(w.notes)
+
+
 def _extras(method, res, scale, anchor_pos, base_pos, level) -> dict:
     """What a method adds to the result: win probabilities, raw win rates, style, tie parameter, online Elo."""
     from ..resample import interval as boot_interval
@@ -363,6 +381,8 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     ranking = rank_models(rating, samples, table.models, aggregate=label, confidence_level=level,
                           method=interval, simultaneous=simultaneous, jackknife=jk, scale=display,
                           n_units=units.n_units)
+    ranking, held = _withhold_flat(ranking, anchor_pos, label)
+    notes.extend(held)
     plain = pairwise_differences(rating, samples, table.models, statistic=label, confidence_level=level,
                                  correction="none", keep_replicates=False, n_units=units.n_units,
                                  scale=display, unit=unit)

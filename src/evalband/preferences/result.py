@@ -259,8 +259,9 @@ class ArenaResult:
         unit = f" {self.unit}" if self.unit else ""
         out.append(f"{top['model']} ranks first: {self._statistic.replace('_', ' ')} "
                    f"{self._fmt(top['rating'], top['se_bootstrap'] if 'se_bootstrap' in top else top['se'])}{unit}"
-                   f" ({lvl} CI {self._fmt(top['ci_low'], top['se'])} to {self._fmt(top['ci_high'], top['se'])}),"
-                   f" rank interval {int(top['rank_low'])}-{int(top['rank_high'])} (simultaneous"
+                   + (f" ({lvl} CI {self._fmt(top['ci_low'], top['se'])} to {self._fmt(top['ci_high'], top['se'])}),"
+                      if np.isfinite(top['ci_low']) and np.isfinite(top['ci_high']) else " (no interval),")
+                   + f" rank interval {int(top['rank_low'])}-{int(top['rank_high'])} (simultaneous"
                    f" {int(top['rank_sim_low'])}-{int(top['rank_sim_high'])}), P(best) = {top['p_best']:.2f};"
                    f" {int((r.tier == 1).sum())} model(s) in the top tier.")
         n_pairs = len(self.models) * (len(self.models) - 1) // 2

@@ -228,6 +228,8 @@ def _comparison_report(a, *, command, timestamp) -> Report:
     rank_frame["ci834_low"] = rank_frame["model"].map(o)
     rank_frame["ci834_high"] = rank_frame["model"].map(pd.Series(np.asarray(a.overlap.high), index=models))
     per_task = reps.to_frame()
+    if a.task_se is not None:
+        per_task["se"] = np.asarray(a.task_se).ravel()
     per_task["ci_low"] = np.asarray(a.task_ci.low).ravel()
     per_task["ci_high"] = np.asarray(a.task_ci.high).ravel()
     cov = table.coverage()
@@ -237,6 +239,7 @@ def _comparison_report(a, *, command, timestamp) -> Report:
     if a.independent:
         cov_summary["left_out"] = 0  # each model is resampled on all of its own items
     facts = dict(table=table, reps=reps, ranking=ranking, pairs=pairs, weights=list(a.weight_maps),
+                 variance=a.extra("variance"),
                  bayes=bayes_frame, level=level, aggregate=aggregate, scale=scale, comparison=a.comparison,
                  order=order, higher_is_better=hib)
     return Report(

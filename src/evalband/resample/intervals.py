@@ -12,7 +12,7 @@ from scipy.special import ndtr, ndtri
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 
-__all__ = ["interval", "INTERVAL_METHODS", "bca_acceleration", "bias_correction"]
+__all__ = ["interval", "INTERVAL_METHODS", "bca_acceleration", "bias_correction", "central_se"]
 
 INTERVAL_METHODS = ("percentile", "basic", "bca")
 
@@ -36,6 +36,32 @@ def _quantile(sorted_samples: np.ndarray, q: np.ndarray) -> np.ndarray:
         out = a + frac * (c - a)
         out = np.where(frac == 0, a, out)  # exact order statistics, no inf - inf
     return np.where(bad, np.nan, out)
+
+
+def central_se(samples, *, block: int = 1 << 22) -> np.ndarray:
+    """Half the width of the central 68.27% percentile interval of replicates (B, ...): the standard error of a
+    normal distribution with the same central spread.
+
+    For normal replicates it equals their standard deviation; for heavy-tailed replicates (the t scale mixtures of
+    the small-sample wild bootstrap, whose standard deviation is infinite on 2 degrees of freedom) it is stable
+    from seed to seed where the standard deviation is not.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.random.default_rng(0).normal(size=(100_000, 1))
+    >>> round(float(central_se(x)[0]), 2)
+    1.0
+    """
+    s = np.asarray(samples, dtype=np.float64)
+    lo_q, hi_q = ndtr(-1.0), ndtr(1.0)
+    flat = s.reshape(s.shape[0], -1)
+    out = np.empty(flat.shape[1])
+    step = max(1, block // max(1, s.shape[0]))
+    for k in range(0, flat.shape[1], step):
+        lo, hi = np.quantile(flat[:, k:k + step], [lo_q, hi_q], axis=0)
+        out[k:k + step] = (hi - lo) / 2
+    return out.reshape(s.shape[1:])
 
 
 def bias_correction(samples: np.ndarray, observed: np.ndarray) -> np.ndarray:
