@@ -8,10 +8,12 @@ duration of a ``with`` block, through threadpoolctl, and restores the previous l
 open in the process ends, so a user's own NumPy code before and after runs with the BLAS threads it had.
 
 The limit is a setting of the BLAS library, hence of the whole process while a block is open: NumPy code that a
-user runs in another thread at the same moment also gets one BLAS thread. Nested and concurrent blocks are
-counted, so limits are restored once, by the last block to close, to what they were before the first.
-Results do not depend on it: evalband's products are over integer counts (exact) or split by the library over
-rows and columns, never over the summed dimension.
+user runs in another thread at the same moment also gets one BLAS thread. The block that sets the limit restores
+it, in the thread that set it (OpenBLAS ignores a change of its thread count made from another thread): a block
+opened while another is open changes nothing, and if the first closes before it, the limit goes with the first
+(the later block's products may then use more threads; never a stuck limit). Results do not depend on it:
+evalband's products are over integer counts (exact) or split by the library over rows and columns, never over
+the summed dimension.
 """
 
 from __future__ import annotations
@@ -22,29 +24,29 @@ import threading
 __all__ = ["single_threaded_blas"]
 
 _LOCK = threading.Lock()
-_OPEN = 0            # blocks open in the process
-_LIMITER = None      # threadpoolctl's limiter of the first open block (restores the limits on exit)
+_HELD = False        # a block holds the limit (set by it, or found already at one thread)
+_LIMITER = None      # threadpoolctl's limiter of that block (restores the limits on exit); None when none was set
 
 
 @contextlib.contextmanager
 def single_threaded_blas(enabled: bool = True):
     """Limit the process's BLAS libraries to one thread inside the block (a no-op when ``enabled`` is false)."""
-    global _OPEN, _LIMITER
-    if not enabled:
-        yield
-        return
-    with _LOCK:
-        if _OPEN == 0:  # the libraries loaded now (inspecting them takes about a millisecond)
-            from threadpoolctl import ThreadpoolController
+    global _HELD, _LIMITER
+    owner = False
+    if enabled:
+        with _LOCK:
+            if not _HELD:  # the libraries loaded now (inspecting them takes about a millisecond)
+                from threadpoolctl import ThreadpoolController
 
-            blas = ThreadpoolController().select(user_api="blas")
-            _LIMITER = blas.limit(limits=1) if any(lib.num_threads != 1 for lib in blas.lib_controllers) else None
-        _OPEN += 1
+                blas = ThreadpoolController().select(user_api="blas")
+                _LIMITER = blas.limit(limits=1) if any(lib.num_threads != 1 for lib in blas.lib_controllers) \
+                    else None
+                _HELD = owner = True
     try:
         yield
     finally:
-        with _LOCK:
-            _OPEN -= 1
-            if _OPEN == 0 and _LIMITER is not None:
-                _LIMITER.restore_original_limits()
-                _LIMITER = None
+        if owner:
+            with _LOCK:
+                if _LIMITER is not None:
+                    _LIMITER.restore_original_limits()
+                _HELD, _LIMITER = False, None
