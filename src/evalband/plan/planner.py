@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from .._distributions import norm_isf, t_isf
 from .._validate import (ArgumentError, ArgumentTypeError, check_alternative, check_choice, check_confidence_level,
                          check_positive_int, check_probability)
 from .design import (_nonneg, binary_variance_of_difference, design_effect, recommend_trials,
@@ -394,7 +394,7 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
     if n is not None:
         se = math.sqrt(var_fn(effect) / n)
         df = None if method == "normal" else max(n / m_bar - 1.0, 1.0) if paired else max(2 * n / m_bar - 2, 1.0)
-        crit = stats.norm.isf((1 - conf) / 2) if df is None else stats.t.isf((1 - conf) / 2, df)
+        crit = norm_isf((1 - conf) / 2) if df is None else t_isf((1 - conf) / 2, df)
         ci_low, ci_high = effect - crit * se, effect + crit * se
         mde = solve_power(n=n, power=power, variance=var_fn, **common)
         pw = solve_power(effect=effect, n=n, variance=var_fn, **common)
