@@ -22,15 +22,15 @@ Rows and baselines:
 * Start-up: ``plan --baseline 0.74 --effect 0.04 --n 120 --correlation 0.5`` (typed numbers; target <= 0.6 s) and
   ``summarize --example vtab`` (target <= 1.2 s), beside ``python -c "import typer"`` (a bare interpreter with
   the CLI framework) and ``python -c pass``.
-* BLAS oversubscription (``--blas``): each bootstrapping command (compare, rank, frontier, arena, report on W1 or a
-  bundled fixture) with the BLAS library's default threads and with ``OPENBLAS_NUM_THREADS=1``; a ratio near 1
+* BLAS oversubscription (``--blas``): each bootstrapping command (compare, rank, frontier, arena, report, variance
+  on W1 or a test fixture) with the BLAS library's default threads and with ``OPENBLAS_NUM_THREADS=1``; a ratio near 1
   means the engine's workers no longer oversubscribe the cores.
 * Rows added by name in :data:`EXTRA_ROWS` (``--extra``): the REML (``evalband variance``, beside lme4 through
   ``Rscript`` when present, else statsmodels' MixedLM) and Bayesian logistic (``evalband bayes --model
   logistic``, beside NumPyro NUTS) rows of issue 27 are registered there by the work on those models, with the
   same row helpers (:func:`run_row`).
 
-``--before SRC`` adds, beside each compare and start-up row, the same command run on another source tree (the
+``--before SRC`` adds, beside each compare, start-up and BLAS row, the same command run on another source tree (the
 ``src`` folder of an earlier commit, put first on ``PYTHONPATH``; e.g. ``git archive 7683b6d src | tar -x -C
 /tmp/before``), interleaved with the current code's runs: before and after in one run.
 
@@ -278,6 +278,8 @@ def blas_rows(args, w1: Path) -> None:
         "arena": ("arena", str(fixtures / "llmfao" / "crowd-comparisons.csv"), "--n-resamples", "1000", "--seed",
                   "1", "--format", "json"),
         "report": ("report", str(w1), "--n-resamples", "2000", "--seed", "1", "--output", "{tmp}/report.html"),
+        "variance": ("variance", str(fixtures / "facets" / "prompts_trials.csv"), "--differences", "--seed", "1",
+                     "--format", "json"),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for name, argv in commands.items():
@@ -285,10 +287,14 @@ def blas_rows(args, w1: Path) -> None:
             default = Row(f"{name} (BLAS default)", evalband(*argv))
             single = Row(f"{name} (OPENBLAS_NUM_THREADS=1)", evalband(*argv),
                          env={"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
-            interleaved([default, single], max(1, args.repeat // 2))
+            old = [r for row in (default, single) for r in before(row, args)]
+            interleaved([default, single, *old], max(1, args.repeat // 2))
             same = len({r.stdout for r in default.runs + single.runs}) == 1
             show(default)
             show(single, base=default, note=f"; same output: {'yes' if same else 'NO'}")
+            if old:
+                show(old[0], base=default)
+                show(old[1], base=old[0])
 
 
 #: name -> function(args, w1_path) printing rows beside their baselines: the REML (``evalband variance`` beside
