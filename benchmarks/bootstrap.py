@@ -183,9 +183,14 @@ def run_w1():
     cores = available_cores()
     thr = []  # the default (every core), interleaved with one-thread runs so that load hits both alike
     one = []
+    cpu_thr, cpu_one = [], []  # CPU seconds of the process (every thread): BLAS threads spinning would show here
     for _ in range(ARGS.repeats):
+        c0 = time.process_time()
         thr.append(timed(engine_job, scores, B, ARGS.seed, None, None)[0])
+        c1 = time.process_time()
         one.append(timed(engine_job, scores, B, ARGS.seed)[0])
+        cpu_thr.append(c1 - c0)
+        cpu_one.append(time.process_time() - c1)
     same = engine_job(scores, B, ARGS.seed, None, None)[3].replicates.tobytes() == \
         engine_job(scores, B, ARGS.seed)[3].replicates.tobytes()
     t_thr, t_one = float(np.median(thr)), float(np.median(one))
@@ -195,8 +200,8 @@ def run_w1():
           f" {np.round(eng, 3).tolist()}")
     print(f"  engine full job (pure-NumPy fallback):  {t_np:.3f} s")
     print(f"  engine full job on {cores} threads (the default): median {t_thr:.3f} s vs {t_one:.3f} s on one"
-          f" thread in the same loop: {t_one / t_thr:.2f}x; byte-identical replicates: {same} (threads are not"
-          " used for the ratios below)")
+          f" thread in the same loop: {t_one / t_thr:.2f}x; CPU {np.median(cpu_thr):.3f} s vs {np.median(cpu_one):.3f} s;"
+          f" byte-identical replicates: {same} (threads are not used for the ratios below)")
     print(f"  floor (draws {td:.3f} s + weighted sums {ts:.3f} s, last run): median {t_floor:.3f} s over"
           f" {len(flo)} runs")
     print(f"  naive loop: {t_nv:.2f} s for {n_naive} replicates -> {t_naive:.1f} s extrapolated to B = {B:,}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import threading
 
 import numpy as np
 
@@ -114,11 +115,16 @@ def use_backend(name: str):
 
 
 _numba_kernel = None
+_KERNEL_LOCK = threading.Lock()  # the engine's threads may ask for the kernel at once: it is built once
 
 
 def _get_numba_kernel():
     global _numba_kernel
-    if _numba_kernel is None:
+    if _numba_kernel is not None:
+        return _numba_kernel
+    with _KERNEL_LOCK:
+        if _numba_kernel is not None:
+            return _numba_kernel
         import numba as _numba
 
         @_numba.njit(nogil=True, cache=True)
