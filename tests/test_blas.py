@@ -12,14 +12,16 @@ from evalband.resample import engine
 
 
 def _blas_threads() -> set[int]:
-    return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    """Threads of NumPy's BLAS (the library of the engine's products; SciPy's own, loaded later by numba's import,
+    is not the engine's)."""
+    return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas" and "numpy" in lib["filepath"]}
 
 
 @pytest.fixture
 def two_blas_threads():
     """The user's setting during the test: two BLAS threads (so that a limit to one is visible)."""
     if not _blas_threads():
-        pytest.skip("no BLAS library that threadpoolctl controls")
+        pytest.skip("NumPy's BLAS is not one that threadpoolctl controls (or not a NumPy wheel's)")
     with threadpool_limits(limits=2, user_api="blas"):
         yield
 

@@ -26,6 +26,17 @@ __all__ = ["single_threaded_blas"]
 _LOCK = threading.Lock()
 _HELD = False        # a block holds the limit (set by it, or found already at one thread)
 _LIMITER = None      # threadpoolctl's limiter of that block (restores the limits on exit); None when none was set
+_BLAS = None         # threadpoolctl's controller of the BLAS libraries, found once (a few ms: it lists the loaded
+#                      libraries): those loaded when evalband first limits BLAS, NumPy's among them
+
+
+def _blas():
+    global _BLAS
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS = ThreadpoolController().select(user_api="blas")
+    return _BLAS
 
 
 @contextlib.contextmanager
@@ -35,10 +46,8 @@ def single_threaded_blas(enabled: bool = True):
     owner = False
     if enabled:
         with _LOCK:
-            if not _HELD:  # the libraries loaded now (inspecting them takes about a millisecond)
-                from threadpoolctl import ThreadpoolController
-
-                blas = ThreadpoolController().select(user_api="blas")
+            if not _HELD:
+                blas = _blas()
                 _LIMITER = blas.limit(limits=1) if any(lib.num_threads != 1 for lib in blas.lib_controllers) \
                     else None
                 _HELD = owner = True
