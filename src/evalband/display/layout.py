@@ -18,7 +18,8 @@ import textwrap
 from .._validate import ArgumentError
 from .escape import latex_escape, md_escape, one_line
 
-__all__ = ["lay_out", "text_table", "terminal_width", "wrap_notes", "fold_name", "DEFAULT_WIDTH", "HUMAN_FORMATS"]
+__all__ = ["lay_out", "text_table", "constant_columns", "terminal_width", "wrap_notes", "fold_name", "DEFAULT_WIDTH",
+           "HUMAN_FORMATS"]
 
 #: the formats laid out here ('csv' and 'json' are machine formats, of a frame's full-precision values)
 HUMAN_FORMATS = ("table", "table-wide", "markdown", "latex")
