@@ -19,6 +19,7 @@ the summed dimension.
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 
 __all__ = ["single_threaded_blas"]
@@ -26,6 +27,19 @@ __all__ = ["single_threaded_blas"]
 _LOCK = threading.Lock()
 _HELD = False        # a block holds the limit (set by it, or found already at one thread)
 _LIMITER = None      # threadpoolctl's limiter of that block (restores the limits on exit); None when none was set
+_BLAS = None         # (modules imported, threadpoolctl's controller of the BLAS libraries then loaded): listing the
+#                      libraries takes a few ms, so it is done again only when modules were imported since
+
+
+def _blas():
+    # Listed again when modules were imported since (SciPy's own OpenBLAS is loaded with scipy.linalg, after
+    # NumPy's): the count of imported modules is a cheap sign that a library may have been loaded.
+    global _BLAS
+    if _BLAS is None or _BLAS[0] != len(sys.modules):
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS = (len(sys.modules), ThreadpoolController().select(user_api="blas"))
+    return _BLAS[1]
 
 
 @contextlib.contextmanager
@@ -35,10 +49,8 @@ def single_threaded_blas(enabled: bool = True):
     owner = False
     if enabled:
         with _LOCK:
-            if not _HELD:  # the libraries loaded now (inspecting them takes about a millisecond)
-                from threadpoolctl import ThreadpoolController
-
-                blas = ThreadpoolController().select(user_api="blas")
+            if not _HELD:
+                blas = _blas()
                 _LIMITER = blas.limit(limits=1) if any(lib.num_threads != 1 for lib in blas.lib_controllers) \
                     else None
                 _HELD = owner = True

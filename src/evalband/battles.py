@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from ._cells import check_cells
 from ._labels import label_column
@@ -333,6 +332,7 @@ class BattleTable:
         key, pair = np.unique(i * m + j, return_inverse=True)
         pi, pj = (key // m).astype(np.int64), (key % m).astype(np.int64)
         shape = (key.size, int(n_units))
+        from scipy import sparse  # here, not at import: reading a results table needs no scipy.sparse
 
         def mat(values):
             return sparse.csr_matrix((values, (pair, u)), shape=shape)

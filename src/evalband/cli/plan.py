@@ -113,7 +113,7 @@ def plan(
     With a results file that has facets (prompt templates, judges, seeds) and --target-se (or --effect), lists
     the designs of items, facet levels and trials per cell that reach it, cheapest first (D-study).
     """
-    from ..plan import plan_comparison, plan_from_pilot
+    from ..plan import plan_comparison
 
     with errors():
         if fmt not in ("table", "markdown", "json"):
@@ -136,6 +136,8 @@ def plan(
             if given:
                 raise ArgumentError(f"{', '.join(given)} are estimated from the results file; drop them or drop the"
                                  " file")
+            from ..plan import plan_from_pilot
+
             sel = inputs.selection()
             table = sel.table
             result = plan_from_pilot(sel, effect=effect, models=parse_list(inputs.models, name="models"),
@@ -190,9 +192,7 @@ def _fmt(key: str, v, *, scale: float, decimals: int) -> str:
 
 
 def _text(result, header: str, fmt: str) -> str:
-    import pandas as pd
-
-    from ..display import decimals_for, format_signed, format_value, render
+    from ..display import decimals_for, format_signed, format_value, text_table
 
     d = result.to_dict()
     binary = result.inputs.get("score_kind", "binary") in ("binary", "bounded")
@@ -219,7 +219,6 @@ def _text(result, header: str, fmt: str) -> str:
                     rows.append((f"pilot {k}", f"{v:.4g}"))
         for k in ("n", "trials", "n_clusters"):
             rows.append((f"pilot {k}", f"{pilot[k]:,}"))
-    frame = pd.DataFrame(rows, columns=["quantity", "value"])
     notes = list(result.notes)
     notes.append(("differences in points (0.04 = 4 points); --format json gives fractions" if binary else
                   "differences on the score's own scale") + "; n = items per model")
@@ -230,8 +229,10 @@ def _text(result, header: str, fmt: str) -> str:
     width = terminal_width()
     parts = [header, "", *textwrap.wrap(result.sentence_required, width), *textwrap.wrap(result.sentence_detectable,
                                                                                         width), ""]
-    parts.append(render(frame, fmt, value_cols=(), se_col=None, notes=notes))
+    parts.append(text_table(["quantity", "value"], rows, fmt, notes=notes))
     if result.inputs.get("output_variance") and result.trial_table is not None:
+        from ..display import render
+
         parts.append(render(result.trial_table, fmt, value_cols=(), se_col=None,
                             title="Repeated trials: variance per item and items required"))
     return "\n".join(parts)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
+from .._distributions import t_isf
 from .._validate import check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 from .result import Estimate
@@ -67,7 +68,7 @@ def _interval(estimate, se, n, df, method: str, level: float, *, extras=None, no
         q = special.ndtri(1.0 - alpha / 2.0)
     else:
         with np.errstate(invalid="ignore"):
-            q = stats.t.isf(alpha / 2.0, np.asarray(df, dtype=np.float64))
+            q = t_isf(alpha / 2.0, np.asarray(df, dtype=np.float64))
     low, high = estimate - q * se, estimate + q * se
     return Estimate(np.asarray(estimate, dtype=np.float64), np.asarray(se, dtype=np.float64),
                     ConfidenceInterval(low, high), np.asarray(n), method, level,

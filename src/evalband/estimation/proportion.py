@@ -6,8 +6,9 @@ The core works elementwise on arrays of counts, so one call handles every model 
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
+from .._distributions import beta_isf, beta_ppf
 from .._validate import ArgumentError, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 from .result import Estimate
@@ -109,11 +110,11 @@ def proportion_interval(correct, n, *, method: str = "wilson", confidence_level=
             half = z * np.sqrt(p_c * (1 - p_c) / n_c)
             low, high = p_c - half, p_c + half
         elif method == "clopper-pearson":
-            low = np.where(correct > 0, stats.beta.ppf(alpha / 2, correct, n - correct + 1), 0.0)
-            high = np.where(correct < n, stats.beta.isf(alpha / 2, correct + 1, n - correct), 1.0)
+            low = np.where(correct > 0, beta_ppf(alpha / 2, correct, n - correct + 1), 0.0)
+            high = np.where(correct < n, beta_isf(alpha / 2, correct + 1, n - correct), 1.0)
         else:  # jeffreys
-            low = np.where(correct > 0, stats.beta.ppf(alpha / 2, correct + 0.5, n - correct + 0.5), 0.0)
-            high = np.where(correct < n, stats.beta.isf(alpha / 2, correct + 0.5, n - correct + 0.5), 1.0)
+            low = np.where(correct > 0, beta_ppf(alpha / 2, correct + 0.5, n - correct + 0.5), 0.0)
+            high = np.where(correct < n, beta_isf(alpha / 2, correct + 0.5, n - correct + 0.5), 1.0)
     low = np.clip(low, 0.0, 1.0)
     high = np.clip(high, 0.0, 1.0)
     return Estimate(p, se, ConfidenceInterval(low, high), n.astype(np.int64), method, level)

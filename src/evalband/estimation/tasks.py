@@ -288,7 +288,7 @@ def weighted_mean(estimate, se, weights, *, n=None, confidence_level=0.95) -> Es
     >>> float(r.estimate[0]), round(float(r.se[0]), 4)
     (0.6, 0.025)
     """
-    from scipy import stats
+    from .._distributions import norm_ppf
 
     x = np.asarray(estimate, dtype=np.float64)
     s = np.asarray(se, dtype=np.float64)
@@ -299,7 +299,7 @@ def weighted_mean(estimate, se, weights, *, n=None, confidence_level=0.95) -> Es
     est = np.where(np.isnan(x[:, use]).any(axis=1), np.nan, np.nansum(x * w, axis=1))
     sd = np.sqrt(np.nansum((w * s) ** 2, axis=1))
     sd = np.where(np.isnan(est), np.nan, sd)
-    z = stats.norm.ppf(0.5 + level / 2)
+    z = norm_ppf(0.5 + level / 2)
     count = np.zeros(x.shape[0], dtype=np.int64) if n is None else np.asarray(n)[:, use].sum(axis=1)
     note = ("'(weighted)' rows: each model's weighted mean over tasks with the weights given, standard error"
             " sqrt(sum w**2 se**2) (tasks are independent test sets), normal interval")

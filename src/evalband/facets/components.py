@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.stats import t as t_dist
 
+from .._distributions import t_ppf
 from .._random import block_generator, name_key, run_entropy
 from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice, check_confidence_level,
                          check_positive_int)
@@ -495,7 +495,7 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
             for c in configs:
                 _, _, _, vc, dfc, grc, gac = _summaries(fit, c, level)
                 s = float(np.sqrt(vc))
-                half = t_dist.ppf(hi_q, dfc) * s if np.isfinite(dfc) and dfc > 0 else np.nan
+                half = t_ppf(hi_q, dfc) * s if np.isfinite(dfc) and dfc > 0 else np.nan
                 se_rows.append({"model": label, "task": d.task, "fixed": ",".join(c), "estimate": fit.estimate,
                                 "se": s, "df": dfc, "ci_low": fit.estimate - half, "ci_high": fit.estimate + half,
                                 "g_relative": grc, "g_absolute": gac, "difference": len(ks) == 2})

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import t as t_dist
 
+from .._distributions import t_isf
 from .._validate import ArgumentError, check_confidence_level
 from ..display.reprs import displayed
 from ..results import ConfidenceInterval
@@ -235,7 +235,7 @@ def crossed_estimates(data, *, fixed=(), nested=(), cluster=None, confidence_lev
     else:
         designs = [design]
     use_clusters = cluster is not False
-    q = lambda df: np.where(np.isfinite(df) & (df > 0), t_dist.isf((1 - level) / 2, np.where(df > 0, df, 1)),
+    q = lambda df: np.where(np.isfinite(df) & (df > 0), t_isf((1 - level) / 2, np.where(df > 0, df, 1)),
                             np.nan)
     rows, few = [], []
     facets, units = set(), set()

@@ -19,6 +19,7 @@ import numpy as np
 from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice, check_names,
                          check_positive_int)
 from ._kernels import block_generator, block_size, draw_counts, name_key
+from .._blas import single_threaded_blas
 from .._progress import track
 from .._random import run_entropy
 from .columns import ItemColumns
@@ -218,7 +219,9 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     threads : int, optional
         Threads that draw the blocks when no executor is given (the count kernel and the matrix products release
         the GIL). Default: the number set by :func:`use_threads`, else every core this process may use
-        (:func:`available_cores`); 1 runs in the calling thread. Results do not depend on it.
+        (:func:`available_cores`); 1 runs in the calling thread. Results do not depend on it. While the blocks
+        are drawn, the BLAS library runs on one thread (the engine's threads already use the cores; limits are
+        restored afterwards, see :func:`evalband._blas.single_threaded_blas`).
     ppi : {'ppi++', 'classic', 'labelled', 'none'}
         Item-level results with human labels (the measure ``human``) and the 'mean' statistic: the replicates
         are those of each model's prediction-powered estimate of the human-scale mean
@@ -407,6 +410,9 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     jobs = _jobs(specs, n_resamples, chunk_size, executor is not None, n_threads)
     out = np.empty((n_resamples, n_m, n_t))
     with contextlib.ExitStack() as stack:
+        # the workers' products on one BLAS thread each: the engine's own threads already use every core, and
+        # BLAS threads on top of them oversubscribe the cores (3-4x slower on two cores; issue 27)
+        stack.enter_context(single_threaded_blas())
         if executor is None and n_threads > 1 and len(jobs) > 1:
             from concurrent.futures import ThreadPoolExecutor
 

@@ -7,7 +7,6 @@ call gives the intervals of every model, task, aggregate or pairwise difference 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import ndtr, ndtri
 
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
@@ -66,6 +65,8 @@ def central_se(samples, *, block: int = 1 << 22) -> np.ndarray:
 
 def bias_correction(samples: np.ndarray, observed: np.ndarray) -> np.ndarray:
     """BCa bias correction ``z0 = Phi^-1(share of replicates below the observed value, ties counted half)``."""
+    from scipy.special import ndtri  # BCa only: scipy.special is not imported by the percentile path
+
     below = (samples < observed).sum(axis=0)
     at_or_below = (samples <= observed).sum(axis=0)
     with np.errstate(divide="ignore"):
@@ -176,6 +177,8 @@ def interval(samples, observed, *, method: str = "percentile", confidence_level=
         if jack.shape[1:] != observed.shape:
             raise ArgumentError(f"`jackknife` must have shape (n_jack, {', '.join(map(str, observed.shape))}); got"
                              f" {jack.shape}.")
+        from scipy.special import ndtr, ndtri
+
         z0 = bias_correction(samples, observed)
         a = bca_acceleration(jack, jackknife_strata)
         with np.errstate(invalid="ignore", divide="ignore"):
