@@ -153,7 +153,6 @@ class MixedSystem:
         self.n_groups, self.b, self.local = n_groups, b, local
         self.slot_term = slot_term
         cell = np.arange(c)
-        n_l, n_g = slots.shape[1], gcols.shape[1]
         # rows of the stacked Gram entries: local x local, local x global, global x global
         base = grp * (b * b)
         r_ll = (base[:, None, None] + slots[:, :, None] * b + slots[:, None, :]).reshape(c, -1)

@@ -1,4 +1,4 @@
-"""REML variance components of an unbalanced crossed / nested design, by direct optimization with sparse algebra.
+"""REML variance components of an unbalanced crossed / nested design: profiled criterion, analytic gradient.
 
 The array core behind :func:`evalband.facets.variance_components` for unbalanced designs (missing cells, unequal
 trials). It works on cell means: trials within a cell contribute their within-cell sum of squares, which is
@@ -16,7 +16,7 @@ from scipy.special import ndtr
 from scipy.stats import chi2
 from threadpoolctl import threadpool_limits
 
-from .._validate import ArgumentError
+from .._validate import ArgumentError, check_choice
 from ..display.reprs import displayed
 from ._mixed import MixedSystem
 
@@ -110,7 +110,12 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
         Whether the cell term has a variance of its own (needs within-cell degrees of freedom); otherwise it is
         the residual.
     max_evaluations : int
-        Limit on likelihood evaluations.
+        Limit on likelihood evaluations of the optimizer.
+    layout : {'auto', 'block', 'sparse'}
+        How the mixed-model equations are factored (:class:`~evalband.facets._mixed.MixedSystem`): 'block' groups
+        the random levels by the term that keeps the rest small (per-item blocks and a dense global part), with
+        an analytic gradient; 'sparse' is a sparse LU of the whole system with finite-difference gradients (for
+        designs without a small global part); 'auto' chooses by operation count. The estimates do not depend on it.
 
     Returns
     -------
@@ -123,10 +128,19 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
     ``Z`` the sparse indicators and ``L = diag(s_T)``, -2 log restricted likelihood is
     ``log|D| + log|A| + y'D^-1 y - r'A^-1 r`` (plus ``df_s log s2_s + SS_s / s2_s`` for the within-cell part) with
     ``A = [[L Z'D^-1 Z L + I, L Z'D^-1 1], [., 1'D^-1 1]]`` and ``r = [L Z'D^-1 y, 1'D^-1 y]``, the mixed-model
-    equations of Henderson (1963) in the relative-factor form of lme4 (Bates et al. 2015); ``A`` is factored
-    by sparse LU. Standard deviations are optimized by L-BFGS-B with bounds at 0, so estimates on the boundary
-    are exactly 0. The covariance of the estimates is twice the inverse Hessian of the objective in the variances
-    (observed information), by central differences.
+    equations of Henderson (1963) in the relative-factor form of lme4 (Bates et al. 2015).
+
+    The first source's variance is profiled out (its estimate given the others is closed-form), and the other
+    variances, relative to it, are optimized by L-BFGS-B with bounds at 0 (estimates on the boundary are exactly
+    0), from lme4's start (every relative variance 1). The gradient is analytic: ``tr(P V_j) - y'P V_j P y`` for
+    each variance, with the traces from the selected inverse of ``A``. ``A`` is factored in block-arrow form:
+    grouped by the term with the most nested structure (usually the item), the levels of item, item x prompt,
+    item x seed, ... form small blocks factored at once, coupled only through the levels of the other terms
+    (prompt, seed, prompt x seed) and the intercept, handled through their dense Schur complement; this is the
+    elimination order a sparse Cholesky would find, without its overhead. The covariance of the estimates is
+    twice the inverse Hessian of the criterion in the variances (observed information), by central differences
+    of the analytic gradient; a Newton step with it confirms the optimum (``converged``: its decrement below
+    1e-8 and the criterion rising away from every estimate at 0).
 
     References
     ----------
@@ -158,6 +172,7 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
                          f" {inv_n.shape}, {w_ss.shape}, {w_df.shape}.")
     if top and w_df.sum() <= 0:
         raise ArgumentError("`top=True` needs within-cell degrees of freedom (repeated trials).")
+    layout = check_choice(layout, ("auto", "block", "sparse"), "layout")
     # scale to unit variance for the optimizer
     loc = float(y.mean())
     scale = float(y.std()) or 1.0
