@@ -202,3 +202,19 @@ def test_the_sparse_layout_gives_the_same_fit(normal_design):
     assert sparse.neg2_loglik == pytest.approx(block.neg2_loglik, abs=1e-8)
     with pytest.raises(ValueError, match="`layout`"):
         reml_components(y, codes, layout="dense", **kw)
+
+
+def test_degenerate_designs_give_zeros_not_errors():
+    item, prompt = np.repeat(np.arange(10), 3), np.tile(np.arange(3), 10)
+    kw = {"inv_n": np.ones((1, 30)), "within_ss": [0.0], "within_df": [0], "top": False}
+    # a model with the same score everywhere (all items solved): every component is 0
+    fit = reml_components(np.ones(30), [item, prompt], **kw)
+    assert (fit.variance == 0).all() and fit.converged and fit.mean == 1.0
+    # a term with one level is absorbed by the intercept: its variance is not identified and stays at 0
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=10)[item] + rng.normal(size=30)
+    fit = reml_components(y, [item, np.zeros(30, dtype=int)], **kw)
+    assert fit.variance[1] == 0 and fit.boundary[1] and fit.converged
+    # no random term at all: the residual alone (the sample variance)
+    fit = reml_components(y, [], **kw)
+    assert fit.variance[0] == pytest.approx(y.var(ddof=1), rel=1e-8)

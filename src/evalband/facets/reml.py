@@ -173,6 +173,11 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
     if top and w_df.sum() <= 0:
         raise ArgumentError("`top=True` needs within-cell degrees of freedom (repeated trials).")
     layout = check_choice(layout, ("auto", "block", "sparse"), "layout")
+    n_r = len(term_codes) + bool(top)
+    if np.ptp(y) == 0 and not (w_ss > 0).any():  # no variation at all: every component 0 (the likelihood is unbounded)
+        boundary = np.r_[np.ones(n_r, dtype=bool), np.zeros(len(w_ss), dtype=bool)]
+        return RemlFit(np.zeros(boundary.size), np.zeros((boundary.size,) * 2), boundary, float(y[0]) if c else 0.0,
+                       float("-inf"), True, 0)
     # scale to unit variance for the optimizer
     loc = float(y.mean())
     scale = float(y.std()) or 1.0
@@ -315,11 +320,11 @@ class _Restricted:
         return np.concatenate(grad)
 
     def start(self) -> np.ndarray:
-        """Every term's variance equal to the first source's (lme4's start), the other sources from their
-        within-cell mean squares."""
+        """Every term's variance equal to the first source's (lme4's start; 0 for a term with one level, which the
+        intercept absorbs), the other sources from their within-cell mean squares."""
         per = np.where(self.df > 0, self.ss / np.maximum(self.df, 1), 0.0)
         src = per[1:] / per[0] if per[0] > 0 and (per[1:] > 0).all() else np.ones(self.n_s - 1)
-        return np.r_[np.ones(self.n_t + self.top), src]
+        return np.r_[np.where(self.system.sizes > 1, 1.0, 0.0), np.ones(int(self.top)), src]
 
     def fit(self, max_evaluations: int):
         """Minimize the profiled criterion by L-BFGS-B with bounds at 0 (analytic gradient when the layout has one;
