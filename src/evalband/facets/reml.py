@@ -385,9 +385,11 @@ def _hessian(model: _Restricted, v: np.ndarray, inner: np.ndarray):
 
 
 def _refine(model: _Restricted, v: np.ndarray, boundary: np.ndarray, max_steps: int = 3):
-    """Newton steps on the full criterion over the estimates away from 0, until the Newton decrement is below
-    1e-8 (log-likelihood units). Returns the variances, the Hessian there and whether that held, with every
-    estimate at 0 having a criterion that rises away from 0 (analytic gradient only; else the Hessian alone)."""
+    """Newton steps on the full criterion over the estimates away from 0 while the Newton decrement exceeds 1e-12
+    (log-likelihood units; a flat direction needs it that small for its estimate to hold 1e-4 relative) and the
+    step improves the criterion. Returns the variances, the Hessian there and whether the decrement is below 1e-8
+    with every estimate at 0 having a criterion that rises away from 0 (analytic gradient only; else the Hessian
+    alone)."""
     inner = ~boundary
     for step in range(max_steps + 1):
         hess = _hessian(model, v, inner)
@@ -402,12 +404,12 @@ def _refine(model: _Restricted, v: np.ndarray, boundary: np.ndarray, max_steps: 
         delta = -np.linalg.solve(chol.T, np.linalg.solve(chol, g))
         decrement = float(-g @ delta)
         kkt = bool((grad[boundary] >= -1e-6 * max(1.0, float(np.abs(grad).max()))).all())
-        if decrement < 1e-8 or step == max_steps:
+        if decrement < 1e-12 or step == max_steps:
             return v, hess, decrement < 1e-8 and kkt
         trial = v.copy()
         trial[inner] += delta
         if (trial[inner] <= 0).any() or model.full(trial) > model.full(v):
-            return v, hess, decrement < 1e-6 and kkt
+            return v, hess, decrement < 1e-8 and kkt
         v = trial
     return v, hess, False
 
