@@ -329,8 +329,8 @@ class _Restricted:
     def fit(self, max_evaluations: int):
         """Minimize the profiled criterion by L-BFGS-B with bounds at 0 (analytic gradient when the layout has one;
         else central differences, restarted from the end point until that no longer improves it), then try each
-        variance near 0 at 0. Returns the relative parameters, the criterion and whether the optimizer stopped
-        normally."""
+        variance near 0 at 0. Returns the relative parameters, the criterion and whether the finite-difference
+        optimizer stopped normally (always True with the analytic gradient: the Newton check decides)."""
         n_r = self.n_t + self.top
         if self.n_free == 0:
             return np.zeros(0), self.profiled(np.zeros(0)), True
@@ -340,12 +340,13 @@ class _Restricted:
         analytic = self.profiled_with_gradient(phi0)[1] is not None
         fun, jac = (self.profiled_with_gradient, True) if analytic else (self.profiled, "3-point")
         res = optimize.minimize(fun, phi0, method="L-BFGS-B", jac=jac, bounds=bounds, options=opts)
-        improved = False
+        stopped = True  # with the analytic gradient, the Newton check of _refine decides
         for _ in range(0 if analytic else 3):
             again = optimize.minimize(fun, res.x, method="L-BFGS-B", jac=jac, bounds=bounds, options=opts)
             improved = again.fun < res.fun - 1e-10 * max(1.0, abs(res.fun))
             if again.fun <= res.fun:
                 res = again
+            stopped = bool(res.success or not improved)
             if not improved:
                 break
         phi, best = res.x.copy(), float(res.fun)
@@ -356,14 +357,12 @@ class _Restricted:
                 val = self.profiled(trial)
                 if val <= best + 1e-9:
                     phi, best = trial, val
-        # a line search that ends at the limit of precision is no failure: the Newton check decides
-        stopped = res.success or "ABNORMAL" in str(res.message) or not improved
-        return phi, best, bool(stopped)
+        return phi, best, stopped
 
 
 def _hessian(model: _Restricted, v: np.ndarray, inner: np.ndarray):
     """Hessian of the full criterion over ``inner`` by central differences (steps ``1e-4 |v|``) of the analytic
-    gradient, else of the criterion; None when no analytic gradient and ``analytic_only``."""
+    gradient, else of the criterion."""
     n_p = v.size
     h = np.maximum(1e-4 * np.abs(v), 1e-7)
     hess = np.zeros((n_p, n_p))
