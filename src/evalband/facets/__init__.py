@@ -6,7 +6,7 @@ Array cores and table-level entries (each table-level entry takes a ResultsTable
 * :func:`variance_components` — components per model and pair, shares of the variance of the mean, standard
   errors with facets random or fixed, G coefficients (:mod:`.components`); array cores
   :func:`anova_components` (balanced, expected mean squares, :mod:`.anova`) and :func:`reml_components`
-  (unbalanced, sparse REML, :mod:`.reml`);
+  (unbalanced, REML, :mod:`.reml`);
 * :func:`crossed_bootstrap` — replicates (B, M, T) that resample items and facet levels independently, paired
   across models, as a :class:`~evalband.resample.Replicates` for compare, rank and summarize (:mod:`.crossed`);
   array core :func:`multiplier_replicates`;

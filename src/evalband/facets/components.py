@@ -42,6 +42,7 @@ class _Fit:
     dfs: object             # callable weights -> Satterthwaite df
     estimate: float
     method: str
+    converged: bool = True  # REML: the optimizer stopped normally and a Newton step confirmed the optimum
 
 
 def _multipliers(d: TaskDesign, cells: np.ndarray, weights: np.ndarray, inv_n: np.ndarray, terms):
@@ -132,7 +133,8 @@ def _reml_fit(d: TaskDesign, ks: tuple, gen, n_draws: int) -> _Fit:
     else:
         dfs = fit.satterthwaite_df
     names, factors, levels = _names(d, has_trials)
-    return _Fit(names, factors, levels, raw, draws, mean_m, item_m, dfs, float((weights * y).sum()), "reml")
+    return _Fit(names, factors, levels, raw, draws, mean_m, item_m, dfs, float((weights * y).sum()), "reml",
+                fit.converged)
 
 
 def _anova_fits(d: TaskDesign, entities: list, gen_for, n_draws: int) -> list:
@@ -474,6 +476,11 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
             fits = [_reml_fit(d, ks, gen_for(ks), n_resamples) for ks in entities]
             notes.append(f"task '{d.task}': unbalanced design, components by REML with approximate pivotal"
                          " intervals")
+            failed = [d.models[ks[0]] if len(ks) == 1 else f"{d.models[ks[0]]} - {d.models[ks[1]]}"
+                      for ks, f in zip(entities, fits) if not f.converged]
+            if failed:
+                notes.append(f"task '{d.task}': REML did not confirm its optimum for {', '.join(failed)}; those"
+                             " components may be off")
         for ks, fit in zip(entities, fits):
             all_fits[(d.task,) + tuple(d.models[k] for k in ks)] = fit
             contrib, share, dshare, _, _, gr, ga = _summaries(fit, fixed, level)
