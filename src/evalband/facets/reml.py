@@ -12,10 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize
-from scipy.special import ndtr
-from scipy.stats import chi2
-from threadpoolctl import threadpool_limits
 
+from .._blas import single_threaded_blas
+from .._distributions import chi2_isf, norm_cdf
 from .._validate import ArgumentError, check_choice
 from ..display.reprs import displayed
 from ._mixed import MixedSystem
@@ -84,7 +83,7 @@ class RemlFit:
             nu = np.where(inner, 2 * v * v / np.where(sd > 0, sd * sd, 1.0), np.inf)
         for k in range(n):  # a handful of components
             if inner[k]:
-                q = chi2.isf(ndtr(z[:, k]), min(nu[k], 1e6))
+                q = chi2_isf(norm_cdf(z[:, k]), min(nu[k], 1e6))
                 out[:, k] = v[k] * nu[k] / np.maximum(q, 1e-300)
             else:
                 out[:, k] = np.maximum(0.0, z[:, k] * sd[k])
@@ -185,7 +184,7 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
         scale = max(scale, float(np.sqrt(w_ss.sum() / w_df.sum() * inv_n.mean())))
     ys = (y - loc) / scale
     # small dense products: BLAS threads only add their start-up and spinning (scoped to this fit)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_threaded_blas():
         system = MixedSystem(ys, term_codes, layout=layout)
         model = _Restricted(system, inv_n, w_ss / scale ** 2, w_df, top)
         phi, _, stopped = model.fit(max_evaluations)
