@@ -37,7 +37,7 @@ __all__ = [
     "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
     "resolve_seed", "AccuracyScaleOpt", "cli_message", "split_list", "InputOptions", "reads_input",
     "WeightsOpt", "parse_confidence", "debug_enabled", "WideOpt", "show", "note_lines", "output_format",
-    "FixedOpt", "parse_fixed",
+    "FixedOpt", "parse_fixed", "protect_names", "protect_table", "protect_frame", "forget_names",
 ]
 
 PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL), a glob of them"
@@ -194,6 +194,14 @@ class InputOptions:
         with status(f"reading {path if path is not None else 'example ' + str(example)}"):
             return load_input(path, example, battles=battles, **options)
 
+    def protect(self) -> None:
+        """Register the names the user typed (the file, --models, --tasks, --weights, the columns named) as text
+        that messages print as written (:func:`protect_names`)."""
+        protect_names(self.path, *(_typed_names(getattr(self, k)) for k in ("models", "tasks", "weights")),
+                      *(getattr(self, f.name) for f in dataclasses.fields(self)
+                        if f.name.endswith("_col") or f.name in ("cluster", "facets", "drop_cols")),
+                      *(_typed_names(getattr(self, k)) for k in ("facets", "drop_cols")))
+
     def selection(self, *, weights: bool = True, battles: bool = False, **options):
         """The library's selection (:func:`evalband.select`) of --models, --tasks and --weights on the table
         read: the command line parses the text, the library applies its one rule. ``weights=False`` for commands
@@ -256,6 +264,7 @@ def reads_input(first: str = "path example", *, after: dict[str, str] | None = N
         @functools.wraps(func)
         def command(**kwargs):
             inputs = InputOptions(**{n: kwargs.pop(n) for n in names})
+            inputs.protect()
             with errors():
                 check_input_path(inputs.path)  # before the command imports NumPy, pandas and the readers
             return func(**kwargs, inputs=inputs)
@@ -343,20 +352,120 @@ def _bare_arguments(text: str, names) -> str:
     return re.sub(r"(--[\w-]+)([^()]*) \(\1\)", r"\1\2", text)  # '--models A,B (--models)'
 
 
+#: text the user supplied (model, task, file and column names) in this command: never rewritten by
+#: :func:`cli_message` (see :func:`protect_names`); emptied when a command starts (``cli.main``)
+_USER_NAMES: set = set()
+#: a quoted name in a message ('a', "b"), unless it is the value of an argument (split='test')
+_QUOTED = re.compile(r"(?<![=\w])'[^'\n]*'|(?<![=\w])\"[^\"\n]*\"")
+#: private-use characters that stand for a protected name while a message is rewritten
+_MARK, _END = "\ue000", "\ue001"
+
+
+def protect_names(*groups) -> None:
+    """Register text the user supplied (model, task, group, file and column names; each group an iterable of
+    names or one name) so that :func:`cli_message` prints it as written. Only names that a rewrite could touch
+    are kept (they hold ``=``, a backtick or ``--``, or spell an argument the messages name)."""
+    for group in groups:
+        if group is None:
+            continue
+        for name in ([group] if isinstance(group, str) else group):
+            if name is None or isinstance(name, (bool, int, float)):
+                continue
+            text = str(name)
+            if text and ("=" in text or "`" in text or "--" in text or text in CLI_NAMES
+                         or text.endswith("_col") or any(f in text for f in CLI_COMMANDS)):
+                _USER_NAMES.add(text)
+
+
+def _typed_names(text) -> list[str]:
+    """The names in a list option as typed (``--models``, ``--weights`` without their ``=w``); none when the
+    text does not parse (the option's own check says why)."""
+    if not text or not isinstance(text, str) or text.startswith("@"):
+        return []
+    try:
+        parts = split_names(text)
+    except ArgumentError:
+        return []
+    return parts + [p.rpartition("=")[0] for p in parts if "=" in p]
+
+
+#: label columns of result frames: their values are names the user supplied
+_LABEL_COLUMNS = ("model", "model_a", "model_b", "task", "group", "baseline", "control", "rater", "judge",
+                  "reference", "facet", "source", "file", "candidate")
+
+
+def protect_table(table) -> None:
+    """Register a table's (or a result's) labels as text messages print as written: models, tasks, groups,
+    raters, facets, measures and the source file."""
+    for attribute in ("models", "tasks", "groups", "raters", "judges", "facets", "measures", "source", "sources"):
+        try:
+            value = getattr(table, attribute, None)
+            value = value() if callable(value) else value
+        except Exception:  # noqa: BLE001 - a property that cannot answer names nothing to protect
+            continue
+        if isinstance(value, dict):
+            value = list(value)
+        if isinstance(value, (str, list, tuple)):
+            protect_names(value)
+
+
+def protect_frame(frame) -> None:
+    """Register the label cells of a result frame (model, task, ... columns) as text messages print as written."""
+    for column in _LABEL_COLUMNS:
+        if column in getattr(frame, "columns", ()):
+            protect_names(frame[column].dropna().astype(str).unique())
+
+
+def forget_names() -> None:
+    """Start a command with no protected names (:func:`protect_names`)."""
+    _USER_NAMES.clear()
+
+
+def _hide_names(text: str) -> tuple[str, list[str]]:
+    """``text`` with each protected name, and each quoted span that is not an argument's value, replaced by a
+    mark (private-use characters no rewrite matches); the spans, to put back with :func:`_show_names`."""
+    spans: list[str] = []
+
+    def mark(m):
+        spans.append(_show_names(m.group(0), spans))  # a quoted span holding a name: the name as written
+        return f"{_MARK}{''.join(chr(0xE010 + int(d)) for d in str(len(spans) - 1))}{_END}"
+
+    for name in sorted((n for n in _USER_NAMES if n in text), key=len, reverse=True):
+        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", mark, text)
+    return _QUOTED.sub(mark, text), spans
+
+
+def _show_names(text: str, spans: list[str]) -> str:
+    if not spans:
+        return text
+    return re.sub(f"{_MARK}([\ue010-\ue019]+){_END}",
+                  lambda m: spans[int("".join(str(ord(c) - 0xE010) for c in m.group(1)))], text)
+
+
 def cli_message(text: str, options: dict | None = None) -> str:
     """Re-word a library message for the command line: argument names, backticked or bare (``unit_col=``),
     become the options that set them (`rng` -> `--seed`, `task_col` -> `--task-col`), API syntax becomes CLI
     syntax (``accuracy_scale=``, ``resampling='binomial'``, an aggregate's parameter as ``binned-rank:0.01``), and
     library functions the command line cannot call become the commands that do their work. Text that names no
-    argument is returned unchanged."""
+    argument is returned unchanged.
+
+    Text the user supplied is never rewritten: the names registered with :func:`protect_names` (the command's
+    models, tasks, files and columns) and any quoted span that is not an argument's value (``available:
+    'lr=3e-4,margin=0.1'``) are printed as written."""
     names = _Flags({**CLI_NAMES, **(options or {})})
-    for function, command in CLI_COMMANDS.items():
-        text = text.replace(function, command)
     m = re.match(r"'([\w-]+)' needs `(\w+)`(.*)", text)
     if m and m.group(2) in _PARAMETER_SYNTAX:
         aggregate, param, rest = m.groups()
         return (f"--aggregate {aggregate} needs its {param.replace('_', ' ')} after a colon, e.g. --aggregate"
                 f" {_PARAMETER_SYNTAX[param]}{rest}")
+    text, spans = _hide_names(text)
+    return _show_names(_rewrite(text, names), spans)
+
+
+def _rewrite(text: str, names) -> str:
+    """The rewriting of :func:`cli_message`, on text whose user-supplied names are hidden."""
+    for function, command in CLI_COMMANDS.items():
+        text = text.replace(function, command)
     text = re.sub(r"`(\w+)=(['\"]?)([^`'\"]*)\2`",  # `clusters='effective'` -> `--clusters effective`
                   lambda g: f"`{names[g.group(1)]} {g.group(3)}`" if g.group(1) in names else g.group(0), text)
     text = re.sub(r"`(\w+)`", lambda g: f"`{names[g.group(1)]}`" if g.group(1) in names else g.group(0), text)
@@ -445,6 +554,7 @@ def show(frame, fmt: str, *, notes=(), title=None, value_cols=("estimate", "se",
     with the primary result beside the records). Notes name command-line options (:func:`cli_message`)."""
     from ..display import render, to_csv, to_json
 
+    protect_frame(frame)
     notes = [cli_message(n) for n in notes]
     if fmt in ("csv", "json"):
         emit(to_csv(frame) if fmt == "csv" else (json if json is not None else to_json(frame)))
@@ -482,10 +592,21 @@ def parse_confidence(text):
         return text
 
 
-def load_input(path, example, *, source="auto", shape="auto", model_col="model", task_col="task",
-               item_col="item", score_col="score", trial_col="trial", cluster=None, group_col="group",
-               unbounded=False, count_rule="floor", models=None, drop_cols=None, accuracy_scale=None,
-               battles=False, **extra):
+def load_input(path, example, **options):
+    """Read PATH or --example into a ResultsTable (:func:`_load_input`); its labels (models, tasks, the file)
+    are then printed as written in every message of the command (:func:`protect_table`)."""
+    table = _load_input(path, example, **options)
+    protect_table(table)
+    if any(cli_message(n) != n for n in table.notes):  # notes that name API arguments (accuracy_scale=)
+        table = copy.copy(table)  # a copy: an example table may be cached
+        object.__setattr__(table, "notes", tuple(cli_message(n) for n in table.notes))
+    return table
+
+
+def _load_input(path, example, *, source="auto", shape="auto", model_col="model", task_col="task",
+                item_col="item", score_col="score", trial_col="trial", cluster=None, group_col="group",
+                unbounded=False, count_rule="floor", models=None, drop_cols=None, accuracy_scale=None,
+                battles=False, **extra):
     """Read PATH or --example into a ResultsTable (:func:`evalband.read`; the selection of --models is the
     library's, :meth:`InputOptions.selection`).
 
@@ -556,9 +677,6 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
                        trial_col=trial_col, cluster_col=cluster, group_col=group_col, unbounded=unbounded,
                        count_rule=count_rule, shape=shape, **extra)
         table = read(path, source=source, **options)
-    if any(cli_message(n) != n for n in table.notes):  # notes that name API arguments (accuracy_scale=)
-        table = copy.copy(table)  # a copy: an example table may be cached
-        object.__setattr__(table, "notes", tuple(cli_message(n) for n in table.notes))
     return table
 
 

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import ConfidenceOpt, FormatOpt, SeedOpt, WideOpt, check_input_path, errors, output_format, \
-    parse_confidence, parse_list, resolve_seed, show
+    parse_confidence, parse_list, protect_names, protect_table, resolve_seed, show, _typed_names
 
 RatingsPathArg = Annotated[str, typer.Argument(help="Ratings file (CSV, TSV, JSON Lines, Parquet) or - for standard"
                                                " input: long (unit, rater, value) or wide (one column per rater).",
@@ -72,6 +72,7 @@ def agreement(
     """
     with errors():
         check_input_path(path)  # before the heavy imports
+    protect_names(path, unit_col, rater_col, value_col, cluster, reference, _typed_names(raters), _typed_names(judges))
     import numpy as np
 
     from ..display import json_dumps, json_records
@@ -86,6 +87,7 @@ def agreement(
                      shape=shape, level=level, cluster_col=cluster, raters=parse_list(raters, name="raters"))
         res = agree(sel, level=level, reference=reference, judges=parse_list(judges, name="judges"),
                     n_resamples=n_resamples, confidence_level=parse_confidence(confidence), rng=seed)
+        protect_table(sel.table)
         notes = list(res.notes)
         notes.append(f"{seed_text}, {res.n_resamples:,} bootstrap replicates over"
                      f" {'clusters' if res.n_clusters else 'units'}; {res.method} intervals")

@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (ConfidenceOpt, FormatOpt, ModelsOpt, SeedOpt, WideOpt, check_input_path, errors, output_format,
-                      parse_confidence, parse_list, resolve_seed, show)
+                      parse_confidence, parse_list, protect_names, resolve_seed, show, _typed_names)
 from .compare import CorrectionOpt, NResamplesOpt, points_note
 from .._validate import ArgumentError
 
@@ -128,6 +128,9 @@ def arena(
     """
     with errors():
         check_input_path(path)  # before the heavy imports
+    protect_names(path, baseline, anchor, anchor.rpartition("=")[0] if anchor else None, cluster,
+                  _typed_names(style), model_a_col, model_b_col, winner_col, question_col, judge_col, turn_col,
+                  weight_col, _typed_names(models))
     from ..preferences import arena as run_arena
 
     with errors(**_OPTIONS):
@@ -146,6 +149,7 @@ def arena(
                            cluster=unit, style=names, length_control=length_control, k=k, n_resamples=n_resamples,
                            confidence_level=parse_confidence(confidence), rng=seed,
                            models=parse_list(models, name="models"), source=battle_source, **read_options)
+        protect_names(result.models)
         notes = list(result.notes) + [f"{seed_text}, {result.n_resamples:,} replicates"]
         if pairs:
             return _pairs(result, fmt, correction, notes)
