@@ -257,10 +257,9 @@ def _pairs(result, fmt: str, correction: str, notes: list) -> None:
                         " them all; --models narrows the battles to some models")
     readings = [comp.readings[i] for i in rows[:10]] + [decided_line(comp)] + readings
     cols = ["model_a", "model_b", "difference", "se", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict",
-            "win_probability", "win_probability_low", "win_probability_high", "confidence_level"]
+            "win_probability", "win_probability_low", "win_probability_high", "confidence_level",
+            "interval_level", "correction"]  # the interval's header says its level and correction
     shown = frame.iloc[rows][[c for c in cols if c in frame.columns]]
-    if "interval_level" in frame and frame["interval_level"].nunique() == 1:  # the corrected intervals' level
-        shown = shown.assign(confidence_level=frame["interval_level"].iloc[0])
     if fmt != "table-wide" and (shown["p_adjusted"] == shown["p_value"]).all():
         shown = shown.drop(columns="p_adjusted")
     if "win_probability" in shown:

@@ -204,7 +204,8 @@ def compare(
 
         shown = pd.concat(parts, ignore_index=True)
         shown = shown[[c for c in ("aggregate", "model_a", "model_b", "difference", "se", "ci_low", "ci_high",
-                                   "p_value", "p_adjusted", "verdict", "confidence_level") if c in shown.columns]]
+                                   "p_value", "p_adjusted", "verdict", "confidence_level", "interval_level",
+                                   "correction") if c in shown.columns]]
         if (shown["p_adjusted"] == shown["p_value"]).all():
             shown = shown.drop(columns="p_adjusted")  # no correction: the same numbers twice
         points = points_note(scales)

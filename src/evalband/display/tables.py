@@ -52,6 +52,28 @@ _DROP_THEN = ("design_effect", "se", "observed", "p_value", "n", "n_unlabelled",
 _DROP_ORDER = _DROP_FIRST + _DROP_THEN
 #: columns that carry the decision: never left out to fit the terminal
 _DECIDING = ("verdict", "significant", "reject", "decision")
+#: multiplicity-adjusted p-values: beside a decision they are what decides it, so when one differs from the raw
+#: p-value the raw one is left out first and the adjusted one never (a p_value of 0.048 beside "not yet decided"
+#: reads as a contradiction)
+_ADJUSTED = ("p_adjusted", "p_value_holm", "p_value_adjusted")
+
+
+def _deciding(shown: pd.DataFrame, raw: pd.DataFrame) -> tuple[set, list]:
+    """``(deciding, first)``: the columns a table's decision rests on (never left out to fit the terminal) and
+    the columns to leave out before the usual order. A table with a decision (:data:`_DECIDING`) keeps its
+    adjusted p-values (:data:`_ADJUSTED`) when they differ from the raw ``p_value``, which then goes first."""
+    deciding = {c for c in shown.columns if str(c) in _DECIDING}
+    first: list = []
+    if not deciding and not any(str(c).startswith("verdict") for c in raw.columns):
+        return deciding, first
+    for c in shown.columns:
+        if str(c) in _ADJUSTED and "p_value" in raw.columns and str(c) in raw.columns:
+            a = pd.to_numeric(raw[str(c)], errors="coerce").to_numpy(dtype=float)
+            b = pd.to_numeric(raw["p_value"], errors="coerce").to_numpy(dtype=float)
+            if not np.allclose(a, b, equal_nan=True):
+                deciding.add(c)
+                first += [p for p in shown.columns if str(p) == "p_value"]
+    return deciding, first
 
 
 def terminal_width() -> int:
@@ -238,11 +260,38 @@ def _merge_intervals(shown: pd.DataFrame, raw: pd.DataFrame, level) -> pd.DataFr
             else:
                 name = "CI" if stem == "ci" else stem.replace("_", " ")
                 if stem == "ci" and level is not None:
-                    name = f"{format_level(level)} CI"
+                    name = level if isinstance(level, str) else f"{format_level(level)} CI"
                 out[name] = [f"({a}, {b})" if (a or b) else "" for a, b in zip(shown[c], shown[other])]
             continue
         out[c] = list(shown[c])
     return pd.DataFrame(out, index=shown.index)
+
+
+#: --correction -> the word an interval's header carries (the readings say the same: "99.17% Holm-corrected CI")
+_CORRECTED = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH", "max-t": "simultaneous"}
+
+
+def _interval_name(raw: pd.DataFrame):
+    """The header of the merged ``ci_low`` / ``ci_high`` column: the level the intervals hold (``95% CI``); for
+    intervals corrected for multiplicity, the level of each interval and the correction, as the readings say it
+    (``99.17% Holm CI``, ``95% simultaneous CI``), since a verdict read from a Holm interval at 99.17% under a
+    header saying 95% would contradict the sentence beside it. None when the level differs between rows."""
+    def one(column):
+        if column not in raw.columns or raw[column].nunique(dropna=True) != 1:
+            return None
+        return raw[column].dropna().iloc[0]
+
+    level = one("confidence_level")
+    correction = one("correction") if "correction" in raw.columns else None
+    word = _CORRECTED.get(str(correction)) if correction is not None else None
+    if word is None:
+        return None if level is None else float(level)
+    if word == "simultaneous":
+        return None if level is None else f"{format_level(float(level))} simultaneous CI"
+    inner = one("interval_level")
+    if inner is None:
+        return f"{word} CI"
+    return f"{format_level(float(inner))} {word} CI"
 
 
 def _constant_columns(shown: pd.DataFrame, raw: pd.DataFrame, keep) -> tuple[pd.DataFrame, list[str]]:
@@ -262,15 +311,15 @@ def _constant_columns(shown: pd.DataFrame, raw: pd.DataFrame, keep) -> tuple[pd.
 
 def _prepare(df, *, value_cols, se_col, scale, p_value_cols, p_floor, title, compact, keep, signed_cols=()):
     raw = df.reset_index(drop=True)
-    level = None
-    if "confidence_level" in raw.columns and raw["confidence_level"].nunique(dropna=True) == 1:
-        level = float(raw["confidence_level"].dropna().iloc[0])
+    level = _interval_name(raw)
     shown = _rounded(raw, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols)
     extra = []
     if compact:
         shown = _merge_intervals(shown, raw, level)
         if level is not None:
-            shown = shown.drop(columns=["confidence_level"], errors="ignore")
+            shown = shown.drop(columns=["confidence_level", "interval_level"], errors="ignore")
+        if "correction" in raw.columns and raw["correction"].nunique(dropna=True) == 1:
+            shown = shown.drop(columns="correction")  # said in the interval's header (or 'none')
         shown, extra = _constant_columns(shown, raw, keep)
     head = "; ".join([t for t in [title] if t] + extra) or None
     return shown, head
@@ -424,13 +473,17 @@ def _terminal(shown: pd.DataFrame, raw: pd.DataFrame, head, notes, width: int, *
         cells = sum(min(natural[c], max(text_width, len(str(c)))) if is_text[c] else natural[c] for c in cols)
         return cells + 2 * len(cols) - 2
 
+    deciding, raw_first = _deciding(shown, raw)
+
     def first(keys):
-        return next((c for key in keys for c in frame.columns if str(c) == key), None)
+        return next((c for key in keys for c in frame.columns if str(c) == key and c not in deciding), None)
 
     if fit:
-        # 1. the least needed columns go before any name is folded
+        # 1. the least needed columns go before any name is folded (a raw p-value beside the adjusted one that
+        #    decides goes first)
         while need(frame.columns, 10**6) > width:
-            victim = first(_DROP_FIRST) or next((c for c in frame.columns if str(c).endswith("_raw")), None)
+            victim = first([str(c) for c in raw_first] + list(_DROP_FIRST)) or \
+                next((c for c in frame.columns if str(c).endswith("_raw")), None)
             if victim is None:
                 break
             dropped.append(str(victim))
@@ -441,6 +494,7 @@ def _terminal(shown: pd.DataFrame, raw: pd.DataFrame, head, notes, width: int, *
             victim = first(_DROP_THEN)
             if victim is None:
                 spare = [c for c in frame.columns if not is_text[c] and str(c) not in _DECIDING][2:]
+                spare = [c for c in spare if c not in deciding]
                 if not spare:
                     break
                 victim = spare[-1]
