@@ -262,9 +262,7 @@ def _pairs(result, fmt: str, correction: str, notes: list) -> None:
     shown = frame.iloc[rows][[c for c in cols if c in frame.columns]]
     if fmt != "table-wide" and (shown["p_adjusted"] == shown["p_value"]).all():
         shown = shown.drop(columns="p_adjusted")
-    if "win_probability" in shown:
-        shown = shown.rename(columns={"win_probability": "P(A wins)", "win_probability_low": "P(A wins) CI_low",
-                                      "win_probability_high": "P(A wins) CI_high"})
+    if "win_probability" in shown:  # headed P(A wins), as in every table (evalband.display.HEADERS)
         readings.append("P(A wins): predicted probability that model_a beats model_b (a tie counting half), with its"
                         " bootstrap interval")
     points = points_note([(comp.statistic, result.display_scale)])

@@ -90,5 +90,6 @@ def gate(
             emit(json_dumps(result.to_dict()))
         else:
             emit(result.message)
-        note_lines(result.notes)  # below the line, on stderr: what was left out, assumed, which estimator
+        # below the line, on stderr: the means, what was left out, assumed, which estimator
+        note_lines([result.means_text, *result.notes])
     raise typer.Exit(result.exit_code)

@@ -123,7 +123,8 @@ def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
     seed, seed_text = resolve_seed(seed)
     result = run_test(sel, test=test, control=control, rope=rope, confidence_level=parse_confidence(confidence),
                       rng=seed)
-    notes = result.summary().splitlines()
+    scale = scale_for(table.score_kind)
+    notes = result.summary(scale=scale if fmt not in ("csv", "json") else 1.0).splitlines()
     if result.test == "bayes-signed-rank" or getattr(result.omnibus, "exact_method", "") == "monte-carlo":
         notes.append(seed_text)
     if table.attribution:
@@ -133,10 +134,15 @@ def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
     records = frame
     if fmt == "json" and "significant" in frame.columns and result.test != "friedman":
         records = frame.assign(reject=frame["significant"])  # alias: the JSON field of these tests before 'significant'
+    if fmt not in ("csv", "json"):  # human formats: the verdict words of every command, the ROPE in the notes
+        frame = frame.rename(columns={"decision": "verdict"})
+        frame = frame.drop(columns=[c for c in ("significant", "rope") if c in frame.columns and "verdict" in frame])
     # differences on the score scale (wilcoxon, sign): points for proportions, one decimal (no SE to set digits)
-    scale = scale_for(table.score_kind)
-    value_cols = {c: (0.01 if scale == 100 else None, scale) for c in ("median_difference",) if c in frame.columns}
+    shown = [c for c in ("median_difference", "difference", "low", "high") if c in frame.columns]
+    if result.test == "friedman":
+        shown = []  # differences of mean ranks
+    value_cols = {c: (0.01 if scale == 100 else None, scale) for c in shown}
     if value_cols and scale == 100:
-        notes.append("median_difference in points (x100); JSON and CSV give fractions")
+        notes.append(f"{', '.join(shown)} in points (x100); JSON and CSV give fractions")
     show(frame, fmt, notes=notes, value_cols=value_cols,
          json=to_json(records, **result.to_dict()) if fmt == "json" else None)

@@ -30,7 +30,7 @@ from .escape import csv_safe_text, latex_escape, md_escape, one_line
 from .numbers import (decimals_for, format_level, format_p, format_percent, format_rank_interval, format_short,
                       format_signed, format_value)
 
-__all__ = ["FORMATS", "render", "display_frame", "json_records", "json_dumps", "to_json", "to_csv", "terminal_width", "wrap_notes", "DEFAULT_WIDTH"]
+__all__ = ["FORMATS", "HEADERS", "render", "display_frame", "json_records", "json_dumps", "to_json", "to_csv", "terminal_width", "wrap_notes", "DEFAULT_WIDTH"]
 
 FORMATS = ("table", "table-wide", "markdown", "csv", "json", "latex")
 #: terminal width when it cannot be detected (not a terminal, no COLUMNS)
@@ -41,6 +41,12 @@ _COUNTS = re.compile(r"^(n|k|(.*_)?df\d?|tier|rank|rank_low|rank_high|rank_sim_l
                      r"n_arrangements|wins|losses|ties)$")
 #: probabilities shown as percents in human formats
 _PERCENT = ("p_best", "p_a_better", "share", "prob_a_better", "prob_b_better", "prob_equivalent")
+#: p-value columns (raw, adjusted, and the asymptotic one beside an exact p-value): shown as p-values
+P_VALUES = ("p_value", "p_adjusted", "p_value_holm", "p_value_adjusted", "p_value_asymptotic")
+#: one spelling per concept in every human table (terminal, Markdown, LaTeX, the report): the probabilities'
+#: headers; JSON and CSV keep the field names
+HEADERS = {"p_best": "P(best)", "p_a_better": "P(A better)", "prob_a_better": "P(A better)",
+           "prob_b_better": "P(B better)", "prob_equivalent": "P(equivalent)", "win_probability": "P(A wins)"}
 #: interval pairs merged in human formats: '<stem>_low' / '<stem>_high'
 _PAIR = re.compile(r"^(.*)_low$")
 #: columns left out first when a table is too wide for the terminal, before any name is folded (least needed
@@ -231,7 +237,8 @@ def _rounded(df, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols=(
             out[c] = [format_p(v, p_floor) for v in col]
         elif c in _PERCENT or re.sub(r"(_ci)?_(low|high)$", "", str(c)) in _PERCENT:  # a share and its interval
             out[c] = [format_percent(v) for v in col]
-        elif _is_count(c, col):  # counts with thousands separators; ranks and tiers as their rank intervals show
+        elif _is_count(c, col) or (pd.api.types.is_integer_dtype(col) and not pd.api.types.is_bool_dtype(col)):
+            # counts (and every integer column) with thousands separators; ranks and tiers as their intervals show
             sep = "" if str(c).startswith(("rank", "tier")) else ","
             out[c] = [f"{int(v):{sep}}" if np.isfinite(v) else format_value(v, 0) for v in col.to_numpy(dtype=float)]
         elif pd.api.types.is_float_dtype(col):
@@ -258,7 +265,7 @@ def _merge_intervals(shown: pd.DataFrame, raw: pd.DataFrame, level) -> pd.DataFr
                 name = {"rank": "rank CI", "rank_sim": "sim. rank CI"}.get(stem, stem.replace("_", " "))
                 out[name] = [format_rank_interval(a, b) for a, b in zip(raw[c], raw[other])]
             else:
-                name = "CI" if stem == "ci" else stem.replace("_", " ")
+                name = "CI" if stem == "ci" else f"{HEADERS[stem]} CI" if stem in HEADERS else stem.replace("_", " ")
                 if stem == "ci" and level is not None:
                     name = level if isinstance(level, str) else f"{format_level(level)} CI"
                 out[name] = [f"({a}, {b})" if (a or b) else "" for a, b in zip(shown[c], shown[other])]
@@ -322,11 +329,11 @@ def _prepare(df, *, value_cols, se_col, scale, p_value_cols, p_floor, title, com
             shown = shown.drop(columns="correction")  # said in the interval's header (or 'none')
         shown, extra = _constant_columns(shown, raw, keep)
     head = "; ".join([t for t in [title] if t] + extra) or None
-    return shown, head
+    return shown.rename(columns=HEADERS), head
 
 
 def display_frame(df: pd.DataFrame, *, value_cols=("estimate", "se", "ci_low", "ci_high"), se_col: str | None = "se",
-                  scale: float = 1.0, p_value_cols=("p_value", "p_adjusted"), signed_cols=(), p_floor=None,
+                  scale: float = 1.0, p_value_cols=P_VALUES, signed_cols=(), p_floor=None,
                   title: str | None = None, keep=("model", "model_a", "model_b", "task")):
     """``(shown, head)``: the display strings of a result frame as every human format shows them (the digit rule,
     points, merged interval columns, rank intervals, constant label columns moved to ``head``, empty columns
@@ -346,7 +353,7 @@ def display_frame(df: pd.DataFrame, *, value_cols=("estimate", "se", "ci_low", "
 
 
 def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se", "ci_low", "ci_high"),
-           se_col: str | None = "se", scale: float = 1.0, p_value_cols=("p_value", "p_adjusted"),
+           se_col: str | None = "se", scale: float = 1.0, p_value_cols=P_VALUES,
            title: str | None = None, notes=(), p_floor: float | None = None, width: int | None = None,
            keep=("model", "model_a", "model_b", "task")) -> str:
     """Render a result frame as text.
