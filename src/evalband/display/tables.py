@@ -30,7 +30,7 @@ from .escape import csv_safe_text, latex_escape, md_escape, one_line
 from .numbers import (decimals_for, format_level, format_p, format_percent, format_rank_interval, format_short,
                       format_signed, format_value)
 
-__all__ = ["FORMATS", "HEADERS", "render", "display_frame", "json_records", "json_dumps", "to_json", "to_csv", "terminal_width", "wrap_notes", "DEFAULT_WIDTH"]
+__all__ = ["FORMATS", "HEADERS", "fit_columns", "render", "display_frame", "json_records", "json_dumps", "to_json", "to_csv", "terminal_width", "wrap_notes", "DEFAULT_WIDTH"]
 
 FORMATS = ("table", "table-wide", "markdown", "csv", "json", "latex")
 #: terminal width when it cannot be detected (not a terminal, no COLUMNS)
@@ -457,6 +457,60 @@ def fold_name(name: str, width: int) -> str:
 _MIN_TEXT = 18
 
 
+def _measures(shown: pd.DataFrame, raw: pd.DataFrame):
+    """``(is_text, natural, need)``: which columns are labels (they fold; numbers and intervals never do), each
+    column's natural width, and the width a set of columns needs with its labels folded to a given width."""
+    is_text = {c: c in raw.columns and not pd.api.types.is_numeric_dtype(raw[c]) for c in shown.columns}
+    natural = {c: max([len(str(c))] + [len(str(v)) for v in shown[c]]) for c in shown.columns}
+
+    def need(cols, text_width):  # rich's SIMPLE_HEAD box: one space each side of a cell, none at the edges
+        cells = sum(min(natural[c], max(text_width, len(str(c)))) if is_text[c] else natural[c] for c in cols)
+        return cells + 2 * len(cols) - 2
+
+    return is_text, natural, need
+
+
+def fit_columns(shown: pd.DataFrame, raw: pd.DataFrame, width: int) -> tuple[pd.DataFrame, list[str]]:
+    """``(frame, dropped)``: the display strings ``shown`` (of the result frame ``raw``) without the columns left
+    out to fit ``width`` characters, and their names, by the rule of the terminal table (:func:`_terminal`):
+
+    1. the least needed columns (:data:`_DROP_FIRST`, ``*_raw``) go before any name is folded;
+    2. if names folded to :data:`_MIN_TEXT` characters still do not fit, the columns of :data:`_DROP_THEN` go,
+       then columns from the right (never a label, a deciding column, or the first value and its interval).
+
+    A decision and the columns it rests on (:data:`_DECIDING`, :func:`_deciding`) are never left out. The
+    notebook view of a result (:mod:`evalband.display.reprs`) shows the same columns as ``print(result)``."""
+    is_text, natural, need = _measures(shown, raw)
+    frame, dropped = shown, []
+    deciding, raw_first = _deciding(shown, raw)
+
+    def first(keys):
+        return next((c for key in keys for c in frame.columns if str(c) == key and c not in deciding), None)
+
+    # 1. the least needed columns go before any name is folded (a raw p-value beside the adjusted one that
+    #    decides goes first)
+    while need(frame.columns, 10**6) > width:
+        victim = first([str(c) for c in raw_first] + list(_DROP_FIRST)) or \
+            next((c for c in frame.columns if str(c).endswith("_raw")), None)
+        if victim is None:
+            break
+        dropped.append(str(victim))
+        frame = frame.drop(columns=[victim])
+    # 2. names fold down to _MIN_TEXT; when even that is too wide, more columns go, then columns from the
+    #    right, never a label, a deciding column, or the first value and its interval
+    while need(frame.columns, _MIN_TEXT) > width:
+        victim = first(_DROP_THEN)
+        if victim is None:
+            spare = [c for c in frame.columns if not is_text[c] and str(c) not in _DECIDING][2:]
+            spare = [c for c in spare if c not in deciding]
+            if not spare:
+                break
+            victim = spare[-1]
+        dropped.append(str(victim))
+        frame = frame.drop(columns=[victim])
+    return frame, dropped
+
+
 def _terminal(shown: pd.DataFrame, raw: pd.DataFrame, head, notes, width: int, *, fit: bool) -> str:
     """A rich table fitted to ``width`` (said in a note when columns are left out):
 
@@ -471,42 +525,8 @@ def _terminal(shown: pd.DataFrame, raw: pd.DataFrame, head, notes, width: int, *
     from rich.table import Table
     from rich.text import Text
 
-    # labels (a non-numeric column of the result) fold; numbers and the intervals made of them never do
-    is_text = {c: c in raw.columns and not pd.api.types.is_numeric_dtype(raw[c]) for c in shown.columns}
-    natural = {c: max([len(str(c))] + [len(str(v)) for v in shown[c]]) for c in shown.columns}
-    frame, dropped = shown, []
-
-    def need(cols, text_width):  # rich's SIMPLE_HEAD box: one space each side of a cell, none at the edges
-        cells = sum(min(natural[c], max(text_width, len(str(c)))) if is_text[c] else natural[c] for c in cols)
-        return cells + 2 * len(cols) - 2
-
-    deciding, raw_first = _deciding(shown, raw)
-
-    def first(keys):
-        return next((c for key in keys for c in frame.columns if str(c) == key and c not in deciding), None)
-
-    if fit:
-        # 1. the least needed columns go before any name is folded (a raw p-value beside the adjusted one that
-        #    decides goes first)
-        while need(frame.columns, 10**6) > width:
-            victim = first([str(c) for c in raw_first] + list(_DROP_FIRST)) or \
-                next((c for c in frame.columns if str(c).endswith("_raw")), None)
-            if victim is None:
-                break
-            dropped.append(str(victim))
-            frame = frame.drop(columns=[victim])
-        # 2. names fold down to _MIN_TEXT; when even that is too wide, more columns go, then columns from the
-        #    right, never a label, a deciding column, or the first value and its interval
-        while need(frame.columns, _MIN_TEXT) > width:
-            victim = first(_DROP_THEN)
-            if victim is None:
-                spare = [c for c in frame.columns if not is_text[c] and str(c) not in _DECIDING][2:]
-                spare = [c for c in spare if c not in deciding]
-                if not spare:
-                    break
-                victim = spare[-1]
-            dropped.append(str(victim))
-            frame = frame.drop(columns=[victim])
+    frame, dropped = fit_columns(shown, raw, width) if fit else (shown, [])
+    is_text, natural, need = _measures(shown, raw)
     text_cols = [c for c in frame.columns if is_text[c]]
     room = {c: natural[c] for c in text_cols}
     if fit and text_cols and need(frame.columns, 10**6) > width:  # the widest names give way first
