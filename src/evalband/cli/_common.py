@@ -225,6 +225,11 @@ TABLE_INPUT = "source shape model_col task_col item_col score_col trial_col grou
 LOG_INPUT = "metric filter_ split baselines"
 #: Per-row measures and facet columns of a long table (read when their default-named columns exist).
 MEASURE_INPUT = "human_col cost_col latency_col facets"
+#: Every option that names a column of a results table. The rule: every command that reads results accepts every
+#: one of them (:func:`reads_input` adds those a command does not place itself, after its own options), so a
+#: file that one command reads with ``--cost-col cost_usd`` is read the same way by every other command.
+COLUMN_INPUT = ("model_col task_col item_col score_col trial_col cluster group_col human_col cost_col latency_col"
+                " facets drop_cols")
 
 
 def reads_input(first: str = "path example", *, after: dict[str, str] | None = None):
@@ -233,8 +238,10 @@ def reads_input(first: str = "path example", *, after: dict[str, str] | None = N
     The command function declares its own options and a keyword-only ``inputs: InputOptions`` parameter. The
     shared options it offers are named (fields of :class:`InputOptions`, space-separated) in ``first``, placed
     before its own options, and in ``after``, which maps one of its own options to the shared options that follow
-    it in ``--help``. Options not named keep their defaults. Typer reads the new signature; the wrapper gathers
-    the shared values into one :class:`InputOptions` and calls the command with ``inputs=``.
+    it in ``--help``. Options not named keep their defaults, except the options that name a column of the input
+    (:data:`COLUMN_INPUT`): every command that reads results takes them all, and those not placed come last.
+    Typer reads the new signature; the wrapper gathers the shared values into one :class:`InputOptions` and calls
+    the command with ``inputs=``.
     """
     fields = {f.name: f for f in dataclasses.fields(InputOptions)}
     placed = {"": first.split(), **{k: v.split() for k, v in (after or {}).items()}}
@@ -256,14 +263,17 @@ def reads_input(first: str = "path example", *, after: dict[str, str] | None = N
         names = [n for group in placed.values() for n in group]
         if len(set(names)) != len(names) or set(names) & {p.name for p in own}:
             raise TypeError(f"reads_input: an option of {func.__name__}() is given twice")
+        rest = [n for n in COLUMN_INPUT.split() if n not in names]  # the rule: every column option, everywhere
+        names += rest
         params = [parameter(n) for n in placed[""]]
         for p in own:
             params += [p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD)]
             params += [parameter(n) for n in placed.get(p.name, ())]
+        params += [parameter(n) for n in rest]
 
         @functools.wraps(func)
         def command(**kwargs):
-            inputs = InputOptions(**{n: kwargs.pop(n) for n in names})
+            inputs = InputOptions(**{n: kwargs.pop(n, fields[n].default) for n in names})
             inputs.protect()
             with errors():
                 check_input_path(inputs.path)  # before the command imports NumPy, pandas and the readers
