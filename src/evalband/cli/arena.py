@@ -179,13 +179,19 @@ def _leaderboard(result, fmt: str, notes: list) -> None:
     frame = result.to_frame()
     readings = result.readings()
     lead = readings[1:3]  # the leader and the separability, in words
+    style = _style_frame(result)
     if fmt == "json":
         fields = list(FIELDS)
         if result.method == "win-rate":
             fields += ["win_rate", "se"]
             if result.length_control:
                 fields += ["win_rate_ci_low", "win_rate_ci_high"]
-        show(frame[fields], fmt, notes=lead + notes)
+        if style is None:
+            show(frame[fields], fmt, notes=lead + notes)
+        else:  # style control: its coefficients beside the records (an object, as other commands' extras)
+            from ..display import json_records, to_json
+
+            show(frame[fields], fmt, notes=lead + notes, json=to_json(frame[fields], style=json_records(style)))
         return
     if fmt == "csv":
         show(frame, fmt, notes=lead + notes)
@@ -209,8 +215,29 @@ def _leaderboard(result, fmt: str, notes: list) -> None:
     points = points_note([(name, result.display_scale)])
     if points:
         extra.append(points)
+    if style is not None:  # the style coefficients, with their intervals, below the leaderboard
+        from ._common import emit
+        from ..display import render
+
+        emit(render(shown, fmt, value_cols=value_cols, scale=result.display_scale, title=_title(result)).rstrip("\n")
+             + "\n")
+        extra.append("style coefficients: log-odds of A winning per SD of the normalized style difference"
+                     " A - B, with bootstrap intervals; the ratings above are style-controlled")
+        show(style, fmt, notes=lead + extra + notes, value_cols=("coefficient", "se", "ci_low", "ci_high"),
+             title="style coefficients")
+        return
     show(shown, fmt, notes=lead + extra + notes, value_cols=value_cols, scale=result.display_scale,
          title=_title(result))
+
+
+def _style_frame(result):
+    """The style coefficients (feature, coefficient, se, interval) with their confidence level, or None without
+    --style."""
+    style = getattr(result, "style", None)
+    if style is None or len(style) == 0:
+        return None
+    cols = [c for c in ("feature", "coefficient", "se", "ci_low", "ci_high") if c in style.columns]
+    return style[cols].assign(confidence_level=result.confidence_level).reset_index(drop=True)
 
 
 def _title(result) -> str:
