@@ -27,6 +27,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from .._defaults import RESAMPLES_HELP, SEED, SEED_HELP, n_resamples_for  # noqa: F401 - for the commands
 from .._lists import split_names
 from .._validate import ArgumentError, InputError, USER_ERRORS
 
@@ -37,7 +38,7 @@ __all__ = [
     "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
     "resolve_seed", "AccuracyScaleOpt", "cli_message", "split_list", "InputOptions", "reads_input",
     "WeightsOpt", "parse_confidence", "debug_enabled", "WideOpt", "show", "note_lines", "output_format",
-    "FixedOpt", "parse_fixed", "protect_names", "protect_table", "protect_frame", "forget_names",
+    "FixedOpt", "parse_fixed", "NResamplesOpt", "n_resamples_for", "protect_names", "protect_table", "protect_frame", "forget_names",
 ]
 
 PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL), a glob of them"
@@ -89,8 +90,9 @@ FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: table (f
 WideOpt = Annotated[bool, typer.Option("--wide", help="Terminal table with every column (as --format table-wide).")]
 ConfidenceOpt = Annotated[str, typer.Option("--confidence", help="Confidence level in (0, 1), e.g. 0.95, '95%'"
                                             " or 'overlap' (83.4%).")]
-SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Random seed; the same seed gives the same numbers.",
-                                                show_default=False)]
+SeedOpt = Annotated[Optional[int], typer.Option("--seed", help=SEED_HELP, show_default=False)]
+#: --n-resamples in every command: the default follows the kind of work (evalband._defaults), said in --help
+NResamplesOpt = Annotated[Optional[int], typer.Option("--n-resamples", help=RESAMPLES_HELP, show_default=False)]
 ModelsOpt = Annotated[Optional[str], typer.Option("--models", help="Comma-separated models to keep; quote a name"
                                                   " holding commas in double quotes (\"a,b\",c), or give @FILE"
                                                   " (one name per line).",
@@ -691,18 +693,10 @@ def _load_input(path, example, *, source="auto", shape="auto", model_col="model"
 
 
 def resolve_seed(seed: int | None) -> tuple[int, str]:
-    """``--seed``, or one integer seed drawn from OS entropy when it is not given, and how to name it in notes.
-
-    Every run is then reproducible after the fact: the note prints the seed actually used, e.g.
-    ``"seed 2840661375 (drawn; add --seed 2840661375 to reproduce)"``. The seed is drawn with :mod:`secrets`
-    (operating-system entropy), never from NumPy's global state, and passed to the library as ``rng``.
-    """
-    if seed is not None:
-        return seed, f"seed {seed}"
-    import secrets
-
-    drawn = secrets.randbits(32)
-    return drawn, f"seed {drawn} (drawn; add --seed {drawn} to reproduce)"
+    """``--seed``, or the default seed of every command (:data:`evalband._defaults.SEED`, 0) when it is not given,
+    and how to name it in notes (``"seed 0"``). The seed is passed to the library as ``rng``; the same command on
+    the same data prints the same numbers, and commands agree with each other and with the report."""
+    return (SEED if seed is None else seed), f"seed {SEED if seed is None else seed}"
 
 
 @contextlib.contextmanager

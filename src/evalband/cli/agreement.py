@@ -8,7 +8,8 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import ConfidenceOpt, FormatOpt, SeedOpt, WideOpt, check_input_path, errors, output_format, \
-    parse_confidence, parse_list, protect_names, protect_table, resolve_seed, show, _typed_names
+    parse_confidence, parse_list, protect_names, protect_table, resolve_seed, show, _typed_names, \
+    NResamplesOpt, n_resamples_for
 
 RatingsPathArg = Annotated[str, typer.Argument(help="Ratings file (CSV, TSV, JSON Lines, Parquet) or - for standard"
                                                " input: long (unit, rater, value) or wide (one column per rater).",
@@ -31,7 +32,6 @@ ReferenceOpt = Annotated[Optional[str], typer.Option("--reference", help="Judge 
                                                      " raters not listed in --judges.", show_default=False)]
 JudgesOpt = Annotated[Optional[str], typer.Option("--judges", help="With --reference: the raters judged (default"
                                                   " every other rater).", show_default=False)]
-NResamplesOpt = Annotated[int, typer.Option("--n-resamples", help="Bootstrap replicates (units resampled).")]
 
 #: display names of the coefficients
 NAMES = {"krippendorff_alpha": "Krippendorff's alpha", "fleiss_kappa": "Fleiss' kappa",
@@ -55,7 +55,7 @@ def agreement(
     raters: RatersOpt = None,
     reference: ReferenceOpt = None,
     judges: JudgesOpt = None,
-    n_resamples: NResamplesOpt = 2000,
+    n_resamples: NResamplesOpt = None,
     confidence: ConfidenceOpt = "0.95",
     seed: SeedOpt = None,
     fmt: FormatOpt = "table",
@@ -86,7 +86,8 @@ def agreement(
         sel = select(path, source="ratings", unit_col=unit_col, rater_col=rater_col, value_col=value_col,
                      shape=shape, level=level, cluster_col=cluster, raters=parse_list(raters, name="raters"))
         res = agree(sel, level=level, reference=reference, judges=parse_list(judges, name="judges"),
-                    n_resamples=n_resamples, confidence_level=parse_confidence(confidence), rng=seed)
+                    n_resamples=n_resamples_for("refit", n_resamples), confidence_level=parse_confidence(confidence),
+                    rng=seed)
         protect_table(sel.table)
         notes = list(res.notes)
         notes.append(f"{seed_text}, {res.n_resamples:,} bootstrap replicates over"

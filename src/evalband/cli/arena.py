@@ -12,8 +12,9 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (ConfidenceOpt, FormatOpt, ModelsOpt, SeedOpt, WideOpt, check_input_path, errors, output_format,
-                      parse_confidence, parse_list, protect_names, resolve_seed, show, _typed_names)
-from .compare import CorrectionOpt, NResamplesOpt, points_note
+                      parse_confidence, parse_list, protect_names, resolve_seed, show, _typed_names,
+                      NResamplesOpt, n_resamples_for)
+from .compare import CorrectionOpt, points_note
 from .._validate import ArgumentError
 
 BattlesArg = Annotated[str, typer.Argument(
@@ -100,7 +101,7 @@ def arena(
     style: StyleOpt = None,
     length_control: LengthControlOpt = False,
     k: KOpt = 4.0,
-    n_resamples: NResamplesOpt = 1000,
+    n_resamples: NResamplesOpt = None,
     confidence: ConfidenceOpt = "0.95",
     seed: SeedOpt = None,
     models: ModelsOpt = None,
@@ -146,7 +147,8 @@ def arena(
             read_options["style_cols"] = [n for n in names if n != "markdown"]
         seed, seed_text = resolve_seed(seed)
         result = run_arena(path, method=method, ties=ties, baseline=baseline, scale=scale, anchor=anchor,
-                           cluster=unit, style=names, length_control=length_control, k=k, n_resamples=n_resamples,
+                           cluster=unit, style=names, length_control=length_control, k=k,
+                           n_resamples=n_resamples_for("refit", n_resamples),
                            confidence_level=parse_confidence(confidence), rng=seed,
                            models=parse_list(models, name="models"), source=battle_source, **read_options)
         protect_names(result.models)

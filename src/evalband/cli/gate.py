@@ -33,7 +33,8 @@ ModelOpt = Annotated[Optional[str], typer.Option("--model", "--models", help="Mo
                                                  show_default=False)]
 GateFormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: line (one line) or json.")]
 GateSeedOpt = Annotated[int, typer.Option("--seed", help="--method betting: seed of the order in which items are"
-                                          " taken (a permutation of the canonically sorted items).")]
+                                          " taken (a permutation of the canonically sorted items); default 0, as in"
+                                          " every command.")]
 
 
 def _tabular(path: str, source: str) -> bool:

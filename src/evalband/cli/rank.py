@@ -13,8 +13,8 @@ import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, ThreadsOpt, SeedOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed, show,
-                      FixedOpt, parse_fixed)
-from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
+                      FixedOpt, parse_fixed, NResamplesOpt, n_resamples_for)
+from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, ResamplingOpt,
                       parse_margin, points_note, row_scales)
 from ._judges import PpiOpt, ppi_columns, ppi_records
 from .._validate import ArgumentError
@@ -37,7 +37,7 @@ def rank(
     aggregate: AggregateOpt = "mean",
     ppi: PpiOpt = "ppi++",
     resampling: ResamplingOpt = "auto",
-    n_resamples: NResamplesOpt = 10_000,
+    n_resamples: NResamplesOpt = None,
     seed: SeedOpt = None,
     confidence: ConfidenceOpt = "0.95",
     interval: IntervalOpt = "percentile",
@@ -99,7 +99,8 @@ def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval,
 
     table = sel.table
     seed, seed_text = resolve_seed(seed)
-    result = rank_models(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, method=interval,
+    result = rank_models(sel, aggregate=aggregate, resampling=resampling,
+                         n_resamples=n_resamples_for("average", n_resamples), method=interval,
                          confidence_level=parse_confidence(confidence), simultaneous=correction,
                          margin=parse_margin(margin), rng=seed, fixed=fixed, ppi=ppi)
     frame = result.to_frame()

@@ -221,6 +221,10 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
     if data is not None:
         sel = select(data, models=models if quality is None else None, tasks=tasks, weights=weights,
                      group_weights=group_weights, **(read_options or {}))
+    from .._defaults import n_resamples_for
+
+    n_resamples = n_resamples_for("refit" if sel is not None and isinstance(sel.table, BattleTable) else "average",
+                                  n_resamples)
     if sel is not None and isinstance(sel.table, BattleTable):
         if quality is not None:
             raise ArgumentError("battles give the quality (their arena ratings): give battles or `quality=`, not"
