@@ -360,6 +360,9 @@ def _bare_arguments(text: str, names) -> str:
         return names[name] + (f" {value}" if value else "")
 
     text = re.sub(r"(?<![\w`.\-/])([a-z]\w*)=('[^']*'|\"[^\"]*\"|[\w.:+\-]+|\.\.\.)?(?![\w=])", flag, text)
+    # an argument named bare in prose ('raise n_resamples'): only names no English word spells (with '_')
+    text = re.sub(r"(?<![\w`.\-/'\"])([a-z]+_[a-z_]+)(?![\w=(`'\"])",
+                  lambda g: names[g.group(1)] if g.group(1) in names else g.group(0), text)
     text = re.sub(r"(--[\w-]+)(?: [^,()]*)?, (\1\b)", r"\2", text)  # '(--split ..., --split NAME)'
     return re.sub(r"(--[\w-]+)([^()]*) \(\1\)", r"\1\2", text)  # '--models A,B (--models)'
 

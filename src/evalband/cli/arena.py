@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (ConfidenceOpt, FormatOpt, ModelsOpt, SeedOpt, WideOpt, check_input_path, errors, output_format,
-                      parse_confidence, parse_list, protect_names, resolve_seed, show, _typed_names,
+                      parse_confidence, parse_list, protect_names, resolve_seed, show, _typed_names, cli_message,
                       NResamplesOpt, n_resamples_for)
 from .compare import CorrectionOpt, points_note
 from .._validate import ArgumentError
@@ -152,7 +152,8 @@ def arena(
                            confidence_level=parse_confidence(confidence), rng=seed,
                            models=parse_list(models, name="models"), source=battle_source, **read_options)
         protect_names(result.models)
-        notes = list(result.notes) + [f"{seed_text}, {result.n_resamples:,} replicates"]
+        # the library's notes in this command's words (cluster='judge' -> --cluster judge)
+        notes = [cli_message(n, _OPTIONS) for n in result.notes] + [f"{seed_text}, {result.n_resamples:,} replicates"]
         if pairs:
             return _pairs(result, fmt, correction, notes)
         _leaderboard(result, fmt, notes)

@@ -45,6 +45,7 @@ def pairs_table(report, *, adjacent_only: bool = False) -> pd.DataFrame:
         order = {m: k for k, m in enumerate(report.ranking["model"])}
         p = p.loc[[abs(order[a] - order[b]) == 1 for a, b in zip(p["model_a"], p["model_b"])]]
     cols = ["model_a", "model_b", "difference", "ci_low", "ci_high", "se", "verdict", "confidence_level"]
+    cols += [c for c in ("interval_level", "correction") if c in p.columns]  # the interval's header says them
     if "verdict_by_correlation" in p.columns:
         cols.append("verdict_by_correlation")
     elif "correlation" in p.columns and np.isfinite(p["correlation"]).any():
