@@ -59,6 +59,8 @@ def test_one_header_per_concept_and_verdict_words(args, fmt):
     assert heads, out[:2000]
     for raw in RAW:
         assert not re.search(rf"(?<![\w(]){re.escape(raw)}(?![\w)])", heads), (raw, heads)
+    # intervals are written (a, b) in every command, never [a, b]
+    assert not re.search(r"\[[-+]?\d[\d.,]*, [-+]?\d[\d.,]*\]", out)
     if "verdict" in heads:  # decisions in the words of every command
         cells = set(re.findall(r"\b(True|False)\b", out))
         assert not cells, cells

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import ConfidenceOpt, FormatOpt, SeedOpt, WideOpt, check_input_path, errors, output_format, \
-    parse_confidence, parse_list, protect_names, protect_table, resolve_seed, show, _typed_names, \
+    parse_confidence, parse_list, protect_names, protect_table, resolve_seed, show, _typed_names, cli_message, \
     NResamplesOpt, n_resamples_for
 
 RatingsPathArg = Annotated[str, typer.Argument(help="Ratings file (CSV, TSV, JSON Lines, Parquet) or - for standard"
@@ -89,7 +89,9 @@ def agreement(
                     n_resamples=n_resamples_for("refit", n_resamples), confidence_level=parse_confidence(confidence),
                     rng=seed)
         protect_table(sel.table)
-        notes = list(res.notes)
+        # the library's notes in this command's words (level= -> --level, reference= -> --reference)
+        notes = [cli_message(n, {"level": "--level", "reference": "--reference", "cluster_col": "--cluster",
+                                 "judges": "--judges", "raters": "--raters"}) for n in res.notes]
         notes.append(f"{seed_text}, {res.n_resamples:,} bootstrap replicates over"
                      f" {'clusters' if res.n_clusters else 'units'}; {res.method} intervals")
         bias = _position_bias(path, shape, rater_col, value_col, cluster, reference, judges, res, seed, notes)
