@@ -30,6 +30,8 @@ def results():
                                          n_resamples=200),
         "variance": eb.facets.variance_components("tests/fixtures/facets/prompts_trials.csv", n_resamples=100,
                                                   rng=0),
+        # a cell holding a list (the models that dominate one)
+        "frontier": eb.frontier("tests/fixtures/frontier/contract.csv", rng=0, n_resamples=200),
     }
 
 
@@ -46,7 +48,7 @@ def _terminal_heads(text: str):
 
 
 @pytest.mark.parametrize("kind", ["compare", "rank", "estimate", "weights", "bayes", "arena", "agreement",
-                                  "variance"])
+                                  "variance", "frontier"])
 def test_notebook_shows_what_print_shows(results, kind, monkeypatch):
     monkeypatch.setenv("COLUMNS", WIDTH)
     result = results[kind]

@@ -123,7 +123,8 @@ def _display_args(obj):
         scale = 1.0
     floor = getattr(obj, "p_floor", None)  # bootstrap p-values at their floor read '<0.0002', as the CLI shows them
     # a label that varies in the whole table stays a column even when the rows shown (a head) agree
-    labels = [c for c in frame.columns if not pd_numeric(frame[c]) and frame[c].nunique(dropna=True) > 1]
+    labels = [c for c in frame.columns  # (as text: a cell may hold a list, such as the models dominating one)
+              if not pd_numeric(frame[c]) and frame[c].dropna().astype(str).nunique() > 1]
     keep = tuple(dict.fromkeys(("model", "model_a", "model_b", "task", *labels)))
     return frame, dict(value_cols=value_cols, scale=scale, p_floor=floor if isinstance(floor, float) else None,
                        keep=keep, se_col=hints.get("se_col", "se"))
@@ -157,7 +158,16 @@ def html_table(obj) -> str:
     name = f"<p><code>{html.escape(type(obj).__name__)}</code></p>"
     if not hasattr(obj, "to_frame"):
         return name + f"<pre>{html.escape(str(obj))}</pre>"
-    frame, options = _display_args(obj)
+    own = getattr(obj, "display_table", None)  # a table of the class's own (a frontier, a decision), as print shows
+    if own is None and type(obj).__str__ is not _str:
+        return (name + f"<pre>{html.escape(str(obj))}</pre>"
+                + "<p><small><code>.to_frame()</code> gives every row and column (fractions, full precision)"
+                  "</small></p>")
+    if own is not None:
+        frame, value_cols, title = own()
+        options = dict(value_cols=value_cols, title=title, keep=("model", "frontier"))
+    else:
+        frame, options = _display_args(obj)
     part, more = _head(frame, LONG_ROWS)
     shown, head = display_frame(part, **options)
     shown, dropped = fit_columns(shown, part.reset_index(drop=True), HTML_WIDTH)
