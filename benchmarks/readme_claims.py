@@ -37,6 +37,16 @@ MEASURED = {
     "bayes.logistic_items_minutes": ("benchmarks/bayes.py", "the default logistic fit with the 12,032 item"
                                      " effects", "min"),
     "bayes.nuts_ratio": ("benchmarks/bayes.py", "NUTS time / whitened HMC time without item effects", "x"),
+    "cli.compare_w1_seconds": ("benchmarks/cli.py", "`evalband compare` on W1 (10 models x 19 tasks x 1,000"
+                               " items, B = 10,000), fresh process, CSV in, JSON out", "s"),
+    "cli.compare_before_seconds": ("benchmarks/cli.py", "the same with the code before issue 27 (--before)", "s"),
+    "cli.compare_naive_ratio": ("benchmarks/cli.py", "the naive loop's time / compare's, end to end", "x"),
+    "cli.compare_scipy_ratio": ("benchmarks/cli.py", "scipy.stats.bootstrap's time / compare's, end to end", "x"),
+    "cli.compare_threads_ratio": ("benchmarks/cli.py", "compare --threads 1 / compare with 2 threads", "x"),
+    "cli.plan_seconds": ("benchmarks/cli.py", "`evalband plan` with typed numbers, fresh process", "s"),
+    "cli.plan_before_seconds": ("benchmarks/cli.py", "the same with the code before issue 27", "s"),
+    "cli.summarize_seconds": ("benchmarks/cli.py", "`evalband summarize --example vtab`, fresh process", "s"),
+    "cli.summarize_before_seconds": ("benchmarks/cli.py", "the same with the code before issue 27", "s"),
     "scale.summarize_1e7_gb": ("benchmarks/scale.py", "peak memory of `evalband summarize` of 1e7 rows", "GB"),
     "scale.compare_1e8_seconds": ("benchmarks/scale.py", "`evalband compare` of the 1e8-row file, every pair",
                                   "s"),
