@@ -19,6 +19,11 @@
       draws per chain (default 100, about 15 min; NUTS at its default draws would take about an hour). Target:
       converged in <= 10 min.
 
+   c. NumPyro's NUTS called as a NumPyro user would (``MCMC(NUTS(model)).run``, the same model and data, draws
+      only), with the ratios of the default fit and of the Laplace approximation against it (issue 27).
+3. With ``--cli``: the issue-27 commands in fresh processes (``bayes --example mmlu-pro --model logistic``, with
+   ``--method laplace``, and on three models, where NUTS runs), wall and CPU time.
+
    Wall and CPU time, diagnostics and the time ratios are printed, then the peak memory.
 
 Usage::
@@ -27,6 +32,11 @@ Usage::
     python benchmarks/bayes.py --quick    # fewer NUTS draws in part 1 (ratios then flatter NUTS)
     python benchmarks/bayes.py --skip-vtab                  # the logistic model only
     python benchmarks/bayes.py --skip-vtab --skip-nuts      # the fast methods only (a few minutes)
+    python benchmarks/bayes.py --skip-vtab --skip-items --cli   # issue 27: default, Laplace, NUTS, the commands
+    python benchmarks/bayes.py --skip-vtab --skip-nuts --skip-items --check-readme   # the README's timings
+
+At the end the run prints the README's figures of what it measured beside the measurements (the command line's
+time, the default fit, with item effects, NUTS / HMC); ``--check-readme`` exits 1 when one disagrees.
 """
 
 from __future__ import annotations
@@ -35,6 +45,7 @@ import argparse
 import os
 import platform
 import resource
+import sys
 import time
 
 import numpy as np
@@ -162,7 +173,78 @@ def _reference():
     return module.CASES
 
 
-def logistic_targets(args) -> None:
+def nuts_baseline(table, args, hmc, laplace) -> None:
+    """NumPyro's NUTS on the same model and data, called as a NumPyro user would (``MCMC(NUTS(model)).run``, 4
+    chains x (1000 + 1000), the chains in parallel where JAX has a device per chain), beside evalband's default
+    fit and its Laplace approximation: the issue-27 ratios."""
+    import jax
+    import jax.numpy as jnp
+    from numpyro.infer import MCMC, NUTS
+
+    from evalband.bayes import logistic_model as lm
+
+    m, t = tuple(table.models), tuple(table.tasks)
+    obs, _, _, _, info, _ = lm._logistic_data(table, m, t, False, None)
+    centred, _ = lm._resolve_centred("auto", info)
+    arrays = {k: (jnp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in obs.items()}
+
+    def run():
+        method = "parallel" if jax.local_device_count() >= 4 else "sequential"
+        mcmc = MCMC(NUTS(lm._logistic_model, max_tree_depth=8), num_warmup=1000, num_samples=1000, num_chains=4,
+                    chain_method=method, progress_bar=False)
+        mcmc.run(jax.random.PRNGKey(SEED), **dict(arrays, n_models=len(m), n_tasks=len(t), centred=centred))
+        return mcmc.get_samples()
+
+    _, t_n, c_n = _timed(run)
+    print(f"  {'NumPyro NUTS (plain MCMC.run, 4 x (1000 + 1000))':44s}: {t_n:7.1f} s wall ({t_n / 60:4.1f} min;"
+          f" CPU {c_n:7.1f} s); draws only (no theta, no diagnostics)")
+    print(f"    ratios against plain NumPyro NUTS: default fit {t_n / hmc[0]:.1f}x faster wall ({c_n / hmc[1]:.1f}x CPU),"
+          f" Laplace {t_n / laplace[0]:.1f}x faster wall ({c_n / laplace[1]:.1f}x CPU)")
+
+
+def cli_runs() -> None:
+    """The three commands of issue 27 as a user runs them (fresh process, JSON out), wall and CPU time, beside
+    ``python -c "import jax, numpyro"`` (the floor of any command that fits with JAX)."""
+    import subprocess
+    import sys
+
+    def timed(args):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.perf_counter() - t0, (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+
+    cli = [sys.executable, "-m", "evalband", "bayes", "--example", "mmlu-pro", "--model", "logistic", "--format",
+           "json", "--seed", "1"]
+    floor = timed([sys.executable, "-c", "import jax, numpyro"])
+    print(f"CLI, fresh processes (issue 27 targets on a quiet 2-core machine: default <= 30 s, laplace <= 5 s);"
+          f" import jax, numpyro: {floor[0]:.1f} s wall, {floor[1]:.1f} s CPU")
+    from evalband import load_example
+
+    three = ",".join(sorted(load_example("mmlu-pro").models)[:3])  # three models: too few for HMC, NUTS runs
+    for label, extra in (("bayes --model logistic (default)", []), ("  ... --method laplace", ["--method", "laplace"]),
+                         (f"  ... --models {three[:24]}... (NUTS)", ["--models", three])):
+        w, c = timed(cli + extra)
+        print(f"  {label:36s}: {w:7.1f} s wall, {c:7.1f} s CPU")
+
+
+def cli_logistic(measured: dict) -> None:
+    """``evalband bayes --example mmlu-pro --model logistic`` end to end, as a user runs it (start-up, reading,
+    compilation, the fit, the summary): the README's figure ``bayes.cli_logistic_seconds``."""
+    import subprocess
+
+    command = [sys.executable, "-m", "evalband", "bayes", "--example", "mmlu-pro", "--model", "logistic", "--format",
+               "json"]
+    t0 = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    seconds = time.perf_counter() - t0
+    measured["bayes.cli_logistic_seconds"] = seconds
+    print(f" 0. the command line: {' '.join(command[2:])}: {seconds:.1f} s wall, load average"
+          f" {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+def logistic_targets(args, measured: dict) -> None:
     """Issue 17's targets on MMLU-Pro, each method beside NUTS in the same run (module docstring)."""
     from evalband import load_example
     from evalband.bayes.numpyro_models import logistic
@@ -174,8 +256,11 @@ def logistic_targets(args) -> None:
     print(" 1. model, task, model x task and cluster effects (target: converged in <= 2 min on 2 cores)")
     res_h, t_h, c_h = _timed(lambda: logistic(table, rng=SEED))  # method='auto': HMC here
     ok = _fit_line("HMC, whitened (default, 4 x (400 + 1000))", res_h, t_h, c_h)
+    measured["bayes.logistic_seconds"] = t_h
     print(f"    {res_h.notes[0][:150]}...")
     print(f"    against the stored long NUTS run (4 x 4000 draws): {_agreement(res_h, ref['cells_full'])}")
+    res_d, t_d, c_d = _timed(lambda: logistic(table, method="laplace", rng=SEED))
+    _fit_line("Laplace (default: 4,000 draws, no MCMC)", res_d, t_d, c_d)
     res_l, t_l, c_l = _timed(lambda: logistic(table, method="laplace", num_samples=4000, rng=SEED))
     _fit_line("Laplace (16,000 draws, no MCMC)", res_l, t_l, c_l)
     print(f"    against the stored long NUTS run: {_agreement(res_l, ref['cells_full'])}")
@@ -183,13 +268,15 @@ def logistic_targets(args) -> None:
         res_n, t_n, c_n = _timed(lambda: logistic(table, method="nuts", rng=SEED))
         _fit_line("NUTS (method='nuts', 4 x (1000 + 1000))", res_n, t_n, c_n)
         print(f"    against the stored long NUTS run: {_agreement(res_n, ref['cells_full'])}")
-        print(f"    speed-up HMC / NUTS: {t_n / t_h:.1f}x wall, {c_n / c_h:.1f}x CPU")
+        nuts_baseline(table, args, (t_h, c_h), (t_d, c_d))
+        measured["bayes.nuts_ratio"] = t_n / t_h
     print(f"    target (HMC converged in <= 120 s): {'PASS' if ok and t_h <= 120 else 'FAIL'}")
     if args.skip_items:
         return
     print(" 2. with the 12,032 item effects as well (target: converged in <= 10 min on 2 cores)")
     res_h, t_h, c_h = _timed(lambda: logistic(table, item_effects=True, rng=SEED))
     ok = _fit_line("HMC, whitened (default, 4 x (400 + 1000))", res_h, t_h, c_h)
+    measured["bayes.logistic_items_minutes"] = t_h / 60
     print(f"    {res_h.notes[0][:150]}...")
     if not args.skip_nuts:
         w = args.nuts_item_draws
@@ -209,9 +296,14 @@ def main() -> None:
     parser.add_argument("--skip-vtab", action="store_true")
     parser.add_argument("--skip-items", action="store_true", help="leave out target 2 (item effects)")
     parser.add_argument("--skip-nuts", action="store_true", help="leave out the NUTS baselines of the logistic model")
+    parser.add_argument("--cli", action="store_true", help="also time the three bayes commands of issue 27 in fresh"
+                        " processes")
     parser.add_argument("--nuts-item-draws", type=int, default=100,
                         help="warm-up and draws per chain of the NUTS baseline with item effects (default 100: about"
                              " 15 min; the default 1000 would take about an hour)")
+    parser.add_argument("--skip-cli", action="store_true", help="leave out the command-line run of the logistic model")
+    parser.add_argument("--check-readme", action="store_true",
+                        help="exit 1 when a figure the README writes disagrees with this run (readme_claims.py)")
     args = parser.parse_args()
     from evalband.bayes.numpyro_models import require_numpyro
 
@@ -222,9 +314,17 @@ def main() -> None:
     print(_versions())
     if not args.skip_vtab:
         exact_vs_nuts(args.quick)
+    measured = {}
     if not args.skip_logistic:
-        logistic_targets(args)
+        if not args.skip_cli:
+            cli_logistic(measured)
+        logistic_targets(args, measured)
+    if args.cli:
+        cli_runs()
     print(f"peak memory (max RSS): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    from readme_claims import report
+
+    report(measured, check=args.check_readme)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ Baselines, run in the same process and printed as ratios:
          matrix times the score matrix, one BLAS product per task and block); no counting, no intervals.
 
 Usage: python benchmarks/bootstrap.py [--workload w1|w2|all] [--repeats 3] [--blas-threads 1] [--quick]
-BLAS is limited to --blas-threads threads for every method (set before NumPy loads).
+BLAS is limited to --blas-threads threads for every method (set before NumPy loads); --blas-threads 0 leaves the
+library's default (a thread per core), as a user's process has it: the engine then limits BLAS to one thread in
+its own workers (issue 27), which the line "engine full job on N threads" checks.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def _args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--workload", default="all", choices=["w1", "w2", "all"])
     p.add_argument("--repeats", type=int, default=3, help="timings per method (median reported)")
-    p.add_argument("--blas-threads", type=int, default=1)
+    p.add_argument("--blas-threads", type=int, default=1, help="0: the BLAS library's default")
     p.add_argument("--seed", type=int, default=20261130)
     p.add_argument("--naive-replicates", type=int, default=None, help="replicates timed for the naive loop")
     p.add_argument("--scipy-replicates", type=int, default=None, help="replicates timed for scipy on W2")
@@ -45,7 +47,10 @@ def _args(argv=None):
 
 ARGS = _args()
 for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[var] = str(ARGS.blas_threads)
+    if ARGS.blas_threads > 0:
+        os.environ[var] = str(ARGS.blas_threads)
+    else:
+        os.environ.pop(var, None)
 
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
@@ -54,21 +59,7 @@ from scipy import stats  # noqa: E402
 from evalband.aggregate import get_aggregate  # noqa: E402
 from evalband.resample import ItemColumns, bootstrap, interval  # noqa: E402
 from evalband.resample import _kernels  # noqa: E402
-
-WORKLOADS = {"w1": dict(models=10, tasks=19, items=1000, B=10_000),
-             "w2": dict(models=20, tasks=50, items=10_000, B=2_000)}
-
-
-def make_data(models, tasks, items, seed):
-    """Binary scores with shared item difficulty (so models are correlated, as real ones are)."""
-    rng = np.random.default_rng(seed)
-    ability = rng.normal(0.5, 0.6, size=(models, tasks))
-    out = []
-    for t in range(tasks):
-        difficulty = rng.normal(0.0, 1.0, size=items)
-        p = stats.norm.cdf(ability[:, t:t + 1] - difficulty[None, :])
-        out.append((rng.random((models, items)) < p).astype(np.float64))
-    return out
+from workloads import WORKLOADS, make_data, naive_loop, scipy_job  # noqa: E402  (shared with cli.py)
 
 
 def engine_job(scores, B, seed, executor=None, threads=1):
@@ -86,36 +77,6 @@ def engine_job(scores, B, seed, executor=None, threads=1):
     ranks = stats.rankdata(-a, axis=1)
     rank_dist = np.stack([(np.rint(ranks) == r).mean(axis=0) for r in range(1, m + 1)], axis=1)
     return ci, dci, rank_dist, reps
-
-
-def scipy_job(scores, B, seed, batch):
-    m = scores[0].shape[0]
-    i, j = np.triu_indices(m, 1)
-
-    def statistic(*samples, axis=-1):
-        means = np.mean([s.mean(axis=axis) for s in samples], axis=0)  # (M, batch)
-        ranks = stats.rankdata(-means, axis=0)
-        return np.concatenate([means, means[i] - means[j], ranks], axis=0)
-
-    res = stats.bootstrap(tuple(scores), statistic, n_resamples=B, method="percentile", axis=-1,
-                          vectorized=True, batch=batch, rng=seed)
-    ranks = res.bootstrap_distribution[-m:]
-    rank_dist = np.stack([(np.rint(ranks) == r).mean(axis=1) for r in range(1, m + 1)], axis=1)
-    return res, rank_dist
-
-
-def naive_loop(scores, n_rep, seed):
-    gen = np.random.default_rng(seed)
-    m = scores[0].shape[0]
-    out = np.empty((m, n_rep))
-    for model in range(m):
-        for r in range(n_rep):
-            task_scores = []
-            for s in scores:
-                sample = gen.choice(s[model], size=s.shape[1], replace=True)
-                task_scores.append(np.mean(sample))
-            out[model, r] = np.mean(task_scores)
-    return out
 
 
 def floor_job(scores, B, seed):
@@ -222,9 +183,14 @@ def run_w1():
     cores = available_cores()
     thr = []  # the default (every core), interleaved with one-thread runs so that load hits both alike
     one = []
+    cpu_thr, cpu_one = [], []  # CPU seconds of the process (every thread): BLAS threads spinning would show here
     for _ in range(ARGS.repeats):
+        c0 = time.process_time()
         thr.append(timed(engine_job, scores, B, ARGS.seed, None, None)[0])
+        c1 = time.process_time()
         one.append(timed(engine_job, scores, B, ARGS.seed)[0])
+        cpu_thr.append(c1 - c0)
+        cpu_one.append(time.process_time() - c1)
     same = engine_job(scores, B, ARGS.seed, None, None)[3].replicates.tobytes() == \
         engine_job(scores, B, ARGS.seed)[3].replicates.tobytes()
     t_thr, t_one = float(np.median(thr)), float(np.median(one))
@@ -234,8 +200,8 @@ def run_w1():
           f" {np.round(eng, 3).tolist()}")
     print(f"  engine full job (pure-NumPy fallback):  {t_np:.3f} s")
     print(f"  engine full job on {cores} threads (the default): median {t_thr:.3f} s vs {t_one:.3f} s on one"
-          f" thread in the same loop: {t_one / t_thr:.2f}x; byte-identical replicates: {same} (threads are not"
-          " used for the ratios below)")
+          f" thread in the same loop: {t_one / t_thr:.2f}x; CPU {np.median(cpu_thr):.3f} s vs {np.median(cpu_one):.3f} s;"
+          f" byte-identical replicates: {same} (threads are not used for the ratios below)")
     print(f"  floor (draws {td:.3f} s + weighted sums {ts:.3f} s, last run): median {t_floor:.3f} s over"
           f" {len(flo)} runs")
     print(f"  naive loop: {t_nv:.2f} s for {n_naive} replicates -> {t_naive:.1f} s extrapolated to B = {B:,}")
@@ -295,7 +261,8 @@ def main():
     if ARGS.child == "w2":
         child_w2_engine()
         return
-    print(f"evalband bootstrap benchmark; CPUs: {os.cpu_count()}; BLAS threads: {ARGS.blas_threads};"
+    blas = ARGS.blas_threads or "library default"
+    print(f"evalband bootstrap benchmark; CPUs: {os.cpu_count()}; BLAS threads: {blas};"
           f" count kernel: {_kernels.backend()}")
     print(f"versions: {versions()}")
     print(f"seeds: data and bootstrap {ARGS.seed}; repeats {ARGS.repeats} (medians); load average at start"

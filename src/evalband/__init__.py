@@ -16,6 +16,9 @@ __version__ = "0.1.0"
 _LAZY = {
     # reading and the results table
     "InputError": "evalband._validate", "ConfidenceInterval": "evalband.results",
+    # the user errors (what the command line prints as one line): every one is public
+    "ArgumentError": "evalband._validate", "ArgumentTypeError": "evalband._validate",
+    "MissingExtraError": "evalband._validate",
     "Counts": "evalband.table", "ResultsTable": "evalband.table", "TaskData": "evalband.table",
     "read": "evalband.io", "load_example": "evalband.io",
     # the selection layer
@@ -50,6 +53,9 @@ _LAZY = {
     "read_battles": "evalband.io.battles",
     # cost, latency and the quality-cost frontier
     "frontier": "evalband.costs", "FrontierResult": "evalband.costs", "CostTable": "evalband.cost_table",
+    # latent abilities (sparse leaderboards) and item diagnostics
+    "ability": "evalband.latent", "items": "evalband.latent", "AbilityResult": "evalband.latent",
+    "ItemsResult": "evalband.latent",
     # task weights
     "weight_sensitivity": "evalband.weights", "WeightSensitivity": "evalband.weights",
     # planning
@@ -65,7 +71,7 @@ __all__ = ["__version__", *_LAZY]
 #: subpackages and modules reachable as attributes (``evalband.bayes.beta_binomial``), imported on first access
 _SUBMODULES = frozenset({
     "aggregate", "analysis", "bayes", "comparison", "costs", "display", "estimation", "examples", "facets", "io",
-    "judges", "plan", "preferences", "ranking", "report", "resample", "results", "selection", "table", "tasks",
+    "judges", "latent", "plan", "preferences", "ranking", "report", "resample", "results", "selection", "table", "tasks",
     "weights", "cli", "dist",
 })
 

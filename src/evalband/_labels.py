@@ -28,6 +28,7 @@ import unicodedata
 import numpy as np
 import pandas as pd
 
+from ._cells import NESTED, check_cells, describe
 from ._validate import ArgumentTypeError, InputError
 
 __all__ = ["JSONFloat", "label_text", "label_column", "natural_key", "natural_order", "natural_permutation", "shown"]
@@ -47,14 +48,16 @@ class JSONFloat(float):
         return value
 
 
-def label_text(value):
+def label_text(value, *, nfc: bool = True):
     """One value as label text (None for a missing value); raises TypeError for values that are no label.
 
-    Text as written (NFC-normalized); integers in decimal digits; floats holding an integer as integers, others
-    by their shortest round-trip form; a :class:`JSONFloat` by its text; booleans as ``'True'``/``'False'``.
+    Text as written (NFC-normalized; with ``nfc=False`` as written, for a reader whose labels reach
+    :func:`label_column`, which normalizes them and says so in a note); integers in decimal digits; floats holding
+    an integer as integers, others by their shortest round-trip form; a :class:`JSONFloat` by its text; booleans
+    as ``'True'``/``'False'``.
     """
     text = _raw_text(value)
-    return text if text is None or text.isascii() else unicodedata.normalize("NFC", text)
+    return text if not nfc or text is None or text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def _raw_text(value):
@@ -76,10 +79,8 @@ def _raw_text(value):
         if math.isinf(v):
             raise ArgumentTypeError(f"{v!r}")
         return str(int(v)) if v.is_integer() else repr(v)
-    if isinstance(value, (dict, list, tuple, set, bytes)):
-        kind = "an object" if isinstance(value, dict) else "a list" if isinstance(value, (list, tuple, set)) \
-            else "bytes"
-        raise ArgumentTypeError(f"{kind} {str(value)[:40]}")
+    if isinstance(value, NESTED):
+        raise ArgumentTypeError(describe(value))
     return str(value)
 
 
@@ -166,9 +167,10 @@ def label_column(col: pd.Series, name: str, source=None, row_word: str = "row") 
     Raises
     ------
     InputError
-        A missing label (an empty cell, null or NaN; spaces only), a value that is no label (a nested object, an
-        infinite number) or labels that look alike, naming the row.
+        A missing label (an empty cell, null or NaN; spaces only), a value that is no label (a nested object or
+        list, :mod:`evalband._cells`; an infinite number) or labels that look alike, naming the row.
     """
+    check_cells(col, name, source=source, where=lambda pos: f"{row_word} {col.index[pos]}")
     values = col
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = values.cat.codes.to_numpy()
@@ -268,13 +270,21 @@ def _texts(codes: np.ndarray, distinct: list, col: pd.Series, name: str, source,
     as_raw = pd.Series(pd.Categorical.from_codes(codes, categories=distinct, validate=False), index=col.index)
     notes = _check_lookalikes(distinct, as_raw, name, source, row_word)
     texts = [r if r.isascii() else unicodedata.normalize("NFC", r) for r in distinct]
-    changed = sum(1 for r, t in zip(distinct, texts) if r != t)
+    changed = [(r, t) for r, t in zip(distinct, texts) if r != t]
     if changed:
-        notes.append(f"{name}: {changed} label{'s' if changed > 1 else ''} written in decomposed Unicode (NFD)"
-                     " normalized to NFC")
+        notes.append(nfc_note(name, changed))
         as_raw = pd.Series(pd.Categorical.from_codes(as_raw.cat.codes.to_numpy(), categories=texts),
                            index=col.index)
     return as_raw, notes
+
+
+def nfc_note(name: str, changed: list) -> str:
+    """The note on labels written with combining marks (decomposed Unicode) and shown in NFC: the first spelling as
+    written (its combining marks escaped, :func:`shown`) and as shown, and how many more."""
+    written, nfc = changed[0]
+    more = f" (and {len(changed) - 1:,} more {name} label{'s' if len(changed) > 2 else ''})" if len(changed) > 1 else ""
+    return (f"{name} {shown(written)} is written with combining marks (decomposed Unicode, NFD) and shown as"
+            f" '{nfc}' (normalized to NFC, the one spelling of labels){more}")
 
 
 def _raw_error(value) -> str:

@@ -1,5 +1,6 @@
-"""Progress on long work, on a terminal only: a bar for work in counted steps (:func:`track`, the bootstrap's
-chunks) and a spinner line for a step of unknown length (:func:`status`: reading a large file, a report section,
+"""Progress on long work, on a terminal only: a bar with a percentage for work in counted steps (:func:`track`,
+the bootstrap's chunks; :func:`counter`, steps reported as they happen, such as MCMC iterations from inside
+compiled code) and a spinner line for a step of unknown length (:func:`status`: reading a large file, a report section,
 drawing figures, MCMC). Nothing is drawn unless stderr is a terminal, and a line appears only once its work has
 run for :data:`THRESHOLD_SECONDS`, so quick commands print nothing extra; every line disappears when its work
 ends (the output a user keeps holds results only).
@@ -12,8 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 
-__all__ = ["track", "status", "THRESHOLD_SECONDS"]
+__all__ = ["track", "status", "counter", "THRESHOLD_SECONDS"]
 
 #: a line appears once its work has run this long (seconds)
 THRESHOLD_SECONDS = 1.0
@@ -38,7 +40,8 @@ def _acquire(always: bool):
     global _display, _users
     if _display is None:
         from rich.console import Console
-        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeRemainingColumn
+        from rich.progress import (BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn,
+                                   TimeRemainingColumn)
 
         class _Delayed(Progress):
             """Shows a task only once it has run THRESHOLD_SECONDS (or at once when asked to)."""
@@ -48,7 +51,7 @@ def _acquire(always: bool):
                                                                  (t.elapsed or 0.0) >= THRESHOLD_SECONDS)]
                 yield self.make_tasks_table(shown)
 
-        _display = _Delayed(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+        _display = _Delayed(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
                             TextColumn("{task.fields[count]}"), TimeRemainingColumn(),
                             console=Console(stderr=True), transient=True)
         _display.start()
@@ -104,4 +107,39 @@ def status(description: str, *, progress=None):
         yield
     finally:
         display.remove_task(task)
+        _release()
+
+
+@contextlib.contextmanager
+def counter(description: str, total: int, *, progress=None):
+    """A bar with a percentage for work whose steps are reported as they happen: yields ``advance(n=1)``, which
+    may be called from any thread (JAX calls a host callback from its own threads); ``progress`` as in
+    :func:`track`. Off a terminal ``advance`` does nothing.
+
+    Examples
+    --------
+    >>> with counter("MCMC", 10) as advance:
+    ...     for _ in range(10):
+    ...         advance()
+    """
+    if progress is False or total <= 0 or not _wanted(progress):
+        yield lambda n=1: None
+        return
+    display = _acquire(progress is True)
+    task = display.add_task(description, total=total, count=f"0/{total:,}", always=progress is True)
+    lock = threading.Lock()
+    done, open_ = [0], [True]
+
+    def advance(n=1):  # never raises: it may run in a callback of a computation that outlives the block
+        with lock:
+            if open_[0]:
+                done[0] = min(done[0] + int(n), total)
+                display.update(task, completed=done[0], count=f"{done[0]:,}/{total:,}")
+
+    try:
+        yield advance
+    finally:
+        with lock:
+            open_[0] = False
+            display.remove_task(task)
         _release()

@@ -11,7 +11,7 @@ number.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import rankdata
+
 from ._validate import ArgumentError
 
 __all__ = ["ranks", "TIES"]
@@ -56,7 +56,31 @@ def ranks(values, *, axis: int = -1, higher_is_better: bool = True, ties: str = 
     nan = np.isnan(v)
     if nan.any():
         key = np.where(nan, np.inf, key)
-    out = rankdata(key, method=ties, axis=axis)
+    out = _rankdata(key, ties, axis)
     if ties == "min":
         return out.astype(np.int64)
     return np.where(nan, np.nan, out) if nan.any() else out
+
+
+def _rankdata(key: np.ndarray, ties: str, axis: int) -> np.ndarray:
+    """``scipy.stats.rankdata(key, method=ties, axis=axis)`` for NaN-free ``key`` (the same integers and
+    half-integers: 'min' int64, 'average' float64), without importing ``scipy.stats``: sort once along the axis,
+    mark where a run of equal values starts and ends, and give each entry its run's first (or mean) rank."""
+    a = np.moveaxis(key, axis, -1)
+    n = a.shape[-1]
+    order = np.argsort(a, axis=-1, kind="stable")
+    s = np.take_along_axis(a, order, axis=-1)
+    starts = np.ones(s.shape, dtype=bool)
+    starts[..., 1:] = s[..., 1:] != s[..., :-1]
+    pos = np.broadcast_to(np.arange(n), s.shape)
+    first = np.maximum.accumulate(np.where(starts, pos, 0), axis=-1)
+    if ties == "min":
+        rank = first + 1
+    else:
+        ends = np.ones(s.shape, dtype=bool)
+        ends[..., :-1] = starts[..., 1:]
+        last = np.minimum.accumulate(np.where(ends, pos, n - 1)[..., ::-1], axis=-1)[..., ::-1]
+        rank = (first + last + 2) / 2
+    out = np.empty(s.shape, dtype=rank.dtype)
+    np.put_along_axis(out, order, rank, axis=-1)
+    return np.moveaxis(out, -1, axis)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._cells import check_cells
 from ._labels import label_column, natural_permutation
 from ._validate import InputError
 
@@ -47,8 +48,11 @@ def parse_scores(values: pd.Series, *, source: str, row_word: str = "row", colum
     Raises
     ------
     InputError
-        On the first value that is none of these, or that is missing, naming its row.
+        On the first value that is none of these (a nested object or list: :mod:`evalband._cells`), or that is
+        missing, naming its row.
     """
+    check_cells(values, column, source=source, where=lambda pos: _row_name(values.index[pos], row_word),
+                expected="a number, a boolean or one of C/I/P/N")
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = values.cat.codes.to_numpy()
         parsed, bad = _distinct_scores(values.cat.categories)
@@ -171,6 +175,7 @@ def _labels(col: pd.Series, name: str, source: str, row_word: str, notes: list |
 
 
 def _numbers(col: pd.Series, name: str, source: str, row_word: str) -> np.ndarray:
+    check_cells(col, name, source=source, where=lambda pos: _row_name(col.index[pos], row_word), expected="a number")
     values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
     bad = np.flatnonzero(np.isnan(values))
     if bad.size:
@@ -262,6 +267,7 @@ def _constant_within(out: pd.DataFrame, col: str, by: list[str], what: str, sour
 def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded: bool):
     """A measure column as float64 (blank = NaN, counted in a note); refuses text, infinities and, for cost and
     latency, negative values; ``human`` labels lie in [0, 1] unless the scores are unbounded."""
+    check_cells(col, name, source=source, where=lambda pos: _row_name(col.index[pos], row_word), expected="a number")
     text_blank = col.isna().to_numpy()
     if isinstance(col.dtype, pd.CategoricalDtype):  # each distinct text parsed once
         codes = col.cat.codes.to_numpy()

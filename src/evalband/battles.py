@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
+from ._cells import check_cells
+from ._labels import label_column
 from ._validate import ArgumentError, InputError
 from .display.reprs import displayed
 
@@ -170,6 +171,13 @@ class BattleTable:
             raise InputError("holds no battles (nothing to rank)", source=source)
         if b.size != n:
             raise ArgumentError(f"`model_b` must have {n} entries like `model_a`; got {b.size}.")
+        for name, arr, expected in (("model_a", a, "text"), ("model_b", b, "text"),
+                                    ("winner", outcome, "a probability that A wins"), ("weight", weight, "a number"),
+                                    *((k, v, "text or a number") for k, v in (labels or {}).items()),
+                                    *((k, v, "a number") for k, v in (features or {}).items())):
+            if arr is not None:  # before any cell is turned into text or a number
+                check_cells(arr if isinstance(arr, (np.ndarray, pd.Series)) else np.asarray(arr, dtype=object),
+                            name, source=source, where=where, column=cols.get(name, name), expected=expected)
         for name, arr in (("model_a", a), ("model_b", b)):
             blank = np.flatnonzero(pd.isna(arr) | (pd.Series(arr).astype(str).str.strip() == "").to_numpy())
             if blank.size:
@@ -177,6 +185,13 @@ class BattleTable:
                                  row=where(blank[0]), column=cols.get(name, name))
         a = np.array([str(x).strip() for x in a], dtype=object)
         b = np.array([str(x).strip() for x in b], dtype=object)
+        # the one label rule of every table (evalband._labels): NFC, look-alike spellings refused, notes
+        both, more = label_column(pd.Series(np.concatenate([a, b]), index=pd.Index(np.concatenate([rows, rows]),
+                                                                                    dtype=object)),
+                                  "model", source, row_word)
+        names = np.asarray(both.cat.categories, dtype=object)[both.cat.codes.to_numpy()]
+        a, b = names[:n], names[n:]
+        notes = (*notes, *(x for x in more if x not in notes))
         same = np.flatnonzero(a == b)
         if same.size:
             raise InputError(f"model_a and model_b are the same model {a[same[0]]!r}: a self-battle says nothing"
@@ -317,6 +332,7 @@ class BattleTable:
         key, pair = np.unique(i * m + j, return_inverse=True)
         pi, pj = (key // m).astype(np.int64), (key % m).astype(np.int64)
         shape = (key.size, int(n_units))
+        from scipy import sparse  # here, not at import: reading a results table needs no scipy.sparse
 
         def mat(values):
             return sparse.csr_matrix((values, (pair, u)), shape=shape)

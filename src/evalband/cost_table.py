@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from ._cells import check_cells
 from ._labels import natural_order
 from ._validate import ArgumentError, InputError, check_names
 from .display.reprs import displayed
@@ -41,6 +42,8 @@ def _numbers(values, name: str, *, source, rows, row_word, column, blank_ok: boo
     """Float64 values of a measure column; blank cells NaN when ``blank_ok``; other text, negative or infinite
     values refused naming the row."""
     raw = pd.Series(values).reset_index(drop=True)
+    check_cells(raw, name, source=source, where=lambda pos: _where(rows, pos, row_word), column=column,
+                expected="a number")
     text = raw.astype("string").str.strip()
     blank = (raw.isna() | (text == "")).to_numpy()
     num = pd.to_numeric(text.where(~pd.Series(blank)), errors="coerce").to_numpy(dtype=np.float64)
@@ -117,6 +120,11 @@ class CostTable:
         """
         cols = {"model": "model", "item": "item", "cost": "cost", "latency": "latency", "se": "se", "sd": "sd",
                 "n": "n", **(columns or {})}
+        check_cells(model if isinstance(model, (pd.Series, np.ndarray)) else np.asarray(model, dtype=object), "model",
+                    source=source, where=lambda pos: _where(rows, pos, row_word), column=cols["model"])
+        if item is not None:
+            check_cells(item if isinstance(item, (pd.Series, np.ndarray)) else np.asarray(item, dtype=object),
+                        "item", source=source, where=lambda pos: _where(rows, pos, row_word), column=cols["item"])
         names = np.asarray([str(m) for m in model], dtype=object)
         if names.size == 0:
             raise InputError("holds no costs (no rows)", source=source)

@@ -18,6 +18,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from ._cells import check_cells
+from ._labels import label_column
 from ._lists import check_named_columns
 from ._validate import ArgumentError, InputError, check_choice
 from .display.reprs import displayed
@@ -31,17 +33,25 @@ MAX_ORDINAL_CATEGORIES = 12
 
 
 def _row(index, pos: int, row_word: str):
+    """The row as the user sees it: 'line 7', 'record 3', 'row 2' (several files: the label names file and line)."""
     label = index[pos]
-    return f"{row_word} {label}" if row_word == "line" else label
+    return label if row_word == "at" else f"{row_word} {label}"
 
 
-def _labels(col: pd.Series, name: str, source: str, row_word: str) -> np.ndarray:
+def _labels(col: pd.Series, name: str, source: str, row_word: str, notes: list | None = None) -> np.ndarray:
+    """A label column (units, raters, clusters) as stripped text by the one label rule (:mod:`evalband._labels`:
+    NFC, look-alike spellings refused; its notes go to ``notes``); a missing label is an error."""
+    check_cells(col, name, source=source, where=lambda pos: _row(col.index, pos, row_word), column=str(col.name))
     blank = col.isna().to_numpy()
     if blank.any():
         pos = int(np.flatnonzero(blank)[0])
         raise InputError(f"missing {name} label ({int(blank.sum())} such row{'s' if blank.sum() > 1 else ''})",
                          source=source, row=_row(col.index, pos, row_word), column=str(col.name))
-    return col.astype(str).str.strip().to_numpy()
+    text = pd.Series(col.astype(str).str.strip().to_numpy(dtype=object), index=col.index)
+    coded, more = label_column(text, name, source, row_word)
+    if notes is not None:
+        notes.extend(x for x in more if x not in notes)
+    return np.asarray(coded.cat.categories, dtype=object)[coded.cat.codes.to_numpy()]
 
 
 def _parse_values(values: pd.Series, level: str, categories, source: str, row_word: str, column: str):
@@ -175,9 +185,11 @@ class RatingsTable:
         if len(df) == 0:
             raise InputError("no ratings to analyse", source=source)
         notes = list(notes)
-        unit = _labels(df[unit_col], "unit", source, row_word)
-        rater = _labels(df[rater_col], "rater", source, row_word)
+        unit = _labels(df[unit_col], "unit", source, row_word, notes)
+        rater = _labels(df[rater_col], "rater", source, row_word, notes)
         value = df[value_col]
+        check_cells(value, "rating", source=source, where=lambda pos: _row(df.index, pos, row_word),
+                    column=str(value_col))
         blank = value.isna().to_numpy() | value.map(lambda v: isinstance(v, str) and not v.strip()).to_numpy()
         u_labels = np.unique(unit)
         u_code_all = np.searchsorted(u_labels, unit)
@@ -193,7 +205,7 @@ class RatingsTable:
                              " or unit", source=source, row=_row(df.index, int(pos[0]), row_word))
         clusters, cluster_labels = None, ()
         if cluster_col:
-            clab = _labels(df[cluster_col], "cluster", source, row_word)
+            clab = _labels(df[cluster_col], "cluster", source, row_word, notes)
             per_unit = pd.Series(clab).groupby(u_code_all).nunique()
             if (per_unit > 1).any():
                 u = int(per_unit.index[np.flatnonzero(per_unit.to_numpy() > 1)[0]])

@@ -71,3 +71,53 @@ def test_exact_draws_convert_to_inference_data():
     np.testing.assert_array_equal(theta.values[0], res.theta)
     assert list(idata.posterior["model"].values) == ["VAE", "WAE-GAN"]
     assert "aggregate_pred" in idata.posterior_predictive
+
+
+def _cases():
+    """Draws (chains, draws, V) of every kind the checks meet: independent, autocorrelated (AR(1) up to 0.99),
+    chains that disagree, heavy tails, ties (discrete values), a constant scalar, odd draw counts, one chain."""
+    rng = np.random.default_rng(7)
+    e = rng.normal(size=(4, 601, 6))
+    ar = np.zeros_like(e)
+    phi = np.array([0.0, 0.3, 0.6, 0.9, 0.97, 0.99])
+    for t in range(1, e.shape[1]):  # the AR(1) recursion itself is sequential
+        ar[:, t] = phi * ar[:, t - 1] + e[:, t]
+    shifted = rng.normal(size=(4, 400, 3)) + np.array([0.0, 0.3, 0.0, -0.3])[:, None, None]
+    heavy = rng.standard_t(2, size=(3, 250, 4))
+    ties = rng.integers(0, 3, size=(4, 300, 2)).astype(float)
+    constant = np.full((4, 300, 1), 2.5)
+    return {"ar": ar, "shifted": shifted, "heavy": heavy, "ties": ties, "constant": constant,
+            "one_chain": rng.normal(size=(1, 500, 2)), "short": rng.normal(size=(2, 7, 2))}
+
+
+@pytest.mark.parametrize("case", list(_cases()))
+def test_statistics_equal_arviz(case):
+    # oracle: ArviZ's own rank-normalised split R-hat, bulk and tail ESS, scalar by scalar
+    from evalband.bayes.diagnostics import ess_bulk, ess_tail, rhat_rank
+
+    x = _cases()[case]
+    expect = {"rhat": [], "bulk": [], "tail": []}
+    for j in range(x.shape[2]):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            expect["rhat"].append(float(az.rhat(x[:, :, j])) if x.shape[0] > 1 else np.nan)
+            expect["bulk"].append(float(az.ess(x[:, :, j], method="bulk")))
+            expect["tail"].append(float(az.ess(x[:, :, j], method="tail")))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        got = {"rhat": rhat_rank(x), "bulk": ess_bulk(x), "tail": ess_tail(x)}
+    for key, value in expect.items():
+        np.testing.assert_allclose(got[key], value, rtol=1e-10, equal_nan=True, err_msg=key)
+
+
+def test_diagnose_takes_plain_arrays_as_the_inference_data():
+    rng = np.random.default_rng(8)
+    post = {"x": rng.normal(size=(4, 500)), "y": rng.normal(size=(4, 500, 2, 3))}
+    stats = {"diverging": np.zeros((4, 500), dtype=bool)}
+
+    class Fit:
+        posterior, sample_stats = post, stats
+
+    plain, warnings = diagnose(Fit())
+    via_arviz, _ = diagnose(_idata(post, diverging=stats["diverging"]))
+    assert warnings == () and plain.loc[1, "size"] == 6
+    pd = pytest.importorskip("pandas")
+    pd.testing.assert_frame_equal(plain, via_arviz)

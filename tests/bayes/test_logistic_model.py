@@ -139,5 +139,14 @@ def test_levels_without_free_effects_are_left_out_with_a_note():
     obs, *_, notes = lm._logistic_data(table, table.models, table.tasks, True, None)
     assert obs["item_index"] is None and obs["cluster_index"] is not None
     assert notes == ("item effects left out: every item is alone in its cluster",)
+
+
+@pytest.mark.slow  # one short NUTS fit (NUTS's compilation dominates: about 25 s of CPU)
+def test_a_level_left_out_is_left_out_of_the_fit_and_its_notes():
+    rng = np.random.default_rng(0)
+    rng.random(2 * 2 * 30)  # the draws of the table of one cluster per task above, so this is the same table
+    rows = [(m, t, f"{t}{i}", f"c{t}{i}", float(rng.random() < 0.6)) for m in "ab" for t in "xy" for i in range(30)]
+    table = ResultsTable.from_items(pd.DataFrame(rows, columns=["model", "task", "item", "cluster", "score"]))
+    *_, notes = lm._logistic_data(table, table.models, table.tasks, True, None)
     res = lm.logistic(table, num_warmup=30, num_samples=30, num_chains=1, max_tree_depth=4, rng=1)
     assert notes[0] in res.notes and "item_effect" not in set(res.diagnostics["variable"])

@@ -9,6 +9,7 @@ the fixture files are stored below with the pandas call that produced them.
 
 from __future__ import annotations
 
+import io
 import json
 
 import numpy as np
@@ -97,11 +98,22 @@ def test_contract_alpaca_eval_win_rate_and_se_are_the_leaderboards():
 
 
 def test_length_controlled_json_adds_the_raw_win_rate_interval():
+    """With --length-control, se is the rating's (the LC win rate's bootstrap SE, as the table shows it), also
+    named se_lc beside lc_win_rate; the raw win rate keeps AlpacaEval's SE as win_rate_se (issue 22)."""
     recs = records(run(ALPACA, "--method", "win-rate", "--baseline", "gpt4_1106_preview", "--length-control",
                        "--format", "json", "--seed", 3, "--n-resamples", 200))
-    assert list(recs[0]) == FIELDS + ["win_rate", "se", "win_rate_ci_low", "win_rate_ci_high"]
+    assert list(recs[0]) == FIELDS + ["win_rate", "se", "lc_win_rate", "se_lc", "win_rate_se", "win_rate_ci_low",
+                                      "win_rate_ci_high", "lc_glm"]
     x = next(r for r in recs if r["model"] == "model_x")
     assert x["win_rate"] == pytest.approx(0.6742056666666666, abs=1e-12) and x["rating"] != x["win_rate"]
+    assert x["win_rate_se"] == pytest.approx(0.04527588218035003, abs=1e-12)  # AlpacaEval's, as without control
+    assert x["se"] == x["se_lc"] != x["win_rate_se"] and x["lc_win_rate"] == x["rating"]
+    assert x["lc_glm"] == "length_controlled_v1"
+    csv = run(ALPACA, "--method", "win-rate", "--baseline", "gpt4_1106_preview", "--length-control", "--seed", 3,
+              "--n-resamples", 200, "--format", "csv")
+    frame = pd.read_csv(io.StringIO(csv.stdout[:csv.stdout.index("\n\n")] if "\n\n" in csv.stdout else csv.stdout))
+    row = frame.set_index("model").loc["model_x"]
+    assert row["se"] == pytest.approx(x["se"], rel=1e-12) and row["se_bootstrap"] == pytest.approx(x["se"], rel=1e-12)
 
 
 def test_table_is_the_house_style_with_the_seed_note():
@@ -109,7 +121,7 @@ def test_table_is_the_house_style_with_the_seed_note():
     assert result.exit_code == 0, result.output
     out = result.stdout
     header = next(line for line in out.splitlines() if line.startswith("model"))
-    assert header.split() == ["model", "rating", "se", "95%", "CI", "rank", "rank", "CI", "p_best", "n_battles"]
+    assert header.split() == ["model", "rating", "se", "95%", "CI", "rank", "rank", "CI", "P(best)", "n_battles"]  # P(best): the one header of the concept
     assert "Bradley-Terry ratings (elo scale)" in out
     assert "note: seed 7, 300 replicates" in out
     assert "battles with a model outside `--models` left out" in out  # select()'s note, in CLI words
@@ -129,8 +141,8 @@ def test_seed_makes_the_numbers_and_formats_agree():
     js = records(run(LLMFAO, "--seed", 11, "--n-resamples", 200, "--format", "json"))
     assert [r["model"] for r in js] == csv["model"].tolist()
     np.testing.assert_allclose([r["rating"] for r in js], csv["rating"], rtol=1e-15)
-    drawn = run(LLMFAO, "--n-resamples", 100, "--models", "GPT 4,command")
-    assert "(drawn; add --seed" in drawn.stdout
+    default = run(LLMFAO, "--n-resamples", 100, "--models", "GPT 4,command")
+    assert "note: seed 0, 100 replicates" in default.stdout  # the default seed of every command, said
 
 
 @pytest.mark.parametrize("fmt,marker", [("markdown", "| model |"), ("latex", r"\begin{tabular}"),
@@ -230,3 +242,43 @@ def test_files_that_are_not_battles_or_are_missing(tmp_path):
                           (tmp_path / "missing.csv", "no such file")):
         result = run(path)
         assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_style_coefficients_with_intervals_in_the_table_and_the_json(tmp_path):
+    """Issue 22: the style coefficients (length, markdown) with their intervals are in the terminal and JSON output,
+    not only in Python's ``res.style``."""
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    import evalband as eb
+
+    rng = np.random.default_rng(0)
+    names, strength = ["a", "b", "c", "d"], np.array([0.5, 0.2, 0.0, -0.3])
+    rows = []
+    for q in range(120):
+        for _ in range(3):
+            i, j = rng.choice(4, 2, replace=False)
+            la, lb = rng.lognormal(6, 0.5, 2)
+            z = strength[i] - strength[j] + 0.8 * (np.log(la) - np.log(lb))
+            rows.append((names[i], names[j], "model_a" if rng.random() < 1 / (1 + np.exp(-z)) else "model_b",
+                         f"q{q}", la, lb))
+    path = tmp_path / "style.csv"
+    pd.DataFrame(rows, columns=["model_a", "model_b", "winner", "question_id", "length_a", "length_b"]).to_csv(
+        path, index=False)
+    args = ["arena", str(path), "--style", "length", "--seed", "1", "--n-resamples", "200"]
+    res = eb.arena(str(path), style="length", rng=1, n_resamples=200).style.set_index("feature").loc["length"]
+    table = CliRunner().invoke(app, args, env={"COLUMNS": "100"})
+    assert table.exit_code == 0, table.output
+    line = next(x for x in table.stdout.splitlines() if x.startswith("length "))
+    assert f"({res['ci_low']:.2f}, {res['ci_high']:.2f})" in line and "95% CI" in table.stdout
+    out = CliRunner().invoke(app, [*args, "-f", "json"])
+    doc = json.loads(out.stdout)
+    (style,) = doc["style"]
+    assert style["feature"] == "length" and style["ci_low"] == pytest.approx(res["ci_low"], abs=0, rel=1e-12)
+    assert style["coefficient"] > 0 and {"se", "ci_high", "confidence_level"} <= set(style)
+    assert [r["model"] for r in doc["records"]][0] == "a"  # the records as before, beside the style
+    plain = json.loads(CliRunner().invoke(app, ["arena", str(path), "--seed", "1", "--n-resamples", "200", "-f",
+                                                "json"]).stdout)
+    assert isinstance(plain, list)  # without --style, the JSON is the list of records it always was

@@ -40,12 +40,25 @@ def records(res):
     return {r["model"]: r for r in json.loads(res.stdout)}
 
 
+def check_against(r, ref, df):
+    """The estimate and the asymptotic standard error as ppi_py gives them; the interval is the small-sample t
+    interval estimate -/+ t_df se (issue 22; ppi_py's is estimate -/+ z se_asymptotic)."""
+    from scipy import stats
+
+    estimate, low, high = ref
+    assert r["estimate"] == pytest.approx(estimate, abs=1e-6)
+    assert r["se_asymptotic"] == pytest.approx((high - low) / (2 * stats.norm.ppf(0.975)), abs=1e-6)
+    assert r["df"] == df and r["se"] > r["se_asymptotic"]
+    t = stats.t.ppf(0.975, df)
+    assert (r["ci_low"], r["ci_high"]) == pytest.approx((estimate - t * r["se"], estimate + t * r["se"]), abs=1e-6)
+
+
 def test_contract_summarize_ppi_plus_plus_equals_ppi_py():
     """`evalband summarize judged.csv --human-col human --format json`: PPI++ as ppi_mean_ci(lam=None)."""
     out = records(run("summarize", JUDGED, "--human-col", "human", "--format", "json"))
     for model, ref in PPI_PY.items():
         r = out[model]
-        assert (r["estimate"], r["ci_low"], r["ci_high"]) == pytest.approx(ref[None], abs=1e-6)
+        check_against(r, ref[None], 99)
         assert r["lambda"] == pytest.approx(PPI_PY_LAMBDA[model], abs=1e-6)
         assert (r["n_labelled"], r["n_unlabelled"]) == (100, 400)
         assert r["method"] == "ppi++" and r["ess"] > r["n_labelled"]
@@ -55,7 +68,7 @@ def test_contract_summarize_classic_equals_lam_1():
     out = records(run("summarize", JUDGED, "--human-col", "human", "--ppi", "classic", "--format", "json"))
     for model, ref in PPI_PY.items():
         r = out[model]
-        assert (r["estimate"], r["ci_low"], r["ci_high"]) == pytest.approx(ref[1], abs=1e-6)
+        check_against(r, ref[1], 99)
         assert r["lambda"] == 1.0 and r["n_labelled"] == 100 and r["n_unlabelled"] == 400
 
 
@@ -73,15 +86,17 @@ def test_one_rule_whether_the_column_is_named_or_found(tmp_path):
 
 
 def test_labelled_interval_beside_and_ppi_none():
-    """The labels-only interval is beside the PPI one (the mean of the labels, normal interval); --ppi none is the
-    judge's scores at face value (the judge mean, which is off the human scale here)."""
+    """The labels-only interval is beside the PPI one (the mean of the labels, the classical t interval); --ppi
+    none is the judge's scores at face value (the judge mean, which is off the human scale here)."""
     d = pd.read_csv(JUDGED)
     out = records(run("summarize", JUDGED, "--format", "json"))
     none = records(run("summarize", JUDGED, "--ppi", "none", "--format", "json"))
     for m in PPI_PY:
         g = d[d["model"] == m]
         y = g["human"].dropna().to_numpy()
-        half = 1.959963984540054 * y.std() / np.sqrt(y.size)  # ppi_py's classical_mean_ci uses ddof 0 as well
+        from scipy import stats
+
+        half = stats.t.ppf(0.975, y.size - 1) * y.std(ddof=1) / np.sqrt(y.size)  # the classical t interval
         assert out[m]["labelled_estimate"] == pytest.approx(y.mean(), abs=1e-12)
         assert out[m]["labelled_ci_high"] - out[m]["labelled_ci_low"] == pytest.approx(2 * half, rel=1e-9)
         assert out[m]["judge_mean"] == pytest.approx(g["score"].mean(), abs=1e-12)

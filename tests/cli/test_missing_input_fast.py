@@ -11,7 +11,7 @@ COMMANDS = ["summarize", "compare", "rank", "bayes", "passk", "plan", "variance"
             "arena"]
 PROBE = """
 import sys
-from evalband.cli.main import run as main
+from evalband.cli.main import app as main  # the command line in this process (run() would end it)
 sys.argv = ["evalband", *{args!r}]
 try:
     main()

@@ -75,7 +75,7 @@ def test_inapplicable_method_is_a_one_line_error():
     assert "method 't' does not apply: the table holds per-task summaries; applicable: wilson," in res.output
     assert len(res.output.strip().splitlines()) == 1
     res = run("--example", "vtab", "--method", "bogus")
-    assert res.exit_code == 2 and "`--method` must be one of 'auto', 'wilson'" in res.output
+    assert res.exit_code == 2 and "`--method` must be one of 'auto', 'crossed', 'wilson'" in res.output
 
 
 def test_needs_exactly_one_input():

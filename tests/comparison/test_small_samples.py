@@ -76,8 +76,10 @@ def test_zero_width_interval_decides_nothing():
     a = np.linspace(0.2, 0.9, 50)
     res = compare(long_frame(a, a - 0.1), n_resamples=999, rng=1, per_task=False)
     row = res.to_frame().iloc[0]
-    assert row["ci_low"] == pytest.approx(row["ci_high"])
+    # issue 22: the zero-width interval is not shown as a result (it says only that the items agree)
+    assert np.isnan(row["ci_low"]) and np.isnan(row["ci_high"]) and np.isnan(row["se"])
     assert row["verdict"] == "not yet decided" and row["verdict_basis"] == "degenerate interval"
+    assert "no interval" in row["reading"]
 
 
 def test_withhold_rule():

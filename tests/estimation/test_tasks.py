@@ -122,7 +122,7 @@ def test_summary_refuses_mean_methods(vtab):
     with pytest.raises(ValueError, match="method 't' does not apply: the table holds per-task summaries;"
                                          " applicable: wilson, clopper-pearson, jeffreys, agresti-coull, wald"):
         estimate(vtab, method="t")
-    with pytest.raises(ValueError, match="`method` must be one of 'auto', 'wilson'"):
+    with pytest.raises(ValueError, match="`method` must be one of 'auto', 'crossed', 'wilson'"):
         estimate(vtab, method="bootstrapp")
     with pytest.raises(ValueError, match="cluster-robust errors need a cluster column"):
         estimate(vtab, cluster=True)
@@ -183,3 +183,23 @@ def test_result_frames(vtab):
     one = res[vtab.models[1]]
     assert len(one) == 19 and (one["model"] == vtab.models[1]).all()
     assert one["estimate"].tolist() == res.estimate[1].tolist()
+
+
+def test_proportion_method_on_rows_per_item_names_the_real_reason():
+    # issue 22: `--method wilson` on data with a prompt facet said "scores are binary; applicable: t, normal":
+    # the reason is that items have several rows, and the default method crossed is applicable
+    import pandas as pd
+
+    from evalband import estimate
+    from evalband._validate import ArgumentError, InputError
+
+    facet = pd.DataFrame({"model": "m", "task": "t", "item": np.repeat(np.arange(20), 3),
+                          "prompt": np.tile(["p1", "p2", "p3"], 20), "score": np.tile([1, 0, 1, 1], 15)})
+    with pytest.raises(InputError, match=r"several rows \(facet prompt\).*applicable: crossed, t, normal"):
+        estimate(facet, method="wilson")
+    trials = facet.rename(columns={"prompt": "trial"})
+    with pytest.raises(InputError, match=r"several rows \(repeated trials\).*applicable: t, normal"):
+        estimate(trials, method="wilson")
+    assert estimate(facet, method="crossed").method == "crossed"
+    with pytest.raises(ArgumentError, match="no facet crossed with items"):
+        estimate(facet.drop(columns="prompt").drop_duplicates(["item"]), method="crossed")

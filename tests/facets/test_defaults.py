@@ -83,8 +83,11 @@ def test_crossed_estimates_equal_the_two_way_cr2_formula(binary_design):
     v_prompts = ((c / n_i) ** 2).sum() / (1 - 1 / n_p)
     assert r.estimate[0, 0] == pytest.approx(item.mean())
     assert r.se[0, 0] == pytest.approx(np.sqrt(v_items + v_prompts), rel=1e-10)
+    # degrees of freedom: each family's weighted by its share (issue 22), at most Satterthwaite's
     df_sat = (v_items + v_prompts) ** 2 / (v_items ** 2 / (n_i - 1) + v_prompts ** 2 / (n_p - 1))
-    assert r.df[0, 0] == pytest.approx(df_sat, rel=1e-10)
+    df_shares = (v_items + v_prompts) / (v_items / (n_i - 1) + v_prompts / (n_p - 1))
+    assert r.df[0, 0] == pytest.approx(df_shares, rel=1e-10) and df_shares <= df_sat
+    df_sat = df_shares
     half = t_dist.isf(0.025, df_sat) * np.sqrt(v_items + v_prompts)
     assert r.ci.high[0, 0] - r.estimate[0, 0] == pytest.approx(half, rel=1e-10)
     # the crossed wild replicates without the t mixture have this variance

@@ -143,6 +143,15 @@ add(
          ["{dir}/e.csv"], "error", "line 1", None, ("header cell 5",)),
     Case("empty header cell (tsv)", "header", {"e.tsv": csv_text(["model", "", "item", "score"], rows, "\t").encode()},
          ["{dir}/e.tsv"], "error", "line 1", None, ("header cell 2",)),
+    Case("pandas' to_csv index (an empty first header over 0..n-1)", "header",
+         {"p.csv": pd.DataFrame(rows, columns=HEADER).to_csv().encode()}, ["{dir}/p.csv"], "ok",
+         contains=("holds the row numbers 0 to 39: pandas' index",), check=models_are("A", "B", n=20)),
+    Case("pandas' to_csv index in a tsv", "header",
+         {"p.tsv": pd.DataFrame(rows, columns=HEADER).to_csv(sep="\t").encode()}, ["{dir}/p.tsv"], "ok",
+         contains=("pandas' index",), check=models_are("A", "B", n=20)),
+    Case("an empty first header over ids that are not 0..n-1", "header",
+         {"p.csv": pd.DataFrame(rows, columns=HEADER).iloc[::2].to_csv().encode()}, ["{dir}/p.csv"], "error",
+         "line 3", None, ("header cell 1 is empty", "no pandas index")),
     Case("one row with more fields", "header",
          {"m.csv": csv_text(HEADER, rows[:6] + [rows[6] + ["7"]] + rows[7:]).encode()},
          ["{dir}/m.csv"], "error", "line 8", None, ("5 fields", "header has 4")),
@@ -445,6 +454,123 @@ add(Case("n beyond 2**53", "tracebacks", {"s.csv": summary.assign(n=10**17).to_c
          ["{dir}/s.csv"], "error", "line 2", "n", ("beyond 2**53",)))
 
 
+# ---------------------------------------------------------------------------------------------- 12 nested cells
+# The rule (evalband._cells): every cell a table reads holds one value. An object or a list where a value belongs (a
+# JSON Lines or JSON record's "score": {"value": 1}, a Parquet struct, list or map column) is one error naming the
+# file, the row of the first such cell and the column, whatever the role of the column and whichever table it
+# feeds. Each role below, in JSON Lines and JSON (record 3 holds an object or a list) and Parquet (the whole column a
+# struct or a list: a column cannot mix).
+def _results_records():
+    return [dict(model=m, task=t, item=str(i), trial="1", cluster=f"c{i // 2}", group="g", prompt="p1",
+                 score=(i + k) % 2, cost=0.5, latency=1.5, human=(i + k) % 2)
+            for k, m in enumerate("AB") for t in ("t1", "t2") for i in range(6)]
+
+
+def _records_bytes(records, fmt):
+    if fmt == "jsonl":
+        return "".join(json.dumps(r) + "\n" for r in records).encode()
+    if fmt == "json":
+        return json.dumps(records).encode()
+    buf = io.BytesIO()
+    pd.DataFrame(records).to_parquet(buf)
+    return buf.getvalue()
+
+
+NESTED_VALUES = {"jsonl": ("an object", {"value": 1}), "json": ("a list", [1, 0]),
+                 "parquet-struct": ("an object", None), "parquet-list": ("a list", None)}
+
+
+def nested(klass_table, records, role, *, command="summarize", extra=(), expected=None, column=None):
+    """Cases of the role ``role`` holding nested cells, in every record format."""
+    for fmt, (kind, value) in NESTED_VALUES.items():
+        recs = [dict(r) for r in records]
+        if fmt.startswith("parquet"):  # a Parquet column is nested in every row
+            for r in recs:
+                r[role] = {"value": r[role]} if fmt == "parquet-struct" else [r[role]]
+            suffix, line = "parquet", "row 1"
+        else:
+            recs[2][role] = value
+            suffix, line = fmt, ("line 3" if fmt == "jsonl" else "record 3")
+        name = f"data.{suffix}"
+        add(Case(f"{klass_table} {role} holds {kind}[{fmt}]", "nested", {name: _records_bytes(recs, suffix)},
+                 ["{dir}/" + name, *extra], "error", line, column or role,
+                 (f"{expected or role} must be", kind, "nested field"), command=command))
+
+
+for role in ("model", "task", "item", "trial", "cluster", "group", "prompt", "score", "cost", "latency", "human"):
+    nested("results", _results_records(), role, extra=("--facets", "prompt"))
+_summary = [dict(model=m, task=t, group="g", n=20, correct=10 + k, accuracy=(10 + k) / 20)
+            for k, m in enumerate("AB") for t in ("t1", "t2")]
+for role in ("model", "task", "group", "n", "correct"):
+    nested("summary", [{k: v for k, v in r.items() if k != "accuracy"} for r in _summary], role)
+nested("summary", [{k: v for k, v in r.items() if k != "correct"} for r in _summary], "accuracy")
+_wide = [dict(item=str(i), task="t", A=i % 2, B=(i + 1) % 2) for i in range(6)]
+for role, column in (("item", "item"), ("task", "task"), ("score", "A")):
+    nested("wide", _wide, column, expected=role, column=column)
+_battles = [dict(model_a="A", model_b=("B", "C")[i % 2], winner=("model_a", "model_b", "tie")[i % 3],
+                 question_id=f"q{i}", judge="j", turn=1, cluster=f"c{i % 3}", weight=1.0, len_a=100 + i,
+                 len_b=120 - i) for i in range(9)]
+for role in ("model_a", "model_b", "winner", "question_id", "judge", "turn", "cluster", "weight"):
+    nested("battles", _battles, role, command="arena", expected={"question_id": "question"}.get(role))
+nested("battles", _battles, "len_a", command="arena", expected="style feature")
+_alpaca = [dict(instruction=f"q{i}", generator_1="base", generator_2=("m1", "m2")[i % 2], annotator="judge",
+                preference=1 + (i % 3) / 2, output_1="x" * (10 + i), output_2="y" * (12 + i)) for i in range(8)]
+for role in ("generator_2", "instruction", "annotator"):
+    add(Case(f"AlpacaEval annotations {role} holds an object", "nested",
+             {"annotations.json": json.dumps([dict(r, **({role: {"name": "m1"}} if k == 2 else {}))
+                                              for k, r in enumerate(_alpaca)]).encode()},
+             ["{dir}/annotations.json"], "error", "record 3", role, ("must be", "an object", "nested field"),
+             command="arena"))
+_arena_hard = [dict(question_id=f"q{i}", model=("m1", "m2")[i % 2], judge="gpt-4",
+                    games=[{"score": "A>B"}, {"score": "B>A"}]) for i in range(6)]
+add(Case("Arena-Hard judgment model holds a list", "nested",
+         {"m.jsonl": "".join(json.dumps(dict(r, **({"model": ["m1"]} if k == 2 else {}))) + "\n"
+                             for k, r in enumerate(_arena_hard)).encode()},
+         ["{dir}/m.jsonl", "--baseline", "gpt-4-0314"], "error", "line 3", "model",
+         ("model must be", "a list", "nested field"), command="arena"))
+_ratings = [dict(unit=f"u{u}", rater=r, value=(u + k) % 3, cluster=f"c{u // 3}") for u in range(9)
+            for k, r in enumerate(("r1", "r2", "r3"))]
+for role in ("unit", "rater", "value", "cluster"):
+    nested("ratings", _ratings, role, command="agreement", extra=("--cluster", "cluster"),
+           expected={"value": "rating"}.get(role))
+_costs = [dict(model=m, cost=0.01 * (k + 1), se=0.001, n=100) for k, m in enumerate("AB")]
+_responses = [dict(model=m, item=str(i), cost=0.01, latency=0.5) for m in "AB" for i in range(6)]
+_results_csv = csv_text(HEADER, base_rows(items=6)).encode()
+for table, records, roles in (("cost summary", _costs, ("model", "cost", "se", "n")),
+                              ("responses", _responses, ("model", "item", "cost", "latency"))):
+    for role in roles:
+        for fmt, (kind, value) in NESTED_VALUES.items():
+            if not fmt.startswith("parquet-s") and fmt != "jsonl":
+                continue
+            recs = [dict(r) for r in records]
+            if fmt == "jsonl":
+                recs[1][role] = value
+                name, line = "costs.jsonl", "line 2"
+            else:
+                for r in recs:
+                    r[role] = {"value": r[role]}
+                name, line = "costs.parquet", "row 1"
+            add(Case(f"{table} {role} holds {kind}[{fmt}]", "nested",
+                     {"r.csv": _results_csv, name: _records_bytes(recs, name.split(".")[1])},
+                     ["{dir}/r.csv", "--costs", "{dir}/" + name], "error", line, role,
+                     (f"{role} must be", kind, "nested field"), command="frontier"))
+
+
+def _lm_eval_nested(value):
+    files = _lm_eval_folder(False)
+    name = next(k for k in files if "samples_hs" in k)
+    lines = files[name].decode().splitlines()
+    lines[2] = json.dumps(dict(json.loads(lines[2]), acc=value))
+    files[name] = ("\n".join(lines) + "\n").encode()
+    return files
+
+
+add(Case("lm-eval sample metric holds an object", "nested", _lm_eval_nested({"value": 1}), ["{dir}/logs"], "error",
+         "line 3", None, ("'acc' must be a number",)),
+    Case("lm-eval sample metric holds a list", "nested", _lm_eval_nested([1, 0]), ["{dir}/logs"], "error",
+         "line 3", None, ("holds a list",)))
+
+
 @dataclass
 class Outcome:
     exit_code: int
@@ -504,7 +630,7 @@ def test_the_promise(case, tmp_path):
 def test_the_corpus_covers_every_class_and_path():
     classes = {c.klass for c in CASES}
     assert classes == {"header", "columns", "scores", "lookalike", "numbers", "na-names", "globs", "encoding",
-                       "json", "compression", "tracebacks"}
+                       "json", "compression", "tracebacks", "nested"}
     paths = {re.sub(r".*\.", ".", a) if "." in a else a for c in CASES for a in c.args[:1]}
     for suffix in (".csv", ".tsv", ".jsonl", ".json", ".parquet", ".gz", "-"):
         assert any(p.endswith(suffix) or p == suffix for p in paths), suffix

@@ -23,12 +23,12 @@ def test_agreement_figures(llmfao):
     crowd, gpt4 = llmfao
     alone = ej.agreement(crowd, unit_col="id", rater_col="worker", value_col="winner", level="nominal",
                          cluster="prompt", rng=2026).to_frame().set_index("statistic").round(3)
-    assert tuple(alone.loc["krippendorff_alpha", ["estimate", "ci_low", "ci_high"]]) == (0.291, 0.214, 0.361)
+    assert tuple(alone.loc["krippendorff_alpha", ["estimate", "ci_low", "ci_high"]]) == (0.291, 0.201, 0.37)
     ratings = pd.concat([crowd.assign(rater="w" + crowd["worker"].astype(str)), gpt4.assign(rater="gpt-4")])
     res = ej.agreement(ratings, unit_col="id", rater_col="rater", value_col="winner", level="nominal",
                        cluster="prompt", reference="majority", judges=["gpt-4"], rng=2026)
     ref = res.reference.to_frame().set_index("statistic").round(3)
-    assert tuple(ref.loc["cohen_kappa", ["estimate", "ci_low", "ci_high"]]) == (0.218, 0.119, 0.315)
+    assert tuple(ref.loc["cohen_kappa", ["estimate", "ci_low", "ci_high"]]) == (0.218, 0.102, 0.332)
     assert round(res.krippendorff_alpha, 3) == 0.229
 
 
@@ -50,8 +50,10 @@ def test_ppi_figures(llmfao):
     assert tuple(round(float(row[c]), 3) for c in ("crowd_all", "judge_mean", "estimate")) == (0.761, 0.897, 0.600)
     assert row["n_labelled"] == 5
     ratio = (f.ci_high - f.ci_low).mean() / (f.labelled_ci_high - f.labelled_ci_low).mean()
-    assert round(ratio, 3) == 0.959
+    assert round(ratio, 3) == 0.958
     assert round((f.judge_mean - f.crowd_all).abs().mean(), 3) == 0.145
-    assert int(((f.ci_low <= f.crowd_all) & (f.crowd_all <= f.ci_high)).sum()) == 58
-    verdicts = ej.ppi_compare(table, correction="holm").to_frame()["verdict"].value_counts()
-    assert verdicts.to_dict() == {"not yet decided": 1620, "A better": 91}
+    assert int(((f.ci_low <= f.crowd_all) & (f.crowd_all <= f.ci_high)).sum()) == 59
+    verdicts = ej.ppi_compare(table).to_frame()["verdict"].value_counts()
+    assert verdicts.to_dict() == {"not yet decided": 1351, "A better": 360}
+    holm = ej.ppi_compare(table, correction="holm").to_frame()["verdict"].value_counts()
+    assert holm.to_dict() == {"not yet decided": 1711}

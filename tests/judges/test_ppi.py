@@ -1,4 +1,10 @@
-"""PPI / PPI++ for a mean against ppi_py, theory and coverage simulations."""
+"""PPI / PPI++ for a mean against ppi_py, theory and coverage simulations.
+
+Since issue 22 the interval is a small-sample one, ``estimate -/+ t_df se`` with each part of the variance over its
+degrees of freedom and Student's t on ``df = n - 1`` labelled degrees of freedom, where ppi_py's is
+``estimate -/+ z se_asymptotic``: the estimate and ``se_asymptotic`` are compared with ppi_py's to
+solver precision, and the small-sample ``se`` and interval with their closed forms (``check_against``).
+"""
 
 from __future__ import annotations
 
@@ -35,18 +41,53 @@ CLASSIC = (0.5199426476973347, 0.4364977139009981, 0.6033875814936712)
 LABELLED = (0.46024126501084994, 0.6197587349891501)
 
 
+def asymptotic_se(low, high, level=0.95):
+    """ppi_py's standard error from its normal interval (low, high) = estimate -/+ z se."""
+    return (high - low) / (2 * stats.norm.ppf(0.5 + level / 2))
+
+
+def small_sample(y, f_lab, f_unl, lam, fitted):
+    """Theory: the small-sample standard error, each part's variance over its degrees of freedom (the labelled
+    residuals y - lam f over n - fitted, the unlabelled judge scores over N - 1)."""
+    n, big_n = y.size, f_unl.size
+    return float(np.sqrt(lam ** 2 * np.var(f_unl, ddof=1) / big_n + np.var(y - lam * f_lab, ddof=fitted) / n))
+
+
+def check_against(res, estimate, low, high, data, *, fitted, level=0.95, abs_=1e-8):
+    """evalband's estimate and asymptotic se equal ppi_py's; its interval is estimate -/+ t_df se with the
+    small-sample se and df = n - fitted (issue 22)."""
+    y, f_lab, f_unl = data
+    assert float(res.estimate) == pytest.approx(estimate, abs=abs_)
+    assert float(res.se_asymptotic) == pytest.approx(asymptotic_se(low, high, level), abs=abs_)
+    se = small_sample(y, f_lab, f_unl, float(res.lam), fitted)
+    assert float(res.se) == pytest.approx(se, rel=1e-10)
+    t = stats.t.ppf(0.5 + level / 2, y.size - fitted)
+    assert int(res.df) == y.size - fitted
+    assert (float(res.ci.low), float(res.ci.high)) == pytest.approx((estimate - t * se, estimate + t * se), abs=abs_)
+
+
 def test_ppi_plus_plus_and_classic_match_ppi_py_stored():
-    judge, human = masked(*fresh_data())
+    data = fresh_data()
+    judge, human = masked(*data)
     res = ppi_mean(judge, human, method="ppi++")
-    assert (float(res.estimate), float(res.ci.low), float(res.ci.high)) == pytest.approx(PPI_PLUS, abs=1e-8)
+    check_against(res, *PPI_PLUS, data, fitted=1)
     assert int(res.n_labelled) == 150 and int(res.n_unlabelled) == 1500
     assert 0.0 < float(res.lam) < 1.0
     res = ppi_mean(judge, human, method="classic")
-    assert (float(res.estimate), float(res.ci.low), float(res.ci.high)) == pytest.approx(CLASSIC, abs=1e-8)
+    check_against(res, *CLASSIC, data, fitted=1)
     assert float(res.lam) == 1.0
-    assert (float(res.labelled_ci.low), float(res.labelled_ci.high)) == pytest.approx(LABELLED, abs=1e-8)
+    # the labels alone: ppi_py's classical_mean_ci is ybar -/+ z s0 / sqrt(n) (ddof 0); ours is the classical t
+    # interval ybar -/+ t_{n-1} s / sqrt(n)
+    y = data[0]
+    mid = sum(LABELLED) / 2
+    assert mid == pytest.approx(y.mean(), abs=1e-12)
+    assert asymptotic_se(*LABELLED) == pytest.approx(np.std(y) / np.sqrt(y.size), abs=1e-12)
+    t = stats.t.ppf(0.975, y.size - 1)
+    classical = (mid - t * np.std(y, ddof=1) / np.sqrt(y.size), mid + t * np.std(y, ddof=1) / np.sqrt(y.size))
+    assert (float(res.labelled_ci.low), float(res.labelled_ci.high)) == pytest.approx(classical, abs=1e-10)
     lab = ppi_mean(judge, human, method="labelled")  # lambda = 0 is the classical interval
-    assert (float(lab.ci.low), float(lab.ci.high)) == pytest.approx(LABELLED, abs=1e-8)
+    check_against(lab, mid, *LABELLED, data, fitted=1)
+    assert (float(lab.ci.low), float(lab.ci.high)) == pytest.approx(classical, abs=1e-10)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -57,9 +98,9 @@ def test_live_ppi_py(seed, lam):
     judge, human = masked(y, f_lab, f_unl)
     res = ppi_mean(judge, human, method="ppi++" if lam is None else "classic", confidence_level=0.9)
     low, high = ppi.ppi_mean_ci(y, f_lab, f_unl, alpha=0.1, lam=lam)
-    assert float(res.estimate) == pytest.approx(float(ppi.ppi_mean_pointestimate(y, f_lab, f_unl, lam=lam)[0]),
-                                                abs=1e-10)
-    assert (float(res.ci.low), float(res.ci.high)) == pytest.approx((float(low[0]), float(high[0])), abs=1e-10)
+    estimate = float(ppi.ppi_mean_pointestimate(y, f_lab, f_unl, lam=lam)[0])
+    check_against(res, estimate, float(low[0]), float(high[0]), (y, f_lab, f_unl), fitted=1,
+                  level=0.9, abs_=1e-10)
 
 
 def test_vectorized_over_models_equals_one_by_one_and_masks_may_differ():
@@ -77,16 +118,20 @@ def test_vectorized_over_models_equals_one_by_one_and_masks_may_differ():
 def test_effective_sample_size_and_influence_theory():
     judge, human = masked(*fresh_data())
     res = ppi_mean(judge, human)
-    # ess = n var_labelled / var_ppi, so an interval from ess labels alone would be as wide
-    assert float(res.ess) == pytest.approx(150 * float(res.labelled_se) ** 2 / float(res.se) ** 2)
+    # ess = n var_labelled / var_ppi (asymptotic variances, as ppi_py's), so an interval from ess labels alone
+    # would be as wide; labelled_se is the classical s / sqrt(n) (ddof 1)
+    lab_asym = float(res.labelled_se) * np.sqrt(149 / 150)
+    assert float(res.ess) == pytest.approx(150 * lab_asym ** 2 / float(res.se_asymptotic) ** 2)
     assert float(res.gain) == pytest.approx(float(res.ess) / 150)
-    # the influence terms sum to zero and their sum of squares is the variance
+    # the influence terms sum to zero; their sum of squares is the asymptotic variance, and weighted by the
+    # small-sample factors the small-sample one
     assert float(res.influence.sum()) == pytest.approx(0.0, abs=1e-12)
-    assert float((res.influence ** 2).sum()) == pytest.approx(float(res.se) ** 2, rel=1e-12)
+    assert float((res.influence ** 2).sum()) == pytest.approx(float(res.se_asymptotic) ** 2, rel=1e-12)
+    assert float((res.factor * res.influence ** 2).sum()) == pytest.approx(float(res.se) ** 2, rel=1e-12)
     # one item per cluster: CR1 scales the variance by G / (G - 1) (G = number of items)
     k = judge.size
     clustered = ppi_mean(judge, human, clusters=np.arange(k), lam=float(res.lam))
-    assert float(clustered.se) ** 2 == pytest.approx(float(res.se) ** 2 * k / (k - 1), rel=1e-12)
+    assert float(clustered.se) ** 2 == pytest.approx(float(res.se_asymptotic) ** 2 * k / (k - 1), rel=1e-12)
 
 
 def test_paired_difference_equals_ppi_on_differences():

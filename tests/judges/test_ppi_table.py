@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import evalband as eb
 from evalband._validate import InputError
@@ -47,8 +48,16 @@ def test_contract_estimate_equals_ppi_py(tmp_path, method):
     frame = ppi_estimate(eb.read(path), method=method).to_frame()
     assert {"estimate", "ci_low", "ci_high", "n_labelled", "n_unlabelled", "lambda", "ess"} <= set(frame.columns)
     for _, row in frame.iterrows():
-        expected = PPI_PY[(row["model"], method)]
-        assert (row["estimate"], row["ci_low"], row["ci_high"]) == pytest.approx(expected, abs=1e-6)
+        estimate, low, high = PPI_PY[(row["model"], method)]
+        # issue 22: the estimate and ppi_py's standard error as ppi_py gives them; the interval is the small-sample
+        # t interval estimate -/+ t_df se (df = 80 - 1 labelled items), ppi_py's is -/+ z se_asymptotic
+        assert row["estimate"] == pytest.approx(estimate, abs=1e-6)
+        assert row["se_asymptotic"] == pytest.approx((high - low) / (2 * stats.norm.ppf(0.975)), abs=1e-6)
+        assert row["df"] == 79
+        t = stats.t.ppf(0.975, row["df"])
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((estimate - t * row["se"], estimate + t * row["se"]),
+                                                                abs=1e-6)
+        assert row["se_asymptotic"] < row["se"] <= row["se_asymptotic"] * np.sqrt(80 / 79) * (1 + 1e-12)
         assert (row["n_labelled"], row["n_unlabelled"]) == (80, 320)
         assert 0.0 <= row["lambda"] <= 1.0
     if method == "classic":
@@ -65,7 +74,14 @@ def test_live_ppi_py_on_the_table():
         lab = sub["human"].notna().to_numpy()
         y, f = sub["human"].to_numpy()[lab], sub["score"].to_numpy()
         low, high = ppi.ppi_mean_ci(y, f[lab], f[~lab], alpha=0.05)
-        assert (est.loc[model, "ci_low"], est.loc[model, "ci_high"]) == pytest.approx((low[0], high[0]), abs=1e-8)
+        assert est.loc[model, "estimate"] == pytest.approx(float(ppi.ppi_mean_pointestimate(y, f[lab], f[~lab])[0]),
+                                                           abs=1e-8)
+        se = (high[0] - low[0]) / (2 * stats.norm.ppf(0.975))
+        assert est.loc[model, "se_asymptotic"] == pytest.approx(se, abs=1e-8)
+        t = stats.t.ppf(0.975, lab.sum() - 1)  # Student's t on the labelled items minus one
+        e, s_ = est.loc[model, "estimate"], est.loc[model, "se"]
+        assert (est.loc[model, "ci_low"], est.loc[model, "ci_high"]) == pytest.approx((e - t * s_, e + t * s_),
+                                                                                      abs=1e-8)
 
 
 def test_compare_differences_verdicts_and_holm():
@@ -80,8 +96,9 @@ def test_compare_differences_verdicts_and_holm():
     assert frame["p_adjusted"].iloc[0] == pytest.approx(float(adjust_p_values(frame["p_value"], method="holm")[0]))
     # the paired se is the root sum of squared differences of the influence terms (theory, see test_ppi), and is
     # below the unpaired one when the two models' errors are positively correlated
-    infl = est._per_task[0][0].influence
-    se = np.sqrt(((infl[0] - infl[1]) ** 2).sum())
+    res = est._per_task[0][0]
+    infl = res.influence
+    se = np.sqrt((np.fmax(res.factor[0], res.factor[1]) * (infl[0] - infl[1]) ** 2).sum())
     assert frame["se"].iloc[0] == pytest.approx(se)
     assert {"lambda_a", "n_labelled_a", "reading", "verdict_basis"} <= set(frame.columns)
     assert cmp.readings()[0].startswith("qa: alpha vs beta:")

@@ -105,16 +105,18 @@ def test_length_controlled_fit_equals_statsmodels_glm():
     assert lc[0, base] == 0.5
 
 
-def test_length_control_through_arena_removes_a_length_effect():
+@pytest.mark.parametrize("glm", ["length_controlled_v1", "length-only"])
+def test_length_control_through_arena_removes_a_length_effect(glm):
     table = _baseline_battles(seed=2, n_q=800, skill=(0.0, 0.0), length_effect=1.5)
     raw = arena(table, method="win-rate", baseline="base", rng=1, n_resamples=200)
-    lc = arena(table, method="win-rate", baseline="base", length_control=True, rng=1, n_resamples=200)
+    lc = arena(table, method="win-rate", baseline="base", length_control=True, lc_glm=glm, rng=1, n_resamples=200)
     f = lc.to_frame().set_index("model")
     # equal skill: the length-controlled win rate is near 0.5 (within its interval) for both models
     for m in ("x", "y"):
         assert f.loc[m, "ci_low"] < 0.5 < f.loc[m, "ci_high"]
         assert f.loc[m, "win_rate"] == raw.to_frame().set_index("model").loc[m, "win_rate"]
-    assert any("ignores the GLM's uncertainty" in n for n in lc.notes)
+    assert lc.lc_glm == glm
+    assert any("its interval comes from refitting the GLM on every replicate" in n for n in lc.notes)
 
 
 def test_paired_difference_of_win_rates_has_the_paired_standard_error():

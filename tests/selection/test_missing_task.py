@@ -173,9 +173,16 @@ def test_cli_tasks_option(command, missing_csv):
 
 
 def test_cli_no_task_left_is_one_line(tmp_path):
+    """rank needs every model on the same tasks: one line; compare compares the pairs that share items (a vs c on
+    math, b vs c on law; tests/comparison/test_shared_items.py), naming the pair that shares nothing."""
     path = tmp_path / "disjoint.csv"
     _items(missing=(("a", "law"), ("b", "math")), tasks=("law", "math")).to_csv(path, index=False)
-    res = CliRunner().invoke(app, ["compare", str(path), "--n-resamples", "50"])
+    res = CliRunner().invoke(app, ["rank", str(path), "--n-resamples", "50"])
     assert res.exit_code == 2
     lines = [x for x in res.stderr.splitlines() if x.strip()]
     assert len(lines) == 1 and "a lacks 'law'; b lacks 'math'" in lines[0] and "`--models`" in lines[0]
+    pairs = CliRunner().invoke(app, ["compare", str(path), "--n-resamples", "50", "--seed", "1"])
+    assert pairs.exit_code == 0, pairs.output
+    out = " ".join(pairs.output.split())
+    assert "each pair is compared on the items both have (2 of 3 pairs" in out
+    assert "not compared, no item in common: a vs b" in out

@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy.stats import trim_mean
 
 from .._validate import ArgumentError, check_choice
 from ..selection.weights import weights_and_notes
@@ -308,6 +307,8 @@ def _build(name, w, tasks, models, fit, floors, ceilings, chance, bin_width, gam
     if name == "median":
         return Aggregate(name, lambda s: np.median(s, axis=-1), True, None, "median over tasks")
     if name == "iqm":
+        from scipy.stats import trim_mean
+
         return Aggregate(name, lambda s: trim_mean(s, 0.25, axis=-1), True, None,
                          "interquartile (25%-trimmed) mean over tasks")
     if name == "optimality-gap":

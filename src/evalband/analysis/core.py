@@ -47,7 +47,10 @@ class Analysis:
     overlap : ConfidenceInterval or None
         83.4% per-model intervals (for overlap displays).
     task_ci : ConfidenceInterval or None
-        Per (model, task) bootstrap intervals, (M, T).
+        Per (model, task) bootstrap intervals, (M, T), with the floor of :mod:`evalband.resample.floors` (Wilson's
+        interval under a proportion's bootstrap interval from few items or with every item alike).
+    task_se : numpy.ndarray or None
+        Their standard errors (M, T): the bootstrap's, at least the one a widened interval implies.
     order : numpy.ndarray or None
         Model indices best first.
     independent : bool
@@ -96,6 +99,7 @@ class Analysis:
     skipped: tuple = ()
     notes: tuple = ()
     extras: tuple = ()
+    task_se: object = None
 
     def extra(self, key: str):
         """The result of the capability analysis ``key`` (:mod:`evalband.analysis.extensions`), or None."""
@@ -156,7 +160,7 @@ class Analysis:
         return "\n".join(lines)
 
 
-def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, rng=None,
+def analyze(data, *, aggregate: str = "mean", n_resamples: int | None = None, confidence_level=0.95, rng=None,
             bayes: bool = True, models=None, tasks=None, weights=None, group_weights=None, fixed=None,
             ppi: str = "ppi++") -> Analysis:
     """Run every analysis a report shows, on one selection and one replicate set.
@@ -169,8 +173,11 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
         count and confidence level (:mod:`evalband.analysis.preferences`).
     aggregate : str
         Aggregate over tasks ('mean', 'geometric', 'minmax', 'mean-rank', ...).
-    n_resamples : int
-        Bootstrap replicates shared by every interval, comparison and ranking (at least 100).
+    n_resamples : int, optional
+        Bootstrap replicates shared by every interval, comparison and ranking (at least 100). By default the rule
+        of every command (:mod:`evalband._defaults`): 10,000 for the replicate set, which re-averages the scores,
+        and 2,000 for the sections that refit a model in every replicate (preference ratings, variance
+        components); a number given sets them all.
     confidence_level : float or str
     rng : int or None
         The one seed of the run; None draws one from the operating system (kept in :attr:`Analysis.seed`, so the
@@ -211,7 +218,8 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
     from ..selection import missing_tasks, select
 
     level = check_confidence_level(confidence_level)
-    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=100)
+    if n_resamples is not None:  # else by the kind of work (evalband._defaults): 10,000 re-averaged, 2,000 refits
+        n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=100)
     seed = _seed(rng)
     sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
     if type(sel.table).__name__ == "BattleTable":  # pairwise battles: a preference leaderboard
@@ -254,13 +262,16 @@ def _names(items, limit) -> str:
     return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None, ppi="ppi++") -> Analysis:
+def _comparison(sel, aggregate, requested, level, seed, bayes, fixed=None, ppi="ppi++") -> Analysis:
+    from .._defaults import n_resamples_for
+
+    n_resamples = n_resamples_for("average", requested)  # the one replicate set re-averages the scores
     from ..comparison import compare
     from ..judges.ppi_replicates import uses_ppi
     from ..ranking import rank_models
     from .._progress import status
     from .extensions import run_extensions
-    from ..resample import bootstrap, interval
+    from ..resample import bootstrap
     from ..selection import missing_tasks
 
     table = sel.table
@@ -296,8 +307,8 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None, ppi
     ranking = rank_models(av.observed, av.samples, reps.models, aggregate=av.name,
                           higher_is_better=av.higher_is_better, confidence_level=level, scale=av.scale,
                           n_units=float(np.sum(np.asarray(reps.n_units))))
-    overlap = interval(ranking.samples, ranking.estimate, confidence_level="overlap")
-    task_ci = interval(reps.replicates, reps.observed, confidence_level=level)
+    ranking, overlap, task_ci, task_se, floor_notes = _floored(reps, av, ranking, level)
+    notes += floor_notes
     order = np.lexsort((ranking.rank_mean, ranking.rank))  # best first, whatever the direction
     skipped = []
     if human:  # these read the judge's item scores as they are; the report's numbers are of the human scale
@@ -315,13 +326,39 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None, ppi
     with status("analysis: task-weight sensitivity"):
         maps = _weight_maps(sel, reps, seed, skipped)
     with status("analysis: further sections"):
-        extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level,
+        extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=requested, confidence_level=level,
                                       seed=seed, replicates=reps)
     skipped += more
     notes += [*sel.notes, *(n for n in comparison.notes if n not in table.notes)]
     return Analysis("comparison", sel, aggregate, level, n_resamples, seed, reps, comparison, ranking, overlap,
                     task_ci, order, independent, tests, maps, fit, pk, skipped=tuple(skipped),
-                    notes=tuple(dict.fromkeys(notes)), extras=extras)
+                    notes=tuple(dict.fromkeys(notes)), extras=extras, task_se=task_se)
+
+
+def _floored(reps, av, ranking, level):
+    """The ranking's intervals, the 83.4% overlap intervals and the per-task intervals with the floor of
+    :mod:`evalband.resample.floors` (Wilson's interval under a bootstrap interval of a proportion from few items
+    or with every item alike; no interval where a bootstrap that never varies has nothing else to go on)."""
+    from dataclasses import replace
+
+    from ..resample import interval
+    from ..resample.floors import widen_aggregate, widen_tasks
+    from ..results import ConfidenceInterval
+
+    if getattr(reps, "heavy_tails", False):  # t mixture replicates: the SE from their central spread
+        from ..resample import central_se
+
+        ranking = replace(ranking, se=central_se(ranking.samples))
+    w = widen_aggregate(reps, av.function, ranking.estimate, ranking.samples, ranking.ci.low, ranking.ci.high,
+                        ranking.se, confidence_level=level)
+    ranking = replace(ranking, ci=w.ci, se=w.se)
+    raw = interval(ranking.samples, ranking.estimate, confidence_level="overlap")
+    o = widen_aggregate(reps, av.function, ranking.estimate, ranking.samples, raw.low, raw.high, ranking.se,
+                        confidence_level="overlap")
+    overlap = ConfidenceInterval(o.ci.low, o.ci.high)
+    raw = interval(reps.replicates, reps.observed, confidence_level=level)
+    t = widen_tasks(reps, raw.low, raw.high, reps.se, confidence_level=level)
+    return ranking, overlap, t.ci, t.se, [*w.notes, *t.notes]
 
 
 def _tests(sel, level, hib, skipped):

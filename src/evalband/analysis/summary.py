@@ -29,13 +29,18 @@ def model_tasks(table) -> dict:
     return {m: [t for t in table.tasks if t in ts] for m, ts in out.items()}
 
 
-def summary_analysis(sel, *, reason: str, aggregate: str, n_resamples: int, level: float, seed: int):
+def summary_analysis(sel, *, reason: str, aggregate: str, n_resamples: int | None, level: float, seed: int):
     """The :class:`~evalband.analysis.Analysis` of a selection whose models are not compared (module doc)."""
     from ..aggregate import get_aggregate
     from ..estimation import passk
     from ..resample import bootstrap, interval
+    from ..resample.floors import widen_aggregate, widen_tasks
+    from ..results import ConfidenceInterval
     from .core import Analysis, passk_ks
 
+    from .._defaults import n_resamples_for
+
+    requested, n_resamples = n_resamples, n_resamples_for("average", n_resamples)  # extensions: by their kind
     table = sel.table
     notes, skipped = [], []
     agg_name = aggregate
@@ -44,7 +49,7 @@ def summary_analysis(sel, *, reason: str, aggregate: str, n_resamples: int, leve
         notes.append(f"aggregate '{aggregate}' compares models with each other; with nothing to compare the"
                      " report shows the mean over tasks")
     tasks_of = model_tasks(table)
-    rows, task_frames, samples = [], [], []
+    rows, task_frames, samples, bars = [], [], [], []
     for m in sel.models:
         sub = table.select(models=[m], tasks=tasks_of[m])
         reps = bootstrap(sub, resampling="independent", n_resamples=n_resamples, rng=seed, progress=False)
@@ -52,22 +57,30 @@ def summary_analysis(sel, *, reason: str, aggregate: str, n_resamples: int, leve
         agg = get_aggregate(agg_name, task_groups=sub.task_groups, tasks=list(sub.tasks), models=[m])
         est, rep = agg(reps.observed)[0], agg(reps.replicates)[:, 0]
         ci = interval(rep[:, None], np.array([est]), confidence_level=level)
+        w = widen_aggregate(reps, agg, np.array([est]), rep[:, None], ci.low, ci.high, np.array([rep.std(ddof=1)]),
+                            confidence_level=level)
         samples.append((est, rep, reps.unit))
-        rows.append({"model": m, "aggregate": agg_name, "estimate": float(est), "se": float(rep.std(ddof=1)),
-                     "ci_low": float(np.asarray(ci.low).ravel()[0]), "ci_high": float(np.asarray(ci.high).ravel()[0]),
+        raw = interval(rep[:, None], np.array([est]), confidence_level="overlap")
+        o = widen_aggregate(reps, agg, np.array([est]), rep[:, None], raw.low, raw.high, w.se,
+                            confidence_level="overlap")
+        bars.append((float(o.ci.low[0]), float(o.ci.high[0])))
+        rows.append({"model": m, "aggregate": agg_name, "estimate": float(est), "se": float(w.se[0]),
+                     "ci_low": float(w.ci.low[0]), "ci_high": float(w.ci.high[0]),
                      "tasks": len(sub.tasks), "confidence_level": level})
         frame = reps.to_frame()
         task_ci = interval(reps.replicates, reps.observed, confidence_level=level)
-        frame["ci_low"] = np.asarray(task_ci.low).ravel()
-        frame["ci_high"] = np.asarray(task_ci.high).ravel()
+        t = widen_tasks(reps, task_ci.low, task_ci.high, reps.se, confidence_level=level)
+        frame["se"] = np.asarray(t.se).ravel()
+        frame["ci_low"] = np.asarray(t.ci.low).ravel()
+        frame["ci_high"] = np.asarray(t.ci.high).ravel()
         task_frames.append(frame)
+        notes += [*w.notes, *t.notes]
     scores = pd.DataFrame(rows)
     per_task = pd.concat(task_frames, ignore_index=True)
     order = np.argsort(-scores["estimate"].to_numpy(), kind="stable")
     overlap = None
     if len(sel.models) > 1:  # 83.4% bars compare models: none to compare with one model
-        overlap = interval(np.column_stack([r for _, r, _ in samples]), scores["estimate"].to_numpy(),
-                           confidence_level="overlap")
+        overlap = ConfidenceInterval(np.array([b[0] for b in bars]), np.array([b[1] for b in bars]))
     pk = None
     if table.level == "item" and table.has_trials and table.is_binary:
         ks = passk_ks(table)
@@ -75,7 +88,7 @@ def summary_analysis(sel, *, reason: str, aggregate: str, n_resamples: int, leve
                    for m in sel.models)
     else:
         skipped.append(("pass@k and pass^k", "need repeated trials of 0/1 scores"))
-    extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level,
+    extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=requested, confidence_level=level,
                                   seed=seed, replicates=None)
     return Analysis("summary", sel, agg_name, level, n_resamples, seed, overlap=overlap, order=order, passk=pk,
                     scores=scores, per_task=per_task, summary_samples=tuple(samples), reason=reason,

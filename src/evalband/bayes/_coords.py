@@ -167,10 +167,13 @@ def cell_logits(eff, lay, xp=None):
     return eta
 
 
-def log_prior(lay, theta, q=None, *, group_means=True):
+def log_prior(lay, theta, q=None, *, group_means=True, xp=None):
     """Log prior density (up to a constant) of global vectors (..., n_global) and ambient item values (..., K),
-    with the Jacobian of ``log sigma``; ``group_means`` as in :func:`log_density`."""
-    import jax.numpy as jnp
+    with the Jacobian of ``log sigma``; ``group_means`` as in :func:`log_density`; JAX by default, NumPy with
+    ``xp=numpy`` (values at a fixed point: no JAX dispatch, hence no compilation, for a single evaluation)."""
+    if xp is None:
+        import jax.numpy as xp
+    jnp = xp
 
     lam = theta[..., lay.slices["log_sigma"]]
     s = jnp.exp(lam)
@@ -191,11 +194,14 @@ def log_prior(lay, theta, q=None, *, group_means=True):
     return lp
 
 
-def item_logits(lay, theta, q, *, group_means=True):
-    """(..., M, K) linear predictor of every (model, item), or (..., M, G) per cell without item effects."""
-    import jax.numpy as jnp
+def item_logits(lay, theta, q, *, group_means=True, xp=None):
+    """(..., M, K) linear predictor of every (model, item), or (..., M, G) per cell without item effects; JAX by
+    default, NumPy with ``xp=numpy``."""
+    if xp is None:
+        import jax.numpy as xp
+    jnp = xp
 
-    eta = cell_logits(split_effects(lay, theta), lay)
+    eta = cell_logits(split_effects(lay, theta, xp=xp), lay, xp=xp)
     if lay.item_cell is None:
         return eta
     d = q - to_items(group_mean(q, lay), lay) if group_means else q

@@ -138,22 +138,23 @@ def precision(lay, theta, q, fns):
 
     _, hess, jac = fns
     tj = jnp.asarray(theta)
-    if lay.item_cell is None:
-        eta = np.asarray(item_logits(lay, tj, None), dtype=np.float64)
+    theta = np.asarray(theta, dtype=np.float64)
+    if lay.item_cell is None:  # values at one point in NumPy (eager JAX would compile every operation)
+        eta = item_logits(lay, theta, None, xp=np)
         p = special.expit(eta)
         st = {"c0": eta, "r": lay.y - lay.n * p, "w": lay.n * p * (1 - p)}
         glob = -np.asarray(hess(tj, jnp.zeros(0), {k: jnp.asarray(v) for k, v in st.items()}), dtype=np.float64)
         return 0.5 * (glob + glob.T), None, None
     G = lay.n_cells
     ic = lay.item_cell
-    eta = np.asarray(item_logits(lay, tj, jnp.asarray(q), group_means=False), dtype=np.float64)
+    eta = item_logits(lay, theta, np.asarray(q, dtype=np.float64), group_means=False, xp=np)
     p = special.expit(eta)
     w, r = lay.n * p * (1 - p), lay.y - lay.n * p
     to_cells = lambda a: np.stack([np.bincount(ic, weights=row, minlength=G) for row in a])
     i_item = lay.levels.index("item")
     s = float(np.exp(theta[lay.slices["log_sigma"]][i_item]))
     centred = lay.centred["item"]
-    c0 = np.asarray(cell_logits(split_effects(lay, tj), lay), dtype=np.float64)
+    c0 = cell_logits(split_effects(lay, theta, xp=np), lay, xp=np)
     st = {"c0": c0, "r": to_cells(r), "w": to_cells(w), "s0": s, "rq": float((r * q).sum()),
           "wq": to_cells(w * q), "wqq": float((w * q * q).sum())}
     glob = -np.asarray(hess(tj, jnp.asarray(q), {k: jnp.asarray(v) for k, v in st.items()}), dtype=np.float64)

@@ -45,15 +45,26 @@ def run_nuts(model, kwargs, *, num_warmup, num_samples, num_chains, seed, target
     import jax
     from numpyro.infer import MCMC, NUTS, init_to_median
 
-    kernel = NUTS(model, target_accept_prob=target_accept, max_tree_depth=max_tree_depth, dense_mass=dense_mass,
-                  init_strategy=init_strategy or init_to_median(num_samples=15))
+    from .._progress import counter
+
+    class _Reporting(NUTS):
+        """NUTS that reports each finished iteration of each chain to the host (a callback on the iteration
+        counter: the draws are NUTS's own)."""
+
+        def sample(self, state, model_args, model_kwargs):
+            new = super().sample(state, model_args, model_kwargs)
+            jax.debug.callback(lambda _: advance(), new.i)
+            return new
+
+    kernel = _Reporting(model, target_accept_prob=target_accept, max_tree_depth=max_tree_depth,
+                        dense_mass=dense_mass, init_strategy=init_strategy or init_to_median(num_samples=15))
     method = "parallel" if jax.local_device_count() >= num_chains else "sequential"
     mcmc = MCMC(kernel, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
                 chain_method=method, progress_bar=False)
-    from .._progress import status
-
-    with status(f"MCMC: {num_chains} chains x {num_warmup + num_samples:,} NUTS steps"):
+    total = num_chains * (num_warmup + num_samples)
+    with counter(f"MCMC (NUTS): {num_chains} chains x {num_warmup + num_samples:,} iterations", total) as advance:
         mcmc.run(jax.random.PRNGKey(seed), **kwargs)
+        jax.block_until_ready(mcmc.get_samples())  # JAX runs asynchronously: the bar ends with the chains
     az = import_arviz()
     idata = az.from_numpyro(mcmc, log_likelihood=False)
     return mcmc, idata

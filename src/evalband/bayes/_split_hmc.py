@@ -76,7 +76,9 @@ def _dual_averaging_step(state, accept, target, t0=10.0, gamma=0.05, kappa=0.75)
 def _da_init(eps):
     import jax.numpy as jnp
 
-    return (jnp.log(eps), jnp.log(eps), jnp.asarray(0.0), jnp.log(10 * eps), jnp.asarray(0.0))
+    eps = jnp.asarray(eps)
+    zero = jnp.zeros((), eps.dtype)  # not weakly typed: every stage then calls the compiled chunk with one signature
+    return (jnp.log(eps), jnp.log(eps), zero, jnp.log(10 * eps), zero)
 
 
 def warmup_stages(num_warmup: int) -> tuple[int, int, int]:
@@ -93,7 +95,7 @@ def warmup_stages(num_warmup: int) -> tuple[int, int, int]:
 
 
 def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=0.8, max_steps=64,
-           step_size=0.3, trajectory=TRAJECTORY) -> SplitHMCResult:
+           step_size=0.3, trajectory=TRAJECTORY, progress=None) -> SplitHMCResult:
     """Run the chains; ``value_and_grad`` maps a batch of chains' z (c, dim) to (U (c,), grad U (c, dim)) and is
     traceable by JAX; ``init`` (chains, dim) are the starting points; ``key`` a JAX random key.
 
@@ -182,13 +184,30 @@ def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=
             carry, da, out = chunk(carry, iters, chains, stage_key, scale, da, jnp.asarray(eps_fixed, dtype),
                                    jnp.asarray(adapting), jnp.asarray(n), jnp.asarray(jitter, dtype))
             outs.append(tuple(np.asarray(o) for o in out))
+            advance(n_chains * min(CHUNK, n - start))
         return carry, da, tuple(np.concatenate([o[i] for o in outs])[:n] for i in range(3))
 
-    u0, g0 = vg(init)
+    from .._progress import counter
+
+    n1, n2, n3 = warmup_stages(num_warmup)
+    total = n_chains * (n1 + n2 + n3 + num_samples)
+    with counter(f"MCMC (HMC): {n_chains} chains x {total // n_chains:,} iterations", total,
+                 progress=progress) as advance:
+        return _stages(run, jax.jit(vg), init, (n1, n2, n3), num_samples, key, step_size, n_chains, dim, dtype,
+                       n_steps_for, span, trajectory)
+
+
+def _stages(run, vg, init, warmup, num_samples, key, step_size, n_chains, dim, dtype, n_steps_for, span,
+            trajectory):
+    """The warm-up stages and the sampling of :func:`sample` (module docstring)."""
+    import jax
+    import jax.numpy as jnp
+
+    u0, g0 = vg(init)  # jitted: run eagerly, every operation of the gradient would be compiled alone
     carry = (init, u0, g0)
     scale = jnp.ones(dim, dtype=dtype)
     keys = jax.random.split(key, 4)
-    n1, n2, n3 = warmup_stages(num_warmup)
+    n1, n2, n3 = warmup
     da = _da_init(jnp.asarray(step_size, dtype=dtype))
     carry, da, _ = run(carry, n1, keys[0], scale, da, 0.0, True, (0.5, 1.0))
     carry, da, (zs, _, _) = run(carry, n2, keys[1], scale, da, 0.0, True, (0.5, 1.0))
@@ -201,6 +220,5 @@ def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=
     eps = float(min(np.exp(np.asarray(da[1])), trajectory))
     _, _, (z, prob, div) = run(carry, num_samples, keys[3], scale, da, eps, False, (0.9, 1.1))
     swap = lambda a: np.swapaxes(a, 0, 1)
-    n_steps = n_steps_for(jnp.asarray(eps, dtype))
-    return SplitHMCResult(swap(z), swap(prob), swap(div), float(span(jnp.asarray(eps, dtype), n_steps)),
-                          int(n_steps), np.asarray(scale))
+    n_steps, step = jax.jit(lambda e: (n_steps_for(e), span(e, n_steps_for(e))))(jnp.asarray(eps, dtype))
+    return SplitHMCResult(swap(z), swap(prob), swap(div), float(step), int(n_steps), np.asarray(scale))

@@ -10,7 +10,7 @@ from ._nuts import run_nuts
 from .logistic_terms import CENTRED_MIN_RATIO, _logistic_model
 
 __all__ = ["METHODS", "HMC_MIN_EFFECTS", "NUTS_WARMUP", "fit", "hmc_unconverged", "auto_method", "posterior_in_order",
-           "inference_data"]
+           "inference_data", "LazyInferenceData"]
 
 
 #: The ways :func:`logistic` computes the posterior.
@@ -49,13 +49,15 @@ def auto_method(obs, n_models, n_tasks, info):
 NUTS_WARMUP = 1000
 
 
-def hmc_unconverged(fitted):
+def hmc_unconverged(fitted, diagnostics=None):
     """Why an HMC fit's chains fail the checks NUTS's would pass (R-hat <= 1.01, bulk and tail ESS >= 400, no
-    divergence) on the fit's own variables, or None when they pass."""
-    from .diagnostics import diagnose, import_arviz
+    divergence) on the fit's own variables, or None when they pass; ``diagnostics`` (a dict) receives the
+    frame, so that the final check reuses it."""
+    from .diagnostics import diagnose
 
-    idata = import_arviz().from_dict(posterior=fitted.posterior, sample_stats=fitted.sample_stats)
-    _, warnings = diagnose(idata, list(fitted.posterior))
+    frame, warnings = diagnose(fitted, list(fitted.posterior))
+    if diagnostics is not None:
+        diagnostics["frame"] = frame
     return "; ".join(warnings) if warnings else None
 
 
@@ -87,9 +89,12 @@ def fit(method, obs, fit_m, fit_t, centred, info, *, num_warmup, num_samples, nu
 
                 fit = fit_hmc(obs, m, t, centred, num_warmup=num_warmup, num_samples=num_samples,
                               num_chains=num_chains, seed=seed, target_accept=target_accept)
-                why = hmc_unconverged(fit) if auto else None
+                checked = {}
+                why = hmc_unconverged(fit, checked) if auto else None
                 if why:
                     raise _Unconverged(why)
+                if checked:  # the chains' diagnostics, reused when theta is added to them
+                    return fit, list(fit.notes), dict(fit.checks, diagnostics=checked["frame"])
             return fit, list(fit.notes), dict(fit.checks)
         except ModeNotFound as exc:
             if not auto:
@@ -135,7 +140,7 @@ def posterior_in_order(fit, fit_m, fit_t, m_names, t_names):
 
 def inference_data(fit, post, m_names, t_names):
     """The ArviZ InferenceData of the fit with theta (NUTS: NumPyro's, theta added; HMC and Laplace: built from
-    the draws, with the sample statistics)."""
+    the draws, with the sample statistics, on first use: a :class:`LazyInferenceData`)."""
     from .diagnostics import import_arviz
 
     dims = {"theta": ["model", "task"], "model_effect": ["model"], "task_effect": ["task"],
@@ -147,6 +152,39 @@ def inference_data(fit, post, m_names, t_names):
         p["theta"] = (("chain", "draw", "model", "task"), post["theta"])
         idata.posterior = p.assign_coords(model=list(m_names), task=list(t_names))
         return idata
-    az = import_arviz()
-    return az.from_dict(posterior=post, sample_stats=fit.sample_stats, coords=coords,
-                        dims={k: v for k, v in dims.items() if k in post})
+    return LazyInferenceData(lambda: import_arviz().from_dict(
+        posterior=post, sample_stats=fit.sample_stats, coords=coords, dims={k: v for k, v in dims.items() if k in post}))
+
+
+class LazyInferenceData:
+    """An ArviZ InferenceData built on first use: importing ArviZ and building its xarray groups take seconds
+    that a command printing intervals never needs. Attribute access (``.posterior``, ``.sample_stats``, ...),
+    ``in``, ``repr`` and notebook display go to the real object; :meth:`BayesResult.to_inference_data` returns it
+    (for ``isinstance`` checks and functions that take an InferenceData, such as ``arviz.plot_trace``)."""
+
+    __slots__ = ("_build", "_value")
+
+    def __init__(self, build):
+        self._build, self._value = build, None
+
+    def resolve(self):
+        """The InferenceData itself (built now if it was not yet)."""
+        if self._value is None:
+            self._value = self._build()
+            self._build = None
+        return self._value
+
+    def __getattr__(self, name):
+        return getattr(self.resolve(), name)
+
+    def __contains__(self, key):
+        return key in self.resolve()
+
+    def __iter__(self):
+        return iter(self.resolve())
+
+    def __repr__(self):
+        return repr(self.resolve())
+
+    def _repr_html_(self):
+        return self.resolve()._repr_html_()

@@ -110,7 +110,8 @@ class BayesResult:
     diagnostics : pandas.DataFrame or None
         MCMC diagnostics (NumPyro fits): R-hat, bulk and tail ESS per parameter, with ``divergences``.
     inference_data : arviz.InferenceData or None
-        The NumPyro fit, where NumPyro was used.
+        The MCMC fit (NumPyro's, or the logistic model's HMC and Laplace draws, whose InferenceData is built on
+        first use); :meth:`to_inference_data` returns it as an InferenceData.
     aggregator : callable
         The aggregate applied to (..., M, T) scores (reused to aggregate bootstrap replicates alike).
     task_weights : numpy.ndarray or None
@@ -120,6 +121,12 @@ class BayesResult:
     notes : tuple of str
         Everything assumed.
     """
+
+    #: print(result) and the notebook: posterior summaries in points (for aggregates on the score scale), digits
+    #: from the posterior sd
+    __display__ = {"value_cols": ("observed", "posterior_mean", "posterior_sd", "ci_low", "ci_high", "hdi_low",
+                                  "hdi_high", "pred_low", "pred_high"), "se_col": "posterior_sd",
+                   "scale_attr": "display_scale"}
 
     method: str
     models: tuple
@@ -146,6 +153,12 @@ class BayesResult:
     pred_seed: int = 0
     pred_probs: np.ndarray | None = None
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def display_scale(self) -> float:
+        """The display multiplier of the posterior summaries: 100 (points) for an aggregate on the score scale,
+        1 for one on its own scale (mean rank), as the command line shows them."""
+        return 100.0 if getattr(self.aggregator, "on_score_scale", True) else 1.0
 
     @property
     def theta_pred(self) -> np.ndarray:
@@ -228,7 +241,8 @@ class BayesResult:
         """The draws as an ``arviz.InferenceData`` (the NumPyro fit itself where there is one; otherwise one chain
         of the exact sampler's independent draws with coordinates model and task). Needs ArviZ."""
         if self.inference_data is not None:
-            return self.inference_data
+            resolve = getattr(self.inference_data, "resolve", None)  # built on first use (LazyInferenceData)
+            return resolve() if resolve is not None else self.inference_data
         from .diagnostics import import_arviz
 
         az = import_arviz()

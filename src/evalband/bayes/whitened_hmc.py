@@ -90,12 +90,13 @@ def potential_fn(lay, mapping):
 
     theta0 = np.asarray(mapping.theta0, dtype=np.float64)
     q0 = None if mapping.q0 is None else np.asarray(mapping.q0, dtype=np.float64)
-    eta0 = np.asarray(item_logits(lay, theta0, q0), dtype=np.float64)
+    eta0 = np.asarray(item_logits(lay, theta0, q0, xp=np), dtype=np.float64)  # NumPy: no eager JAX dispatch
     dtype = mapping.theta0.dtype
     p0 = (jnp.asarray(special.expit(eta0), dtype), jnp.asarray(special.expit(-eta0), dtype))
     t0 = jnp.asarray(theta0, dtype)
     q0j = None if q0 is None else jnp.asarray(q0, dtype)
-    lp0 = log_prior(lay, t0, q0j)
+    lp0 = np.asarray(log_prior(lay, np.asarray(mapping.theta0), None if q0 is None else np.asarray(mapping.q0),
+                               xp=np), dtype=dtype)
 
     def potential(z):
         d_theta, d_q = mapping.delta(z)

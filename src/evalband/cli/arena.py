@@ -12,8 +12,9 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (ConfidenceOpt, FormatOpt, ModelsOpt, SeedOpt, WideOpt, check_input_path, errors, output_format,
-                      parse_confidence, parse_list, resolve_seed, show)
-from .compare import CorrectionOpt, NResamplesOpt, points_note
+                      parse_confidence, parse_list, protect_names, resolve_seed, show, _typed_names, cli_message,
+                      NResamplesOpt, n_resamples_for)
+from .compare import CorrectionOpt, points_note
 from .._validate import ArgumentError
 
 BattlesArg = Annotated[str, typer.Argument(
@@ -46,8 +47,22 @@ StyleOpt = Annotated[Optional[str], typer.Option(
     "--style", help="Style control, comma-separated features: length, markdown (header, list and bold counts),"
                     " NAME for columns NAME_a/NAME_b, or a column of differences A - B.", show_default=False)]
 LengthControlOpt = Annotated[bool, typer.Option(
-    "--length-control", help="With --method win-rate and --baseline: AlpacaEval-style length-controlled win"
-                             " rate (needs a length feature), its interval from the bootstrap.")]
+    "--length-control", help="With --method win-rate and --baseline: the length-controlled win rate by --lc-glm"
+                             " (needs a length feature), its interval from the bootstrap; se is its bootstrap"
+                             " SE (JSON: se and se_lc; the raw win rate's: win_rate_se).")]
+LcGlmOpt = Annotated[str, typer.Option(
+    "--lc-glm", help="The length-control GLM: length_controlled_v1 (AlpacaEval's: instruction difficulty,"
+                     " regularization toward the gamed baselines, L1 penalty by cross-validation) or length-only"
+                     " (an intercept and a length slope per model; not AlpacaEval's values).")]
+LcReferenceOpt = Annotated[Optional[str], typer.Option(
+    "--lc-reference", help="AlpacaEval's df_gamed.csv (Hugging Face dataset tatsu-lab/alpaca_eval): the"
+                           " instruction difficulties and gamed baselines length_controlled_v1 uses; without it"
+                           " the difficulties are estimated and the regularization left out (with notes).",
+    show_default=False)]
+DifficultyOpt = Annotated[Optional[str], typer.Option(
+    "--instruction-difficulty", help="A CSV of instruction (or AlpacaEval index) and difficulty, e.g. AlpacaEval's"
+                                     " instruction_difficulty.csv (default: from --lc-reference, else estimated).",
+    show_default=False)]
 KOpt = Annotated[float, typer.Option("--k", help="Elo's K-factor (--method elo).")]
 SourceOpt = Annotated[str, typer.Option(
     "--source", help="Input kind: auto (detected), battles (a column layout), fastchat, arena-hard or"
@@ -76,6 +91,7 @@ WeightCol = _column("--weight-col", "a positive weight per battle (default weigh
 #: library argument -> the option that sets it, for the library's messages
 _OPTIONS = {"ties": "--ties", "baseline": "--baseline", "scale": "--scale", "anchor": "--anchor",
             "cluster": "--cluster", "style": "--style", "length_control": "--length-control", "k": "--k",
+            "lc_glm": "--lc-glm", "lc_reference": "--lc-reference", "instruction_difficulty": "--instruction-difficulty",
             "source": "--source", "model_a_col": "--model-a-col", "model_b_col": "--model-b-col",
             "winner_col": "--winner-col", "question_col": "--question-col", "judge_col": "--judge-col",
             "turn_col": "--turn-col", "weight_col": "--weight-col", "style_cols": "--style"}
@@ -99,8 +115,11 @@ def arena(
     cluster: ClusterOpt = "auto",
     style: StyleOpt = None,
     length_control: LengthControlOpt = False,
+    lc_glm: LcGlmOpt = "length_controlled_v1",
+    lc_reference: LcReferenceOpt = None,
+    instruction_difficulty: DifficultyOpt = None,
     k: KOpt = 4.0,
-    n_resamples: NResamplesOpt = 1000,
+    n_resamples: NResamplesOpt = None,
     confidence: ConfidenceOpt = "0.95",
     seed: SeedOpt = None,
     models: ModelsOpt = None,
@@ -123,11 +142,15 @@ def arena(
     on one prompt are not independent); --cluster none resamples battles as FastChat and Arena-Hard do. Ranks,
     rank intervals, P(best) and --pairs come from the same replicates. JSON has one record per model (model,
     rating, ci_low, ci_high, rank, rank_low, rank_high, p_best, n_battles, n_wins, n_ties; win rates add win_rate
-    and se); CSV has every column. Example:
+    and se, the rating's standard error; --length-control adds lc_win_rate, se_lc, win_rate_se (AlpacaEval's, of
+    the raw win rate), win_rate_ci_low, win_rate_ci_high and lc_glm); CSV has every column. Example:
     evalband arena crowd-comparisons.csv --scale logit --seed 1
     """
     with errors():
         check_input_path(path)  # before the heavy imports
+    protect_names(path, baseline, anchor, anchor.rpartition("=")[0] if anchor else None, cluster,
+                  _typed_names(style), model_a_col, model_b_col, winner_col, question_col, judge_col, turn_col,
+                  weight_col, _typed_names(models))
     from ..preferences import arena as run_arena
 
     with errors(**_OPTIONS):
@@ -143,10 +166,14 @@ def arena(
             read_options["style_cols"] = [n for n in names if n != "markdown"]
         seed, seed_text = resolve_seed(seed)
         result = run_arena(path, method=method, ties=ties, baseline=baseline, scale=scale, anchor=anchor,
-                           cluster=unit, style=names, length_control=length_control, k=k, n_resamples=n_resamples,
+                           cluster=unit, style=names, length_control=length_control, lc_glm=lc_glm,
+                           lc_reference=lc_reference, instruction_difficulty=instruction_difficulty or "auto", k=k,
+                           n_resamples=n_resamples_for("refit", n_resamples),
                            confidence_level=parse_confidence(confidence), rng=seed,
                            models=parse_list(models, name="models"), source=battle_source, **read_options)
-        notes = list(result.notes) + [f"{seed_text}, {result.n_resamples:,} replicates"]
+        protect_names(result.models)
+        # the library's notes in this command's words (cluster='judge' -> --cluster judge)
+        notes = [cli_message(n, _OPTIONS) for n in result.notes] + [f"{seed_text}, {result.n_resamples:,} replicates"]
         if pairs:
             return _pairs(result, fmt, correction, notes)
         _leaderboard(result, fmt, notes)
@@ -175,13 +202,19 @@ def _leaderboard(result, fmt: str, notes: list) -> None:
     frame = result.to_frame()
     readings = result.readings()
     lead = readings[1:3]  # the leader and the separability, in words
+    style = _style_frame(result)
     if fmt == "json":
         fields = list(FIELDS)
         if result.method == "win-rate":
             fields += ["win_rate", "se"]
-            if result.length_control:
-                fields += ["win_rate_ci_low", "win_rate_ci_high"]
-        show(frame[fields], fmt, notes=lead + notes)
+            if result.length_control:  # se is the rating's (the LC win rate's, bootstrap); the raw one's beside
+                fields += ["lc_win_rate", "se_lc", "win_rate_se", "win_rate_ci_low", "win_rate_ci_high", "lc_glm"]
+        if style is None:
+            show(frame[fields], fmt, notes=lead + notes)
+        else:  # style control: its coefficients beside the records (an object, as other commands' extras)
+            from ..display import json_records, to_json
+
+            show(frame[fields], fmt, notes=lead + notes, json=to_json(frame[fields], style=json_records(style)))
         return
     if fmt == "csv":
         show(frame, fmt, notes=lead + notes)
@@ -192,8 +225,6 @@ def _leaderboard(result, fmt: str, notes: list) -> None:
     if fmt == "table-wide":
         cols = list(frame.columns)
     shown = frame[cols]
-    if result.length_control:  # the interval is the bootstrap's; AlpacaEval's se is the raw win rate's
-        shown = shown.assign(se=frame["se_bootstrap"])
     if result.method == "win-rate":
         shown = shown.drop(columns=[c for c in ("win_rate", "lc_win_rate") if c in shown and c != "rating"])
         shown = shown.rename(columns={"rating": name})
@@ -205,8 +236,29 @@ def _leaderboard(result, fmt: str, notes: list) -> None:
     points = points_note([(name, result.display_scale)])
     if points:
         extra.append(points)
+    if style is not None:  # the style coefficients, with their intervals, below the leaderboard
+        from ._common import emit
+        from ..display import render
+
+        emit(render(shown, fmt, value_cols=value_cols, scale=result.display_scale, title=_title(result)).rstrip("\n")
+             + "\n")
+        extra.append("style coefficients: log-odds of A winning per SD of the normalized style difference"
+                     " A - B, with bootstrap intervals; the ratings above are style-controlled")
+        show(style, fmt, notes=lead + extra + notes, value_cols=("coefficient", "se", "ci_low", "ci_high"),
+             title="style coefficients")
+        return
     show(shown, fmt, notes=lead + extra + notes, value_cols=value_cols, scale=result.display_scale,
          title=_title(result))
+
+
+def _style_frame(result):
+    """The style coefficients (feature, coefficient, se, interval) with their confidence level, or None without
+    --style."""
+    style = getattr(result, "style", None)
+    if style is None or len(style) == 0:
+        return None
+    cols = [c for c in ("feature", "coefficient", "se", "ci_low", "ci_high") if c in style.columns]
+    return style[cols].assign(confidence_level=result.confidence_level).reset_index(drop=True)
 
 
 def _title(result) -> str:
@@ -253,15 +305,12 @@ def _pairs(result, fmt: str, correction: str, notes: list) -> None:
                         " them all; --models narrows the battles to some models")
     readings = [comp.readings[i] for i in rows[:10]] + [decided_line(comp)] + readings
     cols = ["model_a", "model_b", "difference", "se", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict",
-            "win_probability", "win_probability_low", "win_probability_high", "confidence_level"]
+            "win_probability", "win_probability_low", "win_probability_high", "confidence_level",
+            "interval_level", "correction"]  # the interval's header says its level and correction
     shown = frame.iloc[rows][[c for c in cols if c in frame.columns]]
-    if "interval_level" in frame and frame["interval_level"].nunique() == 1:  # the corrected intervals' level
-        shown = shown.assign(confidence_level=frame["interval_level"].iloc[0])
     if fmt != "table-wide" and (shown["p_adjusted"] == shown["p_value"]).all():
         shown = shown.drop(columns="p_adjusted")
-    if "win_probability" in shown:
-        shown = shown.rename(columns={"win_probability": "P(A wins)", "win_probability_low": "P(A wins) CI_low",
-                                      "win_probability_high": "P(A wins) CI_high"})
+    if "win_probability" in shown:  # headed P(A wins), as in every table (evalband.display.HEADERS)
         readings.append("P(A wins): predicted probability that model_a beats model_b (a tie counting half), with its"
                         " bootstrap interval")
     points = points_note([(comp.statistic, result.display_scale)])

@@ -85,11 +85,55 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
           debug: bool = typer.Option(False, "--debug", callback=_debug, is_eager=True,
                                      help="On an internal error, print the traceback (also EVALBAND_DEBUG=1).")):
     """Honest error bars for machine-learning evaluation results."""
+    from ._common import forget_names
+
+    forget_names()  # names the user supplied are protected per command (cli._common.protect_names)
 
 
 def run() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point.
+
+    Once the command has run, the process ends without tearing the interpreter down: the output is flushed and
+    the exit handlers run (``atexit``), then the process exits with the command's status. A normal exit frees
+    every object of pandas, numba and SciPy one by one, which the operating system makes unnecessary: 0.1-0.3 s of
+    CPU per command, a fifth of ``evalband compare``'s and of ``evalband plan``'s (issue 27; mypy ends the same
+    way). When a thread other than the main one is still running, or an exception other than the command's exit
+    escapes (a bug, with its traceback), the process exits the usual way.
+    """
+    try:
+        app()
+    except SystemExit as exc:
+        _exit_now(exc.code)
+        raise
+
+
+def _exit_now(code) -> None:
+    """End the process with SystemExit's ``code`` (None: 0; a number; else a message printed on stderr, status
+    1) after flushing the output and running the exit handlers; returns (for the usual exit) when a non-daemon
+    thread is still alive or the interpreter has no ``atexit._run_exitfuncs``."""
+    import atexit
+    import os
+    import sys
+    import threading
+
+    run_handlers = getattr(atexit, "_run_exitfuncs", None)
+    if run_handlers is None or any(t.is_alive() and not t.daemon for t in threading.enumerate()
+                                   if t is not threading.main_thread()):
+        return
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    run_handlers()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (| head): Python's own exit status for it
+            status = status or 120
+    os._exit(status)
 
 
 if __name__ == "__main__":  # python -m evalband.cli.main

@@ -113,7 +113,7 @@ def plan(
     With a results file that has facets (prompt templates, judges, seeds) and --target-se (or --effect), lists
     the designs of items, facet levels and trials per cell that reach it, cheapest first (D-study).
     """
-    from ..plan import plan_comparison, plan_from_pilot
+    from ..plan import plan_comparison
 
     with errors():
         if fmt not in ("table", "markdown", "json"):
@@ -136,6 +136,8 @@ def plan(
             if given:
                 raise ArgumentError(f"{', '.join(given)} are estimated from the results file; drop them or drop the"
                                  " file")
+            from ..plan import plan_from_pilot
+
             sel = inputs.selection()
             table = sel.table
             result = plan_from_pilot(sel, effect=effect, models=parse_list(inputs.models, name="models"),
@@ -182,7 +184,9 @@ def _fmt(key: str, v, *, scale: float, decimals: int) -> str:
                "clusters_required"):
         return f"{int(math.ceil(v)):,}"
     if key in ("power_at_n",):
-        return f"{v:.1%}"
+        from ..display import format_percent
+
+        return format_percent(v)  # as the sentence above the table says it
     if key in _DIFFERENCES:
         text = (format_signed if key in ("ci_low", "ci_high") else format_value)(v * scale, decimals)
         return text + (" points" if scale == 100 else "")
@@ -190,9 +194,7 @@ def _fmt(key: str, v, *, scale: float, decimals: int) -> str:
 
 
 def _text(result, header: str, fmt: str) -> str:
-    import pandas as pd
-
-    from ..display import decimals_for, format_signed, format_value, render
+    from ..display import decimals_for, format_signed, format_value, text_table
 
     d = result.to_dict()
     binary = result.inputs.get("score_kind", "binary") in ("binary", "bounded")
@@ -219,7 +221,6 @@ def _text(result, header: str, fmt: str) -> str:
                     rows.append((f"pilot {k}", f"{v:.4g}"))
         for k in ("n", "trials", "n_clusters"):
             rows.append((f"pilot {k}", f"{pilot[k]:,}"))
-    frame = pd.DataFrame(rows, columns=["quantity", "value"])
     notes = list(result.notes)
     notes.append(("differences in points (0.04 = 4 points); --format json gives fractions" if binary else
                   "differences on the score's own scale") + "; n = items per model")
@@ -230,8 +231,10 @@ def _text(result, header: str, fmt: str) -> str:
     width = terminal_width()
     parts = [header, "", *textwrap.wrap(result.sentence_required, width), *textwrap.wrap(result.sentence_detectable,
                                                                                         width), ""]
-    parts.append(render(frame, fmt, value_cols=(), se_col=None, notes=notes))
+    parts.append(text_table(["quantity", "value"], rows, fmt, notes=notes))
     if result.inputs.get("output_variance") and result.trial_table is not None:
+        from ..display import render
+
         parts.append(render(result.trial_table, fmt, value_cols=(), se_col=None,
                             title="Repeated trials: variance per item and items required"))
     return "\n".join(parts)
@@ -274,8 +277,11 @@ def _dstudy(inputs, *, target_se, effect, power, alpha, cost, fmt):
     pilot = ", ".join(f"{len(d.levels[k]):,} {f}{'s' if len(d.levels[k]) != 1 else ''}"
                       for d in vc.design.designs[:1] for k, f in enumerate(d.factors))
     se_now = float(max(vc.se_random.max(), 0.0))
+    scale = scale_for(table.score_kind)  # the unit rule: points for proportions (fractions in JSON)
+    now = se_now * (scale if fmt != "json" else 1.0)
+    now_text = f"{now:.2g}" + (" points" if scale == 100 and fmt != "json" else "")
     notes = list(plan.notes) + [f"pilot ({table.source}): {pilot}; largest standard error of a model's mean now"
-                                f" {se_now:.3g} with facets random; designs judged by {plan.basis}",
+                                f" {now_text} with facets random; designs judged by {plan.basis}",
                                 "item = items in total, a facet = its levels, trials = per cell; predicted_se"
                                 " assumes a balanced design from the same populations as the pilot"]
     if fmt == "json":
@@ -284,7 +290,6 @@ def _dstudy(inputs, *, target_se, effect, power, alpha, cost, fmt):
                          "notes": notes}))
         note_lines([])
         return
-    scale = scale_for(table.score_kind)
     value = plan.target_se * scale
     target_text = f"{value:.3g}" + ((" point" if value == 1 else " points") if scale == 100 else "")
     head = (f"Designs that reach a standard error of {target_text}"

@@ -79,7 +79,8 @@ def _show_ppi(result, table, fmt):
 
     frame = result.to_frame()
     notes = list(result.notes)
-    notes.append(f"{format_level(result.confidence_level)} normal intervals ({result.method}); 'labelled ci': the"
+    notes.append(f"{format_level(result.confidence_level)} t intervals on the labelled degrees of freedom"
+                 f" ({result.method}); 'labelled ci': the"
                  " human labels alone; 'judge mean': the judge's scores at face value; 'ess': the human labels"
                  " alone that would be as precise")
     if table.attribution:

@@ -100,7 +100,8 @@ def analytic(weights, reps, per_task_var, assumed):
 
     def se_fn(ia, ib):
         var_a, var_b, c = agg_vars(ia, ib)
-        return np.sqrt(np.maximum(var_a + var_b - 2 * c, 0.0))
+        se = np.sqrt(np.maximum(var_a + var_b - 2 * c, 0.0))
+        return np.where(se > 0, se, np.nan)  # 0 says only that the items agree: no standard error is shown
 
     def corr_fn(ia, ib):
         var_a, var_b, c = agg_vars(ia, ib)

@@ -7,16 +7,17 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from .._validate import (ArgumentError, OVERLAP_CONFIDENCE, check_alternative, check_choice, check_confidence_level,
-                         check_positive_int)
+from .._validate import (ArgumentError, InputError, OVERLAP_CONFIDENCE, check_alternative, check_choice,
+                         check_confidence_level, check_positive_int)
 from ..aggregate import aggregate_notes, evaluate_aggregates
-from ..resample import replicates_for
+from ..resample import ReplicateSet, replicates_for
+from ..selection import select
 from .exact import mcnemar_exact
-from .multiplicity import CORRECTIONS, adjust_p_values
+from .multiplicity import CORRECTIONS
 from ._analytic import analytic as _analytic, pooled_item_correlation as _pooled_item_correlation, \
     task_variances as _task_variances
 from .pairs import pair_position
-from .pairwise import PairwiseComparison, interval_label, pairwise_differences
+from .pairwise import PairwiseComparison, adjusted, interval_label, pairwise_differences
 from .permutation import paired_permutation_test
 from .p_values import INTERVAL_METHODS
 from .sensitivity import DEFAULT_CORRELATIONS, correlated_replicates, describe_sweep
@@ -68,6 +69,10 @@ class Comparison:
     tasks_left_out: dict = field(default_factory=dict)
     selection: object = field(default=None, repr=False, compare=False)
     aggregate_values: tuple = field(default=(), repr=False, compare=False)
+    on_shared_items: bool = False
+    """Whether no item is shared by every model, so that each pair was compared on the items both models have
+    (``n_units`` per pair; :mod:`evalband.comparison.shared`): ``replicates`` then holds one replicate set per
+    pair and ``aggregate_values`` is empty (the models' values rest on different items)."""
 
     def to_frame(self, level: str = "aggregate") -> pd.DataFrame:
         """Tidy table of the pairs: ``level`` 'aggregate', 'task' or 'sensitivity'."""
@@ -83,10 +88,15 @@ class Comparison:
         return float(self.aggregates[0].scale) if self.aggregates else 1.0
 
     @property
+    def n_resamples(self) -> int:
+        """Bootstrap replicates behind every number (of each pair's replicate set, on shared items)."""
+        return int(self.replicates.n_resamples)
+
+    @property
     def p_floor(self) -> float:
         """The smallest two-sided bootstrap p-value the replicates can give, ``2 / (B + 1)`` (``str()`` shows
         p-values there as below it, as the command line does)."""
-        return 2.0 / (np.shape(self.replicates.replicates)[0] + 1)
+        return 2.0 / (self.n_resamples + 1)
 
     def headline(self) -> str:
         """One line: how many pairs are decided, per aggregate."""
@@ -114,7 +124,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
             confidence_level=0.95, alternative: str = "two-sided", correction: str = "none",
             margin: float = 0.0, correlation: float | None = None, correlations=DEFAULT_CORRELATIONS,
             per_task: bool | str = "auto", permutation: bool = False, n_permutations: int = 9999, cluster=None,
-            aggregate_options=None, rng=None, fixed=None, ppi: str = "ppi++") -> Comparison:
+            aggregate_options=None, rng=None, fixed=None, ppi: str = "ppi++", _family=None) -> Comparison:
     """Compare every pair of models on any aggregate over tasks and on each task.
 
     Parameters
@@ -223,9 +233,25 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     margin = check_margin(margin)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
-    sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights,
-                                    replicates=replicates, resampling=resampling, n_resamples=n_resamples, rng=rng,
-                                    cluster=cluster, fixed=fixed, jackknife=method == "bca", ppi=ppi)
+    try:
+        sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights,
+                                        group_weights=group_weights, replicates=replicates, resampling=resampling,
+                                        n_resamples=n_resamples, rng=rng, cluster=cluster, fixed=fixed,
+                                        jackknife=method == "bca", ppi=ppi)
+    except InputError:  # no task left: if no item is shared by every model while pairs share items, pair by pair
+        if replicates is not None or _family is not None or isinstance(data, ReplicateSet):
+            raise
+        from .shared import compare_pairs, needs_pairs
+
+        base = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
+        if not needs_pairs(base, resampling=resampling, ppi=ppi):
+            raise
+        return compare_pairs(base, compare, correction=correction, per_task=per_task, permutation=permutation,
+                             rng=rng, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples,
+                             method=method, confidence_level=confidence_level, alternative=alternative,
+                             margin=margin, correlation=correlation, correlations=correlations,
+                             n_permutations=n_permutations, cluster=cluster, aggregate_options=aggregate_options,
+                             fixed=fixed, ppi=ppi)
     table = sel.table
     # no pairing to measure: summary counts (binomial replicates), or independent replicates given without a table
     summary = reps.resampling == "binomial" or (table is None and reps.resampling != "paired")
@@ -247,8 +273,9 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         if correlation is not None:
             raise ArgumentError("`correlation` applies to data without pairing (summary-level counts) only; with"
                              " item-level data the correlation is measured.")
+    family = dict(_family or {})  # the pairs on shared items: one pair here, the family counted there
     options = dict(method=method, confidence_level=confidence_level, alternative=alternative,
-                   correction=correction, margin=margin)
+                   correction=correction, margin=margin, family=family.get("aggregate"))
     units_t = np.asarray(reps.n_units, dtype=np.float64)
     unit_name = "clusters" if reps.unit == "cluster" else "items"
     options["unit_name"] = unit_name
@@ -340,11 +367,38 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
                          " computes them")
     if per_task:
         for t, task in enumerate(reps.tasks):
+            task_options = {**options, "family": family.get("tasks", {}).get(task)}
             task_results.append(_task_comparison(t, task, table, reps, main_reps, paired, summary, rho,
-                                                 per_task_var, permutation, n_permutations, gen, options,
+                                                 per_task_var, permutation, n_permutations, gen, task_options,
                                                  strata, jk_all, binomial))
+    if getattr(reps, "heavy_tails", False):
+        aggregates = [_central(pc, av.samples, reps) for pc, av in zip(aggregates, aggs)]
+        task_results = [_central(pc, main_reps[:, :, t], reps) for t, pc in enumerate(task_results)]
+        notes.append("se: half the width of the central 68% interval of the replicates, stable from seed to seed;"
+                     " the replicates of the small-sample correction (few facet levels or clusters) are a t scale"
+                     " mixture whose standard deviation is not (se_bootstrap)"
+                     + ("; se_analytic is left empty: it counts the items only, not the levels of "
+                        + ", ".join(reps.facets) if reps.facets else ""))
     return Comparison(tuple(reps.models), tuple(aggregates), tuple(task_results), tuple(sens), reps, paired,
                       tuple(notes), sel.tasks_left_out, sel, tuple(aggs))
+
+
+def _central(pc, samples, reps, block: int = 1 << 24):
+    """A pairwise comparison of heavy-tailed replicates with its ``se`` read from their central spread and the
+    bootstrap SD kept as ``se_bootstrap`` (:attr:`evalband.resample.Replicates.heavy_tails`)."""
+    from ..resample import central_se
+
+    s = np.asarray(samples, dtype=np.float64)
+    ia, ib = np.asarray(pc.index_a), np.asarray(pc.index_b)
+    se = np.empty(ia.size)
+    step = max(1, block // max(1, s.shape[0]))
+    for k in range(0, ia.size, step):
+        se[k:k + step] = central_se(s[:, ia[k:k + step]] - s[:, ib[k:k + step]])
+    se = np.where(np.isfinite(np.asarray(pc.se, dtype=float)), se, np.nan)  # a withheld SE stays withheld
+    out = replace(pc, se=se, se_bootstrap=np.asarray(pc.se, dtype=float))
+    if reps.facets:  # the items-only analytic SE would contradict an interval over new facet levels
+        out = replace(out, se_analytic=np.full(ia.size, np.nan))
+    return out
 
 
 #: pair rows (pairs x tasks) up to which ``per_task='auto'`` compares the pairs within each task
@@ -399,7 +453,8 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
 
 
 def _exact_when_few_discordant(res, a, b, options):
-    """Binary paired scores with fewer than MIN_DISCORDANT discordant items: exact McNemar p-value and verdict.
+    """Binary paired scores with fewer than MIN_DISCORDANT discordant items, or a bootstrap that never varies (every
+    discordant item favours one model): exact McNemar p-value and verdict.
 
     Only discordant items carry information about a difference in accuracy; with few of them the bootstrap
     distribution of the difference is coarse (all 3 discordant items favouring A give the interval (100, 100)),
@@ -408,14 +463,16 @@ def _exact_when_few_discordant(res, a, b, options):
     margin, so with a margin the pair stays 'not yet decided'. The interval shown is still the bootstrap one.
     """
     disc = np.sum(np.asarray(a) != np.asarray(b), axis=-1)
-    use = disc < MIN_DISCORDANT
+    flat = ~(np.isfinite(res.ci.low) & np.isfinite(res.ci.high)) & np.isfinite(res.difference) & (
+        np.asarray(res.verdict_basis) == "degenerate interval")  # every item discordant the same way, say
+    use = (disc < MIN_DISCORDANT) | flat
     if not use.any():
         return res
     p = res.p_value.copy()
     p[use] = res.p_mcnemar[use]
     correction = options["correction"]
     if correction in ("bonferroni", "holm", "bh"):
-        p_adj = adjust_p_values(p, method=correction)
+        p_adj = adjusted(p, correction, options.get("family"))
     elif correction == "max-t":  # Bonferroni for the exact p-values (max-t needs replicates)
         p_adj = res.p_adjusted.copy()
         p_adj[use] = np.minimum(1.0, p[use] * p.size)
@@ -431,8 +488,10 @@ def _exact_when_few_discordant(res, a, b, options):
         decided = p_adj[k] <= alpha and options["margin"] == 0 and res.difference[k] != 0
         verdicts[k] = ("A better" if res.difference[k] > 0 else "B better") if decided else "not yet decided"
         basis[k] = "exact McNemar"
+        reason = (f"with fewer than {MIN_DISCORDANT} the bootstrap is unreliable" if disc[k] < MIN_DISCORDANT
+                  else "every discordant item favours one model (the bootstrap never varies)")
         why = (f"(exact McNemar p = {p[k]:.2g} on {int(disc[k])} discordant item{'s' if disc[k] != 1 else ''}:"
-               f" with fewer than {MIN_DISCORDANT} the bootstrap is unreliable, so the verdict follows the exact test"
+               f" {reason}, so the verdict follows the exact test"
                f"{'; it does not test a margin' if options['margin'] > 0 else ''})")
         readings[k] = reading(res.model_a[k], res.model_b[k], res.difference[k], res.ci.low[k], res.ci.high[k],
                               verdicts[k], se=res.se[k], confidence_level=res.interval_level, scale=res.scale,

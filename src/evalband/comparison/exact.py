@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+
 from .._validate import ArgumentError
 from ..display.reprs import displayed
 
@@ -59,6 +59,8 @@ def mcnemar_exact(a, b, *, alternative: str = "two-sided", axis: int = -1) -> Mc
     McNemar, Q. (1947). Note on the sampling error of the difference between correlated proportions or
     percentages. Psychometrika 12, 153-157.
     """
+    from scipy import stats
+
     from .._validate import check_alternative
 
     alternative = check_alternative(alternative)

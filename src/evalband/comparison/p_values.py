@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from .._validate import ArgumentError, check_alternative, check_choice
 
@@ -73,6 +72,8 @@ def bootstrap_p_value(samples, observed, *, null: float = 0.0, method: str = "pe
         p_greater = (b - le + 1.0) / (b + 1.0)
         p_less = (le + 1.0) / (b + 1.0)
     else:
+        from scipy import special  # BCa only: the percentile and basic p-values need no scipy
+
         from ..resample.intervals import bca_acceleration, bias_correction
 
         z0 = bias_correction(s, d)

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import check_alternative, check_choice, check_confidence_level
+from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 from .pairs import pair_indices
 from .multiplicity import CORRECTIONS, adjust_p_values, correction_level, max_deviation, max_t_from_deviations
 from .p_values import INTERVAL_METHODS, bootstrap_p_value
+from ..estimation.edges import degenerate
 from .verdict import MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold, withheld_text
 from ..display.reprs import displayed
 
@@ -116,6 +117,10 @@ class PairwiseComparison:
     yet decided: A better, but not decidedly by more than the 1-point margin' (see
     :func:`evalband.comparison.verdict.verdict_detail`). ``verdict`` keeps its four values."""
 
+    se_bootstrap: np.ndarray | None = None
+    """The bootstrap SD of each difference, when ``se`` is read from the replicates' central spread instead
+    (heavy-tailed replicates: :attr:`evalband.resample.Replicates.heavy_tails`)."""
+
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: model_a, model_b, difference, se, ci_low, ci_high, p_value, p_adjusted, verdict, ..."""
         key = "aggregate" if self.level == "aggregate" else "task"
@@ -126,6 +131,8 @@ class PairwiseComparison:
             "p_adjusted": self.p_adjusted, "verdict": list(self.verdict), "se_analytic": self.se_analytic,
             "correlation": self.correlation,
         })
+        if self.se_bootstrap is not None:
+            frame.insert(frame.columns.get_loc("se") + 1, "se_bootstrap", self.se_bootstrap)
         if self.replicate_correlation is not None:
             frame["replicate_correlation"] = self.replicate_correlation
         if self.n_units is not None:
@@ -154,7 +161,8 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
                          correction: str = "none", margin: float = 0.0, se_analytic=None, correlation=None,
                          scale: float = 100.0, unit: str = "points", keep_replicates: bool | str = True,
                          assumed_correlation: float | None = None, extra_readings=None,
-                         order=None, n_units=None, unit_name: str = "items") -> PairwiseComparison:
+                         order=None, n_units=None, unit_name: str = "items",
+                         family: int | None = None) -> PairwiseComparison:
     """All pairwise differences of a per-model statistic from its joint bootstrap replicates.
 
     Parameters
@@ -177,6 +185,11 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
         (:func:`~evalband.comparison.verdict.withhold`).
     unit_name : str
         What the units are called in readings ('items', 'clusters').
+    family : int, optional
+        The size of the family the correction counts when these pairs are part of a larger one (the pairs of
+        :func:`~evalband.comparison.compare` on shared items, compared one at a time): Bonferroni and Holm
+        intervals at ``1 - alpha / family``, and Bonferroni's bound ``min(1, family p)`` as the adjusted p-value
+        (the family's own adjustment needs every p-value). Default: the pairs here.
     keep_replicates : bool or 'auto'
         Keep the (B, P) replicate differences in the result; 'auto' keeps them up to
         :data:`KEEP_REPLICATES_MAX` values (all pairs of 1,000 models at B = 1,000 would be 4 GB: they are
@@ -218,8 +231,10 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
         jk = np.asarray(jackknife, dtype=np.float64)
     m = d.size
     strata = jackknife_strata if jk is not None else None
+    if family is not None and correction in ("bh", "max-t"):
+        raise ArgumentError(f"`family` applies to the corrections 'bonferroni' and 'holm'; got {correction!r}.")
     stats = _pair_statistics(s, d, ia, ib, jk, strata, method=method, alternative=alternative,
-                             correction=correction, confidence_level=confidence_level,
+                             correction=correction, confidence_level=confidence_level, family=family,
                              keep=(s.shape[0] * m <= KEEP_REPLICATES_MAX) if isinstance(keep_replicates, str)
                              and keep_replicates == "auto" else bool(keep_replicates))
     p, p_adj, se, low, high, level_used, rep_corr, reps = stats
@@ -230,6 +245,9 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     verdicts, basis = withhold(verdicts, low, high, se, units, n_resamples=s.shape[0], significance=significance)
     if (basis != "bootstrap").any():  # a withheld verdict has no trustworthy bootstrap p-value either
         p, p_adj = np.where(basis != "bootstrap", np.nan, p), np.where(basis != "bootstrap", np.nan, p_adj)
+    flat = degenerate(low, high, se)
+    if flat.any():  # a zero-width interval (or SE 0) is never shown as a result: it says only that the units agree
+        low, high, se = (np.where(flat, np.nan, x) for x in (low, high, se))
     missing = ~np.isfinite(d)  # never a p-value beside a missing difference (max-t included)
     if missing.any():
         p, p_adj = np.where(missing, np.nan, p), np.where(missing, np.nan, p_adj)
@@ -282,7 +300,8 @@ def _blocks(n_pairs: int, rows: int):
     return [slice(k, min(k + size, n_pairs)) for k in range(0, n_pairs, size)] or [slice(0, 0)]
 
 
-def _pair_statistics(s, d, ia, ib, jk, strata, *, method, alternative, correction, confidence_level, keep):
+def _pair_statistics(s, d, ia, ib, jk, strata, *, method, alternative, correction, confidence_level, keep,
+                     family=None):
     """p-values, SEs, intervals and replicate correlations of the differences ``s[:, ia] - s[:, ib]``.
 
     The (B, P) differences are formed block by block (:func:`_blocks`), so memory does not grow with the number of
@@ -313,7 +332,8 @@ def _pair_statistics(s, d, ia, ib, jk, strata, *, method, alternative, correctio
 
     # the corrected level is known before any p-value except for BH (its level counts the rejections): then the
     # intervals take a second pass over the blocks
-    level_used = None if correction in ("bh", "max-t") else correction_level(confidence_level, m, correction)
+    level_used = None if correction in ("bh", "max-t") else correction_level(confidence_level, max(m, family or 0),
+                                                                             correction)
     low, high = np.empty(m), np.empty(m)
 
     def intervals(sl, reps, jack, level):
@@ -338,13 +358,24 @@ def _pair_statistics(s, d, ia, ib, jk, strata, *, method, alternative, correctio
     if correction == "max-t":
         sim = max_t_from_deviations(tmax, d, se, confidence_level=confidence_level, alternative=alternative)
         return p, sim.p_value, se, sim.low, sim.high, confidence_level, rep_corr, kept
-    p_adj = adjust_p_values(p, method=correction) if correction in ("bonferroni", "holm", "bh") else p.copy()
+    p_adj = adjusted(p, correction, family)
     if correction == "bh":
         rejected = int(np.sum(p_adj <= 1 - confidence_level))
         level_used = correction_level(confidence_level, m, correction, n_rejected=rejected)
         for sl in blocks:
             intervals(sl, *block(sl)[:2], level_used)
     return p, p_adj, se, low, high, float(level_used), rep_corr, kept
+
+
+def adjusted(p, correction: str, family: int | None = None) -> np.ndarray:
+    """Adjusted p-values of ``p`` by ``correction``; with ``family`` larger than ``p`` (part of a family),
+    Bonferroni's bound ``min(1, family p)``, which is also an upper bound of Holm's adjusted p-value."""
+    p = np.asarray(p, dtype=np.float64)
+    if correction not in ("bonferroni", "holm", "bh"):
+        return p.copy()
+    if family is not None and family > np.isfinite(p).sum():
+        return np.where(np.isfinite(p), np.minimum(1.0, p * family), np.nan)
+    return adjust_p_values(p, method=correction)
 
 
 def _replicate_correlation(xa, xb, means, sumsq, ia, ib):

@@ -4,7 +4,7 @@ quality draws, cost estimates and latency estimates on one list of models, share
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -53,6 +53,9 @@ class Quality:
     jackknife_strata: np.ndarray | None = None
     n_units: float | None = None
     notes: tuple = ()
+    floor: object = field(default=None, repr=False, compare=False)
+    """Optional ``floor(low, high, se, level) -> Widened``: the floor of :mod:`evalband.resample.floors` under
+    each model's interval (set by :func:`quality_from_replicates`)."""
 
     def __post_init__(self):
         obs = np.asarray(self.observed, dtype=np.float64)
@@ -95,6 +98,17 @@ class Quality:
                 raise ArgumentError("`method='bca'` needs jackknife values of the quality; use 'percentile'.")
             kw = dict(jackknife=self.jackknife, jackknife_strata=self.jackknife_strata)
         return interval(self.samples, self.observed, method=method, confidence_level=level, **kw)
+
+    def floored(self, method: str, level: float):
+        """Each model's interval and standard error with the floor (:mod:`evalband.resample.floors`): a
+        :class:`~evalband.resample.floors.Widened` (interval, se, notes)."""
+        from ..resample.floors import withhold_degenerate
+
+        ci = self.interval(method, level)
+        se = self.samples.std(axis=0, ddof=1)
+        if self.floor is not None:
+            return self.floor(ci.low, ci.high, se, level)
+        return withhold_degenerate(ci.low, ci.high, se, self.models, what=f"the {self.name}")
 
 
 def _as_quality(quality, models) -> Quality:
@@ -168,8 +182,15 @@ def quality_from_replicates(reps, *, aggregate="mean", weights=None, group_weigh
         raise ArgumentError(f"`aggregate` must name one aggregate for a frontier; got {aggregate!r}.")
     av = values[0]
     strata = reps.jackknife_strata() if av.jackknife is not None else None
+    from functools import partial
+
+    from ..resample.floors import widen_aggregate
+
+    def floor(low, high, se, level, _w=partial(widen_aggregate, reps, av.function, av.observed, av.samples)):
+        return _w(low, high, se, confidence_level=level)
+
     return Quality(tuple(reps.models), av.observed, av.samples, av.name, bool(av.higher_is_better), av.scale,
-                   av.jackknife, strata, float(np.sum(np.asarray(reps.n_units))), tuple(av.notes))
+                   av.jackknife, strata, float(np.sum(np.asarray(reps.n_units))), tuple(av.notes), floor)
 
 
 def _cost_table(cost):
@@ -199,7 +220,7 @@ def summary_costs(table, models, level) -> CostEstimates:
 def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="mean", weights=None,
                    group_weights=None, aggregate_options=None, models=None, tasks=None, n_resamples=2000,
                    method="percentile", cost_method="bca", confidence_level=0.95, cluster=None, rng=None,
-                   need_latency=True, arena_options=None):
+                   need_latency=True, arena_options=None, read_options=None):
     """``(Quality, CostEstimates, LatencyEstimates or None, notes, paired)`` on one list of models.
 
     ``data`` goes through :func:`evalband.select` once: results give the quality as an aggregate over tasks
@@ -220,7 +241,11 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
     sel = None
     if data is not None:
         sel = select(data, models=models if quality is None else None, tasks=tasks, weights=weights,
-                     group_weights=group_weights)
+                     group_weights=group_weights, **(read_options or {}))
+    from .._defaults import n_resamples_for
+
+    n_resamples = n_resamples_for("refit" if sel is not None and isinstance(sel.table, BattleTable) else "average",
+                                  n_resamples)
     if sel is not None and isinstance(sel.table, BattleTable):
         if quality is not None:
             raise ArgumentError("battles give the quality (their arena ratings): give battles or `quality=`, not"

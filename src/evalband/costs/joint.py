@@ -47,7 +47,8 @@ class _JointFinish:
 
     def __call__(self, sums, total):
         out = np.array(sums[..., 0], dtype=np.float64, copy=True)
-        out[..., :self.n_models] /= total
+        with np.errstate(invalid="ignore", divide="ignore"):  # a jackknife row that deletes a task's only item
+            out[..., :self.n_models] /= total
         return out
 
 
@@ -278,6 +279,18 @@ def joint_from_arrays(models, scores, costs, *, clusters=None, task_groups=None,
                   gen=gen, n_resamples=n_resamples, cluster=cluster, progress=progress, executor=executor)
 
 
+def _cells(per_task):
+    """The items behind each (model, task) mean score when the scores lie in [0, 1] (for the floor of intervals,
+    :mod:`evalband.resample.floors`), else None."""
+    from ..resample.floors import CellCounts
+
+    scores = [tm.scores[~np.isnan(tm.scores)] for tm in per_task]
+    if not all(np.all((x >= 0) & (x <= 1)) for x in scores):
+        return None
+    n = np.stack([(~np.isnan(tm.scores)).sum(axis=1) for tm in per_task], axis=1).astype(np.float64)
+    return CellCounts(n, binary=all(np.all((x == 0) | (x == 1)) for x in scores))
+
+
 def _joint(names, per_task, *, measure, task_groups, notes, source, seed, gen, n_resamples, cluster, progress,
            executor) -> JointReplicates:
     m = len(names)
@@ -306,7 +319,7 @@ def _joint(names, per_task, *, measure, task_groups, notes, source, seed, gen, n
         units = tuple(TaskUnits(u.task, u.X[:m], u.sizes, mean_finish) for u in joint._units)
     quality = Replicates(names, joint.tasks, joint.observed[:m], joint.replicates[:, :m], joint.resampling,
                          joint.unit, joint.n_resamples, joint.n_units, joint.task_groups, seed, tuple(notes), "mean",
-                         units, joint._entropy)
+                         units, joint._entropy, _cells(per_task))
     return JointReplicates(quality, measure, joint.replicates[:, m:2 * m], joint.replicates[:, 2 * m:],
                            joint.observed[m:2 * m], joint.observed[2 * m:], missing_items, missing_rows,
                            tuple(notes), joint)

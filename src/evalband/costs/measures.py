@@ -17,6 +17,7 @@ from scipy import stats
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_choice, check_confidence_level
 from ..resample import interval
+from ..resample.floors import withhold_degenerate
 from ..results import ConfidenceInterval
 from ._display import short_repr
 from ._items import check_measure, missing_note, results_selection, task_measures
@@ -136,7 +137,9 @@ def costs_from_replicates(joint, *, method: str = "bca", confidence_level=0.95) 
     if np.isnan(s).any():
         notes.append(f"{joint.measure}: some replicates drew no measured item for a model; their intervals are"
                      " undefined (NaN)")
-    return CostEstimates(joint.measure, tuple(joint.models), obs, _nan_sd(s), ci, items.astype(np.float64),
+    w = withhold_degenerate(ci.low, ci.high, _nan_sd(s), joint.models, what=f"the mean {joint.measure} per item")
+    notes += w.notes
+    return CostEstimates(joint.measure, tuple(joint.models), obs, w.se, w.ci, items.astype(np.float64),
                          joint.missing_items, method, level, True, tuple(notes), s, jack, strata)
 
 

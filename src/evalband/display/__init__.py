@@ -5,16 +5,18 @@ the result objects' reprs format through it; rounding happens here only.
 It imports nothing of evalband but the root-level helpers, so every layer may use it.
 """
 
-from .escape import csv_safe_text, html_escape, latex_escape, md_escape, one_line
-from .numbers import (POINTS, decimals_for, format_interval, format_level, format_p, format_percent,
-                      format_rank_interval, format_short, format_signed, format_value, scale_for, unit_for)
-from .reprs import displayed
-from .tables import (DEFAULT_WIDTH, FORMATS, display_frame, json_dumps, json_records, render, terminal_width, to_csv, to_json,
-                     wrap_notes)
-from .words import VERDICT_WORDS, difference_text, estimate_text, format_difference, margin_text, reading, verdict_detail, withheld_text
+from .._lazy import lazy_exports
 
-__all__ = ["csv_safe_text", "html_escape", "latex_escape", "md_escape", "one_line", "POINTS", "decimals_for",
-           "format_interval", "format_level", "format_p", "format_percent", "format_rank_interval",
-           "format_short", "format_signed", "format_value", "scale_for", "unit_for", "VERDICT_WORDS", "format_difference",
-           "margin_text", "reading", "estimate_text", "difference_text", "verdict_detail", "withheld_text", "DEFAULT_WIDTH", "FORMATS", "json_records",
-           "render", "display_frame", "terminal_width", "to_csv", "to_json", "wrap_notes", "json_dumps", "displayed"]
+# names are imported from their modules on first use: a command printing a few lines of text (a plan) loads
+# neither pandas (tables of result frames) nor the modules it does not use
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "escape": ["csv_safe_text", "html_escape", "latex_escape", "md_escape", "one_line"],
+    "numbers": ["POINTS", "decimals_for", "format_interval", "format_level", "format_p", "format_percent",
+                "format_rank_interval", "format_short", "format_signed", "format_value", "scale_for", "unit_for"],
+    "reprs": ["displayed"],
+    "tables": ["FORMATS", "display_frame", "json_records", "render", "to_csv", "to_json"],
+    "layout": ["DEFAULT_WIDTH", "terminal_width", "wrap_notes", "text_table"],
+    "plain": ["json_dumps"],
+    "words": ["VERDICT_WORDS", "difference_text", "estimate_text", "format_difference", "margin_text", "reading",
+              "verdict_detail", "withheld_text"],
+})

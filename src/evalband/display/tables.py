@@ -12,73 +12,57 @@ formulas are neutralized.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import math
-import os
 import re
-import shutil
-import sys
-import textwrap
 
 import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError
 from ._json import records_json
-from .escape import csv_safe_text, latex_escape, md_escape, one_line
+from .escape import csv_safe_text, one_line
+from .plain import _COUNTS, _clean, _plain, json_dumps  # noqa: F401
+from .layout import DEFAULT_WIDTH, _DECIDING, constant_columns, fold_name, lay_out, terminal_width, wrap_notes  # noqa: F401
+from .layout import fit_columns as _fit
 from .numbers import (decimals_for, format_level, format_p, format_percent, format_rank_interval, format_short,
                       format_signed, format_value)
 
-__all__ = ["FORMATS", "render", "display_frame", "json_records", "json_dumps", "to_json", "to_csv", "terminal_width", "wrap_notes", "DEFAULT_WIDTH"]
+__all__ = ["FORMATS", "HEADERS", "fit_columns", "render", "display_frame", "json_records", "json_dumps", "to_json", "to_csv", "terminal_width", "wrap_notes", "DEFAULT_WIDTH"]
 
 FORMATS = ("table", "table-wide", "markdown", "csv", "json", "latex")
-#: terminal width when it cannot be detected (not a terminal, no COLUMNS)
-DEFAULT_WIDTH = 100
-#: columns that count things: integers in JSON and CSV, never decimals
-_COUNTS = re.compile(r"^(n|k|(.*_)?df\d?|tier|rank|rank_low|rank_high|rank_sim_low|rank_sim_high|tasks|items|"
-                     r"left_out|common_items|trials|samples|count|n_.*|.*_count|.*_n|clusters|record_n|rejected|pairs|"
-                     r"n_arrangements|wins|losses|ties)$")
 #: probabilities shown as percents in human formats
 _PERCENT = ("p_best", "p_a_better", "share", "prob_a_better", "prob_b_better", "prob_equivalent")
+#: p-value columns (raw, adjusted, and the asymptotic one beside an exact p-value): shown as p-values
+P_VALUES = ("p_value", "p_adjusted", "p_value_holm", "p_value_adjusted", "p_value_asymptotic")
+#: one spelling per concept in every human table (terminal, Markdown, LaTeX, the report): the probabilities'
+#: headers; JSON and CSV keep the field names
+HEADERS = {"p_best": "P(best)", "p_a_better": "P(A better)", "prob_a_better": "P(A better)",
+           "prob_b_better": "P(B better)", "prob_equivalent": "P(equivalent)", "win_probability": "P(A wins)"}
 #: interval pairs merged in human formats: '<stem>_low' / '<stem>_high'
 _PAIR = re.compile(r"^(.*)_low$")
-#: columns left out first when a table is too wide for the terminal, before any name is folded (least needed
-#: first; display names; any column ending in '_raw' goes with them)
-_DROP_FIRST = ("variance_raw", "undefined_replicates", "random", "se_analytic", "correlation", "p_adjusted",
-               "rank_mean", "hdi", "pred", "posterior_sd", "sim. rank CI", "icc", "df", "n_clusters")
-#: then, when names folded to :data:`_MIN_TEXT` characters still do not fit
-_DROP_THEN = ("design_effect", "se", "observed", "p_value", "n", "n_unlabelled", "rank CI", "tier")
-_DROP_ORDER = _DROP_FIRST + _DROP_THEN
-#: columns that carry the decision: never left out to fit the terminal
-_DECIDING = ("verdict", "significant", "reject", "decision")
+#: multiplicity-adjusted p-values: beside a decision they are what decides it, so when one differs from the raw
+#: p-value the raw one is left out first and the adjusted one never (a p_value of 0.048 beside "not yet decided"
+#: reads as a contradiction)
+_ADJUSTED = ("p_adjusted", "p_value_holm", "p_value_adjusted")
 
 
-def terminal_width() -> int:
-    """``COLUMNS`` when set, else the terminal's width, else :data:`DEFAULT_WIDTH` (not a terminal)."""
-    env = os.environ.get("COLUMNS", "").strip()
-    if env.isdigit() and int(env) > 0:
-        return int(env)
-    try:
-        if sys.stdout.isatty():
-            return max(40, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
-    except (AttributeError, ValueError, OSError):
-        pass
-    return DEFAULT_WIDTH
-
-
-def _once(notes) -> list[str]:
-    """The notes on one line each, said once (a note and its copy with a line break are the same), none empty."""
-    return list(dict.fromkeys(one_line(n) for n in notes if n and str(n).strip()))
-
-
-def wrap_notes(notes, width: int, *, prefix: str = "note: ") -> list[str]:
-    """Each note once, on one line or wrapped at ``width`` on word boundaries with a hanging indent."""
-    out = []
-    for n in _once(notes):
-        out.extend(textwrap.wrap(n, width=max(20, width), initial_indent=prefix,
-                                 subsequent_indent=" " * len(prefix), break_on_hyphens=False) or [prefix])
-    return out
+def _deciding(shown: pd.DataFrame, raw: pd.DataFrame) -> tuple[set, list]:
+    """``(deciding, first)``: the columns a table's decision rests on (never left out to fit the terminal) and
+    the columns to leave out before the usual order. A table with a decision (:data:`_DECIDING`) keeps its
+    adjusted p-values (:data:`_ADJUSTED`) when they differ from the raw ``p_value``, which then goes first."""
+    deciding = {c for c in shown.columns if str(c) in _DECIDING}
+    first: list = []
+    if not deciding and not any(str(c).startswith("verdict") for c in raw.columns):
+        return deciding, first
+    for c in shown.columns:
+        if str(c) in _ADJUSTED and "p_value" in raw.columns and str(c) in raw.columns:
+            a = pd.to_numeric(raw[str(c)], errors="coerce").to_numpy(dtype=float)
+            b = pd.to_numeric(raw["p_value"], errors="coerce").to_numpy(dtype=float)
+            if not np.allclose(a, b, equal_nan=True):
+                deciding.add(c)
+                first += [p for p in shown.columns if str(p) == "p_value"]
+    return deciding, first
 
 
 # ---------------------------------------------------------------------------------------------- machine formats
@@ -89,22 +73,6 @@ def _is_count(name, values: pd.Series) -> bool:
     v = values.to_numpy(dtype=np.float64)
     v = v[np.isfinite(v)]
     return bool(np.all(v == np.round(v)))
-
-
-def _plain(value):
-    """A JSON value: Python int / float / str / bool / None / list; NaN and infinities as None."""
-    if value is None or value is pd.NA:
-        return None
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        v = float(value)
-        return v if math.isfinite(v) else None
-    if isinstance(value, (np.bool_,)):
-        return bool(value)
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _counts(frame: pd.DataFrame) -> set:
@@ -124,23 +92,6 @@ def json_records(frame: pd.DataFrame) -> list[dict]:
             rec[str(c)] = v
         records.append(rec)
     return records
-
-
-def _clean(value, key: str = ""):
-    """Nested values as plain JSON: counts (by name) as integers, NaN and infinities as null."""
-    if isinstance(value, dict):
-        return {str(k): _clean(v, str(k)) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):  # arrays too: their counts (by name) as integers
-        return [_clean(v, key) for v in value]
-    v = _plain(value)
-    if isinstance(v, float) and _COUNTS.match(key) and v.is_integer():
-        return int(v)
-    return v
-
-
-def json_dumps(obj) -> str:
-    """Any result dict as JSON: full-precision floats, counts (by name) as integers, NaN and inf as null."""
-    return json.dumps(_clean(obj), indent=2, allow_nan=False)
 
 
 def to_json(frame: pd.DataFrame, **extra) -> str:
@@ -209,7 +160,8 @@ def _rounded(df, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols=(
             out[c] = [format_p(v, p_floor) for v in col]
         elif c in _PERCENT or re.sub(r"(_ci)?_(low|high)$", "", str(c)) in _PERCENT:  # a share and its interval
             out[c] = [format_percent(v) for v in col]
-        elif _is_count(c, col):  # counts with thousands separators; ranks and tiers as their rank intervals show
+        elif _is_count(c, col) or (pd.api.types.is_integer_dtype(col) and not pd.api.types.is_bool_dtype(col)):
+            # counts (and every integer column) with thousands separators; ranks and tiers as their intervals show
             sep = "" if str(c).startswith(("rank", "tier")) else ","
             out[c] = [f"{int(v):{sep}}" if np.isfinite(v) else format_value(v, 0) for v in col.to_numpy(dtype=float)]
         elif pd.api.types.is_float_dtype(col):
@@ -236,48 +188,68 @@ def _merge_intervals(shown: pd.DataFrame, raw: pd.DataFrame, level) -> pd.DataFr
                 name = {"rank": "rank CI", "rank_sim": "sim. rank CI"}.get(stem, stem.replace("_", " "))
                 out[name] = [format_rank_interval(a, b) for a, b in zip(raw[c], raw[other])]
             else:
-                name = "CI" if stem == "ci" else stem.replace("_", " ")
+                name = "CI" if stem == "ci" else f"{HEADERS[stem]} CI" if stem in HEADERS else stem.replace("_", " ")
                 if stem == "ci" and level is not None:
-                    name = f"{format_level(level)} CI"
+                    name = level if isinstance(level, str) else f"{format_level(level)} CI"
                 out[name] = [f"({a}, {b})" if (a or b) else "" for a, b in zip(shown[c], shown[other])]
             continue
         out[c] = list(shown[c])
     return pd.DataFrame(out, index=shown.index)
 
 
+#: --correction -> the word an interval's header carries (the readings say the same: "99.17% Holm-corrected CI")
+_CORRECTED = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH", "max-t": "simultaneous"}
+
+
+def _interval_name(raw: pd.DataFrame):
+    """The header of the merged ``ci_low`` / ``ci_high`` column: the level the intervals hold (``95% CI``); for
+    intervals corrected for multiplicity, the level of each interval and the correction, as the readings say it
+    (``99.17% Holm CI``, ``95% simultaneous CI``), since a verdict read from a Holm interval at 99.17% under a
+    header saying 95% would contradict the sentence beside it. None when the level differs between rows."""
+    def one(column):
+        if column not in raw.columns or raw[column].nunique(dropna=True) != 1:
+            return None
+        return raw[column].dropna().iloc[0]
+
+    level = one("confidence_level")
+    correction = one("correction") if "correction" in raw.columns else None
+    word = _CORRECTED.get(str(correction)) if correction is not None else None
+    if word is None:
+        return None if level is None else float(level)
+    if word == "simultaneous":
+        return None if level is None else f"{format_level(float(level))} simultaneous CI"
+    inner = one("interval_level")
+    if inner is None:
+        return f"{word} CI"
+    return f"{format_level(float(inner))} {word} CI"
+
+
 def _constant_columns(shown: pd.DataFrame, raw: pd.DataFrame, keep) -> tuple[pd.DataFrame, list[str]]:
     """Label columns (text, such as aggregate or method) with one value on every row move to the title; empty
-    columns go."""
-    parts, drop = [], []
+    columns go (:func:`evalband.display.layout.constant_columns`)."""
     labels = {c for c in raw.columns if not pd.api.types.is_numeric_dtype(raw[c])}
-    for c in shown.columns:
-        values = set(shown[c])
-        if values <= {""}:
-            drop.append(c)
-        elif len(shown) > 1 and len(values) == 1 and c not in keep and c in labels:
-            parts.append(f"{c}: {next(iter(values))}")
-            drop.append(c)
-    return shown.drop(columns=drop), parts
+    kept, parts = constant_columns({c: list(shown[c]) for c in shown.columns}, labels, keep)
+    return shown.drop(columns=[c for c in shown.columns if c not in kept]), parts
 
 
 def _prepare(df, *, value_cols, se_col, scale, p_value_cols, p_floor, title, compact, keep, signed_cols=()):
     raw = df.reset_index(drop=True)
-    level = None
-    if "confidence_level" in raw.columns and raw["confidence_level"].nunique(dropna=True) == 1:
-        level = float(raw["confidence_level"].dropna().iloc[0])
+    level = _interval_name(raw)
     shown = _rounded(raw, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols)
     extra = []
     if compact:
         shown = _merge_intervals(shown, raw, level)
         if level is not None:
-            shown = shown.drop(columns=["confidence_level"], errors="ignore")
+            shown = shown.drop(columns=["confidence_level", "interval_level"], errors="ignore")
+        if "correction" in raw.columns and raw["correction"].nunique(dropna=True) == 1:
+            shown = shown.drop(columns="correction")  # said in the interval's header (or 'none')
         shown, extra = _constant_columns(shown, raw, keep)
     head = "; ".join([t for t in [title] if t] + extra) or None
-    return shown, head
+    return shown.rename(columns=HEADERS), head
 
 
 def display_frame(df: pd.DataFrame, *, value_cols=("estimate", "se", "ci_low", "ci_high"), se_col: str | None = "se",
-                  scale: float = 1.0, p_value_cols=("p_value", "p_adjusted"), signed_cols=(), p_floor=None,
+                  scale: float = 1.0, p_value_cols=P_VALUES, signed_cols=(), p_floor=None,
                   title: str | None = None, keep=("model", "model_a", "model_b", "task")):
     """``(shown, head)``: the display strings of a result frame as every human format shows them (the digit rule,
     points, merged interval columns, rank intervals, constant label columns moved to ``head``, empty columns
@@ -297,7 +269,7 @@ def display_frame(df: pd.DataFrame, *, value_cols=("estimate", "se", "ci_low", "
 
 
 def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se", "ci_low", "ci_high"),
-           se_col: str | None = "se", scale: float = 1.0, p_value_cols=("p_value", "p_adjusted"),
+           se_col: str | None = "se", scale: float = 1.0, p_value_cols=P_VALUES,
            title: str | None = None, notes=(), p_floor: float | None = None, width: int | None = None,
            keep=("model", "model_a", "model_b", "task")) -> str:
     """Render a result frame as text.
@@ -340,140 +312,22 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
     compact = fmt != "table-wide"
     shown, head = _prepare(df, value_cols=value_cols, se_col=se_col, scale=scale, p_value_cols=p_value_cols,
                            p_floor=p_floor, title=title, compact=compact, keep=keep)
-    # labels (a non-numeric column of the result) align left, numbers and intervals right
-    right = [not (c in df.columns and not pd.api.types.is_numeric_dtype(df[c])) for c in shown.columns]
-    if fmt == "markdown":
-        lines = ["| " + " | ".join(md_escape(c, block=False) for c in shown.columns) + " |",
-                 "|" + "|".join("---:" if r else "---" for r in right) + "|"]
-        lines += ["| " + " | ".join(md_escape(v, block=False) for v in r) + " |"
-                  for r in shown.itertuples(index=False)]
-        text = "\n".join(lines)
-        if head:
-            text = f"**{md_escape(head, block=False)}**\n\n" + text
-        if _once(notes):
-            text += "\n\n" + "\n".join(f"- {md_escape(n)}" for n in _once(notes))
-        return text + "\n"
-    if fmt == "latex":
-        cols = "".join("r" if r else "l" for r in right)
-        lines = ([f"% {latex_escape(head, ligatures=False)}"] if head else []) + [
-            r"\begin{tabular}{" + cols + "}", r"\toprule",
-            " & ".join(latex_escape(c) for c in shown.columns) + r" \\", r"\midrule"]
-        lines += [" & ".join(latex_escape(v) for v in r) + r" \\" for r in shown.itertuples(index=False)]
-        lines += [r"\bottomrule", r"\end{tabular}"]
-        lines += [f"% note: {latex_escape(n, ligatures=False)}" for n in _once(notes)]
-        return "\n".join(lines) + "\n"
-    return _terminal(shown, df, head, notes, terminal_width() if width is None else int(width), fit=compact)
+    # labels (a non-numeric column of the result) align left and fold; numbers and intervals align right; a
+    # decision and the adjusted p-values it rests on are never left out to fit
+    is_text = {c: c in df.columns and not pd.api.types.is_numeric_dtype(df[c]) for c in shown.columns}
+    deciding, first = _deciding(shown, df)
+    return lay_out({c: list(shown[c]) for c in shown.columns}, is_text, fmt, head=head, notes=notes,
+                   width=width, deciding=deciding, drop_first=first)
 
 
-def fold_name(name: str, width: int) -> str:
-    """``name`` on lines of at most ``width`` characters, broken after a separator (space, ``-``, ``_``, ``/``,
-    ``.``, ``:``) where one is near, else inside a run of characters; the characters are kept as written.
-
-    Examples
-    --------
-    >>> print(fold_name("gemini-1.5-flash-002", 18))
-    gemini-1.5-flash-
-    002
-    """
-    if width <= 0 or len(name) <= width:
-        return name
-    lines, line = [], ""
-    for token in re.findall(r"[^ \-_/.:]*[ \-_/.:]?", name):
-        if not token:
-            continue
-        if len(line) + len(token) <= width:
-            line += token
-            continue
-        if line and len(line) >= width // 2:  # break at the separator before the token
-            lines.append(line)
-            line = ""
-        while len(line) + len(token) > width:  # a long run: break inside it
-            cut = width - len(line)
-            lines.append(line + token[:cut])
-            line, token = "", token[cut:]
-        line += token
-    if line:
-        lines.append(line)
-    return "\n".join(lines)
-
-
-#: a text column (names) may fold down to this many characters before columns are left out
-_MIN_TEXT = 18
-
-
-def _terminal(shown: pd.DataFrame, raw: pd.DataFrame, head, notes, width: int, *, fit: bool) -> str:
-    """A rich table fitted to ``width`` (said in a note when columns are left out):
-
-    1. the least needed columns (:data:`_DROP_FIRST`, ``*_raw``) go before any name is folded;
-    2. names fold after separators (:func:`fold_name`), the widest first, down to :data:`_MIN_TEXT` characters;
-       if that is still too wide, the columns of :data:`_DROP_THEN` go, then columns from the right (never a
-       label, a deciding column of :data:`_DECIDING`, or the first value and its interval), and last the names
-       fold further.
-    Numbers and intervals never fold."""
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    # labels (a non-numeric column of the result) fold; numbers and the intervals made of them never do
+def fit_columns(shown: pd.DataFrame, raw: pd.DataFrame, width: int) -> tuple[pd.DataFrame, list[str]]:
+    """``(frame, dropped)``: the display strings ``shown`` (of the result frame ``raw``) without the columns left
+    out to fit ``width`` characters, and their names, by the terminal table's rule
+    (:func:`evalband.display.layout.fit_columns`); a decision and the columns it rests on (:func:`_deciding`) are
+    never left out. The notebook view of a result (:mod:`evalband.display.reprs`) shows the same columns as
+    ``print(result)``."""
     is_text = {c: c in raw.columns and not pd.api.types.is_numeric_dtype(raw[c]) for c in shown.columns}
-    natural = {c: max([len(str(c))] + [len(str(v)) for v in shown[c]]) for c in shown.columns}
-    frame, dropped = shown, []
-
-    def need(cols, text_width):  # rich's SIMPLE_HEAD box: one space each side of a cell, none at the edges
-        cells = sum(min(natural[c], max(text_width, len(str(c)))) if is_text[c] else natural[c] for c in cols)
-        return cells + 2 * len(cols) - 2
-
-    def first(keys):
-        return next((c for key in keys for c in frame.columns if str(c) == key), None)
-
-    if fit:
-        # 1. the least needed columns go before any name is folded
-        while need(frame.columns, 10**6) > width:
-            victim = first(_DROP_FIRST) or next((c for c in frame.columns if str(c).endswith("_raw")), None)
-            if victim is None:
-                break
-            dropped.append(str(victim))
-            frame = frame.drop(columns=[victim])
-        # 2. names fold down to _MIN_TEXT; when even that is too wide, more columns go, then columns from the
-        #    right, never a label, a deciding column, or the first value and its interval
-        while need(frame.columns, _MIN_TEXT) > width:
-            victim = first(_DROP_THEN)
-            if victim is None:
-                spare = [c for c in frame.columns if not is_text[c] and str(c) not in _DECIDING][2:]
-                if not spare:
-                    break
-                victim = spare[-1]
-            dropped.append(str(victim))
-            frame = frame.drop(columns=[victim])
-    text_cols = [c for c in frame.columns if is_text[c]]
-    room = {c: natural[c] for c in text_cols}
-    if fit and text_cols and need(frame.columns, 10**6) > width:  # the widest names give way first
-        rest = width - sum(natural[c] for c in frame.columns if not is_text[c]) - (2 * len(frame.columns) - 2)
-        for least in (_MIN_TEXT, 6):  # below _MIN_TEXT only when no column is left to leave out
-            floor = {c: min(natural[c], max(least, len(str(c)))) for c in text_cols}
-            while sum(room.values()) > rest:
-                widest = max((c for c in text_cols if room[c] > floor[c]), key=lambda c: room[c], default=None)
-                if widest is None:
-                    break
-                room[widest] -= 1
-    table = Table(title=Text(head) if head else None, box=box.SIMPLE_HEAD, header_style="bold",
-                  title_justify="left", pad_edge=False, show_edge=False, collapse_padding=True, expand=False)
-    for c in frame.columns:
-        if is_text[c]:
-            table.add_column(Text(str(c)), justify="left", overflow="fold", max_width=room[c] + 2)  # + padding
-        else:
-            table.add_column(Text(str(c)), justify="right", no_wrap=True, min_width=natural[c])
-    for r in frame.itertuples(index=False):  # Text: names are never read as rich markup
-        table.add_row(*[Text(fold_name(str(v), room[c]) if c in room else str(v)) for c, v in zip(frame.columns, r)])
-    buf = io.StringIO()
-    console = Console(file=buf, width=width if fit else max(width, 1000), force_terminal=False,
-                      color_system=None, highlight=False, emoji=False, markup=False)
-    console.print(table)
-    text = "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
-    more = list(notes)
-    if dropped:
-        more.append(f"not shown, to fit {width} columns: {', '.join(dropped)} (--wide shows every column; JSON and"
-                    " CSV have them all)")
-    lines = [text] + wrap_notes(more, width)
-    return "\n".join(lines).rstrip("\n") + "\n"
+    deciding, first = _deciding(shown, raw)
+    kept, dropped = _fit({c: list(shown[c]) for c in shown.columns}, is_text, width, deciding=deciding,
+                         drop_first=first)
+    return shown[kept], dropped

@@ -108,14 +108,16 @@ def reading(model_a: str, model_b: str, difference: float, low: float, high: flo
     ``detail`` (from :func:`verdict_detail`, which says what a margin leaves decided) replaces the verdict words.
     """
     finite = math.isfinite
-    text, d = format_difference(difference, se if finite(se) else abs(high - low) / 4, scale=scale)
+    spread = se if finite(se) else abs(high - low) / 4
+    text, d = format_difference(difference, spread if finite(spread) else float("nan"), scale=scale)
     unit_text = f" {unit}" if unit else ""
     lvl = format_level(confidence_level)
     lo = "-inf" if not finite(low) else format_value(low * scale, d)
     hi = "inf" if not finite(high) else format_value(high * scale, d)
     word = detail if detail else {"A better": f"{model_a} better", "B better": f"{model_b} better"}.get(verdict_,
                                                                                                      verdict_)
-    out = f"{model_a} vs {model_b}: {text}{unit_text}, {lvl} {label} ({lo}, {hi}); {word}"
+    span = f"{lvl} {label} ({lo}, {hi})" if not (math.isnan(low) and math.isnan(high)) else "no interval"
+    out = f"{model_a} vs {model_b}: {text}{unit_text}, {span}; {word}"
     return out + (f" {extra}" if extra else "")
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
 
+from .._distributions import t_isf
 from .._validate import check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 from .result import Estimate
@@ -64,10 +64,12 @@ def _interval(estimate, se, n, df, method: str, level: float, *, extras=None, no
     """Symmetric interval estimate +/- q * se, with a t quantile when ``df`` is given, else normal."""
     alpha = 1.0 - level
     if df is None:
+        from scipy import special  # lazy: the bootstrap commands need no scipy.special
+
         q = special.ndtri(1.0 - alpha / 2.0)
     else:
         with np.errstate(invalid="ignore"):
-            q = stats.t.isf(alpha / 2.0, np.asarray(df, dtype=np.float64))
+            q = t_isf(alpha / 2.0, np.asarray(df, dtype=np.float64))
     low, high = estimate - q * se, estimate + q * se
     return Estimate(np.asarray(estimate, dtype=np.float64), np.asarray(se, dtype=np.float64),
                     ConfidenceInterval(low, high), np.asarray(n), method, level,

@@ -266,7 +266,15 @@ def passk(data, *, k=(1,), confidence_level=0.95, models=None, tasks=None, weigh
                 d["estimate"][:, t, j], d["se"][:, t, j] = e.estimate, e.se
                 d["low"][:, t, j], d["high"][:, t, j], d["df"][:, t, j] = e.ci.low, e.ci.high, e.df
                 items_n[:, t, j] = e.n
-    results = {m: Estimate(d["estimate"], d["se"], ConfidenceInterval(d["low"], d["high"]), items_n.copy(), m, level,
-                           d["df"]) for m, d in est.items()}
+    from .edges import edge_intervals, edge_notes
+
+    results, at_edge, gone = {}, 0, 0
+    for metric, d in est.items():  # no zero-width interval: Wilson's on the items at 0 or 1, else none
+        lo, hi, se, a, g = edge_intervals(d["estimate"], d["se"], d["low"], d["high"], items_n, bounded=True,
+                                          confidence_level=level)
+        at_edge, gone = at_edge + int(a.sum()), gone + int(g.sum())
+        results[metric] = Estimate(d["estimate"], se, ConfidenceInterval(lo, hi), items_n.copy(), metric, level,
+                                   d["df"])
+    notes = (*sel.all_notes, *edge_notes(at_edge, gone, method="t"))
     return PassKResult(tuple(table.models), tuple(a.task for a in arrays), ks, results["pass@k"],
-                       results["pass^k"], samples, tuple(sel.all_notes), sel.weights)
+                       results["pass^k"], samples, notes, sel.weights)

@@ -6,17 +6,43 @@ The core works elementwise on arrays of counts, so one call handles every model 
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
 
+from .._distributions import beta_isf, beta_ppf, norm_ppf
 from .._validate import ArgumentError, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 from .result import Estimate
 
-__all__ = ["proportion_interval", "PROPORTION_METHODS"]
+__all__ = ["proportion_interval", "PROPORTION_METHODS", "wilson_bounds"]
 
 #: Interval methods for a proportion; 'exact' is accepted as another name for 'clopper-pearson'.
 PROPORTION_METHODS = ("wilson", "clopper-pearson", "jeffreys", "agresti-coull", "wald")
 _ALIASES = {"exact": "clopper-pearson", "beta": "clopper-pearson", "normal-approx": "wald"}
+
+
+def wilson_bounds(p, n, z) -> np.ndarray:
+    """The Wilson score bound ``(p + z^2/2n + z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)``, elementwise.
+
+    ``z`` is signed: a negative ``z`` gives the lower end of the interval at level ``2 Phi(|z|) - 1``, a
+    positive one the upper end, so that ``wilson_bounds(p, n, ndtri(u))`` is the ``u`` quantile of the Wilson
+    confidence distribution (the bound is monotone in ``z``; infinite ``z`` gives 0 or 1). ``p`` need not be a
+    ratio of integers (the mean of an item's trials, say); ``n`` is the number of independent units.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> np.round(wilson_bounds(0.0, 10, np.array([-1.96, 1.96])), 4)
+    array([0.    , 0.2775])
+    """
+    p = np.asarray(p, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    z = np.asarray(z, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        z2 = z * z
+        centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+        half = z / (1 + z2 / n) * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+        out = centre + half
+    out = np.where(np.isposinf(z), 1.0, np.where(np.isneginf(z), 0.0, out))
+    return np.clip(out, 0.0, 1.0)
 
 
 def resolve_proportion_method(method: str) -> str:
@@ -71,26 +97,23 @@ def proportion_interval(correct, n, *, method: str = "wilson", confidence_level=
     p = correct / n
     se = np.sqrt(p * (1.0 - p) / n)
     alpha = 1.0 - level
-    z = special.ndtri(1.0 - alpha / 2.0)
+    z = norm_ppf(1.0 - alpha / 2.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         if method == "wald":
             low, high = p - z * se, p + z * se
         elif method == "wilson":
-            z2 = z * z
-            centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-            half = z / (1 + z2 / n) * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-            low, high = centre - half, centre + half
+            low, high = wilson_bounds(p, n, -z), wilson_bounds(p, n, z)
         elif method == "agresti-coull":
             n_c = n + z * z
             p_c = (correct + z * z / 2) / n_c
             half = z * np.sqrt(p_c * (1 - p_c) / n_c)
             low, high = p_c - half, p_c + half
         elif method == "clopper-pearson":
-            low = np.where(correct > 0, stats.beta.ppf(alpha / 2, correct, n - correct + 1), 0.0)
-            high = np.where(correct < n, stats.beta.isf(alpha / 2, correct + 1, n - correct), 1.0)
+            low = np.where(correct > 0, beta_ppf(alpha / 2, correct, n - correct + 1), 0.0)
+            high = np.where(correct < n, beta_isf(alpha / 2, correct + 1, n - correct), 1.0)
         else:  # jeffreys
-            low = np.where(correct > 0, stats.beta.ppf(alpha / 2, correct + 0.5, n - correct + 0.5), 0.0)
-            high = np.where(correct < n, stats.beta.isf(alpha / 2, correct + 0.5, n - correct + 0.5), 1.0)
+            low = np.where(correct > 0, beta_ppf(alpha / 2, correct + 0.5, n - correct + 0.5), 0.0)
+            high = np.where(correct < n, beta_isf(alpha / 2, correct + 0.5, n - correct + 0.5), 1.0)
     low = np.clip(low, 0.0, 1.0)
     high = np.clip(high, 0.0, 1.0)
     return Estimate(p, se, ConfidenceInterval(low, high), n.astype(np.int64), method, level)

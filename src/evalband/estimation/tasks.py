@@ -36,7 +36,18 @@ def _applicable(table, clustered: bool) -> tuple[str, ...]:
     return out
 
 
-def _resolve(table, method, cluster) -> tuple[str, bool, list[str]]:
+def _rows_per_item(table) -> str:
+    """Why a proportion of items does not apply to 0/1 scores: the item has several rows (trials, facets)."""
+    parts = []
+    if table.has_trials:
+        parts.append("repeated trials")
+    if table.facets:
+        parts.append(f"facet{'s' if len(table.facets) > 1 else ''} {', '.join(table.facets)}")
+    return (f"each item has several rows ({' and '.join(parts)}), so its score is the mean of its rows, not a 0/1"
+            " outcome, and a proportion interval of items does not apply")
+
+
+def _resolve(table, method, cluster, extra=()) -> tuple[str, bool, list[str]]:
     notes = []
     if cluster not in (None, True, False):
         raise ArgumentTypeError(f"`cluster` must be None (use the table's clusters when it has them), True or False;"
@@ -49,9 +60,12 @@ def _resolve(table, method, cluster) -> tuple[str, bool, list[str]]:
         raise ArgumentTypeError(f"`method` must be a string; got {method!r}.")
     key = method.strip().lower().replace("_", "-")
     key = _ALIASES.get(key, key)
-    valid = ("auto",) + METHODS
+    valid = ("auto", "crossed") + METHODS
     if key not in valid:
         raise ArgumentError(f"`method` must be one of {', '.join(map(repr, valid))}; got {method!r}.")
+    if key == "crossed":  # (with a random facet, estimate() took the crossed path before reaching here)
+        raise ArgumentError("`method='crossed'` generalizes over facet levels, but the table has no facet crossed"
+                            " with items; use method 'auto'.")
     if key == "auto":
         if has_clusters:
             key = "cluster"
@@ -59,10 +73,12 @@ def _resolve(table, method, cluster) -> tuple[str, bool, list[str]]:
             key = "wilson"
         else:
             key = "t"
-    applicable = _applicable(table, has_clusters)
+    applicable = tuple(extra) + _applicable(table, has_clusters)
     if key not in applicable:
         why = ("the table holds per-task summaries" if table.level == "summary"
                else "there is no cluster column (or cluster=False)" if key == "cluster"
+               else _rows_per_item(table) if key in PROPORTION_METHODS and table.is_binary
+               and (table.has_trials or table.facets)
                else f"scores are {table.score_kind}" + (" with repeated trials" if table.has_trials else "")
                if table.level == "item" else "")
         raise InputError(f"method '{key}' does not apply: {why}; applicable: {', '.join(applicable)}",
@@ -150,6 +166,7 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
 
         return estimate_human_scale(sel, ppi=ppi, method=method, confidence_level=level, cluster=cluster)
     facet_notes = []
+    random = ()
     if table.level == "item" and (table.facets or fixed is not None):
         from ..facets.defaults import check_fixed, random_facets
 
@@ -166,7 +183,9 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
             facet_notes.append(f"facets {', '.join(random)} not generalized over by method '{method}': the"
                                " intervals condition on the levels used (method 'auto' or 'crossed' treats them as"
                                " random)")
-    key, clustered, notes = _resolve(table, method, cluster)
+    key, clustered, notes = _resolve(table, method, cluster,
+                                     extra=("crossed",) if table.level == "item" and table.facets and random
+                                     else ())
     notes = notes + facet_notes
     notes = list(sel.all_notes) + notes
     models, tasks = tuple(table.models), tuple(table.tasks)
@@ -213,8 +232,22 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
     if table.score_kind != "unbounded":
         ci, pooled, extras, clipped = _clip_to_range(ci, pooled, extras)
         notes += clipped
+    se, ci, pooled, edge = _edges(est, se, ci, n, pooled, key, level, table.score_kind != "unbounded")
+    notes += edge
     notes += _empty_cells(models, tasks, n)
     return _weighted(TaskEstimates(models, tasks, est, se, ci, n, key, level, extras, pooled, tuple(notes)), sel)
+
+
+def _edges(est, se, ci, n, pooled, key, level, bounded):
+    """No zero-width interval or standard error of 0 (:mod:`evalband.estimation.edges`), per cell and pooled."""
+    from .edges import edge_intervals, edge_notes
+
+    lo, hi, sd, a, g = edge_intervals(est, se, ci.low, ci.high, n, bounded=bounded, confidence_level=level)
+    plo, phi, psd, pa, pg = edge_intervals(pooled.estimate, pooled.se, pooled.ci.low, pooled.ci.high, pooled.n,
+                                           bounded=bounded, confidence_level=level)
+    pooled = replace(pooled, se=psd, ci=ConfidenceInterval(plo, phi))
+    notes = edge_notes(int(a.sum() + pa.sum()), int(g.sum() + pg.sum()), method=key)
+    return sd, ConfidenceInterval(lo, hi), pooled, notes
 
 
 def _weighted(result: TaskEstimates, sel) -> TaskEstimates:
@@ -255,7 +288,7 @@ def weighted_mean(estimate, se, weights, *, n=None, confidence_level=0.95) -> Es
     >>> float(r.estimate[0]), round(float(r.se[0]), 4)
     (0.6, 0.025)
     """
-    from scipy import stats
+    from .._distributions import norm_ppf
 
     x = np.asarray(estimate, dtype=np.float64)
     s = np.asarray(se, dtype=np.float64)
@@ -266,7 +299,7 @@ def weighted_mean(estimate, se, weights, *, n=None, confidence_level=0.95) -> Es
     est = np.where(np.isnan(x[:, use]).any(axis=1), np.nan, np.nansum(x * w, axis=1))
     sd = np.sqrt(np.nansum((w * s) ** 2, axis=1))
     sd = np.where(np.isnan(est), np.nan, sd)
-    z = stats.norm.ppf(0.5 + level / 2)
+    z = norm_ppf(0.5 + level / 2)
     count = np.zeros(x.shape[0], dtype=np.int64) if n is None else np.asarray(n)[:, use].sum(axis=1)
     note = ("'(weighted)' rows: each model's weighted mean over tasks with the weights given, standard error"
             " sqrt(sum w**2 se**2) (tasks are independent test sets), normal interval")
@@ -280,6 +313,9 @@ def _crossed(sel, fixed, level, cluster) -> TaskEstimates:
 
     table = sel.table
     r = crossed_estimates(sel, fixed=fixed, cluster=cluster, confidence_level=level)
+    for note in r.notes:  # a random facet with few levels: said in words, where the interval is shown
+        if "degree" in note and note.split(":")[0].split(" ")[0].isdigit():
+            warnings.warn(note, UserWarning, stacklevel=3)
     extras = {"df": r.df, "n_units": r.n_units, "share_facets": r.share_facets}
     pooled = Estimate(r.pooled_estimate, r.pooled_se, r.pooled_ci, r.n_items.sum(axis=1), "crossed", level,
                       df=r.pooled_df)
@@ -291,7 +327,10 @@ def _crossed(sel, fixed, level, cluster) -> TaskEstimates:
     ci, pooled, extras, clipped = (_clip_to_range(r.ci, pooled, extras) if table.score_kind != "unbounded"
                                    else (r.ci, pooled, extras, []))
     notes += clipped
-    return TaskEstimates(r.models, r.tasks, r.estimate, r.se, ci, r.n_items, "crossed", level, extras, pooled,
+    se, ci, pooled, edge = _edges(r.estimate, r.se, ci, r.n_items, pooled, "crossed", level,
+                                  table.score_kind != "unbounded")
+    notes += edge
+    return TaskEstimates(r.models, r.tasks, r.estimate, se, ci, r.n_items, "crossed", level, extras, pooled,
                          tuple(dict.fromkeys(notes)))
 
 
@@ -368,9 +407,9 @@ def _summary(table, key: str, level: float, notes: list) -> TaskEstimates:
     n = np.nan_to_num(g["n"].to_numpy(np.float64), nan=0.0).reshape(shape)
     cells = _proportion_cells(np.nan_to_num(correct), n, key, level)
     pooled = _proportion_cells(np.nansum(correct, axis=1), n.sum(axis=1), key, level)
-    notes = notes + _empty_cells(models, tasks, n)
-    return TaskEstimates(models, tasks, cells.estimate, cells.se, cells.ci, cells.n, key, level, {}, pooled,
-                         tuple(notes))
+    se, ci, pooled, edge = _edges(cells.estimate, cells.se, cells.ci, cells.n, pooled, key, level, True)
+    notes = notes + edge + _empty_cells(models, tasks, n)
+    return TaskEstimates(models, tasks, cells.estimate, se, ci, cells.n, key, level, {}, pooled, tuple(notes))
 
 
 def _empty_cells(models, tasks, n) -> list[str]:

@@ -6,7 +6,7 @@ Array cores and table-level entries (each table-level entry takes a ResultsTable
 * :func:`variance_components` — components per model and pair, shares of the variance of the mean, standard
   errors with facets random or fixed, G coefficients (:mod:`.components`); array cores
   :func:`anova_components` (balanced, expected mean squares, :mod:`.anova`) and :func:`reml_components`
-  (unbalanced, sparse REML, :mod:`.reml`);
+  (unbalanced, REML, :mod:`.reml`);
 * :func:`crossed_bootstrap` — replicates (B, M, T) that resample items and facet levels independently, paired
   across models, as a :class:`~evalband.resample.Replicates` for compare, rank and summarize (:mod:`.crossed`);
   array core :func:`multiplier_replicates`;
@@ -27,65 +27,20 @@ Array cores and table-level entries (each table-level entry takes a ResultsTable
   :func:`normal_max_factor` (:mod:`.runs`).
 """
 
-from .anova import AnovaTable, anova_components
-from .components import METHODS, VarianceComponents, variance_components
-from .crossed import CROSSED_METHODS, crossed_bootstrap, multiplier_replicates
-from .crossed_se import CrossedEstimates, crossed_estimates, crossed_variance
-from .defaults import SMALL_CLUSTER_DF, check_fixed, cluster_df, default_replicates, random_facets
-from .design import FacetDesign, TaskDesign, facet_design, facet_table
-from .dstudy import DEFAULT_LEVELS, DEFAULT_TRIALS, DStudy, plan_design, predicted_se
-from .reml import RemlFit, reml_components
-from .runs import RunSpread, expected_best, normal_max_factor, run_spread
-from .summary import RUN_FACET, FacetSummary, facet_summary, variance_extension
-from .small_clusters import (
-                             SMALL_SAMPLE_METHODS,
-                             ClusterRobust,
-                             bell_mccaffrey_df,
-                             cluster_robust,
-                             cr2_factors,
-                             pair_contrasts,
-)
+from .._lazy import lazy_exports
 
-__all__ = [
-                             "CROSSED_METHODS",
-                             "DEFAULT_LEVELS",
-                             "DEFAULT_TRIALS",
-                             "METHODS",
-                             "SMALL_CLUSTER_DF",
-                             "SMALL_SAMPLE_METHODS",
-                             "AnovaTable",
-                             "ClusterRobust",
-                             "CrossedEstimates",
-                             "DStudy",
-                             "FacetSummary",
-                             "RUN_FACET",
-                             "FacetDesign",
-                             "RemlFit",
-                             "RunSpread",
-                             "TaskDesign",
-                             "VarianceComponents",
-                             "anova_components",
-                             "bell_mccaffrey_df",
-                             "check_fixed",
-                             "cluster_df",
-                             "cluster_robust",
-                             "cr2_factors",
-                             "crossed_bootstrap",
-                             "crossed_estimates",
-                             "crossed_variance",
-                             "default_replicates",
-                             "expected_best",
-                             "facet_design",
-                             "facet_summary",
-                             "facet_table",
-                             "multiplier_replicates",
-                             "normal_max_factor",
-                             "pair_contrasts",
-                             "plan_design",
-                             "predicted_se",
-                             "random_facets",
-                             "reml_components",
-                             "run_spread",
-                             "variance_components",
-                             "variance_extension",
-]
+# names are imported from their modules on first use: compare and rank need only the default replicates
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "anova": ["AnovaTable", "anova_components"],
+    "components": ["METHODS", "VarianceComponents", "variance_components"],
+    "crossed": ["CROSSED_METHODS", "crossed_bootstrap", "multiplier_replicates"],
+    "crossed_se": ["CrossedEstimates", "crossed_estimates", "crossed_variance"],
+    "defaults": ["SMALL_CLUSTER_DF", "check_fixed", "cluster_df", "default_replicates", "random_facets"],
+    "design": ["FacetDesign", "TaskDesign", "facet_design", "facet_table"],
+    "dstudy": ["DEFAULT_LEVELS", "DEFAULT_TRIALS", "DStudy", "plan_design", "predicted_se"],
+    "reml": ["RemlFit", "reml_components"],
+    "runs": ["RunSpread", "expected_best", "normal_max_factor", "run_spread"],
+    "summary": ["RUN_FACET", "FacetSummary", "facet_summary", "variance_extension"],
+    "small_clusters": ["SMALL_SAMPLE_METHODS", "ClusterRobust", "bell_mccaffrey_df", "cluster_robust", "cr2_factors",
+                       "pair_contrasts"],
+})

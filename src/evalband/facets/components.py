@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.stats import t as t_dist
 
+from .._distributions import t_ppf
 from .._random import block_generator, name_key, run_entropy
-from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level,
+from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice, check_confidence_level,
                          check_positive_int)
 from .anova import anova_components
 from .design import ITEM, FacetDesign, TaskDesign, facet_design, term_name, unique_rows
@@ -42,6 +42,7 @@ class _Fit:
     dfs: object             # callable weights -> Satterthwaite df
     estimate: float
     method: str
+    converged: bool = True  # REML: the optimizer stopped normally and a Newton step confirmed the optimum
 
 
 def _multipliers(d: TaskDesign, cells: np.ndarray, weights: np.ndarray, inv_n: np.ndarray, terms):
@@ -132,7 +133,8 @@ def _reml_fit(d: TaskDesign, ks: tuple, gen, n_draws: int) -> _Fit:
     else:
         dfs = fit.satterthwaite_df
     names, factors, levels = _names(d, has_trials)
-    return _Fit(names, factors, levels, raw, draws, mean_m, item_m, dfs, float((weights * y).sum()), "reml")
+    return _Fit(names, factors, levels, raw, draws, mean_m, item_m, dfs, float((weights * y).sum()), "reml",
+                fit.converged)
 
 
 def _anova_fits(d: TaskDesign, entities: list, gen_for, n_draws: int) -> list:
@@ -446,6 +448,13 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
     g_abs = np.full((m_n, t_n), np.nan)
     rows, pair_rows, se_rows, methods, all_fits = [], [], [], {}, {}
     lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
+    for d in design.designs:  # one level of a factor leaves its component without degrees of freedom
+        few = [f"{len(d.levels[a])} {'item' if f == ITEM else f'level of {f}'}"
+               + ("s" if f == ITEM and len(d.levels[a]) != 1 else "")
+               for a, f in enumerate(d.factors) if len(d.levels[a]) < 2]
+        if few:
+            raise InputError(f"task '{d.task}' has {' and '.join(few)}: variance components need at least 2 levels"
+                             " of every factor (items and each facet) to separate them")
     for t_i, d in enumerate(design.designs):
         entities = [(k,) for k in range(d.n_models)]
         if differences:
@@ -467,6 +476,11 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
             fits = [_reml_fit(d, ks, gen_for(ks), n_resamples) for ks in entities]
             notes.append(f"task '{d.task}': unbalanced design, components by REML with approximate pivotal"
                          " intervals")
+            failed = [d.models[ks[0]] if len(ks) == 1 else f"{d.models[ks[0]]} - {d.models[ks[1]]}"
+                      for ks, f in zip(entities, fits) if not f.converged]
+            if failed:
+                notes.append(f"task '{d.task}': REML did not confirm its optimum for {', '.join(failed)}; those"
+                             " components may be off")
         for ks, fit in zip(entities, fits):
             all_fits[(d.task,) + tuple(d.models[k] for k in ks)] = fit
             contrib, share, dshare, _, _, gr, ga = _summaries(fit, fixed, level)
@@ -488,7 +502,7 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
             for c in configs:
                 _, _, _, vc, dfc, grc, gac = _summaries(fit, c, level)
                 s = float(np.sqrt(vc))
-                half = t_dist.ppf(hi_q, dfc) * s if np.isfinite(dfc) and dfc > 0 else np.nan
+                half = t_ppf(hi_q, dfc) * s if np.isfinite(dfc) and dfc > 0 else np.nan
                 se_rows.append({"model": label, "task": d.task, "fixed": ",".join(c), "estimate": fit.estimate,
                                 "se": s, "df": dfc, "ci_low": fit.estimate - half, "ci_high": fit.estimate + half,
                                 "g_relative": grc, "g_absolute": gac, "difference": len(ks) == 2})
@@ -501,8 +515,36 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
         notes.append(f"facets {', '.join(design.facets)} treated as random (generalizing to new levels) unless"
                      " fixed; se_fixed conditions on the levels used")
     allf = tuple(design.facets)
+    frames = [pd.concat(rows, ignore_index=True), pd.concat(pair_rows, ignore_index=True) if pair_rows else None,
+              pd.DataFrame(se_rows)]
+    frames, flat = _without_flat(frames, se)
+    if flat:
+        notes.append(f"{flat} interval(s) or standard error(s) left empty: the scores do not vary there (every item"
+                     " and level alike), so the data say nothing about their uncertainty")
     return VarianceComponents(design.models, design.tasks, design.facets, fixed, se[()], se[allf], dfs[()],
                               dfs[allf], est, g_rel, g_abs, methods, level, n_resamples, design,
-                              tuple(dict.fromkeys(notes)), pd.concat(rows, ignore_index=True),
-                              pd.concat(pair_rows, ignore_index=True) if pair_rows else None,
-                              pd.DataFrame(se_rows), all_fits)
+                              tuple(dict.fromkeys(notes)), frames[0], frames[1], frames[2], all_fits)
+
+
+def _without_flat(frames, se):
+    """No zero-width interval and no standard error of 0 as a result: they say only that nothing varied
+    (:mod:`evalband.estimation.edges`); left empty (NaN), counted for the note."""
+    from ..estimation.edges import degenerate
+
+    count = 0
+    out = []
+    for frame in frames:
+        if frame is None:
+            out.append(None)
+            continue
+        frame = frame.copy()
+        for lo, hi, sd in (("ci_low", "ci_high", "se"), ("share_low", "share_high", None)):
+            if lo not in frame:
+                continue
+            flat = degenerate(frame[lo], frame[hi], frame[sd] if sd in frame else None)
+            count += int(flat.sum())
+            frame.loc[flat, [lo, hi] + ([sd] if sd in frame else [])] = np.nan
+        out.append(frame)
+    for arr in se.values():
+        arr[arr == 0] = np.nan
+    return out, count

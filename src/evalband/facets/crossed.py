@@ -15,12 +15,16 @@ import numpy as np
 from .._random import block_generator, name_key, run_entropy
 from .._validate import ArgumentError, ArgumentTypeError, as_generator, check_choice, check_positive_int
 from ..resample import Replicates, draw_counts
-from .design import ITEM, TaskDesign, facet_design
+from ..resample.floors import CellCounts
+from .design import ITEM, TaskDesign, facet_design, facet_table
 from .small_clusters import bell_mccaffrey_df, cr2_factors
 
-__all__ = ["CROSSED_METHODS", "crossed_bootstrap", "multiplier_replicates"]
+__all__ = ["CROSSED_METHODS", "crossed_bootstrap", "multiplier_replicates", "FEW_LEVELS", "few_levels_notes"]
 
 CROSSED_METHODS = ("wild", "pigeonhole")
+#: a random facet with fewer levels than this gets a warning in words: its part of the interval rests on
+#: levels - 1 degrees of freedom
+FEW_LEVELS = 5
 #: replicates per random block (fixed, so results never depend on how the work is split)
 BLOCK = 1000
 _KEY_UNIT, _KEY_UNIT_SCALE, _KEY_LEVEL, _KEY_LEVEL_SCALE = 0x43550, 0x43551, 0x43552, 0x43553
@@ -301,6 +305,7 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
     if method == "pigeonhole":
         notes.append("pigeonhole bootstrap: conservative for the interaction variance (McCullagh 2000), and without"
                      " small-sample correction it under-covers with few facet levels")
+    notes += few_levels_notes(pieces)
     nested_f = sorted({d.factors[a] for d in design.designs for a in range(1, len(d.factors)) if 0 in d.parents[a]})
     if nested_f:
         notes.append(f"facets nested in items ({', '.join(nested_f)}) stay with their item, as trials do")
@@ -308,8 +313,35 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
     table_groups = None
     if hasattr(data, "task_groups"):
         table_groups = data.task_groups
+    kind = getattr(facet_table(data), "score_kind", "unbounded")
+    cells = None
+    if kind in ("binary", "bounded"):  # the items behind each mean, for the floor of intervals at 0 or 1
+        n_items = np.array([d.n_items for d in design.designs], dtype=np.float64)
+        cells = CellCounts(np.tile(n_items, (n_m, 1)), binary=kind == "binary")
     return Replicates(design.models, design.tasks, observed, out, "paired", unit_names[0] if len(unit_names) == 1
-                      else "mixed", n_resamples, n_units, table_groups, seed, tuple(dict.fromkeys(notes)), "mean")
+                      else "mixed", n_resamples, n_units, table_groups, seed, tuple(dict.fromkeys(notes)), "mean",
+                      cells=cells, heavy_tails=method == "wild" and small_sample, facets=tuple(random_f))
+
+
+def _plural(name: str) -> str:
+    return name if name.endswith("s") else name + "s"
+
+
+def few_levels_notes(pieces) -> list[str]:
+    """Warnings in words for random facets with fewer than :data:`FEW_LEVELS` levels in some task: ``'3 prompts:
+    the interval for new prompts rests on 2 degrees of freedom ...'`` (``pieces`` of :func:`_pieces`)."""
+    fewest = {}
+    for p in pieces:
+        for f, lv, *_ in p[5]:
+            fewest[f] = min(fewest.get(f, len(lv)), len(lv))
+    out = []
+    for f, k in fewest.items():
+        if k < FEW_LEVELS:
+            out.append(f"{k} {_plural(f)}: the interval for new {_plural(f)} rests on {k - 1} degree"
+                       f"{'s' if k != 2 else ''} of freedom (fewer than {FEW_LEVELS} levels of a random facet),"
+                       f" so it is wide and only approximate; more {_plural(f)} firm it up, and `fixed` conditions"
+                       f" on these {k} instead")
+    return out
 
 
 def _family(facet: str, levels) -> str:

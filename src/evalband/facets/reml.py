@@ -1,4 +1,4 @@
-"""REML variance components of an unbalanced crossed / nested design, by direct optimization with sparse algebra.
+"""REML variance components of an unbalanced crossed / nested design: profiled criterion, analytic gradient.
 
 The array core behind :func:`evalband.facets.variance_components` for unbalanced designs (missing cells, unequal
 trials). It works on cell means: trials within a cell contribute their within-cell sum of squares, which is
@@ -11,12 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, sparse
-from scipy.sparse.linalg import splu
-from scipy.special import ndtr
-from scipy.stats import chi2
-from .._validate import ArgumentError
+from scipy import optimize
+
+from .._blas import single_threaded_blas
+from .._distributions import chi2_isf, norm_cdf
+from .._validate import ArgumentError, check_choice
 from ..display.reprs import displayed
+from ._mixed import MixedSystem
 
 __all__ = ["RemlFit", "reml_components"]
 
@@ -82,20 +83,15 @@ class RemlFit:
             nu = np.where(inner, 2 * v * v / np.where(sd > 0, sd * sd, 1.0), np.inf)
         for k in range(n):  # a handful of components
             if inner[k]:
-                q = chi2.isf(ndtr(z[:, k]), min(nu[k], 1e6))
+                q = chi2_isf(norm_cdf(z[:, k]), min(nu[k], 1e6))
                 out[:, k] = v[k] * nu[k] / np.maximum(q, 1e-300)
             else:
                 out[:, k] = np.maximum(0.0, z[:, k] * sd[k])
         return out
 
 
-def _indicators(codes: np.ndarray) -> sparse.csc_matrix:
-    n_levels = int(codes.max()) + 1 if codes.size else 0
-    return sparse.csc_matrix((np.ones(codes.size), (np.arange(codes.size), codes)), shape=(codes.size, n_levels))
-
-
 def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = True, weights=None,
-                    max_evaluations: int = 4000) -> RemlFit:
+                    max_evaluations: int = 4000, layout: str = "auto") -> RemlFit:
     """REML estimates of the variance components of one (possibly unbalanced) design, from its cell means.
 
     Parameters
@@ -113,7 +109,12 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
         Whether the cell term has a variance of its own (needs within-cell degrees of freedom); otherwise it is
         the residual.
     max_evaluations : int
-        Limit on likelihood evaluations.
+        Limit on likelihood evaluations of the optimizer.
+    layout : {'auto', 'block', 'sparse'}
+        How the mixed-model equations are factored (:class:`~evalband.facets._mixed.MixedSystem`): 'block' groups
+        the random levels by the term that keeps the rest small (per-item blocks and a dense global part), with
+        an analytic gradient; 'sparse' is a sparse LU of the whole system with finite-difference gradients (for
+        designs without a small global part); 'auto' chooses by operation count. The estimates do not depend on it.
 
     Returns
     -------
@@ -126,10 +127,19 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
     ``Z`` the sparse indicators and ``L = diag(s_T)``, -2 log restricted likelihood is
     ``log|D| + log|A| + y'D^-1 y - r'A^-1 r`` (plus ``df_s log s2_s + SS_s / s2_s`` for the within-cell part) with
     ``A = [[L Z'D^-1 Z L + I, L Z'D^-1 1], [., 1'D^-1 1]]`` and ``r = [L Z'D^-1 y, 1'D^-1 y]``, the mixed-model
-    equations of Henderson (1963) in the relative-factor form of lme4 (Bates et al. 2015); ``A`` is factored
-    by sparse LU. Standard deviations are optimized by L-BFGS-B with bounds at 0, so estimates on the boundary
-    are exactly 0. The covariance of the estimates is twice the inverse Hessian of the objective in the variances
-    (observed information), by central differences.
+    equations of Henderson (1963) in the relative-factor form of lme4 (Bates et al. 2015).
+
+    The first source's variance is profiled out (its estimate given the others is closed-form), and the other
+    variances, relative to it, are optimized by L-BFGS-B with bounds at 0 (estimates on the boundary are exactly
+    0), from lme4's start (every relative variance 1). The gradient is analytic: ``tr(P V_j) - y'P V_j P y`` for
+    each variance, with the traces from the selected inverse of ``A``. ``A`` is factored in block-arrow form:
+    grouped by the term with the most nested structure (usually the item), the levels of item, item x prompt,
+    item x seed, ... form small blocks factored at once, coupled only through the levels of the other terms
+    (prompt, seed, prompt x seed) and the intercept, handled through their dense Schur complement; this is the
+    elimination order a sparse Cholesky would find, without its overhead. The covariance of the estimates is
+    twice the inverse Hessian of the criterion in the variances (observed information), by central differences
+    of the analytic gradient; a Newton step with it confirms the optimum (``converged``: its decrement below
+    1e-8 and the criterion rising away from every estimate at 0).
 
     References
     ----------
@@ -161,178 +171,253 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
                          f" {inv_n.shape}, {w_ss.shape}, {w_df.shape}.")
     if top and w_df.sum() <= 0:
         raise ArgumentError("`top=True` needs within-cell degrees of freedom (repeated trials).")
-    zs = [_indicators(np.asarray(t, dtype=np.int64)) for t in term_codes]
-    sizes = np.array([z.shape[1] for z in zs], dtype=np.int64)
-    z = sparse.hstack(zs, format="csc") if zs else sparse.csc_matrix((c, 0))
-    q = z.shape[1]
-    n_t, n_s = len(zs), inv_n.shape[0]
+    layout = check_choice(layout, ("auto", "block", "sparse"), "layout")
+    n_r = len(term_codes) + bool(top)
+    if np.ptp(y) == 0 and not (w_ss > 0).any():  # no variation at all: every component 0 (the likelihood is unbounded)
+        boundary = np.r_[np.ones(n_r, dtype=bool), np.zeros(len(w_ss), dtype=bool)]
+        return RemlFit(np.zeros(boundary.size), np.zeros((boundary.size,) * 2), boundary, float(y[0]) if c else 0.0,
+                       float("-inf"), True, 0)
     # scale to unit variance for the optimizer
     loc = float(y.mean())
     scale = float(y.std()) or 1.0
     if w_df.sum() > 0 and (w_ss.sum() > 0):
         scale = max(scale, float(np.sqrt(w_ss.sum() / w_df.sum() * inv_n.mean())))
     ys = (y - loc) / scale
-    ss_s = w_ss / scale ** 2
-    count = [0]
-    # block elimination: the term with the most levels has a diagonal block (each cell has one level of it)
-    big = int(np.argmax(sizes)) if n_t else -1
-    starts = np.r_[0, np.cumsum(sizes)]
-    z1 = z[:, starts[big]:starts[big + 1]].tocsc() if n_t else None
-    rest_cols = np.r_[0:starts[big], starts[big + 1]:q] if n_t else np.arange(0)
-    z2 = sparse.hstack([z[:, rest_cols], sparse.csc_matrix(np.ones((c, 1)))], format="csc")
-    rest_terms = np.repeat(np.delete(np.arange(n_t), big), np.delete(sizes, big)) if n_t else np.arange(0)
-    ident2 = np.r_[np.ones(rest_terms.size), 0.0]  # no identity for the intercept
-    q2 = z2.shape[1]
+    # small dense products: BLAS threads only add their start-up and spinning (scoped to this fit)
+    with single_threaded_blas():
+        system = MixedSystem(ys, term_codes, layout=layout)
+        model = _Restricted(system, inv_n, w_ss / scale ** 2, w_df, top)
+        phi, _, stopped = model.fit(max_evaluations)
+        variance_s = model.variances(phi)
+        boundary = np.zeros(variance_s.size, dtype=bool)
+        boundary[:model.n_t + top] = variance_s[:model.n_t + top] < 1e-10
+        variance_s, hess, refined = _refine(model, variance_s, boundary)
+        cov = _observed_information(model, variance_s, boundary, hess)
+    variance = variance_s * scale ** 2
+    cov = cov * scale ** 4
+    mean = loc + scale * model.intercept(model._split(variance_s)[0])
+    return RemlFit(variance, cov, boundary, float(mean), float(model.full(variance_s)), bool(stopped and refined),
+                   model.count)
 
-    def parts(theta):
-        st = theta[:n_t]
-        s_top = theta[n_t] if top else 0.0
-        s_src = theta[n_t + top:]
-        dvec = s_top ** 2 + (s_src[:, None] ** 2 * inv_n).sum(axis=0)
-        return st, dvec, s_src
 
-    dense = q2 <= 400 and c * q2 <= 20_000_000
-    if dense:  # few columns besides the largest term: plain arrays beat sparse overhead
-        l1 = None  # level of the largest term in each cell
-        if n_t:
-            l1 = np.empty(c, dtype=np.int64)
-            coo = z1.tocoo()
-            l1[coo.row] = coo.col
-        n_l1 = z1.shape[1] if n_t else 0
-        z2d = np.asarray(z2.todense())
+class _Restricted:
+    """-2 log restricted likelihood of a design, with the first source's variance profiled out.
 
-    def solve_dense(st, w):
-        lam2 = np.r_[st[rest_terms], 1.0] if n_t else np.ones(1)
-        z2l = z2d * lam2
-        z2w = z2l.T * w
-        s_mat = z2w @ z2l + np.diag(ident2)
-        rhs = z2w @ ys
-        logdet, quad1 = 0.0, 0.0
-        if n_t:
-            lam1 = st[big]
-            d1 = lam1 ** 2 * np.bincount(l1, weights=w, minlength=n_l1) + 1.0
-            a12 = np.zeros((n_l1, q2))
-            np.add.at(a12, l1, (lam1 * w)[:, None] * z2l)
-            r1 = lam1 * np.bincount(l1, weights=w * ys, minlength=n_l1)
-            s_mat = s_mat - (a12.T / d1) @ a12
-            rhs = rhs - a12.T @ (r1 / d1)
-            logdet = float(np.log(d1).sum())
-            quad1 = float(r1 @ (r1 / d1))
-        try:
-            chol = np.linalg.cholesky(s_mat)
-        except np.linalg.LinAlgError:
+    Parameters ``phi``: the terms' variances, then the cell term's (``top``), then the other sources', each
+    relative to the first source's variance ``sigma2``. The cell means have variance
+    ``sigma2 (Z diag(phi_T) Z' + D)`` with ``D = phi_top + inv_n[0] + sum_s phi_s inv_n[s]``.
+    """
+
+    def __init__(self, system: MixedSystem, inv_n, ss, df, top: bool):
+        self.system, self.inv_n, self.ss, self.df, self.top = system, inv_n, ss, df, bool(top)
+        self.n_t, self.n_s = system.n_terms, inv_n.shape[0]
+        self.n_free = self.n_t + self.top + self.n_s - 1
+        self.dof = system.n_cells - 1 + float(df.sum())  # residual degrees of freedom of the profiled sigma2
+        self.has = df > 0
+        self.y2 = system.y * system.y
+        self.count = 0
+
+    def _solve(self, phi, derivatives: bool = False):
+        """(relative source variances (S,), relative cell variances D (C,), the system's output) or None."""
+        src = np.r_[1.0, phi[self.n_t + self.top:]]
+        dvec = src @ self.inv_n
+        if self.top:
+            dvec = dvec + phi[self.n_t]
+        if not (dvec > 0).all():
             return None
-        b2 = np.linalg.solve(chol.T, np.linalg.solve(chol, rhs))
-        return logdet + 2.0 * float(np.log(np.diag(chol)).sum()), quad1 + float(rhs @ b2), w, b2[-1]
+        self.count += 1
+        lam, w = np.sqrt(phi[:self.n_t]), 1.0 / dvec
+        if derivatives:
+            out = self.system.derivatives(lam, w)
+            if out is not None:
+                return src, dvec, out
+        out = self.system.solve(lam, w)
+        return None if out is None else (src, dvec, dict(zip(("logdet", "quad", "beta"), out)))
 
-    def solve(theta):
-        """log|A| and the solution b = A^-1 r of the mixed-model equations (intercept last), or None."""
-        st, dvec, _ = parts(theta)
-        if (dvec <= 0).any():
-            return None
-        w = 1.0 / dvec
-        if dense:
-            return solve_dense(st, w)
-        lam2 = np.r_[st[rest_terms], 1.0] if n_t else np.ones(1)
-        z2l = z2 @ sparse.diags(lam2)
-        z2w = z2l.T.multiply(w[None, :]).tocsr()
-        a22 = z2w @ z2l
-        r2 = z2w @ ys
-        a22 = a22.toarray() if q2 <= 3000 else a22
-        if n_t:
-            lam1 = st[big]
-            d1 = lam1 ** 2 * np.asarray(z1.T @ w).ravel() + 1.0
-            a12 = (z1.T.multiply((lam1 * w)[None, :]).tocsr() @ z2l)  # (L1, q2)
-            r1 = lam1 * np.asarray(z1.T @ (w * ys)).ravel()
-            scaled = sparse.diags(1.0 / d1) @ a12
-            s_mat = a22 - (a12.T @ scaled)
-            rhs = r2 - scaled.T @ r1
-            logdet = float(np.log(d1).sum())
-        else:
-            s_mat, rhs, logdet = a22, r2, 0.0
-        if sparse.issparse(s_mat):
-            s_mat = (s_mat + sparse.diags(ident2)).tocsc()
-            try:
-                lu = splu(s_mat, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0)
-            except RuntimeError:
-                return None
-            diag = lu.U.diagonal()
-            if (diag <= 0).any():
-                return None
-            logdet += float(np.log(diag).sum())
-            b2 = lu.solve(np.asarray(rhs).ravel())
-        else:
-            s_mat = np.asarray(s_mat) + np.diag(ident2)
-            try:
-                chol = np.linalg.cholesky(s_mat)
-            except np.linalg.LinAlgError:
-                return None
-            logdet += 2.0 * float(np.log(np.diag(chol)).sum())
-            b2 = np.linalg.solve(chol.T, np.linalg.solve(chol, np.asarray(rhs).ravel()))
-        quad = float(np.asarray(rhs).ravel() @ b2)
-        if n_t:
-            quad += float(r1 @ (r1 / d1))
-        return logdet, quad, w, b2[-1]
+    def _residual(self, src, dvec, out) -> float:
+        """Penalized weighted residual sum of squares plus the within-cell part (relative units)."""
+        pwrss = max(float(self.y2 @ (1.0 / dvec)) - out["quad"], 0.0)
+        return pwrss, float((self.ss[self.has] / src[self.has]).sum())
 
-    def objective(theta):
-        count[0] += 1
-        _, dvec, s_src = parts(theta)
-        out = solve(theta)
-        if out is None:
+    def _profiled(self, src, dvec, out):
+        """(criterion, sigma2) at the profiled sigma2."""
+        pwrss, within = self._residual(src, dvec, out)
+        sigma2 = max((pwrss + within) / self.dof, 1e-300) if self.dof > 0 else 1.0
+        val = (self.dof * np.log(sigma2) + float(np.log(dvec).sum()) + out["logdet"]
+               + float((self.df[self.has] * np.log(src[self.has])).sum()))
+        return val, sigma2
+
+    def profiled(self, phi) -> float:
+        parts = self._solve(phi)
+        return np.inf if parts is None else self._profiled(*parts)[0]
+
+    def profiled_with_gradient(self, phi):
+        """:meth:`profiled` and its gradient (envelope theorem: ``sigma2`` is at its optimum), or a None
+        gradient when the layout has no analytic one."""
+        parts = self._solve(phi, derivatives=True)
+        if parts is None:
+            return np.inf, np.zeros_like(phi)
+        val, sigma2 = self._profiled(*parts)
+        if "py" not in parts[2]:
+            return val, None
+        g = self._gradient(*parts, sigma2)
+        k = self.n_t + self.top
+        return val, np.r_[g[:k], g[k + 1:]] * sigma2
+
+    def variances(self, phi) -> np.ndarray:
+        """Absolute variances (terms, cell term when ``top``, sources) at the profiled ``sigma2``."""
+        src, dvec, out = self._solve(phi)
+        pwrss, within = self._residual(src, dvec, out)
+        sigma2 = (pwrss + within) / self.dof if self.dof > 0 else 1.0
+        return np.r_[phi[:self.n_t + self.top], src] * sigma2
+
+    def intercept(self, phi) -> float:
+        return self._solve(phi)[2]["beta"]
+
+    def _split(self, v):
+        """Relative parameters and sigma2 of absolute variances ``v`` (negative ones at 0), or None."""
+        v = np.maximum(np.asarray(v, dtype=np.float64), 0.0)
+        k = self.n_t + self.top
+        sigma2 = v[k]
+        return (None, 0.0) if sigma2 <= 0 else (np.r_[v[:k], v[k + 1:]] / sigma2, sigma2)
+
+    def full(self, v) -> float:
+        """-2 log restricted likelihood (up to a constant) at absolute variances ``v`` (negative ones at 0)."""
+        phi, sigma2 = self._split(v)
+        parts = None if phi is None else self._solve(phi)
+        if parts is None:
             return 1e300
-        logdet, quad, w, _ = out
-        val = float(np.log(dvec).sum()) + logdet + float(w @ (ys * ys)) - quad
-        for k in range(n_s):
-            if w_df[k] > 0:
-                v = s_src[k] ** 2
-                val += float(w_df[k] * np.log(v) + ss_s[k] / v)
+        src, dvec, out = parts
+        pwrss, _ = self._residual(src, dvec, out)
+        val = ((self.system.n_cells - 1) * np.log(sigma2) + float(np.log(dvec).sum()) + out["logdet"]
+               + pwrss / sigma2)
+        for k in np.flatnonzero(self.has):
+            vk = src[k] * sigma2
+            val += float(self.df[k] * np.log(vk) + self.ss[k] / vk)
         return val
 
-    # start: residual from the within-cell part, the rest of the spread shared by the terms
-    resid0 = np.sqrt(np.where(w_df > 0, ss_s / np.maximum(w_df, 1), 0.5))
-    rest = max(1.0 - float((resid0 ** 2 * inv_n.mean(axis=1)).sum()), 0.1)
-    theta0 = np.concatenate([np.full(n_t + top, np.sqrt(rest / (n_t + top))), np.maximum(resid0, 0.1)])
-    bounds = [(0.0, None)] * (n_t + top) + [(1e-6, None)] * n_s
-    res = optimize.minimize(objective, theta0, method="L-BFGS-B", jac="3-point", bounds=bounds,
-                            options={"maxfun": max_evaluations, "ftol": 1e-14, "gtol": 1e-10})
-    improved = True
-    for _ in range(5):  # restart from the end point until it stops improving (finite-difference gradients)
-        again = optimize.minimize(objective, res.x, method="L-BFGS-B", jac="3-point", bounds=bounds,
-                                  options={"maxfun": max_evaluations, "ftol": 1e-14, "gtol": 1e-10})
-        improved = again.fun < res.fun - 1e-10 * max(1.0, abs(res.fun))
-        if again.fun <= res.fun:
-            res = again
-        if not improved:
-            break
-    theta = res.x
-    # polish from each boundary: a component stuck near 0 is set to 0 if that does not worsen the fit
-    for k in range(n_t + top):
-        if 0 < theta[k] < 1e-3:
-            trial = theta.copy()
-            trial[k] = 0.0
-            if objective(trial) <= res.fun + 1e-9:
-                theta = trial
-    best = objective(theta)
-    variance_s = theta ** 2
-    boundary = np.zeros(len(theta), dtype=bool)
-    boundary[:n_t + top] = variance_s[:n_t + top] < 1e-10
+    def full_gradient(self, v):
+        """Gradient of :meth:`full` in the absolute variances, or None (no analytic form for the layout)."""
+        phi, sigma2 = self._split(v)
+        parts = None if phi is None else self._solve(phi, derivatives=True)
+        if parts is None or "py" not in parts[2]:
+            return None
+        return self._gradient(*parts, sigma2)
 
-    def g(v):
-        return objective(np.sqrt(np.maximum(v, 0.0)))
+    def _gradient(self, src, dvec, der, sigma2):
+        """d(-2 log L_R)/dv_j = tr(P V_j) - y'P V_j P y (+ the within-cell part of a source), with ``V_j`` the
+        derivative of the cell means' covariance in ``v_j``: Z_T Z_T' (term), I (cell term), diag(1/n_s)."""
+        py, pd = der["py"], der["p_diag"]
+        s4 = sigma2 * sigma2
+        grad = [der["trace"] / sigma2 - der["ztpy2"] / s4]
+        if self.top:
+            grad.append([pd.sum() / sigma2 - float(py @ py) / s4])
+        vs = src * sigma2
+        within = np.zeros(self.n_s)
+        within[self.has] = self.df[self.has] / vs[self.has] - self.ss[self.has] / vs[self.has] ** 2
+        grad.append(self.inv_n @ pd / sigma2 - self.inv_n @ (py * py) / s4 + within)
+        return np.concatenate(grad)
 
-    n_p = len(theta)
-    h = np.maximum(1e-4 * np.abs(variance_s), 1e-7)
+    def start(self) -> np.ndarray:
+        """Every term's variance equal to the first source's (lme4's start; 0 for a term with one level, which the
+        intercept absorbs), the other sources from their within-cell mean squares."""
+        per = np.where(self.df > 0, self.ss / np.maximum(self.df, 1), 0.0)
+        src = per[1:] / per[0] if per[0] > 0 and (per[1:] > 0).all() else np.ones(self.n_s - 1)
+        return np.r_[np.where(self.system.sizes > 1, 1.0, 0.0), np.ones(int(self.top)), src]
+
+    def fit(self, max_evaluations: int):
+        """Minimize the profiled criterion by L-BFGS-B with bounds at 0 (analytic gradient when the layout has one;
+        else central differences, restarted from the end point until that no longer improves it), then try each
+        variance near 0 at 0. Returns the relative parameters, the criterion and whether the finite-difference
+        optimizer stopped normally (always True with the analytic gradient: the Newton check decides)."""
+        n_r = self.n_t + self.top
+        if self.n_free == 0:
+            return np.zeros(0), self.profiled(np.zeros(0)), True
+        bounds = [(0.0, None)] * n_r + [(1e-10, None)] * (self.n_s - 1)
+        opts = {"maxfun": max_evaluations, "ftol": 1e-12, "gtol": 1e-10}
+        phi0 = self.start()
+        analytic = self.profiled_with_gradient(phi0)[1] is not None
+        fun, jac = (self.profiled_with_gradient, True) if analytic else (self.profiled, "3-point")
+        res = optimize.minimize(fun, phi0, method="L-BFGS-B", jac=jac, bounds=bounds, options=opts)
+        stopped = True  # with the analytic gradient, the Newton check of _refine decides
+        for _ in range(0 if analytic else 3):
+            again = optimize.minimize(fun, res.x, method="L-BFGS-B", jac=jac, bounds=bounds, options=opts)
+            improved = again.fun < res.fun - 1e-10 * max(1.0, abs(res.fun))
+            if again.fun <= res.fun:
+                res = again
+            stopped = bool(res.success or not improved)
+            if not improved:
+                break
+        phi, best = res.x.copy(), float(res.fun)
+        for k in range(n_r):
+            if 0 < phi[k] < 1e-6:
+                trial = phi.copy()
+                trial[k] = 0.0
+                val = self.profiled(trial)
+                if val <= best + 1e-9:
+                    phi, best = trial, val
+        return phi, best, stopped
+
+
+def _hessian(model: _Restricted, v: np.ndarray, inner: np.ndarray):
+    """Hessian of the full criterion over ``inner`` by central differences (steps ``1e-4 |v|``) of the analytic
+    gradient, else of the criterion."""
+    n_p = v.size
+    h = np.maximum(1e-4 * np.abs(v), 1e-7)
     hess = np.zeros((n_p, n_p))
-    inner = np.flatnonzero(~boundary)
-    for i in inner:
-        for j in inner:
-            if j < i:
-                continue
+    idx = np.flatnonzero(inner)
+    if model.full_gradient(v) is not None:
+        for j in idx:
+            e = np.zeros(n_p)
+            e[j] = h[j]
+            hess[:, j] = (model.full_gradient(v + e) - model.full_gradient(v - e)) / (2 * h[j])
+        return (hess + hess.T) / 2
+    for i in idx:
+        for j in idx[idx >= i]:
             ei = np.zeros(n_p)
             ej = np.zeros(n_p)
             ei[i], ej[j] = h[i], h[j]
-            f = [g(variance_s + si * ei + sj * ej) for si, sj in ((1, 1), (1, -1), (-1, 1), (-1, -1))]
+            f = [model.full(v + si * ei + sj * ej) for si, sj in ((1, 1), (1, -1), (-1, 1), (-1, -1))]
             hess[i, j] = hess[j, i] = (f[0] - f[1] - f[2] + f[3]) / (4 * h[i] * h[j])
+    return hess
+
+
+def _refine(model: _Restricted, v: np.ndarray, boundary: np.ndarray, max_steps: int = 3):
+    """Newton steps on the full criterion over the estimates away from 0 while the Newton decrement exceeds 1e-12
+    (log-likelihood units; a flat direction needs it that small for its estimate to hold 1e-4 relative) and the
+    step improves the criterion. Returns the variances, the Hessian there and whether the decrement is below 1e-8
+    with every estimate at 0 having a criterion that rises away from 0 (analytic gradient only; else the Hessian
+    alone)."""
+    inner = ~boundary
+    for step in range(max_steps + 1):
+        hess = _hessian(model, v, inner)
+        grad = model.full_gradient(v)
+        if grad is None:
+            return v, hess, True
+        sub, g = hess[np.ix_(inner, inner)], grad[inner]
+        try:
+            chol = np.linalg.cholesky(sub)
+        except np.linalg.LinAlgError:
+            return v, hess, False
+        delta = -np.linalg.solve(chol.T, np.linalg.solve(chol, g))
+        decrement = float(-g @ delta)
+        kkt = bool((grad[boundary] >= -1e-6 * max(1.0, float(np.abs(grad).max()))).all())
+        if decrement < 1e-12 or step == max_steps:
+            return v, hess, decrement < 1e-8 and kkt
+        trial = v.copy()
+        trial[inner] += delta
+        if (trial[inner] <= 0).any() or model.full(trial) > model.full(v):
+            return v, hess, decrement < 1e-8 and kkt
+        v = trial
+    return v, hess, False
+
+
+def _observed_information(model: _Restricted, v: np.ndarray, boundary: np.ndarray, hess: np.ndarray) -> np.ndarray:
+    """Twice the inverse Hessian over the estimates away from 0; an estimate at 0 gets its variance from the
+    one-sided curvature of the criterion."""
+    objective = model.full
+    n_p = v.size
+    inner = np.flatnonzero(~boundary)
     cov = np.zeros((n_p, n_p))
     if inner.size:
         sub = hess[np.ix_(inner, inner)]
@@ -344,12 +429,7 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
     for k in np.flatnonzero(boundary):  # one-sided curvature at 0
         e = np.zeros(n_p)
         e[k] = hb
-        curv = (g(variance_s + 2 * e) - 2 * g(variance_s + e) + g(variance_s)) / hb ** 2
-        slope = (g(variance_s + e) - g(variance_s)) / hb
+        curv = (objective(v + 2 * e) - 2 * objective(v + e) + objective(v)) / hb ** 2
+        slope = (objective(v + e) - objective(v)) / hb
         cov[k, k] = 2 / curv if curv > 0 else (2 * hb / slope if slope > 0 else 1.0)
-    # intercept (GLS), on the original scale
-    variance = variance_s * scale ** 2
-    cov = cov * scale ** 4
-    mean = loc + scale * solve(theta)[3]
-    # converged: the optimizer says so, or restarting from its end point no longer improves the fit
-    return RemlFit(variance, cov, boundary, float(mean), float(best), bool(res.success or not improved), count[0])
+    return cov

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.special import gammaln, ndtr
-from scipy.stats import chi2
 
+from .._distributions import chi2_isf, chi2_ppf
 from .._random import block_generator, name_key, run_entropy
 from .._validate import ArgumentError, as_generator, check_confidence_level, check_positive_int
 from .design import facet_design
@@ -224,13 +224,13 @@ def run_spread(data, *, run: str = "run", n=(1, 2, 3, 5, 10), nested: bool | Non
                 infl = best - mean
                 b_infl = expected_best(pick, nn) - boot_mean  # (B, rows)
                 e_n = float(normal_max_factor(nn)[0])
-                sd_lo = sd * np.sqrt((r - 1) / chi2.isf(lo_q, np.maximum(r - 1, 1)))
-                sd_hi = sd * np.sqrt((r - 1) / chi2.ppf(lo_q, np.maximum(r - 1, 1)))
+                sd_lo = sd * np.sqrt((r - 1) / chi2_isf(lo_q, np.maximum(r - 1, 1)))
+                sd_hi = sd * np.sqrt((r - 1) / chi2_ppf(lo_q, np.maximum(r - 1, 1)))
                 boot = np.nanquantile(np.nanmean(b_infl, axis=1), [lo_q, hi_q]) if np.isfinite(infl).all() \
                     else (np.nan, np.nan)
                 # the interval: the chi-square interval of the spread (pooled over items) scaling the estimate
                 dfp = float(np.maximum(r - 1, 0).sum())
-                rel = (np.sqrt(dfp / chi2.isf(lo_q, dfp)), np.sqrt(dfp / chi2.ppf(lo_q, dfp))) if dfp > 0 \
+                rel = (np.sqrt(dfp / chi2_isf(lo_q, dfp)), np.sqrt(dfp / chi2_ppf(lo_q, dfp))) if dfp > 0 \
                     else (np.nan, np.nan)
                 est = float(np.mean(infl))
                 rows.append({"model": m, "task": d.task, "n": nn, "level": "item" if is_nested else "run",

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import t as t_dist
 
+from .._distributions import t_cdf, t_isf, t_sf
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 from ..display.reprs import displayed
@@ -254,7 +254,7 @@ def cluster_robust(scores, clusters, *, strata=None, weights=None, contrasts=Non
     se = np.sqrt(var)
     est = lmat @ (task_means @ tw)
     tail = (1 - level) / 2 if alternative == "two-sided" else 1 - level
-    q = t_dist.isf(tail, df) if np.isfinite(df) and df > 0 else np.nan
+    q = t_isf(tail, df) if np.isfinite(df) and df > 0 else np.nan
     lo, hi = est - q * se, est + q * se
     if alternative == "less":
         lo = np.full_like(est, -np.inf)
@@ -263,11 +263,11 @@ def cluster_robust(scores, clusters, *, strata=None, weights=None, contrasts=Non
     with np.errstate(divide="ignore", invalid="ignore"):
         tstat = est / se
     if alternative == "two-sided":
-        p = 2 * t_dist.sf(np.abs(tstat), df)
+        p = 2 * t_sf(np.abs(tstat), df)
     elif alternative == "greater":
-        p = t_dist.sf(tstat, df)
+        p = t_sf(tstat, df)
     else:
-        p = t_dist.cdf(tstat, df)
+        p = t_cdf(tstat, df)
     if n_g < 5:
         notes.append(f"only {n_g} clusters: even corrected intervals rest on very little information")
     labels = tuple(labels) if labels is not None else ()

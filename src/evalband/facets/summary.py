@@ -61,6 +61,48 @@ class FacetSummary:
         """The same per pair of models (``model_a - model_b``)."""
         return _se_wide(self.components, difference=True)
 
+    def sample_size_advice(self, model_a: str, model_b: str, effect: float, *, power: float = 0.8,
+                           unit: str = "points", scale: float = 100.0) -> str | None:
+        """What it takes to detect a difference ``effect`` between two models ``power`` of the time, from the
+        D-study of the pair's variance components (:func:`plan_design`): whether more items alone would do it
+        (the facets' own variance does not shrink with items), and the design with the fewest facet levels that
+        does. None when the components do not cover the pair.
+        """
+        vc = self.components
+        pair = next((p for p in ((model_a, model_b), (model_b, model_a)) if any(k[1:] == p for k in vc._fits)),
+                    None)
+        if pair is None or not vc.facets or not effect > 0:
+            return None
+        plan = plan_design(vc, effect=float(effect), power=power, model=pair, fixed=vc.fixed)
+        random = [f for f in vc.facets if f not in vc.fixed]
+        pilot = {f: min(len(d.levels[d.factors.index(f)]) for d in vc.design.designs if f in d.factors)
+                 for f in random}
+        items_now = min(d.n_items for d in vc.design.designs)
+        how = f"detecting a true gap of {effect * scale:.3g} {unit} {power:.0%} of the time"
+        designs = plan.designs
+        if not len(designs):
+            return (f"By the D-study of the variance components, {how} needs more than any design tried (up to"
+                    f" {int(designs['item'].max()) if len(designs) else 'millions of'} items).")
+        same = designs
+        for f, k in pilot.items():
+            same = same[same[f] == k]
+        levels = lambda r: " x ".join(f"{int(r[f]):,} {f if int(r[f]) == 1 else f + 's'}" for f in random)
+        fewest = designs.assign(_l=np.prod([designs[f].to_numpy(dtype=float) for f in random], axis=0))
+        fewest = fewest.sort_values(["_l", "observations"]).iloc[0]
+        what = ", ".join(f"{k} {f + 's' if k != 1 else f}" for f, k in pilot.items())
+        if len(same):
+            n = int(same.iloc[0]["item"])
+            text = (f"By the D-study of the variance components, {how} needs about {n / items_now:.0f} times as many"
+                    f" items ({n:,} with the same {what})" if n >= 1.5 * items_now else
+                    f"By the D-study of the variance components, the gap is about as large as this design can"
+                    f" detect ({n:,} items with the same {what} would)")
+            if int(fewest["item"]) < n:
+                text += f", or {int(fewest['item']):,} items with {levels(fewest)}"
+            return text + "."
+        return (f"By the D-study of the variance components, more items alone would not do it: with {what} the"
+                f" variance of the {' and '.join(random)} levels alone exceeds what {how} allows, and it does not"
+                f" shrink with items; it takes {levels(fewest)} (with {int(fewest['item']):,} items), or more.")
+
     def __repr__(self) -> str:
         vc = self.components
         lines = [repr(vc).splitlines()[0]]
@@ -89,10 +131,10 @@ def _se_wide(vc: VarianceComponents, *, difference: bool) -> pd.DataFrame:
         for facet in vc.facets:
             one = f[f["fixed"] == facet][key + ["se"]].rename(columns={"se": f"se_fixed_{facet}"})
             out = out.merge(one, on=key, how="left")
-    if difference:
-        parts = out["model"].str.split(" - ", n=1, expand=True, regex=False)
-        out.insert(0, "model_b", parts[1])
-        out.insert(0, "model_a", parts[0])
+    if difference:  # "a - b" labels; one model has no pair, and the frame keeps its columns, empty
+        parts = out["model"].str.split(" - ", n=1, expand=True, regex=False).reindex(columns=[0, 1])
+        out.insert(0, "model_b", parts[1].astype(object))
+        out.insert(0, "model_a", parts[0].astype(object))
         out = out.drop(columns="model")
     cols = [c for c in out.columns if c not in ("g_relative", "g_absolute")] + ["g_relative", "g_absolute"]
     return out[cols].reset_index(drop=True)
@@ -155,7 +197,8 @@ def facet_summary(data, *, facets=None, fixed=(), nested=(), n_resamples: int = 
     vc = variance_components(table, facets=facets, fixed=fixed, nested=nested, models=models, tasks=tasks,
                              n_resamples=n_resamples, confidence_level=confidence_level, rng=gen)
     notes = list(vc.notes)
-    target = float(np.nanmax(vc.se_random)) / 2 if target_se is None else float(target_se)
+    finite = np.asarray(vc.se_random)[np.isfinite(vc.se_random)]
+    target = (float(finite.max()) / 2 if finite.size else float("nan")) if target_se is None else float(target_se)
     plan = None
     if np.isfinite(target) and target > 0:
         plan = plan_design(vc, target_se=target, cost=cost, fixed=fixed)

@@ -150,6 +150,9 @@ def _parse(raw: Raw, fmt: str, source: str) -> tuple[pd.DataFrame, str, str, lis
         except Exception as exc:  # pyarrow raises its own error types
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise InputError(f"could not be read as parquet: {first}", source=source) from None
+        if not isinstance(df.index, pd.RangeIndex):  # an index pandas restored from the file's columns: columns
+            df.index.names = [f"__index_level_{k}__" if n is None else n for k, n in enumerate(df.index.names)]
+            df = df.reset_index()  # again, as the file stores them (and the columnar reader reads them)
         df.index = np.arange(1, len(df) + 1)
         return df, source, "row", raw.notes
     raise ArgumentError(f"`source_format` must be one of {sorted(set(TABULAR_SUFFIXES.values()))}; got {fmt!r}.")

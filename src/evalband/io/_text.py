@@ -29,7 +29,7 @@ from .._labels import JSONFloat
 from .._validate import InputError, MissingExtraError
 
 __all__ = ["Raw", "decompress", "read_delimited", "read_json_lines", "read_json_table", "utf8_problem",
-           "check_column_names", "MAGIC", "BOM"]
+           "check_column_names", "pandas_index", "row_numbers", "index_note", "MAGIC", "BOM"]
 
 #: UTF-8 byte-order mark (PowerShell's and Notepad's UTF-8)
 BOM = b"\xef\xbb\xbf"
@@ -289,8 +289,13 @@ def read_delimited(raw: Raw, sep: str, source: str) -> pd.DataFrame:
     if len(df) == 0:
         raise InputError("is empty (no header line)", source=source)
     header = df.iloc[0].tolist()
-    check_column_names(header, source)
     lines = record_lines(raw, len(df))
+    index = pandas_index(header, df.iloc[1:, 0].to_numpy(dtype=object), source, lines=lines[1:])
+    check_column_names(header, source, index=index)
+    if index:
+        df = df.iloc[:, 1:]
+        header = header[1:]
+        raw.notes.append(index_note(source, len(df) - 1))
     df = df.iloc[1:]
     df.columns = [str(h) for h in header]
     df.index = lines[1:]
@@ -302,19 +307,70 @@ def read_delimited(raw: Raw, sep: str, source: str) -> pd.DataFrame:
     return df
 
 
-def check_column_names(header, source: str, *, row: str | None = "line 1") -> None:
+def _empty(cell) -> bool:
+    return cell is None or (isinstance(cell, float) and np.isnan(cell)) or str(cell).strip() == ""
+
+
+def row_numbers(values, start: int = 0) -> bool:
+    """Whether text cells are the row numbers ``start, start + 1, ...`` written in plain digits, as
+    :meth:`pandas.DataFrame.to_csv` writes a default index."""
+    values = np.asarray(values, dtype=object)
+    expected = np.arange(start, start + values.size).astype(str).astype(object)
+    return bool(np.all(values == expected))
+
+
+def pandas_index(header, first_column, source: str, *, start: int = 0, lines=None) -> bool:
+    """Whether the first column is the index :meth:`pandas.DataFrame.to_csv` writes by default: an empty first
+    header cell (and named columns after it) over the row numbers 0, 1, ..., n - 1 (``first_column`` holds rows
+    ``start, start + 1, ...`` of them, on the physical ``lines``). An empty first header cell over anything else
+    is an error naming the line of the first cell that is no row number."""
+    if len(header) < 2 or not _empty(header[0]) or any(_empty(h) for h in header[1:]):
+        return False
+    values = np.asarray(first_column, dtype=object)
+    if values.size and row_numbers(values, start):
+        return True
+    raise not_an_index(values, source, start=start, lines=lines)
+
+
+def not_an_index(values, source: str, *, start: int = 0, lines=None) -> InputError:
+    """The error for an empty first header cell over cells that are not the row numbers of pandas' index: the
+    line of the first cell that is no row number (the header line when there is no data row)."""
+    values = np.asarray(values, dtype=object)
+    expected = np.arange(start, start + values.size).astype(str).astype(object)
+    bad = np.flatnonzero(values != expected)
+    if not bad.size:
+        return InputError("header cell 1 is empty; every column needs a name (name it, or remove the column)",
+                          source=source, row="line 1")
+    pos = int(bad[0])
+    line = int(lines[pos]) if lines is not None else start + pos + 2
+    cell = "an empty cell" if _empty(values[pos]) else repr(values[pos])
+    return InputError(f"header cell 1 is empty, and the column is no pandas index (row numbers 0, 1, 2, ...): it"
+                      f" holds {cell} where row number {start + pos} would be; every column needs a name (name it,"
+                      " or remove the column)", source=source, row=f"line {line}")
+
+
+def index_note(source: str, n: int) -> str:
+    """The note that a pandas index column was left out."""
+    return (f"{source}: the first column has no name and holds the row numbers 0 to {n - 1:,}: pandas' index (as"
+            " DataFrame.to_csv writes it), left out")
+
+
+def check_column_names(header, source: str, *, row: str | None = "line 1", index: bool = False) -> None:
     """Every column needs a name of its own: an empty name, or a name given twice (after removing surrounding
-    spaces), is an error naming the column's position (and the header line, for text files)."""
-    names = ["" if (h is None or (isinstance(h, float) and np.isnan(h))) else str(h).strip() for h in header]
+    spaces), is an error naming the column's position (and the header line, for text files). ``index``: the first
+    column is pandas' index (:func:`pandas_index`), whose empty name is allowed."""
+    names = ["" if _empty(h) else str(h).strip() for h in header]
     what = "the header" if row else "the columns"
     for k, name in enumerate(names):
-        if name == "":
+        if name == "" and not (index and k == 0):
             after = f" (after '{names[k - 1]}')" if k and names[k - 1] else ""
             cell = f"header cell {k + 1}{after} is empty" if row else f"column {k + 1}{after} has no name"
             raise InputError(f"{cell}; every column needs a name (name it, or remove the column)", source=source,
                              row=row)
     seen = {}
     for k, name in enumerate(names):
+        if index and k == 0:
+            continue
         if name in seen:
             raise InputError(f"column name '{name}' appears twice in {what} (columns {seen[name] + 1} and"
                              f" {k + 1}); every column needs its own name", source=source, row=row)
@@ -461,6 +517,15 @@ def read_json_table(raw: Raw, source: str) -> tuple[pd.DataFrame, str]:
                              " of records [{\"model\": ..., \"score\": ...}, ...]", source=source)
         return _frame(doc, np.arange(1, len(doc) + 1), source), "record"
     if isinstance(doc, dict) and doc and all(isinstance(v, (list, dict)) for v in doc.values()):
+        if all(isinstance(v, dict) for v in doc.values()):  # pandas' to_json(): {column: {row key: value}}
+            cols, keys = _by_row_key(doc, source)
+            frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in cols.items()})
+            frame.index = np.arange(1, len(keys) + 1)
+            if list(keys) != [str(k) for k in range(len(keys))]:
+                raw.notes.append(f"{source}: the rows are named by keys ({', '.join(keys[:3])}"
+                                 f"{' ...' if len(keys) > 3 else ''}; a pandas index), not read as a column; rows"
+                                 " are counted in their order")
+            return frame, "row"
         cols = {k: (list(v.values()) if isinstance(v, dict) else v) for k, v in doc.items()}
         sizes = {len(v) for v in cols.values()}
         if len(sizes) > 1:
@@ -472,6 +537,24 @@ def read_json_table(raw: Raw, source: str) -> tuple[pd.DataFrame, str]:
         return frame, "row"
     raise InputError(f"holds {_kind(doc)}; a JSON table is an array of records or an object of columns",
                      source=source)
+
+
+def _by_row_key(doc: dict, source: str) -> tuple[dict, list]:
+    """Columns written as objects of row keys (pandas' ``to_json()``): each column's values in the order of the
+    first column's keys (so that a column written in another order is not shifted); a key one column has and
+    another lacks is an error naming both."""
+    names = list(doc)
+    keys = list(doc[names[0]])
+    for name in names[1:]:
+        have = doc[name]
+        if len(have) != len(keys) or any(k not in have for k in keys):
+            extra = next((k for k in have if k not in doc[names[0]]), None)
+            lacking = next((k for k in keys if k not in have), None)
+            what = (f"has row {extra!r}, which column {names[0]!r} lacks" if extra is not None else
+                    f"lacks row {lacking!r}, which column {names[0]!r} has")
+            raise InputError(f"column {name!r} {what}; every column needs the same rows", source=source,
+                             column=str(name))
+    return {name: [doc[name][k] for k in keys] for name in names}, keys
 
 
 def _frame(records: list, index: np.ndarray, source: str) -> pd.DataFrame:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from .._cells import check_cells
 from .._validate import ArgumentError, InputError
 from .battles import battles_from_frame
 
@@ -130,11 +131,11 @@ def read_arena_hard(records, where, source: str, *, baseline: str | None = None,
                                  row=at, column=f"games[{g}].score")
             y, strong = ARENA_HARD_LABELS[str(score).strip()]
             first, second = (base, model) if g == 0 else (model, base)
-            rows["model_a"].append(str(first))
-            rows["model_b"].append(str(second))
+            rows["model_a"].append(first)
+            rows["model_b"].append(second)
             rows["winner"].append(y)
-            rows["question_id"].append(str(question))
-            rows["judge"].append(str(rec.get("judge", "judge")))
+            rows["question_id"].append(question)
+            rows["judge"].append(rec.get("judge", "judge"))
             rows["weight"].append(float(strong_weight) if strong else 1.0)
             labels.append(f"{at}, games[{g}]")
     if not labels:
@@ -144,6 +145,8 @@ def read_arena_hard(records, where, source: str, *, baseline: str | None = None,
         notes.append(f"{left:,} Arena-Hard games without a score left out")
     if any(w > 1 for w in rows["weight"]):
         notes.append(f"strong votes (A>>B, B>>A) count {strong_weight:g} times, as in Arena-Hard")
+    _as_text(rows, labels, source, {"model_a": "model", "model_b": "model", "question_id": "question_id",
+                                    "judge": "judge"})
     frame = pd.DataFrame(rows, index=pd.Index(labels, dtype=object))
     return battles_from_frame(frame, source=source, row_word="at", style_cols=style_cols, notes=notes)
 
@@ -172,15 +175,16 @@ def read_alpaca_eval(records, where, source: str, *, style_cols=None) -> "Battle
         if not 1 <= p <= 2:
             raise InputError(f"preference {p!r} lies outside [1, 2] (1: output_1 better, 2: output_2 better)",
                              source=source, row=at, column="preference")
+        for key in ("generator_1", "generator_2"):
+            check_cells([rec[key]], key, source=source, where=lambda _: at, expected="text")
         if str(rec["generator_1"]) == str(rec["generator_2"]):
             self_rows += 1
             continue
-        rows["model_a"].append(str(rec["generator_1"]))
-        rows["model_b"].append(str(rec["generator_2"]))
+        rows["model_a"].append(rec["generator_1"])
+        rows["model_b"].append(rec["generator_2"])
         rows["winner"].append(2.0 - p)
-        question = rec.get("instruction", rec.get("question_id"))
-        rows["question_id"].append(None if question is None else str(question))
-        rows["judge"].append(str(rec.get("annotator", "annotator")))
+        rows["question_id"].append(rec.get("instruction", rec.get("question_id")))
+        rows["judge"].append(rec.get("annotator", "annotator"))
         if has_outputs:
             rows["length_a"].append(float(len(rec["output_1"])))
             rows["length_b"].append(float(len(rec["output_2"])))
@@ -199,8 +203,19 @@ def read_alpaca_eval(records, where, source: str, *, style_cols=None) -> "Battle
         rows.pop("length_b")
     if all(q is None for q in rows["question_id"]):
         rows.pop("question_id")
+    _as_text(rows, labels, source, {"model_a": "generator_1", "model_b": "generator_2", "question_id":
+                                    "instruction", "judge": "annotator"})
     frame = pd.DataFrame(rows, index=pd.Index(labels, dtype=object))
     return battles_from_frame(frame, source=source, row_word="at", style_cols=style_cols, notes=notes)
+
+
+def _as_text(rows: dict, labels: list, source: str, fields: dict) -> None:
+    """The label lists of ``rows`` as text, in place (missing stays None), after refusing a nested value (an object
+    or a list where a name belongs, :mod:`evalband._cells`) naming the record and its field."""
+    for key, name in fields.items():
+        if key in rows:
+            check_cells(rows[key], name, source=source, where=lambda pos: labels[pos], column=name)
+            rows[key] = [None if v is None else str(v) for v in rows[key]]
 
 
 READERS = {"fastchat": read_fastchat, "arena-hard": read_arena_hard, "alpaca-eval": read_alpaca_eval}

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._cells import check_cells, nested_cells
 from .._lists import check_named_columns
 from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..battles import BattleTable
@@ -129,9 +130,38 @@ def _numbers_if_all(col: pd.Series) -> pd.Series:
     return col
 
 
-def _features(frame, used, style_cols, source):
-    """Style features: numeric NAME_a / NAME_b pairs (found automatically) and columns named in ``style_cols``."""
-    frame = frame.apply(_numbers_if_all)
+def _partner(column, columns):
+    """The other column of a pair NAME_a / NAME_b (regardless of case) among ``columns``, or None."""
+    name = str(column).lower()
+    if not name.endswith(("_a", "_b")):
+        return None
+    want = name[:-2] + ("_b" if name.endswith("_a") else "_a")
+    return next((c for c in columns if str(c).lower() == want), None)
+
+
+def _features(frame, used, style_cols, source, row_word="row"):
+    """Style features: numeric NAME_a / NAME_b pairs (found automatically) and columns named in ``style_cols``.
+
+    Nested cells (objects, lists) are refused in a column named in ``style_cols`` and in a column of a pair whose
+    other cells are numbers; a pair of columns of nested values only (FastChat's ``conversation_a`` / ``_b``) is
+    no feature, and a note says so. Returns (features, their columns, notes)."""
+    named = {str(n).strip().casefold() for n in ([style_cols] if isinstance(style_cols, str) else style_cols or [])}
+    nested = {c: bad for c in frame.columns if c not in used and (bad := nested_cells(frame[c])).size}
+    for c, bad in nested.items():
+        partner = _partner(c, frame.columns)
+        # the pair's other cells: numbers (a feature with bad cells) or not (objects, text: no feature)
+        rest = [frame[c].drop(frame.index[bad])]
+        if partner is not None and partner not in used:
+            rest.append(frame[partner].drop(frame.index[nested.get(partner, [])]))
+        rest = pd.concat(rest)
+        numbers = partner is not None and rest.notna().any() and pd.api.types.is_numeric_dtype(_numbers_if_all(rest))
+        if str(c).casefold() in named or numbers:
+            check_cells(frame[c], "style feature", source=source, column=str(c), expected="a number",
+                        where=lambda pos, c=c: _row(frame.index[pos], row_word))
+    pairs = sorted({"/".join(sorted((str(c), str(p)))) for c in nested if (p := _partner(c, nested)) is not None})
+    notes = [f"column{'s' if len(pairs) > 1 else ''} {', '.join(pairs)} hold objects or lists, not numbers: not"
+             " read as style features"] if pairs else []
+    frame = frame.drop(columns=list(nested)).apply(_numbers_if_all)
     cols = [str(c) for c in frame.columns]
     out, columns = {}, {}
     numeric = {c for c in cols if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])}
@@ -157,7 +187,7 @@ def _features(frame, used, style_cols, source):
                              source=source, row=str(frame.index[bad[0]]), column=match[0])
         out[name] = values.to_numpy(dtype=np.float64)
         columns[name] = match[0]
-    return out, columns
+    return out, columns, notes
 
 
 def battles_from_frame(frame: pd.DataFrame, *, source: str = "<DataFrame>", row_word: str = "row",
@@ -180,6 +210,11 @@ def battles_from_frame(frame: pd.DataFrame, *, source: str = "<DataFrame>", row_
                          f" {'; '.join(' / '.join(ROLES[r]) for r in missing)}); columns:"
                          f" {', '.join(map(repr, map(str, frame.columns)))}; map them with model_a_col=,"
                          " model_b_col=, winner_col=", source=source)
+    expected = {"winner": "model_a, model_b, tie, a model's name or a probability", "weight": "a number"}
+    for role, col in found.items():  # before any cell is turned into text
+        if col is not None:
+            check_cells(frame[col], role, source=source, where=lambda pos: _row(frame.index[pos], row_word),
+                        column=col, expected=expected.get(role, "text or a number"))
     a = frame[found["model_a"]].astype("string").str.strip().to_numpy(dtype=object, na_value=None)
     b = frame[found["model_b"]].astype("string").str.strip().to_numpy(dtype=object, na_value=None)
     for role, arr in (("model_a", a), ("model_b", b)):
@@ -201,7 +236,8 @@ def battles_from_frame(frame: pd.DataFrame, *, source: str = "<DataFrame>", row_
     if found["weight"] is not None:
         weight = pd.to_numeric(_numbers_if_all(frame[found["weight"]]), errors="coerce").to_numpy(dtype=np.float64)
     used = {v for v in found.values() if v is not None}
-    features, fcols = _features(frame, used, style_cols, source)
+    features, fcols, more = _features(frame, used, style_cols, source, row_word)
+    notes += more
     if features:
         notes.append(f"style features: {', '.join(f'{k} ({v})' for k, v in fcols.items())}")
     columns = {k: v for k, v in found.items() if v is not None}

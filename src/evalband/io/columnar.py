@@ -35,7 +35,8 @@ import pandas as pd
 
 from .._validate import InputError
 from ._columnar_text import _STREAMED, BLOCK_BYTES, _csv_problem, _input_stream, _pyarrow, _raw
-from ._text import MAGIC, Raw, check_column_names, record_lines
+from ._text import (MAGIC, Raw, check_column_names, index_note, not_an_index, pandas_index, record_lines,
+                    row_numbers)
 
 __all__ = ["MIN_ROWS", "wanted", "load_columnar"]
 
@@ -124,7 +125,7 @@ def load_columnar(path: Path, fmt: str, source: str, *, skip=()) -> tuple[pd.Dat
     kind = _compression(head)
     if kind is not None and not str(path).lower().endswith((".gz", ".bz2", ".zst", ".zstd")):
         notes.append(f"{source}: {kind}-compressed (told by its content, not its name); decompressed")
-    return _delimited(path, "\t" if fmt == "tsv" else ",", source, kind, skip), "line", notes
+    return _delimited(path, "\t" if fmt == "tsv" else ",", source, kind, skip, notes), "line", notes
 
 
 # ------------------------------------------------------------------------------------------------ Parquet
@@ -261,7 +262,8 @@ def _header_fields(path: Path, sep: str, kind: str | None) -> list:
     return next(csv.reader(io.StringIO(text), delimiter=sep), []) or [""]
 
 
-def _delimited(path: Path, sep: str, source: str, kind: str | None, skip) -> pd.DataFrame:
+def _delimited(path: Path, sep: str, source: str, kind: str | None, skip, notes: list) -> pd.DataFrame:
+    """A large CSV or TSV file as a compact frame; ``notes`` gets what was left out (a pandas index)."""
     pa = _pyarrow()
     import pyarrow.csv as pcsv
 
@@ -277,7 +279,7 @@ def _delimited(path: Path, sep: str, source: str, kind: str | None, skip) -> pd.
     convert = pcsv.ConvertOptions(column_types={f: pa.string() for f in names}, strings_can_be_null=True,
                                   null_values=[""], quoted_strings_can_be_null=True)
     labels = {j: _Labels() for j in read_cols}
-    header = None
+    header, index = None, False
     blank = []
     n_records = 0
     size = path.stat().st_size * (COMPRESSION_RATIO if kind else 1)
@@ -290,8 +292,18 @@ def _delimited(path: Path, sep: str, source: str, kind: str | None, skip) -> pd.
                 _release(pa)
             if header is None:
                 header = [batch.column(j)[0].as_py() for j in range(k)]
-                check_column_names(header, source)
                 batch = batch.slice(1)
+                index = pandas_index(header, batch.column(0).to_numpy(zero_copy_only=False), source,
+                                     lines=_BatchLines(path, kind, source, 0))
+                check_column_names(header, source, index=index)
+                if index:  # pandas' index (DataFrame.to_csv): checked batch by batch, never stored
+                    read_cols = [j for j in read_cols if j != 0]
+                    labels.pop(0, None)
+            elif index:
+                first = batch.column(0).to_numpy(zero_copy_only=False)
+                if not row_numbers(first, n_records):
+                    raise not_an_index(first, source, start=n_records,
+                                       lines=_BatchLines(path, kind, source, n_records))
             empty = np.ones(batch.num_rows, dtype=bool)
             for j in range(k):
                 col = batch.column(j)
@@ -312,14 +324,27 @@ def _delimited(path: Path, sep: str, source: str, kind: str | None, skip) -> pd.
         raise InputError("is empty (no header line)", source=source)
     header = [str(h) for h in header]
     frame = pd.DataFrame({header[j]: labels.pop(j).result(pa) for j in read_cols}, copy=False)
-    frame.attrs["skipped"] = [header[j] for j in range(k) if j not in read_cols]
-    frame.attrs["columns"] = header
+    frame.attrs["skipped"] = [header[j] for j in range(k) if j not in read_cols and not (index and j == 0)]
+    frame.attrs["columns"] = header[1:] if index else header
+    if index:
+        notes.append(index_note(source, n_records))
     broken = _breaks_in_values(path, kind, n_records)
     frame.index = _line_index(_raw(path, source, kind) if broken else None, n_records, blank)
     if len(frame):
         _check_last_line(path, kind, sep, k, int(frame.index[-1]), source)
     _release(pa)
     return frame
+
+
+class _BatchLines:
+    """The physical lines of the records from ``start`` on (for the error path only: counted when asked)."""
+
+    def __init__(self, path: Path, kind, source: str, start: int):
+        self.path, self.kind, self.source, self.start = path, kind, source, start
+
+    def __getitem__(self, pos: int) -> int:
+        record = self.start + pos + 2  # 1-based, the header being record 1
+        return int(record_lines(_raw(self.path, self.source, self.kind), record)[record - 1])
 
 
 def _breaks_in_values(path: Path, kind: str | None, n_records: int) -> bool:

@@ -32,7 +32,7 @@ from ..table import ResultsTable
 from ._text import utf8_problem
 
 __all__ = ["expand", "input_files", "classify", "detect", "load_json", "iter_jsonl", "field", "Skipped", "build_table",
-           "check_tabular_unused", "HARNESS_SOURCES"]
+           "check_tabular_unused", "places", "HARNESS_SOURCES"]
 
 #: harness sources that a folder or glob may hold
 HARNESS_SOURCES = ("lm-eval", "inspect", "helm", "rliable", "cruxeval")
@@ -46,8 +46,11 @@ def _is_glob(text: str) -> bool:
     return bool(_GLOB_CHARS.search(text)) and not Path(text).exists()
 
 
-def expand(data) -> tuple[str, list[Path]]:
+def expand(data, *, hidden: list | None = None) -> tuple[str, list[Path]]:
     """Turn a file, folder, glob or list of these into a sorted list of files.
+
+    Files and folders whose names start with '.' inside a folder are not read (``.DS_Store``, ``.git``,
+    ``.ipynb_checkpoints``); ``hidden``, when given, gets them (folders are not searched), for a note.
 
     Returns
     -------
@@ -59,7 +62,7 @@ def expand(data) -> tuple[str, list[Path]]:
             raise InputError("an empty list of log paths")
         files: list[Path] = []
         for item in data:
-            files.extend(expand(item)[1])
+            files.extend(expand(item, hidden=hidden)[1])
         return f"{len(data)} paths", sorted(set(files))
     if not isinstance(data, (str, os.PathLike)):
         raise ArgumentTypeError(f"`data` must be a path, a glob or a list of paths; got {type(data).__name__}.")
@@ -68,7 +71,7 @@ def expand(data) -> tuple[str, list[Path]]:
         found = [Path(p) for p in _glob.glob(text, recursive=True)]
         files = []
         for p in found:
-            files.extend(_walk(p) if p.is_dir() else [p])
+            files.extend(_walk(p, hidden) if p.is_dir() else [p])
         if not files:
             raise InputError("the pattern matches no file", source=text)
         return text, sorted(set(files))
@@ -76,9 +79,11 @@ def expand(data) -> tuple[str, list[Path]]:
     if not path.exists():
         raise InputError("no such file or folder", source=text)
     if path.is_dir():
-        files = _walk(path)
+        files = _walk(path, hidden)
         if not files:
-            raise InputError("the folder holds no file", source=text)
+            seen = [] if hidden is None else hidden
+            raise InputError("the folder holds no file" + (f" but hidden ones ({', '.join(p.name for p in seen[:5])})"
+                                                            if seen else ""), source=text)
         return text, files
     return text, [path]
 
@@ -106,9 +111,13 @@ def input_files(*specs) -> list[Path]:
     return out
 
 
-def _walk(folder: Path) -> list[Path]:
+def _walk(folder: Path, hidden: list | None = None) -> list[Path]:
+    """The files below ``folder``, sorted; names starting with '.' are left out (and added to ``hidden``)."""
     out = []
     for root, dirs, names in os.walk(folder):
+        if hidden is not None:
+            hidden.extend(Path(root) / d for d in sorted(dirs) if d.startswith("."))
+            hidden.extend(Path(root) / n for n in sorted(names) if n.startswith("."))
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         out.extend(Path(root) / n for n in sorted(names) if not n.startswith("."))
     return out
@@ -174,9 +183,14 @@ def detect(data) -> str | None:
 
 
 def files_of(data, kind: str) -> tuple[str, list[Path], "Skipped"]:
-    """The files of ``kind`` under ``data``; every other file is listed as skipped."""
-    source, files = expand(data)
+    """The files of ``kind`` under ``data``; every other file is listed as skipped, hidden files and folders
+    (names starting with '.') too."""
+    hidden: list[Path] = []
+    source, files = expand(data, hidden=hidden)
     skipped = Skipped(data if isinstance(data, (str, os.PathLike)) else None)
+    for path in hidden:
+        skipped.add(path, "hidden folders, not searched: the name starts with '.'" if path.is_dir()
+                    else "hidden files: the name starts with '.'")
     if isinstance(data, (list, tuple)):  # a table named in a list of logs was asked for: not skipped silently
         for entry in data:
             path = Path(entry) if isinstance(entry, (str, os.PathLike)) and not _is_glob(os.fspath(entry)) else None
@@ -357,14 +371,33 @@ def field(obj, key, types, *, source: str, row=None, path: str = "", default=_MI
     return value
 
 
+def places(first: Path, second: Path, kind: str = "log", *, at=(None, None)) -> str:
+    """Where a result was found twice, for the message: ``twice in the same log a.json (samples[2] and
+    samples[5])``, or ``in two logs: a.json and b.json`` (by their paths when the names alike: ``x/a.json and
+    y/a.json``). ``at`` names the two places inside the files, when known."""
+    first, second = Path(first), Path(second)
+    if first == second:
+        inside = f" ({at[0]} and {at[1]})" if at[0] is not None and at[1] is not None else ""
+        return f"twice in the same {kind} {first.name}{inside}"
+    if first.name != second.name:
+        return f"in two {kind}s: {first.name} and {second.name}"
+    try:  # the same name in two folders: their paths below the folder they share
+        common = Path(os.path.commonpath([os.path.abspath(first), os.path.abspath(second)]))
+        a, b = (Path(os.path.abspath(p)).relative_to(common) for p in (first, second))
+    except ValueError:
+        a, b = first, second
+    return f"in two {kind}s: {a.as_posix()} and {b.as_posix()}"
+
+
 def as_label(value, *, what: str, source: str, row=None) -> str:
     """An id (text or a number) as a label by the one label rule of every reader (:func:`evalband._labels.label_text`:
-    text as written, integers in digits, a JSON number by its spelling)."""
+    text as written, integers in digits, a JSON number by its spelling). Text keeps its Unicode form here: the
+    table normalizes it to NFC and names the spelling as written in a note (:func:`evalband._labels.label_column`)."""
     if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
         raise InputError(f"{what} must be a string or an integer; got {_kind(value)}", source=source, row=row)
     if isinstance(value, float) and not np.isfinite(value):
         raise InputError(f"{what} must be finite; got {value!r}", source=source, row=row)
-    return label_text(value)
+    return label_text(value, nfc=False)
 
 
 # ---------------------------------------------------------------------------------------------- building

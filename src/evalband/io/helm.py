@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .._validate import InputError
 from ..table import ResultsTable
-from .folders import as_label, build_table, check_tabular_unused, field, files_of, load_json
+from .folders import as_label, build_table, check_tabular_unused, field, files_of, load_json, places
 
 __all__ = ["read_helm"]
 
@@ -90,8 +90,8 @@ def read_helm(data, *, metric: str | None = None, split: str = "auto", perturbat
         group = groups[0] if isinstance(groups, list) and groups and isinstance(groups[0], str) else None
         key = (model, task)
         if key in owner:
-            raise InputError(f"model '{model}', task '{task}' appears in two runs: {owner[key].parent} and"
-                             f" {path.parent}; keep one", source=source)
+            raise InputError(f"model '{model}', task '{task}' appears {places(owner[key].parent, path.parent, 'run')};"
+                             " keep one", source=source)
         owner[key] = path
         stats = load_json(path)
         src = str(path)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..table import SCORE_LETTERS, ResultsTable
-from .folders import as_label, build_table, check_tabular_unused, field, files_of, load_json, \
+from .folders import as_label, build_table, check_tabular_unused, field, files_of, load_json, places, \
     require_zstandard
 
 __all__ = ["read_inspect", "read_eval_archive"]
@@ -85,7 +85,7 @@ def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = N
     source, files, skipped = files_of(data, "inspect")
     notes: list[str] = []
     rows = {k: [] for k in ("model", "task", "item", "trial", "score", "where", "group", "cluster", *facet_keys)}
-    owner: dict[tuple, str] = {}
+    owner: dict[tuple, tuple] = {}  # (model, task, sample, epoch) -> (log, place in it)
     used_scorers: set = set()
     for path in files:
         if path.suffix.lower() == ".eval":
@@ -132,9 +132,10 @@ def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = N
                 group = task
             key = (model, sample_task, item, epoch)
             if key in owner:
-                raise InputError(f"model '{model}', task '{sample_task}', sample '{item}', epoch {epoch} appears in"
-                                 f" two logs: {owner[key]} and {path.name}; keep one", source=source)
-            owner[key] = path.name
+                raise InputError(f"model '{model}', task '{sample_task}', sample '{item}', epoch {epoch} appears"
+                                 f" {places(owner[key][0], path, at=(owner[key][1], loc))}; keep one",
+                                 source=source)
+            owner[key] = (path, loc)
             rows["model"].append(model)
             rows["task"].append(sample_task)
             rows["item"].append(item)

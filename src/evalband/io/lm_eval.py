@@ -17,7 +17,8 @@ from pathlib import Path
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..table import ResultsTable
-from .folders import as_label, build_table, check_tabular_unused, field, files_of, iter_jsonl, load_json
+from .folders import (as_label, build_table, check_tabular_unused, field, files_of, iter_jsonl, load_json,
+                      places)
 
 __all__ = ["read_lm_eval"]
 
@@ -107,8 +108,8 @@ def read_lm_eval(data, *, metric: str | None = None, filter: str | None = None, 
         task = m["task"]
         key = (run["model"], task)
         if key in owner:
-            raise InputError(f"model '{run['model']}', task '{task}' appears in two runs: {owner[key]} and {f};"
-                             " keep one of them", source=source)
+            raise InputError(f"model '{run['model']}', task '{task}' appears {places(owner[key], f, 'run')}; keep"
+                             " one of them", source=source)
         owner[key] = f
         seen_tasks.setdefault((f.parent, m["stamp"]), set()).add(task)
         got = _read_samples(f, task, run, metrics_pref, filters_pref, item_key, cluster_col, group, skipped)

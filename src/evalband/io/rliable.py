@@ -25,7 +25,7 @@ import pandas as pd
 from .._validate import ArgumentTypeError, InputError
 from ..table import ResultsTable
 from ._frames import load_frame
-from .folders import build_table, check_tabular_unused, files_of, load_json
+from .folders import build_table, check_tabular_unused, files_of, load_json, places
 
 __all__ = ["read_rliable", "read_baselines"]
 
@@ -62,7 +62,7 @@ def read_rliable(data, *, baselines=None, unbounded: bool = True, **tabular) -> 
     check_tabular_unused(tabular, "rliable")
     source, files, skipped = files_of(data, "rliable")
     rows = {k: [] for k in ("model", "task", "item", "score", "where")}
-    owner: dict[tuple, str] = {}
+    owner: dict[tuple, Path] = {}
     n_missing = 0
     for path in files:
         doc = load_json(path)
@@ -86,9 +86,9 @@ def read_rliable(data, *, baselines=None, unbounded: bool = True, **tabular) -> 
                                      source=src)
                 key = (str(model), str(task))
                 if key in owner:
-                    raise InputError(f"model '{model}', task '{task}' appears in two files: {owner[key]} and"
-                                     f" {path.name}; keep one", source=source)
-                owner[key] = path.name
+                    raise InputError(f"model '{model}', task '{task}' appears {places(owner[key], path, 'file')};"
+                                     " keep one", source=source)
+                owner[key] = path
                 for i, v in enumerate(runs):
                     if isinstance(v, bool) or not isinstance(v, (int, float)) and v is not None:
                         raise InputError(f"'{where}[{i}]' must be a number; got {v!r}"[:200], source=src)

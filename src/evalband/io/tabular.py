@@ -26,6 +26,7 @@ import pandas as pd
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..table import ResultsTable
+from .._cells import check_cells
 from .._lists import check_named_columns
 from ._columns import keep_split, refuse_splits, unused_note
 from ._frames import STDIN, STDIN_NAME, TABULAR_SUFFIXES, load, load_frame
@@ -356,6 +357,13 @@ def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_c
     if item_col not in df.columns:
         raise InputError(f"wide shape needs an item column '{item_col}' (set --item-col)", source=source)
     id_cols = [c for c in (item_col, task_col, group_col, cluster_col, *facets) if c is not None and c in df.columns]
+    roles = {item_col: "item", task_col: "task", group_col: "group", cluster_col: "cluster"}
+    score_cols = [c for c in df.columns if c not in id_cols] if models is None else \
+        [c for c in ([models] if isinstance(models, str) else models) if c in df.columns]
+    for c in [*id_cols, *score_cols]:  # a nested cell is named as such, not read as text in a model column
+        check_cells(df[c], "score" if c in score_cols else roles.get(c, str(c)), source=source,
+                    where=lambda pos: f"{row_word} {df.index[pos]}", column=str(c),
+                    expected="a number, a boolean or one of C/I/P/N" if c in score_cols else "text or a number")
     if models is None:
         models = [c for c in df.columns if c not in id_cols]
         refuse_splits(df, models, source)

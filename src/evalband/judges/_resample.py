@@ -19,8 +19,8 @@ from .._random import block_generator, name_key, run_entropy  # noqa: F401  (re-
 from .._validate import check_alternative, check_choice, check_confidence_level
 from ..resample import draw_counts, interval
 
-__all__ = ["replicate_sums", "jackknife_sums", "group_sums", "summarize", "name_key", "run_entropy",
-           "INTERVAL_METHODS"]
+__all__ = ["replicate_sums", "jackknife_sums", "group_sums", "summarize", "expanded_level", "name_key",
+           "run_entropy", "INTERVAL_METHODS"]
 
 INTERVAL_METHODS = ("percentile", "basic", "bca")
 #: replicates per block, and draws per block above which the block shrinks (bounding memory)
@@ -63,8 +63,28 @@ def jackknife_sums(x: np.ndarray, groups=None, n_groups=None) -> np.ndarray:
     return xg.sum(axis=0, keepdims=True) - xg
 
 
+def expanded_level(confidence_level: float, n_units) -> np.ndarray:
+    """The level at which a bootstrap interval from ``n_units`` units is taken so that it has the width of a t
+    interval: ``2 Phi(sqrt(n / (n - 1)) t_{n-1, (1 + level) / 2}) - 1`` (Hesterberg's expanded percentile
+    interval). It falls to the level as n grows; at 95%: 0.983 at 10 units, 0.974 at 15, 0.962 at 30, 0.954 at
+    100.
+
+    References
+    ----------
+    Hesterberg, T. C. (2015). What teachers should know about the bootstrap: resampling in the undergraduate
+    statistics curriculum. The American Statistician 69(4), 371-386.
+    """
+    from scipy import stats
+
+    n = np.asarray(n_units, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.sqrt(n / (n - 1)) * stats.t.ppf(0.5 + confidence_level / 2, n - 1)
+        out = 2 * stats.norm.cdf(z) - 1
+    return np.where(n >= 2, np.minimum(out, 1 - 1e-9), np.nan)
+
+
 def summarize(observed, samples, *, jackknife=None, method: str = "percentile", confidence_level=0.95,
-              alternative: str = "two-sided"):
+              alternative: str = "two-sided", n_units=None):
     """Interval, bootstrap SD and count of undefined replicates for each statistic.
 
     Parameters
@@ -72,6 +92,9 @@ def summarize(observed, samples, *, jackknife=None, method: str = "percentile", 
     observed : array (S,)
     samples : array (B, S)
     jackknife : array (G, S), optional (needed by 'bca')
+    n_units : array (S,), optional
+        Resampling units behind each statistic: its interval is then the small-sample (expanded) bootstrap
+        interval at :func:`expanded_level` (with fewer than 2 units, none).
 
     Returns
     -------
@@ -94,17 +117,21 @@ def summarize(observed, samples, *, jackknife=None, method: str = "percentile", 
     clean = (undefined == 0) & np.isfinite(obs)
     if jk is not None:
         clean &= np.isfinite(jk).all(axis=0)
-    idx = np.flatnonzero(clean)
-    if idx.size and s.shape[0] > 1:
-        low[idx], high[idx] = _ci(s[:, idx], obs[idx], None if jk is None else jk[:, idx], method, level,
-                                  alternative)
-        se[idx] = s[:, idx].std(axis=0, ddof=1)
-    for j in np.flatnonzero(~clean & np.isfinite(obs)):  # statistics with undefined replicates: the others
+    levels = np.full(obs.shape, level) if n_units is None else expanded_level(level, n_units)
+    if n_units is not None:
+        clean &= np.isfinite(levels)
+    for lv in np.unique(levels[clean]):
+        idx = np.flatnonzero(clean & (levels == lv))
+        if idx.size and s.shape[0] > 1:
+            low[idx], high[idx] = _ci(s[:, idx], obs[idx], None if jk is None else jk[:, idx], method, float(lv),
+                                      alternative)
+            se[idx] = s[:, idx].std(axis=0, ddof=1)
+    for j in np.flatnonzero(~clean & np.isfinite(obs) & np.isfinite(levels)):  # undefined replicates: the others
         ok = ~bad[:, j]
         if ok.sum() < 2:
             continue
         jj = jk[:, [j]] if jk is not None and np.isfinite(jk[:, j]).all() else None
-        lo, hi = _ci(s[ok][:, [j]], obs[[j]], jj, method, level, alternative)
+        lo, hi = _ci(s[ok][:, [j]], obs[[j]], jj, method, float(levels[j]), alternative)
         low[j], high[j], se[j] = lo[0], hi[0], s[ok, j].std(ddof=1)
     return low, high, se, undefined
 

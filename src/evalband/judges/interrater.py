@@ -17,6 +17,7 @@ import pandas as pd
 
 from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level,
                          check_positive_int)
+from ..estimation.edges import degenerate, edge_intervals, implied_se
 from ..results import ConfidenceInterval
 from . import _coefficients as coef
 from ._display import fmt, html_head, short_repr
@@ -36,7 +37,7 @@ MAX_AUTO_RATERS = 10
 #: the random stream key of the bootstrap over units (shared by agreement and the reference analysis)
 UNIT_KEY = (name_key("judges:units"),)
 #: fewer resampling units than this get a note: the bootstrap interval is then rough
-FEW_UNITS = 20
+FEW_UNITS = 30
 
 
 @displayed
@@ -245,9 +246,114 @@ def evaluate(coefs, table, *, entropy, n_resamples: int, method: str, confidence
             samples[:, k] = c.finish(reps[:, sl])
             if jk is not None:
                 jk[:, k] = c.finish(jack[:, sl])
-    low, high, se, undefined = summarize(obs, samples, jackknife=jk, method=method,
-                                         confidence_level=confidence_level)
-    return obs, samples, low, high, se, undefined
+    units = _resampled_units(coefs, groups)
+    obs, low, high, se, undefined, notes = intervals_of(coefs, obs, samples, units, jackknife=jk, method=method,
+                                                        confidence_level=confidence_level,
+                                                        unit="clusters" if groups is not None else "units")
+    return obs, samples, low, high, se, undefined, notes
+
+
+def intervals_of(coefs, obs, samples, units, *, jackknife=None, method: str = "percentile",
+                 confidence_level: float = 0.95, unit: str = "units"):
+    """The intervals of agreement coefficients from their replicates, with the small-sample rules.
+
+    Each interval is the expanded bootstrap interval on the coefficient's resampling units ``units``
+    (:func:`~evalband.judges._resample.summarize`); shares of agreeing units and AC1 from fewer than
+    :data:`FLOOR_UNITS` independent units (no clusters) are widened to contain Wilson's interval
+    (:func:`_wilson_floor`); a coefficient from
+    fewer than :data:`MIN_UNITS` units is withheld, and one whose replicates never vary has no interval (a share
+    at 0 or 1 gets Wilson's). Returns ``(obs, low, high, se, undefined, notes)``.
+    """
+    obs = np.array(obs, dtype=np.float64, copy=True)
+    few = units < MIN_UNITS
+    obs[few] = np.nan  # a coefficient from fewer than 2 units is withheld (it says nothing about agreement)
+    low, high, se, undefined = summarize(obs, samples, jackknife=jackknife, method=method,
+                                         confidence_level=confidence_level, n_units=units)
+    notes = []
+    if few.any():
+        notes.append(f"{_labels(coefs, few)}: withheld, from fewer than {MIN_UNITS} shared {unit} (a coefficient"
+                     f" of agreement needs at least {MIN_UNITS} units rated by the raters it compares)")
+    share = np.array([c.name in PROPORTIONS for c in coefs])
+    lo, hi, sd, at_edge, gone = edge_intervals(obs, se, low, high, units, bounded=True,
+                                               confidence_level=confidence_level)
+    low, high, se = np.where(share, lo, low), np.where(share, hi, high), np.where(share, sd, se)
+    if unit == "units":  # (Wilson's interval is for independent units; clusters keep the expanded interval alone)
+        low, high, floored = _wilson_floor(coefs, obs, low, high, units, confidence_level)
+    else:
+        floored = np.zeros(len(coefs), dtype=bool)
+    se = np.where(floored, np.fmax(np.nan_to_num(se), implied_se(low, high, confidence_level)), se)
+    if floored.any():
+        notes.append(f"{_labels(coefs, floored)}: from fewer than {FLOOR_UNITS} units, widened to contain Wilson's"
+                     " interval of the share of agreeing units (for AC1 through its chance correction), which the"
+                     " bootstrap of a share from few units falls short of")
+    flat = degenerate(low, high, se) & np.isfinite(obs)
+    low, high, se = (np.where(flat, np.nan, x) for x in (low, high, se))
+    if (at_edge & share).any():
+        notes.append(f"{_labels(coefs, at_edge & share)}: every unit agrees, so every bootstrap replicate is the same;"
+                     " the interval shown is Wilson's on the units (a valid bound for a share of agreement)")
+    if flat.any():
+        notes.append(f"{_labels(coefs, flat)}: no interval (every bootstrap replicate is the same: the units all"
+                     " agree, so the bootstrap says nothing about the coefficient's uncertainty)")
+    return obs, low, high, se, undefined, notes
+
+
+#: coefficients that are shares of units (a mean of per-unit values in [0, 1]): at 0 or 1 they get Wilson's bound
+PROPORTIONS = ("percent_agreement", "accuracy")
+#: below this many units, shares of agreement (and AC1, affine in one) are widened to contain Wilson's interval
+FLOOR_UNITS = 30
+
+
+def _wilson_floor(coefs, obs, low, high, units, level):
+    """Shares of agreeing units from fewer than FLOOR_UNITS units: the union of the bootstrap interval and
+    Wilson's; Gwet's AC1, ``(p_a - p_e) / (1 - p_e)``, affine in the share p_a at the observed chance agreement
+    p_e, the union with the image of p_a's Wilson interval (a mean of per-unit shares in [0, 1] has variance at
+    most a proportion's, so Wilson's interval is conservative for it)."""
+    from scipy.special import ndtri
+
+    from ..estimation.proportion import wilson_bounds
+
+    z = float(ndtri(0.5 + level / 2))
+    low, high = low.copy(), high.copy()
+    floored = np.zeros(len(coefs), dtype=bool)
+    for k, c in enumerate(coefs):
+        if not (np.isfinite(obs[k]) and MIN_UNITS <= units[k] < FLOOR_UNITS):
+            continue
+        if c.name in PROPORTIONS:
+            p, image = obs[k], (lambda x: x)
+        elif c.name == "gwet_ac1":
+            tot = np.asarray(c.columns).sum(axis=0)
+            q = tot.size - 3
+            p = tot[0] / tot[1]
+            pi = tot[2:2 + q] / tot[-1]
+            pe = float((pi * (1 - pi)).sum() / (q - 1)) if q > 1 else np.nan
+            if not (np.isfinite(pe) and pe < 1):
+                continue
+            image = (lambda x, pe=pe: (x - pe) / (1 - pe))
+        else:
+            continue
+        wl, wh = image(wilson_bounds(p, units[k], -z)), image(wilson_bounds(p, units[k], z))
+        new_lo = np.fmin(low[k], wl) if np.isfinite(low[k]) else wl
+        new_hi = np.fmax(high[k], wh) if np.isfinite(high[k]) else wh
+        floored[k] = new_lo < low[k] - 1e-12 or new_hi > high[k] + 1e-12 or not np.isfinite(low[k])
+        low[k], high[k] = new_lo, new_hi
+    return low, high, floored
+#: fewest units (clusters) behind a coefficient; fewer give no estimate
+MIN_UNITS = 2
+
+
+def _resampled_units(coefs, groups) -> np.ndarray:
+    """Resampling units behind each coefficient: the units (or clusters) where its columns are not all 0."""
+    out = np.empty(len(coefs))
+    for k, c in enumerate(coefs):
+        used = np.any(np.asarray(c.columns) != 0, axis=1)
+        out[k] = used.sum() if groups is None else np.unique(np.asarray(groups)[used]).size
+    return out
+
+
+def _labels(coefs, mask) -> str:
+    names = [c.name + (f" ({c.rater_a}, {c.rater_b})" if c.rater_b else f" ({c.rater_a})" if c.rater_a else "")
+             for c, m in zip(coefs, mask) if m]
+    return ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
 
 
 def _paradox_note(table, names, obs) -> list[str]:
@@ -318,9 +424,15 @@ def agreement(data, *, unit_col: str = "unit", rater_col: str = "rater", value_c
 
     The bootstrap resamples units (or whole clusters of units) with replacement, keeping each unit's ratings
     together; it assumes units (clusters) are independent draws from the population of units, and describes
-    the sampling of units, not of raters. With fewer than about 20 units (clusters) intervals are rough (a note
-    says so). Replicates on which a coefficient is undefined (all resampled ratings equal) are left out of its
-    interval and counted.
+    the sampling of units, not of raters. Each interval is the small-sample (expanded) bootstrap interval of
+    Hesterberg (2015): taken at the level at which it is as wide as a t interval on the coefficient's units
+    (0.974 for a 95% interval from 15 units, 0.954 from 100), because the plain percentile interval under-covers
+    with few units (0.91 for alpha and AC1 at 15 units, 0.95 with the expansion; ``tests/judges/
+    test_agreement_coverage.py``). Below 30 units (clusters) a note says the intervals remain approximate.
+    Replicates on which a coefficient is undefined (all resampled ratings equal) are left out of its interval
+    and counted. A coefficient from fewer than 2 units is withheld; a coefficient whose replicates never vary
+    (every unit agrees) has no interval, except percent agreement, which then gets Wilson's interval on the
+    units.
 
     References
     ----------
@@ -332,6 +444,7 @@ def agreement(data, *, unit_col: str = "unit", rater_col: str = "rater", value_c
     Feinstein, A. R. & Cicchetti, D. V. (1990). High agreement but low kappa. J. Clin. Epidemiol. 43(6), 543-549.
     Hayes, A. F. & Krippendorff, K. (2007). Answering the call for a standard reliability measure for coding
     data. Communication Methods and Measures 1(1), 77-89.
+    Hesterberg, T. C. (2015). What teachers should know about the bootstrap. Am. Stat. 69(4), 371-386.
 
     Examples
     --------
@@ -352,18 +465,21 @@ def agreement(data, *, unit_col: str = "unit", rater_col: str = "rater", value_c
     entropy = run_entropy(gen)
     coefs, notes = coefficients(table, pairs=pairs, kappa_weights=kappa_weights)
     notes = list(table.notes) + notes
-    obs, samples, low, high, se, undefined = evaluate(coefs, table, entropy=entropy, n_resamples=n_resamples,
-                                                      method=method, confidence_level=confidence_level)
+    obs, samples, low, high, se, undefined, more = evaluate(coefs, table, entropy=entropy,
+                                                            n_resamples=n_resamples, method=method,
+                                                            confidence_level=confidence_level)
+    notes += more
     names = tuple(c.name for c in coefs)
-    for k in np.flatnonzero(undefined):
+    for k in np.flatnonzero((undefined > 0) & np.isfinite(obs)):  # (a withheld coefficient has its own note)
         label = names[k] + (f" ({coefs[k].rater_a}, {coefs[k].rater_b})" if coefs[k].rater_a else "")
         notes.append(f"{label}: undefined on {int(undefined[k]):,} of {n_resamples:,} replicates (no spread in"
                      " the resampled ratings), left out of its interval")
     n_clusters = len(table.cluster_labels) if table.has_clusters else None
     n_res_units = n_clusters if n_clusters is not None else table.n_units
-    if n_res_units < FEW_UNITS:
-        notes.append(f"only {n_res_units} {'clusters' if n_clusters else 'units'}: bootstrap intervals are rough"
-                     " with fewer than about 20")
+    if MIN_UNITS <= n_res_units < FEW_UNITS:
+        notes.append(f"only {n_res_units} {'clusters' if n_clusters else 'units'}: the bootstrap intervals are the"
+                     " small-sample (expanded) ones, as wide as a t interval on that many units (Hesterberg 2015);"
+                     f" with fewer than about {FEW_UNITS} they remain approximate")
     notes += _paradox_note(table, names, obs)
     ref = None
     if reference is not None:

@@ -23,7 +23,7 @@ from ..comparison.verdict import (MIN_UNITS, check_margin, reading, verdict, ver
 from ..results import ConfidenceInterval
 from ..table import UNSHARED_NOTE
 from ._display import fmt, html_head, short_repr
-from .ppi import PPI_METHODS, cluster_variance, ppi_mean, ppi_notes, z_interval, z_p_value
+from .ppi import PPI_METHODS, cluster_variance, ppi_mean, ppi_notes, t_interval, t_p_value
 from ..display.reprs import displayed
 
 __all__ = ["PPIEstimates", "PPIComparison", "ppi_estimate", "ppi_compare", "PPI_CORRECTIONS"]
@@ -41,8 +41,13 @@ class PPIEstimates:
     ----------
     models, tasks : tuple of str
     estimate, se : numpy.ndarray, shape (n_models, n_tasks)
+        The estimate and its small-sample standard error (:func:`~evalband.judges.ppi_mean`).
     ci : ConfidenceInterval
-        Arrays (n_models, n_tasks) at ``confidence_level``.
+        Arrays (n_models, n_tasks) at ``confidence_level``: t intervals ``estimate -/+ t_df se``.
+    df : numpy.ndarray, shape (n_models, n_tasks)
+        Their degrees of freedom (labelled items minus 2 for PPI++, minus 1 otherwise; labelled clusters minus 1).
+    se_asymptotic : numpy.ndarray, shape (n_models, n_tasks)
+        ``ppi_py.ppi_mean_ci``'s standard error (variances over n).
     lam, n_labelled, n_unlabelled, ess, gain : numpy.ndarray, shape (n_models, n_tasks)
         lambda used, human-labelled and unlabelled items, effective sample size ``n * var_labelled / var_ppi``
         and its ratio to ``n``.
@@ -81,6 +86,8 @@ class PPIEstimates:
     scale: float = 100.0
     """Display multiplier of differences: 100 (points) for scores in [0, 1], 1 for unbounded scores."""
     _per_task: tuple = field(default=(), repr=False)  # (PPIMean, onehot or None) per task, for ppi_compare
+    df: np.ndarray | None = None
+    se_asymptotic: np.ndarray | None = None
 
     def to_frame(self) -> pd.DataFrame:
         """One row per model and task: estimate, se, ci_low, ci_high, n_labelled, n_unlabelled, lambda, ess, ..."""
@@ -89,6 +96,8 @@ class PPIEstimates:
             "model": np.repeat(self.models, t), "task": np.tile(self.tasks, m),
             "estimate": self.estimate.ravel(), "se": self.se.ravel(),
             "ci_low": np.ravel(self.ci.low), "ci_high": np.ravel(self.ci.high),
+            "df": np.full(m * t, np.nan) if self.df is None else np.ravel(self.df),
+            "se_asymptotic": np.full(m * t, np.nan) if self.se_asymptotic is None else np.ravel(self.se_asymptotic),
             "n_labelled": self.n_labelled.ravel(), "n_unlabelled": self.n_unlabelled.ravel(),
             "lambda": self.lam.ravel(), "ess": self.ess.ravel(), "gain": self.gain.ravel(),
             "labelled_estimate": self.labelled_estimate.ravel(), "labelled_se": self.labelled_se.ravel(),
@@ -255,7 +264,7 @@ def ppi_estimate(data, *, method: str = "ppi++", confidence_level=0.95, alternat
     models_, tasks_ = table.models, table.tasks
     shape = (len(models_), len(tasks_))
     out = {k: np.full(shape, np.nan) for k in ("estimate", "se", "low", "high", "lam", "ess", "gain", "lab_est",
-                                               "lab_se", "lab_low", "lab_high", "judge")}
+                                               "lab_se", "lab_low", "lab_high", "judge", "df", "se_asym")}
     n_lab = np.zeros(shape, dtype=np.int64)
     n_unl = np.zeros(shape, dtype=np.int64)
     n_clusters = np.full(len(tasks_), np.nan)
@@ -279,7 +288,7 @@ def ppi_estimate(data, *, method: str = "ppi++", confidence_level=0.95, alternat
                          ("lam", res.lam), ("ess", res.ess), ("gain", res.gain),
                          ("lab_est", res.labelled_estimate), ("lab_se", res.labelled_se),
                          ("lab_low", res.labelled_ci.low), ("lab_high", res.labelled_ci.high),
-                         ("judge", res.judge_mean)):
+                         ("judge", res.judge_mean), ("df", res.df), ("se_asym", res.se_asymptotic)):
             out[key][:, t] = val
         n_lab[:, t], n_unl[:, t] = res.n_labelled, res.n_unlabelled
         if res.n_clusters is not None:
@@ -290,11 +299,21 @@ def ppi_estimate(data, *, method: str = "ppi++", confidence_level=0.95, alternat
             onehot[np.arange(clusters.size), np.unique(clusters, return_inverse=True)[1]] = 1.0
         per_task.append((res, onehot))
         notes += ppi_notes(models_, res, where=task if len(tasks_) > 1 else "")
+    labels = table.data["human"].to_numpy(dtype=np.float64)
+    labels = labels[np.isfinite(labels)]
+    if labels.size and labels.min() >= 0 and labels.max() <= 1:  # a mean of labels in [0, 1] lies in [0, 1]
+        ends = [out[k] for k in ("low", "high", "lab_low", "lab_high")]
+        past = int(sum(np.sum((e < 0) | (e > 1)) for e in ends))
+        if past:
+            for k in ("low", "high", "lab_low", "lab_high"):
+                out[k] = np.clip(out[k], 0.0, 1.0)
+            notes.append(f"{past} interval end(s) reached past [0, 1], the range of the human labels, and are shown"
+                         " clipped to it (with few labels the t interval is wide)")
     return PPIEstimates(models_, tasks_, out["estimate"], out["se"], ConfidenceInterval(out["low"], out["high"]),
                         out["lam"], n_lab, n_unl, out["ess"], out["gain"], out["lab_est"], out["lab_se"],
                         ConfidenceInterval(out["lab_low"], out["lab_high"]), out["judge"], n_clusters, method, level,
                         alternative, tuple(notes), 1.0 if table.score_kind == "unbounded" else 100.0,
-                        tuple(per_task))
+                        tuple(per_task), out["df"], out["se_asym"])
 
 
 def ppi_compare(data, *, method: str = "ppi++", correction: str = "none", margin: float = 0.0,
@@ -327,7 +346,8 @@ def ppi_compare(data, *, method: str = "ppi++", correction: str = "none", margin
     reports (each model keeps its own lambda). Both models are scored by the same judge on the same items, so
     their errors are correlated; the variance of the difference sums the squared differences of the two models'
     per-item influence terms (per cluster, CR1, with clusters), which keeps that correlation, as a paired test
-    does. The interval is normal; p-values test a zero difference; verdicts are read from the interval of the
+    does. The interval is a t interval on the labelled degrees of freedom of the model with fewer labels (as for
+    :func:`ppi_mean`); p-values are the t-test's of a zero difference; verdicts are read from the interval of the
     difference (:func:`evalband.comparison.verdict`) and withheld when a model has fewer than 10 human labels.
 
     References
@@ -364,15 +384,19 @@ def ppi_compare(data, *, method: str = "ppi++", correction: str = "none", margin
         ia, ib = order[i], order[j]
         d = est[ia] - est[ib]
         infl = res.influence
-        se = np.sqrt(cluster_variance(infl[ia] - infl[ib], onehot))
+        # the small-sample variance of the difference: each item's squared influence difference times the larger
+        # of the two models' small-sample factors (ppi_mean)
+        w = np.sqrt(np.fmax(res.factor[ia], res.factor[ib])) if res.factor is not None else 1.0
+        se = np.sqrt(cluster_variance((infl[ia] - infl[ib]) * w, onehot))
         with np.errstate(invalid="ignore", divide="ignore"):
-            cov = (cluster_variance(infl[ia] + infl[ib], onehot) - se ** 2) / 4.0
+            cov = (cluster_variance((infl[ia] + infl[ib]) * w, onehot) - se ** 2) / 4.0
             corr = cov / (res.se[ia] * res.se[ib])
-        p = z_p_value(d, se, alternative)
+        df = np.fmin(res.df[ia], res.df[ib]) if res.df is not None else np.full(d.size, np.inf)
+        p = t_p_value(d, se, df, alternative)
         p_adj = adjust_p_values(p, method=correction) if correction != "none" else p.copy()
         rejected = int(np.sum(p_adj <= 1 - level)) if correction == "bh" else None
         level_used = correction_level(level, d.size, correction, n_rejected=rejected)
-        ci = z_interval(d, se, level_used, alternative)
+        ci = t_interval(d, se, df, level_used, alternative)
         low, high = np.asarray(ci.low, dtype=float), np.asarray(ci.high, dtype=float)
         verdicts = verdict(low, high, margin=margin)
         n_units = np.minimum(res.n_labelled[ia], res.n_labelled[ib]).astype(np.float64)
@@ -392,6 +416,7 @@ def ppi_compare(data, *, method: str = "ppi++", correction: str = "none", margin
                                       float(level_used), correction, estimates.method, margin, True, None, scale,
                                       None, None, n_units, basis_words, details))
     notes = list(estimates.notes)
-    notes.append("verdicts from normal intervals of the paired PPI differences (same items, same judge); a model"
-                 " with fewer than 10 human labels gets none")
+    notes.append("verdicts from t intervals of the paired PPI differences (same items, same judge; Student's t on"
+                 " the fewer labelled items of the two, minus one); a model with fewer than 10 human labels gets"
+                 " none")
     return PPIComparison(estimates.tasks, tuple(out), estimates, estimates.method, correction, tuple(notes))

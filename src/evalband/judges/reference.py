@@ -211,8 +211,10 @@ def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed
     corrs = [_correlation(errors[a][0], errors[b][0], errors[a][1] & errors[b][1], a, b)
              for i, a in enumerate(judges) for b in judges[i + 1:]]
     all_coefs = coefs + corrs + ([_effective(corrs, len(judges))] if corrs else [])
-    obs, samples, low, high, se, undefined = evaluate(all_coefs, table, entropy=entropy, n_resamples=n_resamples,
-                                                      method=method, confidence_level=confidence_level)
+    obs, samples, low, high, se, undefined, more = evaluate(all_coefs, table, entropy=entropy,
+                                                            n_resamples=n_resamples, method=method,
+                                                            confidence_level=confidence_level)
+    notes += [n for n in more if n not in notes]
     rows = [{"judge": c.rater_a, "statistic": c.name, "estimate": obs[k], "se": se[k], "ci_low": low[k],
              "ci_high": high[k], "n_units": c.n_units, "undefined_replicates": int(undefined[k])}
             for k, c in enumerate(coefs)]

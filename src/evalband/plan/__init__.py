@@ -10,19 +10,16 @@
 * :mod:`~evalband.plan.gate`: :func:`release_gate`, paired non-inferiority of a candidate run.
 """
 
-from .design import (binary_variance_of_difference, design_effect, effective_sample_size, recommend_trials,
-                     trial_variance, variance_of_difference, variance_reduction)
-from .gate import EXIT_CODES, GateResult, paired_runs, release_gate
-from .pilot import PilotEstimates, estimate_pilot, plan_from_pilot
-from .planner import ComparisonPlan, plan_comparison
-from .power import adjusted_alpha, power_of_test, solve_power, z_factor
-from .sequential import SequentialComparison, SequentialState, betting_confidence_sequence
+from .._lazy import lazy_exports
 
-__all__ = [
-    "z_factor", "adjusted_alpha", "power_of_test", "solve_power",
-    "variance_of_difference", "binary_variance_of_difference", "design_effect", "effective_sample_size",
-    "trial_variance", "variance_reduction", "recommend_trials",
-    "plan_comparison", "ComparisonPlan", "plan_from_pilot", "estimate_pilot", "PilotEstimates",
-    "SequentialComparison", "SequentialState", "betting_confidence_sequence",
-    "release_gate", "GateResult", "paired_runs", "EXIT_CODES",
-]
+# names are imported from their modules on first use: a plan from typed numbers loads neither pandas nor the
+# estimators that the release gate and the pilot use
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "power": ["z_factor", "adjusted_alpha", "power_of_test", "solve_power"],
+    "design": ["variance_of_difference", "binary_variance_of_difference", "design_effect", "effective_sample_size",
+               "trial_variance", "variance_reduction", "recommend_trials"],
+    "planner": ["plan_comparison", "ComparisonPlan"],
+    "pilot": ["plan_from_pilot", "estimate_pilot", "PilotEstimates"],
+    "sequential": ["SequentialComparison", "SequentialState", "betting_confidence_sequence"],
+    "gate": ["release_gate", "GateResult", "paired_runs", "EXIT_CODES"],
+})

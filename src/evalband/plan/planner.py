@@ -12,14 +12,14 @@ import math
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-import pandas as pd
-from scipy import stats
 
+from .._distributions import norm_isf, t_isf
 from .._validate import (ArgumentError, ArgumentTypeError, check_alternative, check_choice, check_confidence_level,
                          check_positive_int, check_probability)
 from .design import (_nonneg, binary_variance_of_difference, design_effect, recommend_trials,
                      variance_of_difference)
 from .power import MULTIPLICITY_METHODS, POWER_METHODS, adjusted_alpha, solve_power
+from ..display.numbers import format_percent
 from ..display.reprs import displayed
 
 __all__ = ["plan_comparison", "ComparisonPlan", "SCORE_KINDS"]
@@ -88,8 +88,16 @@ class ComparisonPlan:
     n_required_recommended_trials: int | float
     alpha_per_comparison: float
     inputs: dict = field(default_factory=dict)
-    trial_table: pd.DataFrame | None = field(default=None, compare=False, repr=False)
+    _trial_rows: tuple = field(default=(), compare=False, repr=False)  # the rows of ``trial_table``
     notes: tuple[str, ...] = ()
+
+    @property
+    def trial_table(self):
+        """For each ``k``: per-item variance, the reduction relative to one trial, items required (a DataFrame,
+        built when asked for: the plan itself needs no pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self._trial_rows)) if self._trial_rows else None
 
     # ------------------------------------------------------------------ sentences
     @property
@@ -125,7 +133,7 @@ class ComparisonPlan:
         return (f"With {self.n:,} items this evaluation can detect a difference of {_pts(self.mde)} or more"
                 f" with {i['power']:.0%} power ({_test_words(i)}); the standard error of the difference is"
                 f" {_pts(self.se_difference)}, and a true difference of {_pts(self.effect)} would be detected with"
-                f" probability {self.power_at_n:.0%}.")
+                f" probability {format_percent(self.power_at_n)}.")
 
     @property
     def sentences(self) -> tuple[str, str]:
@@ -134,14 +142,14 @@ class ComparisonPlan:
     # ------------------------------------------------------------------ frames
     def to_dict(self) -> dict:
         """One flat record: the answers plus every input used (JSON-ready; no rounding)."""
-        out = {k: v for k, v in asdict(self).items() if k not in ("trial_table", "inputs", "notes")}
+        out = {k: v for k, v in asdict(self).items() if k not in ("_trial_rows", "inputs", "notes")}
         out.update({k: v for k, v in self.inputs.items() if k not in out})
         out["answer_required"] = self.sentence_required
         out["answer_detectable"] = self.sentence_detectable
         out["notes"] = list(self.notes)
         return {k: _plain(v) for k, v in out.items()}
 
-    def to_frame(self) -> pd.DataFrame:
+    def to_frame(self):
         """One row: the answers and inputs as columns (fractions; ``sources`` and pilot estimates flattened as
         ``source_<input>`` and ``pilot_<estimate>``)."""
         d = self.to_dict()
@@ -153,6 +161,8 @@ class ComparisonPlan:
                 flat.update({f"{prefix}_{kk}": vv for kk, vv in v.items()})
             else:
                 flat[k] = v
+        import pandas as pd
+
         return pd.DataFrame([flat])
 
 
@@ -380,8 +390,7 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
                      "variance_reduction": 1.0 - var_k(effect, k) / var_k(effect, 1),
                      "n_required": math.ceil(nk - 1e-9) if math.isfinite(nk) else math.inf,
                      "trials_required": (math.ceil(nk - 1e-9) * k) if math.isfinite(nk) else math.inf})
-    trial_table = pd.DataFrame(rows)
-    n_req_rec = _whole(trial_table.loc[trial_table["trials"] == k_rec, "n_required"].iloc[0])
+    n_req_rec = _whole(next(r["n_required"] for r in rows if r["trials"] == k_rec))
     if bounded:
         n_req_rec = max(n_req_rec, min_items)
         unit = f"{MIN_ITEMS} clusters ({min_items:,} items)" if clustered else f"{min_items} items"
@@ -394,7 +403,7 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
     if n is not None:
         se = math.sqrt(var_fn(effect) / n)
         df = None if method == "normal" else max(n / m_bar - 1.0, 1.0) if paired else max(2 * n / m_bar - 2, 1.0)
-        crit = stats.norm.isf((1 - conf) / 2) if df is None else stats.t.isf((1 - conf) / 2, df)
+        crit = norm_isf((1 - conf) / 2) if df is None else t_isf((1 - conf) / 2, df)
         ci_low, ci_high = effect - crit * se, effect + crit * se
         mde = solve_power(n=n, power=power, variance=var_fn, **common)
         pw = solve_power(effect=effect, n=n, variance=var_fn, **common)
@@ -416,5 +425,5 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
         clusters_required=_whole(n_req / m_bar) if clustered and math.isfinite(n_req) else math.nan,
         mde=mde, power_at_n=pw, variance_difference=v_at, design_effect=deff, effective_n=eff_n, trials=trials,
         recommended_trials=int(k_rec), n_required_recommended_trials=n_req_rec, alpha_per_comparison=alpha_c,
-        inputs=inputs, trial_table=trial_table, notes=tuple(notes))
+        inputs=inputs, _trial_rows=tuple(rows), notes=tuple(notes))
 

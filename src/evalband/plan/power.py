@@ -17,8 +17,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
+from .._distributions import norm_isf, norm_ppf
 from .._validate import ArgumentError, check_alternative, check_choice, check_positive_int, check_probability
 
 __all__ = ["z_factor", "adjusted_alpha", "power_of_test", "solve_power", "POWER_METHODS", "MULTIPLICITY_METHODS"]
@@ -39,7 +40,7 @@ def z_factor(*, alpha: float = 0.05, power: float = 0.8, alternative: str = "two
     power = check_probability(power, "power")
     alternative = check_alternative(alternative)
     tail = alpha / 2 if alternative == "two-sided" else alpha
-    return float((stats.norm.isf(tail) + stats.norm.ppf(power)) ** 2)
+    return float((norm_isf(tail) + norm_ppf(power)) ** 2)
 
 
 def adjusted_alpha(alpha: float, n_comparisons: int = 1, *, method: str = "bonferroni") -> float:
@@ -210,6 +211,8 @@ def solve_power(*, effect=None, n=None, power=None, variance, alpha: float = 0.0
 
     if power is None:
         return float(pw(effect, n))
+    from scipy import optimize
+
     if n is None:
         lo = 1.0 + 1e-9 if method == "normal" else 2.0 * cluster_size + 1e-9
         lo = max(lo, 1.0 + 1e-9)

@@ -14,6 +14,7 @@ from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_genera
 from ..results import ConfidenceInterval
 from ..battles import BattleTable
 from .bradley_terry import RIDGE, TIES
+from .lc_glm import LC_GLMS
 from .replicates import average_ratings, baseline_ratings, bt_ratings, elo_ratings, style_ratings
 from .resampling import ClusterBootstrap, resampling_units
 from .result import ArenaResult
@@ -111,6 +112,24 @@ def _win_probabilities(method, theta, samples, tie, tie_samples, level):
     return obs, ConfidenceInterval(out_lo, out_hi)
 
 
+def _withhold_flat(ranking, anchor_pos, label):
+    """No interval for a rating whose replicates never vary (one battle, or one question resampled over and
+    over): the bootstrap says nothing about it (:func:`evalband.resample.floors.withhold_degenerate`); the
+    anchored model's point interval is the anchor's definition and stays."""
+    from ..resample.floors import withhold_degenerate
+
+    keep = np.zeros(len(ranking.models), dtype=bool)
+    if anchor_pos is not None:
+        keep[anchor_pos[0]] = True
+    low, high, se = (np.where(keep, np.nan, np.asarray(x, dtype=float))
+                     for x in (ranking.ci.low, ranking.ci.high, ranking.se))
+    w = withhold_degenerate(low, high, se, ranking.models, what=f"the {label.replace('_', ' ')}")
+    if not w.withheld.any():
+        return ranking, []
+    ci = ConfidenceInterval(np.where(keep, ranking.ci.low, w.ci.low), np.where(keep, ranking.ci.high, w.ci.high))
+    return replace(ranking, ci=ci, se=np.where(keep, ranking.se, w.se)), list(w.notes)
+
+
 def _extras(method, res, scale, anchor_pos, base_pos, level) -> dict:
     """What a method adds to the result: win probabilities, raw win rates, style, tie parameter, online Elo."""
     from ..resample import interval as boot_interval
@@ -148,7 +167,8 @@ def _extras(method, res, scale, anchor_pos, base_pos, level) -> dict:
 
 
 def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale: str = "elo", anchor=None,
-          cluster="auto", style=None, length_control: bool = False, k: float = 4.0, n_resamples: int = 1000,
+          cluster="auto", style=None, length_control: bool | str = False, lc_glm: str = "length_controlled_v1",
+          lc_reference=None, instruction_difficulty="auto", k: float = 4.0, n_resamples: int = 2000,
           confidence_level=0.95, interval: str = "percentile", rng=None, models=None,
           simultaneous: str = "max-t", ridge: float = RIDGE, source: str = "auto", **read_options) -> ArenaResult:
     """A preference leaderboard with intervals, ranks and comparisons from one seeded, clustered bootstrap.
@@ -182,12 +202,27 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     style : str or sequence, optional
         Style control: 'length', 'markdown' (header, list and bold counts) or any style feature names, comma
         separated. Ratings are then style-controlled; the raw ones are reported beside them.
-    length_control : bool
-        For win rates against a baseline: the length-controlled win rate (needs a 'length' feature).
+    length_control : bool or str
+        For win rates against a baseline: the length-controlled win rate (needs a 'length' feature), by the GLM
+        ``lc_glm`` (a GLM's name here chooses it too).
+    lc_glm : {'length_controlled_v1', 'length-only'}
+        'length_controlled_v1' (default): AlpacaEval's GLM as alpaca_eval fits it (instruction difficulty,
+        regularization toward the gamed baselines, L1 penalty chosen by cross-validation;
+        :mod:`evalband.preferences.lc_glm`). 'length-only': per model an intercept and a slope on tanh(length
+        difference / its SD) (no difficulty, no regularization; not AlpacaEval's values).
+    lc_reference : path or DataFrame, optional
+        AlpacaEval's ``df_gamed.csv`` (Hugging Face dataset tatsu-lab/alpaca_eval): the instruction difficulties
+        and the gamed baselines' annotations that length_controlled_v1 is regularized toward. Without it the
+        regularization is left out and the difficulties are estimated (notes say so).
+    instruction_difficulty : 'auto', mapping or path
+        The difficulty of each instruction (by its text, or AlpacaEval's index: its position in the order of the
+        annotations); 'auto': from ``lc_reference``, else estimated from the annotations of three or more
+        models.
     k : float
         Elo's K-factor (method 'elo').
     n_resamples : int
-        Bootstrap replicates B (default 1,000).
+        Bootstrap replicates B (default 2,000: every replicate refits the ratings, the rule of every command,
+        :mod:`evalband._defaults`).
     confidence_level : float or str
         0.95 by default; Arena-Hard shows 90% intervals (0.9, said in the notes).
     interval : {'percentile', 'bca'}
@@ -265,6 +300,9 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
         method = ties
     elif ties in ("rao-kupper", "davidson"):
         raise ArgumentError(f"`ties={ties!r}` is a Bradley-Terry tie model; use it with method 'bt'.")
+    if isinstance(length_control, str):
+        lc_glm, length_control = length_control, True
+    lc_glm = check_choice(lc_glm, LC_GLMS, "lc_glm")
     if length_control and (method != "win-rate" or baseline is None):
         raise ArgumentError("`length_control` needs `method` 'win-rate' and a `baseline`.")
     if style is not None and method not in ("bt",):
@@ -302,7 +340,9 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
 
     if method == "win-rate":
         if base_pos is not None:
-            res = baseline_ratings(table, units, boot, base_pos, length_control=length_control, jackknife=jack)
+            res = baseline_ratings(table, units, boot, base_pos, length_control=length_control, lc_glm=lc_glm,
+                                   lc_reference=lc_reference, instruction_difficulty=instruction_difficulty,
+                                   jackknife=jack)
             notes.append("win rate against the baseline: the mean preference (AlpacaEval's definition; a tie is"
                          " 0.5); se is AlpacaEval's standard error of that mean, which treats battles as"
                          " independent; the interval comes from the cluster bootstrap; the baseline is 0.5 by"
@@ -342,6 +382,8 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     ranking = rank_models(rating, samples, table.models, aggregate=label, confidence_level=level,
                           method=interval, simultaneous=simultaneous, jackknife=jk, scale=display,
                           n_units=units.n_units)
+    ranking, held = _withhold_flat(ranking, anchor_pos, label)
+    notes.extend(held)
     plain = pairwise_differences(rating, samples, table.models, statistic=label, confidence_level=level,
                                  correction="none", keep_replicates=False, n_units=units.n_units,
                                  scale=display, unit=unit)
@@ -365,4 +407,5 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
         confidence_level=level, interval=interval, n_resamples=n_resamples, cluster=units.column,
         n_units=units.n_units, unit_name=units.unit_name, n_battles=table.n_battles, seed=seed,
         notes=tuple(dict.fromkeys(notes)), source=table.source, baseline=baseline, anchor=anchor_pos,
-        length_control=bool(length_control), jackknife=jk, display_scale=display, unit=unit, **extra)
+        length_control=bool(length_control), lc_glm=lc_glm if length_control else None,
+        lc_fit=res.extras.get("lc_fit"), jackknife=jk, display_scale=display, unit=unit, **extra)

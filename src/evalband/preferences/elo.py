@@ -23,17 +23,18 @@ ELO_INITIAL = 1000.0
 ELO_SCALE = 400.0
 ELO_BASE = 10.0
 
-try:  # pragma: no cover - depends on the environment
-    import numba as _numba
-except ImportError:  # pragma: no cover
-    _numba = None
-
-_KERNEL = None
+_KERNEL = None  # the compiled kernel; False when numba is not installed (numba is imported on first use)
 
 
 def _kernel():
     global _KERNEL
-    if _KERNEL is None and _numba is not None:
+    if _KERNEL is None:
+        try:  # pragma: no cover - depends on the environment
+            import numba as _numba
+        except ImportError:  # pragma: no cover
+            _KERNEL = False
+            return None
+
         @_numba.njit(cache=True, nogil=True)
         def run(a, b, y, seq, starts, k, initial, scale, base, out):  # pragma: no cover - compiled
             for r in range(starts.size - 1):
@@ -50,7 +51,7 @@ def _kernel():
                     ratings[ib] -= delta
 
         _KERNEL = run
-    return _KERNEL
+    return _KERNEL or None
 
 
 def _run_numpy(a, b, y, seq, starts, k, initial, scale, base, out):

@@ -170,15 +170,16 @@ def elo_ratings(table, units, boot, *, k: float) -> Ratings:
 
 
 def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool = False,
+                     lc_glm: str = "length_controlled_v1", lc_reference=None, instruction_difficulty=None,
                      jackknife: bool = False) -> Ratings:
-    """Win rates against ``baseline`` (or, with ``length_control``, length-controlled win rates)."""
+    """Win rates against ``baseline`` (or, with ``length_control``, length-controlled win rates by the GLM
+    ``lc_glm``: AlpacaEval's 'length_controlled_v1' (:mod:`~evalband.preferences.lc_glm`), or 'length-only')."""
     m = table.n_models
     wr = baseline_win_rates(table.model_a, table.model_b, table.outcome, table.weight, units, m, baseline)
     notes = []
     samples = np.empty((boot.n_resamples, m))
     raw_samples = samples if not length_control else np.empty((boot.n_resamples, m))
     extras = {"win_rate": wr.win_rate, "se": wr.se, "n_baseline": wr.n}
-    lc_scale = None
     if length_control:
         if "length" not in table.features:
             raise ArgumentError("`length_control` needs a 'length' style feature (answer lengths of both sides,"
@@ -186,21 +187,31 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
         lengths = table.features["length"][wr.keep]
         side = np.where(table.model_a[wr.keep] == baseline, -1.0, 1.0)  # the model's length minus the baseline's
         delta = side * (lengths[:, 0] - lengths[:, 1]) if lengths.ndim == 2 else side * lengths
-        lc, beta, lc_scale = length_controlled_win_rates(wr, delta, m)
-        observed = lc[0]
-        extras.update(lc_beta=beta[0], delta=delta)
-        notes.append("length-controlled win rate: a logistic GLM per model of the preference on tanh(length"
-                     " difference / its SD), predicted at equal lengths; unlike AlpacaEval's GLM it has no"
-                     " instruction-difficulty term or regularization toward gamed baselines, so values differ from"
-                     " the published LC win rates; its interval comes from refitting the GLM on every replicate"
-                     " (AlpacaEval's standard error is that of the raw win rate and ignores the GLM's uncertainty)")
+        if jackknife:
+            raise ArgumentError("`interval='bca'` is not available with `length_control=True`; use 'percentile'.")
+        if lc_glm == "length-only":
+            lc, beta, lc_scale = length_controlled_win_rates(wr, delta, m)
+            observed = lc[0]
+            extras.update(lc_beta=beta[0], delta=delta)
+            notes.append("length-controlled win rate by the length-only GLM (lc_glm='length-only'): per model, a"
+                         " logistic GLM of the preference on tanh(length difference / its SD) with an intercept,"
+                         " predicted at equal lengths; not AlpacaEval's length_controlled_v1 (no instruction"
+                         " difficulty, no regularization toward gamed baselines), so values differ from the"
+                         " published LC win rates; its interval comes from refitting the GLM on every replicate")
+            replicate = lambda counts: length_controlled_win_rates(wr, delta, m, counts=counts,  # noqa: E731
+                                                                   scale=lc_scale)[0]
+        else:
+            observed, replicate, fit_notes, fit = _v1(table, wr, delta, m, baseline, lc_reference,
+                                                      instruction_difficulty)
+            notes += fit_notes
+            extras["lc_fit"] = fit
     else:
         observed = wr.win_rate
     for start, counts in boot.blocks():
         c = counts.shape[0]
         raw_samples[start:start + c] = wr.replicates(counts)
         if length_control:
-            samples[start:start + c] = length_controlled_win_rates(wr, delta, m, counts=counts, scale=lc_scale)[0]
+            samples[start:start + c] = replicate(counts)
     empty = np.isnan(samples).any(axis=0)
     if empty.any():
         notes.append(f"{int(np.isnan(samples).any(axis=1).sum()):,} replicates drew no battle of some model against"
@@ -210,11 +221,87 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
                                                                                   wr.win_rate[None, :], raw_samples)
     jack = None
     if jackknife:
-        if length_control:
-            raise ArgumentError("`interval='bca'` is not available with `length_control=True`; use 'percentile'.")
         jack = wr.jackknife()
         jack = np.where(np.isfinite(jack), jack, observed[None, :])
     return Ratings(observed, samples, "rate", jack, extras, notes)
+
+
+def _v1(table, wr, delta, m: int, baseline: int, lc_reference, instruction_difficulty):
+    """AlpacaEval's length_controlled_v1 on the battles against the baseline: (observed LC win rates, a function
+    of the unit counts of a block of replicates giving theirs, notes, the fits as a frame)."""
+    import pandas as pd
+
+    from .lc_glm import difficulty_of_questions, estimate_difficulty, fit_v1, lc_win_rate, read_reference
+
+    if "question" not in table.labels:
+        raise ArgumentError("length_controlled_v1 needs the instruction of each battle (a question column, as"
+                            " AlpacaEval annotations have) for its instruction-difficulty term; use"
+                            " lc_glm='length-only' (--lc-glm length-only) for battles without one.")
+    notes = []
+    gamed = None if lc_reference is None else read_reference(lc_reference)
+    rows = np.flatnonzero(wr.keep)
+    q_all = table.labels["question"]
+    first = list(dict.fromkeys(q_all[rows].tolist()))  # AlpacaEval's index: instructions in order of appearance
+    position = {q: k for k, q in enumerate(first)}
+    q_code = np.array([position[q] for q in q_all[rows]], dtype=np.int64)
+    # AlpacaEval's length feature: the baseline's length minus the model's, over its SD among the model's rows
+    alpaca_delta = -np.asarray(delta, dtype=np.float64)
+    n = np.bincount(wr.model, minlength=m).astype(float)
+    mean = np.bincount(wr.model, alpaca_delta, m) / np.maximum(n, 1)
+    sd = np.sqrt(np.bincount(wr.model, (alpaca_delta - mean[wr.model]) ** 2, m) / np.maximum(n - 1, 1))
+    z = np.where(sd[wr.model] > 0, np.tanh(alpaca_delta / np.where(sd[wr.model] > 0, sd[wr.model], 1.0)), 0.0)
+    if isinstance(instruction_difficulty, str) and instruction_difficulty == "auto":
+        instruction_difficulty = None
+    difficulty, how = difficulty_of_questions(first, instruction_difficulty, gamed, table.source)
+    present = [k for k in range(m) if k != baseline and n[k] > 0]
+    if difficulty is None:
+        if len(present) >= 3:
+            difficulty = estimate_difficulty(wr.model, q_code, wr.preference, z, m, len(first))
+            how = (f"instruction difficulty estimated from these annotations (a joint logistic fit over the"
+                   f" {len(present)} models: an intercept and a length slope per model, an effect per instruction;"
+                   " AlpacaEval fitted its own this way on its leaderboard: give its df_gamed.csv"
+                   " (lc_reference, --lc-reference) to use it and reproduce the leaderboard's values)")
+        else:
+            difficulty = np.zeros(len(first))
+            how = (f"no instruction difficulty: with {len(present)} model(s) against the baseline it cannot be"
+                   " estimated from the annotations, so the term is left out (give AlpacaEval's df_gamed.csv,"
+                   " lc_reference, --lc-reference)")
+    notes.append(how)
+    if gamed is None:
+        notes.append("length_controlled_v1 without its regularization toward the gamed baselines (their annotations"
+                     " are AlpacaEval's df_gamed.csv: give it as lc_reference, --lc-reference): the values then"
+                     " differ a little from AlpacaEval's")
+    notes.append("length-controlled win rate: AlpacaEval's length_controlled_v1 (per model, the L1-penalized"
+                 " logistic GLM on tanh(standardized length difference), instruction difficulty and the model,"
+                 f"{' regularized toward the gamed baselines (lambda 0.2),' if gamed is not None else ''} C by"
+                 " 5-fold cross-validation, predicted at equal lengths); its interval comes from refitting the GLM"
+                 " on every replicate with that C (AlpacaEval gives no uncertainty for the GLM)")
+    d_row = difficulty[q_code]
+    observed = np.full(m, np.nan)
+    observed[baseline] = 0.5
+    fits, ordered = {}, []
+    for k in present:
+        sel = np.flatnonzero(wr.model == k)
+        beta, c_pen = fit_v1(z[sel], d_row[sel], wr.preference[sel], gamed, weights=wr.weight[sel][None, :])
+        observed[k] = lc_win_rate(beta, d_row[sel], weights=wr.weight[sel])[0]
+        fits[k] = (sel, beta[0], c_pen)
+        ordered.append((table.models[k], *beta[0], c_pen))
+    frame = pd.DataFrame(ordered, columns=["model", "w_length", "w_difficulty", "w_model", "C"])
+
+    def replicate(counts):
+        counts = np.asarray(counts, dtype=np.float64)
+        out = np.full((counts.shape[0], m), np.nan)
+        out[:, baseline] = 0.5
+        for k, (sel, beta, c_pen) in fits.items():
+            w = counts[:, wr.unit_codes[sel]] * wr.weight[sel][None, :]
+            has = w.sum(axis=1) > 0
+            if has.any():
+                b, _ = fit_v1(z[sel], d_row[sel], wr.preference[sel], gamed, weights=w[has], C=c_pen, beta0=beta,
+                              tol=1e-8)  # coefficients to 1e-8: the win rate to about 1e-9
+                out[has, k] = lc_win_rate(b, d_row[sel], weights=w[has])
+        return out
+
+    return observed, replicate, notes, frame
 
 
 def average_ratings(table, units, boot, *, jackknife: bool = False) -> Ratings:

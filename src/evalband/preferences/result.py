@@ -75,6 +75,10 @@ class ArenaResult:
     baseline: str | None = None
     anchor: tuple | None = None
     length_control: bool = False
+    lc_glm: str | None = None
+    """The length-control GLM: 'length_controlled_v1' (AlpacaEval's) or 'length-only'; None without control."""
+    lc_fit: pd.DataFrame | None = None
+    """length_controlled_v1: each model's GLM coefficients (w_length, w_difficulty, w_model) and penalty C."""
     jackknife: np.ndarray | None = None
     win_probability: np.ndarray | None = None
     """(M, M): predicted probability that the row model beats the column model (a tie counting half)."""
@@ -105,9 +109,15 @@ class ArenaResult:
         """One row per model, best first.
 
         Columns: model, rating, ci_low, ci_high, rank, rank_low, rank_high (marginal rank interval), p_best,
-        n_battles, n_wins, n_ties; for win rates also win_rate and se (AlpacaEval's standard error of the mean
-        preference); then rank_sim_low, rank_sim_high (simultaneous rank interval), tier, se (the bootstrap
-        standard deviation of the rating, unless win rates gave it above), rank_mean and what the method adds.
+        n_battles, n_wins, n_ties; for win rates also win_rate and se; then rank_sim_low, rank_sim_high
+        (simultaneous rank interval), tier, se_bootstrap, rank_mean and what the method adds.
+
+        ``se`` is always the standard error of ``rating``, the one the tables show: for a win rate against a
+        baseline AlpacaEval's (``sd / sqrt(n)`` of the preferences); for a length-controlled win rate the
+        bootstrap's (AlpacaEval has none for the GLM), also named ``se_lc`` beside ``lc_win_rate``, while the raw
+        win rate keeps its own as ``win_rate``, ``win_rate_se`` (AlpacaEval's) and ``win_rate_ci_low/high``; for
+        other ratings the bootstrap standard deviation. ``se_bootstrap`` (win rates) is the bootstrap standard
+        deviation of the rating.
         """
         r = self.ranking
         counts = self.counts.set_index("model").loc[list(self.models)]
@@ -118,9 +128,12 @@ class ArenaResult:
             "n_wins": counts["n_wins"].to_numpy(), "n_ties": counts["n_ties"].to_numpy(),
         })
         if self.method == "win-rate":
-            if self.win_rate is not None:
+            if self.win_rate is not None and not self.length_control:
                 frame["win_rate"] = self.win_rate
                 frame["se"] = self.win_rate_se
+            elif self.length_control:  # the rating is the LC win rate: its se is the bootstrap's
+                frame["win_rate"] = self.win_rate
+                frame["se"] = r.se
             else:  # the average win rate has no analytic standard error: the bootstrap's
                 frame["win_rate"] = self.rating
                 frame["se"] = r.se
@@ -134,8 +147,11 @@ class ArenaResult:
         frame["rank_mean"] = r.rank_mean
         if self.length_control:
             frame["lc_win_rate"] = self.rating
+            frame["se_lc"] = r.se
+            frame["win_rate_se"] = self.win_rate_se
             frame["win_rate_ci_low"] = np.asarray(self.win_rate_ci.low, dtype=float)
             frame["win_rate_ci_high"] = np.asarray(self.win_rate_ci.high, dtype=float)
+            frame["lc_glm"] = self.lc_glm
         if self.rating_raw is not None:
             frame["rating_raw"] = self.rating_raw
             frame["ci_low_raw"] = np.asarray(self.rating_raw_ci.low, dtype=float)
@@ -243,14 +259,20 @@ class ArenaResult:
         unit = f" {self.unit}" if self.unit else ""
         out.append(f"{top['model']} ranks first: {self._statistic.replace('_', ' ')} "
                    f"{self._fmt(top['rating'], top['se_bootstrap'] if 'se_bootstrap' in top else top['se'])}{unit}"
-                   f" ({lvl} CI {self._fmt(top['ci_low'], top['se'])} to {self._fmt(top['ci_high'], top['se'])}),"
-                   f" rank interval {int(top['rank_low'])}-{int(top['rank_high'])} (simultaneous"
+                   + (f" ({lvl} CI {self._fmt(top['ci_low'], top['se'])} to {self._fmt(top['ci_high'], top['se'])}),"
+                      if np.isfinite(top['ci_low']) and np.isfinite(top['ci_high']) else " (no interval),")
+                   + f" rank interval {int(top['rank_low'])}-{int(top['rank_high'])} (simultaneous"
                    f" {int(top['rank_sim_low'])}-{int(top['rank_sim_high'])}), P(best) = {top['p_best']:.2f};"
                    f" {int((r.tier == 1).sum())} model(s) in the top tier.")
         n_pairs = len(self.models) * (len(self.models) - 1) // 2
-        out.append(f"separability: {self.separability:.0%} of the {n_pairs:,} model pairs are separated (their {lvl}"
-                   " difference interval excludes 0).")
         comp = self.comparison(correction="max-t")
+        decided = int(np.isin(np.asarray(comp.verdict), ("A better", "B better")).sum())
+        # separability is pointwise; the pairwise verdicts hold for all pairs at once: both said, so the two
+        # numbers never read as a contradiction
+        out.append(f"separability: {self.separability:.0%} of the {n_pairs:,} model pairs are separated pointwise"
+                   f" (each pair's own {lvl} difference interval excludes 0, no multiplicity correction); the"
+                   f" pairwise verdicts, from simultaneous (max-t) intervals that hold for all pairs at once, decide"
+                   f" {decided:,} of {n_pairs:,}.")
         order = frame["model"].tolist()
         adjacent = {(order[i], order[i + 1]) for i in range(min(len(order) - 1, max_pairs))}
         for text, a, b in zip(comp.readings, comp.model_a, comp.model_b):

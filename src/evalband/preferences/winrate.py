@@ -7,7 +7,8 @@
 * **Average win rate** (HELM's mean win rate applied to head-to-head results; evalica's ``average_win_rate``):
   for each opponent j, the share of battles model i won against j (a tie counting half), averaged over the
   opponents i met.
-* **Length-controlled win rate** (AlpacaEval 2.0's idea): per model, a logistic GLM of the preference on
+* **Length-controlled win rate**: AlpacaEval's ``length_controlled_v1`` is :mod:`~evalband.preferences.lc_glm`;
+  here the minimal GLM, ``lc_glm='length-only'``: per model, a logistic GLM of the preference on an intercept and
   ``tanh(length difference / its standard deviation)``; the win rate predicted at no length difference.
 
 Their uncertainty comes from the cluster bootstrap of :mod:`~evalband.preferences.resampling` (questions
@@ -237,10 +238,10 @@ def length_controlled_win_rates(wr: BaselineWinRates, length_difference, n_model
 
     Notes
     -----
-    AlpacaEval's GLM (``length_controlled_v1``) also has an instruction-difficulty term and is regularized
-    toward gamed baselines fitted on its own leaderboard data; neither is available from a user's annotations, so
-    this GLM keeps only the length term and the model's intercept. Its values therefore differ from the published
-    LC win rates. AlpacaEval reports no uncertainty for the GLM's fit (its standard error is that of the raw win
+    This is the minimal GLM, ``lc_glm='length-only'``: AlpacaEval's ``length_controlled_v1``
+    (:mod:`~evalband.preferences.lc_glm`, the default of ``arena``) also has an instruction-difficulty term, no
+    intercept, an L1 penalty and is regularized toward gamed baselines; this one keeps only the length term and
+    the model's intercept, so its values differ from the published LC win rates. AlpacaEval reports no uncertainty for the GLM's fit (its standard error is that of the raw win
     rate); here the GLM is refitted on every bootstrap replicate, so the interval includes it.
 
     References

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -239,6 +239,8 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     from ..comparison.sensitivity import correlated_replicates
     from ..comparison.verdict import check_margin
     from ..resample import replicates_for
+    from ..resample import central_se
+    from ..resample.floors import widen_aggregate
 
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     level = check_confidence_level(confidence_level)
@@ -280,9 +282,17 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     out = []
     for av in aggs:
         samples = av.samples if corr_reps is None else np.asarray(av.function(corr_reps), dtype=np.float64)
-        out.append(rank_models(av.observed, samples, reps.models, aggregate=av.name,
-                               higher_is_better=av.higher_is_better, confidence_level=level, method=method,
-                               simultaneous=simultaneous, margin=margin, jackknife=av.jackknife,
-                               jackknife_strata=strata, scale=av.scale,
-                               n_units=float(np.sum(np.asarray(reps.n_units))), decision_level=decision_level))
+        r = rank_models(av.observed, samples, reps.models, aggregate=av.name,
+                        higher_is_better=av.higher_is_better, confidence_level=level, method=method,
+                        simultaneous=simultaneous, margin=margin, jackknife=av.jackknife,
+                        jackknife_strata=strata, scale=av.scale,
+                        n_units=float(np.sum(np.asarray(reps.n_units))), decision_level=decision_level)
+        if corr_reps is None:  # each model's interval with the floor of evalband.resample.floors
+            if getattr(reps, "heavy_tails", False):  # t mixture replicates: the SE from their central spread
+                r = replace(r, se=central_se(samples))
+            w = widen_aggregate(reps, av.function, r.estimate, samples, r.ci.low, r.ci.high, r.se,
+                                confidence_level=level)
+            r = replace(r, ci=w.ci, se=w.se)
+            notes += [n for n in w.notes if n not in notes]
+        out.append(r)
     return Ranking(tuple(out), reps, tuple(notes), sel.tasks_left_out, sel)

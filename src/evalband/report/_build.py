@@ -66,7 +66,7 @@ class Report:
         self.figures.extend(section.figures)
 
 
-def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, rng=None,
+def build_report(data, *, aggregate: str = "mean", n_resamples: int | None = None, confidence_level=0.95, rng=None,
                  bayes: bool = True, command: str | None = None, timestamp: str | None = None,
                  max_pairs_shown: int = 30, fixed=None, ppi: str = "ppi++") -> Report:
     """The report of an analysis: figures, tables and sentences, computed from one :class:`Analysis`.
@@ -79,8 +79,9 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
         win probabilities, rank distributions, style control).
     aggregate : str
         Aggregate over tasks (see ``evalband.aggregate.AGGREGATES``); 'mean' by default.
-    n_resamples : int
-        Bootstrap replicates shared by every interval, comparison and ranking.
+    n_resamples : int, optional
+        Bootstrap replicates shared by every interval, comparison and ranking; by default the rule of every
+        command (:func:`evalband.analyze`: 10,000 re-averaged, 2,000 for sections that refit a model).
     confidence_level : float or str
     rng : int or None
         The one seed of the run (bootstrap, Dirichlet weights, posterior draws); None draws one (printed in the
@@ -228,6 +229,8 @@ def _comparison_report(a, *, command, timestamp) -> Report:
     rank_frame["ci834_low"] = rank_frame["model"].map(o)
     rank_frame["ci834_high"] = rank_frame["model"].map(pd.Series(np.asarray(a.overlap.high), index=models))
     per_task = reps.to_frame()
+    if a.task_se is not None:
+        per_task["se"] = np.asarray(a.task_se).ravel()
     per_task["ci_low"] = np.asarray(a.task_ci.low).ravel()
     per_task["ci_high"] = np.asarray(a.task_ci.high).ravel()
     cov = table.coverage()
@@ -237,6 +240,7 @@ def _comparison_report(a, *, command, timestamp) -> Report:
     if a.independent:
         cov_summary["left_out"] = 0  # each model is resampled on all of its own items
     facts = dict(table=table, reps=reps, ranking=ranking, pairs=pairs, weights=list(a.weight_maps),
+                 variance=a.extra("variance"),
                  bayes=bayes_frame, level=level, aggregate=aggregate, scale=scale, comparison=a.comparison,
                  order=order, higher_is_better=hib)
     return Report(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..resample.floors import FLOOR_METHOD
 from ..display import difference_text, estimate_text, format_level, format_percent, margin_text
 
 __all__ = ["findings_for", "method_notes", "references", "detectable_difference"]
@@ -50,7 +51,14 @@ def findings_for(f) -> list[str]:
         f"{difference_text(pairs.difference[k], lo, hi, np.asarray(pairs.se)[k], confidence_level=level, scale=scale)},"
         " is " + _lead_text(pairs, k, decided))
     gap, se_top = abs(float(pairs.difference[k])), float(np.asarray(pairs.se)[k])
-    if not decided and gap > 1e-12 and se_top > 0:
+    variance = f.get("variance")
+    advice = None
+    if not decided and gap > 1e-12 and variance is not None:  # facets: the sample size comes from the D-study
+        advice = variance.sample_size_advice(m[top], m[second], gap, scale=scale,
+                                             unit="points" if scale == 100 else "score units")
+    if advice is not None:
+        out[-1] += " " + advice
+    elif not decided and gap > 1e-12 and se_top > 0:
         factor = float((detectable_difference(se_top) / gap) ** 2)
         if factor < 1e4:
             out[-1] += (f" If the gap is real, about {factor:.0f} times as many test items would be needed to detect "
@@ -121,11 +129,13 @@ def _bayes_text(models, blo, bhi, clo, chi, table, scale) -> str:
     overlap = np.mean((blo <= chi) & (clo <= bhi))
     text = (f"The Bayesian (Beta-Binomial) credible intervals overlap the bootstrap intervals for {overlap:.0%} of "
             "models")
-    flat = (chi - clo) <= 0
-    if not flat.all():
-        ratio = float(np.median((bhi - blo)[~flat] / (chi - clo)[~flat]))
+    width = np.asarray(chi, dtype=np.float64) - np.asarray(clo, dtype=np.float64)
+    flat = np.isfinite(width) & (width <= 0)
+    wide = np.isfinite(width) & (width > 0)  # a withheld interval (NaN) is neither
+    if wide.any():
+        ratio = float(np.median((bhi - blo)[wide] / width[wide]))
         text += f"; their widths are {ratio:.2f} times the bootstrap widths (median"
-        text += f" over the {int((~flat).sum())} models whose bootstrap interval has a width)." if flat.any() else ")."
+        text += f" over the {int(wide.sum())} models whose bootstrap interval has a width)." if not wide.all() else ")."
     else:
         text += "."
     if flat.any():
@@ -219,7 +229,8 @@ def method_notes(f) -> list[str]:
     notes += [
         f"Intervals: bootstrap percentile intervals at {format_level(level)}; per-model plots add 83.4% intervals, whose "
         "non-overlap corresponds to a difference at about the 5% level for independent, equally precise estimates "
-        "(Goldstein & Healy 1995). Decisions use the interval of each difference itself.",
+        "(Goldstein & Healy 1995). Decisions use the interval of each difference itself."
+        + (f" {FLOOR_METHOD}" if getattr(getattr(reps, "cells", None), "binary", False) else ""),
         "Verdicts: a pair is decided when the interval of its difference excludes zero, not yet decided otherwise.",
         "Ranks: each replicate ranks the models; rank intervals are bootstrap percentiles, tiers come from "
         "simultaneous pairwise intervals (Klein, Wright & Wieczorek 2020).",

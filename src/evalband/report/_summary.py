@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..resample.floors import FLOOR_METHOD
+
 __all__ = ["summary_report"]
 
 
@@ -82,13 +84,15 @@ def summary_report(a, *, command, timestamp):
     few = [m for m, n in many.items() if n < 30]
     if few:
         findings.append(f"Few items on some task ({', '.join(few)}: as few as {int(many[few].min())}): intervals "
-                        "are wide and the bootstrap percentile interval is approximate with so few items.")
+                        "are wide" + (", and a proportion's bootstrap interval is widened to contain Wilson's there."
+                                      if table.is_binary else
+                                      " and the bootstrap percentile interval is approximate with so few items."))
 
     methods = [
         f"Bootstrap: {n_resamples:,} replicates; within each task the {unit}s of each model are resampled on their "
         "own (no pairing is needed with nothing to compare); repeated trials stay with their item.",
         f"Intervals: bootstrap percentile intervals at {format_level(level)} for each task and for the {agg_name} over tasks "
-        "(the same replicates).",
+        "(the same replicates)." + (f" {FLOOR_METHOD}" if table.is_binary else ""),
     ]
     if passk_frame is not None:
         methods.append("pass@k and pass^k: unbiased per-item estimators from n trials with c successes, "

@@ -9,11 +9,11 @@ from ._kernels import draw_counts, draw_indices
 from .columns import ItemColumns
 from .engine import RESAMPLING, available_cores, bootstrap, use_executor, use_threads
 from .items import ItemReplicates, bootstrap_items
-from .intervals import INTERVAL_METHODS, bca_acceleration, interval
+from .intervals import INTERVAL_METHODS, bca_acceleration, central_se, interval
 from .replicates import Replicates, ReplicateSet
 from .prepare import replicates_for, require_clusters
 from .statistics import STATISTICS, Statistic, get_statistic
 
 __all__ = ["bootstrap", "use_executor", "use_threads", "available_cores", "Replicates", "interval", "ItemColumns", "Statistic", "STATISTICS", "get_statistic",
-           "INTERVAL_METHODS", "RESAMPLING", "bca_acceleration", "bootstrap_items", "ItemReplicates",
+           "INTERVAL_METHODS", "central_se", "RESAMPLING", "bca_acceleration", "bootstrap_items", "ItemReplicates",
            "draw_counts", "draw_indices", "ReplicateSet", "replicates_for", "require_clusters"]

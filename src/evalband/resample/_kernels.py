@@ -17,7 +17,9 @@ or on the executor, so results do not depend on how the work is split.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
+import threading
 
 import numpy as np
 
@@ -32,13 +34,9 @@ MAX_BLOCK = 1000
 #: draws per block (replicates x units) above which the block shrinks, bounding memory (~100 MB per block)
 BLOCK_ELEMENTS = 4_000_000
 
-try:  # pragma: no cover - exercised when numba is installed
-    import numba as _numba
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover
-    _numba = None
-    HAVE_NUMBA = False
+#: whether numba is installed (it is imported when the kernel is first compiled or loaded from its cache, so
+#: commands that draw no bootstrap do not pay its import)
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
 _BACKEND = os.environ.get("EVALBAND_BACKEND", "auto").lower()
 
@@ -117,11 +115,18 @@ def use_backend(name: str):
 
 
 _numba_kernel = None
+_KERNEL_LOCK = threading.Lock()  # the engine's threads may ask for the kernel at once: it is built once
 
 
 def _get_numba_kernel():
     global _numba_kernel
-    if _numba_kernel is None:
+    if _numba_kernel is not None:
+        return _numba_kernel
+    with _KERNEL_LOCK:
+        if _numba_kernel is not None:
+            return _numba_kernel
+        import numba as _numba
+
         @_numba.njit(nogil=True, cache=True)
         def _sfc_count(state, n_units, out):  # pragma: no cover - compiled
             """NumPy's SFC64 stream from ``state``, cut into 32-bit chunks (low half first), mapped by Lemire's

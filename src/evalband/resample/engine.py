@@ -19,6 +19,7 @@ import numpy as np
 from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice, check_names,
                          check_positive_int)
 from ._kernels import block_generator, block_size, draw_counts, name_key
+from .._blas import single_threaded_blas
 from .._progress import track
 from .._random import run_entropy
 from .columns import ItemColumns
@@ -218,7 +219,9 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     threads : int, optional
         Threads that draw the blocks when no executor is given (the count kernel and the matrix products release
         the GIL). Default: the number set by :func:`use_threads`, else every core this process may use
-        (:func:`available_cores`); 1 runs in the calling thread. Results do not depend on it.
+        (:func:`available_cores`); 1 runs in the calling thread. Results do not depend on it. While the blocks
+        are drawn, the BLAS library runs on one thread (the engine's threads already use the cores; limits are
+        restored afterwards, see :func:`evalband._blas.single_threaded_blas`).
     ppi : {'ppi++', 'classic', 'labelled', 'none'}
         Item-level results with human labels (the measure ``human``) and the 'mean' statistic: the replicates
         are those of each model's prediction-powered estimate of the human-scale mean
@@ -294,6 +297,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
 
     units: list[TaskUnits | None] = []
     specs: list[_Spec] = []
+    cell_n = np.zeros((n_m, n_t))  # items behind each (model, task) mean, for the floor of intervals (floors.py)
     if data.level == "summary":
         if resampling == "paired":
             raise InputError("paired resampling needs item-level data; summary counts can only be resampled"
@@ -303,6 +307,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         resampling, unit = "binomial", "item"
         counts = data.counts(models=list(model_names), tasks=list(task_names))
         n_units = counts.n.max(axis=0).astype(np.int64)
+        cell_n = np.asarray(counts.n, dtype=np.float64)
         notes.append("summary counts resampled by a binomial draw per model and task (equivalent to resampling"
                      " each model's 0/1 items); models are necessarily treated as independent, which overstates"
                      " the uncertainty of differences between models that share test items")
@@ -357,6 +362,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
                            for d in (data.task_data(task, models=[m]) for m in model_names)]
                     ragged.append(task)
                     ragged_observed[t] = np.array([o.observed()[0] for o in own])
+                    cell_n[:, t] = [o.sizes.sum() for o in own]
                     dtype = np.float64
                     specs.append(_Spec(t, keys[t], entropy, "independent", n_resamples,
                                        block_size(max(o.n_units for o in own)), n_m,
@@ -370,6 +376,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
                     continue
             u = _units_from_columns(task, cols, stat, codes)
             units.append(u)
+            cell_n[:, t] = u.sizes.sum()
             dtype = _exact_dtype(u)
             sizes = None if codes is None else u.sizes.astype(dtype)
             if resampling == "paired":
@@ -403,6 +410,9 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     jobs = _jobs(specs, n_resamples, chunk_size, executor is not None, n_threads)
     out = np.empty((n_resamples, n_m, n_t))
     with contextlib.ExitStack() as stack:
+        # the workers' products on one BLAS thread each: the engine's own threads already use every core, and
+        # BLAS threads on top of them oversubscribe the cores (3-4x slower on two cores; issue 27)
+        stack.enter_context(single_threaded_blas())
         if executor is None and n_threads > 1 and len(jobs) > 1:
             from concurrent.futures import ThreadPoolExecutor
 
@@ -412,9 +422,14 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         for t, start, vals in track(iter(mapper(_run_job, jobs)), len(jobs), progress=progress):
             out[start:start + vals.shape[0], :, t] = vals
 
+    cells = None
+    if stat.name == "mean" and not isinstance(data, ItemColumns) and data.score_kind in ("binary", "bounded"):
+        from .floors import CellCounts
+
+        cells = CellCounts(cell_n, binary=data.score_kind == "binary")
     return Replicates(model_names, task_names, observed, out, resampling, unit, n_resamples, n_units,
                       data.task_groups, seed, tuple(notes), stat.name,
-                      tuple(units) if units is not None else None, entropy)
+                      tuple(units) if units is not None else None, entropy, cells)
 
 
 

@@ -6,13 +6,14 @@ call gives the intervals of every model, task, aggregate or pairwise difference 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from scipy.special import ndtr, ndtri
 
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 
-__all__ = ["interval", "INTERVAL_METHODS", "bca_acceleration", "bias_correction"]
+__all__ = ["interval", "INTERVAL_METHODS", "bca_acceleration", "bias_correction", "central_se"]
 
 INTERVAL_METHODS = ("percentile", "basic", "bca")
 
@@ -38,8 +39,37 @@ def _quantile(sorted_samples: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.where(bad, np.nan, out)
 
 
+def central_se(samples, *, block: int = 1 << 22) -> np.ndarray:
+    """Half the width of the central 68.27% percentile interval of replicates (B, ...): the standard error of a
+    normal distribution with the same central spread.
+
+    For normal replicates it equals their standard deviation; for heavy-tailed replicates (the t scale mixtures of
+    the small-sample wild bootstrap, whose standard deviation is infinite on 2 degrees of freedom) it is stable
+    from seed to seed where the standard deviation is not.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.random.default_rng(0).normal(size=(100_000, 1))
+    >>> round(float(central_se(x)[0]), 2)
+    1.0
+    """
+    s = np.asarray(samples, dtype=np.float64)
+    hi_q = 0.5 * (1.0 + math.erf(1.0 / math.sqrt(2.0)))  # Phi(1), without scipy.special on the percentile path
+    lo_q = 1.0 - hi_q
+    flat = s.reshape(s.shape[0], -1)
+    out = np.empty(flat.shape[1])
+    step = max(1, block // max(1, s.shape[0]))
+    for k in range(0, flat.shape[1], step):
+        lo, hi = np.quantile(flat[:, k:k + step], [lo_q, hi_q], axis=0)
+        out[k:k + step] = (hi - lo) / 2
+    return out.reshape(s.shape[1:])
+
+
 def bias_correction(samples: np.ndarray, observed: np.ndarray) -> np.ndarray:
     """BCa bias correction ``z0 = Phi^-1(share of replicates below the observed value, ties counted half)``."""
+    from scipy.special import ndtri  # BCa only: scipy.special is not imported by the percentile path
+
     below = (samples < observed).sum(axis=0)
     at_or_below = (samples <= observed).sum(axis=0)
     with np.errstate(divide="ignore"):
@@ -150,6 +180,8 @@ def interval(samples, observed, *, method: str = "percentile", confidence_level=
         if jack.shape[1:] != observed.shape:
             raise ArgumentError(f"`jackknife` must have shape (n_jack, {', '.join(map(str, observed.shape))}); got"
                              f" {jack.shape}.")
+        from scipy.special import ndtr, ndtri
+
         z0 = bias_correction(samples, observed)
         a = bca_acceleration(jack, jackknife_strata)
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -244,6 +244,25 @@ class Replicates(ReplicateSet):
     statistic: str = "mean"
     _units: tuple | None = field(default=None, repr=False, compare=False)
     _entropy: object = field(default=None, repr=False, compare=False)
+    cells: object = field(default=None, repr=False, compare=False)
+    """:class:`~evalband.resample.floors.CellCounts`: the items behind each per-task mean of scores in [0, 1]
+    (None for other statistics), which the floor of per-model and per-task intervals reads."""
+    heavy_tails: bool = False
+    """The replicates are a t scale mixture (the small-sample wild bootstrap of few facet levels or clusters):
+    their standard deviation is unstable (infinite on 2 degrees of freedom), so standard errors are read from
+    their central spread (:func:`~evalband.resample.central_se`) and the standard deviation is given beside."""
+    facets: tuple = ()
+    """Random facets whose levels the replicates resample (crossed bootstrap)."""
+
+    @property
+    def se(self) -> np.ndarray:
+        """Standard error of each observed value: the bootstrap SD, or the central spread of heavy-tailed
+        replicates (:attr:`heavy_tails`)."""
+        if self.heavy_tails:
+            from .intervals import central_se
+
+            return central_se(self.replicates)
+        return self.replicates.std(axis=0, ddof=1)
 
     # ------------------------------------------------------------------ views
     def to_frame(self) -> pd.DataFrame:
@@ -276,6 +295,7 @@ class Replicates(ReplicateSet):
         return replace(self, models=tuple(self.models[k] for k in mi), tasks=names,
                        observed=self.observed[np.ix_(mi, ti)], replicates=self.replicates[:, mi][:, :, ti],
                        n_units=np.asarray(self.n_units)[ti], task_groups=groups,
+                       cells=None if self.cells is None else self.cells.take(mi, ti),
                        _units=None if units is None else tuple(
                            type(u)(u.task, u.X[mi], u.sizes, u.finish) for u in units))
 

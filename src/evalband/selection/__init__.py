@@ -24,12 +24,12 @@ import numpy as np
 
 from .._lists import and_names, lacks_text, names_text
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_names
-from .coverage import missing_tasks
+from .coverage import missing_tasks, pair_items
 from .weights import (EQUAL_WORDS, GROUP_WORDS, parse_weights, resolve_weights, restrict_weights,
                       weights_and_notes)
 from ..display.reprs import displayed
 
-__all__ = ["select", "Selection", "LeftOut", "missing_tasks", "parse_weights", "resolve_weights",
+__all__ = ["select", "Selection", "LeftOut", "missing_tasks", "pair_items", "parse_weights", "resolve_weights",
            "restrict_weights", "weights_and_notes", "GROUP_WORDS", "EQUAL_WORDS"]
 
 
@@ -301,7 +301,7 @@ def _run(table, *, models, tasks, weights, group_weights, complete, shared_items
                 who = (lacks_text({m: [t for t, ms in lacking.items() if m in ms] for m in table.models})
                        or "the selected models share no item on any task")
                 raise InputError(f"no task has results for every selected model ({who}); choose models with"
-                                 " `models`", source=table.source)
+                                 f" `models`{_sharing_pairs(table) if shared_items else ''}", source=table.source)
             groups_now = table.task_groups
             table = table.select(tasks=rest)
             weights, group_weights, more = restrict_weights(
@@ -325,6 +325,22 @@ def _run(table, *, models, tasks, weights, group_weights, complete, shared_items
     return Selection(table, tuple(table.models), tuple(str(t) for t in table.tasks), table.task_groups, vector,
                      left_out, tuple(dict.fromkeys(notes)), bool(complete), source,
                      {**spec, "complete": complete, "shared_items": shared_items, "independent": independent})
+
+
+def _sharing_pairs(table, limit: int = 6) -> str:
+    """'; pairs sharing items: A vs B (20 items), ... (compare compares each pair on its shared items)' when some
+    pair of models shares items on some task, else ''."""
+    if table.level != "item" or len(table.models) < 3:
+        return ""
+    total = sum(pair_items(table).values())
+    i, j = np.triu_indices(len(table.models), k=1)
+    have = np.flatnonzero(total[i, j] > 0)
+    if not have.size:
+        return ""
+    shown = [f"{table.models[i[k]]} vs {table.models[j[k]]} ({int(total[i[k], j[k]]):,} items)" for k in have[:limit]]
+    more = f" and {have.size - limit:,} more" if have.size > limit else ""
+    return (f"; pairs sharing items: {', '.join(shown)}{more} (compare, which needs no item common to all, compares"
+            " each pair on the items both have)")
 
 
 def _battles(table, *, models, spec) -> Selection:

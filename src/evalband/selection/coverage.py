@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["missing_tasks"]
+__all__ = ["missing_tasks", "pair_items"]
 
 
 def missing_tasks(table, *, shared_items: bool = True) -> dict:
@@ -42,3 +42,22 @@ def _shares_an_item(m_code, i_code, n_m: int, n_i: int) -> bool:
     first = np.r_[True, cell[1:] != cell[:-1]] if cell.size else np.zeros(0, dtype=bool)
     models_per_item = np.bincount(cell[first] % n_i, minlength=n_i)  # distinct models per item
     return bool((models_per_item == n_m).any())
+
+
+def pair_items(table) -> dict:
+    """Task -> (models x models) counts of the items each pair of models both have (item level; the diagonal:
+    each model's items), on the table's integer codes, one task at a time (a sparse product: the models' item
+    sets are never formed as a dense matrix)."""
+    from scipy import sparse
+
+    n_m, n_i = len(table.models), max(len(table.data["item"].cat.categories), 1)
+    out = {}
+    for t in table.tasks:
+        m_code, i_code = table.task_codes(t, "model", "item")
+        have = sparse.csr_matrix((np.ones(m_code.size, dtype=np.int64), (m_code.astype(np.int64),
+                                                                         i_code.astype(np.int64))),
+                                 shape=(n_m, n_i))
+        have.sum_duplicates()
+        have.data[:] = 1  # several rows of one item (trials, facet levels) count once
+        out[str(t)] = np.asarray((have @ have.T).todense(), dtype=np.int64)
+    return out

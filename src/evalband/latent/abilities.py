@@ -1,0 +1,389 @@
+"""``ability()``: latent abilities of models measured on different tasks (sparse leaderboards)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+from .._progress import track as _track
+from .._random import run_entropy
+from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice,
+                         check_confidence_level, check_positive_int, check_probability)
+from ..results import ConfidenceInterval
+from . import sigmoid_fit as sf
+from .cells import Cells, cells_from, check_connected
+from .predict import choose_holdout, holdout_summary, predictive_intervals
+from .resampling import pearson_residuals, refit, replicate_scores, item_weights
+from .result import AbilityResult
+
+__all__ = ["ability", "MODELS", "LOSSES", "CORRECTIONS", "weak_flags"]
+
+#: latent-ability models
+MODELS = ("sigmoid", "rasch", "2pl")
+#: cell likelihoods ('auto': binomial with counts, fraction without)
+LOSSES = ("auto", *sf.LOSSES)
+#: multiplicity control of the pairwise differences ('auto': max-t with more than one pair)
+CORRECTIONS = ("auto", "none", "bonferroni", "holm", "bh", "max-t")
+#: a task whose every measured score lies this close to 0 or 1 is flagged as saturated
+SATURATED = 0.02
+
+
+@dataclass(frozen=True)
+class _Fit:
+    params: tuple
+    samples: tuple
+    converged: np.ndarray
+    residuals: np.ndarray
+    weight: object
+    dispersion: float
+    design: object
+
+
+def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", models=None, tasks=None,
+            n_resamples: int = 1000, confidence_level=0.95, correction: str = "auto",
+            simultaneous: str = "max-t", holdout: float | None = None, prior=None, rng=None, progress=None,
+            **read_options) -> AbilityResult:
+    """Latent abilities of models measured on different tasks, on one scale, with intervals and ranks.
+
+    Fits ``score(m, b) = sigmoid(alpha_b (C_m - D_b))`` (Epoch AI's benchmark stitching; the two-parameter
+    logistic model with tasks as items) to the measured cells of a sparse model x task matrix, and gives each
+    model's ability ``C_m`` with its interval, rank, rank intervals and P(best), every pair's difference with a
+    verdict, each task's difficulty ``D_b`` and slope ``alpha_b``, and a prediction with a predictive interval for
+    every cell not measured.
+
+    Parameters
+    ----------
+    data : Selection, ResultsTable, DataFrame, path or ``'example:NAME'``
+        Summary level (``model, task, n, correct`` or ``accuracy``), cell scores (a DataFrame ``model, task,
+        score`` with scores in [0, 1] and no counts), or item level (``model, task, item, score``; cells are
+        counted from the items). Any pattern of missing cells, as long as the model x task graph is connected.
+    model : {'sigmoid', 'rasch', '2pl'}
+        'sigmoid': a slope per task; 'rasch': every slope 1 (abilities on the logit scale, only their mean
+        fixed); '2pl' is 'sigmoid' at summary level (tasks are the items).
+    anchor : str, tuple or mapping, optional
+        Fix the scale by a task's difficulty and slope instead of standardizing the abilities: a task name
+        (difficulty 0, slope 1, as Epoch AI anchors Winogrande), ``(task, difficulty, slope)`` or a mapping with
+        keys ``task``, ``difficulty``, ``slope``.
+    loss : {'auto', 'binomial', 'fraction', 'least-squares'}
+        The cell likelihood (see :mod:`evalband.latent.sigmoid_fit`): 'auto' is 'binomial' with counts and
+        'fraction' (quasi-binomial) for scores without counts; 'least-squares' is Epoch's loss.
+    models, tasks : sequence of str, optional
+        Restrict the data.
+    n_resamples : int
+        Bootstrap replicates (each a refit).
+    confidence_level : float
+    correction : {'auto', 'none', 'bonferroni', 'holm', 'bh', 'max-t'}
+        Multiplicity control of the pairwise differences; 'auto' is max-t (simultaneous intervals from the
+        bootstrap maximum |t|) when there is more than one pair.
+    simultaneous : {'max-t', 'bonferroni', 'holm', 'bh', 'none'}
+        Pairwise intervals behind the simultaneous rank intervals and tiers (as :func:`evalband.rank`).
+    holdout : float, optional
+        Refit without this share of the measured cells (e.g. 0.1) and report the coverage of their predictive
+        intervals and the error of their predictions (:class:`~evalband.latent.predict.HoldoutCheck`).
+    prior : mapping, optional
+        Prior standard deviations ``ability``, ``difficulty``, ``log_slope`` (defaults
+        :data:`~evalband.latent.sigmoid_fit.PRIOR_SD`, on the standardized scale).
+    rng : None, int or numpy.random.Generator
+    progress : bool or None
+        A progress bar on a terminal (None: when the work takes more than a second).
+    **read_options
+        Options of :func:`evalband.read` when ``data`` is read.
+
+    Returns
+    -------
+    AbilityResult
+
+    Notes
+    -----
+    *Fit.* A regularized maximum likelihood (MAP under weak Gaussian priors) by damped Fisher scoring with
+    analytic derivatives, the abilities eliminated through the Schur complement (:mod:`.sigmoid_fit`). The
+    likelihood does not change when ``C`` and ``D`` are moved and stretched together and ``alpha`` shrunk in
+    turn, so the scale is fixed after the fit: abilities of mean 0 and variance 1 over the models (the default)
+    or the anchor's difficulty and slope. Ranks, P(best) and verdicts do not depend on that choice.
+
+    *Uncertainty.* A bootstrap at the level the data were sampled (:mod:`.resampling`): binomial counts within
+    cells, items within tasks (paired across models), or, for scores without counts, a residual bootstrap of the
+    cells' deviations from the fit; each replicate is refitted from the full-data fit and put on the same scale.
+    With counts the tasks are fixed: the intervals cover the sampling of items, not how a model would fare on
+    other benchmarks; the dispersion (note) says how much more the cells vary around the fit than their items
+    explain, and the predictive intervals include that spread.
+
+    *Weak identification* is flagged in words: a model measured on one task (its ability rests on that task's
+    curve alone), a task measured on one model, a task every model saturates.
+
+    References
+    ----------
+    Epoch AI (2025). A Rosetta Stone for AI benchmarks. epoch-research/benchmark-stitching (MIT).
+    Birnbaum, A. (1968). Some latent trait models and their use in inferring an examinee's ability. In Lord &
+    Novick, Statistical Theories of Mental Test Scores.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import evalband as eb
+    >>> df = pd.DataFrame({"model": ["a", "a", "b", "b", "c", "c", "d"], "task": ["x", "y", "y", "z", "x", "z", "y"],
+    ...                    "n": 200, "correct": [150, 90, 120, 40, 100, 30, 60]})
+    >>> res = eb.ability(df, n_resamples=200, rng=0)
+    >>> res.to_frame()["model"].tolist()
+    ['b', 'a', 'd', 'c']
+    >>> res.predictions()[["model", "task"]].values.tolist()[:2]
+    [['a', 'z'], ['b', 'x']]
+    """
+    model = check_choice(model, MODELS, "model")
+    loss = check_choice(loss, LOSSES, "loss")
+    correction = check_choice(correction, CORRECTIONS, "correction")
+    level = check_confidence_level(confidence_level)
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
+    if holdout is not None:
+        holdout = check_probability(holdout, "holdout")
+        if holdout >= 0.5:
+            raise ArgumentError(f"`holdout` is the share of measured cells held out for the check; {holdout:g}"
+                                " leaves too few to fit (use e.g. 0.1).")
+    prior = _prior(prior)
+    gen = as_generator(rng)
+    entropy = run_entropy(gen)
+    cells = cells_from(data, models=models, tasks=tasks, **read_options)
+    check_connected(cells)
+    if len(cells.models) < 2:
+        raise InputError("a latent-ability model needs at least 2 models", source=cells.source)
+    loss = ("binomial" if cells.n is not None else "fraction") if loss == "auto" else loss
+    if loss == "binomial" and cells.n is None:
+        raise ArgumentError("`loss='binomial'` needs counts (an `n` column); these cells have scores only: use"
+                            " 'fraction' or 'least-squares'.")
+    anchor = _anchor(anchor, cells)
+    slopes = model != "rasch"
+    notes = list(cells.notes)
+
+    def track(it, total):
+        return _track(it, total, progress=progress, description="ability bootstrap")
+
+    fit = _fit(cells, slopes=slopes, loss=loss, prior=prior, n_resamples=n_resamples, entropy=entropy,
+               track=track)
+    C, D, beta = fit.params
+    Cs, Ds, Bs = fit.samples
+    if anchor is not None:
+        a = cells.tasks.index(anchor[0])
+        C, D, beta = sf.to_anchor(C, D, beta, a, anchor[1], anchor[2])
+        Cs, Ds, Bs = sf.to_anchor(Cs, Ds, Bs, a, anchor[1], anchor[2])
+        ident = (f"scale fixed by the anchor task '{anchor[0]}' (difficulty {anchor[1]:g}, slope {anchor[2]:g});"
+                 " the anchor's own difficulty and slope carry no interval")
+    elif slopes:
+        ident = "abilities standardized to mean 0 and variance 1 over the models (no anchor given)"
+    else:
+        ident = "abilities on the logit scale (Rasch: every slope 1), centred at mean 0 over the models"
+    notes.append(ident)
+    failed = int((~fit.converged).sum())
+    if failed:
+        notes.append(f"{failed} of {n_resamples} bootstrap refits stopped before converging; they are kept")
+    notes.append(_uncertainty_note(cells.kind, loss, n_resamples))
+    if cells.kind != "scores" and np.isfinite(fit.dispersion) and fit.dispersion > 1.5:
+        notes.append(f"the cells vary {fit.dispersion:.3g} times as much around the fit as binomial sampling of"
+                     " their items explains (Pearson dispersion): the ability intervals cover item sampling on"
+                     " these tasks, the predictive intervals include the extra spread")
+    ranking, comparisons = _rank_and_compare(C, Cs, cells.models, level, simultaneous, correction)
+    n_tasks = cells.tasks_per_model()
+    n_models = cells.models_per_task()
+    mflags, tflags = weak_flags(cells, n_tasks, n_models)
+    notes += _flag_notes(mflags, tflags, cells)
+    frame = _cells_frame(cells, (C, D, beta), (Cs, Ds, Bs), fit, loss, level, entropy)
+    check = None
+    if holdout is not None:
+        check = _holdout(cells, holdout, slopes=slopes, loss=loss, prior=prior, n_resamples=n_resamples,
+                         entropy=entropy, level=level, track=track)
+        notes.append(check.headline())
+    alpha = 1 - level
+    q = [alpha / 2, 1 - alpha / 2]
+    slope, slope_s = np.exp(beta), np.exp(Bs)
+    d_ci = ConfidenceInterval(*np.quantile(Ds, q, axis=0))
+    s_ci = ConfidenceInterval(*np.quantile(slope_s, q, axis=0))
+    return AbilityResult(model, loss, cells.kind, ident, anchor, cells.models, cells.tasks, C, Cs, ranking,
+                         comparisons, D, slope, d_ci, s_ci, Ds, slope_s, n_tasks, n_models, mflags, tflags, frame,
+                         check, fit.dispersion, "bootstrap", n_resamples, level, tuple(dict.fromkeys(notes)),
+                         cells.source, cells.attribution)
+
+
+def _prior(prior) -> dict:
+    out = dict(sf.PRIOR_SD)
+    if prior is None:
+        return out
+    if not isinstance(prior, Mapping):
+        raise ArgumentTypeError(f"`prior` must be a mapping of prior standard deviations ({', '.join(out)}); got"
+                                f" {type(prior).__name__}.")
+    for k, v in prior.items():
+        if k not in out:
+            raise ArgumentError(f"`prior` has no {k!r}; its keys are {', '.join(map(repr, out))}.")
+        if not (isinstance(v, (int, float)) and v > 0 and np.isfinite(v)):
+            raise ArgumentError(f"`prior[{k!r}]` must be a positive number; got {v!r}.")
+        out[k] = float(v)
+    return out
+
+
+def _anchor(anchor, cells: Cells):
+    if anchor is None:
+        return None
+    if isinstance(anchor, str):
+        spec = (anchor, 0.0, 1.0)
+    elif isinstance(anchor, Mapping):
+        unknown = set(anchor) - {"task", "difficulty", "slope"}
+        if unknown or "task" not in anchor:
+            raise ArgumentError("`anchor` as a mapping needs 'task' (and may give 'difficulty', 'slope'); got keys"
+                                f" {sorted(map(str, anchor))}.")
+        spec = (anchor["task"], anchor.get("difficulty", 0.0), anchor.get("slope", 1.0))
+    elif isinstance(anchor, (tuple, list)) and len(anchor) in (1, 2, 3):
+        spec = (*anchor, *(0.0, 1.0)[len(anchor) - 1:])
+    else:
+        raise ArgumentTypeError(f"`anchor` must be a task name, (task, difficulty, slope) or a mapping; got"
+                                f" {anchor!r}.")
+    task, diff, slope = str(spec[0]), spec[1], spec[2]
+    if task not in cells.tasks:
+        from .._validate import closest_name
+
+        close = closest_name(task, cells.tasks)
+        raise ArgumentError(f"`anchor` names task {task!r}, which is not in the data"
+                            + (f"; did you mean {close!r}?" if close else "."))
+    try:
+        diff, slope = float(diff), float(slope)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"`anchor` difficulty and slope must be numbers; got {spec[1]!r}, {spec[2]!r}.") from None
+    if not (np.isfinite(diff) and np.isfinite(slope) and slope > 0):
+        raise ArgumentError(f"`anchor` needs a finite difficulty and a positive slope; got {diff!r}, {slope!r}.")
+    return (task, diff, slope)
+
+
+def _fit(cells: Cells, *, slopes, loss, prior, n_resamples, entropy, track) -> _Fit:
+    """The full-data fit and its bootstrap refits, on the standardized scale."""
+    d = sf.design(cells.model, cells.task, len(cells.models), len(cells.tasks), slopes=slopes)
+    start = sf.start_values(d, cells.y)
+    w = cells.n if loss == "binomial" else 1.0
+    C, D, beta, _ = sf.fit(d, cells.y, w, loss=loss, prior=prior, start=start)
+    eta = sf.predict_eta(d, C[0], D[0], beta[0])
+    phi = sf.dispersion(d, cells.y, eta, loss, cells.n if loss == "binomial" else None)
+    if loss != "binomial" and np.isfinite(phi) and phi > 0:  # the priors weigh against the data on their scale
+        w = 1.0 / phi
+        C, D, beta, _ = sf.fit(d, cells.y, w, loss=loss, prior=prior, start=(C, D, beta))
+        eta = sf.predict_eta(d, C[0], D[0], beta[0])
+    lev = sf.leverages(d, C[0], D[0], beta[0], cells.y, w, loss, prior)
+    C, D, beta = sf.standardize(C[0], D[0], beta[0], scale=slopes)
+    p = expit(eta)
+    nn = cells.n if loss == "binomial" else None
+    resid = pearson_residuals(cells.y, p, loss, nn, lev)
+    if cells.kind == "items":
+        wts = item_weights(cells.responses, n_resamples, entropy)
+        m, t, s, n = cells.responses.cell_counts(wts)
+        order = np.argsort(m * len(cells.tasks) + t, kind="stable")
+        n = n[:, order]
+        y = np.where(n > 0, s[:, order] / np.maximum(n, 1), 0.0)
+        w_b = n if loss == "binomial" else w
+    else:
+        y, _ = replicate_scores(cells, p, kind=cells.kind, loss=loss, n_resamples=n_resamples, entropy=entropy,
+                                residuals=resid)
+        w_b = w
+    samples = refit(d, y, w_b, loss=loss, prior=prior, start=(C, D, beta), track=track)
+    return _Fit((C, D, beta), samples[:3], samples[3], resid, w, phi, d)
+
+
+def _uncertainty_note(kind, loss, b) -> str:
+    what = {"counts": "binomial counts redrawn within cells", "items": "items resampled within tasks, paired"
+            " across models", "scores": "a residual bootstrap of the cells' deviations from the fit (scores"
+            " without counts: the cells' spread around the fit is the only measure of their noise)"}[kind]
+    return f"intervals from {b:,} bootstrap refits ({what}), each started from the full-data fit; loss {loss}"
+
+
+def _rank_and_compare(C, Cs, models, level, simultaneous, correction):
+    from ..comparison.pairwise import pairwise_differences
+    from ..ranking import rank_models
+
+    ranking = rank_models(C, Cs, models, aggregate="ability", confidence_level=level, simultaneous=simultaneous,
+                          scale=1.0)
+    if correction == "auto":
+        correction = "max-t" if len(models) > 2 else "none"
+    comparisons = pairwise_differences(C, Cs, models, statistic="ability", confidence_level=level,
+                                       correction=correction, scale=1.0, unit="", keep_replicates="auto")
+    return ranking, comparisons
+
+
+def weak_flags(cells: Cells, n_tasks, n_models) -> tuple[tuple, tuple]:
+    """Weak identification in words, per model and per task."""
+    mflags = []
+    for k in range(len(cells.models)):
+        y = cells.y[cells.model == k]
+        f = []
+        if n_tasks[k] == 1:
+            f.append("measured on one task")
+        if y.size and (np.all(y >= 1 - SATURATED) or np.all(y <= SATURATED)):
+            f.append("saturated on every task measured")
+        mflags.append("; ".join(f))
+    tflags = []
+    for k in range(len(cells.tasks)):
+        y = cells.y[cells.task == k]
+        f = []
+        if n_models[k] == 1:
+            f.append("measured on one model")
+        if y.size and np.all(y >= 1 - SATURATED):
+            f.append("every model saturates (near 1)")
+        elif y.size and np.all(y <= SATURATED):
+            f.append("every model near 0")
+        tflags.append("; ".join(f))
+    return tuple(mflags), tuple(tflags)
+
+
+def _flag_notes(mflags, tflags, cells) -> list:
+    from .._lists import names_text
+
+    out = []
+    one = [m for m, f in zip(cells.models, mflags) if "one task" in f]
+    if one:
+        out.append(f"weakly identified: {len(one)} model{'s' if len(one) != 1 else ''} measured on one task"
+                   f" ({names_text(one, 5)}): such an ability rests on one task's curve")
+    sat = [t for t, f in zip(cells.tasks, tflags) if "every model" in f]
+    if sat:
+        out.append(f"weakly identified: every model saturates {names_text(sat, 5)}: its difficulty and slope"
+                   " rest on the prior")
+    single = [t for t, f in zip(cells.tasks, tflags) if "one model" in f]
+    if single:
+        out.append(f"weakly identified: {names_text(single, 5)} measured on one model: it says nothing about"
+                   " the abilities")
+    return out
+
+
+def _cells_frame(cells, params, samples, fit, loss, level, entropy) -> pd.DataFrame:
+    """Every cell of the matrix with its prediction and predictive interval."""
+    nm, nt = len(cells.models), len(cells.tasks)
+    m = np.repeat(np.arange(nm), nt)
+    t = np.tile(np.arange(nt), nm)
+    flat = cells.model * nt + cells.task
+    measured = np.zeros(nm * nt, dtype=bool)
+    measured[flat] = True
+    observed = np.full(nm * nt, np.nan)
+    observed[flat] = cells.y
+    n = None
+    if loss == "binomial":
+        n = np.empty(nm * nt)
+        med = np.array([np.median(cells.n[cells.task == k]) for k in range(nt)])
+        n[:] = med[t]
+        n[flat] = cells.n
+    pred, low, high = predictive_intervals(params, samples, m, t, n=n, residuals=fit.residuals, loss=loss,
+                                           confidence_level=level, entropy=entropy, models=cells.models,
+                                           tasks=cells.tasks)
+    return pd.DataFrame({"model": [cells.models[k] for k in m], "task": [cells.tasks[k] for k in t],
+                         "measured": measured, "observed": observed,
+                         "n": n if n is not None else np.full(nm * nt, np.nan), "predicted": pred, "pi_low": low,
+                         "pi_high": high})
+
+
+def _holdout(cells, fraction, *, slopes, loss, prior, n_resamples, entropy, level, track):
+    mask, skipped = choose_holdout(cells, fraction, entropy)
+    train = cells.subset(~mask)
+    if cells.kind == "items":  # the refit of held-out cells counts their items binomially
+        train = Cells(train.models, train.tasks, train.model, train.task, train.y, train.n, "counts", train.source)
+    fit = _fit(train, slopes=slopes, loss=loss, prior=prior, n_resamples=n_resamples, entropy=entropy, track=track)
+    n = cells.n[mask] if loss == "binomial" else None
+    pred, low, high = predictive_intervals(fit.params, fit.samples, cells.model[mask], cells.task[mask], n=n,
+                                           residuals=fit.residuals, loss=loss, confidence_level=level,
+                                           entropy=entropy, models=cells.models, tasks=cells.tasks)
+    return holdout_summary(cells, mask, pred, low, high, fraction=fraction, skipped=skipped,
+                           confidence_level=level)

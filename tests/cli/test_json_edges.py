@@ -1,0 +1,149 @@
+"""Every command's JSON path on the smallest inputs (issue 22): one model, one task, one item per cell, and the
+edges of a proportion (every item right, every item wrong, few items).
+
+The rules checked, for every command in ``evalband.cli.main.COMMANDS`` (a new command must be added here):
+
+* no internal error: the command either writes valid JSON (exit 0; ``gate`` also 1 and 3, its verdicts) or ends
+  in a one-line user error (exit 2) that says what is wrong;
+* no interval of zero width and no standard error of 0 in the output: an interval from data that cannot vary is
+  either widened to an exact bound (proportions: Wilson) or left empty (null), never shown as a point.
+
+``report`` has no JSON; its Markdown tables are checked for the same rules.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from evalband.cli.main import COMMANDS, app
+
+runner = CliRunner()
+
+#: one model, one task, one item per cell (a prompt facet for variance, a trial for passk, costs, battles,
+#: ratings); each command gets the input it reads
+MINIMAL = {
+    "one.csv": "model,task,item,score\na,t,1,1\n",
+    "cost.csv": "model,task,item,score,cost\na,t,1,1,0.5\n",
+    "facet.csv": "model,task,item,prompt,score\na,t,1,p1,1\na,t,1,p2,0\n",
+    "trials.csv": "model,task,item,trial,score\na,t,1,1,1\na,t,1,2,0\n",
+    "battles.csv": "model_a,model_b,winner\nx,y,model_a\n",
+    "ratings.csv": "unit,rater,value\nu1,r1,1\nu1,r2,1\n",
+}
+
+#: the edges of a proportion: m_all right on every item, m_none on none, m_few on 5 items; costs; 2 prompts
+EDGES = {
+    "one.csv": "model,task,item,score\n" + "".join(
+        f"{m},t,{i},{s}\n" for m, f in (("m_all", lambda i: 1), ("m_none", lambda i: 0),
+                                        ("m_half", lambda i: i % 2)) for i in range(12) for s in [f(i)]),
+    "cost.csv": "model,task,item,score,cost\n" + "".join(
+        f"{m},t,{i},{s},{c}\n" for m, s, c in (("m_all", 1, 2.0), ("m_none", 0, 0.5), ("m_half", None, 1.0))
+        for i in range(12) for s in [s if s is not None else i % 2]),
+    "facet.csv": "model,task,item,prompt,score\n" + "".join(
+        f"{m},t,{i},{p},{s}\n" for m, s in (("m_all", 1), ("m_none", 0), ("m_half", None)) for i in range(12)
+        for p in ("p1", "p2", "p3") for s in [s if s is not None else (i + len(p)) % 2]),
+    "trials.csv": "model,task,item,trial,score\n" + "".join(
+        f"{m},t,{i},{k},{s}\n" for m, s in (("m_all", 1), ("m_none", 0)) for i in range(12) for k in (1, 2)),
+    "battles.csv": "model_a,model_b,winner\n" + "x,y,model_a\n" * 8 + "y,z,model_a\n" * 8 + "x,z,model_a\n" * 8,
+    "ratings.csv": "unit,rater,value\n" + "".join(f"u{u},r{r},1\n" for u in range(6) for r in (1, 2)),
+}
+
+#: one model, one task, several items (one row per item; prompts, trials, costs as each command reads): the shape
+#: of the issue's crash (`variance FILE --facets prompt,trial --format json` with one model)
+SINGLE = {
+    "one.csv": "model,task,item,score\n" + "".join(f"a,t,{i},{i % 3 == 0:d}\n" for i in range(12)),
+    "cost.csv": "model,task,item,score,cost\n" + "".join(f"a,t,{i},{i % 3 == 0:d},{1 + i / 10}\n"
+                                                          for i in range(12)),
+    "facet.csv": "model,task,item,prompt,trial,score\n" + "".join(
+        f"a,t,{i},p{p},{k},{(i + p + k) % 3 == 0:d}\n" for i in range(12) for p in range(3) for k in range(2)),
+    "trials.csv": "model,task,item,trial,score\n" + "".join(f"a,t,{i},{k},{(i + k) % 2}\n" for i in range(12)
+                                                             for k in (1, 2)),
+    "battles.csv": EDGES["battles.csv"],
+    "ratings.csv": "unit,rater,value\n" + "".join(f"u{u},r{r},{(u * r) % 3}\n" for u in range(12) for r in (1, 2)),
+}
+
+#: command -> its arguments (files named as in MINIMAL / EDGES)
+ARGS = {
+    "summarize": ["one.csv"],
+    "passk": ["trials.csv"],
+    "bayes": ["one.csv"],
+    "compare": ["one.csv"],
+    "rank": ["one.csv"],
+    "plan": ["one.csv", "--effect", "0.05"],
+    "gate": ["one.csv", "one.csv"],
+    "variance": ["facet.csv", "--facets", "prompt"],
+    "arena": ["battles.csv"],
+    "agreement": ["ratings.csv"],
+    "frontier": ["cost.csv"],
+    "report": ["one.csv"],
+}
+
+
+def test_every_command_is_covered():
+    assert set(ARGS) == set(COMMANDS)
+
+
+def _intervals(obj, path=""):
+    """(path, low, high) of every interval and (path, se) of every standard error in a JSON document."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k.endswith("ci_low") and k[:-3] + "high" in obj:
+                yield ("ci", f"{path}.{k}", v, obj[k[:-3] + "high"])
+            if (k == "se" or k.startswith("se_") or k.endswith("_se")) and not isinstance(v, (dict, list)):
+                yield ("se", f"{path}.{k}", v, None)
+            yield from _intervals(v, f"{path}.{k}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _intervals(v, f"{path}[{i}]")
+
+
+def _check_json(text: str, where: str):
+    doc = json.loads(text)
+    for kind, path, a, b in _intervals(doc):
+        if kind == "ci" and isinstance(a, (int, float)) and isinstance(b, (int, float)):
+            assert not (math.isfinite(a) and a == b), f"{where}: zero-width interval at {path}: ({a}, {b})"
+        if kind == "se" and isinstance(a, (int, float)):
+            assert a != 0, f"{where}: standard error 0 at {path}"
+
+
+def _check_markdown(text: str, where: str):
+    for lo, hi in re.findall(r"\(([-+]?[0-9.]+), ([-+]?[0-9.]+)\)", text):
+        assert lo != hi, f"{where}: zero-width interval ({lo}, {hi}) in the report"
+
+
+@pytest.mark.parametrize("inputs", ["minimal", "edges", "single"])
+@pytest.mark.parametrize("command", sorted(ARGS))
+def test_json_path_on_the_smallest_inputs(command, inputs, tmp_path, monkeypatch):
+    files = {"minimal": MINIMAL, "edges": EDGES, "single": SINGLE}[inputs]
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    args = [command, *ARGS[command], "--seed", "1"]
+    if command == "variance" and inputs == "single":  # the issue's command line, on its one-model file
+        args[args.index("prompt")] = "prompt,trial"
+    if command == "report":
+        args += ["-o", "r.md", "--format", "markdown", "--n-resamples", "200"]
+    else:
+        args += ["--format", "json"]
+        if command not in ("summarize", "passk", "plan", "gate", "bayes", "variance"):
+            args += ["--n-resamples", "200"]
+    if command in ("summarize", "passk", "plan", "gate", "bayes"):
+        args.remove("--seed"), args.remove("1")
+    res = runner.invoke(app, args)
+    where = f"{command} ({inputs})"
+    assert "internal error" not in res.stderr, f"{where}: {res.stderr}"
+    allowed = {0, 1, 2, 3} if command == "gate" else {0, 2}
+    assert res.exit_code in allowed, f"{where}: exit {res.exit_code}: {res.stderr}"
+    if res.exit_code == 2:
+        lines = [line for line in res.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("evalband: error: "), f"{where}: {res.stderr}"
+        assert "term(s)" not in lines[0] and "(0,)" not in lines[0], f"{where}: {lines[0]}"
+        return
+    if command == "report":
+        _check_markdown((tmp_path / "r.md").read_text(), where)
+    else:
+        _check_json(res.stdout, where)
