@@ -111,7 +111,8 @@ NEW_PACKAGES = {
 
 #: the layers of the new layout (replaces the LAYERS block of tests/layers.py)
 TARGET_LAYERS = '''LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("shared helpers", ("__init__", "_validate", "_random", "_ranks", "_lists", "_progress", "_files", "_moved"),
+    ("shared helpers", ("__init__", "_validate", "_random", "_ranks", "_lists", "_progress", "_files", "_moved",
+                        "_blas", "_cells", "_defaults", "_distributions", "_lazy"),
      "argument checks and errors, random streams, ranks, name lists, progress, safe files, old module paths"),
     ("display rules", ("display",),
      "digits, units, words, escaping, notes, terminal tables, short reprs (every result type's repr uses them)"),
@@ -127,8 +128,8 @@ TARGET_LAYERS = '''LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("rankings", ("ranking",), "rank distributions, intervals, tiers"),
     ("Bayesian models", ("bayes",), "Beta-Binomial, the logistic model, NumPyro models"),
     ("analyses over tasks", ("tasks", "weights", "plan"), "tests over tasks, weight sensitivity, planning"),
-    ("capabilities", ("facets", "preferences", "judges"),
-     "variance components and D-studies, preference leaderboards, agreement and PPI comparisons"),
+    ("capabilities", ("facets", "preferences", "judges", "latent"),
+     "variance components and D-studies, preference leaderboards, agreement and PPI comparisons, latent abilities"),
     ("costs", ("costs",), "quality-cost frontiers (built on preferences for battles)"),
     ("analysis", ("analysis",), "analyze() / Analysis and one adapter per capability"),
     ("renderers", ("report",), "report sections, plots, writers"),

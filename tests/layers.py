@@ -44,7 +44,8 @@ DOC_BEGIN, DOC_END = "<!-- layers:begin -->", "<!-- layers:end -->"
 #: written as its path under src/evalband without ``.py``; ``__init__`` is the root package (the curated facade,
 #: whose names load lazily: it imports nothing itself). Every module of the source belongs to exactly one room.
 LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("shared helpers", ("__init__", "_validate", "_random", "_ranks", "_lists", "_progress", "_files"),
+    ("shared helpers", ("__init__", "_validate", "_random", "_ranks", "_lists", "_progress", "_files",
+                        "_blas", "_cells", "_defaults", "_distributions", "_lazy"),
      "argument checks and errors, random streams, ranks, name lists, progress, safe files"),
     ("display rules", ("display",),
      "digits, units, words, escaping, terminal tables, short reprs (every result type's repr uses them)"),
@@ -60,7 +61,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("rankings", ("ranking",), "rank distributions, intervals, tiers"),
     ("Bayesian models", ("bayes",), "Beta-Binomial, the logistic model, NumPyro models"),
     ("analyses over tasks", ("tasks", "weights", "plan"), "tests over tasks, weight sensitivity, planning"),
-    ("capabilities", ("facets", "preferences", "judges"), "facets, preference leaderboards, judges and PPI"),
+    ("capabilities", ("facets", "preferences", "judges", "latent"), "facets, preference leaderboards, judges and PPI"),
     ("costs", ("costs",), "quality-cost frontiers (built on preferences for battles)"),
     ("analysis", ("analysis",), "analyze() / Analysis and the capability adapters"),
     ("renderers", ("report",), "report sections, plots, writers"),

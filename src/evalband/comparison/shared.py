@@ -69,7 +69,7 @@ def needs_pairs(sel, *, resampling: str, ppi: str) -> bool:
     if getattr(table, "level", None) != "item" or not table.paired_items or resampling == "independent" \
             or len(sel.models) < 3 or not sel.tasks:
         return False
-    from ..judges.ppi_replicates import uses_ppi  # human labels: every item counts, nothing is left out
+    from ..judges._inputs import uses_ppi  # human labels: every item counts, nothing is left out
 
     if uses_ppi(table, ppi):
         return False

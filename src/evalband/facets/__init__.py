@@ -40,7 +40,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "dstudy": ["DEFAULT_LEVELS", "DEFAULT_TRIALS", "DStudy", "plan_design", "predicted_se"],
     "reml": ["RemlFit", "reml_components"],
     "runs": ["RunSpread", "expected_best", "normal_max_factor", "run_spread"],
-    "summary": ["RUN_FACET", "FacetSummary", "facet_summary", "variance_extension"],
+    "summary": ["RUN_FACET", "FacetSummary", "facet_summary"],
     "small_clusters": ["SMALL_SAMPLE_METHODS", "ClusterRobust", "bell_mccaffrey_df", "cluster_robust", "cr2_factors",
                        "pair_contrasts"],
 })

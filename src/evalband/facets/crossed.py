@@ -16,15 +16,13 @@ from .._random import block_generator, name_key, run_entropy
 from .._validate import ArgumentError, ArgumentTypeError, as_generator, check_choice, check_positive_int
 from ..resample import Replicates, draw_counts
 from ..resample.floors import CellCounts
-from .design import ITEM, TaskDesign, facet_design, facet_table
+from .design import TaskDesign, facet_design, facet_table
 from .small_clusters import bell_mccaffrey_df, cr2_factors
+from .crossed_se import FEW_LEVELS, facet_family, crossed_pieces, _plural, unit_family, few_levels_notes  # noqa: F401
 
 __all__ = ["CROSSED_METHODS", "crossed_bootstrap", "multiplier_replicates", "FEW_LEVELS", "few_levels_notes"]
 
 CROSSED_METHODS = ("wild", "pigeonhole")
-#: a random facet with fewer levels than this gets a warning in words: its part of the interval rests on
-#: levels - 1 degrees of freedom
-FEW_LEVELS = 5
 #: replicates per random block (fixed, so results never depend on how the work is split)
 BLOCK = 1000
 _KEY_UNIT, _KEY_UNIT_SCALE, _KEY_LEVEL, _KEY_LEVEL_SCALE = 0x43550, 0x43551, 0x43552, 0x43553
@@ -85,46 +83,6 @@ def multiplier_replicates(observed, families, *, gen: np.random.Generator, n_res
         out += z @ infl.T
     return out
 
-
-def _unit_family(d: TaskDesign, use_clusters: bool):
-    """Unit of each item: the facet items are nested in, else the cluster, else the item itself."""
-    nest = sorted(d.parents[0])
-    if nest:
-        f = min(nest, key=lambda a: len(d.levels[a]))
-        first = np.zeros(d.n_items, dtype=np.int64)
-        first[d.codes[:, 0]] = d.codes[:, f]
-        codes = np.unique(first, return_inverse=True)[1].reshape(-1)
-        return codes, d.factors[f], f
-    if use_clusters and d.clusters is not None:
-        return d.clusters, "cluster", None
-    return np.arange(d.n_items), ITEM, None
-
-
-def _pieces(d: TaskDesign, fixed, use_clusters: bool):
-    """Observed means, the unit family and the facet families of one task."""
-    item_means = d.item_means()                          # (M, I)
-    theta = item_means.mean(axis=1)
-    n_i = d.n_items
-    unit_codes, unit_name, unit_factor = _unit_family(d, use_clusters)
-    n_u = int(unit_codes.max()) + 1
-    dev = (item_means - theta[:, None]) / n_i
-    infl_u = np.stack([np.bincount(unit_codes, weights=row, minlength=n_u) for row in dev])
-    shares_u = np.bincount(unit_codes, minlength=n_u) / n_i
-    item = d.codes[:, 0]
-    cnt = np.stack([np.bincount(item, weights=row, minlength=n_i) for row in d.n])   # (M, I)
-    v = d.n / cnt[:, item]                                # each cell's weight within its item, (M, C)
-    resid = np.nan_to_num(d.cell_means() - item_means[:, item])
-    facets = []
-    for a in range(1, len(d.factors)):
-        f = d.factors[a]
-        if f in fixed or 0 in d.parents[a] or a == unit_factor:
-            continue
-        lev = d.codes[:, a]
-        n_l = len(d.levels[a])
-        infl = np.stack([np.bincount(lev, weights=row, minlength=n_l) for row in v * resid]) / n_i
-        shares = np.bincount(lev, weights=v.mean(axis=0), minlength=n_l) / n_i
-        facets.append((f, d.levels[a], infl, shares, lev))
-    return theta, unit_codes, unit_name, infl_u, shares_u, facets
 
 
 def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "wild", small_sample: bool = True,
@@ -224,12 +182,12 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
     use_clusters = cluster is not False
     if cluster is True and not any(d.clusters is not None for d in design.designs):
         raise ArgumentError("`cluster=True`, but the data have no cluster column.")
-    pieces = [_pieces(d, fixed, use_clusters) for d in design.designs]
+    pieces = [crossed_pieces(d, fixed, use_clusters) for d in design.designs]
     # facet levels shared across tasks by label: tasks with the same set of level labels share one family
     labels, pooled, where = {}, {}, {}
     for t, p in enumerate(pieces):
         for j, (f, lv, _, shares, _) in enumerate(p[5]):
-            fam = _family(f, lv)
+            fam = facet_family(f, lv)
             lab = labels.setdefault(fam, np.array(sorted(map(str, lv))))
             cols = np.searchsorted(lab, lv.astype(str))
             pooled.setdefault(fam, np.zeros(len(lab)))[cols] += shares
@@ -322,31 +280,6 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
                       else "mixed", n_resamples, n_units, table_groups, seed, tuple(dict.fromkeys(notes)), "mean",
                       cells=cells, heavy_tails=method == "wild" and small_sample, facets=tuple(random_f))
 
-
-def _plural(name: str) -> str:
-    return name if name.endswith("s") else name + "s"
-
-
-def few_levels_notes(pieces) -> list[str]:
-    """Warnings in words for random facets with fewer than :data:`FEW_LEVELS` levels in some task: ``'3 prompts:
-    the interval for new prompts rests on 2 degrees of freedom ...'`` (``pieces`` of :func:`_pieces`)."""
-    fewest = {}
-    for p in pieces:
-        for f, lv, *_ in p[5]:
-            fewest[f] = min(fewest.get(f, len(lv)), len(lv))
-    out = []
-    for f, k in fewest.items():
-        if k < FEW_LEVELS:
-            out.append(f"{k} {_plural(f)}: the interval for new {_plural(f)} rests on {k - 1} degree"
-                       f"{'s' if k != 2 else ''} of freedom (fewer than {FEW_LEVELS} levels of a random facet),"
-                       f" so it is wide and only approximate; more {_plural(f)} firm it up, and `fixed` conditions"
-                       f" on these {k} instead")
-    return out
-
-
-def _family(facet: str, levels) -> str:
-    """The family of a facet's levels in one task: the facet's name and its sorted level labels."""
-    return "\x00".join([facet, *sorted(map(str, levels))])
 
 
 def _pigeonhole_means(d: TaskDesign, w_item: np.ndarray, fams, counts, where, c: int) -> np.ndarray:

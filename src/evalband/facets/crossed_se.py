@@ -19,11 +19,12 @@ from .._distributions import t_isf
 from .._validate import ArgumentError, check_confidence_level
 from ..display.reprs import displayed
 from ..results import ConfidenceInterval
-from .crossed import _family, _pieces, few_levels_notes
-from .design import facet_design, facet_table
+
+from .design import ITEM, TaskDesign, facet_design, facet_table
 from .small_clusters import bell_mccaffrey_df, cr2_factors
 
-__all__ = ["CrossedEstimates", "crossed_estimates", "crossed_variance"]
+__all__ = ["CrossedEstimates", "crossed_estimates", "crossed_variance", "crossed_pieces", "facet_family", "unit_family",
+           "FEW_LEVELS", "few_levels_notes"]
 
 
 def crossed_variance(pieces, weights) -> tuple[np.ndarray, np.ndarray, dict]:
@@ -32,7 +33,7 @@ def crossed_variance(pieces, weights) -> tuple[np.ndarray, np.ndarray, dict]:
     Parameters
     ----------
     pieces : sequence
-        Per task, the observed means, units and facet families of :func:`evalband.facets.crossed._pieces`.
+        Per task, the observed means, units and facet families of :func:`evalband.facets.crossed.crossed_pieces`.
     weights : array_like, shape (T,)
         Weight of each task's mean (one 1 for a per-task interval; items' shares for the mean over items).
 
@@ -74,7 +75,7 @@ def crossed_variance(pieces, weights) -> tuple[np.ndarray, np.ndarray, dict]:
     fam_infl, fam_shares = {}, {}
     for t in use:
         for f, lv, infl, shares, _ in pieces[t][5]:
-            fam = _family(f, lv)
+            fam = facet_family(f, lv)
             labels = np.array(sorted(map(str, lv)))
             cols = np.searchsorted(labels, lv.astype(str))
             acc = fam_infl.setdefault(fam, (f, np.zeros((n_m, labels.size))))[1]
@@ -240,7 +241,7 @@ def crossed_estimates(data, *, fixed=(), nested=(), cluster=None, confidence_lev
     rows, few = [], []
     facets, units = set(), set()
     for dz in designs:
-        pieces = [_pieces(d, fixed, use_clusters) for d in dz.designs]
+        pieces = [crossed_pieces(d, fixed, use_clusters) for d in dz.designs]
         few += few_levels_notes(pieces)
         n_t = len(pieces)
         est = np.stack([p[0] for p in pieces], axis=1)
@@ -279,3 +280,80 @@ def crossed_estimates(data, *, fixed=(), nested=(), cluster=None, confidence_lev
     return CrossedEstimates(tuple(design.models), tuple(design.tasks), tuple(sorted(facets)), fixed, unit, est, se,
                             df, ci, n_items, n_units, share, p_est, p_se, p_df, p_ci, level,
                             tuple(dict.fromkeys(notes)))
+
+
+#: a random facet with fewer levels than this gets a warning in words: its part of the interval rests on
+#: levels - 1 degrees of freedom
+FEW_LEVELS = 5
+
+
+
+def unit_family(d: TaskDesign, use_clusters: bool):
+    """Unit of each item: the facet items are nested in, else the cluster, else the item itself."""
+    nest = sorted(d.parents[0])
+    if nest:
+        f = min(nest, key=lambda a: len(d.levels[a]))
+        first = np.zeros(d.n_items, dtype=np.int64)
+        first[d.codes[:, 0]] = d.codes[:, f]
+        codes = np.unique(first, return_inverse=True)[1].reshape(-1)
+        return codes, d.factors[f], f
+    if use_clusters and d.clusters is not None:
+        return d.clusters, "cluster", None
+    return np.arange(d.n_items), ITEM, None
+
+
+
+def crossed_pieces(d: TaskDesign, fixed, use_clusters: bool):
+    """Observed means, the unit family and the facet families of one task."""
+    item_means = d.item_means()                          # (M, I)
+    theta = item_means.mean(axis=1)
+    n_i = d.n_items
+    unit_codes, unit_name, unit_factor = unit_family(d, use_clusters)
+    n_u = int(unit_codes.max()) + 1
+    dev = (item_means - theta[:, None]) / n_i
+    infl_u = np.stack([np.bincount(unit_codes, weights=row, minlength=n_u) for row in dev])
+    shares_u = np.bincount(unit_codes, minlength=n_u) / n_i
+    item = d.codes[:, 0]
+    cnt = np.stack([np.bincount(item, weights=row, minlength=n_i) for row in d.n])   # (M, I)
+    v = d.n / cnt[:, item]                                # each cell's weight within its item, (M, C)
+    resid = np.nan_to_num(d.cell_means() - item_means[:, item])
+    facets = []
+    for a in range(1, len(d.factors)):
+        f = d.factors[a]
+        if f in fixed or 0 in d.parents[a] or a == unit_factor:
+            continue
+        lev = d.codes[:, a]
+        n_l = len(d.levels[a])
+        infl = np.stack([np.bincount(lev, weights=row, minlength=n_l) for row in v * resid]) / n_i
+        shares = np.bincount(lev, weights=v.mean(axis=0), minlength=n_l) / n_i
+        facets.append((f, d.levels[a], infl, shares, lev))
+    return theta, unit_codes, unit_name, infl_u, shares_u, facets
+
+
+
+def _plural(name: str) -> str:
+    return name if name.endswith("s") else name + "s"
+
+
+
+def few_levels_notes(pieces) -> list[str]:
+    """Warnings in words for random facets with fewer than :data:`FEW_LEVELS` levels in some task: ``'3 prompts:
+    the interval for new prompts rests on 2 degrees of freedom ...'`` (``pieces`` of :func:`crossed_pieces`)."""
+    fewest = {}
+    for p in pieces:
+        for f, lv, *_ in p[5]:
+            fewest[f] = min(fewest.get(f, len(lv)), len(lv))
+    out = []
+    for f, k in fewest.items():
+        if k < FEW_LEVELS:
+            out.append(f"{k} {_plural(f)}: the interval for new {_plural(f)} rests on {k - 1} degree"
+                       f"{'s' if k != 2 else ''} of freedom (fewer than {FEW_LEVELS} levels of a random facet),"
+                       f" so it is wide and only approximate; more {_plural(f)} firm it up, and `fixed` conditions"
+                       f" on these {k} instead")
+    return out
+
+
+
+def facet_family(facet: str, levels) -> str:
+    """The family of a facet's levels in one task: the facet's name and its sorted level labels."""
+    return "\x00".join([facet, *sorted(map(str, levels))])

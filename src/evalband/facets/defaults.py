@@ -20,10 +20,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._validate import ArgumentError, ArgumentTypeError
+from .._validate import ArgumentError
 from .crossed import crossed_bootstrap
-from .design import facet_design, facet_table
+from .design import facet_table
 from .small_clusters import bell_mccaffrey_df
+from .design import check_fixed, random_facets  # noqa: F401
 
 __all__ = ["SMALL_CLUSTER_DF", "BCA_FEW_CLUSTERS_NOTE", "check_fixed", "cluster_df", "default_replicates", "few_clusters",
            "random_facets"]
@@ -32,43 +33,6 @@ __all__ = ["SMALL_CLUSTER_DF", "BCA_FEW_CLUSTERS_NOTE", "check_fixed", "cluster_
 #: default replicates of clustered data are the small-sample wild cluster bootstrap
 SMALL_CLUSTER_DF = 30.0
 
-
-def check_fixed(table, fixed) -> tuple:
-    """``fixed`` (None, a name, names, or True for every facet) as a tuple of the table's facets."""
-    if fixed is None or fixed is False:
-        return ()
-    facets = tuple(getattr(table, "facets", ()) or ())
-    if fixed is True:
-        return facets
-    if isinstance(fixed, str):
-        fixed = [f.strip() for f in fixed.split(",") if f.strip()]
-    try:
-        fixed = tuple(str(f) for f in fixed)
-    except TypeError:
-        raise ArgumentTypeError(f"`fixed` must be facet names (a string or a sequence); got {fixed!r}.") from None
-    bad = [f for f in fixed if f not in facets]
-    if bad:
-        raise ArgumentError(f"`fixed`: {', '.join(map(repr, bad))} is not a facet column of the table; its facets"
-                            f" are {', '.join(map(repr, facets)) or '(none)'}.")
-    return fixed
-
-
-def random_facets(data, fixed=()) -> tuple:
-    """The facets a default analysis generalizes over: facet columns of the selected table, not ``fixed``, with
-    more than one level and not nested in items (those stay with their item, as trials do)."""
-    table = facet_table(data)
-    if table.level != "item" or not table.facets:
-        return ()
-    fixed = check_fixed(table, fixed)
-    if set(table.facets) <= set(fixed):
-        return ()
-    design = facet_design(table)
-    out = set()
-    for d in design.designs:
-        for a in range(1, len(d.factors)):
-            if d.factors[a] not in fixed and 0 not in d.parents[a]:
-                out.add(d.factors[a])
-    return tuple(f for f in table.facets if f in out)
 
 
 def cluster_df(data) -> float:

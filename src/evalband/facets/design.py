@@ -19,7 +19,7 @@ import pandas as pd
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_names
 from ..display.reprs import displayed
 
-__all__ = ["ITEM", "FacetDesign", "TaskDesign", "facet_design", "facet_table", "term_name"]
+__all__ = ["ITEM", "FacetDesign", "TaskDesign", "facet_design", "facet_table", "term_name", "check_fixed", "random_facets"]
 
 #: Name of the item factor (always factor 0).
 ITEM = "item"
@@ -518,3 +518,42 @@ def _nested(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether each level of ``a`` occurs with exactly one level of ``b``."""
     pairs = unique_rows(np.column_stack([a, b]))[0]
     return bool(np.unique(pairs[:, 0]).size == pairs.shape[0])
+
+
+def check_fixed(table, fixed) -> tuple:
+    """``fixed`` (None, a name, names, or True for every facet) as a tuple of the table's facets."""
+    if fixed is None or fixed is False:
+        return ()
+    facets = tuple(getattr(table, "facets", ()) or ())
+    if fixed is True:
+        return facets
+    if isinstance(fixed, str):
+        fixed = [f.strip() for f in fixed.split(",") if f.strip()]
+    try:
+        fixed = tuple(str(f) for f in fixed)
+    except TypeError:
+        raise ArgumentTypeError(f"`fixed` must be facet names (a string or a sequence); got {fixed!r}.") from None
+    bad = [f for f in fixed if f not in facets]
+    if bad:
+        raise ArgumentError(f"`fixed`: {', '.join(map(repr, bad))} is not a facet column of the table; its facets"
+                            f" are {', '.join(map(repr, facets)) or '(none)'}.")
+    return fixed
+
+
+
+def random_facets(data, fixed=()) -> tuple:
+    """The facets a default analysis generalizes over: facet columns of the selected table, not ``fixed``, with
+    more than one level and not nested in items (those stay with their item, as trials do)."""
+    table = facet_table(data)
+    if table.level != "item" or not table.facets:
+        return ()
+    fixed = check_fixed(table, fixed)
+    if set(table.facets) <= set(fixed):
+        return ()
+    design = facet_design(table)
+    out = set()
+    for d in design.designs:
+        for a in range(1, len(d.factors)):
+            if d.factors[a] not in fixed and 0 not in d.parents[a]:
+                out.add(d.factors[a])
+    return tuple(f for f in table.facets if f in out)

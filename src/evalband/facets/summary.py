@@ -1,7 +1,7 @@
 """Where the variance comes from, in one result: components, standard errors random and fixed, a D-study and runs.
 
 :func:`facet_summary` is what ``evalband variance`` prints and the report's section "Where the variance comes
-from" shows (:func:`variance_extension`, registered in :mod:`evalband.analysis.extensions`).
+from" shows (:func:`evalband.facets.extension.variance_extension`, registered in :mod:`evalband.analysis.extensions`).
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import pandas as pd
 from .._validate import ArgumentError, check_positive_int
 from ..display.reprs import displayed
 from .components import VarianceComponents, variance_components
-from .defaults import check_fixed, random_facets
+from .defaults import check_fixed
 from .design import facet_table
 from .dstudy import DStudy, plan_design
 from .runs import RunSpread, run_spread
 
-__all__ = ["FacetSummary", "facet_summary", "variance_extension", "RUN_FACET"]
+__all__ = ["FacetSummary", "facet_summary", "RUN_FACET"]
 
 #: the facet whose levels are training runs (seeds, checkpoints): its spread and best-of-n inflation are shown
 RUN_FACET = "run"
@@ -211,12 +211,3 @@ def facet_summary(data, *, facets=None, fixed=(), nested=(), n_resamples: int = 
     return FacetSummary(vc, plan, runs, target, tuple(dict.fromkeys(notes)))
 
 
-def variance_extension(selection, *, aggregate, n_resamples, confidence_level, seed, replicates=None):
-    """The report's "Where the variance comes from" (:mod:`evalband.analysis.extensions`): None without a random
-    facet crossed with items."""
-    table = selection.table
-    if table is None or getattr(table, "level", None) != "item" or not getattr(table, "facets", ()):
-        return None
-    if not random_facets(selection) and RUN_FACET not in table.facets:
-        return None
-    return facet_summary(selection, n_resamples=n_resamples, confidence_level=confidence_level, rng=seed)

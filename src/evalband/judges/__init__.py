@@ -28,9 +28,9 @@ _LAZY = {
     "position_bias": "evalband.judges.bias", "length_bias": "evalband.judges.bias",
     "BiasResult": "evalband.judges.bias",
     "ppi_mean": "evalband.judges.ppi", "PPIMean": "evalband.judges.ppi",
-    "ppi_estimate": "evalband.judges.ppi_table", "ppi_compare": "evalband.judges.ppi_table",
+    "ppi_estimate": "evalband.judges.ppi_table", "ppi_compare": "evalband.judges.ppi_compare",
     "ppi_replicates": "evalband.judges.ppi_replicates", "PPIReplicates": "evalband.judges.ppi_replicates",
-    "PPIEstimates": "evalband.judges.ppi_table", "PPIComparison": "evalband.judges.ppi_table",
+    "PPIEstimates": "evalband.judges.ppi_table", "PPIComparison": "evalband.judges.ppi_compare",
     "read_ratings": "evalband.io.ratings",
 }
 

@@ -24,49 +24,16 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from .._validate import InputError, check_choice
+from .._validate import InputError
 from ..resample.columns import ItemColumns
 from ..resample.replicates import Replicates
 from ..resample.statistics import Statistic
 from ..display.reprs import displayed
+from ._inputs import MIN_LABELS, PPI_CHOICES, check_ppi, ppi_method, ppi_rule_note, uses_ppi  # noqa: F401
+from .ppi_table import estimate_human_scale  # noqa: F401
 
 __all__ = ["PPI_CHOICES", "check_ppi", "uses_ppi", "ppi_method", "PPIReplicates", "ppi_replicates",
            "ppi_rule_note", "MIN_LABELS"]
-
-#: the ``ppi=`` choices of estimate, bootstrap, compare, rank and analyze
-PPI_CHOICES = ("ppi++", "classic", "labelled", "none")
-#: fewest human labels per model and task PPI needs (a variance of the residuals)
-MIN_LABELS = 2
-
-
-def check_ppi(ppi) -> str:
-    """``ppi`` checked against :data:`PPI_CHOICES` ('ppi' is read as 'ppi++')."""
-    if isinstance(ppi, str) and ppi.strip().lower() == "ppi":
-        return "ppi++"
-    return check_choice(ppi, PPI_CHOICES, "ppi")
-
-
-def uses_ppi(table, ppi="ppi++") -> bool:
-    """Whether the rule applies: ``table`` is item-level results with human labels and ``ppi`` is not 'none'."""
-    ppi = check_ppi(ppi)
-    return (ppi != "none" and getattr(table, "level", None) == "item"
-            and "human" in getattr(table, "measures", ()))
-
-
-def ppi_method(ppi: str) -> str:
-    """The :func:`~evalband.judges.ppi_mean` method of a ``ppi=`` choice."""
-    return check_ppi(ppi)
-
-
-def ppi_rule_note(method: str, n_labelled: int, n_rows: int) -> str:
-    """The note saying that the human-scale quantity is estimated, and how."""
-    how = {"ppi++": "PPI++ (power-tuned lambda; Angelopoulos, Duchi & Zrnic 2023)",
-           "classic": "classic PPI (lambda = 1; Angelopoulos et al. 2023)",
-           "labelled": "the human labels alone (lambda = 0)"}[method]
-    return (f"human labels on {n_labelled:,} of {n_rows:,} rows: estimates target the human-scale mean by {how},"
-            " from the judge's score on every item corrected by its error on the labelled ones; the labelled"
-            " items must be a random sample (`ppi='classic'`: lambda = 1; `ppi='none'`: the judge's scores at"
-            " face value)")
 
 
 @displayed
@@ -209,23 +176,3 @@ def ppi_replicates(data, *, ppi="ppi++", resampling: str = "auto", n_resamples: 
     return PPIReplicates(**values, ppi=est)
 
 
-def estimate_human_scale(sel, *, ppi="ppi++", method: str = "auto", confidence_level=0.95, cluster=None):
-    """:func:`evalband.estimate` on results with human labels: :func:`~evalband.judges.ppi_estimate` of the
-    selection, with the rule's note first (a :class:`~evalband.judges.PPIEstimates`)."""
-    from dataclasses import replace
-
-    from .._validate import ArgumentError
-    from .ppi_table import ppi_estimate
-
-    ppi = check_ppi(ppi)
-    if method not in ("auto", ppi):
-        raise ArgumentError(f"`method` {method!r} would estimate the judge's scores; with human labels the estimate is"
-                            " prediction-powered (`ppi=` 'ppi++', 'classic' or 'labelled'), or give ppi='none' for"
-                            " the judge's scores at face value.")
-    est = ppi_estimate(sel, method=ppi, confidence_level=confidence_level, cluster=cluster)
-    table = sel.table
-    n_lab = int(np.isfinite(table.data["human"].to_numpy(dtype=np.float64)).sum())
-    notes = [ppi_rule_note(ppi, n_lab, len(table.data)), *est.notes, *sel.notes]
-    if sel.weights is not None:
-        notes.append("task weights do not change the per-task PPI estimates (compare and rank weigh them)")
-    return replace(est, notes=tuple(dict.fromkeys(notes)))

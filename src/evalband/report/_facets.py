@@ -1,5 +1,5 @@
 """The report section "Where the variance comes from" (facets): built from a :class:`~evalband.facets.FacetSummary`
-(:func:`evalband.facets.variance_extension`), computing nothing."""
+(:func:`evalband.facets.extension.variance_extension`), computing nothing."""
 
 from __future__ import annotations
 
