@@ -58,7 +58,7 @@ import pandas as pd  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 from evalband.preferences import BattleTable, arena  # noqa: E402
 from evalband.preferences.replicates import bt_ratings  # noqa: E402
-from evalband.preferences.resampling import ClusterBootstrap, resampling_units  # noqa: E402
+from evalband.resample.battles import ClusterBootstrap, resampling_units  # noqa: E402
 from evalband._random import run_entropy  # noqa: E402
 
 

@@ -118,7 +118,7 @@ def stage_evalband(args) -> dict:
     with contextlib.ExitStack() as stack:
         executor = None
         if args.scheduler:
-            from evalband.dist import dask_executor
+            from evalband.resample.distributed import dask_executor
 
             executor = stack.enter_context(dask_executor(args.scheduler, n_workers=args.workers or None))
         elif args.workers > 1:

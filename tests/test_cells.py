@@ -10,11 +10,11 @@ import pytest
 
 from evalband._cells import check_cells, describe, nested_cells
 from evalband._validate import InputError
-from evalband.battles import BattleTable
-from evalband.cost_table import CostTable
+from evalband.data.battles import BattleTable
+from evalband.data.costs import CostTable
 from evalband.io import read
-from evalband.ratings import RatingsTable
-from evalband.table import ResultsTable, parse_scores
+from evalband.data.ratings import RatingsTable
+from evalband.data.table import ResultsTable, parse_scores
 
 
 def test_nested_cells_finds_every_kind_and_only_those():

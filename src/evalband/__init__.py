@@ -15,11 +15,11 @@ __version__ = "0.1.0"
 #: public name -> module that defines it (imported on first access)
 _LAZY = {
     # reading and the results table
-    "InputError": "evalband._validate", "ConfidenceInterval": "evalband.results",
+    "InputError": "evalband._validate", "ConfidenceInterval": "evalband.estimation.confidence",
     # the user errors (what the command line prints as one line): every one is public
     "ArgumentError": "evalband._validate", "ArgumentTypeError": "evalband._validate",
     "MissingExtraError": "evalband._validate",
-    "Counts": "evalband.table", "ResultsTable": "evalband.table", "TaskData": "evalband.table",
+    "Counts": "evalband.data.table", "ResultsTable": "evalband.data.table", "TaskData": "evalband.data.table",
     "read": "evalband.io", "load_example": "evalband.io",
     # the selection layer
     "select": "evalband.selection", "Selection": "evalband.selection",
@@ -52,7 +52,7 @@ _LAZY = {
     "arena": "evalband.preferences", "ArenaResult": "evalband.preferences", "BattleTable": "evalband.preferences",
     "read_battles": "evalband.io.battles",
     # cost, latency and the quality-cost frontier
-    "frontier": "evalband.costs", "FrontierResult": "evalband.costs", "CostTable": "evalband.cost_table",
+    "frontier": "evalband.costs", "FrontierResult": "evalband.costs", "CostTable": "evalband.data.costs",
     # latent abilities (sparse leaderboards) and item diagnostics
     "ability": "evalband.latent", "items": "evalband.latent", "AbilityResult": "evalband.latent",
     "ItemsResult": "evalband.latent",
@@ -70,9 +70,8 @@ __all__ = ["__version__", *_LAZY]
 
 #: subpackages and modules reachable as attributes (``evalband.bayes.beta_binomial``), imported on first access
 _SUBMODULES = frozenset({
-    "aggregate", "analysis", "bayes", "comparison", "costs", "display", "estimation", "examples", "facets", "io",
-    "judges", "latent", "plan", "preferences", "ranking", "report", "resample", "results", "selection", "table", "tasks",
-    "weights", "cli", "dist",
+    "aggregate", "analysis", "bayes", "comparison", "costs", "display", "estimation", "facets", "io", "judges",
+    "latent", "plan", "preferences", "ranking", "report", "resample", "selection", "tasks", "weights", "cli", "data",
 })
 
 
@@ -89,3 +88,8 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY) | _SUBMODULES)
+
+
+from ._moved import install as _install_moved  # noqa: E402  (old module paths, one release)
+
+_install_moved()

@@ -23,7 +23,8 @@ __all__ = ["lazy_exports"]
 
 def lazy_exports(package: str, modules: dict[str, list[str]]):
     """``(__getattr__, __dir__, __all__)`` for ``package``: each name in ``modules[m]`` is ``package.m``'s
-    attribute of that name, imported when first asked for and then kept in the package's namespace."""
+    attribute of that name (``m`` itself when it is a dotted absolute path: a name the package re-exports from
+    an earlier layer), imported when first asked for and then kept in the package's namespace."""
     where = {name: module for module, names in modules.items() for name in names}
     if len(where) != sum(len(names) for names in modules.values()):
         raise ValueError(f"{package}: a name is exported by two modules")
@@ -40,7 +41,8 @@ def lazy_exports(package: str, modules: dict[str, list[str]]):
                 if exc.name != f"{package}.{name}":
                     raise
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        # a module of the package by its relative name, or any module by its absolute name ("evalband.x.y")
+        value = getattr(importlib.import_module(module if "." in module else f"{package}.{module}"), name)
         setattr(sys.modules[package], name, value)
         return value
 

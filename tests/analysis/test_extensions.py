@@ -50,7 +50,7 @@ def test_analyze_runs_each_extension_once_with_its_seed(registry):
 def test_report_renders_the_sections_of_extras(registry):
     rep = eb.report.build_report("example:vtab", n_resamples=100, rng=3, bayes=False)
     assert [s.key for s in rep.sections] == ["probe"]
-    from evalband.report.html import render_markdown
+    from evalband.report.writers import render_markdown
 
     text = render_markdown(rep)
     assert "Probe" in text and "a finding" in text

@@ -28,7 +28,7 @@ CASES = {
 
 
 def small_counts():
-    from evalband.table import Counts
+    from evalband.data.table import Counts
 
     c = np.array(SMALL_CORRECT, dtype=float)
     return Counts(("m0", "m1", "m2"), ("t0", "t1", "t2", "t3"), c, np.array(SMALL_N, dtype=float))
@@ -43,7 +43,7 @@ def vtab_in_file_order():
 
     from evalband import load_example
 
-    with resources.as_file(resources.files("evalband.examples") / "data" / "vtab.csv") as path:
+    with resources.as_file(resources.files("evalband.io.example_data") / "data" / "vtab.csv") as path:
         raw = pd.read_csv(path)
     return load_example("vtab").select(models=list(pd.unique(raw["model"])), tasks=list(pd.unique(raw["task"])))
 

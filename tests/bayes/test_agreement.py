@@ -11,7 +11,7 @@ from evalband import load_example
 from evalband.bayes import beta_binomial, exponential, half_normal
 from evalband.bayes.agreement import compare_with_bootstrap
 from evalband.bayes.sensitivity import prior_sensitivity
-from evalband.table import Counts
+from evalband.data.table import Counts
 
 N = np.array([[200.0, 10_000.0, 20_000.0]] * 2)
 

@@ -10,7 +10,7 @@ from scipy import integrate, optimize, special, stats
 from evalband import ResultsTable, load_example
 from evalband.bayes import beta_binomial, custom, exponential, parse_prior
 from evalband.bayes.intervals import equal_tailed, hdi, ranks
-from evalband.table import Counts
+from evalband.data.table import Counts
 
 
 def pinned(a0, b0, sd=1e-4):

@@ -14,7 +14,7 @@ from references import load_beside
 
 from evalband import ResultsTable
 from evalband.bayes import beta_binomial
-from evalband.table import Counts
+from evalband.data.table import Counts
 
 REF = load_beside(__file__, "nuts_reference")
 _REF_MAKER = load_beside(__file__, "make_reference")

@@ -15,7 +15,7 @@ from scipy import stats
 
 from evalband.bayes import beta_binomial, parse_prior
 from evalband.bayes.grid import fit_grid
-from evalband.table import Counts
+from evalband.data.table import Counts
 
 N_SIM, SIZES, L = 160, np.array([10, 20, 40, 80]), 99
 

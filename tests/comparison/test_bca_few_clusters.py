@@ -8,7 +8,7 @@ import pytest
 
 import evalband as eb
 from evalband._validate import ArgumentError
-from evalband.facets.defaults import BCA_FEW_CLUSTERS_NOTE
+from evalband.resample.dispatch import BCA_FEW_CLUSTERS_NOTE
 
 
 def _table(prompts=False):

@@ -8,7 +8,7 @@ from scipy import stats
 from evalband import load_example
 from evalband.comparison import compare, mcnemar_exact, paired_difference
 from evalband.resample import bootstrap
-from evalband.table import ResultsTable
+from evalband.data.table import ResultsTable
 
 VTAB3 = ["Sup-Rotation-100%", "Sup-Exemplar-100%", "Sup-100%"]
 

@@ -18,7 +18,7 @@ from evalband import compare
 from evalband.cli.main import app
 from evalband.comparison.pairwise import pairwise_differences
 from evalband.comparison.verdict import VERDICTS, margin_text, verdict, verdict_detail
-from evalband.table import ResultsTable
+from evalband.data.table import ResultsTable
 
 # (low, high) of A - B against a 1-point margin: the verdict (unchanged rule) and what the reading adds
 CASES = [
@@ -92,7 +92,7 @@ def test_withheld_verdict_reads_nothing_from_its_interval():
 
 
 def test_item_level_pair_and_report_lead():
-    from evalband.report._findings import _lead_text
+    from evalband.report.sections.findings import _lead_text
 
     gen = np.random.default_rng(3)
     n = 3000

@@ -61,8 +61,8 @@ def test_paired_difference_interval_coverage_and_width():
     """1,000 simulated datasets (one task each) of two correlated models; the engine's paired bootstrap and the
     analytic paired SE must cover the true difference at the nominal rate, and be narrower than unpaired."""
     from evalband.resample import bootstrap, interval
-    from evalband.results import ConfidenceInterval
-    from evalband.table import ResultsTable
+    from evalband.estimation.confidence import ConfidenceInterval
+    from evalband.data.table import ResultsTable
 
     gen = np.random.default_rng(20261130)
     s, n, p = 1000, 300, np.array([0.7, 0.65])

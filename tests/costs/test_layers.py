@@ -26,7 +26,7 @@ def _reader_imports(path: Path):
                 yield node.lineno
 
 
-@pytest.mark.parametrize("path", sorted((SRC / "costs").glob("*.py")) + [SRC / "cost_table.py"],
+@pytest.mark.parametrize("path", sorted((SRC / "costs").glob("*.py")) + [SRC / "data/costs.py"],
                          ids=lambda p: p.name)
 def test_costs_import_no_reader(path):
     assert not list(_reader_imports(path)), f"{path.name} imports the readers"

@@ -173,9 +173,9 @@ def _region_pixels(dev, session, img):
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
     from evalband import load_example
-    from evalband.report._build import build_report
-    from evalband.report.html import write_report
-    from evalband.table import ResultsTable
+    from evalband.report.build import build_report
+    from evalband.report.writers import write_report
+    from evalband.data.table import ResultsTable
 
     folder = tmp_path_factory.mktemp("browser")
     write_report(build_report(load_example("vtab"), n_resamples=300, rng=0, bayes=True), folder / "vtab.html")

@@ -12,7 +12,7 @@ import pytest
 
 from evalband import read
 from evalband.estimation import pass_at_k, pass_hat_k, passk, passk_interval
-from evalband.table import ResultsTable
+from evalband.data.table import ResultsTable
 
 FIXTURES = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures"
 CRUX = FIXTURES / "cruxeval" / "sample_scored_codellama-7b_temp0.2_input.json"

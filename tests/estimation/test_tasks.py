@@ -12,7 +12,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from evalband import load_example
 from evalband.estimation import POOLED, estimate
-from evalband.table import ResultsTable
+from evalband.data.table import ResultsTable
 
 
 @pytest.fixture(scope="module")

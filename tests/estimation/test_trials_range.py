@@ -11,7 +11,7 @@ from scipy import stats
 
 from evalband.estimation import estimate, trial_interval
 from evalband.estimation.cluster import cluster_interval
-from evalband.table import ResultsTable
+from evalband.data.table import ResultsTable
 
 # 6 items x 3 trials of 0/1 scores whose item means barely differ (inspect's mockllm/model log looks like this)
 TRIALS = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1], [0, 0, 1], [1, 1, 0], [0, 1, 0]], dtype=float)

@@ -30,7 +30,7 @@ def _clustered(rng, n_clusters, *, n_items=20, task="t"):
 
 
 def _true_difference():
-    # the same population as tests/facets/test_small_clusters.py (4e6 draws, seed 123)
+    # the same population as tests/estimation/test_small_clusters.py (4e6 draws, seed 123)
     rng = np.random.default_rng(123)
     k = 4_000_000
     base = rng.normal(0, 1.0, k) + rng.normal(0, 0.5, k)

@@ -14,7 +14,7 @@ from scipy import stats
 
 import evalband as eb
 from evalband._validate import InputError
-from evalband.cost_table import CostTable
+from evalband.data.costs import CostTable
 from evalband.costs import cost_from_summary
 
 LLMFAO = Path(__file__).resolve().parents[1] / "fixtures" / "llmfao"

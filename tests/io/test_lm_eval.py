@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from evalband._validate import InputError
-from evalband._labels import natural_order
+from evalband.data.labels import natural_order
 from evalband.io import read
 from evalband.io.lm_eval import read_lm_eval
 

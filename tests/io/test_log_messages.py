@@ -12,7 +12,7 @@ import pytest
 from evalband._validate import InputError
 from evalband.io import read
 from evalband.io.folders import places
-from evalband.table import ResultsTable
+from evalband.data.table import ResultsTable
 
 import pandas as pd
 
@@ -91,8 +91,8 @@ def test_combining_marks_in_logs_get_the_note(tmp_path):
 def test_battles_and_ratings_follow_the_label_rule():
     """Battle sides and rating units, raters and clusters: one model written in NFC and NFD was two models that look
     alike (silently); now NFC with the note naming the spelling, and two spellings in one file are refused."""
-    from evalband.battles import BattleTable
-    from evalband.ratings import RatingsTable
+    from evalband.data.battles import BattleTable
+    from evalband.data.ratings import RatingsTable
     from evalband._validate import InputError
 
     table = BattleTable.build(["cafe\u0301", "b"], ["b", "cafe\u0301"], [1.0, 0.5])

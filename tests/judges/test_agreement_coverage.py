@@ -23,7 +23,7 @@ from scipy.stats import binomtest
 
 from evalband.judges import _coefficients as coef
 from evalband.judges import agreement
-from evalband.judges._resample import expanded_level, summarize
+from evalband.resample.units import expanded_level, summarize
 from evalband.judges.interrater import intervals_of
 
 V, PREVALENCE, CORRECT = 3, np.array([0.5, 0.3, 0.2]), 0.7

@@ -12,7 +12,7 @@ import pytest
 import evalband.judges as ej
 from evalband.io.ratings import read_ratings
 from evalband.judges import _coefficients as coef
-from evalband.judges._resample import block_generator, run_entropy
+from evalband.resample.units import block_generator, run_entropy
 from evalband.judges.interrater import UNIT_KEY
 from evalband.resample import draw_counts
 

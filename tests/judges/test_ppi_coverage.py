@@ -28,7 +28,7 @@ from scipy import stats
 from scipy.stats import binomtest
 
 from evalband.judges import ppi_mean
-from evalband.judges.ppi import FEW_LABELS, ppi_notes
+from evalband.estimation.ppi import FEW_LABELS, ppi_notes
 
 SIMS, ITEMS = 4000, 1000
 

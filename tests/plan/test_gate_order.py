@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from evalband import read
-from evalband._labels import natural_order
+from evalband.data.labels import natural_order
 from evalband._random import block_generator, name_key, run_entropy
 from evalband.plan import SequentialComparison, release_gate
 

@@ -7,8 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["evalband.battles", "evalband.preferences.bradley_terry", "evalband.preferences.core",
-           "evalband.preferences.elo", "evalband.preferences.resampling", "evalband.preferences.scales",
+MODULES = ["evalband.data.battles", "evalband.preferences.bradley_terry", "evalband.preferences.core",
+           "evalband.preferences.elo", "evalband.resample.battles", "evalband.preferences.scales",
            "evalband.preferences.style", "evalband.preferences.winrate", "evalband.io.battles"]
 
 

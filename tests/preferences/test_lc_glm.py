@@ -175,7 +175,7 @@ def test_difficulty_by_text_or_index_and_its_errors(tmp_path):
 
 
 def test_length_only_keeps_its_name_and_v1_needs_questions():
-    from evalband.battles import BattleTable
+    from evalband.data.battles import BattleTable
 
     table = BattleTable.build(["m"] * 6 + ["n"] * 6, ["base"] * 12, np.linspace(0.1, 0.9, 12),
                               features={"length": np.column_stack([np.arange(12) * 100.0 + 50, np.full(12, 500.0)])})

@@ -96,8 +96,8 @@ def test_existing_figures_need_force_and_nothing_is_half_written(results, tmp_pa
 def test_write_report_checks_before_writing(results, tmp_path):
     from evalband import read
     from evalband.io.folders import input_files
-    from evalband.report._build import build_report
-    from evalband.report.html import write_report
+    from evalband.report.build import build_report
+    from evalband.report.writers import write_report
 
     rep = build_report(read(results), n_resamples=100, rng=1, bayes=False)
     with pytest.raises(ValueError, match="is an input of this run"):

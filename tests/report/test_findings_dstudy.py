@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import special
 
 from evalband.facets import facet_summary, plan_design
-from evalband.report._build import build_report
+from evalband.report.build import build_report
 
 
 def _facet_data(sd_prompt, items=200, prompts=3, seed=5, shift=0.05):

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from evalband.report.html import md_escape
+from evalband.report.writers import md_escape
 
 markdown_it = pytest.importorskip("markdown_it")
 
@@ -74,9 +74,9 @@ def test_markdown_report_keeps_names_and_html_report_stays_escaped():
     import pandas as pd
 
     pytest.importorskip("matplotlib")
-    from evalband.report._build import build_report
-    from evalband.report.html import render_html, render_markdown
-    from evalband.table import ResultsTable
+    from evalband.report.build import build_report
+    from evalband.report.writers import render_html, render_markdown
+    from evalband.data.table import ResultsTable
 
     rng = np.random.default_rng(3)
     models = ["A&B", "<script>x</script>", "m|pipe"]

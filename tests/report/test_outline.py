@@ -16,10 +16,10 @@ pytest.importorskip("matplotlib")
 
 from evalband import load_example, read  # noqa: E402
 from evalband.display import decimals_for  # noqa: E402
-from evalband.report._build import build_report  # noqa: E402
-from evalband.report.html import render_html, render_markdown  # noqa: E402
+from evalband.report.build import build_report  # noqa: E402
+from evalband.report.writers import render_html, render_markdown  # noqa: E402
 from evalband.report.outline import outline, slug  # noqa: E402
-from evalband.table import ResultsTable  # noqa: E402
+from evalband.data.table import ResultsTable  # noqa: E402
 
 TAU = Path(__file__).resolve().parents[1] / "fixtures" / "tau_bench" / "gpt-4o-airline_rewards.csv"
 
@@ -143,7 +143,7 @@ def test_one_model_report_shows_one_interval_per_quantity_and_the_file_name():
 def test_html_sentences_show_code_spans_and_stay_escaped():
     """QA round 4: "`sensitivity`" showed its backticks in the HTML report; code spans become <code>, and what
     is inside stays escaped text."""
-    from evalband.report.html import prose
+    from evalband.report.writers import prose
 
     assert prose("see `sensitivity` and `--wide`") == "see <code>sensitivity</code> and <code>--wide</code>"
     assert prose("model <script>x</script> `a<b`") == "model &lt;script&gt;x&lt;/script&gt; <code>a&lt;b</code>"

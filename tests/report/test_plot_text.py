@@ -17,7 +17,7 @@ from matplotlib.text import Text  # noqa: E402
 
 from evalband.cli.main import app  # noqa: E402
 from evalband.report import plots  # noqa: E402
-from evalband.report.cd_diagram import cd_diagram  # noqa: E402
+from evalband.report.plots.cd_diagram import cd_diagram  # noqa: E402
 
 NAMES = ["$\\badcmd{$", "$5 vs $10", "a_b^c $x$", "plain"]
 

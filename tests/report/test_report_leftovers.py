@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 from evalband import compare
 from evalband.cli.main import app
-from evalband.report._build import build_report
-from evalband.report._findings import _bayes_text
-from evalband.table import UNSHARED_NOTE, ResultsTable
+from evalband.report.build import build_report
+from evalband.report.sections.findings import _bayes_text
+from evalband.data.table import UNSHARED_NOTE, ResultsTable
 
 N = 60
 

@@ -21,9 +21,9 @@ pytest.importorskip("matplotlib")
 
 from evalband import read  # noqa: E402
 from evalband.cli.main import app  # noqa: E402
-from evalband.report._build import build_report  # noqa: E402
-from evalband.report.html import render_html, render_latex, render_markdown  # noqa: E402
-from evalband.table import ResultsTable  # noqa: E402
+from evalband.report.build import build_report  # noqa: E402
+from evalband.report.writers import render_html, render_latex, render_markdown  # noqa: E402
+from evalband.data.table import ResultsTable  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TAU = FIXTURES / "tau_bench" / "gpt-4o-airline_rewards.csv"

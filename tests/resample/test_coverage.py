@@ -71,7 +71,7 @@ def test_summary_binomial_coverage():
     # summary counts: a binomial draw per model and task; coverage of the mean accuracy over tasks
     rng = np.random.default_rng(13)
     import pandas as pd
-    from evalband.table import ResultsTable
+    from evalband.data.table import ResultsTable
 
     p = np.array([0.3, 0.6, 0.9])
     n = np.array([200, 100, 300])

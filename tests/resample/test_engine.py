@@ -10,7 +10,7 @@ from evalband._validate import InputError
 from evalband.resample import ItemColumns, Replicates, bootstrap
 from evalband.resample._kernels import (HAVE_NUMBA, block_generator, block_size, draw_indices, name_key,
                                         use_backend)
-from evalband.table import ResultsTable
+from evalband.data.table import ResultsTable
 
 
 def _long(scores: dict, clusters=None) -> pd.DataFrame:

@@ -19,7 +19,7 @@ from evalband.aggregate import get_aggregate
 from evalband.estimation.edges import edge_intervals
 from evalband.resample import bootstrap, interval
 from evalband.resample.floors import MIN_ITEMS, CellCounts, widen_aggregate, widen_tasks
-from evalband.table import ResultsTable
+from evalband.data.table import ResultsTable
 
 
 def _frame(scores: dict) -> pd.DataFrame:

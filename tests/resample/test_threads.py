@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from evalband._validate import ArgumentError
 from evalband.cli.main import app
 from evalband.resample import available_cores, bootstrap, engine, use_threads
-from evalband.table import ResultsTable
+from evalband.data.table import ResultsTable
 
 
 def _items(seed: int, *, clusters: bool = False, ragged: bool = False) -> pd.DataFrame:

@@ -16,7 +16,7 @@ import pytest
 
 import evalband as eb
 from evalband._validate import InputError
-from evalband.table import ResultsTable
+from evalband.data.table import ResultsTable
 
 from ..conftest import FIXTURES
 

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from evalband import compare, rank
 from evalband._validate import InputError
 from evalband.cli.main import app
-from evalband.table import ResultsTable
+from evalband.data.table import ResultsTable
 
 N = 60
 

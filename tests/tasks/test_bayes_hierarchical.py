@@ -10,7 +10,7 @@ from scipy import stats
 
 from scipy.special import gammaln
 
-from evalband.table import ResultsTable
+from evalband.data.table import ResultsTable
 from evalband.tasks.bayes_hierarchical import hierarchical_bayes, task_differences
 
 

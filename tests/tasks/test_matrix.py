@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalband.table import ResultsTable
+from evalband.data.table import ResultsTable
 from evalband.tasks import as_score_matrix, complete_cases, friedman, rank_matrix, score_matrix
 
 

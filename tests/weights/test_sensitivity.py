@@ -15,7 +15,7 @@ import pytest
 from scipy import stats
 
 from evalband import load_example
-from evalband.table import ResultsTable
+from evalband.data.table import ResultsTable
 from evalband.weights import (Z_PRESETS, best_model_map, group_covariance, line_grid, simplex_lattice,
                               weight_sensitivity)
 

@@ -192,7 +192,7 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int | None = None, co
         (:func:`evalband.facets.default_replicates`).
     ppi : {'ppi++', 'classic', 'labelled', 'none'}
         Item-level results with human labels: every interval, comparison and ranking is of the human-scale means,
-        from one replicate set of prediction-powered estimates (:mod:`evalband.judges.ppi_replicates`); the
+        from one replicate set of prediction-powered estimates (:mod:`evalband.resample.ppi`); the
         sections that read the judge's item scores as they are (Bayes, tests over tasks, pass@k) are skipped with
         the reason. 'none': the judge's scores at face value.
 
@@ -267,7 +267,7 @@ def _comparison(sel, aggregate, requested, level, seed, bayes, fixed=None, ppi="
 
     n_resamples = n_resamples_for("average", requested)  # the one replicate set re-averages the scores
     from ..comparison import compare
-    from ..judges.ppi_replicates import uses_ppi
+    from ..selection.judgements import uses_ppi
     from ..ranking import rank_models
     from .._progress import status
     from .extensions import run_extensions
@@ -288,7 +288,8 @@ def _comparison(sel, aggregate, requested, level, seed, bayes, fixed=None, ppi="
                          "are less precise than a paired comparison on shared items would make them")
     sel = sel.complete_tasks(shared_items=not independent and not human,
                              independent=independent or table.level == "summary")
-    from ..facets.defaults import check_fixed, default_replicates
+    from ..selection.facet_design import check_fixed
+    from ..resample.dispatch import default_replicates
     from ..resample.prepare import require_clusters
 
     require_clusters(sel, what="a report's comparison")
@@ -343,7 +344,7 @@ def _floored(reps, av, ranking, level):
 
     from ..resample import interval
     from ..resample.floors import widen_aggregate, widen_tasks
-    from ..results import ConfidenceInterval
+    from ..estimation.confidence import ConfidenceInterval
 
     if getattr(reps, "heavy_tails", False):  # t mixture replicates: the SE from their central spread
         from ..resample import central_se

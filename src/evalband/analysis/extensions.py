@@ -22,10 +22,10 @@ __all__ = ["EXTENSIONS", "Skip", "run_extensions"]
 #: key -> (title used when skipped, "module:function" or the function); the order is the order of the
 #: report's sections.
 EXTENSIONS: dict[str, tuple] = {
-    "variance": ("Where the variance comes from", "evalband.facets.extension:variance_extension"),
+    "variance": ("Where the variance comes from", "evalband.analysis.variance:variance_extension"),
     "arena": ("Preference leaderboard", "evalband.analysis.preferences:arena_extension"),
-    "judges": ("Judge and human labels", "evalband.judges.extension:human_labels"),
-    "costs": ("Cost and quality", "evalband.costs.analysis:cost_analysis"),
+    "judges": ("Judge and human labels", "evalband.analysis.judges:human_labels"),
+    "costs": ("Cost and quality", "evalband.analysis.costs:cost_analysis"),
 }
 
 

@@ -35,7 +35,7 @@ def summary_analysis(sel, *, reason: str, aggregate: str, n_resamples: int | Non
     from ..estimation import passk
     from ..resample import bootstrap, interval
     from ..resample.floors import widen_aggregate, widen_tasks
-    from ..results import ConfidenceInterval
+    from ..estimation.confidence import ConfidenceInterval
     from .core import Analysis, passk_ks
 
     from .._defaults import n_resamples_for

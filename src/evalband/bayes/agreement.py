@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import stats
 
 from .._validate import ArgumentError, InputError, MissingExtraError, as_generator, check_positive_int
-from ..table import ResultsTable
+from ..data.table import ResultsTable
 from .exact import as_counts, as_data
 from .intervals import equal_tailed, pair_indices, verdict
 from .posterior import BayesResult

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..table import Counts
+from ..data.table import Counts
 from .._validate import ArgumentError
 from ..display.reprs import displayed
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._validate import (ArgumentError, as_generator, check_choice, check_confidence_level, check_names,
                          check_positive_int)
-from ..table import Counts, ResultsTable
+from ..data.table import Counts, ResultsTable
 from .clusters import (CLUSTER_MODES, DesignEffects, design_effects, effective_counts,
                        ignored_clusters_warning, summarize_by_task, width_factor)
 from .grid import fit_grid

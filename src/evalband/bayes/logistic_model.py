@@ -52,7 +52,7 @@ from scipy import special, stats
 
 from .._blas import single_threaded_blas
 from .._validate import InputError, check_choice, check_names, check_probability
-from ..table import Counts, ResultsTable
+from ..data.table import Counts, ResultsTable
 from ._nuts import mcmc_options, require_numpyro
 from .diagnostics import diagnose
 from .exact import as_counts

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError, as_generator
-from ..table import Counts
+from ..data.table import Counts
 from .exact import beta_binomial
 from .posterior import BayesResult
 from .priors import parse_prior, sensitivity_priors

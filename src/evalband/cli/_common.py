@@ -715,7 +715,7 @@ def executor_for(scheduler: str | None, threads: int | None = None):
         with use_threads(threads):
             yield None
         return
-    from ..dist import dask_executor
+    from ..resample.distributed import dask_executor
     from ..resample import use_executor
 
     with dask_executor(scheduler) as executor, use_executor(executor):

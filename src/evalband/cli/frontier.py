@@ -79,7 +79,7 @@ def frontier(
         seed, seed_text = resolve_seed(seed)
         level = parse_confidence(confidence)
         sel, cost, latency = _inputs(inputs, costs, costs_model_col, costs_item_col)
-        from ..battles import BattleTable
+        from ..data.battles import BattleTable
         from ..costs import frontier as run
 
         battles = isinstance(sel.table, BattleTable)

@@ -187,7 +187,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         (:func:`evalband.facets.default_replicates`; the notes say which).
     ppi : {'ppi++', 'classic', 'labelled', 'none'}
         Item-level results with human labels (measure ``human``): compare the models' human-scale means, from
-        the replicates of their prediction-powered estimates (:mod:`evalband.judges.ppi_replicates`; PPI++ by
+        the replicates of their prediction-powered estimates (:mod:`evalband.resample.ppi`; PPI++ by
         default); the analytic, McNemar and permutation checks, which read the judge's item scores, are left
         out. 'none': the judge's scores at face value.
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from .pairs import pair_indices
 from .multiplicity import CORRECTIONS, adjust_p_values, correction_level, max_deviation, max_t_from_deviations
 from .p_values import INTERVAL_METHODS, bootstrap_p_value

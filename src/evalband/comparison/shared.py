@@ -23,9 +23,9 @@ import numpy as np
 from .._lists import and_names
 from .._random import block_generator, name_key, run_entropy
 from .._validate import InputError, as_generator
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from ..selection import missing_tasks, pair_items
-from ..table import UNSHARED_NOTE
+from ..data.table import UNSHARED_NOTE
 from .pairwise import PairwiseComparison, adjusted
 from ..display.reprs import displayed
 
@@ -69,7 +69,7 @@ def needs_pairs(sel, *, resampling: str, ppi: str) -> bool:
     if getattr(table, "level", None) != "item" or not table.paired_items or resampling == "independent" \
             or len(sel.models) < 3 or not sel.tasks:
         return False
-    from ..judges._inputs import uses_ppi  # human labels: every item counts, nothing is left out
+    from ..selection.judgements import uses_ppi  # human labels: every item counts, nothing is left out
 
     if uses_ppi(table, ppi):
         return False

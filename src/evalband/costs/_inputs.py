@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from .measures import COST_METHODS, CostEstimates, cost_from_summary, costs_from_replicates, mean_cost
 from ..display.reprs import displayed
 
@@ -194,9 +194,9 @@ def quality_from_replicates(reps, *, aggregate="mean", weights=None, group_weigh
 
 
 def _cost_table(cost):
-    """``cost`` as a :class:`~evalband.cost_table.CostTable` when it gives per-model costs to be read (a cost
+    """``cost`` as a :class:`~evalband.data.costs.CostTable` when it gives per-model costs to be read (a cost
     table, its selection, or a summary frame / mapping), else None."""
-    from ..cost_table import CostTable
+    from ..data.costs import CostTable
     from ..selection import Selection, select
 
     if isinstance(cost, CostTable):
@@ -227,7 +227,7 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
     (paired with item-level costs), battles as arena ratings (:mod:`evalband.costs.battles`). ``paired`` says
     whether quality and cost come from the same draws.
     """
-    from ..battles import BattleTable
+    from ..data.battles import BattleTable
     from ..resample import bootstrap
     from ..selection import select
     from ._items import results_selection

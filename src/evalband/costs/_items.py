@@ -50,7 +50,7 @@ def results_selection(data, *, models=None, tasks=None, weights=None, group_weig
     pairs across models: tasks some selected model lacks, or on which the models share no item, are left out and
     named in the notes, as for comparisons (:func:`evalband.resample.replicates_for`)."""
     from ..selection import select
-    from ..table import ResultsTable
+    from ..data.table import ResultsTable
 
     sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
     if not isinstance(sel.table, ResultsTable):

@@ -23,7 +23,7 @@ import numpy as np
 
 from .._random import run_entropy
 from .._validate import ArgumentError, InputError, as_generator
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from ._inputs import Quality, summary_costs
 from ._units import Cells, cell_jackknife, cell_means, cell_quantiles
 from .latency import LatencyEstimates
@@ -90,7 +90,7 @@ def _table_cells(costs, measure, models, units):
 
 def _own_units(costs, measure, models, n_resamples, gen):
     """Cells of a per-response cost table resampled by its own items (the battles' units are not its items)."""
-    from ..preferences import ClusterBootstrap, Units
+    from ..resample.battles import ClusterBootstrap, Units
 
     sub = costs.select(list(models))
     u, m, v, names, _ = sub.cells(measure)
@@ -145,8 +145,9 @@ def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="p
     (``'cost'``: ``cost_a`` / ``cost_b``) or is a CostTable; ``latency`` names per-battle side columns, or None
     for 'latency' columns when present (else the cost table's latency), or False for none.
     """
-    from ..cost_table import CostTable
-    from ..preferences import ClusterBootstrap, arena, resampling_units
+    from ..data.costs import CostTable
+    from ..resample.battles import ClusterBootstrap, resampling_units
+    from ..preferences import arena
     from ._inputs import _cost_table
 
     options = dict(arena_options or {})

@@ -14,7 +14,7 @@ from ..comparison import pairwise_differences
 from ..comparison.verdict import MIN_UNITS, check_margin
 from ..display import (format_difference, format_level, format_short, format_signed, format_value, margin_text,
                        withheld_text)
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from ._inputs import QUALITY_METHODS, resolve_inputs
 from .latency import quantile_name
 from .differences import pair_difference, pair_ratio

@@ -16,7 +16,7 @@ from scipy import stats
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from ..comparison import adjust_p_values, bootstrap_p_value
 from ..resample import interval
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from ._display import short_repr
 from .measures import CostEstimates, _nan_sd, mean_cost
 from ..display.reprs import displayed

@@ -12,7 +12,7 @@ from .._validate import ArgumentError, check_choice, check_confidence_level
 from ..comparison import adjust_p_values, bootstrap_p_value
 from ..comparison.verdict import MIN_UNITS, check_margin
 from ..display import decimals_for, format_level, format_p, format_short, format_value, margin_text
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from ._display import short_repr
 from ._inputs import QUALITY_METHODS, resolve_inputs
 from ._pareto import decide_dominance, ordered_pairs, pareto_front

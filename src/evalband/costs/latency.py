@@ -16,7 +16,7 @@ import pandas as pd
 from .._validate import (ArgumentError, InputError, as_generator, check_choice, check_confidence_level,
                          check_positive_int)
 from ..resample import interval
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from ._display import short_repr
 from ._items import check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed

@@ -18,7 +18,7 @@ from scipy import stats
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_choice, check_confidence_level
 from ..resample import interval
 from ..resample.floors import withhold_degenerate
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from ._display import short_repr
 from ._items import check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
@@ -297,7 +297,7 @@ def cost_from_summary(frame, *, model: str = "model", cost: str = "cost", se: st
     array([0.001 , 0.0004])
     """
     from ..selection import select
-    from ..cost_table import CostTable
+    from ..data.costs import CostTable
 
     level = check_confidence_level(confidence_level)
     options = {}

@@ -1,11 +1,11 @@
 """The per-task arrays the estimator cores take: every item some model has, NaN where a model has none (the
-table's one reshaper, :meth:`evalband.table.ResultsTable.task_data` with ``items='all'``); no statistics here."""
+table's one reshaper, :meth:`evalband.data.table.ResultsTable.task_data` with ``items='all'``); no statistics here."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..table import TaskData
+from ..data.table import TaskData
 
 __all__ = ["task_arrays", "concat_tasks", "cell_counts"]
 
@@ -45,7 +45,7 @@ def cell_counts(table) -> tuple[np.ndarray, np.ndarray] | None:
     score = d["score"].to_numpy()
     if score.dtype.kind == "f" and bool(np.isnan(score).any()):
         return None
-    from .._table_codes import combined_key
+    from ..data.codes import combined_key
 
     cells, keep = [], None
     for col, names in (("model", table.models), ("task", table.tasks)):

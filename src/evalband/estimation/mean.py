@@ -6,7 +6,7 @@ import numpy as np
 
 from .._distributions import t_isf
 from .._validate import check_choice, check_confidence_level
-from ..results import ConfidenceInterval
+from .confidence import ConfidenceInterval
 from .result import Estimate
 
 __all__ = ["mean_interval", "MEAN_METHODS"]

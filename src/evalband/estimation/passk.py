@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError, InputError, check_confidence_level, check_positive_int
-from ..results import ConfidenceInterval
+from .confidence import ConfidenceInterval
 from .mean import _interval
 from .result import WEIGHTED, Estimate
 from ..display.reprs import displayed

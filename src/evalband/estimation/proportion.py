@@ -9,7 +9,7 @@ import numpy as np
 
 from .._distributions import beta_isf, beta_ppf, norm_ppf
 from .._validate import ArgumentError, check_choice, check_confidence_level
-from ..results import ConfidenceInterval
+from .confidence import ConfidenceInterval
 from .result import Estimate
 
 __all__ = ["proportion_interval", "PROPORTION_METHODS", "wilson_bounds"]

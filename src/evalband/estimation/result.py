@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..results import ConfidenceInterval
+from .confidence import ConfidenceInterval
 from ..display.reprs import displayed
 
 __all__ = ["Estimate", "TaskEstimates", "POOLED", "WEIGHTED"]

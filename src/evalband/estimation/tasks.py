@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_confidence_level
-from ..results import ConfidenceInterval
+from .confidence import ConfidenceInterval
 from ._cells import cell_counts, concat_tasks, task_arrays
 from .cluster import cluster_interval
 from .mean import mean_interval
@@ -159,16 +159,16 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
     sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
     table = sel.table
     level = check_confidence_level(confidence_level)
-    from ..judges.ppi_replicates import uses_ppi
+    from ..selection.judgements import uses_ppi
 
-    if uses_ppi(table, ppi):  # the one rule for human labels (evalband.judges.ppi_replicates)
-        from ..judges.ppi_replicates import estimate_human_scale
+    if uses_ppi(table, ppi):  # the one rule for human labels (evalband.resample.ppi)
+        from .ppi_table import estimate_human_scale
 
         return estimate_human_scale(sel, ppi=ppi, method=method, confidence_level=level, cluster=cluster)
     facet_notes = []
     random = ()
     if table.level == "item" and (table.facets or fixed is not None):
-        from ..facets.defaults import check_fixed, random_facets
+        from ..selection.facet_design import check_fixed, random_facets
 
         fixed = check_fixed(table, fixed)
         wanted = str(method).strip().lower()
@@ -309,7 +309,7 @@ def weighted_mean(estimate, se, weights, *, n=None, confidence_level=0.95) -> Es
 
 def _crossed(sel, fixed, level, cluster) -> TaskEstimates:
     """Facets random: per-(model, task) means with standard errors over items and facet levels."""
-    from ..facets import crossed_estimates
+    from .crossed import crossed_estimates
 
     table = sel.table
     r = crossed_estimates(sel, fixed=fixed, cluster=cluster, confidence_level=level)

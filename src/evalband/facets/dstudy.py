@@ -14,7 +14,7 @@ import pandas as pd
 from scipy.special import ndtri
 
 from .._validate import ArgumentError, check_confidence_level, check_probability
-from .design import ITEM
+from ..selection.facet_design import ITEM
 from ..display.reprs import displayed
 
 __all__ = ["DEFAULT_LEVELS", "DEFAULT_TRIALS", "DStudy", "plan_design", "predicted_se"]

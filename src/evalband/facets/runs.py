@@ -16,7 +16,7 @@ from scipy.special import gammaln, ndtr
 from .._distributions import chi2_isf, chi2_ppf
 from .._random import block_generator, name_key, run_entropy
 from .._validate import ArgumentError, as_generator, check_confidence_level, check_positive_int
-from .design import facet_design
+from ..selection.facet_design import facet_design
 from ..display.reprs import displayed
 
 __all__ = ["RunSpread", "expected_best", "normal_max_factor", "run_spread"]
@@ -174,7 +174,7 @@ def run_spread(data, *, run: str = "run", n=(1, 2, 3, 5, 10), nested: bool | Non
     level = check_confidence_level(confidence_level)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     ns = [check_positive_int(k, "n") for k in ([n] if np.isscalar(n) else n)]
-    from .design import facet_table
+    from ..selection.facet_design import facet_table
 
     table = facet_table(data, [run])
     if run not in table.facets:

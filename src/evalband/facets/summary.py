@@ -1,7 +1,7 @@
 """Where the variance comes from, in one result: components, standard errors random and fixed, a D-study and runs.
 
 :func:`facet_summary` is what ``evalband variance`` prints and the report's section "Where the variance comes
-from" shows (:func:`evalband.facets.extension.variance_extension`, registered in :mod:`evalband.analysis.extensions`).
+from" shows (:func:`evalband.analysis.variance.variance_extension`, registered in :mod:`evalband.analysis.extensions`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pandas as pd
 from .._validate import ArgumentError, check_positive_int
 from ..display.reprs import displayed
 from .components import VarianceComponents, variance_components
-from .defaults import check_fixed
-from .design import facet_table
+from ..selection.facet_design import check_fixed
+from ..selection.facet_design import facet_table
 from .dstudy import DStudy, plan_design
 from .runs import RunSpread, run_spread
 

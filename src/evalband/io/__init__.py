@@ -1,6 +1,6 @@
 """Readers: one per source, all ending through :func:`read` in one of the three tables: a
-:class:`~evalband.table.ResultsTable` (scores of models on items or tasks), a :class:`~evalband.battles.BattleTable`
-(pairwise preferences) or a :class:`~evalband.ratings.RatingsTable` (raters' ratings of units)."""
+:class:`~evalband.data.table.ResultsTable` (scores of models on items or tasks), a :class:`~evalband.data.battles.BattleTable`
+(pairwise preferences) or a :class:`~evalband.data.ratings.RatingsTable` (raters' ratings of units)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 
 import pandas as pd
 
-from ..table import ResultsTable
+from ..data.table import ResultsTable
 from .folders import detect as _detect_harness
 from .cruxeval import read_cruxeval
 from .examples import load_example
@@ -18,11 +18,11 @@ from .lm_eval import read_lm_eval
 from .rliable import read_rliable
 from .tabular import STDIN, TABULAR_SUFFIXES, read_tabular
 from .._validate import ArgumentError, ArgumentTypeError
-from ..battles import BattleTable
-from ..ratings import RatingsTable
+from ..data.battles import BattleTable
+from ..data.ratings import RatingsTable
 from .battles import looks_like_battles, read_battles
 from .ratings import read_ratings
-from ..cost_table import CostTable
+from ..data.costs import CostTable
 from .costs import read_costs
 
 __all__ = ["read", "SOURCES", "load_example", "BATTLE_SOURCES"]

@@ -13,7 +13,7 @@ import re
 
 import pandas as pd
 
-from .._labels import natural_order
+from ..data.labels import natural_order
 from .._validate import InputError
 
 __all__ = ["keep_split", "refuse_splits", "unused_note", "SPLIT_NAMES"]

@@ -12,7 +12,7 @@ Every tabular reader path (a file, a file of a glob, standard input) goes throug
   an error naming the line (pandas would invent ``Unnamed: 2`` or ``A.1``, or shift the columns);
 * cells are read as text, exactly as written (``1.10`` stays ``1.10``); only an empty cell is missing;
 * JSON Lines and JSON are parsed with line numbers in every message, numbers keeping their spelling
-  (:class:`evalband._labels.JSONFloat`).
+  (:class:`evalband.data.labels.JSONFloat`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .._labels import JSONFloat
+from ..data.labels import JSONFloat
 from .._validate import InputError, MissingExtraError
 
 __all__ = ["Raw", "decompress", "read_delimited", "read_json_lines", "read_json_table", "utf8_problem",

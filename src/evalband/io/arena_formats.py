@@ -34,7 +34,7 @@ from .._validate import ArgumentError, InputError
 from .battles import battles_from_frame
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..battles import BattleTable
+    from ..data.battles import BattleTable
 
 __all__ = ["read_fastchat", "read_arena_hard", "read_alpaca_eval", "READERS", "ARENA_HARD_LABELS"]
 

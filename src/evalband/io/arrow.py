@@ -1,6 +1,6 @@
 """Columnar fast path for very large item-level files: per-task (models x items) score matrices from Arrow batches.
 
-:class:`~evalband.table.ResultsTable` keeps a pandas frame with a string label per row; that is convenient up to
+:class:`~evalband.data.table.ResultsTable` keeps a pandas frame with a string label per row; that is convenient up to
 some millions of rows, but at 1e8 rows (1,000 models x 100,000 items) the labels alone would take tens of
 gigabytes. Every estimator and the bootstrap engine only need, per task, the matrix of scores of every model on
 the items they share. :func:`read_score_matrices` builds exactly those from a Parquet file (or a dataset folder)
@@ -10,8 +10,8 @@ float64 matrices. No Python object is made per row; memory is the matrices (8 by
 batch.
 
 Two passes over the file: the first collects each task's items and the models, the second fills the matrices.
-Models, tasks and each task's items come in the canonical order of :class:`~evalband.table.ResultsTable` (the
-natural order of their labels, :func:`evalband._labels.natural_order`), so results do not depend on row order.
+Models, tasks and each task's items come in the canonical order of :class:`~evalband.data.table.ResultsTable` (the
+natural order of their labels, :func:`evalband.data.labels.natural_order`), so results do not depend on row order.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._labels import label_text, natural_order
+from ..data.labels import label_text, natural_order
 from .._validate import InputError
 from ..display.reprs import displayed
 
@@ -268,7 +268,7 @@ def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task
 
 
 def _canonical_rank(labels: list) -> np.ndarray:
-    """code -> position of its label in the natural order (evalband._labels.natural_order)."""
+    """code -> position of its label in the natural order (evalband.data.labels.natural_order)."""
     where = {label: k for k, label in enumerate(natural_order(labels))}
     return np.array([where[label] for label in labels], dtype=np.int64)
 

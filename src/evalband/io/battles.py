@@ -28,7 +28,7 @@ import pandas as pd
 from .._cells import check_cells, nested_cells
 from .._lists import check_named_columns
 from .._validate import ArgumentError, ArgumentTypeError, InputError
-from ..battles import BattleTable
+from ..data.battles import BattleTable
 from .tabular import STDIN, TABULAR_SUFFIXES, load_frame
 
 __all__ = ["read_battles", "looks_like_battles", "battles_from_frame", "BATTLE_SOURCES", "WINNER_VALUES"]

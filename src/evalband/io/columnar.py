@@ -4,7 +4,7 @@ The text path (:mod:`evalband.io._text`) reads every cell of a CSV as a Python s
 once the table is built: 20 GB at 1e8 rows. A file of at least :data:`MIN_ROWS` rows (Parquet: from its
 metadata; CSV and TSV: estimated from the size of the file and of its first lines) is read here instead, in record
 batches with pyarrow, into a frame that :func:`evalband.io.tabular.read_tabular` and
-:meth:`evalband.table.ResultsTable.from_items` take as they take any frame:
+:meth:`evalband.data.table.ResultsTable.from_items` take as they take any frame:
 
 * text cells (every cell of a CSV or TSV, string columns of Parquet) are dictionary-encoded batch by batch and
   become pandas categoricals: each distinct text is stored once and each row holds a small integer code (4 bytes,

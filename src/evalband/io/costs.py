@@ -1,4 +1,4 @@
-"""Cost files: per-model cost summaries or per-response measures, into one :class:`~evalband.cost_table.CostTable`.
+"""Cost files: per-model cost summaries or per-response measures, into one :class:`~evalband.data.costs.CostTable`.
 
 * **summary**: ``model, cost`` and any of ``se``, ``sd``, ``n`` (one row per model);
 * **responses**: ``model, item`` (or ``question_id``, ``question``, ``prompt_id``, ``prompt``) and ``cost`` and / or
@@ -17,9 +17,9 @@ import os
 import pandas as pd
 
 from .._lists import check_named_columns
-from .._labels import label_column
+from ..data.labels import label_column
 from .._validate import ArgumentTypeError, InputError
-from ..cost_table import CostTable
+from ..data.costs import CostTable
 from .tabular import load_frame
 
 __all__ = ["read_costs", "ITEM_COLUMNS"]

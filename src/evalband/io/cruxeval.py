@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from .._validate import InputError
-from ..table import ResultsTable
+from ..data.table import ResultsTable
 from .folders import build_table, check_tabular_unused, field, files_of, load_json
 
 __all__ = ["read_cruxeval"]

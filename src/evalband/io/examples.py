@@ -1,12 +1,12 @@
-"""The bundled examples (:mod:`evalband.examples` holds the files and their attribution), read by name."""
+"""The bundled examples (:mod:`evalband.io.example_data` holds the files and their attribution), read by name."""
 
 from __future__ import annotations
 
 from importlib import resources
 
 from .._validate import ArgumentError
-from ..examples import ATTRIBUTION, EXAMPLES
-from ..table import ResultsTable
+from .example_data import ATTRIBUTION, EXAMPLES
+from ..data.table import ResultsTable
 
 __all__ = ["load_example"]
 
@@ -24,7 +24,7 @@ def load_example(name: str) -> ResultsTable:
     key = str(name).strip().lower().replace("_", "-")
     if key not in ATTRIBUTION:
         raise ArgumentError(f"unknown example {name!r}; available: {', '.join(EXAMPLES)}.")
-    data = resources.files("evalband.examples") / "data"
+    data = resources.files("evalband.io.example_data") / "data"
     if key == "vtab":
         with resources.as_file(data / "vtab.csv") as path:
             # both columns: counts are used, the 3-significant-figure accuracies are checked against them

@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._labels import JSONFloat, label_text
+from ..data.labels import JSONFloat, label_text
 from .._validate import ArgumentError, ArgumentTypeError, InputError, MissingExtraError
-from ..table import ResultsTable
+from ..data.table import ResultsTable
 from ._text import utf8_problem
 
 __all__ = ["expand", "input_files", "classify", "detect", "load_json", "iter_jsonl", "field", "Skipped", "build_table",
@@ -264,7 +264,7 @@ def _where_line(lineno) -> str:
 def load_json(path, text: bytes | str | None = None, *, member: str | None = None):
     """Parse a JSON file (or given bytes); errors name the file (and archive member) and line.
 
-    Numbers written with a fraction or exponent keep their spelling (:class:`evalband._labels.JSONFloat`), so an
+    Numbers written with a fraction or exponent keep their spelling (:class:`evalband.data.labels.JSONFloat`), so an
     id follows the one label rule of every reader; a UTF-8, UTF-16 or UTF-32 byte-order mark is read."""
     source = f"{path}:{member}" if member else str(path)
     if text is None:
@@ -390,9 +390,9 @@ def places(first: Path, second: Path, kind: str = "log", *, at=(None, None)) -> 
 
 
 def as_label(value, *, what: str, source: str, row=None) -> str:
-    """An id (text or a number) as a label by the one label rule of every reader (:func:`evalband._labels.label_text`:
+    """An id (text or a number) as a label by the one label rule of every reader (:func:`evalband.data.labels.label_text`:
     text as written, integers in digits, a JSON number by its spelling). Text keeps its Unicode form here: the
-    table normalizes it to NFC and names the spelling as written in a note (:func:`evalband._labels.label_column`)."""
+    table normalizes it to NFC and names the spelling as written in a note (:func:`evalband.data.labels.label_column`)."""
     if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
         raise InputError(f"{what} must be a string or an integer; got {_kind(value)}", source=source, row=row)
     if isinstance(value, float) and not np.isfinite(value):

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from .._validate import InputError
-from ..table import ResultsTable
+from ..data.table import ResultsTable
 from .folders import as_label, build_table, check_tabular_unused, field, files_of, load_json, places
 
 __all__ = ["read_helm"]

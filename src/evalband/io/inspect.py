@@ -20,7 +20,7 @@ import zlib
 from pathlib import Path
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError
-from ..table import SCORE_LETTERS, ResultsTable
+from ..data.table import SCORE_LETTERS, ResultsTable
 from .folders import as_label, build_table, check_tabular_unused, field, files_of, load_json, places, \
     require_zstandard
 

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError
-from ..table import ResultsTable
+from ..data.table import ResultsTable
 from .folders import (as_label, build_table, check_tabular_unused, field, files_of, iter_jsonl, load_json,
                       places)
 

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._lists import check_named_columns
 from .._validate import ArgumentTypeError, check_choice
-from ..ratings import RatingsTable
+from ..data.ratings import RatingsTable
 from .tabular import load_frame
 
 __all__ = ["read_ratings", "as_ratings", "RATING_SHAPES"]

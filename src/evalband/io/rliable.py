@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentTypeError, InputError
-from ..table import ResultsTable
+from ..data.table import ResultsTable
 from ._frames import load_frame
 from .folders import build_table, check_tabular_unused, files_of, load_json, places
 

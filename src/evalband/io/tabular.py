@@ -1,6 +1,6 @@
 """Tables in files or DataFrames: CSV/TSV, Parquet, JSON Lines, in long, wide or summary shape.
 
-A tabular source reaches :class:`~evalband.table.ResultsTable` in three shapes:
+A tabular source reaches :class:`~evalband.data.table.ResultsTable` in three shapes:
 
 * ``long``: one row per model, task, item (and trial) with a score column;
 * ``wide``: one row per item and one score column per model (blank where a model has no result);
@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError
-from ..table import ResultsTable
+from ..data.table import ResultsTable
 from .._cells import check_cells
 from .._lists import check_named_columns
 from ._columns import keep_split, refuse_splits, unused_note
@@ -100,7 +100,7 @@ def read_tabular(
         Columns to leave out before anything else (e.g. a 0/1 flag such as MMLU-Pro's ``answer_key_varies`` in a
         wide table, which would otherwise be read as a model). Named in the table's notes.
     cost_col, latency_col, human_col : str, optional
-        Long shape: per-row measures kept beside the score (:data:`evalband.table.MEASURES`): cost (dollars,
+        Long shape: per-row measures kept beside the score (:data:`evalband.data.table.MEASURES`): cost (dollars,
         tokens), latency (seconds) and a human label (prediction-powered inference); a column of the default name
         is used when present. Blank cells mean "not measured".
     facets : str or list of str, optional
@@ -118,7 +118,7 @@ def read_tabular(
     Notes
     -----
     Cells of text files are read as text: labels as written (``1.10`` is not ``1.1``, ``NA`` is a name), only an
-    empty cell is missing (:mod:`evalband._labels`). Columns no role reads are named in a note.
+    empty cell is missing (:mod:`evalband.data.labels`). Columns no role reads are named in a note.
 
     Examples
     --------

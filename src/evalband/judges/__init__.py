@@ -9,7 +9,7 @@ prediction-powered inference (PPI / PPI++) for judge-scored evaluations.
 * :func:`ppi_mean` (arrays), :func:`ppi_estimate` and :func:`ppi_compare` (results tables) -- the human-scale
   mean from many judge scores and few human labels, with PPI++ or classic PPI, and paired model differences.
 
-* :mod:`evalband.judges.ppi_replicates` -- the one rule for results with human labels: ``evalband.estimate``,
+* :mod:`evalband.resample.ppi` -- the one rule for results with human labels: ``evalband.estimate``,
   the bootstrap engine and so compare, rank, analyze and the report target the human-scale mean by PPI
   (``ppi=``).
 
@@ -22,15 +22,15 @@ from __future__ import annotations
 import importlib
 
 _LAZY = {
-    "RatingsTable": "evalband.ratings", "LEVELS": "evalband.ratings",
+    "RatingsTable": "evalband.data.ratings", "LEVELS": "evalband.data.ratings",
     "agreement": "evalband.judges.interrater", "AgreementResult": "evalband.judges.interrater",
     "judge_reference": "evalband.judges.reference", "ReferenceResult": "evalband.judges.reference",
     "position_bias": "evalband.judges.bias", "length_bias": "evalband.judges.bias",
     "BiasResult": "evalband.judges.bias",
-    "ppi_mean": "evalband.judges.ppi", "PPIMean": "evalband.judges.ppi",
-    "ppi_estimate": "evalband.judges.ppi_table", "ppi_compare": "evalband.judges.ppi_compare",
-    "ppi_replicates": "evalband.judges.ppi_replicates", "PPIReplicates": "evalband.judges.ppi_replicates",
-    "PPIEstimates": "evalband.judges.ppi_table", "PPIComparison": "evalband.judges.ppi_compare",
+    "ppi_mean": "evalband.estimation.ppi", "PPIMean": "evalband.estimation.ppi",
+    "ppi_estimate": "evalband.estimation.ppi_table", "ppi_compare": "evalband.judges.ppi_compare",
+    "ppi_replicates": "evalband.resample.ppi", "PPIReplicates": "evalband.resample.ppi",
+    "PPIEstimates": "evalband.estimation.ppi_table", "PPIComparison": "evalband.judges.ppi_compare",
     "read_ratings": "evalband.io.ratings",
 }
 

@@ -3,7 +3,7 @@
 Each builder returns a :class:`Coefficient`: ``columns`` (n_units, k), the per-unit sufficient quantities, and
 ``finish``, a function of column sums ``(..., k) -> (...)`` that gives the coefficient. The observed value is
 ``finish(columns.sum(0))``; a bootstrap replicate's value is ``finish(w @ columns)`` for unit draw counts ``w``, so
-every replicate of every coefficient comes from one matrix product (``evalband.judges._resample``).
+every replicate of every coefficient comes from one matrix product (``evalband.resample.units``).
 
 Notation: ``n_uc`` is the number of raters giving value c to unit u, ``m_u = sum_c n_uc``.
 """

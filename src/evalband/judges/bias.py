@@ -20,8 +20,9 @@ import pandas as pd
 
 from .._validate import (ArgumentError, InputError, as_generator, check_choice, check_confidence_level,
                          check_positive_int)
-from ._display import fmt, html_head, short_repr
-from ._resample import INTERVAL_METHODS, name_key, replicate_sums, run_entropy, summarize
+from ..display.short import fmt, html_head, short_repr
+from ..resample.units import INTERVAL_METHODS, replicate_sums, summarize
+from .._random import name_key, run_entropy
 from ..display.reprs import displayed
 
 __all__ = ["BiasResult", "position_bias", "length_bias"]

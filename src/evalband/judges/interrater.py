@@ -18,11 +18,11 @@ import pandas as pd
 from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level,
                          check_positive_int)
 from ..estimation.edges import degenerate, edge_intervals, implied_se
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from . import _coefficients as coef
-from ._display import fmt, html_head, short_repr
-from ._resample import (INTERVAL_METHODS, jackknife_sums, name_key, replicate_sums, run_entropy,
-                        summarize)
+from ..display.short import fmt, html_head, short_repr
+from ..resample.units import INTERVAL_METHODS, jackknife_sums, replicate_sums, summarize
+from .._random import name_key, run_entropy
 from ..display.reprs import displayed
 
 __all__ = ["AgreementResult", "agreement", "STATISTICS", "UNIT_KEY"]
@@ -258,7 +258,7 @@ def intervals_of(coefs, obs, samples, units, *, jackknife=None, method: str = "p
     """The intervals of agreement coefficients from their replicates, with the small-sample rules.
 
     Each interval is the expanded bootstrap interval on the coefficient's resampling units ``units``
-    (:func:`~evalband.judges._resample.summarize`); shares of agreeing units and AC1 from fewer than
+    (:func:`~evalband.resample.units.summarize`); shares of agreeing units and AC1 from fewer than
     :data:`FLOOR_UNITS` independent units (no clusters) are widened to contain Wilson's interval
     (:func:`_wilson_floor`); a coefficient from
     fewer than :data:`MIN_UNITS` units is withheld, and one whose replicates never vary has no interval (a share
@@ -453,7 +453,7 @@ def agreement(data, *, unit_col: str = "unit", rater_col: str = "rater", value_c
     >>> round(res.krippendorff_alpha, 3)                                  # doctest: +SKIP
     0.743
     """
-    from ._inputs import ratings_of
+    from ..selection.judgements import ratings_of
 
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
     gen = as_generator(rng)

@@ -1,5 +1,5 @@
 """Comparisons of models on the human scale with PPI: every pair's difference with its interval, p-value and verdict
-(the PPI point estimates and their SEs from :mod:`.ppi_table`)."""
+(the PPI point estimates and their SEs from :mod:`evalband.estimation.ppi_table`)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from ..comparison.multiplicity import adjust_p_values, correction_level
 from ..comparison.pairwise import PairwiseComparison, interval_label
 from ..comparison.verdict import (MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold,
                                   withheld_text)
-from ..results import ConfidenceInterval
-from ._display import html_head, short_repr
-from .ppi import cluster_variance, t_interval, t_p_value
-from .ppi_table import PPI_CORRECTIONS, PPIEstimates, ppi_estimate
+from ..estimation.confidence import ConfidenceInterval
+from ..display.short import html_head, short_repr
+from ..estimation.ppi import cluster_variance, t_interval, t_p_value
+from ..estimation.ppi_table import PPI_CORRECTIONS, PPIEstimates, ppi_estimate
 from ..display.reprs import displayed
 
 __all__ = ["PPIComparison", "ppi_compare"]

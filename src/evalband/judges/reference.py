@@ -16,11 +16,12 @@ import pandas as pd
 
 from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level,
                          check_positive_int)
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from . import _coefficients as coef
 from ._coefficients import Coefficient
-from ._display import fmt, html_head, short_repr
-from ._resample import INTERVAL_METHODS, run_entropy
+from ..display.short import fmt, html_head, short_repr
+from ..resample.units import INTERVAL_METHODS
+from .._random import run_entropy
 from ..display.reprs import displayed
 
 __all__ = ["ReferenceResult", "judge_reference", "CONSENSUS"]
@@ -295,7 +296,7 @@ def judge_reference(data, *, reference: str, judges=None, crowd=None, unit_col: 
     >>> res = judge_reference("ratings.csv", reference="human", rng=0)        # doctest: +SKIP
     >>> res.to_frame()[["judge", "statistic", "estimate", "ci_low", "ci_high"]]  # doctest: +SKIP
     """
-    from ._inputs import ratings_of
+    from ..selection.judgements import ratings_of
 
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
     gen = as_generator(rng)

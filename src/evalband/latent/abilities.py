@@ -13,7 +13,7 @@ from .._progress import track as _track
 from .._random import run_entropy
 from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice,
                          check_confidence_level, check_positive_int, check_probability)
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from . import sigmoid_fit as sf
 from .cells import Cells, cells_from, check_connected
 from .predict import choose_holdout, holdout_summary, predictive_intervals

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._labels import natural_order
+from ..data.labels import natural_order
 from .._lists import and_names, names_text
-from .._table_checks import _labels, _require, _row_name, parse_scores
+from ..data.checks import _labels, _require, _row_name, parse_scores
 from .._validate import ArgumentTypeError, InputError
 
 __all__ = ["Cells", "ItemResponses", "cells_from", "check_connected", "components", "score_frame"]
@@ -184,7 +184,7 @@ def cells_from(data, *, models=None, tasks=None, **read_options) -> Cells:
     reads. A DataFrame (or table) with a ``score`` column but neither ``item`` nor ``n`` is read as cell
     scores (:func:`score_frame`); ``models`` and ``tasks`` choose what to keep."""
     from ..selection import Selection, select
-    from ..table import ResultsTable
+    from ..data.table import ResultsTable
 
     if isinstance(data, pd.DataFrame) and "score" in data.columns and "item" not in data.columns \
             and not read_options:

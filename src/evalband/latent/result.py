@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..display.reprs import displayed
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 
 __all__ = ["AbilityResult"]
 

@@ -29,13 +29,13 @@ import numpy as np
 from scipy.special import ndtri
 import pandas as pd
 
-from .._labels import natural_order
+from ..data.labels import natural_order
 from .._random import block_generator, name_key, run_entropy
 from .._validate import (ArgumentError, InputError, as_generator, check_choice, check_confidence_level,
                          check_probability)
 from ..estimation.cluster import cluster_interval
 from ..estimation.mean import mean_interval
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from .power import solve_power
 from .sequential import SequentialComparison
 from ..display.reprs import displayed

@@ -111,7 +111,7 @@ def _cluster_stats(d: np.ndarray, codes: np.ndarray):
 
 
 def estimate_pilot(table, *, models=None, correlation: float | None = None, weights=None) -> PilotEstimates:
-    """Estimate the variance components of a two-model comparison from a :class:`~evalband.table.ResultsTable`.
+    """Estimate the variance components of a two-model comparison from a :class:`~evalband.data.table.ResultsTable`.
 
     Parameters
     ----------

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError, check_confidence_level, check_positive_int
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from ..display.reprs import displayed
 
 __all__ = ["SequentialComparison", "SequentialState", "betting_confidence_sequence", "DECISIONS"]

@@ -7,11 +7,11 @@ Main entry point: :func:`arena` (``evalband.arena``). The pieces it is built fro
 :func:`average_win_rate`, :func:`fit_style`, :func:`resampling_units` and :class:`ClusterBootstrap`.
 """
 
-from ..battles import BattleTable, PairSums
+from ..data.battles import BattleTable, PairSums
 from .bradley_terry import RIDGE, TIES, NewtonFit, fit_pairs, mle_exists
 from .core import INTERVALS, METHODS, arena
 from .elo import bootstrap_elo, online_elo
-from .resampling import ClusterBootstrap, Units, resampling_units
+from ..resample.battles import ClusterBootstrap, Units, resampling_units
 from .result import ArenaResult
 from .scales import ELO_PER_LOGIT, SCALES, to_scale
 from .style import fit_style, style_design

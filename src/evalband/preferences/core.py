@@ -11,12 +11,12 @@ import pandas as pd
 from .._random import run_entropy
 from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice,
                          check_confidence_level, check_positive_int)
-from ..results import ConfidenceInterval
-from ..battles import BattleTable
+from ..estimation.confidence import ConfidenceInterval
+from ..data.battles import BattleTable
 from .bradley_terry import RIDGE, TIES
 from .lc_glm import LC_GLMS
 from .replicates import average_ratings, baseline_ratings, bt_ratings, elo_ratings, style_ratings
-from .resampling import ClusterBootstrap, resampling_units
+from ..resample.battles import ClusterBootstrap, resampling_units
 from .result import ArenaResult
 from .scales import SCALES, parse_anchor, to_scale
 from .style import style_names

@@ -152,7 +152,7 @@ def bootstrap_elo(model_a, model_b, outcome, n_models: int, units, boot, *, k: f
     model_a, model_b, outcome, n_models, k, initial, scale, base, weight
         As for :func:`online_elo`.
     units : Units
-        Resampling unit of each battle (:func:`~evalband.preferences.resampling.resampling_units`).
+        Resampling unit of each battle (:func:`~evalband.resample.battles.resampling_units`).
     boot : ClusterBootstrap
         The replicate counts; the random order of block b comes from its own stream ``(key, b, 'elo-order')``.
     canonical : array of int, optional

@@ -14,7 +14,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from ..display.reprs import displayed
 from .._validate import ArgumentError
 

@@ -11,7 +11,7 @@
   here the minimal GLM, ``lc_glm='length-only'``: per model, a logistic GLM of the preference on an intercept and
   ``tanh(length difference / its standard deviation)``; the win rate predicted at no length difference.
 
-Their uncertainty comes from the cluster bootstrap of :mod:`~evalband.preferences.resampling` (questions
+Their uncertainty comes from the cluster bootstrap of :mod:`~evalband.resample.battles` (questions
 resampled whole, so two models judged on the same questions against the same baseline are compared pairwise);
 replicates are computed from sums per (unit, model), vectorized over replicates.
 """

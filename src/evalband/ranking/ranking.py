@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError, OVERLAP_CONFIDENCE, check_choice, check_confidence_level, check_positive_int
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 from .distribution import marginal_rank_intervals, probability_best, rank_distribution, ranks
 from .simultaneous import better_matrix, simultaneous_rank_intervals, tiers
 from ..display.reprs import displayed

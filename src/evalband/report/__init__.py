@@ -13,8 +13,8 @@ import importlib
 __all__ = ["Figure", "Report", "build_report", "write_report", "render_html", "render_markdown", "render_latex"]
 
 #: public name -> module (imported on first use, so that a table renderer does not load the report machinery)
-_LAZY = {"Figure": "._build", "Report": "._build", "build_report": "._build", "write_report": ".html",
-         "render_html": ".html", "render_markdown": ".html", "render_latex": ".html"}
+_LAZY = {"Figure": ".build", "Report": ".build", "build_report": ".build", "write_report": ".writers",
+         "render_html": ".writers", "render_markdown": ".writers", "render_latex": ".writers"}
 
 
 def __getattr__(name: str):

@@ -1,5 +1,5 @@
 """A report section: what a capability (preferences, judges, facets, costs) adds to a report, rendered alike in
-HTML, Markdown and LaTeX by :mod:`evalband.report.html`.
+HTML, Markdown and LaTeX by :mod:`evalband.report.writers`.
 
 A section is plain content computed elsewhere: a title and an anchor, one sentence saying what it shows, findings
 in plain words, tables (display strings, already rounded by :mod:`evalband.display`), figures (matplotlib, from

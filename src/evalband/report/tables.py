@@ -1,6 +1,6 @@
 """The report's tables as display strings, each rounded by the one rule of :mod:`evalband.display` (digits from
 the standard error, proportions in points, merged intervals, rank intervals as ``1-2`` or ``3``, empty columns
-left out). Each function reads a :class:`~evalband.report._build.Report` (or a result it holds) and computes no
+left out). Each function reads a :class:`~evalband.report.build.Report` (or a result it holds) and computes no
 statistic."""
 
 from __future__ import annotations

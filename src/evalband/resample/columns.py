@@ -1,6 +1,6 @@
 """Item-level data with several columns per item (prediction, label, tp/fp/fn, ...), for non-mean statistics.
 
-A :class:`~evalband.table.ResultsTable` holds one score per item; statistics such as F1 need more per item. An
+A :class:`~evalband.data.table.ResultsTable` holds one score per item; statistics such as F1 need more per item. An
 :class:`ItemColumns` holds, for each task, named ``(n_models, n_items)`` arrays on the items every model has,
 plus optional cluster codes, and feeds :func:`evalband.resample.bootstrap` exactly as a table does.
 """

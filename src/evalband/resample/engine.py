@@ -225,7 +225,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     ppi : {'ppi++', 'classic', 'labelled', 'none'}
         Item-level results with human labels (the measure ``human``) and the 'mean' statistic: the replicates
         are those of each model's prediction-powered estimate of the human-scale mean
-        (:func:`evalband.judges.ppi_replicates.ppi_replicates`; PPI++ by default, 'classic' lambda = 1,
+        (:func:`evalband.resample.ppi.ppi_replicates`; PPI++ by default, 'classic' lambda = 1,
         'labelled' the labels alone); 'none' resamples the judge's scores at face value. Ignored without labels.
 
     Returns
@@ -273,7 +273,8 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     n_threads = _thread_count(threads) if executor is None else 1
 
     if not isinstance(data, ItemColumns):
-        from ..judges.ppi_replicates import ppi_replicates, uses_ppi
+        from .ppi import ppi_replicates
+        from ..selection.judgements import uses_ppi
         from ..selection import select
 
         data = select(data, models=models, tasks=tasks).table

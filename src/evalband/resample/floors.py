@@ -31,7 +31,7 @@ from .._distributions import norm_ppf
 from .._random import block_generator, name_key
 from .._validate import check_confidence_level
 from ..estimation.edges import degenerate
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 
 __all__ = ["FLOOR_METHOD", "CellCounts", "Widened", "MIN_ITEMS", "MIN_COUNT", "widen_tasks", "widen_aggregate", "withhold_degenerate",
            "degenerate", "OWN_SCALE_AGGREGATES"]

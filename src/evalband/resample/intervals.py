@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
-from ..results import ConfidenceInterval
+from ..estimation.confidence import ConfidenceInterval
 
 __all__ = ["interval", "INTERVAL_METHODS", "bca_acceleration", "bias_correction", "central_se"]
 

@@ -66,7 +66,7 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
                          f" ({', '.join(sel.models)})", source=table.source)
     independent = (table.level == "summary" or resampling == "independent" or not table.paired_items)
     paired = table.level == "item" and not independent
-    from ..judges.ppi_replicates import uses_ppi
+    from ..selection.judgements import uses_ppi
 
     sel = sel.complete_tasks(shared_items=paired and not uses_ppi(table, ppi), independent=independent)
     if replicates is not None:
@@ -77,7 +77,8 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
             raise ArgumentError("`replicates` were drawn for other models or tasks than the selection holds.")
         return sel, replicates, gen
     require_clusters(sel, cluster=cluster, what=what)
-    from ..facets.defaults import BCA_FEW_CLUSTERS_NOTE, check_fixed, default_replicates, few_clusters
+    from .dispatch import BCA_FEW_CLUSTERS_NOTE, default_replicates, few_clusters
+    from ..selection.facet_design import check_fixed
 
     fixed = check_fixed(table, fixed)
     human = uses_ppi(table, ppi)  # human labels: the PPI replicate set (judges.ppi_replicates) comes first

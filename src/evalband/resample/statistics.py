@@ -46,7 +46,7 @@ class Statistic:
     name : str
         Shown in results and reports.
     requires : tuple of str
-        The item columns it reads (``'score'`` for a :class:`~evalband.table.ResultsTable`; any names for
+        The item columns it reads (``'score'`` for a :class:`~evalband.data.table.ResultsTable`; any names for
         :class:`~evalband.resample.ItemColumns`).
     columns : callable
         ``columns(cols) -> (n_models, n_items, k)`` float array, where ``cols`` maps each required name to a

@@ -12,7 +12,7 @@ reads input (:func:`evalband.read`), and the only home of the rules
   or group left out that the weights give a positive weight is an error (the user asked for it to count);
   weight 0 drops it; a group keeps its weight, shared among the tasks it keeps.
 
-The flow is one-way: readers -> :class:`~evalband.table.ResultsTable` -> :class:`Selection` -> estimators.
+The flow is one-way: readers -> :class:`~evalband.data.table.ResultsTable` -> :class:`Selection` -> estimators.
 """
 
 from __future__ import annotations
@@ -233,15 +233,15 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
     import os
 
     from ..io import read
-    from ..table import ResultsTable
+    from ..data.table import ResultsTable
 
     if not isinstance(data, (ResultsTable, str, os.PathLike, list, tuple)) and type(data).__name__ not in (
             "DataFrame", "BattleTable", "RatingsTable", "CostTable"):
         raise ArgumentTypeError("`data` must be a ResultsTable (from evalband.read or evalband.load_example), a Selection,"
                         f" a DataFrame or a path; got {type(data).__name__}.")
-    from ..battles import BattleTable
-    from ..cost_table import CostTable
-    from ..ratings import RatingsTable
+    from ..data.battles import BattleTable
+    from ..data.costs import CostTable
+    from ..data.ratings import RatingsTable
 
     if isinstance(data, (BattleTable, RatingsTable, CostTable)) and not read_options:
         table = data

@@ -2,7 +2,7 @@
 
 When tasks are the sample (Demsar 2006; Benavoli et al. 2017), each model has one number per task: its mean score
 on the task's items (item level, trials averaged first) or ``correct / n`` (summary level). This module builds that
-matrix from a :class:`~evalband.table.ResultsTable`, a wide pandas DataFrame (models as rows, tasks as columns) or
+matrix from a :class:`~evalband.data.table.ResultsTable`, a wide pandas DataFrame (models as rows, tasks as columns) or
 an array with labels, and handles the cells that are missing: the complete-case subset keeps the tasks that every
 selected model has, and counts and names the tasks it drops.
 """
@@ -63,7 +63,7 @@ class ScoreMatrix:
 
 
 def score_matrix(table, *, models=None, tasks=None) -> ScoreMatrix:
-    """Per-task scores of each model from a :class:`~evalband.table.ResultsTable`.
+    """Per-task scores of each model from a :class:`~evalband.data.table.ResultsTable`.
 
     Item level: each model's mean over its items in the task, each item's trials averaged first. Summary level:
     ``correct / n``. A model without rows in a task gives a NaN cell (see :func:`complete_cases`).
@@ -117,7 +117,7 @@ def as_score_matrix(data, models=None, tasks=None) -> ScoreMatrix:
         return ScoreMatrix(data.scores[np.ix_(mi, ti)], tuple(data.models[i] for i in mi),
                            tuple(data.tasks[i] for i in ti), data.source, data.notes)
     from ..selection import Selection, select
-    from ..table import ResultsTable
+    from ..data.table import ResultsTable
 
     if isinstance(data, (Selection, ResultsTable, str, os.PathLike, list, tuple)) and not _is_numbers(data):
         table = select(data, models=models, tasks=tasks).table

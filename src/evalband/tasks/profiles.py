@@ -100,7 +100,7 @@ def _as_runs(runs, models, tasks):
 
 
 def run_scores(table, *, models=None, tasks=None, run: str = "auto"):
-    """Run-level scores from an item-level :class:`~evalband.table.ResultsTable`.
+    """Run-level scores from an item-level :class:`~evalband.data.table.ResultsTable`.
 
     Parameters
     ----------

@@ -1,0 +1,559 @@
+"""The design of a results table with facets: which factors are crossed, which nested, which cells are missing.
+
+A *factor* is ``item`` or one of the table's facet columns (prompt template, judge, run, ...). A *cell* is one
+combination of factor levels (an item under one prompt and one judge); repeated trials are nested within cells.
+Everything later (variance components, crossed replicates, D-study plans) works from a :class:`TaskDesign`: per
+model and cell the number of trials, their sum and sum of squares (sufficient statistics of the cell), plus the
+cell's level codes. Levels are sorted by label, so nothing depends on the order of the rows.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from .._validate import ArgumentError, ArgumentTypeError, InputError, check_names
+from ..display.reprs import displayed
+
+__all__ = ["ITEM", "FacetDesign", "TaskDesign", "facet_design", "facet_table", "term_name", "check_fixed", "random_facets"]
+
+#: Name of the item factor (always factor 0).
+ITEM = "item"
+
+
+def term_name(factors, term, parents=None) -> str:
+    """'item', 'prompt', 'item x prompt'; a factor nested in others of the term reads 'judge within item'."""
+    if parents is None:
+        return " x ".join(factors[k] for k in term)
+    inner = [k for k in term if parents[k] & set(term)]
+    outer = [k for k in term if k not in inner]
+    text = " x ".join(factors[k] for k in outer)
+    return f"{' x '.join(factors[k] for k in inner)} within {text}" if inner else text
+
+
+@displayed
+@dataclass(frozen=True, repr=False)
+class TaskDesign:
+    """One task's cells, paired across models on the items every model has.
+
+    Attributes
+    ----------
+    task : str
+    models : tuple of str
+    factors : tuple of str
+        ``('item', facet, ...)``; factor 0 is always the item.
+    levels : tuple of numpy.ndarray
+        Sorted level labels of each factor (a facet declared nested reads ``'item/level'``).
+    codes : numpy.ndarray of int, shape (C, K)
+        Level code of each factor in each cell (cells sorted by codes).
+    n : numpy.ndarray of int, shape (M, C)
+        Trials of each model in each cell (0: the model lacks the cell).
+    sums, sumsq : numpy.ndarray, shape (M, C)
+        Sum and sum of squares of the trial scores of each model in each cell.
+    parents : tuple of frozenset
+        For each factor, the factors it is nested in (each of its levels occurs with one level of each).
+    terms : tuple of tuple of int
+        Random terms of the design: the non-empty sets of factors closed under nesting, smallest first. The last
+        term holds every factor: it is the cell itself.
+    clusters : numpy.ndarray of int or None, shape (n_items,)
+        Cluster code of each item (item order of ``levels[0]``).
+    cluster_labels : tuple of str
+    left_out : dict
+        Per model, rows left out because the item is not shared by every model.
+    notes : tuple of str
+    """
+
+    task: str
+    models: tuple
+    factors: tuple
+    levels: tuple
+    codes: np.ndarray
+    n: np.ndarray
+    sums: np.ndarray
+    sumsq: np.ndarray
+    parents: tuple
+    terms: tuple
+    clusters: np.ndarray | None = None
+    cluster_labels: tuple = ()
+    left_out: dict = field(default_factory=dict)
+    notes: tuple = ()
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def n_models(self) -> int:
+        return len(self.models)
+
+    @property
+    def n_cells(self) -> int:
+        return self.codes.shape[0]
+
+    @property
+    def n_items(self) -> int:
+        return len(self.levels[0])
+
+    @property
+    def facets(self) -> tuple:
+        return self.factors[1:]
+
+    def term_names(self) -> tuple:
+        return tuple(term_name(self.factors, t, self.parents) for t in self.terms)
+
+    @cached_property
+    def full_cells(self) -> int:
+        """Cells of the complete design: every combination of crossed levels, nested factors at their largest
+        number of levels within a parent combination."""
+        total = 1
+        for a in range(len(self.factors)):
+            par = sorted(self.parents[a])
+            if not par:
+                total *= len(self.levels[a])
+            else:
+                key = _combine(self.codes[:, par])
+                pairs = unique_rows(np.column_stack([key, self.codes[:, a]]))[0]
+                total *= int(np.bincount(pairs[:, 0]).max())
+        return int(total)
+
+    @property
+    def missing_cells(self) -> np.ndarray:
+        """Per model, cells of the complete design that the model lacks, (M,)."""
+        return self.full_cells - (self.n > 0).sum(axis=1)
+
+    @cached_property
+    def layout(self):
+        """The balanced layout ``(k_0, ..., k_{K-1})`` and each cell's position in it, or None.
+
+        ``k_a`` is the number of levels of factor ``a`` within each combination of its parents (all levels when
+        it is crossed with them). None when the cells are not the full crossed-and-nested product.
+        """
+        shape, pos = [], np.empty_like(self.codes)
+        for a in range(len(self.factors)):
+            par = sorted(self.parents[a])
+            if not par:
+                shape.append(len(self.levels[a]))
+                pos[:, a] = self.codes[:, a]
+                continue
+            key = _combine(self.codes[:, par])
+            pairs, inverse = unique_rows(np.column_stack([key, self.codes[:, a]]))
+            starts = np.searchsorted(pairs[:, 0], pairs[:, 0], side="left")  # first pair of the same key
+            rank = np.arange(len(pairs)) - starts  # rank of the level within its parent combination
+            per = np.bincount(pairs[:, 0])
+            if per.min() != per.max():
+                return None
+            shape.append(int(per[0]))
+            pos[:, a] = rank[inverse.reshape(-1)]
+        if int(np.prod(shape)) != self.n_cells:
+            return None
+        return tuple(shape), pos
+
+    @property
+    def balanced(self) -> bool:
+        """Every model has every cell of a full crossed-and-nested layout, with the same number of trials."""
+        return bool(self.layout is not None and (self.n == self.n.flat[0]).all() and self.n.flat[0] > 0)
+
+    # ------------------------------------------------------------------ statistics
+    def cell_means(self) -> np.ndarray:
+        """Mean trial score of each model in each cell, (M, C); NaN where the model lacks the cell."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.n > 0, self.sums / np.maximum(self.n, 1), np.nan)
+
+    def within(self) -> tuple[np.ndarray, np.ndarray]:
+        """Within-cell (trial) sum of squares and degrees of freedom per model, each (M,)."""
+        ss = self.sumsq - np.where(self.n > 0, self.sums ** 2 / np.maximum(self.n, 1), 0.0)
+        ss = np.maximum(ss, 0.0).sum(axis=1)
+        df = np.maximum(self.n - 1, 0).sum(axis=1)
+        return ss, df
+
+    def item_means(self) -> np.ndarray:
+        """Each model's score on each item, averaged over the item's rows (facet levels and trials), (M, I)."""
+        m, i = self.n_models, self.n_items
+        flat = (np.arange(m)[:, None] * i + self.codes[None, :, 0]).ravel()
+        tot = np.bincount(flat, weights=self.sums.ravel(), minlength=m * i).reshape(m, i)
+        cnt = np.bincount(flat, weights=self.n.ravel(), minlength=m * i).reshape(m, i)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return tot / cnt
+
+    def means(self) -> np.ndarray:
+        """The reported per-task score of each model: the mean over items of each item's mean row, (M,)."""
+        return self.item_means().mean(axis=1)
+
+    def term_levels(self, term) -> np.ndarray:
+        """The level of ``term`` (a combination of its factors) of each cell, coded 0 .. L-1, (C,)."""
+        return _combine(self.codes[:, list(term)])
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per factor: levels, what it is nested in, cells present, missing cells per model."""
+        rows = []
+        for a, f in enumerate(self.factors):
+            nested = sorted(self.parents[a])
+            crossed = [self.factors[b] for b in range(len(self.factors)) if b != a and b not in self.parents[a]
+                       and a not in self.parents[b]]
+            rows.append({"task": self.task, "factor": f, "levels": len(self.levels[a]),
+                         "nested_in": ", ".join(self.factors[b] for b in nested),
+                         "crossed_with": ", ".join(crossed)})
+        frame = pd.DataFrame(rows)
+        frame["cells"] = self.n_cells
+        frame["balanced"] = self.balanced
+        return frame
+
+    # ------------------------------------------------------------------ pairs
+    def difference(self, a: int, b: int) -> PairCells:
+        """Cells of the difference ``model a - model b``: the cells both models have."""
+        both = (self.n[a] > 0) & (self.n[b] > 0)
+        return PairCells(both, self.n[a], self.n[b])
+
+
+@displayed
+@dataclass(frozen=True, repr=False)
+class PairCells:
+    """Cells shared by two models, and their trial counts."""
+
+    shared: np.ndarray
+    n_a: np.ndarray
+    n_b: np.ndarray
+
+
+def unique_rows(codes) -> tuple[np.ndarray, np.ndarray]:
+    """Unique rows of a non-negative integer matrix (lexicographic order) and each row's index among them.
+
+    Same as ``np.unique(codes, axis=0, return_inverse=True)``, by a mixed-radix key on one int64 column.
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    if codes.ndim == 1:
+        codes = codes[:, None]
+    radix = codes.max(axis=0, initial=0) + 1 if codes.size else np.ones(codes.shape[1], dtype=np.int64)
+    if codes.shape[0] == 0 or float(np.prod(radix.astype(np.float64))) >= 2.0 ** 62:
+        u, inv = np.unique(codes, axis=0, return_inverse=True)
+        return u, inv.reshape(-1)
+    key = np.zeros(codes.shape[0], dtype=np.int64)
+    for k in range(codes.shape[1]):
+        key = key * radix[k] + codes[:, k]
+    uk, inv = np.unique(key, return_inverse=True)
+    out = np.empty((uk.size, codes.shape[1]), dtype=np.int64)
+    rest = uk.copy()
+    for k in range(codes.shape[1] - 1, -1, -1):
+        out[:, k] = rest % radix[k]
+        rest //= radix[k]
+    return out, inv.reshape(-1)
+
+
+def _combine(codes: np.ndarray) -> np.ndarray:
+    """One code 0 .. L-1 per row of an integer matrix (lexicographic order of the rows)."""
+    codes = np.asarray(codes)
+    if codes.ndim == 1:
+        codes = codes[:, None]
+    if codes.shape[1] == 0:
+        return np.zeros(codes.shape[0], dtype=np.int64)
+    return unique_rows(codes)[1]
+
+
+@displayed
+@dataclass(frozen=True, repr=False)
+class FacetDesign:
+    """The design of every task of a table: see :class:`TaskDesign`.
+
+    Attributes
+    ----------
+    models, tasks : tuple of str
+    facets : tuple of str
+        The facet columns used (after ``nested``); trials are always a facet nested within cells.
+    designs : tuple of TaskDesign
+    notes : tuple of str
+    """
+
+    models: tuple
+    tasks: tuple
+    facets: tuple
+    designs: tuple
+    notes: tuple = ()
+
+    def __getitem__(self, task: str) -> TaskDesign:
+        return self.designs[self.tasks.index(task)]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per task and factor (levels, nesting, cells, balanced) and the missing cells per model."""
+        frames = []
+        for d in self.designs:
+            f = d.to_frame()
+            for k, m in enumerate(d.models):
+                f[f"missing_cells[{m}]"] = int(d.missing_cells[k])
+            frames.append(f)
+        return pd.concat(frames, ignore_index=True)
+
+    def __repr__(self) -> str:
+        parts = [(f"FacetDesign: {len(self.models)} models x {len(self.tasks)} tasks, facets"
+                  f" {', '.join(self.facets) or '(none)'}")]
+        for d in self.designs[:5]:
+            sizes = " x ".join(f"{len(lv)} {f}" for f, lv in zip(d.factors, d.levels))
+            trials = d.n[d.n > 0]
+            t = f"{int(trials.min())}" if trials.min() == trials.max() else f"{int(trials.min())}-{int(trials.max())}"
+            parts.append(f"  {d.task}: {sizes}, {t} trials per cell, {'balanced' if d.balanced else 'unbalanced'}"
+                         f", {int(d.missing_cells.sum())} missing cells")
+        if len(self.designs) > 5:
+            parts.append(f"  ... {len(self.designs) - 5} more tasks")
+        return "\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        return self.to_frame().head(20).to_html()
+
+
+def facet_table(data, facets=None):
+    """The selected table of ``data`` through :func:`evalband.select` (a Selection's table as it is; a path or
+    frame is read with ``facets=`` when given). Facets read nothing themselves."""
+    from . import Selection, select
+    from ..data.table import ResultsTable
+
+    if isinstance(data, Selection):
+        return data.table
+    if isinstance(data, ResultsTable) or facets is None:
+        return select(data).table
+    return select(data, facets=[facets] if isinstance(facets, str) else list(facets)).table
+
+
+def facet_design(data, *, facets=None, nested=(), cluster: bool = False, models=None, tasks=None) -> FacetDesign:
+    """The crossed / nested design of a table's items and facets, per task.
+
+    Parameters
+    ----------
+    data : Selection, ResultsTable, path or DataFrame
+        Item-level results with facet columns (anything :func:`evalband.select` accepts; a path or frame is read
+        with ``facets=facets``).
+    facets : str or sequence of str, optional
+        The facet columns to use (default: every facet of the table, ``table.facets``).
+    nested : str or sequence of str
+        Facets whose labels are reused across items for different levels (runs numbered 0, 1, ... per item, crowd
+        workers per question): their levels are read within each item (``'item/level'``). Facets nested in items
+        by their labels are detected without this.
+    cluster : bool
+        Also take the table's cluster column (passage, source) as a factor: items are then nested in clusters,
+        and the cluster term says how much of the variance the clusters carry.
+    models, tasks : sequence of str, optional
+
+    Returns
+    -------
+    FacetDesign
+
+    Notes
+    -----
+    A factor is *nested* in another when each of its levels occurs with only one level of the other (workers
+    within items, items within prompts); otherwise the two are *crossed*. A facet with one level, or one that
+    merely relabels another factor, carries no separate variance: it is left out and said in ``notes``. Items not
+    shared by every selected model are left out (counted); missing cells (a model lacking an item under one
+    prompt) are kept and counted, and make the design unbalanced.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalband.facets import facet_design
+    >>> df = pd.DataFrame({"model": "m", "task": "t", "item": [1, 1, 2, 2], "prompt": ["a", "b", "a", "b"],
+    ...                    "score": [1, 0, 1, 1]})
+    >>> d = facet_design(df, facets="prompt")["t"]
+    >>> d.factors, d.balanced
+    (('item', 'prompt'), True)
+    """
+    table = facet_table(data, facets)
+    if table.level != "item":
+        raise InputError("a facet design needs item-level data; this table holds per-task summaries",
+                         source=table.source)
+    if facets is None:
+        facets = table.facets
+    facets = [facets] if isinstance(facets, str) else list(facets)
+    unknown = [f for f in facets if f not in table.facets]
+    if unknown:
+        raise ArgumentError(f"`facets`: {', '.join(map(repr, unknown))} is not a facet column of the table; its facets"
+                         f" are {', '.join(map(repr, table.facets)) or '(none)'} (read with facets=[...]).")
+    nested = [nested] if isinstance(nested, str) else list(nested)
+    bad = [f for f in nested if f not in facets]
+    if bad:
+        raise ArgumentError(f"`nested`: {', '.join(map(repr, bad))} is not among the facets used"
+                         f" ({', '.join(map(repr, facets)) or 'none'}).")
+    models = tuple(check_names(models, table.models, "models"))
+    tasks = tuple(check_names(tasks, table.tasks, "tasks"))
+    notes = []
+    designs = []
+    if not isinstance(cluster, bool):
+        raise ArgumentTypeError(f"`cluster` must be True or False; got {cluster!r}.")
+    if cluster and not table.has_clusters:
+        raise ArgumentError("`cluster=True`, but the table has no cluster column.")
+    coded = {c: _coded(table.data[c]) for c in ("model", "task", ITEM, *facets)
+             + (("cluster",) if table.has_clusters else ())}
+    m_lookup = np.full(len(coded["model"][1]), -1, dtype=np.int64)
+    for k, m in enumerate(models):
+        m_lookup[np.searchsorted(coded["model"][1], m)] = k
+    m_code = m_lookup[coded["model"][0]]
+    t_codes = coded["task"][0]
+    order = np.argsort(t_codes, kind="stable")
+    bounds = np.searchsorted(t_codes[order], np.arange(len(coded["task"][1]) + 1))
+    score = table.data["score"].to_numpy(dtype=np.float64)
+    for task in tasks:
+        t = int(np.searchsorted(coded["task"][1], task))
+        rows = order[bounds[t]:bounds[t + 1]]
+        rows = rows[m_code[rows] >= 0]
+        if rows.size == 0:
+            raise InputError(f"task '{task}' has no rows for the selected models", source=table.source)
+        d = _task_design(task, models, facets, nested, rows, m_code[rows], score[rows], coded, table.source,
+                         cluster)
+        designs.append(d)
+        notes.extend(d.notes)
+    return FacetDesign(models, tasks, tuple(facets), tuple(designs), tuple(dict.fromkeys(notes)))
+
+
+def _sorted_codes(values) -> tuple[np.ndarray, np.ndarray]:
+    """Codes 0 .. L-1 of labels sorted as text (so that row order never matters), and the sorted labels."""
+    labels = np.asarray(values).astype(str)
+    uniq, inv = np.unique(labels, return_inverse=True)
+    return inv.reshape(-1).astype(np.int64), uniq
+
+
+def _coded(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of a categorical column in the sorted order of its labels (as text), and the sorted labels."""
+    cats = np.asarray(col.cat.categories.astype(str))
+    order = np.argsort(cats, kind="stable")
+    rank = np.empty(len(cats), dtype=np.int64)
+    rank[order] = np.arange(len(cats))
+    return rank[col.cat.codes.to_numpy()], cats[order]
+
+
+def _task_design(task, models, facets, nested, rows, m_code, score, coded, source, cluster=False) -> TaskDesign:
+    notes = []
+    item_g = coded[ITEM][0][rows]
+    # items shared by every model
+    i_vals, i_inv = np.unique(item_g, return_inverse=True)
+    i_inv = i_inv.reshape(-1)
+    have = np.bincount(i_inv * len(models) + m_code, minlength=i_vals.size * len(models))
+    common = (have.reshape(-1, len(models)) > 0).all(axis=1)
+    if not common.any():
+        raise InputError(f"task '{task}': the selected models share no item", source=source)
+    keep = common[i_inv]
+    left_out = {m: int(((~keep) & (m_code == k)).sum()) for k, m in enumerate(models)}
+    if any(left_out.values()):
+        lost = ", ".join(f"{m}: {v:,}" for m, v in left_out.items() if v)
+        notes.append(f"task '{task}': rows of items not shared by every model left out ({lost})")
+    rows, m_code, score, item_g = rows[keep], m_code[keep], score[keep], item_g[keep]
+
+    factors = [ITEM]
+    codes, levels = [], []
+    u, inv = np.unique(item_g, return_inverse=True)
+    codes.append(inv.reshape(-1))
+    levels.append(coded[ITEM][1][u])
+    for f in facets:
+        g = coded[f][0][rows]
+        if f in nested:
+            pairs, inv = unique_rows(np.column_stack([item_g, g]))
+            lab = np.char.add(np.char.add(coded[ITEM][1][pairs[:, 0]].astype(str), "/"),
+                              coded[f][1][pairs[:, 1]].astype(str))
+        else:
+            u, inv = np.unique(g, return_inverse=True)
+            lab = coded[f][1][u]
+        factors.append(f)
+        codes.append(inv.reshape(-1))
+        levels.append(lab)
+    if cluster:
+        u, inv = np.unique(coded["cluster"][0][rows], return_inverse=True)
+        factors.append("cluster")
+        codes.append(inv.reshape(-1))
+        levels.append(coded["cluster"][1][u])
+    codes_rows = np.column_stack(codes)
+
+    # drop facets with one level or that only relabel another factor
+    keep_f = list(range(len(factors)))
+    for a in range(1, len(factors)):
+        if len(levels[a]) < 2:
+            notes.append(f"task '{task}': facet '{factors[a]}' has a single level, so its variance cannot be"
+                         " estimated; left out of the design")
+            keep_f.remove(a)
+    for a in list(keep_f):
+        if a == 0:
+            continue
+        for b in keep_f:
+            if b >= a and b != 0:
+                continue
+            if b == a:
+                continue
+            if _nested(codes_rows[:, a], codes_rows[:, b]) and _nested(codes_rows[:, b], codes_rows[:, a]):
+                notes.append(f"task '{task}': facet '{factors[a]}' only relabels '{factors[b]}' (one level per"
+                             f" {factors[b]} and back); left out of the design")
+                keep_f.remove(a)
+                break
+    factors = [factors[a] for a in keep_f]
+    levels = [levels[a] for a in keep_f]
+    codes_rows = codes_rows[:, keep_f]
+    if len(levels[0]) < 2:
+        notes.append(f"task '{task}': a single shared item; item variance cannot be estimated")
+
+    cell, cell_of_row = unique_rows(codes_rows)
+    cell_of_row = cell_of_row.reshape(-1)
+    n_c, n_m = cell.shape[0], len(models)
+    flat = m_code * n_c + cell_of_row
+    n = np.bincount(flat, minlength=n_m * n_c).reshape(n_m, n_c)
+    sums = np.bincount(flat, weights=score, minlength=n_m * n_c).reshape(n_m, n_c)
+    sumsq = np.bincount(flat, weights=score * score, minlength=n_m * n_c).reshape(n_m, n_c)
+
+    k = len(factors)
+    parents = tuple(frozenset(b for b in range(k) if b != a and _nested(cell[:, a], cell[:, b])) for a in range(k))
+    terms = tuple(t for size in range(1, k + 1) for t in itertools.combinations(range(k), size)
+                  if all(parents[a] <= set(t) for a in t))
+    missing = None  # counted once the design is built (it needs the nesting)
+
+    clusters, cluster_labels = None, ()
+    if "cluster" in coded:
+        first = np.zeros(len(levels[0]), dtype=np.int64)
+        first[codes_rows[:, 0]] = coded["cluster"][0][rows]  # clusters are constant within an item
+        u, clusters = np.unique(first, return_inverse=True)
+        clusters, cluster_labels = clusters.reshape(-1).astype(np.int64), tuple(coded["cluster"][1][u])
+    d = TaskDesign(task, tuple(models), tuple(factors), tuple(levels), cell.astype(np.int64), n, sums, sumsq,
+                   parents, terms, clusters, cluster_labels, left_out, ())
+    missing = d.missing_cells
+    if missing.any():
+        notes.append(f"task '{task}': missing cells (combinations of item and facet levels without a result): "
+                     + ", ".join(f"{m}: {int(v):,} of {d.full_cells:,}" for m, v in zip(models, missing) if v))
+    object.__setattr__(d, "notes", tuple(notes))
+    return d
+
+
+def _nested(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether each level of ``a`` occurs with exactly one level of ``b``."""
+    pairs = unique_rows(np.column_stack([a, b]))[0]
+    return bool(np.unique(pairs[:, 0]).size == pairs.shape[0])
+
+
+def check_fixed(table, fixed) -> tuple:
+    """``fixed`` (None, a name, names, or True for every facet) as a tuple of the table's facets."""
+    if fixed is None or fixed is False:
+        return ()
+    facets = tuple(getattr(table, "facets", ()) or ())
+    if fixed is True:
+        return facets
+    if isinstance(fixed, str):
+        fixed = [f.strip() for f in fixed.split(",") if f.strip()]
+    try:
+        fixed = tuple(str(f) for f in fixed)
+    except TypeError:
+        raise ArgumentTypeError(f"`fixed` must be facet names (a string or a sequence); got {fixed!r}.") from None
+    bad = [f for f in fixed if f not in facets]
+    if bad:
+        raise ArgumentError(f"`fixed`: {', '.join(map(repr, bad))} is not a facet column of the table; its facets"
+                            f" are {', '.join(map(repr, facets)) or '(none)'}.")
+    return fixed
+
+
+
+def random_facets(data, fixed=()) -> tuple:
+    """The facets a default analysis generalizes over: facet columns of the selected table, not ``fixed``, with
+    more than one level and not nested in items (those stay with their item, as trials do)."""
+    table = facet_table(data)
+    if table.level != "item" or not table.facets:
+        return ()
+    fixed = check_fixed(table, fixed)
+    if set(table.facets) <= set(fixed):
+        return ()
+    design = facet_design(table)
+    out = set()
+    for d in design.designs:
+        for a in range(1, len(d.factors)):
+            if d.factors[a] not in fixed and 0 not in d.parents[a]:
+                out.add(d.factors[a])
+    return tuple(f for f in table.facets if f in out)
