@@ -30,7 +30,6 @@ from .replicates import Replicates
 from .statistics import Statistic
 from ..display.reprs import displayed
 from ..selection.judgements import MIN_LABELS, PPI_CHOICES, check_ppi, ppi_method, ppi_rule_note, uses_ppi  # noqa: F401
-from ..estimation.ppi_table import estimate_human_scale  # noqa: F401
 
 __all__ = ["PPI_CHOICES", "check_ppi", "uses_ppi", "ppi_method", "PPIReplicates", "ppi_replicates",
            "ppi_rule_note", "MIN_LABELS"]
