@@ -18,10 +18,7 @@ import pytest
 import evalband
 
 #: module -> why its examples fail today (strict xfail: delete the entry with the fix)
-FAILING = {
-    "evalband.selection": "select's example expects the tasks in row order ('CIFAR-100', 'Caltech101'); the table"
-                          " orders labels naturally since issue 14 ('Caltech101', 'Camelyon')",
-}
+FAILING: dict[str, str] = {}
 
 SRC = Path(evalband.__file__).parent
 #: every module whose source holds an example (found by reading the files, so collecting imports nothing)

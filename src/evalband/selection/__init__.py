@@ -212,7 +212,7 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
     >>> import evalband as eb
     >>> sel = eb.select("example:vtab", group_weights="equal", complete=True)
     >>> sel.tasks[:2], round(float(sel.weights.sum()), 6)
-    (('CIFAR-100', 'Caltech101'), 1.0)
+    (('Caltech101', 'Camelyon'), 1.0)
     """
     spec = dict(models=models, tasks=tasks, weights=weights, group_weights=group_weights, complete=complete,
                 shared_items=shared_items, independent=independent)
