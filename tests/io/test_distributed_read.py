@@ -80,8 +80,10 @@ def _same_table(a, b):
     assert a.describe().replace(a.source, "") == b.describe().replace(b.source, "")
 
 
-@pytest.mark.parametrize("options", [{}, {"trials": 3}, {"facets": True}])
-def test_same_table_as_the_single_machine_reader(tmp_path, threads_cluster, options):
+@pytest.mark.parametrize("options", [{}, {"trials": 3}, {"facets": True}, {"range_cells": 60}])
+def test_same_table_as_the_single_machine_reader(tmp_path, threads_cluster, options, monkeypatch):
+    if "range_cells" in options:  # many key ranges, each merged in its own tree and fetched on its own
+        monkeypatch.setattr("evalband.io.distributed_read.RANGE_CELLS", options.pop("range_cells"))
     df = _rows(seed=4, **options)
     pattern = _write(df, str(tmp_path), [1, 50, 51, 52, len(df) // 2])
     _, client = threads_cluster
@@ -187,7 +189,15 @@ def test_errors_name_the_shard_and_row(tmp_path, threads_cluster):
         return df
 
     single, dist = _bad(tmp_path / "cluster", client, cluster_changes)
-    assert "cluster" in single and "cluster changes within item 'q0'" in dist, dist
+    assert "cluster" in single and "cluster changes within item 'q0'" in dist and "shard01.csv" in dist, dist
+    from evalband.io.distributed_read import _ClusterCheck
+
+    _ClusterCheck.MAX_ENTRIES, saved = 0, _ClusterCheck.MAX_ENTRIES  # the check on the finished columns
+    try:
+        single, dist = _bad(tmp_path / "cluster2", client, cluster_changes)
+    finally:
+        _ClusterCheck.MAX_ENTRIES = saved
+    assert "item 'q0'" in dist and "cluster" in dist, dist
 
 
 def test_shards_with_different_columns_refused(tmp_path, threads_cluster):
