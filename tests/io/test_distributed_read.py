@@ -80,15 +80,17 @@ def _same_table(a, b):
     assert a.describe().replace(a.source, "") == b.describe().replace(b.source, "")
 
 
-@pytest.mark.parametrize("options", [{}, {"trials": 3}, {"facets": True}, {"range_cells": 60}])
+@pytest.mark.parametrize("options", [{}, {"trials": 3}, {"facets": True}, {"range_cells": 60},
+                                     {"reread": True}])
 def test_same_table_as_the_single_machine_reader(tmp_path, threads_cluster, options, monkeypatch):
     if "range_cells" in options:  # many key ranges, each merged in its own tree and fetched on its own
         monkeypatch.setattr("evalband.io.distributed_read.RANGE_CELLS", options.pop("range_cells"))
+    reread = options.pop("reread", False)  # each shard read twice rather than kept between the passes
     df = _rows(seed=4, **options)
     pattern = _write(df, str(tmp_path), [1, 50, 51, 52, len(df) // 2])
     _, client = threads_cluster
     extra = {"facets": ["prompt"]} if options.get("facets") else {}
-    _same_table(read(pattern, **extra), read_distributed(pattern, client=client, **extra))
+    _same_table(read(pattern, **extra), read_distributed(pattern, client=client, reread=reread, **extra))
 
 
 def _cli_json(command, pattern, scheduler=None):

@@ -196,9 +196,11 @@ def _trial_labels(local: str, table, options: dict) -> list[str]:
     return natural_order(labels.cat.categories)
 
 
-def labels_of(shard: Shard, options: dict, storage_options, task_column: bool):
-    """Pass 1 on a worker: the shard's distinct labels per column, its notes and its kind of scores."""
-    got = shard_table(shard, options, storage_options, task_column)
+def labels_of(shard: Shard, options: dict, storage_options, task_column: bool, got=None):
+    """Pass 1 on a worker: the shard's distinct labels per column, its notes and its kind of scores (``got``: the
+    shard already read by :func:`shard_table`, else it is read here)."""
+    if got is None:
+        got = shard_table(shard, options, storage_options, task_column)
     if isinstance(got, (str, Failure)):
         return {"failure": got if isinstance(got, Failure) else None, "empty": {got: [shard.name]}
                 if isinstance(got, str) else {}}
@@ -220,8 +222,15 @@ def labels_of(shard: Shard, options: dict, storage_options, task_column: bool):
             "columns": {tuple(d.columns)}, "groups": groups, "rows": len(d)}
 
 
-def merge_labels(a: dict, b: dict) -> dict:
-    """Two pass-1 summaries as one (sets united, notes kept in shard order); the first failure wins."""
+def merge_labels(*summaries) -> dict:
+    """Pass-1 summaries as one (sets united, notes kept in shard order); the first failure wins."""
+    out = summaries[0]
+    for other in summaries[1:]:
+        out = _merge_two(out, other)
+    return out
+
+
+def _merge_two(a: dict, b: dict) -> dict:
     if a.get("failure") is not None:
         return a
     if b.get("failure") is not None:
@@ -269,16 +278,19 @@ def _codes(values: pd.Series, where: dict) -> np.ndarray:
     return lookup[values.cat.codes.to_numpy()] if lookup.size else np.zeros(len(values), dtype=np.int64)
 
 
-def reduce_shard(index: int, shard: Shard, options: dict, storage_options, task_column: bool, plan: dict):
+def reduce_shard(index: int, shard: Shard, options: dict, storage_options, task_column: bool, plan: dict,
+                 got=None):
     """Pass 2 on a worker: the shard's cells on the global codes, split into the key ranges of ``plan`` (a list
     of :class:`Reduced`, one per range; None for a shard without rows). ``plan``: label -> code per column, the
-    key columns, their radices and the range bounds."""
-    got = shard_table(shard, options, storage_options, task_column)
+    key columns, their radices and the range bounds; ``got``: the shard as pass 1 read it, else read again."""
+    if got is None:
+        got = shard_table(shard, options, storage_options, task_column)
     if isinstance(got, str):
         return None
     if isinstance(got, Failure):
         return got
     table, trials = got
+    del got
     d = table.data
     key = np.zeros(len(d), dtype=np.int64)
     for col, radix in zip(plan["keys"], plan["radices"]):
@@ -306,22 +318,24 @@ def part(parts, k: int):
     return parts if parts is None or isinstance(parts, Failure) else parts[k]
 
 
-def combine(a, b):
-    """Two partial reductions of one key range as one: cells of equal key add their sums and counts (a count
-    above one is a duplicate; the first one is kept for the message)."""
-    for x in (a, b):
+def combine(*partials):
+    """Partial reductions of one key range as one: cells of equal key add their sums and counts (a count above
+    one is a duplicate; the first one is kept for the message). The partials are sorted runs: one stable sort of
+    their concatenation merges them."""
+    for x in partials:
         if isinstance(x, Failure):
             return x
-    if a is None or b is None:
-        return b if a is None else a
-    key = np.concatenate([a.key, b.key])
+    partials = [x for x in partials if x is not None]
+    if len(partials) <= 1:
+        return partials[0] if partials else None
+    dup = next((x.dup for x in partials if x.dup is not None), None)
+    key = np.concatenate([x.key for x in partials])
     order = np.argsort(key, kind="stable")
     key = key[order]
-    parts = {f: np.concatenate([getattr(a, f), getattr(b, f)])[order] for f in ("total", "count", "cluster",
-                                                                                 "shard", "row")}
-    del order
+    parts = {f: np.concatenate([getattr(x, f) for x in partials])[order]
+             for f in ("total", "count", "cluster", "shard", "row")}
+    del order, partials
     start = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    dup = a.dup or b.dup
     if start.size == key.size:
         return Reduced(key, parts["total"], parts["count"], parts["cluster"], parts["shard"], parts["row"], dup)
     if dup is None:
@@ -358,13 +372,16 @@ def cells(reduced, plan: dict):
     return out
 
 
-def tree(client, futures: list, merge):
-    """Merge futures pairwise on the workers until one is left (a binary tree, depth log2 of the shards)."""
+#: partial results merged by one task of the tree (a wide tree: few levels, each partial moved once or twice)
+FAN_IN = 8
+
+
+def tree(client, futures: list, merge, *, fan_in: int = FAN_IN):
+    """Merge futures on the workers, ``fan_in`` at a time, until one is left (a tree of depth log_fan_in of the
+    shards; ``merge`` takes the partials as positional arguments)."""
     if not futures:
         return None
     while len(futures) > 1:
-        nxt = [client.submit(merge, futures[k], futures[k + 1], pure=False) for k in range(0, len(futures) - 1, 2)]
-        if len(futures) % 2:
-            nxt.append(futures[-1])
-        futures = nxt
+        futures = [client.submit(merge, *futures[k:k + fan_in], pure=False) if len(futures[k:k + fan_in]) > 1
+                   else futures[k] for k in range(0, len(futures), fan_in)]
     return futures[0]

@@ -40,7 +40,7 @@ from .._table_checks import natural_labels
 from .._table_codes import small_int
 from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ._shards import (Failure, Shard, cells, combine, is_sharded, is_url, labels_of, list_shards, local_copy,
-                      merge_labels, part, reduce_shard, tree)
+                      merge_labels, part, reduce_shard, shard_table, tree)
 
 __all__ = ["read_distributed", "list_shards", "is_sharded", "is_url", "Shard", "RANGE_CELLS"]
 
@@ -102,7 +102,8 @@ def _check_lookalikes(odd: dict, labels: dict, source: str) -> None:
                                  column=col)
 
 
-def read_distributed(data, *, client=None, executor=None, storage_options: dict | None = None, **options):
+def read_distributed(data, *, client=None, executor=None, storage_options: dict | None = None, reread: bool = False,
+                     **options):
     """Read sharded item-level results on a Dask cluster into the table the single-machine reader builds.
 
     Parameters
@@ -118,6 +119,10 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
         The executor of ``--scheduler`` (:func:`evalband.dist.dask_executor`): its client reads.
     storage_options : dict, optional
         Passed to fsspec (credentials, endpoint, ...); the workers open the shards with them.
+    reread : bool
+        Read each shard twice (once for its labels, once for its cells), so that a worker holds one shard at a
+        time. Default: each shard is read once and its table stays on its worker until its cells are reduced (a
+        worker then holds its shards' tables, about 20 bytes a row, between the two passes).
     **options
         The options of :func:`evalband.io.tabular.read_tabular` (``model_col=``, ``unbounded=``, ``facets=``,
         ``cluster_col=``, ...), applied to every shard as to one file.
@@ -159,7 +164,10 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
     options.pop("file_format", None) if options.get("file_format") == "auto" else None
     source, shards = list_shards(data, storage_options=storage_options)
     task_column = _has_task_column(shards[0], options, storage_options)
-    first = [client.submit(labels_of, s, options, storage_options, task_column, pure=False) for s in shards]
+    read = [None] * len(shards) if reread else \
+        [client.submit(shard_table, s, options, storage_options, task_column, pure=False) for s in shards]
+    first = [client.submit(labels_of, s, options, storage_options, task_column, t, pure=False)
+             for s, t in zip(shards, read)]
     summary = _gather(tree(client, first, merge_labels))
     del first
     notes = _notes(summary, source, options, shards, task_column)
@@ -191,8 +199,9 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
     # (a list: a dict would be scattered value by value under its own keys, shared between calls)
     (plan,) = client.scatter([{"keys": keys, "radices": radices, "codes": codes, "bounds": bounds}],
                              broadcast=True, hash=False)
-    second = [client.submit(reduce_shard, k, s, options, storage_options, task_column, plan, pure=False)
-              for k, s in enumerate(shards)]
+    second = [client.submit(reduce_shard, k, s, options, storage_options, task_column, plan, t, pure=False)
+              for k, (s, t) in enumerate(zip(shards, read))]
+    del read  # each shard's table is released once its cells are reduced
     ranges = [client.submit(cells, tree(client, [client.submit(part, f, r, pure=False) for f in second], combine),
                             plan, pure=False) for r in range(n_ranges)]
     del second
@@ -349,32 +358,33 @@ def _duplicate(got: dict, labels, keys, facets, has_trials, shards):
 
 
 class _ClusterCheck:
-    """Clusters are constant within an item (the rule of the single-machine table), across shards too: the
-    smallest and largest cluster code of each (task, item), updated range by range; on a (task x item) table when
-    it is small, else by the single-machine check on the finished columns."""
+    """Clusters are constant within an item (the rule of the single-machine table), across shards too: the cluster
+    code of each (task, item) seen so far, checked and updated range by range; on a (task x item) table when it is
+    small, else by the single-machine check on the finished columns."""
 
-    #: (task, item) entries up to which the check keeps a table of them (two int32 each)
-    MAX_ENTRIES = 50_000_000
+    #: (task, item) entries up to which the check keeps a table of them (int32 each)
+    MAX_ENTRIES = 100_000_000
 
     def __init__(self, n_tasks: int, n_items: int, labels, shards):
         self.n_items, self.labels, self.shards = n_items, labels, shards
         self.dense = n_tasks * n_items <= self.MAX_ENTRIES
         if self.dense:
-            self.lo = np.full(n_tasks * n_items, np.iinfo(np.int32).max, dtype=np.int32)
-            self.hi = np.full(n_tasks * n_items, -1, dtype=np.int32)
+            self.seen = np.full(n_tasks * n_items, -1, dtype=np.int32)
 
     def add(self, got: dict) -> None:
         if not self.dense:
             return
         where = got["task"].astype(np.int64) * self.n_items + got["item"]
         c = got["cluster"].astype(np.int32)
-        np.minimum.at(self.lo, where, c)
-        np.maximum.at(self.hi, where, c)
-        bad = np.flatnonzero(self.lo[where] != self.hi[where])
+        before = self.seen[where]
+        bad = np.flatnonzero((before >= 0) & (before != c))  # against the ranges before
+        if not bad.size:
+            self.seen[where] = c  # within the range: one of its clusters per item is kept, the others differ
+            bad = np.flatnonzero(self.seen[where] != c)
+            before = self.seen[where]
         if bad.size:
             k = int(bad[0])
-            t, i = int(got["task"][k]), int(got["item"][k])
-            a, b = int(self.lo[where[k]]), int(self.hi[where[k]])
+            t, i, a, b = int(got["task"][k]), int(got["item"][k]), int(before[k]), int(c[k])
             shard = self.shards[int(got["cluster_shard"][k])]
             raise InputError(f"cluster changes within item '{self.labels['item'][i]}' of task"
                              f" '{self.labels['task'][t]}' ('{self.labels['cluster'][a]}' and"
