@@ -129,9 +129,11 @@ def test_memory_filesystem_and_python_api(shards, threads_cluster):
     for path in sorted(p for p in os.listdir(os.path.dirname(shards)) if p.startswith("shard")):
         with open(os.path.join(os.path.dirname(shards), path), "rb") as src, fs.open(f"/evals26/{path}", "wb") as dst:
             dst.write(src.read())
-    _, client = threads_cluster
+    cluster, client = threads_cluster
     table = read("memory://evals26", client=client)
     _same_table(read(shards), table)
+    # the documented command line, `evalband compare 's3://...' --scheduler ADDRESS`, on an fsspec store here
+    assert _cli_json("compare", "memory://evals26/*", cluster.scheduler_address) == _cli_json("compare", shards)
     source, found = list_shards("memory://evals26/*.parquet")
     assert source == "memory://evals26/*.parquet" and all(s.url.startswith("memory://") for s in found)
 
