@@ -104,26 +104,31 @@ def _cli_json(command, pattern, scheduler=None):
     return result.stdout
 
 
+@pytest.fixture(scope="module")
+def expected(shards):
+    """The single-machine JSON of each command on the shards (a glob read as one table)."""
+    return {c: _cli_json(c, shards) for c in ("compare", "rank", "summarize")}
+
+
 @pytest.mark.parametrize("workers", [1, 2, 4])
-def test_compare_rank_summarize_json_byte_identical(shards, workers):
-    expected = {c: _cli_json(c, shards) for c in ("compare", "rank", "summarize")}
+def test_compare_rank_summarize_json_byte_identical(shards, expected, workers):
     with distributed.LocalCluster(n_workers=workers, processes=False, threads_per_worker=1,
-                                  dashboard_address="", scheduler_port=0) as cluster:
+                                  dashboard_address=None, scheduler_port=0) as cluster:
         for command, want in expected.items():
             assert _cli_json(command, shards, cluster.scheduler_address) == want, command
     assert json.loads(expected["compare"])  # a real comparison, not an empty output
 
 
-def test_real_processes_file_url(shards, tmp_path):
+def test_real_processes_file_url(shards, expected):
     """Workers in two processes read file:// URLs; the JSON is the single-machine one."""
     url = "file://" + os.path.abspath(shards)
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  dashboard_address="") as cluster:
+                                  dashboard_address=None) as cluster:
         got = _cli_json("compare", url, cluster.scheduler_address)
-    assert got == _cli_json("compare", shards)
+    assert got == expected["compare"]
 
 
-def test_memory_filesystem_and_python_api(shards, threads_cluster):
+def test_memory_filesystem_and_python_api(shards, expected, threads_cluster):
     """A memory:// folder (an object store seen by workers in this process), through read(..., client=)."""
     fs = fsspec.filesystem("memory")
     for path in sorted(p for p in os.listdir(os.path.dirname(shards)) if p.startswith("shard")):
@@ -133,7 +138,7 @@ def test_memory_filesystem_and_python_api(shards, threads_cluster):
     table = read("memory://evals26", client=client)
     _same_table(read(shards), table)
     # the documented command line, `evalband compare 's3://...' --scheduler ADDRESS`, on an fsspec store here
-    assert _cli_json("compare", "memory://evals26/*", cluster.scheduler_address) == _cli_json("compare", shards)
+    assert _cli_json("compare", "memory://evals26/*", cluster.scheduler_address) == expected["compare"]
     source, found = list_shards("memory://evals26/*.parquet")
     assert source == "memory://evals26/*.parquet" and all(s.url.startswith("memory://") for s in found)
 

@@ -113,17 +113,16 @@ def _on_cluster(data, source: str, executor, client, options) -> bool:
     a Dask executor or client. A URL without one is an error (it is read on a cluster only)."""
     from .distributed_read import is_sharded, is_url
 
-    if isinstance(data, str) and is_url(data) and executor is None and client is None:
-        raise ArgumentError(f"{data!r} is a URL: sharded results behind fsspec URLs are read on a Dask cluster;"
-                            " give --scheduler ADDRESS (Python: executor= or client=), or copy the files here")
-    if (executor is None and client is None) or not is_sharded(data):
+    dask = client is not None or getattr(executor, "client", None) is not None  # (a thread pool is no cluster)
+    if isinstance(data, str) and is_url(data):
+        if not dask:
+            raise ArgumentError(f"{data!r} is a URL: sharded results behind fsspec URLs are read on a Dask cluster;"
+                                " give --scheduler ADDRESS (Python: executor= or client=), or copy the files here")
+        return True
+    if not dask or not is_sharded(data):
         return False
-    if getattr(executor, "client", None) is None and client is None:
-        return False  # a thread pool runs the bootstrap; the reading stays here
     if source not in ("auto", "table", *TABULAR_SUFFIXES.values()) or BATTLE_OPTIONS & set(options):
         return False
-    if isinstance(data, str) and is_url(data):
-        return True
     return not (source == "auto" and _battle_input(data, options)) and _detect(data) == "table"
 
 
