@@ -338,6 +338,10 @@ def _distributed(args) -> dict:
                                          " MB"))
             if dr["checksum"] != rd["checksum"] or dr["rows"] != rd["rows"]:
                 raise SystemExit("the distributed table differs from the single-process one")
+            if not args.dist_compare:
+                print(f"read cost on the workers {dr['seconds'] * args.dist_workers / rows * 1e6:.2f} worker-seconds"
+                      f" per million rows; client peak {dr['peak_mb'] / rd['peak_mb']:.2f}x the single read's")
+                continue
             r["cli-compare"] = c = _run_stage("cli-compare", a)
             print(_line("single compare", c, "evalband compare FILE --format json"))
             r["dist-compare"], r["dist-compare-cluster"] = dc, dcc = _on_cluster("dist-compare", a)
@@ -354,7 +358,7 @@ def _distributed(args) -> dict:
                         f.unlink()
     if len(sizes) > 1:
         lo, hi = sizes[0], sizes[-1]
-        for stage in ("dist-read", "dist-compare"):
+        for stage in ("dist-read", "dist-compare") if args.dist_compare else ("dist-read",):
             ratio = out[hi][stage]["peak_mb"] / out[lo][stage]["peak_mb"]
             single = {"dist-read": "read", "dist-compare": "cli-compare"}[stage]
             ratio1 = out[hi][single]["peak_mb"] / out[lo][single]["peak_mb"]
@@ -438,6 +442,8 @@ def main(argv=None):
                         " beside the single-process path (--dist-sizes, --shards, --dist-workers, --worker-memory)")
     p.add_argument("--dist-sizes", default="1e7,1e8", help="--distributed: row counts, comma-separated")
     p.add_argument("--shards", type=int, default=64, help="--distributed: shards per file")
+    p.add_argument("--no-dist-compare", dest="dist_compare", action="store_false",
+                   help="--distributed: the reads only (no compare stages)")
     p.add_argument("--dist-workers", type=int, default=2, help="--distributed: worker processes")
     p.add_argument("--worker-memory", default="6GB", help="--distributed: memory limit of each worker")
     p.add_argument("--stage", choices=sorted(STAGES), help=argparse.SUPPRESS)
