@@ -244,7 +244,7 @@ def stage_dist_read(args) -> dict:
 
     with Client(args.scheduler) as client:
         t0 = time.perf_counter()
-        table = read_distributed(str(_shard_dir(args) / "part*.parquet"), client=client)
+        table = read_distributed(str(_shard_dir(args) / "part*.parquet"), client=client, reread=args.reread)
         seconds = time.perf_counter() - t0
     return {"seconds": seconds, "rows": len(table.data), "checksum": float(table.data["score"].sum())}
 
@@ -283,7 +283,7 @@ def _run_stage(name: str, args) -> dict:
            "--compare-models", str(args.compare_models)]
     cmd += (["--scheduler", args.scheduler] if args.scheduler else []) + ([] if args.clusters else ["--no-clusters"])
     cmd += ["--shards", str(args.shards), "--dist-workers", str(args.dist_workers), "--worker-memory",
-            args.worker_memory]
+            args.worker_memory] + (["--reread"] if args.reread else [])
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"stage {name} failed:\n{out.stderr[-3000:]}")
@@ -442,6 +442,8 @@ def main(argv=None):
                         " beside the single-process path (--dist-sizes, --shards, --dist-workers, --worker-memory)")
     p.add_argument("--dist-sizes", default="1e7,1e8", help="--distributed: row counts, comma-separated")
     p.add_argument("--shards", type=int, default=64, help="--distributed: shards per file")
+    p.add_argument("--reread", action="store_true",
+                   help="--distributed: the API read reads each shard twice (a worker holds one shard at a time)")
     p.add_argument("--no-dist-compare", dest="dist_compare", action="store_false",
                    help="--distributed: the reads only (no compare stages)")
     p.add_argument("--dist-workers", type=int, default=2, help="--distributed: worker processes")
