@@ -225,3 +225,14 @@ def test_missing_cells_counted_like_the_single_reader(shards, threads_cluster):
     assert any("not shared by every model" in n and "m10" in n for n in table.notes), table.notes
     cov = table.coverage()
     assert int(cov["left_out"].sum()) == int(read(shards).coverage()["left_out"].sum()) > 0
+
+
+def test_per_row_measures_refused_or_dropped(tmp_path, threads_cluster):
+    """A cost column is a per-row measure of the single-machine table: refused here, never read as something
+    else; --drop-cols leaves it out as it does on one machine."""
+    _, client = threads_cluster
+    df = _rows(seed=5).assign(cost=0.25)
+    pattern = _write(df, str(tmp_path), [100, 200])
+    with pytest.raises(InputError, match="per-row measures.*--drop-cols"):
+        read_distributed(pattern, client=client)
+    _same_table(read(pattern, drop_cols=["cost"]), read_distributed(pattern, client=client, drop_cols=["cost"]))

@@ -219,7 +219,7 @@ def labels_of(shard: Shard, options: dict, storage_options, task_column: bool, g
         notes = [n for n in notes if not n.startswith(one_task)]
     return {"failure": None, "empty": {}, "labels": labels, "odd": odd, "notes": [notes],
             "kinds": {table.score_kind}, "trials": table.has_trials, "facets": {table.facets},
-            "columns": {tuple(d.columns)}, "groups": groups, "rows": len(d)}
+            "columns": {tuple(d.columns)}, "groups": groups, "rows": len(d), "measures": set(table.measures)}
 
 
 def merge_labels(*summaries) -> dict:
@@ -247,7 +247,8 @@ def _merge_two(a: dict, b: dict) -> dict:
     groups = {t: {**b["groups"].get(t, {}), **a["groups"].get(t, {})} for t in {*a["groups"], *b["groups"]}}
     return {"failure": None, "empty": empty, "labels": labels, "odd": odd, "notes": a["notes"] + b["notes"],
             "kinds": a["kinds"] | b["kinds"], "trials": a["trials"] or b["trials"], "facets": a["facets"] | b["facets"],
-            "columns": a["columns"] | b["columns"], "groups": groups, "rows": a["rows"] + b["rows"]}
+            "columns": a["columns"] | b["columns"], "groups": groups, "rows": a["rows"] + b["rows"],
+            "measures": a["measures"] | b["measures"]}
 
 
 @dataclass(frozen=True)

@@ -159,9 +159,8 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
         if options.get(name) is not None and name in options:
             raise ArgumentError(f"`{name}`: per-row measures need the rows; read them with the single-machine"
                                 " reader (no --scheduler)")
-    for name in _MEASURE_OPTIONS:
-        options[name] = None
-    options.pop("file_format", None) if options.get("file_format") == "auto" else None
+    if options.get("file_format") == "auto":
+        del options["file_format"]
     source, shards = list_shards(data, storage_options=storage_options)
     task_column = _has_task_column(shards[0], options, storage_options)
     read = [None] * len(shards) if reread else \
@@ -180,6 +179,10 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
     (facets,) = summary["facets"] if len(summary["facets"]) == 1 else (None,)
     if facets is None:
         raise InputError("shards differ in their facet columns", source=source)
+    if summary["measures"]:
+        raise InputError(f"column{'s' if len(summary['measures']) > 1 else ''} {', '.join(sorted(summary['measures']))}"
+                         " hold per-row measures (cost, latency, human labels), which need the rows: read them"
+                         " without --scheduler, or leave them out with --drop-cols", source=source)
     _check_lookalikes(summary["odd"], labels, source)
     for task, groups in summary["groups"].items():
         if len(groups) > 1:
