@@ -236,3 +236,14 @@ def test_per_row_measures_refused_or_dropped(tmp_path, threads_cluster):
     with pytest.raises(InputError, match="per-row measures.*--drop-cols"):
         read_distributed(pattern, client=client)
     _same_table(read(pattern, drop_cols=["cost"]), read_distributed(pattern, client=client, drop_cols=["cost"]))
+
+
+def test_shards_without_a_task_column_are_one_task_each(tmp_path, threads_cluster):
+    _, client = threads_cluster
+    df = _rows(seed=6).drop(columns=["group"])
+    for task, part in df.groupby("task"):
+        part.drop(columns=["task"]).to_csv(tmp_path / f"{task}.csv", index=False)
+    pattern = str(tmp_path / "*.csv")
+    single, dist = read(pattern), read_distributed(pattern, client=client)
+    _same_table(single, dist)
+    assert dist.tasks == ("t1", "t2", "t10") and any("each file is one task" in n for n in dist.notes)

@@ -162,7 +162,8 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
     if options.get("file_format") == "auto":
         del options["file_format"]
     source, shards = list_shards(data, storage_options=storage_options)
-    task_column = _has_task_column(shards[0], options, storage_options)
+    # (on a worker: the client reads no shard)
+    task_column = client.submit(_has_task_column, shards[0], options, storage_options, pure=False).result()
     read = [None] * len(shards) if reread else \
         [client.submit(shard_table, s, options, storage_options, task_column, pure=False) for s in shards]
     first = [client.submit(labels_of, s, options, storage_options, task_column, t, pure=False)
