@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # numpy is imported where it is used, so that the command lin
 
 
 __all__ = [
+    "require_extra",
     "InputError",
     "ArgumentError",
     "ArgumentTypeError",
@@ -50,6 +51,22 @@ class ArgumentTypeError(TypeError):
 class MissingExtraError(ImportError):
     """An optional dependency is not installed; the message says which extra to install
     (``pip install 'evalband[report]'``)."""
+
+
+def require_extra(module: str, *, extra: str, what: str, name: str | None = None):
+    """Import ``module`` or raise :class:`MissingExtraError` saying ``what`` needs it and which extra installs it.
+
+    Examples
+    --------
+    >>> require_extra("json", extra="dist", what="reading JSON").__name__
+    'json'
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingExtraError(f"{what} needs {name or module}: pip install 'evalband[{extra}]'") from None
 
 
 class InputError(ArgumentError):

@@ -16,6 +16,7 @@ every command reads files the same way::
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import dataclasses
 import functools
@@ -62,9 +63,12 @@ SplitOpt = Annotated[Optional[str], typer.Option("--split", help="HELM runs: the
 BaselinesOpt = Annotated[Optional[str], typer.Option("--baselines", help="rliable score files: CSV of task,"
                                                      " random, human scores to normalize by.",
                                                      show_default=False)]
-SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Run bootstrap chunks on a Dask cluster:"
-                                                     " scheduler address (tcp://host:8786), or 'local' for a"
-                                                     " local cluster; needs evalband[dist].",
+SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Run on a Dask cluster: scheduler"
+                                                     " address (tcp://host:8786), or 'local' for a local cluster;"
+                                                     " sharded input (a folder, glob or URL such as"
+                                                     " 's3://bucket/runs/*.parquet') is read and reduced on the"
+                                                     " workers, and the bootstrap runs there; needs"
+                                                     " evalband[dist].",
                                                      show_default=False)]
 ThreadsOpt = Annotated[Optional[int], typer.Option("--threads", min=1, help="Threads for the bootstrap (default:"
                                                    " every core); the numbers do not depend on it.",
@@ -299,6 +303,8 @@ def check_input_path(path) -> None:
         return
     text = os.fspath(path)
     if text == "-" or text.startswith("example:") or os.path.exists(text):
+        return
+    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", text):  # an fsspec URL: listed by the reader (on a cluster)
         return
     if _GLOB_CHARS.search(text):
         import glob
@@ -691,6 +697,9 @@ def _load_input(path, example, *, source="auto", shape="auto", model_col="model"
         options = dict(model_col=model_col, task_col=task_col, item_col=item_col, score_col=score_col,
                        trial_col=trial_col, cluster_col=cluster, group_col=group_col, unbounded=unbounded,
                        count_rule=count_rule, shape=shape, **extra)
+        cluster = _CLUSTER.get()
+        if cluster is not None:
+            options["executor"] = cluster  # sharded input (folder, glob, URL): read and reduced on the cluster
         table = read(path, source=source, **options)
     return table
 
@@ -719,4 +728,12 @@ def executor_for(scheduler: str | None, threads: int | None = None):
     from ..resample import use_executor
 
     with dask_executor(scheduler) as executor, use_executor(executor):
-        yield executor
+        token = _CLUSTER.set(executor)  # sharded input is read on the cluster too (load_input)
+        try:
+            yield executor
+        finally:
+            _CLUSTER.reset(token)
+
+
+#: the executor of --scheduler while a command runs: sharded input is read and reduced on its cluster
+_CLUSTER: contextvars.ContextVar = contextvars.ContextVar("evalband_cli_cluster", default=None)

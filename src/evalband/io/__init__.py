@@ -47,7 +47,7 @@ SOURCES = {"csv": read_tabular, "tsv": read_tabular, "parquet": read_tabular, "j
            "alpaca-eval": _battles("alpaca-eval"), "ratings": read_ratings, "costs": read_costs}
 
 
-def read(data, *, source: str = "auto", **options) -> ResultsTable:
+def read(data, *, source: str = "auto", executor=None, client=None, storage_options=None, **options) -> ResultsTable:
     """Read evaluation results from a file, a folder of logs, a DataFrame or a bundled example.
 
     Parameters
@@ -60,6 +60,12 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
         'auto' (by file suffix and content), or one of :data:`SOURCES`.
     **options
         Passed to the reader, e.g. ``model_col=``, ``shape=``, ``unbounded=``.
+    executor, client : optional
+        A Dask executor (:func:`evalband.resample.distributed.dask_executor`) or ``distributed.Client``: a folder, glob, list or
+        fsspec URL (``s3://``, ``file://``, ``memory://``, ...) of Parquet, CSV or TSV shards is then read and
+        reduced on the cluster (:func:`evalband.io.distributed_read.read_distributed`), into the same table.
+    storage_options : dict, optional
+        fsspec options (credentials, endpoint) for URLs read on a cluster.
 
     Returns
     -------
@@ -70,6 +76,12 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
     """
     if isinstance(data, (ResultsTable, BattleTable, RatingsTable, CostTable)):
         return data
+    if _on_cluster(data, source, executor, client, options):
+        from .distributed_read import read_distributed
+
+        if source in TABULAR_SUFFIXES.values():
+            options.setdefault("file_format", source)
+        return read_distributed(data, executor=executor, client=client, storage_options=storage_options, **options)
     if isinstance(data, str) and data.startswith("example:"):
         from .examples import load_example
 
@@ -94,6 +106,24 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
     if reader is read_tabular and source in TABULAR_SUFFIXES.values():
         options.setdefault("file_format", source)
     return reader(data, **options)
+
+
+def _on_cluster(data, source: str, executor, client, options) -> bool:
+    """Whether ``data`` is read and reduced on a Dask cluster: tabular shards (a folder, glob, list or URL) with
+    a Dask executor or client. A URL without one is an error (it is read on a cluster only)."""
+    from .distributed_read import is_sharded, is_url
+
+    dask = client is not None or getattr(executor, "client", None) is not None  # (a thread pool is no cluster)
+    if isinstance(data, str) and is_url(data):
+        if not dask:
+            raise ArgumentError(f"{data!r} is a URL: sharded results behind fsspec URLs are read on a Dask cluster;"
+                                " give --scheduler ADDRESS (Python: executor= or client=), or copy the files here")
+        return True
+    if not dask or not is_sharded(data):
+        return False
+    if source not in ("auto", "table", *TABULAR_SUFFIXES.values()) or BATTLE_OPTIONS & set(options):
+        return False
+    return not (source == "auto" and _battle_input(data, options)) and _detect(data) == "table"
 
 
 #: options of the battle readers alone: given to read(), they say the input holds battles
