@@ -8,7 +8,7 @@ A folder, glob or list of Parquet / CSV / TSV shards, local or behind an fsspec 
    out-of-range scores, clusters constant within an item; an error names the shard and its line or row) and
    returns the distinct labels of each label column; the sets are united in a tree on the workers, so the client
    receives each distinct label once;
-2. **canonical codes** (client): every label column's labels in natural order (:func:`evalband._labels.natural_order`,
+2. **canonical codes** (client): every label column's labels in natural order (:func:`evalband.data.labels.natural_order`,
    the order of the single-machine table), so that a code means the same label on every worker; look-alike labels
    of different shards, groups that change within a task and shards of other columns are refused here;
 3. **reduction**: each worker reads its shard again and reduces it to the sufficient statistics of its cells, a
@@ -17,7 +17,7 @@ A folder, glob or list of Parquet / CSV / TSV shards, local or behind an fsspec 
    partial reductions of each range are merged pairwise in a tree on the workers (equal keys add up; a count above
    one is a duplicate, reported naming both rows), and turned into the table's columns there.
 
-The client fetches the ranges one at a time into the columns of the very :class:`~evalband.table.ResultsTable` the
+The client fetches the ranges one at a time into the columns of the very :class:`~evalband.data.table.ResultsTable` the
 single-machine reader builds (rows in the canonical order, categoricals in natural order, the same notes), so
 compare, rank, summarize and every other analysis run unchanged and print the same bytes for the same seed
 (``tests/io/test_distributed_read.py``). Rows never travel to the client: it holds the table of cells (about 18
