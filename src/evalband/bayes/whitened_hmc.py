@@ -60,11 +60,16 @@ def effects_from(lay, theta, q):
 
 
 def draws_to_posterior(lay, mapping, z):
-    """Map whitened draws z (chains, draws, dim) through ``mapping`` (jitted, in blocks) to the posterior
-    variables."""
+    """Map whitened draws z (chains, draws, dim) through ``mapping`` (jitted, in blocks, with item effects; NumPy
+    without them) to the posterior variables."""
+    chains, draws, dim = z.shape
+    if lay.item_cell is None:  # one matrix product: NumPy, in the mapping's own precision (no compilation)
+        flat = np.asarray(z, dtype=mapping.theta0.dtype).reshape(-1, dim)
+        theta, _ = mapping(flat, xp=np)
+        post = effects_from(lay, theta, None)
+        return {k: v.reshape(chains, draws, *v.shape[1:]) for k, v in post.items()}
     import jax
 
-    chains, draws, dim = z.shape
     flat = np.asarray(z, dtype=np.float32).reshape(-1, dim)
     f = jax.jit(lambda x: mapping(x))
     parts = []
@@ -106,16 +111,17 @@ def potential_fn(lay, mapping):
     return potential
 
 
-def prepare(obs, n_models, n_tasks, centred, *, couple_items=False):
-    """The mode, the precision and the whitening map: (layout, mapping, log density at the mode, notes)."""
+def prepare(obs, n_models, n_tasks, centred, *, couple_items=False, dtype=np.float32):
+    """The mode, the precision and the whitening map (its arrays in ``dtype``): (layout, mapping, log density at
+    the mode, notes)."""
     from ._laplace_marginal import marginal_mode_and_precision
     from ._whiten import block_whitening, whitening
 
     lay, theta, q, prec, steps, val, switched = marginal_mode_and_precision(obs, n_models, n_tasks, centred)
     if lay.item_cell is None or couple_items:
-        mapping = whitening(lay, theta, q, prec)
+        mapping = whitening(lay, theta, q, prec, dtype=dtype)
     else:
-        mapping = block_whitening(lay, theta, q, prec)
+        mapping = block_whitening(lay, theta, q, prec, dtype=dtype)
     notes = [f"Gaussian approximation: scales at their marginal posterior mode (Laplace; {steps} EM iterations),"
              " effects at their conditional mode"]
     if switched:
