@@ -71,3 +71,25 @@ def test_cell_density_refuses_item_effects():
     lay = co.layout(obs, 4, 3, COORDS.CENTRINGS[0])
     with pytest.raises(ValueError, match="without item effects"):
         CellDensity(lay)
+
+
+@pytest.mark.parametrize("centred", [COORDS.CENTRINGS[0], COORDS.CENTRINGS[2]])
+def test_numpy_potential_equals_the_samplers_jax_potential(centred):
+    # the HMC chains start from the NumPy potential and gradient: they must be the compiled sampler's own
+    from evalband.bayes import _laplace_marginal as lmg
+    from evalband.bayes import _whiten as wh
+    from evalband.bayes.whitened_hmc import potential_fn, potential_numpy
+
+    table = COORDS._table(seed=2)
+    obs, *_ = lm._logistic_data(table, table.models, table.tasks, False, True)
+    centred = {lv: c for lv, c in centred.items() if lv != "item"}
+    lay, theta, _, prec, *_ = lmg.marginal_mode_and_precision(obs, 4, 3, centred)
+    mapping = wh.whitening(lay, theta, None, prec)  # float32, as the sampler's
+    z = np.random.default_rng(5).normal(scale=1.5, size=(4, mapping.dim)).astype(np.float32)
+    u, g = potential_numpy(lay, mapping, z)
+    potential = potential_fn(lay, mapping)
+    u_jax, pullback = jax.vjp(potential, jnp.asarray(z))
+    g_jax = pullback(jnp.ones_like(u_jax))[0]
+    np.testing.assert_allclose(u, np.asarray(u_jax), rtol=1e-4, atol=1e-3)  # float32 against float64
+    np.testing.assert_allclose(g, np.asarray(g_jax), rtol=1e-3, atol=1e-3 * np.abs(g).max())
+    assert np.abs(u).max() > 1 and np.abs(g).max() > 1  # away from the mode: not a trivial comparison

@@ -385,7 +385,9 @@ def logistic(data, *, method="auto", item_effects=None, cluster_effects=None, pa
                                                                    cluster_effects, sort=canonical)
     centred, param_note = _resolve_centred(parametrization, info)
     if method != "laplace" or obs["item_index"] is not None:  # Laplace without item effects is NumPy alone
-        require_numpyro(num_chains, arviz=method == "nuts")  # HMC and Laplace build their InferenceData on first use
+        # HMC and Laplace build their InferenceData on first use, and HMC needs JAX alone (NUTS, when 'auto' falls
+        # back to it, imports NumPyro then)
+        require_numpyro(num_chains, arviz=method == "nuts", load=method == "nuts")
     seed_fit = int(gen.integers(0, 2**31 - 1))
     # the fit's matrices are small (hundreds of rows): BLAS threads only contend with JAX's (and, on a busy
     # machine, made one 500 x 500 Cholesky factorisation take seconds instead of milliseconds)
