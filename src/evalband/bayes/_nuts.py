@@ -67,9 +67,11 @@ def jax_cache_dir() -> str | None:
 
 
 def run_nuts(model, kwargs, *, num_warmup, num_samples, num_chains, seed, target_accept, max_tree_depth,
-             init_strategy=None, dense_mass=False):
-    """Run NUTS (chains in parallel when JAX has one device per chain); return the MCMC object and its ArviZ
-    InferenceData (posterior, including deterministic sites, and sample stats)."""
+             init_strategy=None, dense_mass=False, vectorize=False):
+    """Run NUTS (chains in parallel when JAX has one device per chain; otherwise one after the other, or
+    vectorized with ``vectorize=True``: one compilation instead of one per chain, where compiling costs more than
+    sampling); return the MCMC object and its ArviZ InferenceData (posterior, including deterministic sites, and
+    sample stats)."""
     import jax
     from numpyro.infer import MCMC, NUTS, init_to_median
 
@@ -81,12 +83,16 @@ def run_nuts(model, kwargs, *, num_warmup, num_samples, num_chains, seed, target
 
         def sample(self, state, model_args, model_kwargs):
             new = super().sample(state, model_args, model_kwargs)
-            jax.debug.callback(lambda _: advance(), new.i)
+            # vectorized chains call back once per iteration with every chain's counter: count them all
+            jax.debug.callback(lambda i: advance(int(np.size(i))), new.i)
             return new
 
     kernel = _Reporting(model, target_accept_prob=target_accept, max_tree_depth=max_tree_depth,
                         dense_mass=dense_mass, init_strategy=init_strategy or init_to_median(num_samples=15))
-    method = "parallel" if jax.local_device_count() >= num_chains else "sequential"
+    # one device per chain: in parallel; fewer: one after the other, or, with ``vectorize``, vectorized (one
+    # program for every chain, compiled once: the sequential method compiles its loop again for each chain)
+    method = ("parallel" if jax.local_device_count() >= num_chains else "vectorized" if vectorize else
+              "sequential")
     mcmc = MCMC(kernel, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
                 chain_method=method, progress_bar=False)
     total = num_chains * (num_warmup + num_samples)
