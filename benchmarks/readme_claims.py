@@ -38,6 +38,11 @@ MEASURED = {
                                   " --method laplace` end to end", "s"),
     "bayes.cli_nuts3_seconds": ("benchmarks/bayes.py", "`evalband bayes --example mmlu-pro --model logistic` on"
                                 " three models (NUTS) end to end", "s"),
+    "bayes.cli_logistic_cpu_seconds": ("benchmarks/bayes.py", "CPU time of the first run of that command (--cli)",
+                                       "s"),
+    "bayes.cli_logistic_repeat_cpu_seconds": ("benchmarks/bayes.py", "CPU time of its repeated run", "s"),
+    "bayes.cli_laplace_cpu_seconds": ("benchmarks/bayes.py", "CPU time of the Laplace command", "s"),
+    "bayes.cli_nuts3_cpu_seconds": ("benchmarks/bayes.py", "CPU time of the three-model (NUTS) command", "s"),
     "bayes.logistic_seconds": ("benchmarks/bayes.py", "the default logistic fit on MMLU-Pro (no item effects)",
                                "s"),
     "bayes.logistic_items_minutes": ("benchmarks/bayes.py", "the default logistic fit with the 12,032 item"
