@@ -7,8 +7,9 @@
 # The criterion is lme4's own REML deviance (the pieces of lmer's deviance function: log|L|^2, log|R_X|^2, the
 # penalized residual sum of squares), written as a function of every variance with sigma not profiled out, as
 # lme4's devfun2 does for the ML profile (lme4's confint(method = "profile") refits by ML: its intervals are
-# printed beside, for comparison). Each profile point is minimized over the other standard deviations by bobyqa
-# (minqa, lme4's optimizer) from the REML estimates; each bound is the root of D(x) - D_hat - qchisq(0.95, 1) by
+# printed beside as comments, for comparison; ML's are shorter for terms of few levels). Each profile point is minimized over the other standard deviations by bobyqa
+# (minqa, lme4's optimizer) from the REML estimates and from the optimum of the point profiled before (the profile
+# can move between modes: variance shifting from one term to another); each bound is the root of D(x) - D_hat - qchisq(0.95, 1) by
 # uniroot on the square-root scale (standard deviation; square root of the share). A share is that of the
 # variance of the mean over items of each item's mean score: sum_T v_T m_T with m_T the sum over T's levels of
 # the squared total weight of its cells (each cell 1 / (items x cells of its item)). Printed as a Python dict.
@@ -26,6 +27,7 @@ names_eb <- c("item" = "item", "prompt" = "prompt", "seed" = "seed", "item:promp
               "item:seed" = "item x seed", "prompt:seed" = "prompt x seed",
               "Residual" = "item x prompt x seed, residual")
 cut <- qchisq(0.95, 1)
+warm <- NULL
 cat(sprintf("# R %s, lme4 %s, minqa %s\n", getRversion(), packageVersion("lme4"), packageVersion("minqa")))
 cat("PROFILE = {\n")
 for (name in names(sets)) {
@@ -59,14 +61,20 @@ for (name in names(sets)) {
     free <- setdiff(seq_along(sd_hat), k)
     put <- function(p) { sd <- numeric(length(sd_hat)); sd[free] <- p; sd[k] <- fix(sd); sd }
     lo <- rep(0, length(free)); lo[length(free)] <- if (k == length(sd_hat)) 0 else 1e-6
-    start <- pmax(sd_hat[free], 1e-4)
     if (k == length(sd_hat)) lo[length(free)] <- 0
-    o <- bobyqa(start, function(p) full(put(p)), lower = lo,
-                control = list(rhobeg = 2e-3, rhoend = 1e-11, maxfun = 2e5))
-    o$fval
+    best <- NULL
+    for (start in list(pmax(sd_hat[free], 1e-4), warm)) {  # from the estimates, and from the last point's optimum
+      if (is.null(start)) next
+      o <- bobyqa(pmax(start, lo + 1e-4), function(p) full(put(p)), lower = lo,
+                  control = list(rhobeg = 2e-3, rhoend = 1e-11, maxfun = 2e5))
+      if (is.null(best) || o$fval < best$fval) best <- o
+    }
+    warm <<- best$par
+    best$fval
   }
   root <- function(g, from, to) uniroot(g, sort(c(from, to)), tol = 1e-10)$root
   bound <- function(g, hat, dir, end) {  # g(x) = D(x) - D_hat - cut on a square-root scale
+    warm <<- NULL
     if (dir < 0) { if (g(end) <= 0) return(end); return(root(g, end, hat)) }
     step <- max(hat, 0.02) * 0.5
     out <- min(hat + step, end)
@@ -90,6 +98,10 @@ for (name in names(sets)) {
                 format(lo^2, digits = 10), format(hi^2, digits = 10), format(slo^2, digits = 10),
                 format(shi^2, digits = 10), format(sd_hat[k]^2, digits = 6), format(share, digits = 6)))
   }
+  ml <- suppressWarnings(suppressMessages(confint(m, method = "profile", oldNames = FALSE)))
+  ml <- ml[grepl("^sd_|^sigma", rownames(ml)), , drop = FALSE]
+  cat(sprintf("        # lme4 confint(method = 'profile') (ML deviance), variance %s: (%s, %s)\n", rownames(ml),
+              format(ml[, 1]^2, digits = 6), format(ml[, 2]^2, digits = 6)), sep = "")
   cat("    },\n")
 }
 cat("}\n")

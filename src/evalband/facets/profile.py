@@ -28,7 +28,7 @@ import numpy as np
 
 from .._distributions import norm_ppf
 
-__all__ = ["Profiler"]
+__all__ = ["Profiler", "profile_intervals"]
 
 _TOL_ZETA = 1e-4     # |zeta - z| at a bound
 _MAX_STEPS = 30      # secant steps per bound
@@ -66,6 +66,8 @@ class Profiler:
     # ------------------------------------------------------------------ criterion
     def _fg(self, v):
         self.evaluations += 1
+        if (v < 0).any() or (v[self.src0:] <= 0).any():  # outside the domain (a split's last share below 0)
+            return 1e300, None
         val, g = self.model.full_with_gradient(v)
         if g is None and val < 1e299:  # no analytic gradient for the layout: central differences
             h = np.maximum(1e-6 * np.abs(v), 1e-9)
@@ -107,7 +109,11 @@ class Profiler:
             if not free.any():
                 break
             d = np.zeros_like(u)
-            d[free] = -np.linalg.solve(b[np.ix_(free, free)], g[free])
+            try:
+                d[free] = -np.linalg.solve(b[np.ix_(free, free)], g[free])
+            except np.linalg.LinAlgError:  # a curvature gone bad: restart from steepest descent
+                b = np.eye(u.size)
+                d[free] = -g[free]
             decrement = -float(g[free] @ d[free])
             if decrement < 1e-11:
                 break
@@ -186,7 +192,8 @@ class Profiler:
         frac0 = frac0 / frac0.sum() if frac0.sum() > 0 else np.full(len(members), 1 / len(members))
 
         def build(root):  # the share r = root^2: members hold r / (1 - r) of the rest's part
-            rho = root * root / (1 - root * root)
+            r = min(root * root, 1 - 1e-12)
+            rho = r / (1 - r)
 
             def param(u):
                 v = np.empty(self.n)
@@ -221,8 +228,14 @@ class Profiler:
         solved = [(x_hat, u0, b0)]  # warm starts: the solution at the nearest point profiled so far
 
         def zeta(x):
-            _, u_start, b_start = min(solved, key=lambda p: abs(p[0] - x))
+            near = sorted(solved, key=lambda p: abs(p[0] - x))
+            _, u_start, b_start = near[0]
             f, u, b = self._minimize(build(x), u_start, lower, b_start)
+            if not f - self.dev < 4 * z * z:  # far beyond the cut (or failed): confirm from the estimates
+                for _, u_s, b_s in solved[:1]:
+                    f2, u2, b2 = self._minimize(build(x), u_s, lower, b_s)
+                    if f2 < f:
+                        f, u, b = f2, u2, b2
             if np.isfinite(f):
                 solved.append((x, u, b))
             return _signed_root(x - x_hat, f - self.dev)
@@ -290,19 +303,13 @@ def _signed_root(side: float, rise: float) -> float:
     return float(np.sign(side) * np.sqrt(max(rise, 0.0)))
 
 
-def _expit(a: float) -> float:
-    if a == np.inf:
-        return 1.0
-    if a == -np.inf:
-        return 0.0
-    return float(1 / (1 + np.exp(-a)))
-
-
 def _positive(b: np.ndarray) -> np.ndarray:
     """``b`` with its eigenvalues floored (a curvature matrix the quasi-Newton step can use)."""
     b = (b + b.T) / 2
     if b.size == 0:
         return b
+    if not np.isfinite(b).all():
+        return np.eye(len(b))
     w, q = np.linalg.eigh(b)
     top = max(float(w.max()), 1e-12)
     return (q * np.maximum(w, 1e-8 * top)) @ q.T
@@ -321,3 +328,39 @@ def _bfgs(b: np.ndarray, s: np.ndarray, y: np.ndarray) -> np.ndarray:
     if sr <= 1e-300:
         return b
     return b - np.outer(bs, bs) / sbs + np.outer(r, r) / sr
+
+
+def profile_intervals(profiler: Profiler, groups, weights, *, confidence_level: float, limit: float = np.inf):
+    """Profile-likelihood intervals of reported components and of their shares of a variance.
+
+    Parameters
+    ----------
+    profiler : Profiler
+    groups : sequence of sequence of int
+        The fit's variances each reported component sums (one index, or a pair's two trial sources).
+    weights : array_like
+        Multiplier of each of the fit's variances in the variance the shares divide (0 for a fixed facet's).
+    confidence_level : float
+    limit : float
+        The largest value a component can take (the score range's: ``(max - min)^2 / 4``). An upper bound the
+        profile does not reach below it is ``limit`` (the interval then says only what the range says; NaN for
+        unbounded scores: the data give no upper bound).
+
+    Returns
+    -------
+    ci, share : numpy.ndarray, shape (len(groups), 2)
+        Bounds of each component and of its share (a share's upper bound is at most 1).
+    open_ended : int
+        Components whose upper bound the profile did not reach below ``limit``.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    ci = np.zeros((len(groups), 2))
+    share = np.zeros((len(groups), 2))
+    for j, group in enumerate(groups):
+        top = limit if profiler.v[list(group)].sum() * profiler.scale2 < limit else np.inf
+        ci[j] = profiler.component_interval(group, confidence_level=confidence_level, limit=top)
+        if (w[list(group)] > 0).any():
+            share[j] = profiler.share_interval(group, w, confidence_level=confidence_level)
+    open_ended = ~np.isfinite(ci[:, 1])
+    ci[open_ended, 1] = limit if np.isfinite(limit) else np.nan
+    return ci, share, int(open_ended.sum())
