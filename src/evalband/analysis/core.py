@@ -140,7 +140,7 @@ class Analysis:
         parts = []
         for pk in results:
             est = pk.pass_at_k if metric == "pass@k" else pk.pass_hat_k
-            parts.append([np.nanmean(np.asarray(x), axis=1) for x in (est.estimate, est.ci.low, est.ci.high)])
+            parts.append([_mean_of_tasks(x) for x in (est.estimate, est.ci.low, est.ci.high)])
         est, low, high = (np.concatenate([p[j] for p in parts], axis=0) for j in range(3))
         return results[0].k, est, low, high
 
@@ -427,3 +427,13 @@ def _summary(sel, reason, aggregate, n_resamples, level, seed) -> Analysis:
 
     return summary_analysis(sel, reason=reason, aggregate=aggregate, n_resamples=n_resamples, level=level,
                             seed=seed)
+
+
+def _mean_of_tasks(x) -> np.ndarray:
+    """Mean over tasks (axis 1) of the finite values; NaN where a model has none (an interval left empty on
+    every task: its items' pass rates did not vary), without NumPy's empty-slice warning."""
+    x = np.asarray(x, dtype=np.float64)
+    ok = np.isfinite(x)
+    count = ok.sum(axis=1)
+    total = np.where(ok, x, 0.0).sum(axis=1)
+    return np.where(count > 0, total / np.maximum(count, 1), np.nan)
