@@ -478,7 +478,7 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
     g_abs = np.full((m_n, t_n), np.nan)
     rows, pair_rows, se_rows, methods, all_fits = [], [], [], {}, {}
     unbounded = [0, 0]  # upper bounds the profile does not reach: unbounded scores (NaN), bounded (the range's)
-    lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
+    hi_q = 1 - (1 - level) / 2
     for d in design.designs:  # one level of a factor leaves its component without degrees of freedom
         few = [f"{len(d.levels[a])} {'item' if f == ITEM else f'level of {f}'}"
                + ("s" if f == ITEM and len(d.levels[a]) != 1 else "")

@@ -100,7 +100,6 @@ class Profiler:
         f, gv = self._fg(v)
         if gv is None:
             return np.inf, u, b0
-        f0 = f
         g = jac.T @ gv
         b = _positive(b0)
         for _ in range(200):
