@@ -33,6 +33,10 @@ Usage::
     python benchmarks/bayes.py --skip-vtab                  # the logistic model only
     python benchmarks/bayes.py --skip-vtab --skip-nuts      # the fast methods only (a few minutes)
     python benchmarks/bayes.py --skip-vtab --skip-items --cli   # issue 27: default, Laplace, NUTS, the commands
+    python benchmarks/bayes.py --skip-vtab --skip-nuts --skip-items --check-readme   # the README's timings
+
+At the end the run prints the README's figures of what it measured beside the measurements (the command line's
+time, the default fit, with item effects, NUTS / HMC); ``--check-readme`` exits 1 when one disagrees.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ import argparse
 import os
 import platform
 import resource
+import sys
 import time
 
 import numpy as np
@@ -224,7 +229,22 @@ def cli_runs() -> None:
         print(f"  {label:36s}: {w:7.1f} s wall, {c:7.1f} s CPU")
 
 
-def logistic_targets(args) -> None:
+def cli_logistic(measured: dict) -> None:
+    """``evalband bayes --example mmlu-pro --model logistic`` end to end, as a user runs it (start-up, reading,
+    compilation, the fit, the summary): the README's figure ``bayes.cli_logistic_seconds``."""
+    import subprocess
+
+    command = [sys.executable, "-m", "evalband", "bayes", "--example", "mmlu-pro", "--model", "logistic", "--format",
+               "json"]
+    t0 = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    seconds = time.perf_counter() - t0
+    measured["bayes.cli_logistic_seconds"] = seconds
+    print(f" 0. the command line: {' '.join(command[2:])}: {seconds:.1f} s wall, load average"
+          f" {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+def logistic_targets(args, measured: dict) -> None:
     """Issue 17's targets on MMLU-Pro, each method beside NUTS in the same run (module docstring)."""
     from evalband import load_example
     from evalband.bayes.numpyro_models import logistic
@@ -236,6 +256,7 @@ def logistic_targets(args) -> None:
     print(" 1. model, task, model x task and cluster effects (target: converged in <= 2 min on 2 cores)")
     res_h, t_h, c_h = _timed(lambda: logistic(table, rng=SEED))  # method='auto': HMC here
     ok = _fit_line("HMC, whitened (default, 4 x (400 + 1000))", res_h, t_h, c_h)
+    measured["bayes.logistic_seconds"] = t_h
     print(f"    {res_h.notes[0][:150]}...")
     print(f"    against the stored long NUTS run (4 x 4000 draws): {_agreement(res_h, ref['cells_full'])}")
     res_d, t_d, c_d = _timed(lambda: logistic(table, method="laplace", rng=SEED))
@@ -248,12 +269,14 @@ def logistic_targets(args) -> None:
         _fit_line("NUTS (method='nuts', 4 x (1000 + 1000))", res_n, t_n, c_n)
         print(f"    against the stored long NUTS run: {_agreement(res_n, ref['cells_full'])}")
         nuts_baseline(table, args, (t_h, c_h), (t_d, c_d))
+        measured["bayes.nuts_ratio"] = t_n / t_h
     print(f"    target (HMC converged in <= 120 s): {'PASS' if ok and t_h <= 120 else 'FAIL'}")
     if args.skip_items:
         return
     print(" 2. with the 12,032 item effects as well (target: converged in <= 10 min on 2 cores)")
     res_h, t_h, c_h = _timed(lambda: logistic(table, item_effects=True, rng=SEED))
     ok = _fit_line("HMC, whitened (default, 4 x (400 + 1000))", res_h, t_h, c_h)
+    measured["bayes.logistic_items_minutes"] = t_h / 60
     print(f"    {res_h.notes[0][:150]}...")
     if not args.skip_nuts:
         w = args.nuts_item_draws
@@ -278,6 +301,9 @@ def main() -> None:
     parser.add_argument("--nuts-item-draws", type=int, default=100,
                         help="warm-up and draws per chain of the NUTS baseline with item effects (default 100: about"
                              " 15 min; the default 1000 would take about an hour)")
+    parser.add_argument("--skip-cli", action="store_true", help="leave out the command-line run of the logistic model")
+    parser.add_argument("--check-readme", action="store_true",
+                        help="exit 1 when a figure the README writes disagrees with this run (readme_claims.py)")
     args = parser.parse_args()
     from evalband.bayes.numpyro_models import require_numpyro
 
@@ -288,11 +314,17 @@ def main() -> None:
     print(_versions())
     if not args.skip_vtab:
         exact_vs_nuts(args.quick)
+    measured = {}
     if not args.skip_logistic:
-        logistic_targets(args)
+        if not args.skip_cli:
+            cli_logistic(measured)
+        logistic_targets(args, measured)
     if args.cli:
         cli_runs()
     print(f"peak memory (max RSS): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    from readme_claims import report
+
+    report(measured, check=args.check_readme)
 
 
 if __name__ == "__main__":

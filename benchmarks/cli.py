@@ -201,6 +201,10 @@ def before(row: Row, args) -> list[Row]:
     return [Row(f"{row.name} [before]", row.argv, env={**row.env, "PYTHONPATH": str(Path(args.before).resolve())})]
 
 
+#: the quantities this run measured that the README quotes (benchmarks/readme_claims.py)
+MEASURED: dict[str, float] = {}
+
+
 def compare_rows(args, w1: Path) -> None:
     print(f"\ncompare on W1 ({w1.name}: 10 models x 19 tasks x 1,000 items; B = 10,000)")
     cmd = Row("evalband compare (default)", evalband("compare", str(w1), "--n-resamples", "10000", "--seed", "1",
@@ -237,6 +241,10 @@ def compare_rows(args, w1: Path) -> None:
         print(f"  before: naive loop / evalband {t_naive / t_old:.1f}x end to end; after / before: {cmd.wall / t_old:.2f}"
               f" wall, {cmd.cpu / old[0].cpu:.2f} CPU")
         same |= {hashlib.sha256(r.stdout).hexdigest() for r in old[0].runs}
+    MEASURED.update({"cli.compare_w1_seconds": cmd.wall, "cli.compare_naive_ratio": r_naive,
+                     "cli.compare_scipy_ratio": r_scipy, "cli.compare_threads_ratio": one.wall / cmd.wall})
+    if old:
+        MEASURED["cli.compare_before_seconds"] = old[0].wall
     ok = same == {W1_COMPARE_SHA256}
     print(f"  JSON bytes identical to the code before issue 27 (sha256 {W1_COMPARE_SHA256[:12]}...), with and"
           f" without --threads 1: {'yes' if ok else 'NO: ' + ', '.join(sorted(same))}")
@@ -264,6 +272,10 @@ def startup_rows(args) -> None:
         was = f"; before {old[key][0].wall:.3f} s (CPU {old[key][0].cpu:.3f} s)" if old[key] else ""
         print(f"  target {row.name} {text}: {row.wall:.3f} s {'met' if row.wall <= limit else 'NOT met'}"
               f" (CPU {row.cpu:.3f} s){was}")
+        MEASURED[{"plan": "cli.plan_seconds", "summarize": "cli.summarize_seconds"}[key]] = row.wall
+        if old[key]:
+            MEASURED[{"plan": "cli.plan_before_seconds", "summarize": "cli.summarize_before_seconds"}[key]] = \
+                old[key][0].wall
 
 
 def blas_rows(args, w1: Path) -> None:
@@ -312,6 +324,7 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default="compare,startup", help="groups: compare, startup")
     parser.add_argument("--before", default=None, help="source tree (a src folder) of the code to compare with")
     parser.add_argument("--extra", default="", help=f"rows of {', '.join(EXTRA_ROWS) or 'none registered'}")
+    parser.add_argument("--check-readme", action="store_true", help="exit 1 when a README figure disagrees")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--csv", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--replicates", type=int, default=None, help=argparse.SUPPRESS)
@@ -348,6 +361,9 @@ def main(argv=None) -> int:
                 raise SystemExit(f"--extra: no rows named {name!r}; registered: {', '.join(EXTRA_ROWS) or 'none'}")
             EXTRA_ROWS[name](args, w1)
     print(f"\nload average at end {os.getloadavg()[0]:.2f} (the machine is shared: compare ratios, not seconds)")
+    from readme_claims import report
+
+    report(MEASURED, check=args.check_readme)
     return 0
 
 

@@ -280,6 +280,8 @@ def main(argv=None):
     p.add_argument("--reuse", action="store_true", help="reuse --path if it exists instead of regenerating")
     p.add_argument("--table-max-rows", type=float, default=2e6,
                    help="also time the pandas-backed ResultsTable path up to this many rows")
+    p.add_argument("--check-readme", action="store_true",
+                   help="exit 1 when a figure the README writes disagrees with this run (readme_claims.py)")
     p.add_argument("--stage", choices=sorted(STAGES), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     args.rows = int(args.rows)
@@ -338,6 +340,15 @@ def main(argv=None):
               f" target), peak {c['peak_mb'] / 1024:.2f} GB ({'under' if c['peak_mb'] <= 8 * 1024 else 'OVER'}"
               " the 8 GB target)")
         print(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "results": results}))
+        measured = {}
+        if args.summarize_rows == 10**7 and "cli-summarize" in results.get("summarize", {}):
+            measured["scale.summarize_1e7_gb"] = results["summarize"]["cli-summarize"]["peak_mb"] / 1024
+        if args.rows == 10**8 and args.models == 1000 and not args.compare_models:
+            measured["scale.compare_1e8_seconds"] = c["seconds"]
+            measured["scale.compare_1e8_gb"] = c["peak_mb"] / 1024
+        from readme_claims import report
+
+        report(measured, check=args.check_readme)
     finally:
         if not args.keep and not args.reuse and args.path.exists():
             args.path.unlink()

@@ -16,6 +16,9 @@ __version__ = "0.1.0"
 _LAZY = {
     # reading and the results table
     "InputError": "evalband._validate", "ConfidenceInterval": "evalband.results",
+    # the user errors (what the command line prints as one line): every one is public
+    "ArgumentError": "evalband._validate", "ArgumentTypeError": "evalband._validate",
+    "MissingExtraError": "evalband._validate",
     "Counts": "evalband.table", "ResultsTable": "evalband.table", "TaskData": "evalband.table",
     "read": "evalband.io", "load_example": "evalband.io",
     # the selection layer

@@ -3,6 +3,9 @@ the commands fast changes no number). Run once, from the code before any speed c
 
     python tests/cli/pinned_outputs.py
 
+A deliberate change of some commands' output renews only their entries: ``python tests/cli/pinned_outputs.py
+compare-prompts`` (issue 22: the crossed bootstrap's se is the central 68% half-width, se_bootstrap the SD beside it).
+
 Each entry holds the command line (run from the repository root, with ``evalband`` the installed command) and
 its standard output. ``test_pinned_outputs.py`` runs the same commands in-process and compares the bytes.
 """
@@ -51,12 +54,19 @@ def run(args: list[str]) -> str:
     return out.stdout
 
 
-def main() -> None:
-    stored = {name: {"args": args, "stdout": run(args)} for name, args in COMMANDS.items()}
+def main(only: list[str] | None = None) -> None:
+    """Write every command's output, or only those named (a deliberate change of those commands' output)."""
+    stored = {}
+    if only:
+        with gzip.open(STORE, "rt", encoding="utf-8") as fh:
+            stored = json.load(fh)
+    for name, args in COMMANDS.items():
+        if not only or name in only:
+            stored[name] = {"args": args, "stdout": run(args)}
     with gzip.open(STORE, "wt", encoding="utf-8") as fh:
         json.dump(stored, fh, indent=0, sort_keys=True)
     print(f"wrote {STORE} ({STORE.stat().st_size:,} bytes)")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])  # names: only those entries (e.g. compare-prompts after issue 22's crossed SE)

@@ -121,7 +121,7 @@ def test_table_is_the_house_style_with_the_seed_note():
     assert result.exit_code == 0, result.output
     out = result.stdout
     header = next(line for line in out.splitlines() if line.startswith("model"))
-    assert header.split() == ["model", "rating", "se", "95%", "CI", "rank", "rank", "CI", "p_best", "n_battles"]
+    assert header.split() == ["model", "rating", "se", "95%", "CI", "rank", "rank", "CI", "P(best)", "n_battles"]  # P(best): the one header of the concept
     assert "Bradley-Terry ratings (elo scale)" in out
     assert "note: seed 7, 300 replicates" in out
     assert "battles with a model outside `--models` left out" in out  # select()'s note, in CLI words
@@ -141,8 +141,8 @@ def test_seed_makes_the_numbers_and_formats_agree():
     js = records(run(LLMFAO, "--seed", 11, "--n-resamples", 200, "--format", "json"))
     assert [r["model"] for r in js] == csv["model"].tolist()
     np.testing.assert_allclose([r["rating"] for r in js], csv["rating"], rtol=1e-15)
-    drawn = run(LLMFAO, "--n-resamples", 100, "--models", "GPT 4,command")
-    assert "(drawn; add --seed" in drawn.stdout
+    default = run(LLMFAO, "--n-resamples", 100, "--models", "GPT 4,command")
+    assert "note: seed 0, 100 replicates" in default.stdout  # the default seed of every command, said
 
 
 @pytest.mark.parametrize("fmt,marker", [("markdown", "| model |"), ("latex", r"\begin{tabular}"),
@@ -242,3 +242,43 @@ def test_files_that_are_not_battles_or_are_missing(tmp_path):
                           (tmp_path / "missing.csv", "no such file")):
         result = run(path)
         assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_style_coefficients_with_intervals_in_the_table_and_the_json(tmp_path):
+    """Issue 22: the style coefficients (length, markdown) with their intervals are in the terminal and JSON output,
+    not only in Python's ``res.style``."""
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    import evalband as eb
+
+    rng = np.random.default_rng(0)
+    names, strength = ["a", "b", "c", "d"], np.array([0.5, 0.2, 0.0, -0.3])
+    rows = []
+    for q in range(120):
+        for _ in range(3):
+            i, j = rng.choice(4, 2, replace=False)
+            la, lb = rng.lognormal(6, 0.5, 2)
+            z = strength[i] - strength[j] + 0.8 * (np.log(la) - np.log(lb))
+            rows.append((names[i], names[j], "model_a" if rng.random() < 1 / (1 + np.exp(-z)) else "model_b",
+                         f"q{q}", la, lb))
+    path = tmp_path / "style.csv"
+    pd.DataFrame(rows, columns=["model_a", "model_b", "winner", "question_id", "length_a", "length_b"]).to_csv(
+        path, index=False)
+    args = ["arena", str(path), "--style", "length", "--seed", "1", "--n-resamples", "200"]
+    res = eb.arena(str(path), style="length", rng=1, n_resamples=200).style.set_index("feature").loc["length"]
+    table = CliRunner().invoke(app, args, env={"COLUMNS": "100"})
+    assert table.exit_code == 0, table.output
+    line = next(x for x in table.stdout.splitlines() if x.startswith("length "))
+    assert f"({res['ci_low']:.2f}, {res['ci_high']:.2f})" in line and "95% CI" in table.stdout
+    out = CliRunner().invoke(app, [*args, "-f", "json"])
+    doc = json.loads(out.stdout)
+    (style,) = doc["style"]
+    assert style["feature"] == "length" and style["ci_low"] == pytest.approx(res["ci_low"], abs=0, rel=1e-12)
+    assert style["coefficient"] > 0 and {"se", "ci_high", "confidence_level"} <= set(style)
+    assert [r["model"] for r in doc["records"]][0] == "a"  # the records as before, beside the style
+    plain = json.loads(CliRunner().invoke(app, ["arena", str(path), "--seed", "1", "--n-resamples", "200", "-f",
+                                                "json"]).stdout)
+    assert isinstance(plain, list)  # without --style, the JSON is the list of records it always was

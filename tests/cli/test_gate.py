@@ -51,7 +51,7 @@ def test_json_and_metric_column(tmp_path, rng):
     rec = json.loads(res.stdout)
     assert rec["decision"] == "fail" and rec["exit_code"] == 1 and rec["ci_high"] < -0.05
     res = runner.invoke(app, ["gate", pb, pc, "--margin", "0.01", "--confidence", "90%"])
-    assert res.exit_code == 0 and "90% interval" in res.stdout  # accuracy column 'score' is identical
+    assert res.exit_code == 0 and "90% CI (" in res.stdout  # accuracy column 'score' is identical
 
 
 def test_usage_and_input_errors_exit_2(tmp_path):

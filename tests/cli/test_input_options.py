@@ -73,7 +73,10 @@ def test_reads_input_builds_the_signature_and_passes_inputs(tmp_path, monkeypatc
     def cmd(own: int = 1, *, inputs: InputOptions):
         seen.update(own=own, inputs=inputs)
 
-    assert list(inspect.signature(cmd).parameters) == ["path", "own", "models", "source"]
+    # the options that name a column of the input follow (every command that reads results takes them all)
+    from evalband.cli._common import COLUMN_INPUT
+
+    assert list(inspect.signature(cmd).parameters) == ["path", "own", "models", "source", *COLUMN_INPUT.split()]
     cmd(path="x.csv", own=2, models="a,b", source="csv")
     assert seen["own"] == 2 and seen["inputs"] == InputOptions(path="x.csv", models="a,b", source="csv")
     with pytest.raises(typer.Exit):  # a path that names nothing: one line, exit 2, the command never runs

@@ -27,7 +27,7 @@ def test_bayes_signed_rank_uses_the_verdict_words():
     table = rank("--test", "bayes-signed-rank", "--rope", "0.01", "--seed", "1", "--wide").stdout
     assert "a better" not in table and "undecided" not in table
     assert any(w in table for w in VERDICTS)
-    assert "prob_a_better" in table  # the probabilities stay
+    assert "P(A better)" in table  # the probabilities stay, under the one spelling of every table
 
 
 @pytest.mark.parametrize("test", ["friedman", "wilcoxon", "sign", "rm-anova"])

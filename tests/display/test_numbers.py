@@ -182,7 +182,8 @@ def test_format_short():
     assert format_short(4.0) == "4"  # df, counts: integers
     assert format_short(np.float32(12)) == "12"
     assert format_short(0.123456) == "0.123"
-    assert format_short(123456.7) == "123457"  # no exponent
+    assert format_short(123456.7) == "123,457"  # no exponent; thousands separated as counts are
+    assert format_short(260700.0) == "260,700" and format_short(999.0) == "999"
     assert format_short(1.2345e-5) == "1.23e-05"
     assert format_short(float("nan")) == ""
     assert format_short(None) == ""

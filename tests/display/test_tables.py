@@ -189,7 +189,7 @@ def test_p_values_and_percents_in_human_tables():
                           "p_value": [2 / 10000, 0.27], "p_best": [0.996, 0.004]})
     shown, _ = display_frame(frame, scale=100, p_floor=2 / 10000)
     assert list(shown["p_value"]) == ["<0.0002", "0.27"]
-    assert list(shown["p_best"]) == [">99%", "<1%"]
+    assert list(shown["P(best)"]) == [">99%", "<1%"]  # the one header of the concept (display.HEADERS)
 
 
 # ---------------------------------------------------------------------------------------------- terminal

@@ -89,3 +89,23 @@ def test_style_control_section_and_small_win_matrix(tmp_path):
         assert (tmp_path / name).stat().st_size > 1000
     assert "Style control" in (tmp_path / "r.md").read_text()
     assert (tmp_path / "figs" / "arena-style.png").exists()
+
+
+def test_separability_and_the_pairs_verdicts_say_how_they_differ(llmfao_report):
+    """Issue 22: the separability (pointwise) sat beside a pairs table deciding fewer pairs (corrected) without
+    saying they differ; and the pairs table called its max-t intervals Holm-corrected."""
+    import re
+
+    res = dict(llmfao_report.analysis.extras)["arena"] if hasattr(llmfao_report, "analysis") else None
+    res = res if res is not None else eb.arena(LLMFAO, n_resamples=200, rng=5)
+    line = next(r for r in res.readings() if r.startswith("separability:"))
+    pairs = res.pairwise(correction="max-t")
+    decided = int(pairs["verdict"].isin(["A better", "B better"]).sum())
+    n = len(pairs)
+    assert "pointwise" in line and "no multiplicity correction" in line
+    assert re.search(rf"decide {decided:,} of {n:,}\.", line), (line, decided)
+    assert f"{res.separability:.0%} of the {n:,} model pairs" in line
+    assert decided <= round(res.separability * n)  # pointwise separates at least as many as the corrected verdicts
+    text = render_markdown(llmfao_report)
+    assert "Holm" not in text  # the pairs are max-t: the words say so
+    assert set(pairs["correction"]) == {"max-t"} and "simultaneous (max-t)" in text

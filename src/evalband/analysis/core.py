@@ -160,7 +160,7 @@ class Analysis:
         return "\n".join(lines)
 
 
-def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, rng=None,
+def analyze(data, *, aggregate: str = "mean", n_resamples: int | None = None, confidence_level=0.95, rng=None,
             bayes: bool = True, models=None, tasks=None, weights=None, group_weights=None, fixed=None,
             ppi: str = "ppi++") -> Analysis:
     """Run every analysis a report shows, on one selection and one replicate set.
@@ -173,8 +173,11 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
         count and confidence level (:mod:`evalband.analysis.preferences`).
     aggregate : str
         Aggregate over tasks ('mean', 'geometric', 'minmax', 'mean-rank', ...).
-    n_resamples : int
-        Bootstrap replicates shared by every interval, comparison and ranking (at least 100).
+    n_resamples : int, optional
+        Bootstrap replicates shared by every interval, comparison and ranking (at least 100). By default the rule
+        of every command (:mod:`evalband._defaults`): 10,000 for the replicate set, which re-averages the scores,
+        and 2,000 for the sections that refit a model in every replicate (preference ratings, variance
+        components); a number given sets them all.
     confidence_level : float or str
     rng : int or None
         The one seed of the run; None draws one from the operating system (kept in :attr:`Analysis.seed`, so the
@@ -215,7 +218,8 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidenc
     from ..selection import missing_tasks, select
 
     level = check_confidence_level(confidence_level)
-    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=100)
+    if n_resamples is not None:  # else by the kind of work (evalband._defaults): 10,000 re-averaged, 2,000 refits
+        n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=100)
     seed = _seed(rng)
     sel = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
     if type(sel.table).__name__ == "BattleTable":  # pairwise battles: a preference leaderboard
@@ -258,7 +262,10 @@ def _names(items, limit) -> str:
     return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None, ppi="ppi++") -> Analysis:
+def _comparison(sel, aggregate, requested, level, seed, bayes, fixed=None, ppi="ppi++") -> Analysis:
+    from .._defaults import n_resamples_for
+
+    n_resamples = n_resamples_for("average", requested)  # the one replicate set re-averages the scores
     from ..comparison import compare
     from ..judges.ppi_replicates import uses_ppi
     from ..ranking import rank_models
@@ -319,7 +326,7 @@ def _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed=None, ppi
     with status("analysis: task-weight sensitivity"):
         maps = _weight_maps(sel, reps, seed, skipped)
     with status("analysis: further sections"):
-        extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level,
+        extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=requested, confidence_level=level,
                                       seed=seed, replicates=reps)
     skipped += more
     notes += [*sel.notes, *(n for n in comparison.notes if n not in table.notes)]

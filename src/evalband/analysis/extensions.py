@@ -29,6 +29,12 @@ EXTENSIONS: dict[str, tuple] = {
 }
 
 
+#: capabilities whose replicates refit a model (ratings, variance components); the others re-average the scores.
+#: With no replicate count given, each gets the count of its kind (:mod:`evalband._defaults`: 2,000 refits,
+#: 10,000 re-averaged), the count its own command uses, so the report's section and the command agree.
+REFITS = frozenset({"variance", "arena"})
+
+
 class Skip(Exception):
     """Raised by a capability analysis whose data are present but which does not apply; the message is why."""
 
@@ -43,11 +49,14 @@ def _function(target):
 def run_extensions(selection, *, aggregate, n_resamples, confidence_level, seed, replicates=None,
                    registry=None) -> tuple[tuple, list]:
     """``(extras, skipped)``: each registered analysis's result as ``(key, result)`` pairs, and the
-    ``(title, reason)`` of those that were skipped."""
+    ``(title, reason)`` of those that were skipped. ``n_resamples`` None: each its kind's count (:data:`REFITS`)."""
+    from .._defaults import n_resamples_for
+
     extras, skipped = [], []
     for key, (title, target) in (EXTENSIONS if registry is None else registry).items():
+        count = n_resamples_for("refit" if key in REFITS else "average", n_resamples)
         try:
-            result = _function(target)(selection, aggregate=aggregate, n_resamples=n_resamples,
+            result = _function(target)(selection, aggregate=aggregate, n_resamples=count,
                                        confidence_level=confidence_level, seed=seed, replicates=replicates)
         except Skip as exc:
             skipped.append((title, str(exc)))

@@ -44,7 +44,7 @@ def arena_extension(selection, *, aggregate, n_resamples, confidence_level, seed
     return arena(selection, **options)
 
 
-def preference_analysis(sel, *, n_resamples: int, confidence_level: float, seed: int):
+def preference_analysis(sel, *, n_resamples: int | None, confidence_level: float, seed: int):
     """The :class:`~evalband.analysis.Analysis` of kind 'preference' of a selection of battles."""
     from ..preferences.result import METHOD_NAMES
     from .core import Analysis
@@ -56,5 +56,5 @@ def preference_analysis(sel, *, n_resamples: int, confidence_level: float, seed:
                                      registry={"arena": EXTENSIONS.get("arena", ("Preference leaderboard",
                                                                                   arena_extension))})
     result = dict(extras)["arena"]
-    return Analysis("preference", sel, METHOD_NAMES[result.method], confidence_level, n_resamples, seed,
+    return Analysis("preference", sel, METHOD_NAMES[result.method], confidence_level, result.n_resamples, seed,
                     skipped=tuple(skipped), notes=tuple(sel.notes), extras=extras)

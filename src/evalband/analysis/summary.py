@@ -29,7 +29,7 @@ def model_tasks(table) -> dict:
     return {m: [t for t in table.tasks if t in ts] for m, ts in out.items()}
 
 
-def summary_analysis(sel, *, reason: str, aggregate: str, n_resamples: int, level: float, seed: int):
+def summary_analysis(sel, *, reason: str, aggregate: str, n_resamples: int | None, level: float, seed: int):
     """The :class:`~evalband.analysis.Analysis` of a selection whose models are not compared (module doc)."""
     from ..aggregate import get_aggregate
     from ..estimation import passk
@@ -38,6 +38,9 @@ def summary_analysis(sel, *, reason: str, aggregate: str, n_resamples: int, leve
     from ..results import ConfidenceInterval
     from .core import Analysis, passk_ks
 
+    from .._defaults import n_resamples_for
+
+    requested, n_resamples = n_resamples, n_resamples_for("average", n_resamples)  # extensions: by their kind
     table = sel.table
     notes, skipped = [], []
     agg_name = aggregate
@@ -85,7 +88,7 @@ def summary_analysis(sel, *, reason: str, aggregate: str, n_resamples: int, leve
                    for m in sel.models)
     else:
         skipped.append(("pass@k and pass^k", "need repeated trials of 0/1 scores"))
-    extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level,
+    extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=requested, confidence_level=level,
                                   seed=seed, replicates=None)
     return Analysis("summary", sel, agg_name, level, n_resamples, seed, overlap=overlap, order=order, passk=pk,
                     scores=scores, per_task=per_task, summary_samples=tuple(samples), reason=reason,

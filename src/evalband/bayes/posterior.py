@@ -122,6 +122,12 @@ class BayesResult:
         Everything assumed.
     """
 
+    #: print(result) and the notebook: posterior summaries in points (for aggregates on the score scale), digits
+    #: from the posterior sd
+    __display__ = {"value_cols": ("observed", "posterior_mean", "posterior_sd", "ci_low", "ci_high", "hdi_low",
+                                  "hdi_high", "pred_low", "pred_high"), "se_col": "posterior_sd",
+                   "scale_attr": "display_scale"}
+
     method: str
     models: tuple
     tasks: tuple
@@ -147,6 +153,12 @@ class BayesResult:
     pred_seed: int = 0
     pred_probs: np.ndarray | None = None
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def display_scale(self) -> float:
+        """The display multiplier of the posterior summaries: 100 (points) for an aggregate on the score scale,
+        1 for one on its own scale (mean rank), as the command line shows them."""
+        return 100.0 if getattr(self.aggregator, "on_score_scale", True) else 1.0
 
     @property
     def theta_pred(self) -> np.ndarray:

@@ -27,6 +27,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from .._defaults import RESAMPLES_HELP, SEED, SEED_HELP, n_resamples_for  # noqa: F401 - for the commands
 from .._lists import split_names
 from .._validate import ArgumentError, InputError, USER_ERRORS
 
@@ -37,7 +38,7 @@ __all__ = [
     "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
     "resolve_seed", "AccuracyScaleOpt", "cli_message", "split_list", "InputOptions", "reads_input",
     "WeightsOpt", "parse_confidence", "debug_enabled", "WideOpt", "show", "note_lines", "output_format",
-    "FixedOpt", "parse_fixed",
+    "FixedOpt", "parse_fixed", "NResamplesOpt", "n_resamples_for", "protect_names", "protect_table", "protect_frame", "forget_names",
 ]
 
 PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL), a glob of them"
@@ -89,8 +90,9 @@ FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: table (f
 WideOpt = Annotated[bool, typer.Option("--wide", help="Terminal table with every column (as --format table-wide).")]
 ConfidenceOpt = Annotated[str, typer.Option("--confidence", help="Confidence level in (0, 1), e.g. 0.95, '95%'"
                                             " or 'overlap' (83.4%).")]
-SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Random seed; the same seed gives the same numbers.",
-                                                show_default=False)]
+SeedOpt = Annotated[Optional[int], typer.Option("--seed", help=SEED_HELP, show_default=False)]
+#: --n-resamples in every command: the default follows the kind of work (evalband._defaults), said in --help
+NResamplesOpt = Annotated[Optional[int], typer.Option("--n-resamples", help=RESAMPLES_HELP, show_default=False)]
 ModelsOpt = Annotated[Optional[str], typer.Option("--models", help="Comma-separated models to keep; quote a name"
                                                   " holding commas in double quotes (\"a,b\",c), or give @FILE"
                                                   " (one name per line).",
@@ -194,6 +196,14 @@ class InputOptions:
         with status(f"reading {path if path is not None else 'example ' + str(example)}"):
             return load_input(path, example, battles=battles, **options)
 
+    def protect(self) -> None:
+        """Register the names the user typed (the file, --models, --tasks, --weights, the columns named) as text
+        that messages print as written (:func:`protect_names`)."""
+        protect_names(self.path, *(_typed_names(getattr(self, k)) for k in ("models", "tasks", "weights")),
+                      *(getattr(self, f.name) for f in dataclasses.fields(self)
+                        if f.name.endswith("_col") or f.name in ("cluster", "facets", "drop_cols")),
+                      *(_typed_names(getattr(self, k)) for k in ("facets", "drop_cols")))
+
     def selection(self, *, weights: bool = True, battles: bool = False, **options):
         """The library's selection (:func:`evalband.select`) of --models, --tasks and --weights on the table
         read: the command line parses the text, the library applies its one rule. ``weights=False`` for commands
@@ -217,6 +227,11 @@ TABLE_INPUT = "source shape model_col task_col item_col score_col trial_col grou
 LOG_INPUT = "metric filter_ split baselines"
 #: Per-row measures and facet columns of a long table (read when their default-named columns exist).
 MEASURE_INPUT = "human_col cost_col latency_col facets"
+#: Every option that names a column of a results table. The rule: every command that reads results accepts every
+#: one of them (:func:`reads_input` adds those a command does not place itself, after its own options), so a
+#: file that one command reads with ``--cost-col cost_usd`` is read the same way by every other command.
+COLUMN_INPUT = ("model_col task_col item_col score_col trial_col cluster group_col human_col cost_col latency_col"
+                " facets drop_cols")
 
 
 def reads_input(first: str = "path example", *, after: dict[str, str] | None = None):
@@ -225,8 +240,10 @@ def reads_input(first: str = "path example", *, after: dict[str, str] | None = N
     The command function declares its own options and a keyword-only ``inputs: InputOptions`` parameter. The
     shared options it offers are named (fields of :class:`InputOptions`, space-separated) in ``first``, placed
     before its own options, and in ``after``, which maps one of its own options to the shared options that follow
-    it in ``--help``. Options not named keep their defaults. Typer reads the new signature; the wrapper gathers
-    the shared values into one :class:`InputOptions` and calls the command with ``inputs=``.
+    it in ``--help``. Options not named keep their defaults, except the options that name a column of the input
+    (:data:`COLUMN_INPUT`): every command that reads results takes them all, and those not placed come last.
+    Typer reads the new signature; the wrapper gathers the shared values into one :class:`InputOptions` and calls
+    the command with ``inputs=``.
     """
     fields = {f.name: f for f in dataclasses.fields(InputOptions)}
     placed = {"": first.split(), **{k: v.split() for k, v in (after or {}).items()}}
@@ -248,14 +265,18 @@ def reads_input(first: str = "path example", *, after: dict[str, str] | None = N
         names = [n for group in placed.values() for n in group]
         if len(set(names)) != len(names) or set(names) & {p.name for p in own}:
             raise TypeError(f"reads_input: an option of {func.__name__}() is given twice")
+        rest = [n for n in COLUMN_INPUT.split() if n not in names]  # the rule: every column option, everywhere
+        names += rest
         params = [parameter(n) for n in placed[""]]
         for p in own:
             params += [p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD)]
             params += [parameter(n) for n in placed.get(p.name, ())]
+        params += [parameter(n) for n in rest]
 
         @functools.wraps(func)
         def command(**kwargs):
-            inputs = InputOptions(**{n: kwargs.pop(n) for n in names})
+            inputs = InputOptions(**{n: kwargs.pop(n, fields[n].default) for n in names})
+            inputs.protect()
             with errors():
                 check_input_path(inputs.path)  # before the command imports NumPy, pandas and the readers
             return func(**kwargs, inputs=inputs)
@@ -339,8 +360,101 @@ def _bare_arguments(text: str, names) -> str:
         return names[name] + (f" {value}" if value else "")
 
     text = re.sub(r"(?<![\w`.\-/])([a-z]\w*)=('[^']*'|\"[^\"]*\"|[\w.:+\-]+|\.\.\.)?(?![\w=])", flag, text)
+    # an argument named bare in prose ('raise n_resamples'): only names no English word spells (with '_')
+    text = re.sub(r"(?<![\w`.\-/'\"])([a-z]+_[a-z_]+)(?![\w=(`'\"])",
+                  lambda g: names[g.group(1)] if g.group(1) in names else g.group(0), text)
     text = re.sub(r"(--[\w-]+)(?: [^,()]*)?, (\1\b)", r"\2", text)  # '(--split ..., --split NAME)'
     return re.sub(r"(--[\w-]+)([^()]*) \(\1\)", r"\1\2", text)  # '--models A,B (--models)'
+
+
+#: text the user supplied (model, task, file and column names) in this command: never rewritten by
+#: :func:`cli_message` (see :func:`protect_names`); emptied when a command starts (``cli.main``)
+_USER_NAMES: set = set()
+#: a quoted name in a message ('a', "b"), unless it is the value of an argument (split='test')
+_QUOTED = re.compile(r"(?<![=\w])'[^'\n]*'|(?<![=\w])\"[^\"\n]*\"")
+#: private-use characters that stand for a protected name while a message is rewritten
+_MARK, _END = "\ue000", "\ue001"
+
+
+def protect_names(*groups) -> None:
+    """Register text the user supplied (model, task, group, file and column names; each group an iterable of
+    names or one name) so that :func:`cli_message` prints it as written. Only names that a rewrite could touch
+    are kept (they hold ``=``, a backtick or ``--``, or spell an argument the messages name)."""
+    for group in groups:
+        if group is None:
+            continue
+        for name in ([group] if isinstance(group, str) else group):
+            if name is None or isinstance(name, (bool, int, float)):
+                continue
+            text = str(name)
+            if text and ("=" in text or "`" in text or "--" in text or text in CLI_NAMES
+                         or text.endswith("_col") or any(f in text for f in CLI_COMMANDS)):
+                _USER_NAMES.add(text)
+
+
+def _typed_names(text) -> list[str]:
+    """The names in a list option as typed (``--models``, ``--weights`` without their ``=w``); none when the
+    text does not parse (the option's own check says why)."""
+    if not text or not isinstance(text, str) or text.startswith("@"):
+        return []
+    try:
+        parts = split_names(text)
+    except ArgumentError:
+        return []
+    return parts + [p.rpartition("=")[0] for p in parts if "=" in p]
+
+
+#: label columns of result frames: their values are names the user supplied
+_LABEL_COLUMNS = ("model", "model_a", "model_b", "task", "group", "baseline", "control", "rater", "judge",
+                  "reference", "facet", "source", "file", "candidate")
+
+
+def protect_table(table) -> None:
+    """Register a table's (or a result's) labels as text messages print as written: models, tasks, groups,
+    raters, facets, measures and the source file."""
+    for attribute in ("models", "tasks", "groups", "raters", "judges", "facets", "measures", "source", "sources"):
+        try:
+            value = getattr(table, attribute, None)
+            value = value() if callable(value) else value
+        except Exception:  # noqa: BLE001 - a property that cannot answer names nothing to protect
+            continue
+        if isinstance(value, dict):
+            value = list(value)
+        if isinstance(value, (str, list, tuple)):
+            protect_names(value)
+
+
+def protect_frame(frame) -> None:
+    """Register the label cells of a result frame (model, task, ... columns) as text messages print as written."""
+    for column in _LABEL_COLUMNS:
+        if column in getattr(frame, "columns", ()):
+            protect_names(frame[column].dropna().astype(str).unique())
+
+
+def forget_names() -> None:
+    """Start a command with no protected names (:func:`protect_names`)."""
+    _USER_NAMES.clear()
+
+
+def _hide_names(text: str) -> tuple[str, list[str]]:
+    """``text`` with each protected name, and each quoted span that is not an argument's value, replaced by a
+    mark (private-use characters no rewrite matches); the spans, to put back with :func:`_show_names`."""
+    spans: list[str] = []
+
+    def mark(m):
+        spans.append(_show_names(m.group(0), spans))  # a quoted span holding a name: the name as written
+        return f"{_MARK}{''.join(chr(0xE010 + int(d)) for d in str(len(spans) - 1))}{_END}"
+
+    for name in sorted((n for n in _USER_NAMES if n in text), key=len, reverse=True):
+        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", mark, text)
+    return _QUOTED.sub(mark, text), spans
+
+
+def _show_names(text: str, spans: list[str]) -> str:
+    if not spans:
+        return text
+    return re.sub(f"{_MARK}([\ue010-\ue019]+){_END}",
+                  lambda m: spans[int("".join(str(ord(c) - 0xE010) for c in m.group(1)))], text)
 
 
 def cli_message(text: str, options: dict | None = None) -> str:
@@ -348,15 +462,25 @@ def cli_message(text: str, options: dict | None = None) -> str:
     become the options that set them (`rng` -> `--seed`, `task_col` -> `--task-col`), API syntax becomes CLI
     syntax (``accuracy_scale=``, ``resampling='binomial'``, an aggregate's parameter as ``binned-rank:0.01``), and
     library functions the command line cannot call become the commands that do their work. Text that names no
-    argument is returned unchanged."""
+    argument is returned unchanged.
+
+    Text the user supplied is never rewritten: the names registered with :func:`protect_names` (the command's
+    models, tasks, files and columns) and any quoted span that is not an argument's value (``available:
+    'lr=3e-4,margin=0.1'``) are printed as written."""
     names = _Flags({**CLI_NAMES, **(options or {})})
-    for function, command in CLI_COMMANDS.items():
-        text = text.replace(function, command)
     m = re.match(r"'([\w-]+)' needs `(\w+)`(.*)", text)
     if m and m.group(2) in _PARAMETER_SYNTAX:
         aggregate, param, rest = m.groups()
         return (f"--aggregate {aggregate} needs its {param.replace('_', ' ')} after a colon, e.g. --aggregate"
                 f" {_PARAMETER_SYNTAX[param]}{rest}")
+    text, spans = _hide_names(text)
+    return _show_names(_rewrite(text, names), spans)
+
+
+def _rewrite(text: str, names) -> str:
+    """The rewriting of :func:`cli_message`, on text whose user-supplied names are hidden."""
+    for function, command in CLI_COMMANDS.items():
+        text = text.replace(function, command)
     text = re.sub(r"`(\w+)=(['\"]?)([^`'\"]*)\2`",  # `clusters='effective'` -> `--clusters effective`
                   lambda g: f"`{names[g.group(1)]} {g.group(3)}`" if g.group(1) in names else g.group(0), text)
     text = re.sub(r"`(\w+)`", lambda g: f"`{names[g.group(1)]}`" if g.group(1) in names else g.group(0), text)
@@ -445,6 +569,7 @@ def show(frame, fmt: str, *, notes=(), title=None, value_cols=("estimate", "se",
     with the primary result beside the records). Notes name command-line options (:func:`cli_message`)."""
     from ..display import render, to_csv, to_json
 
+    protect_frame(frame)
     notes = [cli_message(n) for n in notes]
     if fmt in ("csv", "json"):
         emit(to_csv(frame) if fmt == "csv" else (json if json is not None else to_json(frame)))
@@ -482,10 +607,21 @@ def parse_confidence(text):
         return text
 
 
-def load_input(path, example, *, source="auto", shape="auto", model_col="model", task_col="task",
-               item_col="item", score_col="score", trial_col="trial", cluster=None, group_col="group",
-               unbounded=False, count_rule="floor", models=None, drop_cols=None, accuracy_scale=None,
-               battles=False, **extra):
+def load_input(path, example, **options):
+    """Read PATH or --example into a ResultsTable (:func:`_load_input`); its labels (models, tasks, the file)
+    are then printed as written in every message of the command (:func:`protect_table`)."""
+    table = _load_input(path, example, **options)
+    protect_table(table)
+    if any(cli_message(n) != n for n in table.notes):  # notes that name API arguments (accuracy_scale=)
+        table = copy.copy(table)  # a copy: an example table may be cached
+        object.__setattr__(table, "notes", tuple(cli_message(n) for n in table.notes))
+    return table
+
+
+def _load_input(path, example, *, source="auto", shape="auto", model_col="model", task_col="task",
+                item_col="item", score_col="score", trial_col="trial", cluster=None, group_col="group",
+                unbounded=False, count_rule="floor", models=None, drop_cols=None, accuracy_scale=None,
+                battles=False, **extra):
     """Read PATH or --example into a ResultsTable (:func:`evalband.read`; the selection of --models is the
     library's, :meth:`InputOptions.selection`).
 
@@ -556,25 +692,14 @@ def load_input(path, example, *, source="auto", shape="auto", model_col="model",
                        trial_col=trial_col, cluster_col=cluster, group_col=group_col, unbounded=unbounded,
                        count_rule=count_rule, shape=shape, **extra)
         table = read(path, source=source, **options)
-    if any(cli_message(n) != n for n in table.notes):  # notes that name API arguments (accuracy_scale=)
-        table = copy.copy(table)  # a copy: an example table may be cached
-        object.__setattr__(table, "notes", tuple(cli_message(n) for n in table.notes))
     return table
 
 
 def resolve_seed(seed: int | None) -> tuple[int, str]:
-    """``--seed``, or one integer seed drawn from OS entropy when it is not given, and how to name it in notes.
-
-    Every run is then reproducible after the fact: the note prints the seed actually used, e.g.
-    ``"seed 2840661375 (drawn; add --seed 2840661375 to reproduce)"``. The seed is drawn with :mod:`secrets`
-    (operating-system entropy), never from NumPy's global state, and passed to the library as ``rng``.
-    """
-    if seed is not None:
-        return seed, f"seed {seed}"
-    import secrets
-
-    drawn = secrets.randbits(32)
-    return drawn, f"seed {drawn} (drawn; add --seed {drawn} to reproduce)"
+    """``--seed``, or the default seed of every command (:data:`evalband._defaults.SEED`, 0) when it is not given,
+    and how to name it in notes (``"seed 0"``). The seed is passed to the library as ``rng``; the same command on
+    the same data prints the same numbers, and commands agree with each other and with the report."""
+    return (SEED if seed is None else seed), f"seed {SEED if seed is None else seed}"
 
 
 @contextlib.contextmanager

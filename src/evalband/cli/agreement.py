@@ -8,7 +8,8 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import ConfidenceOpt, FormatOpt, SeedOpt, WideOpt, check_input_path, errors, output_format, \
-    parse_confidence, parse_list, resolve_seed, show
+    parse_confidence, parse_list, protect_names, protect_table, resolve_seed, show, _typed_names, cli_message, \
+    NResamplesOpt, n_resamples_for
 
 RatingsPathArg = Annotated[str, typer.Argument(help="Ratings file (CSV, TSV, JSON Lines, Parquet) or - for standard"
                                                " input: long (unit, rater, value) or wide (one column per rater).",
@@ -31,7 +32,6 @@ ReferenceOpt = Annotated[Optional[str], typer.Option("--reference", help="Judge 
                                                      " raters not listed in --judges.", show_default=False)]
 JudgesOpt = Annotated[Optional[str], typer.Option("--judges", help="With --reference: the raters judged (default"
                                                   " every other rater).", show_default=False)]
-NResamplesOpt = Annotated[int, typer.Option("--n-resamples", help="Bootstrap replicates (units resampled).")]
 
 #: display names of the coefficients
 NAMES = {"krippendorff_alpha": "Krippendorff's alpha", "fleiss_kappa": "Fleiss' kappa",
@@ -55,7 +55,7 @@ def agreement(
     raters: RatersOpt = None,
     reference: ReferenceOpt = None,
     judges: JudgesOpt = None,
-    n_resamples: NResamplesOpt = 2000,
+    n_resamples: NResamplesOpt = None,
     confidence: ConfidenceOpt = "0.95",
     seed: SeedOpt = None,
     fmt: FormatOpt = "table",
@@ -72,6 +72,7 @@ def agreement(
     """
     with errors():
         check_input_path(path)  # before the heavy imports
+    protect_names(path, unit_col, rater_col, value_col, cluster, reference, _typed_names(raters), _typed_names(judges))
     import numpy as np
 
     from ..display import json_dumps, json_records
@@ -85,8 +86,12 @@ def agreement(
         sel = select(path, source="ratings", unit_col=unit_col, rater_col=rater_col, value_col=value_col,
                      shape=shape, level=level, cluster_col=cluster, raters=parse_list(raters, name="raters"))
         res = agree(sel, level=level, reference=reference, judges=parse_list(judges, name="judges"),
-                    n_resamples=n_resamples, confidence_level=parse_confidence(confidence), rng=seed)
-        notes = list(res.notes)
+                    n_resamples=n_resamples_for("refit", n_resamples), confidence_level=parse_confidence(confidence),
+                    rng=seed)
+        protect_table(sel.table)
+        # the library's notes in this command's words (level= -> --level, reference= -> --reference)
+        notes = [cli_message(n, {"level": "--level", "reference": "--reference", "cluster_col": "--cluster",
+                                 "judges": "--judges", "raters": "--raters"}) for n in res.notes]
         notes.append(f"{seed_text}, {res.n_resamples:,} bootstrap replicates over"
                      f" {'clusters' if res.n_clusters else 'units'}; {res.method} intervals")
         bias = _position_bias(path, shape, rater_col, value_col, cluster, reference, judges, res, seed, notes)

@@ -12,8 +12,9 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (ConfidenceOpt, FormatOpt, ModelsOpt, SeedOpt, WideOpt, check_input_path, errors, output_format,
-                      parse_confidence, parse_list, resolve_seed, show)
-from .compare import CorrectionOpt, NResamplesOpt, points_note
+                      parse_confidence, parse_list, protect_names, resolve_seed, show, _typed_names, cli_message,
+                      NResamplesOpt, n_resamples_for)
+from .compare import CorrectionOpt, points_note
 from .._validate import ArgumentError
 
 BattlesArg = Annotated[str, typer.Argument(
@@ -118,7 +119,7 @@ def arena(
     lc_reference: LcReferenceOpt = None,
     instruction_difficulty: DifficultyOpt = None,
     k: KOpt = 4.0,
-    n_resamples: NResamplesOpt = 1000,
+    n_resamples: NResamplesOpt = None,
     confidence: ConfidenceOpt = "0.95",
     seed: SeedOpt = None,
     models: ModelsOpt = None,
@@ -147,6 +148,9 @@ def arena(
     """
     with errors():
         check_input_path(path)  # before the heavy imports
+    protect_names(path, baseline, anchor, anchor.rpartition("=")[0] if anchor else None, cluster,
+                  _typed_names(style), model_a_col, model_b_col, winner_col, question_col, judge_col, turn_col,
+                  weight_col, _typed_names(models))
     from ..preferences import arena as run_arena
 
     with errors(**_OPTIONS):
@@ -164,10 +168,12 @@ def arena(
         result = run_arena(path, method=method, ties=ties, baseline=baseline, scale=scale, anchor=anchor,
                            cluster=unit, style=names, length_control=length_control, lc_glm=lc_glm,
                            lc_reference=lc_reference, instruction_difficulty=instruction_difficulty or "auto", k=k,
-                           n_resamples=n_resamples,
+                           n_resamples=n_resamples_for("refit", n_resamples),
                            confidence_level=parse_confidence(confidence), rng=seed,
                            models=parse_list(models, name="models"), source=battle_source, **read_options)
-        notes = list(result.notes) + [f"{seed_text}, {result.n_resamples:,} replicates"]
+        protect_names(result.models)
+        # the library's notes in this command's words (cluster='judge' -> --cluster judge)
+        notes = [cli_message(n, _OPTIONS) for n in result.notes] + [f"{seed_text}, {result.n_resamples:,} replicates"]
         if pairs:
             return _pairs(result, fmt, correction, notes)
         _leaderboard(result, fmt, notes)
@@ -196,13 +202,19 @@ def _leaderboard(result, fmt: str, notes: list) -> None:
     frame = result.to_frame()
     readings = result.readings()
     lead = readings[1:3]  # the leader and the separability, in words
+    style = _style_frame(result)
     if fmt == "json":
         fields = list(FIELDS)
         if result.method == "win-rate":
             fields += ["win_rate", "se"]
             if result.length_control:  # se is the rating's (the LC win rate's, bootstrap); the raw one's beside
                 fields += ["lc_win_rate", "se_lc", "win_rate_se", "win_rate_ci_low", "win_rate_ci_high", "lc_glm"]
-        show(frame[fields], fmt, notes=lead + notes)
+        if style is None:
+            show(frame[fields], fmt, notes=lead + notes)
+        else:  # style control: its coefficients beside the records (an object, as other commands' extras)
+            from ..display import json_records, to_json
+
+            show(frame[fields], fmt, notes=lead + notes, json=to_json(frame[fields], style=json_records(style)))
         return
     if fmt == "csv":
         show(frame, fmt, notes=lead + notes)
@@ -224,8 +236,29 @@ def _leaderboard(result, fmt: str, notes: list) -> None:
     points = points_note([(name, result.display_scale)])
     if points:
         extra.append(points)
+    if style is not None:  # the style coefficients, with their intervals, below the leaderboard
+        from ._common import emit
+        from ..display import render
+
+        emit(render(shown, fmt, value_cols=value_cols, scale=result.display_scale, title=_title(result)).rstrip("\n")
+             + "\n")
+        extra.append("style coefficients: log-odds of A winning per SD of the normalized style difference"
+                     " A - B, with bootstrap intervals; the ratings above are style-controlled")
+        show(style, fmt, notes=lead + extra + notes, value_cols=("coefficient", "se", "ci_low", "ci_high"),
+             title="style coefficients")
+        return
     show(shown, fmt, notes=lead + extra + notes, value_cols=value_cols, scale=result.display_scale,
          title=_title(result))
+
+
+def _style_frame(result):
+    """The style coefficients (feature, coefficient, se, interval) with their confidence level, or None without
+    --style."""
+    style = getattr(result, "style", None)
+    if style is None or len(style) == 0:
+        return None
+    cols = [c for c in ("feature", "coefficient", "se", "ci_low", "ci_high") if c in style.columns]
+    return style[cols].assign(confidence_level=result.confidence_level).reset_index(drop=True)
 
 
 def _title(result) -> str:
@@ -272,15 +305,12 @@ def _pairs(result, fmt: str, correction: str, notes: list) -> None:
                         " them all; --models narrows the battles to some models")
     readings = [comp.readings[i] for i in rows[:10]] + [decided_line(comp)] + readings
     cols = ["model_a", "model_b", "difference", "se", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict",
-            "win_probability", "win_probability_low", "win_probability_high", "confidence_level"]
+            "win_probability", "win_probability_low", "win_probability_high", "confidence_level",
+            "interval_level", "correction"]  # the interval's header says its level and correction
     shown = frame.iloc[rows][[c for c in cols if c in frame.columns]]
-    if "interval_level" in frame and frame["interval_level"].nunique() == 1:  # the corrected intervals' level
-        shown = shown.assign(confidence_level=frame["interval_level"].iloc[0])
     if fmt != "table-wide" and (shown["p_adjusted"] == shown["p_value"]).all():
         shown = shown.drop(columns="p_adjusted")
-    if "win_probability" in shown:
-        shown = shown.rename(columns={"win_probability": "P(A wins)", "win_probability_low": "P(A wins) CI_low",
-                                      "win_probability_high": "P(A wins) CI_high"})
+    if "win_probability" in shown:  # headed P(A wins), as in every table (evalband.display.HEADERS)
         readings.append("P(A wins): predicted probability that model_a beats model_b (a tie counting half), with its"
                         " bootstrap interval")
     points = points_note([(comp.statistic, result.display_scale)])

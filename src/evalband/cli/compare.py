@@ -8,7 +8,7 @@ import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, ThreadsOpt, SeedOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed,
-                      show, FixedOpt, parse_fixed)
+                      show, FixedOpt, parse_fixed, NResamplesOpt, n_resamples_for)
 from ._judges import PpiOpt, ppi_line, ppi_records
 from .._validate import ArgumentError
 
@@ -19,7 +19,6 @@ AggregateOpt = Annotated[str, typer.Option(
 ResamplingOpt = Annotated[str, typer.Option(
     "--resampling", help="paired (same items for every model; item data) or independent; summary data are"
                          " always resampled independently (binomially). Default: auto.")]
-NResamplesOpt = Annotated[int, typer.Option("--n-resamples", help="Bootstrap replicates.")]
 IntervalOpt = Annotated[str, typer.Option("--interval", help="Bootstrap interval: percentile, basic or bca.")]
 CorrectionOpt = Annotated[str, typer.Option(
     "--correction", help="Multiple comparisons: none, bonferroni, holm, bh (Benjamini-Hochberg) or max-t"
@@ -136,7 +135,7 @@ def compare(
     aggregate: AggregateOpt = "mean",
     ppi: PpiOpt = "ppi++",
     resampling: ResamplingOpt = "auto",
-    n_resamples: NResamplesOpt = 10_000,
+    n_resamples: NResamplesOpt = None,
     seed: SeedOpt = None,
     confidence: ConfidenceOpt = "0.95",
     interval: IntervalOpt = "percentile",
@@ -171,7 +170,8 @@ def compare(
         sel = inputs.selection()
         table = sel.table
         seed, seed_text = resolve_seed(seed)
-        result = compare_models(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples,
+        result = compare_models(sel, aggregate=aggregate, resampling=resampling,
+                                n_resamples=n_resamples_for("average", n_resamples),
                                 method=interval, confidence_level=parse_confidence(confidence),
                                 correction=correction, margin=parse_margin(margin), per_task=False, rng=seed,
                                 fixed=parse_fixed(fixed), ppi=ppi)
@@ -206,7 +206,8 @@ def compare(
 
         shown = pd.concat(parts, ignore_index=True)
         shown = shown[[c for c in ("aggregate", "model_a", "model_b", "difference", "se", "ci_low", "ci_high",
-                                   "p_value", "p_adjusted", "verdict", "confidence_level") if c in shown.columns]
+                                   "p_value", "p_adjusted", "verdict", "confidence_level", "interval_level",
+                                   "correction") if c in shown.columns]
                       + (["n_units"] if result.on_shared_items else [])]  # each pair on its own items: the count
         if (shown["p_adjusted"] == shown["p_value"]).all():
             shown = shown.drop(columns="p_adjusted")  # no correction: the same numbers twice

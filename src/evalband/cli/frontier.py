@@ -15,7 +15,8 @@ import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, emit, errors,
                       note_lines, output_format, parse_confidence, parse_list, reads_input, resolve_seed)
-from .compare import AggregateOpt, MarginOpt, NResamplesOpt, parse_margin
+from .compare import AggregateOpt, MarginOpt, parse_margin
+from ._common import NResamplesOpt, n_resamples_for
 from .._validate import ArgumentError
 
 MinQualityOpt = Annotated[Optional[str], typer.Option(
@@ -54,7 +55,7 @@ def frontier(
     costs: CostsOpt = None,
     costs_model_col: CostsModelColOpt = "model",
     costs_item_col: CostsItemColOpt = None,
-    n_resamples: NResamplesOpt = 2000,
+    n_resamples: NResamplesOpt = None,
     seed: SeedOpt = None,
     confidence: ConfidenceOpt = "0.95",
     fmt: FormatOpt = "table",
@@ -82,6 +83,8 @@ def frontier(
         from ..costs import frontier as run
 
         battles = isinstance(sel.table, BattleTable)
+        # the replicate rule: re-averaged scores, or arena ratings refitted in every replicate
+        n_resamples = n_resamples_for("refit" if battles else "average", n_resamples)
         if not battles and rating != "bt":
             raise ArgumentError("`--rating` applies to pairwise battles; FILE holds results (use --aggregate)")
         result = run(sel, cost=cost, latency=latency, aggregate=aggregate, margin=parse_margin(margin),

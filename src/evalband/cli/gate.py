@@ -13,6 +13,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (ConfidenceOpt, InputOptions, check_input_path, emit, errors, note_lines, parse_confidence,
+                      protect_names,
                       parse_list, reads_input)
 from .compare import parse_margin
 from .._validate import ArgumentError
@@ -32,7 +33,8 @@ ModelOpt = Annotated[Optional[str], typer.Option("--model", "--models", help="Mo
                                                  show_default=False)]
 GateFormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output: line (one line) or json.")]
 GateSeedOpt = Annotated[int, typer.Option("--seed", help="--method betting: seed of the order in which items are"
-                                          " taken (a permutation of the canonically sorted items).")]
+                                          " taken (a permutation of the canonically sorted items); default 0, as in"
+                                          " every command.")]
 
 
 def _tabular(path: str, source: str) -> bool:
@@ -67,6 +69,7 @@ def gate(
     with errors():
         for path in (baseline, candidate):
             check_input_path(path)  # before the heavy imports
+    protect_names(baseline, candidate, metric, model)
     from ..plan import release_gate
 
     with errors():
@@ -88,5 +91,6 @@ def gate(
             emit(json_dumps(result.to_dict()))
         else:
             emit(result.message)
-        note_lines(result.notes)  # below the line, on stderr: what was left out, assumed, which estimator
+        # below the line, on stderr: the means, what was left out, assumed, which estimator
+        note_lines([result.means_text, *result.notes])
     raise typer.Exit(result.exit_code)

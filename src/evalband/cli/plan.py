@@ -184,7 +184,9 @@ def _fmt(key: str, v, *, scale: float, decimals: int) -> str:
                "clusters_required"):
         return f"{int(math.ceil(v)):,}"
     if key in ("power_at_n",):
-        return f"{v:.1%}"
+        from ..display import format_percent
+
+        return format_percent(v)  # as the sentence above the table says it
     if key in _DIFFERENCES:
         text = (format_signed if key in ("ci_low", "ci_high") else format_value)(v * scale, decimals)
         return text + (" points" if scale == 100 else "")
@@ -275,8 +277,11 @@ def _dstudy(inputs, *, target_se, effect, power, alpha, cost, fmt):
     pilot = ", ".join(f"{len(d.levels[k]):,} {f}{'s' if len(d.levels[k]) != 1 else ''}"
                       for d in vc.design.designs[:1] for k, f in enumerate(d.factors))
     se_now = float(max(vc.se_random.max(), 0.0))
+    scale = scale_for(table.score_kind)  # the unit rule: points for proportions (fractions in JSON)
+    now = se_now * (scale if fmt != "json" else 1.0)
+    now_text = f"{now:.2g}" + (" points" if scale == 100 and fmt != "json" else "")
     notes = list(plan.notes) + [f"pilot ({table.source}): {pilot}; largest standard error of a model's mean now"
-                                f" {se_now:.3g} with facets random; designs judged by {plan.basis}",
+                                f" {now_text} with facets random; designs judged by {plan.basis}",
                                 "item = items in total, a facet = its levels, trials = per cell; predicted_se"
                                 " assumes a balanced design from the same populations as the pilot"]
     if fmt == "json":
@@ -285,7 +290,6 @@ def _dstudy(inputs, *, target_se, effect, power, alpha, cost, fmt):
                          "notes": notes}))
         note_lines([])
         return
-    scale = scale_for(table.score_kind)
     value = plan.target_se * scale
     target_text = f"{value:.3g}" + ((" point" if value == 1 else " points") if scale == 100 else "")
     head = (f"Designs that reach a standard error of {target_text}"

@@ -13,8 +13,8 @@ import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, ThreadsOpt, SeedOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed, show,
-                      FixedOpt, parse_fixed)
-from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, NResamplesOpt, ResamplingOpt,
+                      FixedOpt, parse_fixed, NResamplesOpt, n_resamples_for)
+from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, ResamplingOpt,
                       parse_margin, points_note, row_scales)
 from ._judges import PpiOpt, ppi_columns, ppi_records
 from .._validate import ArgumentError
@@ -37,7 +37,7 @@ def rank(
     aggregate: AggregateOpt = "mean",
     ppi: PpiOpt = "ppi++",
     resampling: ResamplingOpt = "auto",
-    n_resamples: NResamplesOpt = 10_000,
+    n_resamples: NResamplesOpt = None,
     seed: SeedOpt = None,
     confidence: ConfidenceOpt = "0.95",
     interval: IntervalOpt = "percentile",
@@ -99,7 +99,8 @@ def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval,
 
     table = sel.table
     seed, seed_text = resolve_seed(seed)
-    result = rank_models(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, method=interval,
+    result = rank_models(sel, aggregate=aggregate, resampling=resampling,
+                         n_resamples=n_resamples_for("average", n_resamples), method=interval,
                          confidence_level=parse_confidence(confidence), simultaneous=correction,
                          margin=parse_margin(margin), rng=seed, fixed=fixed, ppi=ppi)
     frame = result.to_frame()
@@ -123,7 +124,8 @@ def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
     seed, seed_text = resolve_seed(seed)
     result = run_test(sel, test=test, control=control, rope=rope, confidence_level=parse_confidence(confidence),
                       rng=seed)
-    notes = result.summary().splitlines()
+    scale = scale_for(table.score_kind)
+    notes = result.summary(scale=scale if fmt not in ("csv", "json") else 1.0).splitlines()
     if result.test == "bayes-signed-rank" or getattr(result.omnibus, "exact_method", "") == "monte-carlo":
         notes.append(seed_text)
     if table.attribution:
@@ -133,10 +135,15 @@ def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
     records = frame
     if fmt == "json" and "significant" in frame.columns and result.test != "friedman":
         records = frame.assign(reject=frame["significant"])  # alias: the JSON field of these tests before 'significant'
+    if fmt not in ("csv", "json"):  # human formats: the verdict words of every command, the ROPE in the notes
+        frame = frame.rename(columns={"decision": "verdict"})
+        frame = frame.drop(columns=[c for c in ("significant", "rope") if c in frame.columns and "verdict" in frame])
     # differences on the score scale (wilcoxon, sign): points for proportions, one decimal (no SE to set digits)
-    scale = scale_for(table.score_kind)
-    value_cols = {c: (0.01 if scale == 100 else None, scale) for c in ("median_difference",) if c in frame.columns}
+    shown = [c for c in ("median_difference", "difference", "low", "high") if c in frame.columns]
+    if result.test == "friedman":
+        shown = []  # differences of mean ranks
+    value_cols = {c: (0.01 if scale == 100 else None, scale) for c in shown}
     if value_cols and scale == 100:
-        notes.append("median_difference in points (x100); JSON and CSV give fractions")
+        notes.append(f"{', '.join(shown)} in points (x100); JSON and CSV give fractions")
     show(frame, fmt, notes=notes, value_cols=value_cols,
          json=to_json(records, **result.to_dict()) if fmt == "json" else None)

@@ -10,8 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (LOG_INPUT, ConfidenceOpt, FixedOpt, InputOptions, SchedulerOpt, ThreadsOpt, errors, executor_for,
-                      parse_confidence, parse_fixed, parse_list, reads_input)
+from ._common import (LOG_INPUT, SEED_HELP, ConfidenceOpt, FixedOpt, InputOptions, NResamplesOpt, SchedulerOpt,
+                      ThreadsOpt, errors, executor_for, parse_confidence, parse_fixed, parse_list, reads_input)
 from ._judges import PpiOpt
 from .._validate import ArgumentError
 
@@ -24,8 +24,7 @@ FiguresOpt = Annotated[Optional[str], typer.Option("--figures", help="Also save 
                                                    show_default=False)]
 FigureFormatOpt = Annotated[str, typer.Option("--figure-format", help="Formats of saved figures: png, svg or"
                                               " png,svg.")]
-ReportSeedOpt = Annotated[int, typer.Option("--seed", help="Random seed; the same seed gives the same report.")]
-ResamplesOpt = Annotated[int, typer.Option("--n-resamples", help="Bootstrap replicates behind every number.")]
+ReportSeedOpt = Annotated[int, typer.Option("--seed", help=SEED_HELP)]
 AggregateOpt = Annotated[str, typer.Option("--aggregate", help="Aggregate over tasks: mean, geometric, minmax,"
                                            " mean-rank, ... (evalband.aggregate.AGGREGATES).")]
 BayesOpt = Annotated[bool, typer.Option("--bayes/--no-bayes", help="Add Beta-Binomial credible intervals (0/1"
@@ -46,7 +45,7 @@ def report(
     figures: FiguresOpt = None,
     figure_format: FigureFormatOpt = "png,svg",
     seed: ReportSeedOpt = 0,
-    n_resamples: ResamplesOpt = 2000,
+    n_resamples: NResamplesOpt = None,
     confidence: ConfidenceOpt = "0.95",
     aggregate: AggregateOpt = "mean",
     fixed: FixedOpt = None,
@@ -169,7 +168,7 @@ def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, conf
         if fig_formats != ("png", "svg"):
             parts.append(f"--figure-format {','.join(fig_formats)}")
     parts.append(f"--seed {seed}")
-    if n_resamples != 2000:
+    if n_resamples is not None:
         parts.append(f"--n-resamples {n_resamples}")
     if str(confidence) != "0.95":
         parts.append(f"--confidence {q(str(confidence))}")

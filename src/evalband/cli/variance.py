@@ -11,10 +11,7 @@ import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FixedOpt, FormatOpt, InputOptions, SeedOpt, WideOpt,
                       emit, errors, note_lines, output_format, parse_confidence, parse_fixed, reads_input,
-                      resolve_seed)
-
-NResamplesOpt = Annotated[int, typer.Option("--n-resamples", help="Pivotal draws behind the intervals of the"
-                                            " components (and bootstrap replicates of the runs' intervals).")]
+                      resolve_seed, NResamplesOpt, n_resamples_for)
 DifferencesOpt = Annotated[bool, typer.Option("--differences/--no-differences", help="Also show the components"
                                               " of every pair's difference (JSON always has them).")]
 
@@ -22,7 +19,7 @@ DifferencesOpt = Annotated[bool, typer.Option("--differences/--no-differences", 
 @reads_input(after={"fixed": "facets models tasks", "fmt": f"cluster {TABLE_INPUT} drop_cols {LOG_INPUT}"})
 def variance(
     fixed: FixedOpt = None,
-    n_resamples: NResamplesOpt = 2000,
+    n_resamples: NResamplesOpt = None,
     confidence: ConfidenceOpt = "0.95",
     seed: SeedOpt = None,
     differences: DifferencesOpt = False,
@@ -46,7 +43,7 @@ def variance(
         fmt = output_format(fmt, wide)
         sel = inputs.selection(weights=False)
         seed, seed_text = resolve_seed(seed)
-        result = facet_summary(sel, fixed=parse_fixed(fixed) or (), n_resamples=n_resamples,
+        result = facet_summary(sel, fixed=parse_fixed(fixed) or (), n_resamples=n_resamples_for("refit", n_resamples),
                                confidence_level=parse_confidence(confidence), rng=seed)
         vc = result.components
         notes = list(result.notes) + [f"{seed_text}, {vc.n_resamples:,} pivotal draws per model and task"]

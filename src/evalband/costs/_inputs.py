@@ -220,7 +220,7 @@ def summary_costs(table, models, level) -> CostEstimates:
 def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="mean", weights=None,
                    group_weights=None, aggregate_options=None, models=None, tasks=None, n_resamples=2000,
                    method="percentile", cost_method="bca", confidence_level=0.95, cluster=None, rng=None,
-                   need_latency=True, arena_options=None):
+                   need_latency=True, arena_options=None, read_options=None):
     """``(Quality, CostEstimates, LatencyEstimates or None, notes, paired)`` on one list of models.
 
     ``data`` goes through :func:`evalband.select` once: results give the quality as an aggregate over tasks
@@ -241,7 +241,11 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
     sel = None
     if data is not None:
         sel = select(data, models=models if quality is None else None, tasks=tasks, weights=weights,
-                     group_weights=group_weights)
+                     group_weights=group_weights, **(read_options or {}))
+    from .._defaults import n_resamples_for
+
+    n_resamples = n_resamples_for("refit" if sel is not None and isinstance(sel.table, BattleTable) else "average",
+                                  n_resamples)
     if sel is not None and isinstance(sel.table, BattleTable):
         if quality is not None:
             raise ArgumentError("battles give the quality (their arena ratings): give battles or `quality=`, not"

@@ -279,9 +279,9 @@ def _reach(q, costs, p_cost, min_quality, *, method, level, correction) -> Reach
 
 def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="mean", weights=None,
              group_weights=None, margin: float = 0.0, models=None, tasks=None, min_quality: float | None = None,
-             n_resamples: int = 2000, confidence_level=0.95, method: str = "percentile", cost_method: str = "bca",
+             n_resamples: int | None = None, confidence_level=0.95, method: str = "percentile", cost_method: str = "bca",
              correction: str = "holm", cluster=None, aggregate_options=None, arena_options=None,
-             rng=None) -> FrontierResult:
+             rng=None, **read_options) -> FrontierResult:
     """Quality against cost: the Pareto frontier, and which models are dominated with confidence, by which.
 
     Parameters
@@ -313,7 +313,9 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
     models, tasks : sequence of str, optional
     min_quality : float, optional
         Also find the cheapest model whose quality is decidedly above this level (0.7 = 70 points).
-    n_resamples : int
+    n_resamples : int, optional
+        Bootstrap replicates; by default 10,000 for results (each replicate re-averages the scores) and 2,000 for
+        battles (each replicate refits the ratings): the rule of every command (:mod:`evalband._defaults`).
     confidence_level : float or str
     method : {'percentile', 'basic', 'bca'}
         Bootstrap interval (and p-value) method for the quality.
@@ -327,6 +329,10 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
         ...; see :data:`evalband.costs.battles.ARENA_OPTIONS`).
     rng : None, int, Generator, ...
         Turned into one Generator; same seed, same numbers.
+    **read_options
+        When ``data`` is a path or a DataFrame: the options of :func:`evalband.read` (through
+        :func:`evalband.select`), e.g. ``cost_col='cost_usd'``, ``latency_col='seconds'``, ``item_col=``: every
+        option that names a column of the input, as the command line's ``--cost-col`` and ``--latency-col``.
 
     Returns
     -------
@@ -379,7 +385,7 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
         data, cost=cost, latency=latency, quality=quality, aggregate=aggregate, weights=weights,
         group_weights=group_weights, aggregate_options=aggregate_options, models=models, tasks=tasks,
         n_resamples=n_resamples, method=method, cost_method=cost_method, confidence_level=level, cluster=cluster,
-        rng=rng, arena_options=arena_options)
+        rng=rng, arena_options=arena_options, read_options=read_options)
     notes = list(notes)
     m = len(q.models)
     q_w = q.floored(method, level)

@@ -18,7 +18,7 @@ import textwrap
 from .._validate import ArgumentError
 from .escape import latex_escape, md_escape, one_line
 
-__all__ = ["lay_out", "text_table", "constant_columns", "terminal_width", "wrap_notes", "fold_name", "DEFAULT_WIDTH",
+__all__ = ["lay_out", "fit_columns", "text_table", "constant_columns", "terminal_width", "wrap_notes", "fold_name", "DEFAULT_WIDTH",
            "HUMAN_FORMATS"]
 
 #: the formats laid out here ('csv' and 'json' are machine formats, of a frame's full-precision values)
@@ -63,7 +63,8 @@ def wrap_notes(notes, width: int, *, prefix: str = "note: ") -> list[str]:
     return out
 
 
-def lay_out(cells: dict, is_text: dict, fmt: str = "table", *, head=None, notes=(), width: int | None = None) -> str:
+def lay_out(cells: dict, is_text: dict, fmt: str = "table", *, head=None, notes=(), width: int | None = None,
+            deciding=(), drop_first=()) -> str:
     """A table of display strings in a human format.
 
     Parameters
@@ -81,6 +82,9 @@ def lay_out(cells: dict, is_text: dict, fmt: str = "table", *, head=None, notes=
         Below a terminal or Markdown table (wrapped, each once), as ``% note:`` comment lines after LaTeX.
     width : int, optional
         Terminal width (default :func:`terminal_width`).
+    deciding, drop_first : sequence of column names
+        Columns never left out to fit the terminal (a decision and what it rests on), and columns to leave out
+        before the usual order (:func:`fit_columns`).
     """
     right = [not is_text[c] for c in cells]
     rows = list(zip(*cells.values()))
@@ -104,7 +108,7 @@ def lay_out(cells: dict, is_text: dict, fmt: str = "table", *, head=None, notes=
         lines += [f"% note: {latex_escape(n, ligatures=False)}" for n in _once(notes)]
         return "\n".join(lines) + "\n"
     return _terminal(cells, is_text, head, notes, terminal_width() if width is None else int(width),
-                     fit=fmt != "table-wide")
+                     fit=fmt != "table-wide", deciding=deciding, drop_first=drop_first)
 
 
 def constant_columns(cells: dict, labels, keep) -> tuple[dict, list[str]]:
@@ -181,7 +185,65 @@ def fold_name(name: str, width: int) -> str:
 _MIN_TEXT = 18
 
 
-def _terminal(cells: dict, is_text: dict, head, notes, width: int, *, fit: bool) -> str:
+def _measures(cells: dict, is_text: dict):
+    """``(natural, need)``: each column's natural width, and the width a set of columns needs with its labels
+    folded to a given width."""
+    natural = {c: max([len(str(c))] + [len(str(v)) for v in cells[c]]) for c in cells}
+
+    def need(cols, text_width):  # rich's SIMPLE_HEAD box: one space each side of a cell, none at the edges
+        widths = sum(min(natural[c], max(text_width, len(str(c)))) if is_text[c] else natural[c] for c in cols)
+        return widths + 2 * len(cols) - 2
+
+    return natural, need
+
+
+def fit_columns(cells: dict, is_text: dict, width: int, *, deciding=(), drop_first=()) -> tuple[list, list[str]]:
+    """``(columns, dropped)``: the columns of a table of display strings kept to fit ``width`` characters, and the
+    names of those left out, by the terminal table's rule:
+
+    1. the least needed columns (``drop_first``, then :data:`_DROP_FIRST`, ``*_raw``) go before any name folds;
+    2. if names folded to :data:`_MIN_TEXT` characters still do not fit, the columns of :data:`_DROP_THEN` go,
+       then columns from the right (never a label, a deciding column, or the first value and its interval).
+
+    A decision (:data:`_DECIDING`) and the columns in ``deciding`` are never left out.
+
+    Examples
+    --------
+    >>> cells = {"model": ["a"], "estimate": ["78.1"], "se_analytic": ["1.2"], "verdict": ["A better"]}
+    >>> fit_columns(cells, {"model": True, "estimate": False, "se_analytic": False, "verdict": True}, 30)
+    (['model', 'estimate', 'verdict'], ['se_analytic'])
+    """
+    natural, need = _measures(cells, is_text)
+    keep = set(deciding) | {c for c in cells if str(c) in _DECIDING}
+    columns, dropped = list(cells), []
+
+    def first(keys):
+        return next((c for key in keys for c in columns if str(c) == key and c not in keep), None)
+
+    # 1. the least needed columns go before any name is folded
+    while need(columns, 10**6) > width:
+        victim = first([str(c) for c in drop_first] + list(_DROP_FIRST)) or \
+            next((c for c in columns if str(c).endswith("_raw") and c not in keep), None)
+        if victim is None:
+            break
+        dropped.append(str(victim))
+        columns.remove(victim)
+    # 2. names fold down to _MIN_TEXT; when even that is too wide, more columns go, then columns from the
+    #    right, never a label, a deciding column, or the first value and its interval
+    while need(columns, _MIN_TEXT) > width:
+        victim = first(_DROP_THEN)
+        if victim is None:
+            spare = [c for c in columns if not is_text[c] and str(c) not in _DECIDING][2:]
+            spare = [c for c in spare if c not in keep]
+            if not spare:
+                break
+            victim = spare[-1]
+        dropped.append(str(victim))
+        columns.remove(victim)
+    return columns, dropped
+
+
+def _terminal(cells: dict, is_text: dict, head, notes, width: int, *, fit: bool, deciding=(), drop_first=()) -> str:
     """A rich table fitted to ``width`` (said in a note when columns are left out):
 
     1. the least needed columns (:data:`_DROP_FIRST`, ``*_raw``) go before any name is folded;
@@ -195,36 +257,9 @@ def _terminal(cells: dict, is_text: dict, head, notes, width: int, *, fit: bool)
     from rich.table import Table
     from rich.text import Text
 
-    # labels (text columns) fold; numbers and the intervals made of them never do
-    natural = {c: max([len(str(c))] + [len(str(v)) for v in cells[c]]) for c in cells}
-    columns, dropped = list(cells), []
-
-    def need(cols, text_width):  # rich's SIMPLE_HEAD box: one space each side of a cell, none at the edges
-        cells = sum(min(natural[c], max(text_width, len(str(c)))) if is_text[c] else natural[c] for c in cols)
-        return cells + 2 * len(cols) - 2
-
-    def first(keys):
-        return next((c for key in keys for c in columns if str(c) == key), None)
-
-    if fit:
-        # 1. the least needed columns go before any name is folded
-        while need(columns, 10**6) > width:
-            victim = first(_DROP_FIRST) or next((c for c in columns if str(c).endswith("_raw")), None)
-            if victim is None:
-                break
-            dropped.append(str(victim))
-            columns.remove(victim)
-        # 2. names fold down to _MIN_TEXT; when even that is too wide, more columns go, then columns from the
-        #    right, never a label, a deciding column, or the first value and its interval
-        while need(columns, _MIN_TEXT) > width:
-            victim = first(_DROP_THEN)
-            if victim is None:
-                spare = [c for c in columns if not is_text[c] and str(c) not in _DECIDING][2:]
-                if not spare:
-                    break
-                victim = spare[-1]
-            dropped.append(str(victim))
-            columns.remove(victim)
+    natural, need = _measures(cells, is_text)
+    columns, dropped = (fit_columns(cells, is_text, width, deciding=deciding, drop_first=drop_first) if fit
+                        else (list(cells), []))
     text_cols = [c for c in columns if is_text[c]]
     room = {c: natural[c] for c in text_cols}
     if fit and text_cols and need(columns, 10**6) > width:  # the widest names give way first

@@ -111,14 +111,14 @@ def format_p(p, floor: float | None = None) -> str:
 
 def format_short(v) -> str:
     """Three significant figures, but whole numbers (df, effective n, counts) as integers and large values without
-    an exponent."""
+    an exponent; from 1,000 up with thousands separators, as every count is shown (``260,700``)."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
     v = float(v)
     if math.isfinite(v) and v.is_integer() and abs(v) < 1e15:
-        return f"{int(v)}"
+        return f"{int(v):,}"
     text = f"{v:.3g}"
-    return f"{v:.0f}" if "e+" in text and math.isfinite(v) else text
+    return f"{v:,.0f}" if "e+" in text and math.isfinite(v) else text
 
 
 def format_level(level) -> str:

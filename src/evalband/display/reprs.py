@@ -2,8 +2,8 @@
 
 A result object's default dataclass repr prints every array (a comparison's replicates: a million characters).
 :func:`displayed` replaces it: a few lines saying what the object is, its shape and its headline; ``str()``
-renders ``to_frame()`` as the terminal table the CLI prints; ``_repr_html_`` shows the head of ``to_frame()`` in
-Jupyter.
+renders ``to_frame()`` as the terminal table the CLI prints; ``_repr_html_`` shows the same table in Jupyter (the
+display rules, the columns that fit, the head of a long table), with the full frame one call away.
 """
 
 from __future__ import annotations
@@ -11,12 +11,18 @@ from __future__ import annotations
 import dataclasses
 import html
 
-__all__ = ["displayed", "short_repr", "summary_of", "REPR_LIMIT"]
+__all__ = ["displayed", "short_repr", "summary_of", "html_table", "REPR_LIMIT"]
 
 #: the longest repr a result object may print
 REPR_LIMIT = 2000
-#: rows of ``to_frame()`` shown in a notebook
-HTML_ROWS = 20
+#: a notebook shows a table of up to LONG_ROWS rows whole, a longer one by its first HEAD_ROWS rows and a note
+#: saying where the rest is; ``print(result)`` (the command line's table) does the same from PRINT_ROWS rows
+LONG_ROWS = 40
+HEAD_ROWS = 20
+PRINT_ROWS = 500
+HTML_ROWS = HEAD_ROWS  # (the name of earlier versions)
+#: the width, in characters, a notebook table is fitted to (the columns left out are those the terminal leaves out)
+HTML_WIDTH = 120
 
 
 def summary_of(value, depth: int = 0) -> str:
@@ -89,40 +95,110 @@ def short_repr(obj) -> str:
     return text
 
 
-def _str(obj) -> str:
-    """The terminal table of ``to_frame()`` (as the command line shows it: points for proportions)."""
-    from .tables import render
-
+def _display_args(obj):
+    """``(frame, options)``: the result's frame as ``print(result)`` shows it (the columns a class's
+    ``__display__`` names, the confidence level for the interval's header) and the options of
+    :func:`evalband.display.render` (value columns, the display scale: points for proportions, the p-value
+    floor)."""
     frame = obj.to_frame()
     hints = getattr(type(obj), "__display__", {})
     if "columns" in hints:
         frame = frame[[c for c in hints["columns"] if c in frame.columns]]
+    else:  # sentences (a reading per pair) are the notes of a table, never a column of it
+        frame = frame.drop(columns=[c for c in ("reading", "verdict_detail", "message") if c in frame.columns])
     level = getattr(obj, "confidence_level", None)
     if "confidence_level" not in frame.columns and isinstance(level, float):  # the header says '95% CI'
         frame = frame.assign(confidence_level=level)
+    value_cols = hints.get("value_cols", ("estimate", "se", "ci_low", "ci_high", "difference"))
     scale = hints["scale"] if "scale" in hints else getattr(obj, hints.get("scale_attr", "scale"), None)
     if scale is None:  # proportions (every value in [0, 1]) in points, as the command line shows them
         import numpy as np
 
-        values = frame[[c for c in ("estimate", "difference") if c in frame.columns]].to_numpy(dtype=float)
+        shown = [c for c in value_cols if c in frame.columns and not str(c).startswith(("se", "ci_"))]
+        values = frame[shown].to_numpy(dtype=float)
         scale = 100.0 if values.size and np.all(np.isnan(values) | ((values >= -1) & (values <= 1))) else 1.0
     try:
         scale = float(scale)
     except (TypeError, ValueError):
         scale = 1.0
-    value_cols = hints.get("value_cols", ("estimate", "se", "ci_low", "ci_high", "difference"))
     floor = getattr(obj, "p_floor", None)  # bootstrap p-values at their floor read '<0.0002', as the CLI shows them
-    return render(frame, "table", value_cols=value_cols, scale=scale,
-                  p_floor=floor if isinstance(floor, float) else None).rstrip("\n")
+    # a label that varies in the whole table stays a column even when the rows shown (a head) agree
+    labels = [c for c in frame.columns  # (as text: a cell may hold a list, such as the models dominating one)
+              if not pd_numeric(frame[c]) and frame[c].dropna().astype(str).nunique() > 1]
+    keep = tuple(dict.fromkeys(("model", "model_a", "model_b", "task", *labels)))
+    return frame, dict(value_cols=value_cols, scale=scale, p_floor=floor if isinstance(floor, float) else None,
+                       keep=keep, se_col=hints.get("se_col", "se"))
+
+
+def _head(frame, long: int):
+    """The rows shown: all of a table up to ``long`` rows, else the first :data:`HEAD_ROWS`; and the note that
+    says where the rest is."""
+    if len(frame) <= long:
+        return frame, None
+    return frame.head(HEAD_ROWS), (f"{len(frame) - HEAD_ROWS:,} more rows: .to_frame() has all {len(frame):,}"
+                                   " (fractions, full precision)")
+
+
+def _str(obj) -> str:
+    """The terminal table of ``to_frame()`` (as the command line shows it: points for proportions, the columns
+    that fit, the head of a long table)."""
+    from .tables import render
+
+    frame, options = _display_args(obj)
+    frame, more = _head(frame, PRINT_ROWS)
+    return render(frame, "table", notes=[more] if more else (), **options).rstrip("\n")
+
+
+def html_table(obj) -> str:
+    """A result in a notebook: what ``print(result)`` shows (the display rules, the columns that fit a notebook
+    of :data:`HTML_WIDTH` characters, the head of a long table) as an HTML table, with the full frame one call
+    away (``.to_frame()``). Objects without ``to_frame`` show their ``str()``."""
+    from .tables import display_frame, fit_columns
+
+    name = f"<p><code>{html.escape(type(obj).__name__)}</code></p>"
+    if not hasattr(obj, "to_frame"):
+        return name + f"<pre>{html.escape(str(obj))}</pre>"
+    own = getattr(obj, "display_table", None)  # a table of the class's own (a frontier, a decision), as print shows
+    if own is None and type(obj).__str__ is not _str:
+        return (name + f"<pre>{html.escape(str(obj))}</pre>"
+                + "<p><small><code>.to_frame()</code> gives every row and column (fractions, full precision)"
+                  "</small></p>")
+    if own is not None:
+        frame, value_cols, title = own()
+        options = dict(value_cols=value_cols, title=title, keep=("model", "frontier"))
+    else:
+        frame, options = _display_args(obj)
+    part, more = _head(frame, LONG_ROWS)
+    shown, head = display_frame(part, **options)
+    shown, dropped = fit_columns(shown, part.reset_index(drop=True), HTML_WIDTH)
+    notes = [more] if more else []
+    if dropped:
+        notes.append(f"not shown, to fit: {', '.join(dropped)}")
+    if not more:
+        notes.append(".to_frame() gives every column at full precision (fractions)")
+    caption = f"<p>{html.escape(head)}</p>" if head else ""
+    import pandas as pd
+
+    # labels (text columns of the result) align left; numbers and the intervals made of them right
+    align = ["left" if c in part.columns and not pd.api.types.is_numeric_dtype(part[c]) else "right"
+             for c in shown.columns]
+    cells = lambda tag, values: "".join(  # noqa: E731
+        f'<{tag} style="text-align: {a}">{html.escape(str(v))}</{tag}>' for a, v in zip(align, values))
+    rows = "".join(f"<tr>{cells('td', r)}</tr>" for r in shown.itertuples(index=False))
+    table = f'<table class="dataframe"><thead><tr>{cells("th", shown.columns)}</tr></thead><tbody>{rows}</tbody></table>'
+    notes = [html.escape(n).replace(".to_frame()", "<code>.to_frame()</code>") for n in notes]
+    return name + caption + table + "".join(f"<p><small>{n}</small></p>" for n in notes)
+
+
+def pd_numeric(column) -> bool:
+    """Whether a column holds numbers (booleans too): not a label."""
+    import pandas as pd
+
+    return bool(pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column))
 
 
 def _repr_html(obj) -> str:
-    frame = obj.to_frame() if hasattr(obj, "to_frame") else None
-    head = f"<p><code>{html.escape(type(obj).__name__)}</code></p>"
-    if frame is None:
-        return head + f"<pre>{html.escape(repr(obj))}</pre>"
-    more = f"<p>{len(frame) - HTML_ROWS:,} more rows: <code>.to_frame()</code></p>" if len(frame) > HTML_ROWS else ""
-    return head + frame.head(HTML_ROWS).to_html(index=False, escape=True) + more
+    return html_table(obj)
 
 
 def displayed(cls):

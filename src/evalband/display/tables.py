@@ -23,17 +23,48 @@ from .._validate import ArgumentError
 from ._json import records_json
 from .escape import csv_safe_text, one_line
 from .plain import _COUNTS, _clean, _plain, json_dumps  # noqa: F401
-from .layout import DEFAULT_WIDTH, constant_columns, fold_name, lay_out, terminal_width, wrap_notes  # noqa: F401
+from .layout import DEFAULT_WIDTH, _DECIDING, constant_columns, fold_name, lay_out, terminal_width, wrap_notes  # noqa: F401
+from .layout import fit_columns as _fit
 from .numbers import (decimals_for, format_level, format_p, format_percent, format_rank_interval, format_short,
                       format_signed, format_value)
 
-__all__ = ["FORMATS", "render", "display_frame", "json_records", "json_dumps", "to_json", "to_csv", "terminal_width", "wrap_notes", "DEFAULT_WIDTH"]
+__all__ = ["FORMATS", "HEADERS", "fit_columns", "render", "display_frame", "json_records", "json_dumps", "to_json", "to_csv", "terminal_width", "wrap_notes", "DEFAULT_WIDTH"]
 
 FORMATS = ("table", "table-wide", "markdown", "csv", "json", "latex")
 #: probabilities shown as percents in human formats
 _PERCENT = ("p_best", "p_a_better", "share", "prob_a_better", "prob_b_better", "prob_equivalent")
+#: p-value columns (raw, adjusted, and the asymptotic one beside an exact p-value): shown as p-values
+P_VALUES = ("p_value", "p_adjusted", "p_value_holm", "p_value_adjusted", "p_value_asymptotic")
+#: one spelling per concept in every human table (terminal, Markdown, LaTeX, the report): the probabilities'
+#: headers; JSON and CSV keep the field names
+HEADERS = {"p_best": "P(best)", "p_a_better": "P(A better)", "prob_a_better": "P(A better)",
+           "prob_b_better": "P(B better)", "prob_equivalent": "P(equivalent)", "win_probability": "P(A wins)"}
 #: interval pairs merged in human formats: '<stem>_low' / '<stem>_high'
 _PAIR = re.compile(r"^(.*)_low$")
+#: multiplicity-adjusted p-values: beside a decision they are what decides it, so when one differs from the raw
+#: p-value the raw one is left out first and the adjusted one never (a p_value of 0.048 beside "not yet decided"
+#: reads as a contradiction)
+_ADJUSTED = ("p_adjusted", "p_value_holm", "p_value_adjusted")
+
+
+def _deciding(shown: pd.DataFrame, raw: pd.DataFrame) -> tuple[set, list]:
+    """``(deciding, first)``: the columns a table's decision rests on (never left out to fit the terminal) and
+    the columns to leave out before the usual order. A table with a decision (:data:`_DECIDING`) keeps its
+    adjusted p-values (:data:`_ADJUSTED`) when they differ from the raw ``p_value``, which then goes first."""
+    deciding = {c for c in shown.columns if str(c) in _DECIDING}
+    first: list = []
+    if not deciding and not any(str(c).startswith("verdict") for c in raw.columns):
+        return deciding, first
+    for c in shown.columns:
+        if str(c) in _ADJUSTED and "p_value" in raw.columns and str(c) in raw.columns:
+            a = pd.to_numeric(raw[str(c)], errors="coerce").to_numpy(dtype=float)
+            b = pd.to_numeric(raw["p_value"], errors="coerce").to_numpy(dtype=float)
+            if not np.allclose(a, b, equal_nan=True):
+                deciding.add(c)
+                first += [p for p in shown.columns if str(p) == "p_value"]
+    return deciding, first
+
+
 # ---------------------------------------------------------------------------------------------- machine formats
 def _is_count(name, values: pd.Series) -> bool:
     if not _COUNTS.match(str(name)) or not pd.api.types.is_numeric_dtype(values) or \
@@ -129,7 +160,8 @@ def _rounded(df, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols=(
             out[c] = [format_p(v, p_floor) for v in col]
         elif c in _PERCENT or re.sub(r"(_ci)?_(low|high)$", "", str(c)) in _PERCENT:  # a share and its interval
             out[c] = [format_percent(v) for v in col]
-        elif _is_count(c, col):  # counts with thousands separators; ranks and tiers as their rank intervals show
+        elif _is_count(c, col) or (pd.api.types.is_integer_dtype(col) and not pd.api.types.is_bool_dtype(col)):
+            # counts (and every integer column) with thousands separators; ranks and tiers as their intervals show
             sep = "" if str(c).startswith(("rank", "tier")) else ","
             out[c] = [f"{int(v):{sep}}" if np.isfinite(v) else format_value(v, 0) for v in col.to_numpy(dtype=float)]
         elif pd.api.types.is_float_dtype(col):
@@ -156,13 +188,40 @@ def _merge_intervals(shown: pd.DataFrame, raw: pd.DataFrame, level) -> pd.DataFr
                 name = {"rank": "rank CI", "rank_sim": "sim. rank CI"}.get(stem, stem.replace("_", " "))
                 out[name] = [format_rank_interval(a, b) for a, b in zip(raw[c], raw[other])]
             else:
-                name = "CI" if stem == "ci" else stem.replace("_", " ")
+                name = "CI" if stem == "ci" else f"{HEADERS[stem]} CI" if stem in HEADERS else stem.replace("_", " ")
                 if stem == "ci" and level is not None:
-                    name = f"{format_level(level)} CI"
+                    name = level if isinstance(level, str) else f"{format_level(level)} CI"
                 out[name] = [f"({a}, {b})" if (a or b) else "" for a, b in zip(shown[c], shown[other])]
             continue
         out[c] = list(shown[c])
     return pd.DataFrame(out, index=shown.index)
+
+
+#: --correction -> the word an interval's header carries (the readings say the same: "99.17% Holm-corrected CI")
+_CORRECTED = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH", "max-t": "simultaneous"}
+
+
+def _interval_name(raw: pd.DataFrame):
+    """The header of the merged ``ci_low`` / ``ci_high`` column: the level the intervals hold (``95% CI``); for
+    intervals corrected for multiplicity, the level of each interval and the correction, as the readings say it
+    (``99.17% Holm CI``, ``95% simultaneous CI``), since a verdict read from a Holm interval at 99.17% under a
+    header saying 95% would contradict the sentence beside it. None when the level differs between rows."""
+    def one(column):
+        if column not in raw.columns or raw[column].nunique(dropna=True) != 1:
+            return None
+        return raw[column].dropna().iloc[0]
+
+    level = one("confidence_level")
+    correction = one("correction") if "correction" in raw.columns else None
+    word = _CORRECTED.get(str(correction)) if correction is not None else None
+    if word is None:
+        return None if level is None else float(level)
+    if word == "simultaneous":
+        return None if level is None else f"{format_level(float(level))} simultaneous CI"
+    inner = one("interval_level")
+    if inner is None:
+        return f"{word} CI"
+    return f"{format_level(float(inner))} {word} CI"
 
 
 def _constant_columns(shown: pd.DataFrame, raw: pd.DataFrame, keep) -> tuple[pd.DataFrame, list[str]]:
@@ -175,22 +234,22 @@ def _constant_columns(shown: pd.DataFrame, raw: pd.DataFrame, keep) -> tuple[pd.
 
 def _prepare(df, *, value_cols, se_col, scale, p_value_cols, p_floor, title, compact, keep, signed_cols=()):
     raw = df.reset_index(drop=True)
-    level = None
-    if "confidence_level" in raw.columns and raw["confidence_level"].nunique(dropna=True) == 1:
-        level = float(raw["confidence_level"].dropna().iloc[0])
+    level = _interval_name(raw)
     shown = _rounded(raw, value_cols, se_col, scale, p_value_cols, p_floor, signed_cols)
     extra = []
     if compact:
         shown = _merge_intervals(shown, raw, level)
         if level is not None:
-            shown = shown.drop(columns=["confidence_level"], errors="ignore")
+            shown = shown.drop(columns=["confidence_level", "interval_level"], errors="ignore")
+        if "correction" in raw.columns and raw["correction"].nunique(dropna=True) == 1:
+            shown = shown.drop(columns="correction")  # said in the interval's header (or 'none')
         shown, extra = _constant_columns(shown, raw, keep)
     head = "; ".join([t for t in [title] if t] + extra) or None
-    return shown, head
+    return shown.rename(columns=HEADERS), head
 
 
 def display_frame(df: pd.DataFrame, *, value_cols=("estimate", "se", "ci_low", "ci_high"), se_col: str | None = "se",
-                  scale: float = 1.0, p_value_cols=("p_value", "p_adjusted"), signed_cols=(), p_floor=None,
+                  scale: float = 1.0, p_value_cols=P_VALUES, signed_cols=(), p_floor=None,
                   title: str | None = None, keep=("model", "model_a", "model_b", "task")):
     """``(shown, head)``: the display strings of a result frame as every human format shows them (the digit rule,
     points, merged interval columns, rank intervals, constant label columns moved to ``head``, empty columns
@@ -210,7 +269,7 @@ def display_frame(df: pd.DataFrame, *, value_cols=("estimate", "se", "ci_low", "
 
 
 def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se", "ci_low", "ci_high"),
-           se_col: str | None = "se", scale: float = 1.0, p_value_cols=("p_value", "p_adjusted"),
+           se_col: str | None = "se", scale: float = 1.0, p_value_cols=P_VALUES,
            title: str | None = None, notes=(), p_floor: float | None = None, width: int | None = None,
            keep=("model", "model_a", "model_b", "task")) -> str:
     """Render a result frame as text.
@@ -253,7 +312,22 @@ def render(df: pd.DataFrame, fmt: str = "table", *, value_cols=("estimate", "se"
     compact = fmt != "table-wide"
     shown, head = _prepare(df, value_cols=value_cols, se_col=se_col, scale=scale, p_value_cols=p_value_cols,
                            p_floor=p_floor, title=title, compact=compact, keep=keep)
-    # labels (a non-numeric column of the result) align left and fold; numbers and intervals align right
+    # labels (a non-numeric column of the result) align left and fold; numbers and intervals align right; a
+    # decision and the adjusted p-values it rests on are never left out to fit
     is_text = {c: c in df.columns and not pd.api.types.is_numeric_dtype(df[c]) for c in shown.columns}
+    deciding, first = _deciding(shown, df)
     return lay_out({c: list(shown[c]) for c in shown.columns}, is_text, fmt, head=head, notes=notes,
-                   width=width)
+                   width=width, deciding=deciding, drop_first=first)
+
+
+def fit_columns(shown: pd.DataFrame, raw: pd.DataFrame, width: int) -> tuple[pd.DataFrame, list[str]]:
+    """``(frame, dropped)``: the display strings ``shown`` (of the result frame ``raw``) without the columns left
+    out to fit ``width`` characters, and their names, by the terminal table's rule
+    (:func:`evalband.display.layout.fit_columns`); a decision and the columns it rests on (:func:`_deciding`) are
+    never left out. The notebook view of a result (:mod:`evalband.display.reprs`) shows the same columns as
+    ``print(result)``."""
+    is_text = {c: c in raw.columns and not pd.api.types.is_numeric_dtype(raw[c]) for c in shown.columns}
+    deciding, first = _deciding(shown, raw)
+    kept, dropped = _fit({c: list(shown[c]) for c in shown.columns}, is_text, width, deciding=deciding,
+                         drop_first=first)
+    return shown[kept], dropped

@@ -14,8 +14,8 @@ bootstrap intervals get the same rule, and more, in :mod:`evalband.resample.floo
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import ndtri
 
+from .._distributions import norm_ppf
 from .proportion import wilson_bounds
 
 __all__ = ["degenerate", "edge_intervals", "edge_notes", "implied_se"]
@@ -36,7 +36,7 @@ def degenerate(low, high, se=None) -> np.ndarray:
 
 def implied_se(low, high, confidence_level: float) -> np.ndarray:
     """The standard error a two-sided interval implies, ``(high - low) / (2 z)``."""
-    z = float(ndtri(0.5 + confidence_level / 2))
+    z = float(norm_ppf(0.5 + confidence_level / 2))
     return (np.asarray(high, dtype=np.float64) - np.asarray(low, dtype=np.float64)) / (2 * z)
 
 
@@ -73,7 +73,7 @@ def edge_intervals(estimate, se, low, high, n, *, bounded: bool, confidence_leve
     flat = degenerate(lo, hi, sd) & np.isfinite(est)
     at_edge = flat & bounded & (n > 0) & ((est <= 0) | (est >= 1))
     if at_edge.any():
-        z = float(ndtri(0.5 + confidence_level / 2))
+        z = float(norm_ppf(0.5 + confidence_level / 2))
         wl, wh = wilson_bounds(est, np.where(n > 0, n, 1.0), -z), wilson_bounds(est, np.where(n > 0, n, 1.0), z)
         lo = np.where(at_edge, np.fmin(lo, wl), lo)
         hi = np.where(at_edge, np.fmax(hi, wh), hi)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from .._distributions import t_isf
 from .._validate import check_choice, check_confidence_level
@@ -65,6 +64,8 @@ def _interval(estimate, se, n, df, method: str, level: float, *, extras=None, no
     """Symmetric interval estimate +/- q * se, with a t quantile when ``df`` is given, else normal."""
     alpha = 1.0 - level
     if df is None:
+        from scipy import special  # lazy: the bootstrap commands need no scipy.special
+
         q = special.ndtri(1.0 - alpha / 2.0)
     else:
         with np.errstate(invalid="ignore"):

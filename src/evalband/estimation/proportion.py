@@ -6,9 +6,8 @@ The core works elementwise on arrays of counts, so one call handles every model 
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
-from .._distributions import beta_isf, beta_ppf
+from .._distributions import beta_isf, beta_ppf, norm_ppf
 from .._validate import ArgumentError, check_choice, check_confidence_level
 from ..results import ConfidenceInterval
 from .result import Estimate
@@ -98,7 +97,7 @@ def proportion_interval(correct, n, *, method: str = "wilson", confidence_level=
     p = correct / n
     se = np.sqrt(p * (1.0 - p) / n)
     alpha = 1.0 - level
-    z = special.ndtri(1.0 - alpha / 2.0)
+    z = norm_ppf(1.0 - alpha / 2.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         if method == "wald":
             low, high = p - z * se, p + z * se

@@ -105,41 +105,58 @@ class GateResult:
 
     @property
     def message(self) -> str:
-        """The one line a CI log shows."""
-        from ..display import decimals_for, format_level, format_signed, format_value
+        """The one line a CI log shows: the decision, the difference with its interval, the margin and what
+        follows (the means and the number of items are in :attr:`means_text`, a note below the line). Intervals
+        are written ``(a, b)`` as in every command."""
+        from ..display import format_level, format_signed
 
         lo, hi = 100 * self.ci.low, 100 * self.ci.high
-        width = hi - lo if math.isfinite(hi - lo) else float("nan")
-        d = decimals_for(width / 4) if width > 0 else 2  # the standard error, about a quarter of a 95% interval
+        d = self._decimals()
         head = {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}[self.decision]
-        text = (f"{head}: candidate {format_value(100 * self.candidate_mean, d)} vs baseline"
-                f" {format_value(100 * self.baseline_mean, d)} (points) on {self.n:,} paired items, difference"
-                f" {format_signed(100 * self.difference, d)} points, {format_level(self.confidence_level)}"
-                f" {'anytime-valid ' if self.method == 'betting' else ''}interval"
-                f" [{format_signed(lo, d)}, {format_signed(hi, d)}]")
         m = 100 * self.margin
+        text = (f"{head}: candidate {format_signed(100 * self.difference, d)} points vs baseline,"
+                f" {format_level(self.confidence_level)} {'anytime-valid ' if self.method == 'betting' else ''}CI"
+                f" ({format_signed(lo, d)}, {format_signed(hi, d)})")
         if self.decision == "pass":
-            return text + f" lies above the margin -{m:g} points: non-inferior."
+            return text + f" above the margin -{m:g}: non-inferior."
         if self.decision == "fail":
-            return text + f" lies below the margin -{m:g} points: regression."
+            return text + f" below the margin -{m:g}: regression."
         if self.reason == "too few units":
             what = f"{self.n_clusters} clusters" if self.n_clusters else f"{self.n} paired items"
-            more = (f"only {what}: too few to decide (the gate needs at least {MIN_UNITS})"
-                    + (f"; collect at least {int(self.more_items):,} more paired items"
-                       if math.isfinite(self.more_items) else "; collect more clusters"))
+            more = (f"only {what}, too few to decide (at least {MIN_UNITS})"
+                    + (f"; collect at least {int(self.more_items):,} more paired items" if math.isfinite(self.more_items)
+                       else "; collect more clusters"))
             return text + f": undecided, {more}."
         if self.reason == "no spread":
-            more = ("every per-item difference is the same, so the items needed cannot be estimated; collect"
-                    " more items")
+            more = "every per-item difference is the same: collect more items"
         elif not math.isfinite(self.more_items):
-            more = "no number of items decides it while the difference sits on the margin"
+            more = "the difference sits on the margin: no number of items decides it"
         elif self.method == "betting":
-            more = (f"the fixed-sample formula suggests roughly {_rough(self.more_items):,} more paired items, a"
-                    " rough figure only: the anytime-valid interval narrows more slowly, so expect to need more")
+            more = f"roughly {_rough(self.more_items):,} more paired items (fixed-sample formula; likely more)"
         else:
-            more = (f"about {int(self.more_items):,} more paired items would decide it (80% power if the observed"
-                    " difference is the true one)")
-        return text + f" contains the margin -{m:g} points: {more}."
+            more = f"about {int(self.more_items):,} more paired items would decide it"
+        return text + f" across the margin -{m:g}; {more}."
+
+    def _decimals(self) -> int:
+        from ..display import decimals_for
+
+        width = 100 * (self.ci.high - self.ci.low)
+        width = width if math.isfinite(width) else float("nan")
+        return decimals_for(width / 4) if width > 0 else 2  # the standard error, about a quarter of a 95% interval
+
+    @property
+    def means_text(self) -> str:
+        """The note below the line: each run's mean in points and the items they were compared on."""
+        from ..display import format_value
+
+        d = self._decimals()
+        text = (f"candidate {format_value(100 * self.candidate_mean, d)} and baseline"
+                f" {format_value(100 * self.baseline_mean, d)} points on {self.n:,} paired items; margin"
+                f" {100 * self.margin:g} points")
+        if self.decision == "undecided" and self.more_items_basis and math.isfinite(self.more_items):
+            text += (f"; more items: {self.more_items_basis}, for 80% power if the observed difference is the true"
+                     " one")
+        return text
 
     def to_dict(self) -> dict:
         d = asdict(self)

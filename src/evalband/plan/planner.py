@@ -19,6 +19,7 @@ from .._validate import (ArgumentError, ArgumentTypeError, check_alternative, ch
 from .design import (_nonneg, binary_variance_of_difference, design_effect, recommend_trials,
                      variance_of_difference)
 from .power import MULTIPLICITY_METHODS, POWER_METHODS, adjusted_alpha, solve_power
+from ..display.numbers import format_percent
 from ..display.reprs import displayed
 
 __all__ = ["plan_comparison", "ComparisonPlan", "SCORE_KINDS"]
@@ -132,7 +133,7 @@ class ComparisonPlan:
         return (f"With {self.n:,} items this evaluation can detect a difference of {_pts(self.mde)} or more"
                 f" with {i['power']:.0%} power ({_test_words(i)}); the standard error of the difference is"
                 f" {_pts(self.se_difference)}, and a true difference of {_pts(self.effect)} would be detected with"
-                f" probability {self.power_at_n:.0%}.")
+                f" probability {format_percent(self.power_at_n)}.")
 
     @property
     def sentences(self) -> tuple[str, str]:

@@ -190,7 +190,7 @@ class SequentialState:
             words = {"a_better": f"stop: {a} is better than {b}", "b_better": f"stop: {b} is better than {a}",
                      "continue": "continue: not yet decided"}[self.decision]
         return (f"{words} (n={self.n}, difference {self.estimate:+.4f}, anytime-valid"
-                f" {self.confidence_level:.0%} interval [{self.ci.low:+.4f}, {self.ci.high:+.4f}])")
+                f" {self.confidence_level:.0%} CI ({self.ci.low:+.4f}, {self.ci.high:+.4f}))")
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([{"n": self.n, "estimate": self.estimate, "ci_low": self.ci.low,

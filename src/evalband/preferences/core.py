@@ -168,7 +168,7 @@ def _extras(method, res, scale, anchor_pos, base_pos, level) -> dict:
 
 def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale: str = "elo", anchor=None,
           cluster="auto", style=None, length_control: bool | str = False, lc_glm: str = "length_controlled_v1",
-          lc_reference=None, instruction_difficulty="auto", k: float = 4.0, n_resamples: int = 1000,
+          lc_reference=None, instruction_difficulty="auto", k: float = 4.0, n_resamples: int = 2000,
           confidence_level=0.95, interval: str = "percentile", rng=None, models=None,
           simultaneous: str = "max-t", ridge: float = RIDGE, source: str = "auto", **read_options) -> ArenaResult:
     """A preference leaderboard with intervals, ranks and comparisons from one seeded, clustered bootstrap.
@@ -221,7 +221,8 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     k : float
         Elo's K-factor (method 'elo').
     n_resamples : int
-        Bootstrap replicates B (default 1,000).
+        Bootstrap replicates B (default 2,000: every replicate refits the ratings, the rule of every command,
+        :mod:`evalband._defaults`).
     confidence_level : float or str
         0.95 by default; Arena-Hard shows 90% intervals (0.9, said in the notes).
     interval : {'percentile', 'bca'}

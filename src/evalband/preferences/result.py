@@ -265,9 +265,14 @@ class ArenaResult:
                    f" {int(top['rank_sim_low'])}-{int(top['rank_sim_high'])}), P(best) = {top['p_best']:.2f};"
                    f" {int((r.tier == 1).sum())} model(s) in the top tier.")
         n_pairs = len(self.models) * (len(self.models) - 1) // 2
-        out.append(f"separability: {self.separability:.0%} of the {n_pairs:,} model pairs are separated (their {lvl}"
-                   " difference interval excludes 0).")
         comp = self.comparison(correction="max-t")
+        decided = int(np.isin(np.asarray(comp.verdict), ("A better", "B better")).sum())
+        # separability is pointwise; the pairwise verdicts hold for all pairs at once: both said, so the two
+        # numbers never read as a contradiction
+        out.append(f"separability: {self.separability:.0%} of the {n_pairs:,} model pairs are separated pointwise"
+                   f" (each pair's own {lvl} difference interval excludes 0, no multiplicity correction); the"
+                   f" pairwise verdicts, from simultaneous (max-t) intervals that hold for all pairs at once, decide"
+                   f" {decided:,} of {n_pairs:,}.")
         order = frame["model"].tolist()
         adjacent = {(order[i], order[i + 1]) for i in range(min(len(order) - 1, max_pairs))}
         for text, a, b in zip(comp.readings, comp.model_a, comp.model_b):

@@ -66,7 +66,7 @@ class Report:
         self.figures.extend(section.figures)
 
 
-def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, confidence_level=0.95, rng=None,
+def build_report(data, *, aggregate: str = "mean", n_resamples: int | None = None, confidence_level=0.95, rng=None,
                  bayes: bool = True, command: str | None = None, timestamp: str | None = None,
                  max_pairs_shown: int = 30, fixed=None, ppi: str = "ppi++") -> Report:
     """The report of an analysis: figures, tables and sentences, computed from one :class:`Analysis`.
@@ -79,8 +79,9 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int = 2000, conf
         win probabilities, rank distributions, style control).
     aggregate : str
         Aggregate over tasks (see ``evalband.aggregate.AGGREGATES``); 'mean' by default.
-    n_resamples : int
-        Bootstrap replicates shared by every interval, comparison and ranking.
+    n_resamples : int, optional
+        Bootstrap replicates shared by every interval, comparison and ranking; by default the rule of every
+        command (:func:`evalband.analyze`: 10,000 re-averaged, 2,000 for sections that refit a model).
     confidence_level : float or str
     rng : int or None
         The one seed of the run (bootstrap, Dirichlet weights, posterior draws); None draws one (printed in the

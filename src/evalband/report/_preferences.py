@@ -122,8 +122,9 @@ def arena_section(res, analysis) -> Section:
     tables = (Table(f"The leaderboard, best first: {_unit(res)} with {level:.0%} intervals, rank intervals"
                     " (bootstrap percentile of each model's rank), P(best) and tiers.", rating_rows(res, frame),
                     key="ratings"),
-              Table(f"Pairs ({which}): the difference of the two ratings with its Holm-corrected interval, the"
-                    " verdict, and the predicted probability that A beats B (a tie counting half).",
+              Table(f"Pairs ({which}): the difference of the two ratings with its simultaneous (max-t) interval,"
+                    " which holds for all pairs at once, the verdict, and the predicted probability that A beats B"
+                    " (a tie counting half).",
                     pair_rows(res, pairs, keep), key="pairs"))
     return Section("arena", "Preference leaderboard",
                    f"{_what(res)} of {len(res.models)} models from {res.n_battles:,} battles, with intervals from"
@@ -245,8 +246,9 @@ def _methods(res) -> list[str]:
                 else "resampling battles as if independent") +
                f"; {res.confidence_level:.0%} {res.interval} intervals. Ranks, rank intervals, P(best), tiers, pairwise"
                " verdicts and win probabilities all come from the same replicates.")
-    out.append("Pairs: the difference of two ratings with a Holm-corrected bootstrap interval; 'A better' when it"
-               " excludes zero, 'not yet decided' otherwise.")
+    out.append("Pairs: the difference of two ratings with a simultaneous (max-t) bootstrap interval, holding for"
+               " all pairs at once; 'A better' when it excludes zero, 'not yet decided' otherwise. Separability counts"
+               " the pairs whose own (pointwise) interval excludes zero, so it is at least the share decided.")
     return out
 
 

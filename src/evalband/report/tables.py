@@ -9,13 +9,14 @@ import numpy as np
 import pandas as pd
 
 from ..display import display_frame, format_interval, format_level, format_percent, format_value
+from ..display.tables import HEADERS as PROBABILITIES
 from ..display.numbers import decimals_for
 
 __all__ = ["ranking_table", "pairs_table", "task_table", "summary_table", "passk_table", "weights_table",
            "bayes_table", "coverage_table", "cd_groups_table", "HEADERS"]
 
 #: column names of result frames -> headers a reader of a report understands
-HEADERS = {"model_a": "model A", "model_b": "model B", "difference": "A − B", "se": "SE", "p_best": "P(best)",
+HEADERS = {**PROBABILITIES, "model_a": "model A", "model_b": "model B", "difference": "A − B", "se": "SE",
            "rank CI": "rank interval", "ci834": "83.4% CI", "verdict_by_correlation": "verdict by assumed correlation",
            "correlation": "per-item correlation", "share": "share", "share_se": "± MC SE",
            "posterior_mean": "posterior mean", "pred": "predictive interval", "tasks": "tasks", "n": "n"}
@@ -44,6 +45,7 @@ def pairs_table(report, *, adjacent_only: bool = False) -> pd.DataFrame:
         order = {m: k for k, m in enumerate(report.ranking["model"])}
         p = p.loc[[abs(order[a] - order[b]) == 1 for a, b in zip(p["model_a"], p["model_b"])]]
     cols = ["model_a", "model_b", "difference", "ci_low", "ci_high", "se", "verdict", "confidence_level"]
+    cols += [c for c in ("interval_level", "correction") if c in p.columns]  # the interval's header says them
     if "verdict_by_correlation" in p.columns:
         cols.append("verdict_by_correlation")
     elif "correlation" in p.columns and np.isfinite(p["correlation"]).any():

@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtri
 
+from .._distributions import norm_ppf
 from .._random import block_generator, name_key
 from .._validate import check_confidence_level
 from ..estimation.edges import degenerate
@@ -84,7 +84,7 @@ class Widened:
 
 
 def _z(level: float) -> float:
-    return float(ndtri(0.5 + level / 2))
+    return float(norm_ppf(0.5 + level / 2))
 
 
 def _floor_cells(p, n, flat, binary: bool) -> np.ndarray:
@@ -105,7 +105,7 @@ def _wilson_draws(p, n, models, tasks, n_draws: int) -> np.ndarray:
     grid = np.clip(np.linspace(0.0, 1.0, n_draws), 1e-15, 1 - 1e-15)
     from ..estimation.proportion import wilson_bounds
 
-    q = wilson_bounds(np.asarray(p)[None], np.asarray(n)[None], ndtri(grid)[:, None])  # (n_draws, K)
+    q = wilson_bounds(np.asarray(p)[None], np.asarray(n)[None], norm_ppf(grid)[:, None])  # (n_draws, K)
     out = np.empty_like(q)
     for k, (m, t) in enumerate(zip(models, tasks)):
         out[:, k] = q[block_generator(_ENTROPY, (name_key(m), name_key(t))).permutation(n_draws), k]

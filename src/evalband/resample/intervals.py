@@ -6,6 +6,8 @@ call gives the intervals of every model, task, aggregate or pairwise difference 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
@@ -53,7 +55,8 @@ def central_se(samples, *, block: int = 1 << 22) -> np.ndarray:
     1.0
     """
     s = np.asarray(samples, dtype=np.float64)
-    lo_q, hi_q = ndtr(-1.0), ndtr(1.0)
+    hi_q = 0.5 * (1.0 + math.erf(1.0 / math.sqrt(2.0)))  # Phi(1), without scipy.special on the percentile path
+    lo_q = 1.0 - hi_q
     flat = s.reshape(s.shape[0], -1)
     out = np.empty(flat.shape[1])
     step = max(1, block // max(1, s.shape[0]))

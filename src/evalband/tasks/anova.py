@@ -16,6 +16,7 @@ from scipy import stats
 
 from .._validate import ArgumentError, check_confidence_level
 from ._matrix import as_score_matrix, complete_cases
+from ..comparison.verdict import VERDICTS
 from ..display.reprs import displayed
 
 __all__ = ["RMAnovaResult", "rm_anova", "mauchly", "greenhouse_geisser", "tukey_hsd_from_mse"]
@@ -144,13 +145,16 @@ class RMAnovaResult:
     notes: tuple[str, ...] = ()
 
     def to_frame(self) -> pd.DataFrame:
-        """Tukey HSD, one row per pair: model_a, model_b, difference (a - b), low, high, p_value, significant."""
+        """Tukey HSD, one row per pair: model_a, model_b, difference (a - b), low, high, p_value, significant and
+        its verdict in the words of every command (higher scores are better)."""
         i, j = np.triu_indices(len(self.models), 1)
         names = np.asarray(self.models, dtype=object)
         p = self.tukey_p_value[i, j]
+        significant = p <= 1 - self.confidence_level
+        better = np.where(self.tukey_difference[i, j] > 0, VERDICTS[0], VERDICTS[1])
         return pd.DataFrame({"model_a": names[i], "model_b": names[j], "difference": self.tukey_difference[i, j],
                              "low": self.tukey_low[i, j], "high": self.tukey_high[i, j], "p_value": p,
-                             "significant": p <= 1 - self.confidence_level})
+                             "significant": significant, "verdict": np.where(significant, better, VERDICTS[3])})
 
     def summary(self) -> str:
         verdict = "hold" if self.assumptions_hold else "do NOT hold (prefer the Friedman test)"

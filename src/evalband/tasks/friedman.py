@@ -17,6 +17,7 @@ from ._matrix import as_score_matrix, complete_cases, rank_matrix, tie_counts
 from .friedman_exact import SMALL_N_TASKS, friedman_permutation_p_value
 from .nemenyi_exact import max_rank_difference_test
 from .skillings_mack import skillings_mack_statistic
+from ..comparison.verdict import VERDICTS
 from ..display.reprs import displayed
 
 __all__ = ["FriedmanResult", "NemenyiResult", "friedman", "nemenyi", "cliques_from_significance"]
@@ -196,7 +197,8 @@ class NemenyiResult:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: model_a (better mean rank), model_b, their mean ranks, difference, p-value (and,
-        when the p-values are permutation ones, the studentized-range p-value beside them)."""
+        when the p-values are permutation ones, the studentized-range p-value beside them), ``significant`` and
+        its verdict in the words of every command ('A better' or 'not yet decided')."""
         i, j = np.triu_indices(len(self.models), 1)
         a_first = self.mean_ranks[i] <= self.mean_ranks[j]
         a = np.where(a_first, i, j)
@@ -205,7 +207,9 @@ class NemenyiResult:
         out = pd.DataFrame({"model_a": names[a], "model_b": names[b], "mean_rank_a": self.mean_ranks[a],
                             "mean_rank_b": self.mean_ranks[b], "difference": self.mean_ranks[b] - self.mean_ranks[a],
                             "critical_difference": self.critical_difference, "p_value": self.p_values[a, b],
-                            "significant": self.significant[a, b]})
+                            "significant": self.significant[a, b],
+                            # the verdict words of every command: model_a holds the better mean rank
+                            "verdict": np.where(self.significant[a, b], VERDICTS[0], VERDICTS[3])})
         if self.method != "asymptotic" and self.p_values_asymptotic is not None:
             out.insert(out.columns.get_loc("significant"), "p_value_asymptotic", self.p_values_asymptotic[a, b])
         return out.sort_values(["mean_rank_a", "mean_rank_b"], kind="stable").reset_index(drop=True)

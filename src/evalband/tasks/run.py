@@ -92,8 +92,9 @@ class TaskTestResult:
                               "confidence_level": p.results[0].confidence_level if p.results else None}
         return {k: (float(v) if isinstance(v, np.floating) else v) for k, v in out.items()}
 
-    def summary(self) -> str:
-        """A few lines: the omnibus test, the post-hoc method and its verdict, what was dropped."""
+    def summary(self, *, scale: float = 1.0) -> str:
+        """A few lines: the omnibus test, the post-hoc method and its verdict, what was dropped. ``scale`` is the
+        display multiplier of the scores (100: proportions, whose ROPE is said in points)."""
         lines = []
         k, n = len(self.models), len(self.tasks)
         lines.append(f"{k} models compared over {n} tasks (tasks are the sample).")
@@ -114,9 +115,11 @@ class TaskTestResult:
             what = "Wilcoxon signed-rank" if self.test == "wilcoxon" else "sign"
             scope = f"against control {p.control}" if p.control else "for all pairs"
             lines.append(f"{what} tests {scope}, Holm-corrected at {p.confidence_level:.0%}:"
-                         f" {int(p.reject.sum())} of {len(p.reject)} pairs significant.")
+                         f" {int(p.reject.sum())} of {len(p.reject)} pairs decided.")
         elif self.test == "bayes-signed-rank":
-            lines.append(f"Bayesian signed-rank (ROPE +/- {p.rope:g}); decisions need posterior probability"
+            rope = (f"+/- {p.rope * scale:g} point{'s' if p.rope * scale != 1 else ''} ({p.rope:g})" if scale == 100
+                    else f"+/- {p.rope:g}")
+            lines.append(f"Bayesian signed-rank (ROPE {rope}); decisions need posterior probability"
                          f" >= {p.results[0].confidence_level:.0%}.")
         lines.extend(self.notes)
         return "\n".join(lines)

@@ -15,6 +15,7 @@ from scipy import stats
 
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from ..comparison.multiplicity import adjust_p_values
+from ..comparison.verdict import VERDICTS
 from ..comparison.pairs import control_pairs, pair_indices
 from ._matrix import as_score_matrix, complete_cases
 from ..display.reprs import displayed
@@ -82,6 +83,17 @@ class SignedRankResult:
     tasks: tuple[str, ...]
     dropped_tasks: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    #: the side the data favour, per pair: +1 model_a, -1 model_b, 0 neither (the signed ranks' sum for the
+    #: signed-rank test, wins - losses for the sign test), in the better direction
+    direction: np.ndarray | None = None
+
+    @property
+    def verdict(self) -> np.ndarray:
+        """Each pair's verdict in the words of every command: 'A better' / 'B better' where the Holm-adjusted
+        test rejects (on the side the data favour), 'not yet decided' elsewhere."""
+        side = np.sign(self.median_difference) if self.direction is None else np.asarray(self.direction)
+        better = np.where(side > 0, VERDICTS[0], np.where(side < 0, VERDICTS[1], VERDICTS[3]))
+        return np.where(np.asarray(self.reject, dtype=bool), better, VERDICTS[3])
 
     @property
     def significant(self) -> np.ndarray:
@@ -101,7 +113,8 @@ class SignedRankResult:
         return pd.DataFrame({"model_a": list(self.model_a), "model_b": list(self.model_b),
                              "median_difference": self.median_difference, "wins": self.wins, "ties": self.ties,
                              "losses": self.losses, "statistic": self.statistic, "p_value": self.p_value,
-                             "p_value_holm": self.p_value_adjusted, "significant": self.reject})
+                             "p_value_holm": self.p_value_adjusted, "significant": self.reject,
+                             "verdict": self.verdict})
 
 
 def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: str = "wilcoxon",
@@ -185,4 +198,18 @@ def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: 
     names = np.asarray(m.models, dtype=object)
     return SignedRankResult(tuple(names[ia]), tuple(names[ib]), stat, pval, padj, padj <= 1 - level,
                             np.median(d, axis=1) * sign, wins, ties, losses, method, control, alternative, level,
-                            m.models, m.tasks, m.dropped_tasks, tuple(notes))
+                            m.models, m.tasks, m.dropped_tasks, tuple(notes),
+                            direction=_direction(d, method))
+
+
+def _direction(d: np.ndarray, method: str) -> np.ndarray:
+    """+1 where the differences favour model_a, -1 model_b, 0 neither: the sign of the signed ranks' sum
+    (R+ - R-, zero differences left out) for the signed-rank test, of wins - losses for the sign test."""
+    if method == "sign":
+        return np.sign((d > 0).sum(axis=1) - (d < 0).sum(axis=1))
+    out = np.zeros(len(d))
+    for i, row in enumerate(d):  # one ranking per pair (pairs, not replicates)
+        nz = row[row != 0]
+        if nz.size:
+            out[i] = np.sign(np.sum(stats.rankdata(np.abs(nz)) * np.sign(nz)))
+    return out

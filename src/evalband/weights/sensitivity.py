@@ -63,6 +63,9 @@ class WeightSensitivity:
     notes : tuple of str
     """
 
+    #: print(result) and the notebook: the lead of the best model (points for accuracies) beside its SE
+    __display__ = {"value_cols": ("lead", "se")}
+
     models: tuple[str, ...]
     groups: tuple[str, ...]
     weights: np.ndarray
