@@ -317,7 +317,7 @@ def fail(message: str, code: int = 2):
 
 #: Library argument -> the CLI option that sets it, for messages raised below the CLI (the library names its
 #: own arguments); a command adds its own with ``errors(method="--interval")``.
-CLI_NAMES = {"rng": "--seed", "n_resamples": "--n-resamples", "confidence_level": "--confidence",
+CLI_NAMES = {"rng": "--seed", "missing": "--missing", "n_resamples": "--n-resamples", "confidence_level": "--confidence",
              "name": "--aggregate", "aggregate": "--aggregate", "method": "--method", "correction": "--correction",
              "resampling": "--resampling", "margin": "--margin", "weights": "--weights", "group_weights": "--weights",
              "models": "--models", "test": "--test", "prior": "--prior", "accuracy_scale": "--accuracy-scale",

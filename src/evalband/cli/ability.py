@@ -133,6 +133,38 @@ def ability(
         _print(result, fmt, notes, predict=predict, task_table=task_table, pairs=pairs)
 
 
+MissingOpt = Annotated[str, typer.Option(
+    "--missing", help="Tasks some model has no result on: drop (leave them out, the default), common (each pair"
+                      " of models on the tasks both have; n_tasks per pair) or ability (ranks and differences from"
+                      " the latent-ability model on every cell: evalband ability).")]
+
+
+def latent_ranking(inputs: InputOptions, *, n_resamples, seed, confidence, correction: str, simultaneous: str):
+    """``--missing ability`` of rank and compare: the latent-ability fit of FILE (sigmoid model, default scale)
+    and the notes that say so. Returns ``(result, notes)``."""
+    from ..latent import ability as run
+
+    seed, seed_text = resolve_seed(seed)
+    data, choose = latent_input(inputs)
+    result = run(data, n_resamples=n_resamples_for("refit", n_resamples),
+                 confidence_level=parse_confidence(confidence), correction=correction, simultaneous=simultaneous,
+                 rng=seed, **(choose or {}))
+    notes = [f"--missing ability: every measured cell counts; ranks and differences of latent abilities"
+             f" ({result.model} model: score = sigmoid(slope_t (ability - difficulty_t)); evalband ability shows"
+             " the fit, its predictions and --holdout check)", *result.notes,
+             f"{seed_text}, {result.n_resamples:,} {_replicate_word(result)}"]
+    if result.attribution:
+        notes.append(result.attribution)
+    return result, notes
+
+
+def ability_rank_frame(result):
+    """The abilities as ``rank``'s frame (aggregate 'ability', estimate = ability)."""
+    frame = result.to_frame().rename(columns={"ability": "estimate"})
+    frame.insert(0, "aggregate", "ability")
+    return frame
+
+
 def _replicate_word(result) -> str:
     return "bootstrap refits" if result.uncertainty == "bootstrap" else "draws"
 
