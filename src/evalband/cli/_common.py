@@ -45,7 +45,8 @@ PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, 
                                                   " ('runs/*.csv'), a log folder, or - for standard input.",
                                                   show_default=False)]
 ExampleOpt = Annotated[Optional[str], typer.Option("--example", help="Bundled example instead of a file:"
-                                                   " vtab or mmlu-pro.", show_default=False)]
+                                                   " vtab or mmlu-pro (epoch: cell scores, for ability).",
+                                                   show_default=False)]
 SourceOpt = Annotated[str, typer.Option("--source", help="Input kind: auto, csv, tsv, parquet, jsonl, json, or a"
                                         " harness's logs: lm-eval, inspect, helm, rliable, cruxeval (a file,"
                                         " folder or glob).")]
