@@ -167,7 +167,8 @@ def _step(d, C, D, beta, y, w, loss, prior, lam):
     return dc, db[:, :t_], (db[:, t_:] if d.slopes else np.zeros_like(beta))
 
 
-def fit(d: Design, y, w, *, loss: str, prior: dict, start, max_iter: int = 100, tol: float = 1e-7):
+def fit(d: Design, y, w, *, loss: str, prior: dict, start, max_iter: int = 100, tol: float = 1e-7,
+        damping: float = 1e-3, scale_tol: float | None = None):
     """Fit R replicates at once from ``start = (C, D, beta)`` (each (R, .) or (.)), on scores ``y`` and weights
     ``w`` ((R, N) or (N,)): n for the binomial, 1 / dispersion otherwise.
 
@@ -180,7 +181,7 @@ def fit(d: Design, y, w, *, loss: str, prior: dict, start, max_iter: int = 100, 
     w = np.broadcast_to(np.asarray(w, dtype=float), y.shape)
     if not d.slopes:
         beta[:] = 0.0
-    lam = np.full(r_, 1e-3)
+    lam = np.full(r_, float(damping))
     f = _objective(d, C, D, beta, y, w, loss, prior)
     active = np.ones(r_, dtype=bool)
     for _ in range(max_iter):
@@ -192,7 +193,8 @@ def fit(d: Design, y, w, *, loss: str, prior: dict, start, max_iter: int = 100, 
         big = np.maximum(np.abs(dc).max(axis=1), np.maximum(np.abs(dd).max(axis=1), np.abs(dbeta).max(axis=1)))
         shrink = np.minimum(1.0, MAX_STEP / np.maximum(big, 1e-300))[:, None]
         dc, dd, dbeta = dc * shrink, dd * shrink, dbeta * shrink
-        c_new, d_new, b_new = C[idx] + dc, D[idx] + dd, beta[idx] + dbeta
+        C_prev, D_prev, beta_prev = C[idx], D[idx], beta[idx]
+        c_new, d_new, b_new = C_prev + dc, D_prev + dd, beta_prev + dbeta
         f_new = _objective(d, c_new, d_new, b_new, y[idx], w[idx], loss, prior)
         ok = np.isfinite(f_new) & (f_new <= f[idx] + 1e-12 * np.abs(f[idx]))
         acc = idx[ok]
@@ -202,6 +204,11 @@ def fit(d: Design, y, w, *, loss: str, prior: dict, start, max_iter: int = 100, 
         # converged: a step (taken or not) too small to matter, or an accepted step that no longer lowers the
         # objective by more than rounding
         small = (size < tol * (1.0 + np.abs(c_new).max(axis=1))) | (ok & (gain <= 1e-11 * (1.0 + np.abs(f[idx]))))
+        if scale_tol is not None:  # converged on the standardized scale: the moves left are along the scale
+            before = standardize(C_prev, D_prev, beta_prev, scale=d.slopes)  # (location and spread) that only the
+            after = standardize(c_new, d_new, b_new, scale=d.slopes)        # priors pin down, which refits discard
+            moved = np.maximum(np.abs(after[0] - before[0]).max(axis=1), np.abs(after[1] - before[1]).max(axis=1))
+            small |= ok & (moved < scale_tol)
         stalled = ~ok & (lam[idx] > 1e10)
         f[acc] = f_new[ok]
         lam[idx] = np.where(ok, np.maximum(lam[idx] / 3.0, 1e-9), lam[idx] * 4.0)
