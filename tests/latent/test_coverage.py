@@ -38,21 +38,27 @@ def simulate(mnar):
     for s in range(N_SIMS):
         df, z, miss = population(1000 * mnar + s, mnar)
         missing.append(miss)
-        res = eb.ability(df, n_resamples=B, rng=s, holdout=0.1)
-        truth = z[[int(m[1:]) for m in res.models]]
-        cov["ability"][0] += int(((res.ranking.ci.low <= truth) & (truth <= res.ranking.ci.high)).sum())
-        cov["ability"][1] += M
-        pc = res.comparisons
-        d = truth[pc.index_a] - truth[pc.index_b]
-        cov["differences"][0] += int(np.all((pc.ci.low <= d) & (d <= pc.ci.high)))  # simultaneous (max-t)
-        cov["differences"][1] += 1
-        rank = eb.ranking.ranks(truth)
-        sim = res.ranking.rank_simultaneous
-        cov["ranks"][0] += int(np.all((sim.low <= rank) & (rank <= sim.high)))
-        cov["ranks"][1] += 1
-        cov["predictive"][0] += int(res.holdout.cells["covered"].sum())
-        cov["predictive"][1] += res.holdout.n_cells
+        tally(cov, eb.ability(df, n_resamples=B, rng=s, holdout=0.1), z)
     return cov, float(np.mean(missing))
+
+
+def tally(cov, res, z):
+    """Add one simulated data set's hits to ``cov``: each model's ability in its interval, every pair's
+    difference in its simultaneous (max-t) interval, every rank in its simultaneous interval (one Bernoulli per
+    data set each), each held-out cell in its predictive interval. ``z``: the true standardized abilities."""
+    truth = z[[int(m[1:]) for m in res.models]]
+    cov["ability"][0] += int(((res.ranking.ci.low <= truth) & (truth <= res.ranking.ci.high)).sum())
+    cov["ability"][1] += truth.size
+    pc = res.comparisons
+    d = truth[pc.index_a] - truth[pc.index_b]
+    cov["differences"][0] += int(np.all((pc.ci.low <= d) & (d <= pc.ci.high)))
+    cov["differences"][1] += 1
+    rank = eb.ranking.ranks(truth)
+    sim = res.ranking.rank_simultaneous
+    cov["ranks"][0] += int(np.all((sim.low <= rank) & (rank <= sim.high)))
+    cov["ranks"][1] += 1
+    cov["predictive"][0] += int(res.holdout.cells["covered"].sum())
+    cov["predictive"][1] += res.holdout.n_cells
 
 
 @pytest.mark.slow
@@ -101,20 +107,8 @@ def simulate_items(mnar):
     for s in range(N_ITEM_SIMS):
         df, z, miss = item_population(7000 + 1000 * mnar + s, mnar)
         missing.append(miss)
-        res = eb.ability(df, model="2pl", uncertainty="bootstrap", n_resamples=B_ITEMS, rng=s, holdout=0.15)
-        truth = z[[int(m[1:]) for m in res.models]]
-        cov["ability"][0] += int(((res.ranking.ci.low <= truth) & (truth <= res.ranking.ci.high)).sum())
-        cov["ability"][1] += M_I
-        pc = res.comparisons
-        d = truth[pc.index_a] - truth[pc.index_b]
-        cov["differences"][0] += int(np.all((pc.ci.low <= d) & (d <= pc.ci.high)))
-        cov["differences"][1] += 1
-        rank = eb.ranking.ranks(truth)
-        sim = res.ranking.rank_simultaneous
-        cov["ranks"][0] += int(np.all((sim.low <= rank) & (rank <= sim.high)))
-        cov["ranks"][1] += 1
-        cov["predictive"][0] += int(res.holdout.cells["covered"].sum())
-        cov["predictive"][1] += res.holdout.n_cells
+        tally(cov, eb.ability(df, model="2pl", uncertainty="bootstrap", n_resamples=B_ITEMS, rng=s, holdout=0.15),
+              z)
     return cov, float(np.mean(missing))
 
 
