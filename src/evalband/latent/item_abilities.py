@@ -188,7 +188,6 @@ def cell_predictions(resp, theta, samples, a, d, obs, model, task, *, confidence
     n_t = len(resp.tasks)
     onehot = _onehot(resp.item_task, n_t)
     answered = obs.astype(float) @ onehot  # (M, T) items answered
-    size = np.bincount(resp.item_task, minlength=n_t).astype(float)
     p = expit(theta[:, None] * a[None, :] + d[None, :])
     v = p * (1 - p)
     use = np.where((answered > 0)[:, resp.item_task], obs, True).astype(float)  # (M, I)
