@@ -80,6 +80,8 @@ ARGS = {
     "agreement": ["ratings.csv"],
     "frontier": ["cost.csv"],
     "report": ["one.csv"],
+    "ability": ["one.csv", "--n-resamples", "200"],
+    "items": ["one.csv", "--n-resamples", "200"],
 }
 
 

@@ -46,7 +46,8 @@ PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, 
                                                   " ('runs/*.csv'), a log folder, or - for standard input.",
                                                   show_default=False)]
 ExampleOpt = Annotated[Optional[str], typer.Option("--example", help="Bundled example instead of a file:"
-                                                   " vtab or mmlu-pro.", show_default=False)]
+                                                   " vtab or mmlu-pro (epoch: cell scores, for ability).",
+                                                   show_default=False)]
 SourceOpt = Annotated[str, typer.Option("--source", help="Input kind: auto, csv, tsv, parquet, jsonl, json, or a"
                                         " harness's logs: lm-eval, inspect, helm, rliable, cruxeval (a file,"
                                         " folder or glob).")]
@@ -323,7 +324,7 @@ def fail(message: str, code: int = 2):
 
 #: Library argument -> the CLI option that sets it, for messages raised below the CLI (the library names its
 #: own arguments); a command adds its own with ``errors(method="--interval")``.
-CLI_NAMES = {"rng": "--seed", "n_resamples": "--n-resamples", "confidence_level": "--confidence",
+CLI_NAMES = {"rng": "--seed", "missing": "--missing", "n_resamples": "--n-resamples", "confidence_level": "--confidence",
              "name": "--aggregate", "aggregate": "--aggregate", "method": "--method", "correction": "--correction",
              "resampling": "--resampling", "margin": "--margin", "weights": "--weights", "group_weights": "--weights",
              "models": "--models", "test": "--test", "prior": "--prior", "accuracy_scale": "--accuracy-scale",

@@ -18,6 +18,8 @@ COMMANDS = {
     "bayes": "bayes",
     "compare": "compare",
     "rank": "rank",
+    "ability": "ability",
+    "items": "items",
     "plan": "plan",
     "gate": "gate",
     "variance": "variance",

@@ -73,14 +73,22 @@ class Comparison:
     """Whether no item is shared by every model, so that each pair was compared on the items both models have
     (``n_units`` per pair; :mod:`evalband.comparison.shared`): ``replicates`` then holds one replicate set per
     pair and ``aggregate_values`` is empty (the models' values rest on different items)."""
+    pair_tasks: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """``missing='common'`` on data where some model lacks a task: (models x models) counts of the tasks each
+    pair was compared on (``n_tasks`` in the aggregate frame); None otherwise."""
 
     def to_frame(self, level: str = "aggregate") -> pd.DataFrame:
-        """Tidy table of the pairs: ``level`` 'aggregate', 'task' or 'sensitivity'."""
+        """Tidy table of the pairs: ``level`` 'aggregate', 'task' or 'sensitivity' (with ``missing='common'``
+        on incomplete data the aggregate frame gives ``n_tasks``, the tasks each pair shares)."""
         level = check_choice(level, ("aggregate", "task", "sensitivity"), "level")
         parts = {"aggregate": self.aggregates, "task": self.tasks, "sensitivity": self.sensitivity}[level]
         if not parts:
             return pd.DataFrame()
-        return pd.concat([p.to_frame() for p in parts], ignore_index=True)
+        frames = [p.to_frame() for p in parts]
+        if level == "aggregate" and self.pair_tasks is not None:
+            frames = [f.assign(n_tasks=self.pair_tasks[np.asarray(p.index_a), np.asarray(p.index_b)])
+                      for f, p in zip(frames, parts)]
+        return pd.concat(frames, ignore_index=True)
 
     @property
     def display_scale(self) -> float:
@@ -124,7 +132,8 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
             confidence_level=0.95, alternative: str = "two-sided", correction: str = "none",
             margin: float = 0.0, correlation: float | None = None, correlations=DEFAULT_CORRELATIONS,
             per_task: bool | str = "auto", permutation: bool = False, n_permutations: int = 9999, cluster=None,
-            aggregate_options=None, rng=None, fixed=None, ppi: str = "ppi++", _family=None) -> Comparison:
+            aggregate_options=None, rng=None, fixed=None, ppi: str = "ppi++", missing: str = "drop",
+            _family=None) -> Comparison:
     """Compare every pair of models on any aggregate over tasks and on each task.
 
     Parameters
@@ -185,6 +194,12 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         Facets (prompt, judge, run, ...) to condition on. By default facet columns crossed with items are random:
         the replicates resample their levels too, and with few clusters they carry the small-sample correction
         (:func:`evalband.facets.default_replicates`; the notes say which).
+    missing : {'drop', 'common', 'ability'}
+        Tasks some selected model has no result on. 'drop' (default): left out of every pair, named in a note
+        that counts the cells left out. 'common': each pair compared on the tasks both models have (its own
+        paired bootstrap; ``n_tasks`` per pair in the frame; 'bh' and 'max-t' fall back to Bonferroni); on
+        complete data the same comparison as 'drop'. 'ability' is the latent-ability model's comparison
+        (:func:`evalband.ability`, its ``comparisons``; ``evalband compare --missing ability``).
     ppi : {'ppi++', 'classic', 'labelled', 'none'}
         Item-level results with human labels (measure ``human``): compare the models' human-scale means, from
         the replicates of their prediction-powered estimates (:mod:`evalband.resample.ppi`; PPI++ by
@@ -233,6 +248,20 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     margin = check_margin(margin)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
+    missing = check_choice(missing, MISSING, "missing")
+    if missing == "ability":
+        raise ArgumentError("`missing='ability'` compares latent abilities: evalband.ability(data).comparisons")
+    if missing == "common" and replicates is None and _family is None and not isinstance(data, ReplicateSet):
+        from .shared import compare_pairs, lacks_tasks
+
+        base = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
+        if lacks_tasks(base):  # else every pair has every task: the comparison of missing='drop'
+            return compare_pairs(base, compare, correction=correction, per_task=per_task, permutation=permutation,
+                                 rng=rng, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples,
+                                 method=method, confidence_level=confidence_level, alternative=alternative,
+                                 margin=margin, correlation=correlation, correlations=correlations,
+                                 n_permutations=n_permutations, cluster=cluster, aggregate_options=aggregate_options,
+                                 fixed=fixed, ppi=ppi, common_tasks=True)
     try:
         sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights,
                                         group_weights=group_weights, replicates=replicates, resampling=resampling,
@@ -403,6 +432,9 @@ def _central(pc, samples, reps, block: int = 1 << 24):
 
 #: pair rows (pairs x tasks) up to which ``per_task='auto'`` compares the pairs within each task
 PER_TASK_ROWS = 1_000_000
+#: what `missing` may be: tasks some model lacks are dropped, each pair uses the tasks both have, or the
+#: latent-ability model uses every cell
+MISSING = ("drop", "common", "ability")
 
 
 def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_task_var, permutation,
