@@ -29,8 +29,7 @@ from .columns import ItemColumns
 from .replicates import Replicates
 from .statistics import Statistic
 from ..display.reprs import displayed
-from ..selection.judgements import MIN_LABELS, PPI_CHOICES, check_ppi, ppi_method, ppi_rule_note, uses_ppi  # noqa: F401
-from ..estimation.ppi import FEW_LABELS
+from ..selection.judgements import FEW_LABELS, MIN_LABELS, PPI_CHOICES, check_ppi, ppi_method, ppi_rule_note, uses_ppi  # noqa: F401
 
 __all__ = ["PPI_CHOICES", "check_ppi", "uses_ppi", "ppi_method", "PPIReplicates", "ppi_replicates",
            "ppi_rule_note", "MIN_LABELS"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .._validate import InputError, check_choice
 
-__all__ = ["ratings_of", "labelled_results", "PPI_CHOICES", "MIN_LABELS", "check_ppi", "uses_ppi", "ppi_method",
+__all__ = ["ratings_of", "labelled_results", "PPI_CHOICES", "MIN_LABELS", "check_ppi", "uses_ppi", "ppi_method", "FEW_LABELS",
            "ppi_rule_note"]
 
 
@@ -50,6 +50,8 @@ PPI_CHOICES = ("ppi++", "classic", "labelled", "none")
 
 #: fewest human labels per model and task PPI needs (a variance of the residuals)
 MIN_LABELS = 2
+#: below this many human labels (labelled clusters), a note says the interval rests on few labels
+FEW_LABELS = 30
 
 
 
