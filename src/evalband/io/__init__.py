@@ -24,8 +24,9 @@ from .battles import looks_like_battles, read_battles
 from .ratings import read_ratings
 from ..data.costs import CostTable
 from .costs import read_costs
+from .arrow import ScoreMatrices, read_score_matrices
 
-__all__ = ["read", "SOURCES", "load_example", "BATTLE_SOURCES"]
+__all__ = ["read", "SOURCES", "load_example", "BATTLE_SOURCES", "read_score_matrices", "ScoreMatrices"]
 
 
 def _battles(kind):
