@@ -289,12 +289,12 @@ def _unit_note(result) -> str:
 def _pairs(result, fmt: str, correction: str, notes: list) -> None:
     import numpy as np
 
-    from .compare import _neighbours, decided_line
+    from .compare import _neighbours
 
     comp = result.comparison(correction=correction)
     frame = result.pairwise(correction=correction)
     if fmt in ("csv", "json"):
-        show(frame, fmt, notes=[decided_line(comp)] + notes)
+        show(frame, fmt, notes=[comp.decided_text()] + notes)
         return
     order = np.array([result.models.index(m) for m in result.to_frame()["model"]])
     rows = np.arange(len(frame))
@@ -303,7 +303,7 @@ def _pairs(result, fmt: str, correction: str, notes: list) -> None:
         rows = np.flatnonzero(_neighbours(comp, order))
         readings.append(f"{len(rows)} of {len(frame):,} pairs shown (neighbours in the ranking); JSON and CSV have"
                         " them all; --models narrows the battles to some models")
-    readings = [comp.readings[i] for i in rows[:10]] + [decided_line(comp)] + readings
+    readings = [comp.readings[i] for i in rows[:10]] + [comp.decided_text()] + readings
     cols = ["model_a", "model_b", "difference", "se", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict",
             "win_probability", "win_probability_low", "win_probability_high", "confidence_level",
             "interval_level", "correction"]  # the interval's header says its level and correction
@@ -314,6 +314,8 @@ def _pairs(result, fmt: str, correction: str, notes: list) -> None:
         readings.append("P(A wins): predicted probability that model_a beats model_b (a tie counting half), with its"
                         " bootstrap interval")
     points = points_note([(comp.statistic, result.display_scale)])
-    floor = 2 / (result.n_resamples + 1)
+    from ..comparison.p_values import p_floor
+
+    floor = p_floor(result.n_resamples)  # two-sided bootstrap p-values
     show(shown, fmt, notes=readings + ([points] if points else []) + notes,
          value_cols=("difference", "se", "ci_low", "ci_high"), scale=result.display_scale, p_floor=floor)

@@ -19,7 +19,7 @@ from ._analytic import analytic as _analytic, pooled_item_correlation as _pooled
 from .pairs import pair_position
 from .pairwise import PairwiseComparison, adjusted, interval_label, pairwise_differences
 from .permutation import paired_permutation_test
-from .p_values import INTERVAL_METHODS
+from .p_values import INTERVAL_METHODS, p_floor
 from .sensitivity import DEFAULT_CORRELATIONS, correlated_replicates, describe_sweep
 from .verdict import MIN_DISCORDANT, check_margin, reading, verdict_detail
 from ..display.reprs import displayed
@@ -96,15 +96,11 @@ class Comparison:
     def p_floor(self) -> float:
         """The smallest two-sided bootstrap p-value the replicates can give, ``2 / (B + 1)`` (``str()`` shows
         p-values there as below it, as the command line does)."""
-        return 2.0 / (self.n_resamples + 1)
+        return p_floor(self.n_resamples)
 
     def headline(self) -> str:
-        """One line: how many pairs are decided, per aggregate."""
-        parts = []
-        for pc in self.aggregates:
-            v = list(pc.verdict)
-            parts.append(f"{pc.statistic}: {len(v) - v.count('not yet decided')} of {len(v)} pairs decided")
-        return "; ".join(parts)
+        """One line: how many pairs are decided, per aggregate (:meth:`PairwiseComparison.decided_text`)."""
+        return "; ".join(pc.decided_text(undecided=False) for pc in self.aggregates)
 
     def readings(self, level: str = "aggregate") -> list[str]:
         """The one-sentence reading of every pair."""
@@ -356,7 +352,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         if pc.correction in ("bonferroni", "holm", "bh") and tail * b < 10:
             notes.append(f"{pc.statistic}: the {pc.correction} intervals at {pc.interval_level:.4%} rest on fewer"
                          f" than 10 replicates per tail (B = {b:,}; {len(pc.difference)} pairs) and p-values"
-                         f" cannot fall below {1 / (b + 1):.2g}; raise n_resamples or use correction='max-t'")
+                         f" cannot fall below {p_floor(b, 'greater'):.2g}; raise n_resamples or use correction='max-t'")
     task_results = []
     n_pairs = len(reps.models) * (len(reps.models) - 1) // 2
     if isinstance(per_task, str) and per_task == "auto":

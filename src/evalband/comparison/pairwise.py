@@ -121,6 +121,32 @@ class PairwiseComparison:
     """The bootstrap SD of each difference, when ``se`` is read from the replicates' central spread instead
     (heavy-tailed replicates: :attr:`evalband.resample.Replicates.heavy_tails`)."""
 
+    def decided_text(self, *, undecided: bool = True) -> str:
+        """How many pairs are decided, in one line: ``'mean: 117 of 120 pairs decided; 3 not yet decided: A vs B,
+        C vs D and E vs F'`` (the pairs within the margin counted as equivalent). ``undecided=False`` gives the
+        count alone (``Comparison.headline``).
+
+        Examples
+        --------
+        >>> import evalband as eb
+        >>> comparison = eb.compare(eb.load_example("vtab"), n_resamples=200, rng=0)
+        >>> comparison.aggregates[0].decided_text(undecided=False)
+        'mean: 116 of 120 pairs decided'
+        """
+        from .._lists import and_names
+
+        v = np.asarray(self.verdict)
+        n = len(v)
+        open_ = [f"{a} vs {b}" for a, b, x in zip(self.model_a, self.model_b, v) if x == "not yet decided"]
+        text = f"{self.statistic}: {n - len(open_):,} of {n:,} pair{'s' if n != 1 else ''} decided"
+        if not undecided:
+            return text
+        if (v == "equivalent").any():
+            text += f" ({int((v == 'equivalent').sum()):,} equivalent within the margin)"
+        if open_:
+            text += f"; {len(open_):,} not yet decided: {and_names(open_, limit=5, noun='pairs')}"
+        return text
+
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: model_a, model_b, difference, se, ci_low, ci_high, p_value, p_adjusted, verdict, ..."""
         key = "aggregate" if self.level == "aggregate" else "task"

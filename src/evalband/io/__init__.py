@@ -25,8 +25,10 @@ from .ratings import read_ratings
 from ..data.costs import CostTable
 from .costs import read_costs
 from .arrow import ScoreMatrices, read_score_matrices
+from .inputs import read_input
 
-__all__ = ["read", "SOURCES", "load_example", "BATTLE_SOURCES", "read_score_matrices", "ScoreMatrices"]
+__all__ = ["read", "SOURCES", "load_example", "BATTLE_SOURCES", "read_score_matrices", "ScoreMatrices",
+           "read_input"]
 
 
 def _battles(kind):
