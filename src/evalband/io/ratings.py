@@ -15,9 +15,9 @@ import os
 
 import pandas as pd
 
-from .._lists import check_named_columns
 from .._validate import ArgumentTypeError, check_choice
 from ..data.ratings import RatingsTable
+from ._columns import find_column
 from .tabular import load_frame
 
 __all__ = ["read_ratings", "as_ratings", "RATING_SHAPES"]
@@ -27,16 +27,7 @@ RATING_SHAPES = ("long", "wide")
 
 def _column(frame: pd.DataFrame, name, role: str, source: str, *, required: bool = True):
     """The frame's column for ``name``: exact, else the one column equal to it regardless of case."""
-    if name is None:
-        return None
-    if name in frame.columns:
-        return name
-    folded = [c for c in frame.columns if str(c).lower() == str(name).lower()]
-    if len(folded) == 1:
-        return folded[0]
-    if not required:
-        return None
-    check_named_columns([(f"{role}_col", name)], frame.columns, source)
+    return find_column(frame.columns, name, role, source, required=required)
 
 
 def read_ratings(data, *, unit_col: str = "unit", rater_col: str = "rater", value_col: str = "value",
