@@ -20,7 +20,8 @@ from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_c
 from ..estimation.edges import degenerate, edge_intervals, implied_se
 from ..estimation.confidence import ConfidenceInterval
 from . import _coefficients as coef
-from ..display.short import fmt, html_head, short_repr
+from ..display.numbers import format_estimate
+from ..display.reprs import html_head, titled_repr
 from ..resample.units import INTERVAL_METHODS, jackknife_sums, replicate_sums, summarize
 from .._random import name_key, run_entropy
 from ..display.reprs import displayed
@@ -130,8 +131,8 @@ class AgreementResult:
             if name in self.statistic:
                 k = self.statistic.index(name)
                 s = self.se[k]
-                lines.append(f"{name}: {fmt(self.estimate[k], s)}  {100 * self.confidence_level:.4g}% CI"
-                             f" ({fmt(self.ci.low[k], s)}, {fmt(self.ci.high[k], s)}), {self.n_units[k]:,} units")
+                lines.append(f"{name}: {format_estimate(self.estimate[k], s)}  {100 * self.confidence_level:.4g}% CI"
+                             f" ({format_estimate(self.ci.low[k], s)}, {format_estimate(self.ci.high[k], s)}), {self.n_units[k]:,} units")
         n_pairs = sum(1 for s in self.statistic if s.startswith("cohen_kappa"))
         if n_pairs:
             lines.append(f"cohen_kappa: {n_pairs} rows (rater pairs x weights); see .to_frame()")
@@ -140,7 +141,7 @@ class AgreementResult:
                          " see .reference")
         title = (f"AgreementResult(level {self.level!r}, {self.n_raters:,} raters, {self.n_ratings:,} ratings,"
                  f" {self.n_resamples:,} bootstrap replicates)")
-        return short_repr(title, lines, self.notes)
+        return titled_repr(title, lines, self.notes)
 
     def _repr_html_(self) -> str:
         return html_head(self.to_frame())

@@ -19,7 +19,8 @@ from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_c
 from ..estimation.confidence import ConfidenceInterval
 from . import _coefficients as coef
 from ._coefficients import Coefficient
-from ..display.short import fmt, html_head, short_repr
+from ..display.numbers import format_estimate
+from ..display.reprs import html_head, titled_repr
 from ..resample.units import INTERVAL_METHODS
 from .._random import run_entropy
 from ..display.reprs import displayed
@@ -79,11 +80,11 @@ class ReferenceResult:
     def __repr__(self) -> str:
         lines = []
         for _, r in self.statistics.iterrows():
-            lines.append(f"{r['judge']} {r['statistic']}: {fmt(r['estimate'], r['se'])} ({fmt(r['ci_low'], r['se'])},"
-                         f" {fmt(r['ci_high'], r['se'])}), {int(r['n_units']):,} units")
+            lines.append(f"{r['judge']} {r['statistic']}: {format_estimate(r['estimate'], r['se'])} ({format_estimate(r['ci_low'], r['se'])},"
+                         f" {format_estimate(r['ci_high'], r['se'])}), {int(r['n_units']):,} units")
         if len(self.judges) > 1:
             lines.append(f"effective independent judges: {self.effective_judges:.2f} of {len(self.judges)}")
-        return short_repr(f"ReferenceResult(reference {self.reference!r}, {len(self.judges)} judge(s))", lines[:20],
+        return titled_repr(f"ReferenceResult(reference {self.reference!r}, {len(self.judges)} judge(s))", lines[:20],
                           self.notes)
 
     def _repr_html_(self) -> str:
