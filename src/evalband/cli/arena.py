@@ -23,7 +23,7 @@ BattlesArg = Annotated[str, typer.Argument(
          " annotations.json files (a file or their folder), or - for a table on standard input.",
     show_default=False)]
 MethodOpt = Annotated[str, typer.Option(
-    "--method", help="bt (Bradley-Terry maximum likelihood), elo (bootstrap online Elo; order matters), rao-kupper"
+    "--model", "--method", help="bt (Bradley-Terry maximum likelihood), elo (bootstrap online Elo; order matters), rao-kupper"
                      " or davidson (Bradley-Terry with a tie model), win-rate (against --baseline, or averaged over"
                      " opponents).")]
 BaselineOpt = Annotated[Optional[str], typer.Option(
@@ -47,7 +47,7 @@ StyleOpt = Annotated[Optional[str], typer.Option(
     "--style", help="Style control, comma-separated features: length, markdown (header, list and bold counts),"
                     " NAME for columns NAME_a/NAME_b, or a column of differences A - B.", show_default=False)]
 LengthControlOpt = Annotated[bool, typer.Option(
-    "--length-control", help="With --method win-rate and --baseline: the length-controlled win rate by --lc-glm"
+    "--length-control", help="With --model win-rate and --baseline: the length-controlled win rate by --lc-glm"
                              " (needs a length feature), its interval from the bootstrap; se is its bootstrap"
                              " SE (JSON: se and se_lc; the raw win rate's: win_rate_se).")]
 LcGlmOpt = Annotated[str, typer.Option(
@@ -63,7 +63,7 @@ DifficultyOpt = Annotated[Optional[str], typer.Option(
     "--instruction-difficulty", help="A CSV of instruction (or AlpacaEval index) and difficulty, e.g. AlpacaEval's"
                                      " instruction_difficulty.csv (default: from --lc-reference, else estimated).",
     show_default=False)]
-KOpt = Annotated[float, typer.Option("--k", help="Elo's K-factor (--method elo).")]
+KOpt = Annotated[float, typer.Option("--k", help="Elo's K-factor (--model elo).")]
 SourceOpt = Annotated[str, typer.Option(
     "--source", help="Input kind: auto (detected), battles (a column layout), fastchat, arena-hard or"
                      " alpaca-eval.")]
@@ -89,7 +89,7 @@ TurnCol = _column("--turn-col", "the turn")
 WeightCol = _column("--weight-col", "a positive weight per battle (default weight)")
 
 #: library argument -> the option that sets it, for the library's messages
-_OPTIONS = {"ties": "--ties", "baseline": "--baseline", "scale": "--scale", "anchor": "--anchor",
+_OPTIONS = {"model": "--model", "ties": "--ties", "baseline": "--baseline", "scale": "--scale", "anchor": "--anchor",
             "cluster": "--cluster", "style": "--style", "length_control": "--length-control", "k": "--k",
             "lc_glm": "--lc-glm", "lc_reference": "--lc-reference", "instruction_difficulty": "--instruction-difficulty",
             "source": "--source", "model_a_col": "--model-a-col", "model_b_col": "--model-b-col",
@@ -165,7 +165,7 @@ def arena(
                 raise ArgumentError("`--style` is empty; give feature names (or leave the option out)")
             read_options["style_cols"] = [n for n in names if n != "markdown"]
         seed, seed_text = resolve_seed(seed)
-        result = run_arena(path, method=method, ties=ties, baseline=baseline, scale=scale, anchor=anchor,
+        result = run_arena(path, model=method, ties=ties, baseline=baseline, scale=scale, anchor=anchor,
                            cluster=unit, style=names, length_control=length_control, lc_glm=lc_glm,
                            lc_reference=lc_reference, instruction_difficulty=instruction_difficulty or "auto", k=k,
                            n_resamples=n_resamples_for("refit", n_resamples),

@@ -427,7 +427,7 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
             return np.full(ia.shape, rho, dtype=float)
     else:
         se_fn = corr_fn = None
-    res = pairwise_differences(obs, samples, reps.models, statistic=str(task), level="task", jackknife=jk,
+    res = pairwise_differences(obs, samples, reps.models, statistic=str(task), scope="task", jackknife=jk,
                                jackknife_strata=strata, n_units=float(np.asarray(reps.n_units)[t]),
                                se_analytic=se_fn, correlation=corr_fn, keep_replicates=False,
                                assumed_correlation=rho if summary else None, **options)

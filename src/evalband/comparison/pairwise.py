@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
+from .._validate import (ArgumentError, check_alternative, check_choice, check_confidence_level, no_other_keywords,
+                         renamed)
 from ..estimation.confidence import ConfidenceInterval
 from .pairs import pair_indices
 from .multiplicity import CORRECTIONS, adjust_p_values, correction_level, max_deviation, max_t_from_deviations
@@ -181,14 +182,14 @@ class PairwiseComparison:
         return frame
 
 
-def pairwise_differences(observed, samples, names, *, statistic: str = "statistic", level: str = "aggregate",
+def pairwise_differences(observed, samples, names, *, statistic: str = "statistic", scope: str = "aggregate",
                          jackknife=None, jackknife_strata=None, higher_is_better: bool = True, method: str = "percentile",
                          confidence_level: float = 0.95, alternative: str = "two-sided",
                          correction: str = "none", margin: float = 0.0, se_analytic=None, correlation=None,
                          scale: float = 100.0, unit: str = "points", keep_replicates: bool | str = True,
                          assumed_correlation: float | None = None, extra_readings=None,
                          order=None, n_units=None, unit_name: str = "items",
-                         family: int | None = None) -> PairwiseComparison:
+                         family: int | None = None, **deprecated) -> PairwiseComparison:
     """All pairwise differences of a per-model statistic from its joint bootstrap replicates.
 
     Parameters
@@ -199,6 +200,10 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
         Its replicates, drawn jointly for all models (one replicate set).
     names : sequence of str
         Model names.
+    statistic : str
+        The aggregate's or task's name.
+    scope : {'aggregate', 'task'}
+        Whether the statistic is an aggregate over tasks or one task's mean (``level=`` before 0.2, deprecated).
     jackknife : array_like, shape (n_jack, M), optional
         Delete-one values, for BCa.
     se_analytic, correlation : callable or array, optional
@@ -241,6 +246,10 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     >>> list(pc.verdict)
     ['A better', 'A better', 'A better']
     """
+    scope = renamed(deprecated, old="level", new="scope", function="pairwise_differences", value=scope,
+                    default="aggregate")
+    no_other_keywords(deprecated, "pairwise_differences")
+    scope = check_choice(scope, ("aggregate", "task"), "scope")
     method = check_choice(method, INTERVAL_METHODS, "method")
     correction = check_choice(correction, CORRECTIONS, "correction")
     alternative = check_alternative(alternative)
@@ -306,7 +315,7 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
                 scale=scale, unit=unit, label=label, extra=extras[k], detail=details[k])
         for k in range(m))
     nan = np.full(m, np.nan)
-    return PairwiseComparison(statistic, level, ma, mb, ia, ib, d, se, ConfidenceInterval(low, high), p, p_adj,
+    return PairwiseComparison(statistic, scope, ma, mb, ia, ib, d, se, ConfidenceInterval(low, high), p, p_adj,
                               verdicts, se_an, corr, nan, nan.copy(), reps, readings,
                               confidence_level, float(level_used), correction, method, margin,
                               bool(higher_is_better), assumed_correlation, float(scale), None, rep_corr, units,

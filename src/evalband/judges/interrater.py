@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level,
-                         check_positive_int)
+                         check_positive_int, no_other_keywords,
+                         renamed)
 from ..estimation.edges import degenerate, edge_intervals, implied_se
 from ..estimation.confidence import ConfidenceInterval
 from . import _coefficients as coef
@@ -374,10 +375,10 @@ def _paradox_note(table, names, obs) -> list[str]:
 
 
 def agreement(data, *, unit_col: str = "unit", rater_col: str = "rater", value_col: str = "value",
-              shape: str = "long", level: str = "auto", categories=None, cluster: str | None = None,
+              shape: str = "long", measurement: str = "auto", categories=None, cluster: str | None = None,
               raters=None, pairs="auto", kappa_weights="auto", reference=None, judges=None,
               n_resamples: int = 2000, method: str = "percentile", confidence_level=0.95,
-              rng=None) -> AgreementResult:
+              rng=None, **deprecated) -> AgreementResult:
     """Agreement between raters, with a seeded bootstrap interval over units for every coefficient.
 
     Parameters
@@ -388,8 +389,8 @@ def agreement(data, *, unit_col: str = "unit", rater_col: str = "rater", value_c
     unit_col, rater_col, value_col, shape, categories, raters
         How to read ``data`` (see :func:`evalband.io.ratings.read_ratings`); ignored for a RatingsTable or a
         Selection.
-    level : {'auto', 'nominal', 'ordinal', 'interval', 'ratio'}
-        Level of measurement; 'auto' detects it and says so in ``notes``.
+    measurement : {'auto', 'nominal', 'ordinal', 'interval', 'ratio'}
+        Level of measurement (``level=`` before 0.2, deprecated); 'auto' detects it and says so in ``notes``.
     cluster : str, optional
         Column naming each unit's cluster (prompt, passage, ...): whole clusters are resampled.
     pairs : 'auto', 'all', None or list of (rater, rater)
@@ -450,19 +451,22 @@ def agreement(data, *, unit_col: str = "unit", rater_col: str = "rater", value_c
     Examples
     --------
     >>> import evalband.judges as ej
-    >>> res = ej.agreement("codings_long.csv", level="nominal", rng=0)   # doctest: +SKIP
+    >>> res = ej.agreement("codings_long.csv", measurement="nominal", rng=0)   # doctest: +SKIP
     >>> round(res.krippendorff_alpha, 3)                                  # doctest: +SKIP
     0.743
     """
     from ..selection.judgements import ratings_of
 
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
+    measurement = renamed(deprecated, old="level", new="measurement", function="agreement", value=measurement,
+                          default="auto")
+    no_other_keywords(deprecated, "agreement")
     gen = as_generator(rng)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     method = check_choice(method, INTERVAL_METHODS, "method")
     confidence_level = check_confidence_level(confidence_level)
     table = ratings_of(data, unit_col=unit_col, rater_col=rater_col, value_col=value_col, shape=shape,
-                       level=level, categories=categories, cluster_col=cluster, raters=raters)
+                       level=measurement, categories=categories, cluster_col=cluster, raters=raters)
     entropy = run_entropy(gen)
     coefs, notes = coefficients(table, pairs=pairs, kappa_weights=kappa_weights)
     notes = list(table.notes) + notes
