@@ -299,7 +299,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
                 else (None if assumed is None else (lambda ia, ib, c=assumed: np.full(ia.shape, c, dtype=float)))
             extra = None if sweep_texts is None else sweep_texts.get(av.name)
             agg_out.append(pairwise_differences(
-                observed_, samples, reps.models, statistic=av.name, level="aggregate", jackknife=av.jackknife,
+                observed_, samples, reps.models, statistic=av.name, scope="aggregate", jackknife=av.jackknife,
                 jackknife_strata=strata,
                 higher_is_better=av.higher_is_better, se_analytic=se_fn, correlation=corr_fn, scale=av.scale,
                 unit=av.unit, keep_replicates=keep, assumed_correlation=assumed, extra_readings=extra,

@@ -36,7 +36,7 @@ from .._validate import (ArgumentError, InputError, as_generator, check_choice, 
 from ..estimation.cluster import cluster_interval
 from ..estimation.mean import mean_interval
 from ..estimation.confidence import ConfidenceInterval
-from .power import solve_power
+from .power import _solve_power
 from .sequential import SequentialComparison
 from ..display.reprs import displayed
 
@@ -422,7 +422,7 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
         elif gap == 0 or sd == 0:
             more = math.inf
         else:
-            need = solve_power(effect=abs(gap), power=power, variance=sd ** 2 * deff, alpha=(1 - conf) / 2,
+            need = _solve_power(effect=abs(gap), power=power, variance=sd ** 2 * deff, alpha=(1 - conf) / 2,
                                alternative="greater", method="t" if method == "t" else "normal",
                                cluster_size=n / G if G else 1.0)
             more = float(max(math.ceil(need - n), 1)) if math.isfinite(need) else math.inf
