@@ -54,10 +54,7 @@ def _seed_keyword(function, rng) -> dict:
     import inspect
     import warnings
 
-    try:
-        parameters = inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        return {"rng": rng}
+    parameters = inspect.signature(function).parameters
     if "seed" in parameters and "rng" not in parameters:
         warnings.warn(f"capability analysis {getattr(function, '__name__', function)!r} takes `seed=`: since 0.2"
                       " the adapters take `rng=` (the old keyword is passed for one release)", DeprecationWarning,
