@@ -218,6 +218,19 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
     Longjohn, R., Gopalan, G. & Casleton, E. (2025). Statistical Uncertainty Quantification for Aggregate
     Performance Metrics in Machine Learning Benchmarks. arXiv:2501.04234.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> table = eb.load_example("vtab")
+    >>> comparison = eb.compare(table, models=["Exemplar", "Rotation", "VAE"], n_resamples=500, rng=0)
+    >>> comparison.headline()
+    'mean: 3 of 3 pairs decided'
+    >>> comparison.to_frame()[["model_a", "model_b", "verdict"]]
+        model_a   model_b   verdict
+    0  Rotation  Exemplar  A better
+    1  Rotation       VAE  A better
+    2  Exemplar       VAE  A better
     """
     method = check_choice(method, INTERVAL_METHODS, "method")
     correction = check_choice(correction, CORRECTIONS, "correction")

@@ -70,6 +70,18 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
         Pairwise battles (``model_a, model_b, winner``; Chatbot Arena, Arena-Hard, AlpacaEval files) are detected
         and read as a BattleTable; ratings are read with ``source='ratings'``, per-model costs (a summary or
         per-response measures) with ``source='costs'``.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"model": ["a", "a", "b", "b"], "task": "qa", "item": [1, 2, 1, 2],
+    ...                       "score": [1, 0, 1, 1]})
+    >>> table = eb.read(frame)
+    >>> table.models, table.tasks, table.level
+    (('a', 'b'), ('qa',), 'item')
+    >>> eb.read("example:vtab").level
+    'summary'
     """
     if isinstance(data, (ResultsTable, BattleTable, RatingsTable, CostTable)):
         return data

@@ -282,6 +282,13 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
     Connor, R. J. (1987). Sample size for testing differences in proportions for the paired-sample design.
     Biometrics 43, 207-211.
     Eldridge, S. M., Ashby, D. and Kerry, S. (2006). Int. J. Epidemiol. 35, 1292-1300.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> plan = eb.plan_comparison(effect=0.03, baseline=0.7, correlation=0.5)
+    >>> plan.n_required
+    1778
     """
     alternative = check_alternative(alternative)
     method = check_choice(method, POWER_METHODS, "method")

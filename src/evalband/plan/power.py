@@ -199,6 +199,12 @@ def solve_power(*, effect=None, n=None, power=None, variance, confidence_level=0
     ----------
     statsmodels ``stats.power.TTestPower.solve_power`` (the same formulation, tested against it).
     Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640 (the paired planning formula).
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> round(eb.solve_power(effect=0.03, power=0.8, variance=0.2))
+    1746
     """
     return _solve_power(effect=effect, n=n, power=power, variance=variance,
                         alpha=test_size(confidence_level, deprecated, "solve_power"), alternative=alternative,
