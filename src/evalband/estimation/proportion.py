@@ -95,10 +95,9 @@ def proportion_interval(correct, n, *, method: str = "wilson", confidence_level=
     --------
     >>> import evalband as eb
     >>> est = eb.proportion_interval(30, 40, method="wilson", confidence_level=0.95)
-    >>> print(est)
-    estimate   se        95% CI   n  method
-    ───────────────────────────────────────
-        75.0  6.8  (59.8, 85.8)  40  wilson
+    >>> est.to_frame()[["estimate", "se", "ci_low", "ci_high"]].round(4)
+       estimate      se  ci_low  ci_high
+    0      0.75  0.0685  0.5981   0.8581
     """
     level = check_confidence_level(confidence_level)
     method = resolve_proportion_method(method)
