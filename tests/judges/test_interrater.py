@@ -53,7 +53,7 @@ def test_contract_nominal_alpha_long_form(tmp_path):
 @pytest.mark.parametrize("level", list(KRIPPENDORFF))
 def test_alpha_every_level_matches_krippendorff(level):
     table = ej.RatingsTable.from_reliability_data(codings())
-    res = ej.agreement(table, level=level, n_resamples=50, rng=0)
+    res = ej.agreement(table, measurement=level, n_resamples=50, rng=0)
     assert res.krippendorff_alpha == pytest.approx(KRIPPENDORFF[level], abs=1e-12)
 
 

@@ -120,6 +120,13 @@ def trial_variance(trial_scores) -> TrialVariance:
     Miller, E. (2024). Adding Error Bars to Evals: A Statistical Approach to Language Model Evaluations.
     arXiv:2411.00640.
     Searle, S. R., Casella, G. & McCulloch, C. E. (1992). Variance Components. Wiley, ch. 3.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> tv = eb.trial_variance([[1, 0, 1], [1, 1, 1], [0, 0, 1], [1, 0, 0]])
+    >>> round(float(tv.var_between), 4), round(float(tv.var_within), 4)
+    (0.0185, 0.25)
     """
     x = np.asarray(trial_scores, dtype=np.float64)
     if x.ndim < 2:

@@ -394,6 +394,15 @@ def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95, higher_is
     ----------
     Demsar, J. (2006). JMLR 7, 1-30, section 3.2.2 and Table 5.
     Nemenyi, P. B. (1963). Distribution-free multiple comparisons. PhD thesis, Princeton University.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import numpy as np
+    >>> scores = np.array([[0.81, 0.62, 0.70, 0.55, 0.90], [0.78, 0.60, 0.66, 0.50, 0.85], [0.70, 0.52, 0.61, 0.49, 0.86]])
+    >>> res = eb.nemenyi(scores, models=["a", "b", "c"])
+    >>> res.mean_ranks, round(float(res.critical_difference), 3)
+    (array([1. , 2.2, 2.8]), 1.6)
     """
     level = check_confidence_level(confidence_level)
     method = check_choice(method, ("auto", "asymptotic", "exact", "monte-carlo"), "method")
