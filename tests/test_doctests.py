@@ -54,9 +54,9 @@ def test_examples_are_found_in_every_module_that_has_them():
 #: curated functions (of ``evalband.__all__`` and each subpackage's ``__all__``) that have no Examples section yet;
 #: the list only shrinks: a function given one must leave it (test below)
 LACKING = frozenset({
-    "evalband.performance_profile", "evalband.release_gate", "evalband.aggregate.parse_parameter",
-    "evalband.aggregate.resolve_weights", "evalband.aggregate.weights_and_notes", "evalband.aggregate.parse_weights",
-    "evalband.aggregate.task_ranks", "evalband.aggregate.binned_task_ranks", "evalband.aggregate.task_win_rates",
+    "evalband.aggregate.parse_parameter", "evalband.aggregate.resolve_weights",
+    "evalband.aggregate.weights_and_notes", "evalband.aggregate.parse_weights", "evalband.aggregate.task_ranks",
+    "evalband.aggregate.binned_task_ranks", "evalband.aggregate.task_win_rates",
     "evalband.aggregate.evaluate_aggregates", "evalband.aggregate.aggregate_specs",
     "evalband.aggregate.aggregate_notes", "evalband.aggregate.linear_weights", "evalband.bayes.custom",
     "evalband.bayes.diagnose", "evalband.bayes.exponential", "evalband.bayes.gamma", "evalband.bayes.half_normal",
@@ -78,7 +78,7 @@ LACKING = frozenset({
     "evalband.plan.power_of_test", "evalband.plan.variance_of_difference",
     "evalband.plan.binary_variance_of_difference", "evalband.plan.effective_sample_size",
     "evalband.plan.trial_variance", "evalband.plan.variance_reduction", "evalband.plan.estimate_pilot",
-    "evalband.plan.release_gate", "evalband.plan.paired_runs", "evalband.preferences.bootstrap_elo",
+    "evalband.plan.paired_runs", "evalband.preferences.bootstrap_elo",
     "evalband.preferences.length_controlled_win_rates", "evalband.preferences.mle_exists",
     "evalband.preferences.style_design", "evalband.ranking.better_matrix",
     "evalband.ranking.marginal_rank_intervals", "evalband.ranking.probability_best",
@@ -94,9 +94,9 @@ LACKING = frozenset({
     "evalband.tasks.rank_matrix", "evalband.tasks.score_matrix", "evalband.tasks.greenhouse_geisser",
     "evalband.tasks.mauchly", "evalband.tasks.bayes_signed_rank_tests", "evalband.tasks.hierarchical_bayes",
     "evalband.tasks.task_differences", "evalband.tasks.cliques_from_significance",
-    "evalband.tasks.friedman_permutation_p_value", "evalband.tasks.performance_profile", "evalband.tasks.run_scores",
-    "evalband.weights.best_model_map", "evalband.weights.group_covariance", "evalband.weights.line_grid",
-    "evalband.weights.simplex_lattice", "evalband.weights.dirichlet_points", "evalband.weights.barycentric_to_xy",
+    "evalband.tasks.friedman_permutation_p_value", "evalband.tasks.run_scores", "evalband.weights.best_model_map",
+    "evalband.weights.group_covariance", "evalband.weights.line_grid", "evalband.weights.simplex_lattice",
+    "evalband.weights.dirichlet_points", "evalband.weights.barycentric_to_xy",
 })
 
 

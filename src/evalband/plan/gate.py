@@ -330,6 +330,14 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     move the mean difference ``d`` down by at most ``s (1 + d)`` and up by at most ``s (1 - d)``; the interval
     becomes ``[d - s (1 + d), d + s (1 - d)]``. 500 identical items then pass a 1-point margin at 90%
     (``s = 0.006``); 6 do not.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> table = eb.load_example("mmlu-pro")
+    >>> gate = eb.release_gate(table, table, models=["gemini-1.5-pro-002", "gemini-1.5-flash-002"], margin=0.02)
+    >>> gate.decision
+    'fail'
     """
     conf = check_confidence_level(confidence_level)
     method = check_choice(method, GATE_METHODS, "method")
