@@ -6,7 +6,7 @@ Stages, each in its own Python process so that its peak memory (max RSS) is meas
    task, int32 item, int8 score), from a seeded item-response model.
 2. ``pandas`` (baseline): a plain ``pandas.read_parquet`` of the same file, then per-(model, task) means with
    ``groupby`` -- what a user would do without evalband, with no interval at all.
-3. ``evalband``: the columnar fast path (:func:`evalband.io.arrow.read_score_matrices`, pyarrow record batches,
+3. ``evalband``: the columnar fast path (:func:`evalband.io.read_score_matrices`, pyarrow record batches,
    no Python object per row), then what ``evalband summarize`` computes (per-task Wilson intervals of every model)
    and a paired bootstrap (B = 1,000, stratified by task, one replicate set) feeding the mean aggregate, the
    pairwise differences of the top 20 models with percentile intervals, and every model's rank interval.
@@ -96,7 +96,7 @@ def stage_pandas(args) -> dict:
 def stage_evalband(args) -> dict:
     from evalband.aggregate import get_aggregate
     from evalband.estimation import proportion_interval
-    from evalband.io.arrow import read_score_matrices
+    from evalband.io import read_score_matrices
     from evalband.ranking.distribution import marginal_rank_intervals, ranks
     from evalband.resample import ItemColumns, bootstrap, interval
 
@@ -429,7 +429,7 @@ def main(argv=None):
     p.add_argument("--summarize-rows", type=float, default=1e7,
                    help="also time evalband summarize on a file of this many rows (10 models x 10 tasks); 0: skip")
     p.add_argument("--api", action="store_true",
-                   help="also time the API fast path (evalband.io.arrow.read_score_matrices + bootstrap)")
+                   help="also time the API fast path (evalband.io.read_score_matrices + bootstrap)")
     p.add_argument("--path", type=Path, default=None, help="Parquet file (default: a temporary file)")
     p.add_argument("--keep", action="store_true", help="keep the generated file")
     p.add_argument("--reuse", action="store_true", help="reuse --path if it exists instead of regenerating")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +13,7 @@ from typer.testing import CliRunner
 
 from evalband.cli.main import app
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "facets"))
-from conftest import crossed_binary  # noqa: E402  (the facet tests' simulated crossed population)
+from designs import crossed_binary  # the simulated crossed population of the facet and resampling tests
 
 runner = CliRunner()
 PROMPTS = str(Path(__file__).resolve().parents[1] / "fixtures" / "facets" / "prompts_trials.csv")

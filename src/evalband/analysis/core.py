@@ -179,9 +179,10 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int | None = None, co
         and 2,000 for the sections that refit a model in every replicate (preference ratings, variance
         components); a number given sets them all.
     confidence_level : float or str
-    rng : int or None
-        The one seed of the run; None draws one from the operating system (kept in :attr:`Analysis.seed`, so the
-        run can be repeated).
+    rng : None, int, SeedSequence, BitGenerator or Generator
+        The run's randomness, anything :func:`numpy.random.default_rng` takes: one integer seed is drawn from it
+        once and kept in :attr:`Analysis.seed`, so the run can be repeated; an integer is that seed itself (the
+        report prints it); None draws one from the operating system.
     bayes : bool
         Add the Beta-Binomial posterior (0/1 scores or counts).
     models, tasks, weights, group_weights : optional
@@ -251,10 +252,15 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int | None = None, co
 def _seed(rng) -> int:
     if rng is None:
         return secrets.randbits(32)
-    if isinstance(rng, bool) or not isinstance(rng, (int, np.integer)) or rng < 0:
-        raise ArgumentTypeError(f"`rng` must be a non-negative integer seed (the report prints it to reproduce the run) or"
-                        f" None; got {rng!r}.")
-    return int(rng)
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        if rng < 0:
+            raise ArgumentTypeError(f"`rng` must be a non-negative integer seed (the report prints it to reproduce"
+                                    f" the run), a SeedSequence, BitGenerator or Generator, or None; got {rng!r}.")
+        return int(rng)
+    if not isinstance(rng, (np.random.SeedSequence, np.random.BitGenerator, np.random.Generator)):
+        raise ArgumentTypeError(f"`rng` must be a non-negative integer seed (the report prints it to reproduce the"
+                                f" run), a SeedSequence, BitGenerator or Generator, or None; got {rng!r}.")
+    return int(np.random.default_rng(rng).integers(0, 2**32))  # drawn once: the seed the report prints
 
 
 def _names(items, limit) -> str:
@@ -328,7 +334,7 @@ def _comparison(sel, aggregate, requested, level, seed, bayes, fixed=None, ppi="
         maps = _weight_maps(sel, reps, seed, skipped)
     with status("analysis: further sections"):
         extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=requested, confidence_level=level,
-                                      seed=seed, replicates=reps)
+                                      rng=seed, replicates=reps)
     skipped += more
     notes += [*sel.notes, *(n for n in comparison.notes if n not in table.notes)]
     return Analysis("comparison", sel, aggregate, level, n_resamples, seed, reps, comparison, ranking, overlap,

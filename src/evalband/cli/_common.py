@@ -615,93 +615,16 @@ def parse_confidence(text):
 
 
 def load_input(path, example, **options):
-    """Read PATH or --example into a ResultsTable (:func:`_load_input`); its labels (models, tasks, the file)
-    are then printed as written in every message of the command (:func:`protect_table`)."""
-    table = _load_input(path, example, **options)
+    """Read PATH or --example into a ResultsTable (the reading policy is the library's,
+    :func:`evalband.io.read_input`); its labels (models, tasks, the file) are then printed as written in every
+    message of the command (:func:`protect_table`)."""
+    from ..io.inputs import read_input
+
+    table = read_input(path, example, executor=_CLUSTER.get(), **options)  # --scheduler: read on its cluster
     protect_table(table)
     if any(cli_message(n) != n for n in table.notes):  # notes that name API arguments (accuracy_scale=)
         table = copy.copy(table)  # a copy: an example table may be cached
         object.__setattr__(table, "notes", tuple(cli_message(n) for n in table.notes))
-    return table
-
-
-def _load_input(path, example, *, source="auto", shape="auto", model_col="model", task_col="task",
-                item_col="item", score_col="score", trial_col="trial", cluster=None, group_col="group",
-                unbounded=False, count_rule="floor", models=None, drop_cols=None, accuracy_scale=None,
-                battles=False, **extra):
-    """Read PATH or --example into a ResultsTable (:func:`evalband.read`; the selection of --models is the
-    library's, :meth:`InputOptions.selection`).
-
-    With ``--shape wide`` the --models names are the model columns chosen at read time (other columns are not
-    models and not counted in coverage notes); ``--drop-cols`` leaves columns out before reading. With
-    ``battles``, a file of pairwise battles is read as a BattleTable: when --source names a battle format, or
-    when it is detected (:func:`evalband.io.battles.looks_like_battles`) and no option of a results table was
-    given (those options would otherwise turn the detection off).
-    """
-    from ..io import BATTLE_SOURCES, load_example
-    from ..io import read
-
-    if (path is None) == (example is None):
-        raise ArgumentError("give either a results file PATH or --example NAME (one of them)")
-    # the options of reading a results file that were given (not left at their defaults)
-    results = dict(shape=shape != "auto", model_col=model_col != "model", task_col=task_col != "task",
-                   item_col=item_col != "item", score_col=score_col != "score", trial_col=trial_col != "trial",
-                   cluster=cluster is not None, group_col=group_col != "group", unbounded=unbounded,
-                   count_rule=count_rule != "floor", drop_cols=drop_cols is not None,
-                   accuracy_scale=accuracy_scale is not None, **{k: v is not None for k, v in extra.items()})
-    given = [f"--{k.strip('_').replace('_', '-')}" for k, v in results.items() if v]
-    if example is not None and (given or source != "auto"):  # one rule: an example is read as bundled
-        named = given + (["--source"] if source != "auto" else [])
-        raise ArgumentError(f"{', '.join(named)} appl{'ies' if len(named) == 1 else 'y'} to a results file, not to"
-                            f" --example (the bundled example is read as it is)")
-    if battles and example is None:
-        if source in BATTLE_SOURCES:
-            if given:
-                raise ArgumentError(f"{', '.join(given)} apply to a results table, not to battles (--source"
-                                    f" {source})")
-            return read(path, source=source)
-        if source == "auto" and not given:
-            from ..io.battles import looks_like_battles
-
-            if looks_like_battles(path):
-                return read(path)
-    names = None if models is None else parse_list(models, name="models")
-    if drop_cols is not None:
-        if example is not None:
-            raise ArgumentError("`--drop-cols` applies to a results file, not to --example")
-        drop_cols = parse_list(drop_cols, name="--drop-cols")
-        if not drop_cols:
-            raise ArgumentError("`--drop-cols` is empty; give comma-separated column names (or leave the option out)")
-        extra["drop_cols"] = drop_cols
-    facets = extra.pop("facets", None)
-    if facets is not None:
-        extra["facets"] = [] if facets.strip().lower() == "none" else parse_list(facets, name="--facets")
-        # trials are always a facet nested in cells (the --trial-col column), never a label column of their own
-        extra["facets"] = [f for f in extra["facets"] if f not in ("trial", trial_col)]
-    if example is not None and any(extra.get(k) is not None for k in ("human_col", "cost_col", "latency_col",
-                                                                      "facets")):
-        raise ArgumentError("`--human-col`, `--cost-col`, `--latency-col` and `--facets` apply to a results file,"
-                            " not to --example")
-    if accuracy_scale is not None:
-        if example is not None:
-            raise ArgumentError("`--accuracy-scale` applies to a results file, not to --example")
-        extra["accuracy_scale"] = accuracy_scale
-    if cluster is not None and cluster.strip().lower() == "none":
-        cluster = False  # items are independent: a 'cluster' column is then named as not used
-    if example is not None:
-        table = load_example(example)
-    else:
-        if shape == "wide" and names:
-            extra["models"] = names  # the model columns, chosen when the file is read
-        # reader-specific options (--metric, --filter, --split, --baselines) reach the reader only when given
-        extra = {k: v for k, v in extra.items() if v is not None}
-        options = dict(model_col=model_col, task_col=task_col, item_col=item_col, score_col=score_col,
-                       trial_col=trial_col, cluster_col=cluster, group_col=group_col, unbounded=unbounded,
-                       count_rule=count_rule, shape=shape, **extra)
-        cluster = _CLUSTER.get()
-        if cluster is not None:
-            options["executor"] = cluster  # sharded input (folder, glob, URL): read and reduced on the cluster
-        table = read(path, source=source, **options)
     return table
 
 

@@ -111,23 +111,6 @@ def readings_shown(pc, order, *, verbose: bool) -> list[str]:
     return [readings[k] for k in ranked[:READINGS_SHOWN]]
 
 
-def decided_line(pc) -> str:
-    """'117 of 120 pairs decided; 3 not yet decided: A vs B, C vs D, E vs F'."""
-    import numpy as np
-
-    from .._lists import and_names
-
-    v = np.asarray(pc.verdict)
-    open_ = [f"{a} vs {b}" for a, b, x in zip(pc.model_a, pc.model_b, v) if x == "not yet decided"]
-    n = len(v)
-    text = f"{pc.statistic}: {n - len(open_):,} of {n:,} pair{'s' if n != 1 else ''} decided"
-    if (v == "equivalent").any():
-        text += f" ({int((v == 'equivalent').sum()):,} equivalent within the margin)"
-    if open_:
-        text += f"; {len(open_):,} not yet decided: {and_names(open_, limit=5, noun='pairs')}"
-    return text
-
-
 @reads_input("path example models tasks drop_cols accuracy_scale",
              after={"aggregate": "weights", "fixed": "facets", "ppi": "human_col",
                     "fmt": f"cluster {TABLE_INPUT} {LOG_INPUT}"})
@@ -208,7 +191,7 @@ def compare(
             if result.pair_tasks is not None:  # --missing common: the tasks each pair was compared on
                 part = part.assign(n_tasks=result.pair_tasks[np.asarray(pc.index_a)[rows], np.asarray(pc.index_b)[rows]])
             parts.append(part)
-            readings += readings_shown(pc, order, verbose=verbose) + [decided_line(pc)]
+            readings += readings_shown(pc, order, verbose=verbose) + [pc.decided_text()]
             if len(rows) < len(pc.verdict):
                 top = " from the top of the ranking" if capped(pc, order) else ""
                 readings.append(f"{pc.statistic}: {len(rows):,} of {len(pc.verdict):,} pairs shown (neighbours in"

@@ -19,7 +19,7 @@ from ._analytic import analytic as _analytic, pooled_item_correlation as _pooled
 from .pairs import pair_position
 from .pairwise import PairwiseComparison, adjusted, interval_label, pairwise_differences
 from .permutation import paired_permutation_test
-from .p_values import INTERVAL_METHODS
+from .p_values import INTERVAL_METHODS, p_floor
 from .sensitivity import DEFAULT_CORRELATIONS, correlated_replicates, describe_sweep
 from .verdict import MIN_DISCORDANT, check_margin, reading, verdict_detail
 from ..display.reprs import displayed
@@ -104,15 +104,11 @@ class Comparison:
     def p_floor(self) -> float:
         """The smallest two-sided bootstrap p-value the replicates can give, ``2 / (B + 1)`` (``str()`` shows
         p-values there as below it, as the command line does)."""
-        return 2.0 / (self.n_resamples + 1)
+        return p_floor(self.n_resamples)
 
     def headline(self) -> str:
-        """One line: how many pairs are decided, per aggregate."""
-        parts = []
-        for pc in self.aggregates:
-            v = list(pc.verdict)
-            parts.append(f"{pc.statistic}: {len(v) - v.count('not yet decided')} of {len(v)} pairs decided")
-        return "; ".join(parts)
+        """One line: how many pairs are decided, per aggregate (:meth:`PairwiseComparison.decided_text`)."""
+        return "; ".join(pc.decided_text(undecided=False) for pc in self.aggregates)
 
     def readings(self, level: str = "aggregate") -> list[str]:
         """The one-sentence reading of every pair."""
@@ -237,6 +233,19 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
     Longjohn, R., Gopalan, G. & Casleton, E. (2025). Statistical Uncertainty Quantification for Aggregate
     Performance Metrics in Machine Learning Benchmarks. arXiv:2501.04234.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> table = eb.load_example("vtab")
+    >>> comparison = eb.compare(table, models=["Exemplar", "Rotation", "VAE"], n_resamples=500, rng=0)
+    >>> comparison.headline()
+    'mean: 3 of 3 pairs decided'
+    >>> comparison.to_frame()[["model_a", "model_b", "verdict"]]
+        model_a   model_b   verdict
+    0  Rotation  Exemplar  A better
+    1  Rotation       VAE  A better
+    2  Exemplar       VAE  A better
     """
     method = check_choice(method, INTERVAL_METHODS, "method")
     correction = check_choice(correction, CORRECTIONS, "correction")
@@ -332,7 +341,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
                 else (None if assumed is None else (lambda ia, ib, c=assumed: np.full(ia.shape, c, dtype=float)))
             extra = None if sweep_texts is None else sweep_texts.get(av.name)
             agg_out.append(pairwise_differences(
-                observed_, samples, reps.models, statistic=av.name, level="aggregate", jackknife=av.jackknife,
+                observed_, samples, reps.models, statistic=av.name, scope="aggregate", jackknife=av.jackknife,
                 jackknife_strata=strata,
                 higher_is_better=av.higher_is_better, se_analytic=se_fn, correlation=corr_fn, scale=av.scale,
                 unit=av.unit, keep_replicates=keep, assumed_correlation=assumed, extra_readings=extra,
@@ -385,7 +394,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         if pc.correction in ("bonferroni", "holm", "bh") and tail * b < 10:
             notes.append(f"{pc.statistic}: the {pc.correction} intervals at {pc.interval_level:.4%} rest on fewer"
                          f" than 10 replicates per tail (B = {b:,}; {len(pc.difference)} pairs) and p-values"
-                         f" cannot fall below {1 / (b + 1):.2g}; raise n_resamples or use correction='max-t'")
+                         f" cannot fall below {p_floor(b, 'greater'):.2g}; raise n_resamples or use correction='max-t'")
     task_results = []
     n_pairs = len(reps.models) * (len(reps.models) - 1) // 2
     if isinstance(per_task, str) and per_task == "auto":
@@ -463,7 +472,7 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
             return np.full(ia.shape, rho, dtype=float)
     else:
         se_fn = corr_fn = None
-    res = pairwise_differences(obs, samples, reps.models, statistic=str(task), level="task", jackknife=jk,
+    res = pairwise_differences(obs, samples, reps.models, statistic=str(task), scope="task", jackknife=jk,
                                jackknife_strata=strata, n_units=float(np.asarray(reps.n_units)[t]),
                                se_analytic=se_fn, correlation=corr_fn, keep_replicates=False,
                                assumed_correlation=rho if summary else None, **options)

@@ -75,7 +75,7 @@ def _parse_values(values: pd.Series, level: str, categories, source: str, row_wo
             level = "ordinal"
             notes.append(f"level ordinal: the order given in `categories` ({', '.join(map(str, cats))})")
         if level in ("interval", "ratio") and not numeric:
-            raise ArgumentError(f"`level={level!r}` needs numeric categories; got {cats!r}.")
+            raise ArgumentError(f"`measurement={level!r}` needs numeric categories; got {cats!r}.")
         return codes, tuple(cats), level, numeric, notes
     is_bool = values.map(lambda v: isinstance(v, (bool, np.bool_))).all() if len(values) else False
     num = pd.to_numeric(values, errors="coerce") if not is_bool else None
@@ -95,7 +95,7 @@ def _parse_values(values: pd.Series, level: str, categories, source: str, row_wo
             else:
                 level = "interval"
                 why = (f"{len(cats)} distinct integer values" if integer else "non-integer numbers")
-            notes.append(f"level {level} detected ({why}); give level= to override")
+            notes.append(f"level {level} detected ({why}); give measurement= to override")
         if level == "ratio" and cats[0] < 0:
             raise InputError(f"ratio ratings must be >= 0; got {cats[0]:g}", source=source, column=column)
         cats = tuple(int(c) if integer else float(c) for c in cats)
@@ -111,7 +111,7 @@ def _parse_values(values: pd.Series, level: str, categories, source: str, row_wo
     if level == "auto":
         level = "nominal"
         notes.append(f"level nominal detected ({len(cats)} non-numeric value{'s' if len(cats) > 1 else ''}:"
-                     f" {', '.join(map(str, cats[:8]))}{' ...' if len(cats) > 8 else ''}); give level= to override")
+                     f" {', '.join(map(str, cats[:8]))}{' ...' if len(cats) > 8 else ''}); give measurement= to override")
     return codes.astype(np.int64), tuple(str(c) for c in cats), level, False, notes
 
 
@@ -179,7 +179,7 @@ class RatingsTable:
         source, row_word : str
             For messages: the file name, and 'line' when the frame's index holds file line numbers.
         """
-        level = check_choice(level, ("auto", *LEVELS), "level")
+        level = check_choice(level, ("auto", *LEVELS), "measurement")
         check_named_columns([("unit_col", unit_col), ("rater_col", rater_col), ("value_col", value_col),
                              ("cluster_col", cluster_col)], df.columns, source)
         if len(df) == 0:

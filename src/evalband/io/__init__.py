@@ -24,8 +24,11 @@ from .battles import looks_like_battles, read_battles
 from .ratings import read_ratings
 from ..data.costs import CostTable
 from .costs import read_costs
+from .arrow import ScoreMatrices, read_score_matrices
+from .inputs import read_input
 
-__all__ = ["read", "SOURCES", "load_example", "BATTLE_SOURCES"]
+__all__ = ["read", "SOURCES", "load_example", "BATTLE_SOURCES", "read_score_matrices", "ScoreMatrices",
+           "read_input"]
 
 
 def _battles(kind):
@@ -73,6 +76,18 @@ def read(data, *, source: str = "auto", executor=None, client=None, storage_opti
         Pairwise battles (``model_a, model_b, winner``; Chatbot Arena, Arena-Hard, AlpacaEval files) are detected
         and read as a BattleTable; ratings are read with ``source='ratings'``, per-model costs (a summary or
         per-response measures) with ``source='costs'``.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"model": ["a", "a", "b", "b"], "task": "qa", "item": [1, 2, 1, 2],
+    ...                       "score": [1, 0, 1, 1]})
+    >>> table = eb.read(frame)
+    >>> table.models, table.tasks, table.level
+    (('a', 'b'), ('qa',), 'item')
+    >>> eb.read("example:vtab").level
+    'summary'
     """
     if isinstance(data, (ResultsTable, BattleTable, RatingsTable, CostTable)):
         return data

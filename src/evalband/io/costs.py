@@ -16,10 +16,10 @@ import os
 
 import pandas as pd
 
-from .._lists import check_named_columns
 from ..data.labels import label_column
 from .._validate import ArgumentTypeError, InputError
 from ..data.costs import CostTable
+from ._columns import find_column
 from .tabular import load_frame
 
 __all__ = ["read_costs", "ITEM_COLUMNS"]
@@ -29,16 +29,7 @@ ITEM_COLUMNS = ("item", "question_id", "question", "prompt_id", "prompt")
 
 
 def _column(frame, name, role: str, source: str, *, required: bool):
-    if name is None:
-        return None
-    if name in frame.columns:
-        return name
-    folded = [c for c in frame.columns if str(c).casefold() == str(name).casefold()]
-    if len(folded) == 1:
-        return folded[0]
-    if required:
-        check_named_columns([(f"{role}_col", name)], frame.columns, source)
-    return None
+    return find_column(frame.columns, name, role, source, required=required)
 
 
 def read_costs(data, *, model_col: str = "model", item_col: str | None = None, cost_col: str | None = None,

@@ -18,6 +18,13 @@ def load_example(name: str) -> ResultsTable:
     -------
     ResultsTable
         With ``attribution`` set to the line that must stay beside any copy of the data.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> table = eb.load_example("vtab")
+    >>> len(table.models), len(table.tasks), table.level
+    (16, 19, 'summary')
     """
     from .tabular import read_tabular
 

@@ -240,6 +240,17 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     Hall, P. & Miller, H. (2009). Using the bootstrap to quantify the authority of an empirical ranking.
     Ann. Statist. 37(6B), 3929-3959.
     Longjohn, R., Gopalan, G. & Casleton, E. (2025). arXiv:2501.04234.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> table = eb.load_example("vtab")
+    >>> ranking = eb.rank(table, models=["Exemplar", "Rotation", "VAE"], n_resamples=500, rng=0)
+    >>> ranking.to_frame()[["model", "rank", "rank_low", "rank_high"]]
+          model  rank  rank_low  rank_high
+    0  Rotation     1         1          1
+    1  Exemplar     2         2          2
+    2       VAE     3         3          3
     """
     from ..aggregate import aggregate_notes, evaluate_aggregates
     from ..comparison.sensitivity import correlated_replicates

@@ -20,7 +20,7 @@ def ratings_of(data, *, level: str = "auto", **read_options):
     elif isinstance(data, RatingsTable):
         table = data
     else:
-        table = select(data, source="ratings", level=level, **read_options).table
+        table = select(data, source="ratings", measurement=level, **read_options).table
     if not isinstance(table, RatingsTable):
         raise InputError("agreement needs ratings (unit, rater, value); read them with source='ratings'"
                          f" (got a {type(table).__name__})", source=getattr(table, "source", None))
