@@ -56,7 +56,9 @@ def _item_table(data, what: str, **read_options):
     d = d.loc[keep, ["model", "task", "item", "score"]]
     # trials of one item are averaged: the item is the unit sampled
     cell = d.groupby(["task", "item", "model"], observed=True, sort=False)["score"].mean()
-    return cell, table, tuple(sel.all_notes)
+    # the pairing note of select() is not for this analysis: every item of the reference is kept
+    notes = tuple(n for n in sel.all_notes if not str(n).startswith("coverage: items not shared"))
+    return cell, table, notes
 
 
 def population_of(reference, **read_options) -> Population:
