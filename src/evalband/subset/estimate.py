@@ -185,17 +185,17 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
 
     Examples
     --------
-    >>> import evalband as eb
+    >>> import numpy as np, pandas as pd
     >>> from evalband.subset import choose, estimate
-    >>> table = eb.load_example("mmlu-pro")
-    >>> new_model = table.models[0]
-    >>> reference = eb.select(table, models=[m for m in table.models if m != new_model])
-    >>> picked = choose(reference, 200, rng=1).to_frame()
-    >>> d = table.data
-    >>> keys = set(zip(picked["task"], picked["item"]))
-    >>> rows = d[(d["model"] == new_model) & [k in keys for k in zip(d["task"], d["item"])]]
-    >>> res = estimate(reference, rows.astype({"model": str, "task": str, "item": str, "cluster": str}),
-    ...                items=picked)
+    >>> rng = np.random.default_rng(0)
+    >>> theta, b = rng.normal(size=11), rng.normal(size=400)
+    >>> y = (rng.random((11, 400)) < 1 / (1 + np.exp(-(theta[:, None] - b)))).astype(float)
+    >>> df = pd.DataFrame([(f"m{m}", "t", f"q{i}", y[m, i]) for m in range(11) for i in range(400)],
+    ...                   columns=["model", "task", "item", "score"])
+    >>> reference, new = df[df["model"] != "m10"], df[df["model"] == "m10"]
+    >>> picked = choose(reference, 80, rng=1).to_frame()
+    >>> evaluated = new[new["item"].isin(picked["item"])]
+    >>> res = estimate(reference, evaluated, items=picked, rng=0)
     >>> res.to_frame()["method"].tolist()
     ['design', 'prediction-assisted']
     """
