@@ -15,6 +15,7 @@ import typer
 
 from ._common import (ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, emit, errors, note_lines,
                       output_format, parse_confidence, reads_input, resolve_seed, show)
+from .compare import MarginOpt, parse_margin
 
 BudgetOpt = Annotated[int, typer.Option("--budget", help="Items to draw.")]
 MethodOpt = Annotated[str, typer.Option(
@@ -32,23 +33,9 @@ ItemsOpt = Annotated[Optional[str], typer.Option(
                     " evaluated items taken as a simple random sample.")]
 AgainstOpt = Annotated[Optional[str], typer.Option(
     "--against", help="A reference model: also estimate each new model's difference from it, with a verdict.")]
-MarginOpt = Annotated[Optional[str], typer.Option(
-    "--margin", help="Smallest difference that matters for the verdict (0.01 or 1%).")]
-
 #: the estimate's columns: the contract's JSON fields first
 ESTIMATE_FIELDS = ("model", "method", "estimate", "ci_low", "ci_high", "se", "n_evaluated", "n_items", "effective_n",
                    "df", "confidence_level")
-
-
-def _margin(text):
-    if text is None:
-        return 0.0
-    t = str(text).strip()
-    try:
-        return float(t[:-1]) / 100 if t.endswith("%") else float(t)
-    except ValueError:
-        from .._validate import ArgumentError
-        raise ArgumentError(f"`--margin` must be a number (0.01) or a percent (1%); got {text!r}.") from None
 
 
 @reads_input("path example models tasks")
@@ -91,7 +78,7 @@ def estimate(
     new: NewArg = None,
     items: ItemsOpt = None,
     against: AgainstOpt = None,
-    margin: MarginOpt = None,
+    margin: MarginOpt = "0",
     confidence: ConfidenceOpt = "0.95",
     seed: SeedOpt = None,
     fmt: FormatOpt = "table",
@@ -115,7 +102,7 @@ def estimate(
             raise ArgumentError("`subset estimate` needs REFERENCE (or --example) and NEW, the new model's results.")
         reference = inputs.selection(weights=False)
         new_table = dataclasses.replace(inputs, path=new, example=None, models=None, tasks=None).read()
-        result = run(reference, new_table, items=items, against=against, margin=_margin(margin),
+        result = run(reference, new_table, items=items, against=against, margin=parse_margin(margin),
                      confidence_level=parse_confidence(confidence), rng=seed)
         frame = result.to_frame()
         frame = frame[[c for c in ESTIMATE_FIELDS if c in frame.columns]]
