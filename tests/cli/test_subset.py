@@ -5,18 +5,13 @@ library on the same seed (the command prints what :func:`evalband.subset.estimat
 """
 
 import json
-import sys
-from pathlib import Path
-
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
 from evalband.subset import estimate
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "subset"))
-from test_estimate import on_items, synthetic  # noqa: E402
+from subset.synthetic import on_items, synthetic
 
 runner = CliRunner()
 FIELDS = ["estimate", "ci_low", "ci_high", "se", "method", "n_evaluated", "n_items", "effective_n"]
@@ -76,3 +71,18 @@ def test_bad_input_is_one_line_naming_the_row(files):
     assert "exceeds the 600 items" in res.output
     res = run("subset", "choose", d / "ref.csv", "--budget", 100, "-o", d / "ref.csv", code=2)
     assert len(res.output.strip().splitlines()) == 1
+
+
+def test_next_gives_the_first_items_then_a_decision(files):
+    d, ref, new = files
+    run("subset", "next", d / "ref.csv", "--against", "m0", "--seed", 4, "-o", d / "next.csv")
+    first = pd.read_csv(d / "next.csv", dtype={"item": str})
+    assert list(first.columns) == ["task", "item", "order"] and len(first) == 20
+    new.merge(first[["task", "item"]]).to_csv(d / "so_far.csv", index=False)
+    out = json.loads(run("subset", "next", d / "ref.csv", d / "so_far.csv", "--against", "m0", "--seed", 4,
+                         "--format", "json").stdout)
+    rec = out["records"][0]
+    assert rec["decision"] in ("stop", "continue") and rec["n_evaluated"] == 20
+    assert rec["verdict"] in ("A better", "B better", "equivalent", "not yet decided")
+    if rec["decision"] == "continue":
+        assert [r["order"] for r in out["next_items"]] == list(range(21, 41))

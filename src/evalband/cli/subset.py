@@ -1,6 +1,7 @@
 """``evalband subset``: evaluate a new model on a random subset of a benchmark's items.
 
-``subset choose REFERENCE --budget 200 -o items.csv`` draws the items (``task, item, inclusion_prob``, with the
+``subset next REFERENCE [NEW] --target-se 0.01 | --against MODEL`` runs the evaluation in a seeded random order
+and says when to stop. ``subset choose REFERENCE --budget 200 -o items.csv`` draws the items (``task, item, inclusion_prob``, with the
 stratum and the order to evaluate them in); ``subset estimate REFERENCE NEW [--items items.csv]`` gives the new
 model's full-benchmark score, design-based and prediction-assisted, with intervals. A thin layer over
 :mod:`evalband.subset`.
@@ -125,6 +126,67 @@ def estimate(
                  value_cols=("difference", "se", "ci_low", "ci_high"))
 
 
+TargetSeOpt = Annotated[Optional[float], typer.Option(
+    "--target-se", help="Stop when the prediction-assisted standard error is at most this (0.01 = one point).")]
+BatchOpt = Annotated[int, typer.Option("--batch", help="Items per look.")]
+NextOutputOpt = Annotated[Optional[str], typer.Option("--output", "-o", help="CSV file to write the next items to"
+                                                                             " (default: print them).")]
+
+
+@reads_input("path example models tasks")
+def next_(
+    new: NewArg = None,
+    target_se: TargetSeOpt = None,
+    against: AgainstOpt = None,
+    margin: MarginOpt = "0",
+    batch: BatchOpt = 20,
+    confidence: ConfidenceOpt = "0.95",
+    seed: SeedOpt = None,
+    output: NextOutputOpt = None,
+    force: ForceOpt = False,
+    fmt: FormatOpt = "table",
+    wide: WideOpt = False,
+    *,
+    inputs: InputOptions,
+):
+    """Evaluate until decided: the items of REFERENCE in an order the seed fixes; given the results so far in NEW
+    (the first items of that order; none yet: give no NEW), say whether to stop (--target-se reached, or the
+    difference from --against decided by an anytime-valid confidence sequence, so looking after every batch is
+    allowed) and which items to run next. Keep the same --seed at every look."""
+    with errors(confidence_level="--confidence", target_se="--target-se"):
+        fmt = output_format(fmt, wide)
+        seed, seed_text = resolve_seed(seed)
+        from ..subset import Subset
+
+        if new is None and inputs.example is not None and inputs.path is not None:
+            new, inputs = inputs.path, dataclasses.replace(inputs, path=None)
+        run = Subset(inputs.selection(weights=False), target_se=target_se, against=against,
+                     margin=parse_margin(margin), batch=batch, confidence_level=parse_confidence(confidence),
+                     rng=seed)
+        if new is None:
+            frame, notes = run.next_items(), ["no results yet: the first items to evaluate", seed_text]
+        else:
+            decision = run.update(dataclasses.replace(inputs, path=new, example=None, models=None, tasks=None).read())
+            if fmt == "json":
+                from ..display import json_records, to_json
+
+                emit(to_json(decision.to_frame(), next_items=json_records(decision.next_items), notes=[seed_text]))
+                return
+            show(decision.to_frame(), fmt, notes=[decision.headline()], title="decision",
+                 value_cols=("estimate", "se", "ci_low", "ci_high"))
+            frame, notes = decision.next_items, [f"{len(decision.next_items)} items next", seed_text]
+        if output is not None:
+            from .._files import check_output, write_atomic
+            from ..display import to_csv
+            from ..io.folders import input_files
+
+            target = check_output(output, inputs=input_files(inputs.path), force=force, what="the items file")
+            write_atomic(target, to_csv(frame))
+            note_lines([*notes, f"{len(frame):,} items written to {output}"])
+            return
+        show(frame, fmt, notes=notes, title="next items", se_col=None, value_cols=())
+
+
 #: the command group (registered in :data:`evalband.cli.main.COMMANDS`)
 subset = typer.Typer(name="subset", help="Evaluate on a random subset of a benchmark's items: choose the items,"
                                          " estimate the full-benchmark score with a valid interval.",
@@ -132,3 +194,4 @@ subset = typer.Typer(name="subset", help="Evaluate on a random subset of a bench
                      rich_markup_mode=None, context_settings={"max_content_width": 120})
 subset.command("choose")(choose)
 subset.command("estimate")(estimate)
+subset.command("next")(next_)
