@@ -87,6 +87,15 @@ class Subset:
     rng : None, int or numpy.random.Generator
         Fixes the order of the items.
 
+    Notes
+    -----
+    The stop on ``target_se`` is a rule on precision, not on the estimate; the intervals reported at the stop are
+    the fixed-sample ones of :func:`evalband.subset.estimate`. The stop on ``against`` uses the betting confidence
+    sequence for draws with replacement on items drawn without replacement; the slow test
+    ``tests/subset/test_sequential.py`` checks its error rate under a null difference with a look every 20 items
+    (400 of 5,000 items). A confidence sequence made for sampling without replacement (Waudby-Smith and Ramdas
+    2020) would be tighter once a large part of the benchmark is evaluated.
+
     Examples
     --------
     >>> import numpy as np, pandas as pd
