@@ -20,7 +20,7 @@ def _command_lines():
             m = re.match(r"^(?:\$ )?evalband ([a-z]+)\b(.*)$", line.split("  #")[0].strip())
             if m:
                 # a command group's sub-command (subset choose) is part of the command whose --help is read
-                sub = re.match(r"^ (choose|estimate)\b", m.group(2)) if m.group(1) == "subset" else None
+                sub = re.match(r"^ (choose|estimate|next)\b", m.group(2)) if m.group(1) == "subset" else None
                 yield ((m.group(1), sub.group(1)) if sub else m.group(1),
                        set(re.findall(r"(?<!\S)(--[a-z][a-z0-9-]*)", m.group(2))))
 
