@@ -268,7 +268,13 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
                     dd, vv, dfd = est - float(r_scores.mean()), var, df
                 q = float(t_ppf(0.5 + level / 2, dfd))
                 sd = float(np.sqrt(max(vv, 0.0)))
-                lo_d, hi_d = dd - q * sd, dd + q * sd
+                # an interval of zero width (every evaluated difference alike) is withheld, never shown as a point
+                lo_d, hi_d, sd, _, gone = edge_intervals([dd], [sd], [dd - q * sd], [dd + q * sd], [n],
+                                                         bounded=False, confidence_level=level)
+                lo_d, hi_d, sd = float(lo_d[0]), float(hi_d[0]), float(sd[0])
+                if gone[0]:
+                    notes.append(f"{model}: the {method} difference from {against} has no interval (every"
+                                 " evaluated item gives the same difference)")
                 diffs.append({"model": model, "against": against, "method": method, "difference": dd,
                               "ci_low": lo_d, "ci_high": hi_d, "se": sd, "df": dfd,
                               "verdict": str(verdict([lo_d], [hi_d], margin=margin)[0]),
