@@ -336,11 +336,6 @@ def _table(client, ranges, summary, keys, facets, notes, source, shards):
     return table._with_coverage_notes()
 
 
-def _row_word(shard: Shard) -> str:
-    """How the reader names a shard's rows: 'row' in Parquet, the file 'line' in CSV and TSV."""
-    return "row" if shard.name.lower().endswith((".parquet", ".pq")) else "line"
-
-
 def _duplicate(got: dict, labels, keys, facets, has_trials, shards):
     """The first cell with more than one row, named by its labels and both rows."""
     key, s1, r1, s2, r2 = got["dup"]
