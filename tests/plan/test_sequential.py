@@ -113,3 +113,100 @@ def test_peeking_keeps_the_error_rate_while_a_repeated_t_test_does_not(rng):
     assert stats.binomtest(cs_errors, reps, alpha, alternative="greater").pvalue > 0.05
     assert naive_errors / reps > 2 * alpha
     assert stats.binomtest(naive_errors, reps, alpha, alternative="greater").pvalue < 1e-4
+
+
+# sampling without replacement from a population of N = 150 (confseq 0.0.11, built against pybind11 >= 2.11):
+#   x = ((np.arange(90) * 7) % 10 < 6).astype(float)
+#   l, u = confseq.betting.hedged_cs(x, alpha=0.05, N=150, breaks=1000, running_intersection=True)
+#   [l[i] for i in (0, 9, 29, 59, 89)], [u[i] for i in (0, 9, 29, 59, 89)]
+X3 = ((np.arange(90) * 7) % 10 < 6).astype(float)
+IDX3 = [0, 9, 29, 59, 89]
+LOW3 = [0.006666666666666667, 0.213, 0.369, 0.445, 0.484]
+HIGH3 = [1.0, 0.9450000000000001, 0.8270000000000001, 0.76, 0.724]
+
+
+def test_without_replacement_matches_confseq_hedged_cs_with_N():
+    cs = betting_confidence_sequence(X3, confidence_level=0.95, grid_size=1000, population_size=150)
+    np.testing.assert_allclose(cs.low[IDX3], LOW3, atol=1e-12)
+    np.testing.assert_allclose(cs.high[IDX3], HIGH3, atol=1e-12)
+
+
+def _wor_hedged_loop(x, N, alpha, breaks):
+    """Sampling without replacement, written out as confseq 0.0.11 writes it (betting_mart with N, theta = 1/2,
+    trunc_scale = 1/2, predictable-mixture bets, max of the two capital processes, the logical CS, running
+    intersection): one candidate mean at a time, one item at a time (an independent transcription, not the
+    vectorised code under test)."""
+    grid = np.arange(0, 1 + 1 / breaks, 1 / breaks)[: breaks + 1]
+    T = len(x)
+    inside = np.zeros((len(grid), T), dtype=bool)
+    # the bets: lambda_predmix_eb(x, alpha * theta), prior mean 1/2, prior variance 1/4, one fake observation
+    mu_hat, sig2 = np.empty(T), np.empty(T)
+    for t in range(T):
+        mu_hat[t] = (0.5 + x[: t + 1].sum()) / (t + 2)
+        sig2[t] = (0.25 + np.sum((x[: t + 1] - mu_hat[: t + 1]) ** 2)) / (t + 2)
+    sig2_prev = np.concatenate(([0.25], sig2[:-1]))
+    tt = np.arange(1, T + 1)
+    lam = np.sqrt(2 * np.log(1 / (alpha / 2)) / (sig2_prev * tt * np.log(1 + tt)))
+    for g, m in enumerate(grid):
+        kp = kn = 1.0
+        s = 0.0
+        for t in range(T):
+            mu_t = (N * m - s) / (N - t)
+            if mu_t < 0 or mu_t > 1:
+                inside[g, t:] = False
+                break
+            lp = min(lam[t], 0.5 / mu_t) if mu_t > 0 else lam[t]
+            ln = min(lam[t], 0.5 / (1 - mu_t)) if mu_t < 1 else lam[t]
+            kp *= 1 + lp * (x[t] - mu_t)
+            kn *= 1 - ln * (x[t] - mu_t)
+            inside[g, t] = max(0.5 * kp, 0.5 * kn) <= 1 / alpha
+            s += x[t]
+    low, high = np.zeros(T), np.ones(T)
+    for t in range(T):
+        idx = np.flatnonzero(inside[:, t])
+        if idx.size:
+            low[t], high[t] = max(0.0, grid[idx[0]] - 1 / breaks), min(1.0, grid[idx[-1]] + 1 / breaks)
+        S = x[: t + 1].sum()
+        low[t], high[t] = max(low[t], S / N), min(high[t], 1 - (t + 1 - S) / N)
+    return np.maximum.accumulate(low), np.minimum.accumulate(high)
+
+
+def test_without_replacement_matches_the_written_out_procedure():
+    rng = np.random.default_rng(5)
+    population = np.concatenate([np.ones(70), np.zeros(40), np.full(10, 0.5)])
+    x = population[rng.permutation(120)][:100]
+    cs = betting_confidence_sequence(x, confidence_level=0.95, grid_size=200, population_size=120)
+    low, high = _wor_hedged_loop(x, 120, 0.05, 200)
+    np.testing.assert_allclose(cs.low, low, atol=1e-12)
+    np.testing.assert_allclose(cs.high, high, atol=1e-12)
+
+
+def test_without_replacement_ends_at_the_population_mean_and_is_narrower_late(rng):
+    population = (rng.random(500) < 0.62).astype(float)
+    x = population[rng.permutation(500)]
+    wor = betting_confidence_sequence(x, population_size=500)
+    wr = betting_confidence_sequence(x)
+    assert wor.low[-1] == pytest.approx(population.mean()) and wor.high[-1] == pytest.approx(population.mean())
+    assert (wor.high - wor.low)[399] < 0.8 * (wr.high - wr.low)[399]
+    assert np.all(wor.high - wor.low <= wr.high - wr.low + 2e-3)
+    # the paired form is the rescaled one-sample form on (a - b + 1) / 2
+    b = population[::-1].copy()
+    pw = betting_confidence_sequence(x, b[:500], population_size=500)
+    one = betting_confidence_sequence((x - b + 1) / 2, population_size=500)
+    np.testing.assert_allclose(pw.low, 2 * one.low - 1)
+    with pytest.raises(ValueError, match="`population_size` 10 is smaller than the 500 items"):
+        betting_confidence_sequence(x, population_size=10)
+
+
+@pytest.mark.slow
+def test_without_replacement_covers_the_population_mean_at_every_time():
+    """1,000 random orders of a fixed population of 300 items (0, 1 and 0.5 scores): the sequence covers the
+    population's mean at every one of the 300 times in >= 95% of the orders (binomial test)."""
+    rng = np.random.default_rng(11)
+    population = np.concatenate([np.ones(150), np.zeros(120), np.full(30, 0.5)])
+    mu = population.mean()
+    miss = 0
+    for _ in range(1000):
+        cs = betting_confidence_sequence(population[rng.permutation(300)], grid_size=300, population_size=300)
+        miss += bool(np.any((cs.low > mu + 1e-12) | (cs.high < mu - 1e-12)))
+    assert stats.binomtest(miss, 1000, 0.05, alternative="greater").pvalue > 0.01, miss / 1000

@@ -84,6 +84,31 @@ def test_regression_estimator_matches_cochran_and_the_ols_slope():
     assert df == pytest.approx(n - 2)
 
 
+def test_regression_estimator_with_two_controls_matches_the_ols_fit():
+    """Two controls (the prediction and a reference model's scores, as the difference uses): the slopes are the
+    OLS slopes of y on (1, f, r); the estimate is Cochran's multiple regression estimator (sec. 7.11)."""
+    rng = np.random.default_rng(8)
+    N, n = 800, 90
+    f_pop = rng.uniform(0.1, 0.9, size=N)
+    r_pop = (rng.random(N) < f_pop).astype(float)
+    y_pop = (rng.random(N) < 0.5 * f_pop + 0.4 * r_pop).astype(float)
+    s = rng.choice(N, n, replace=False)
+    X = np.column_stack([f_pop[s], r_pop[s]])
+    est, var, df, b = regression_mean(y_pop[s], X, np.zeros(n, dtype=int), np.array([float(N)]),
+                                      np.array([f_pop.mean(), r_pop.mean()]))
+    fit = sm.OLS(y_pop[s], sm.add_constant(X)).fit()
+    np.testing.assert_allclose(b, fit.params[1:], rtol=1e-10)
+    hand = fit.params[0] + fit.params[1:] @ np.array([f_pop.mean(), r_pop.mean()])  # the fit at the population means
+    assert est == pytest.approx(hand, rel=1e-12)
+    # variance: (1 - n/N) / n times the residual mean square on n - 3 degrees of freedom
+    assert var == pytest.approx((1 - n / N) / n * fit.ssr / (n - 3), rel=1e-12)
+    assert df == pytest.approx(n - 3)
+    # with one control the same call gives the one-slope estimator
+    one = regression_mean(y_pop[s], X[:, :1], np.zeros(n, dtype=int), np.array([float(N)]), f_pop.mean())
+    two = regression_mean(y_pop[s], X[:, 0], np.zeros(n, dtype=int), np.array([float(N)]), f_pop.mean())
+    assert one[0] == pytest.approx(two[0]) and one[1] == pytest.approx(two[1])
+
+
 def test_regression_estimator_stratified_form_by_hand():
     rng = np.random.default_rng(11)
     f = rng.uniform(size=len(Y))

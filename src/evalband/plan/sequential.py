@@ -47,8 +47,10 @@ _CHUNK = 2048
 class _HedgedCS:
     """Running state of the hedged-capital confidence sequence for a mean in [0, 1]."""
 
-    def __init__(self, alpha: float, grid_size: int, truncation: float = 0.5, theta: float = 0.5):
+    def __init__(self, alpha: float, grid_size: int, truncation: float = 0.5, theta: float = 0.5,
+                 population_size: int | None = None):
         self.alpha = alpha
+        self.N = population_size
         self.G = grid_size
         self.m = np.arange(grid_size + 1) / grid_size
         self.c = truncation
@@ -85,12 +87,23 @@ class _HedgedCS:
         sig2_prev = np.concatenate(([self.sigma2_prev], sig2[:-1]))
         scale = t * np.log1p(t) * sig2_prev
         lam_pos, lam_neg = np.sqrt(self.bet_pos / scale), np.sqrt(self.bet_neg / scale)
-        dx = x[:, None] - self.m[None, :]
-        lp = np.minimum(lam_pos[:, None], self.cap_pos[None, :])
-        ln = np.minimum(lam_neg[:, None], self.cap_neg[None, :])
+        s_prev = self.sum_x + np.concatenate(([0.0], np.cumsum(x)[:-1]))
+        if self.N is None:
+            m, cap_pos, cap_neg, dead = self.m[None, :], self.cap_pos[None, :], self.cap_neg[None, :], None
+        else:  # without replacement: the mean of what is left, were the population's mean m (WSR 2020, eq. 3)
+            m = (self.N * self.m[None, :] - s_prev[:, None]) / (self.N - t[:, None] + 1)
+            dead = (m < 0) | (m > 1)  # the population's mean cannot be m any more (and never again)
+            m = np.clip(m, 0.0, 1.0)
+            cap_pos = np.divide(self.c, m, out=np.full(m.shape, np.inf), where=m > 0)
+            cap_neg = np.divide(self.c, 1 - m, out=np.full(m.shape, np.inf), where=m < 1)
+        dx = x[:, None] - m
+        lp = np.minimum(lam_pos[:, None], cap_pos)
+        ln = np.minimum(lam_neg[:, None], cap_neg)
         log_pos = self.log_pos + np.cumsum(np.log1p(lp * dx), axis=0)
         log_neg = self.log_neg + np.cumsum(np.log1p(-ln * dx), axis=0)
         log_k = np.maximum(self.log_theta[0] + log_pos, self.log_theta[1] + log_neg)
+        if dead is not None:
+            log_k = np.where(dead, np.inf, log_k)
         inside = log_k <= math.log(1 / self.alpha)  # (b, grid)
         anyin = inside.any(axis=1)
         first = np.argmax(inside, axis=1)
@@ -98,6 +111,9 @@ class _HedgedCS:
         step = 1.0 / self.G
         lo = np.where(anyin, np.maximum(self.m[first] - step, 0.0), 0.0)
         hi = np.where(anyin, np.minimum(self.m[last] + step, 1.0), 1.0)
+        if self.N is not None:  # the logical bounds: what is seen, plus all 0s or all 1s for what is not
+            s_t = s_prev + x
+            lo, hi = np.maximum(lo, s_t / self.N), np.minimum(hi, (s_t + self.N - t) / self.N)
         lo = np.maximum.accumulate(np.concatenate(([self.low], lo)))[1:]
         hi = np.minimum.accumulate(np.concatenate(([self.high], hi)))[1:]
         # state for the next call
@@ -117,7 +133,8 @@ def _check_scores(values, name: str) -> np.ndarray:
     return arr
 
 
-def betting_confidence_sequence(a, b=None, *, confidence_level=0.95, grid_size: int = 1000):
+def betting_confidence_sequence(a, b=None, *, confidence_level=0.95, grid_size: int = 1000,
+                                population_size: int | None = None):
     """Anytime-valid confidence sequence for ``mean(a - b)`` (or ``mean(a)`` when ``b`` is None) at every time.
 
     Parameters
@@ -128,6 +145,20 @@ def betting_confidence_sequence(a, b=None, *, confidence_level=0.95, grid_size: 
         Simultaneous coverage over all times.
     grid_size : int
         Resolution of the grid of candidate means (the interval is widened by one grid step).
+    population_size : int, optional
+        The items are drawn at random *without replacement* from a finite population of this many (a benchmark's
+        items): the sequence is then for the population's mean. Each bet is against the mean of the items not yet
+        drawn, ``(N m - S_{t-1}) / (N - t + 1)``, and the logical bounds ``[S_t / N, (S_t + N - t) / N]`` are
+        intersected in (Waudby-Smith and Ramdas 2020, the hedged capital CS for sampling without replacement;
+        ``confseq.betting.hedged_cs(x, N=N)``); it narrows to the exact mean as ``t`` reaches ``N``. None: draws
+        with replacement (or from an infinite population).
+
+    Notes
+    -----
+    Without replacement, the draws are not independent with the population's mean: a sequence made for
+    independent draws has no guarantee there (its capital process is not a martingale under the population's
+    mean), which ``population_size`` repairs. Reference: Waudby-Smith, I. and Ramdas, A. (2020). Confidence
+    sequences for sampling without replacement. NeurIPS 33. arXiv:2006.04347.
 
     Returns
     -------
@@ -146,7 +177,12 @@ def betting_confidence_sequence(a, b=None, *, confidence_level=0.95, grid_size: 
     conf = check_confidence_level(confidence_level)
     grid_size = check_positive_int(grid_size, "grid_size", minimum=10)
     a = _check_scores(a, "a")
-    cs = _HedgedCS(1 - conf, grid_size)
+    if population_size is not None:
+        population_size = check_positive_int(population_size, "population_size")
+        if a.size > population_size:
+            raise ArgumentError(f"`population_size` {population_size} is smaller than the {a.size} items drawn"
+                                " without replacement.")
+    cs = _HedgedCS(1 - conf, grid_size, population_size=population_size)
     if b is None:
         lo, hi = cs.update(a)
         return ConfidenceInterval(lo, hi)

@@ -8,11 +8,13 @@ prediction-assisted one (a regression estimator on the new model's predicted sco
 reference models and corrected on the random sample), with the effective sample size the prediction bought, and
 the paired difference from a reference model with compare's verdict words. :class:`Subset` runs the evaluation
 in a seeded random order and says after each batch whether to stop (target SE reached, or the difference decided
-by an anytime-valid confidence sequence).
+by an anytime-valid confidence sequence). :func:`backtest` checks all this on a reference table, leave one model
+out: coverage and width of both intervals budget by budget, and the error of anchor-point estimates.
 """
 
+from .backtest import SubsetBacktest, backtest
 from .choose import METHODS, SubsetChoice, choose
 from .estimate import SubsetEstimate, estimate
 from .sequential import Subset, SubsetDecision
 
-__all__ = ["METHODS", "Subset", "SubsetChoice", "SubsetDecision", "SubsetEstimate", "choose", "estimate"]
+__all__ = ["METHODS", "Subset", "SubsetBacktest", "backtest", "SubsetChoice", "SubsetDecision", "SubsetEstimate", "choose", "estimate"]

@@ -136,44 +136,67 @@ def _satterthwaite(parts, df_h) -> float:
 
 
 def regression_mean(y: np.ndarray, f_sample: np.ndarray, strata: np.ndarray, N_h: np.ndarray,
-                    F_h: np.ndarray, *, n_fitted: int = 0) -> tuple[float, float, float, float]:
-    """Combined regression estimator of the population mean with a prediction ``f`` known on every item.
+                    F_h, *, n_fitted: int = 0) -> tuple[float, float, float, np.ndarray | float]:
+    """Combined regression estimator of the population mean with predictions (controls) known on every item.
 
-    ``f_sample`` is the prediction on the evaluated items, ``F_h`` its mean over every item of each stratum.
-    ``estimate = sum_h W_h [ybar_h + b (F_h - fbar_h)]`` with the slope ``b`` that minimizes the estimated
-    variance (the within-stratum covariance of y and f, weighted as the variance weights each stratum); the
-    variance is that of the stratified mean of the residuals ``e = y - b f``. With ``b = 0`` it is the design
-    estimator, so a useless prediction costs only the degree of freedom of the slope. ``n_fitted`` is the number
+    ``f_sample`` is the prediction on the evaluated items, shape (n,) or (n, k) for ``k`` controls; ``F_h`` its
+    mean over every item of each stratum, shape (H,) / (H, k), or over the whole benchmark, a scalar / (k,).
+    ``estimate = sum_h W_h ybar_h + b' (Fbar - sum_h W_h fbar_h)`` with the slopes ``b`` that minimize the
+    estimated variance (the within-stratum covariances of y and f, weighted as the variance weights each stratum);
+    the variance is that of the stratified mean of the residuals ``e = y - b' f``. With ``b = 0`` it is the design
+    estimator, so a useless prediction costs only the degrees of freedom of the slopes. ``n_fitted`` is the number
     of further parameters fitted on the evaluated items to make ``f`` (taken from the degrees of freedom and
-    inflating the residual variance by ``(n - H) / (n - H - 1 - n_fitted)``). Returns
-    ``(estimate, variance, df, slope)``.
+    inflating the residual variance by ``(n - H) / (n - H - k - n_fitted)``). Returns
+    ``(estimate, variance, df, slope)`` (the slope a float for one control, an array for several).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.subset.design import regression_mean
+    >>> y = np.array([1., 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> f = np.array([.9, .2, .7, .8, .1, .6, .3, .9, .8, .4])
+    >>> est, var, df, b = regression_mean(y, f, np.zeros(10, dtype=int), np.array([100.]), 0.6)
+    >>> # by hand: b = cov(y, f) / var(f) = 1.598, ybar + b (0.6 - fbar) = 0.6 + 1.598 (0.6 - 0.57)
+    >>> round(est, 4), round(b, 4)
+    (0.6479, 1.598)
     """
     y = np.asarray(y, dtype=np.float64)
     f = np.asarray(f_sample, dtype=np.float64)
+    one = f.ndim == 1
+    f = f.reshape(len(y), -1)
+    k = f.shape[1]
     strata = np.asarray(strata, dtype=np.int64)
     N_h = np.asarray(N_h, dtype=np.float64)
     H = len(N_h)
     n_h = _strata_sizes(strata, N_h)
     W = N_h / N_h.sum()
+    F = np.asarray(F_h, dtype=np.float64)
+    if F.ndim == 2 or (k == 1 and F.ndim == 1 and F.size == H):  # per stratum
+        F = W @ F.reshape(H, k)
+    else:  # over the whole benchmark
+        F = F.reshape(k)
     with np.errstate(invalid="ignore", divide="ignore"):
         g = np.where(n_h > 1, W ** 2 * (1 - n_h / N_h) / n_h / np.maximum(n_h - 1, 1), 0.0)
-    ybar = np.bincount(strata, weights=y, minlength=H) / n_h
-    fbar = np.bincount(strata, weights=f, minlength=H) / n_h
-    dy, df_ = y - ybar[strata], f - fbar[strata]
-    sff = float(np.sum(g[strata] * df_ * df_))
-    b = float(np.sum(g[strata] * dy * df_) / sff) if sff > 0 else 0.0
-    est = float(W @ (ybar + b * (np.asarray(F_h, dtype=np.float64) - fbar)))
-    e = dy - b * df_
+        ybar = np.bincount(strata, weights=y, minlength=H) / n_h
+        fbar = np.stack([np.bincount(strata, weights=f[:, j], minlength=H) for j in range(k)], axis=1) / n_h[:, None]
+    ybar, fbar = np.where(n_h > 0, ybar, 0.0), np.where(n_h[:, None] > 0, fbar, 0.0)
+    dy, dfc = y - ybar[strata], f - fbar[strata]
+    wdf = dfc * g[strata][:, None]
+    sff = wdf.T @ dfc
+    sfy = wdf.T @ dy
+    b = np.linalg.lstsq(sff, sfy, rcond=1e-12)[0] if np.any(sff) else np.zeros(k)
+    est = float(W @ ybar + (F - W @ fbar) @ b)
+    e = dy - dfc @ b
     ss = np.bincount(strata, weights=e * e, minlength=H)
     with np.errstate(invalid="ignore", divide="ignore"):
         s2 = np.where(n_h > 1, ss / (n_h - 1), 0.0)
-        parts = W ** 2 * (1 - n_h / N_h) / n_h * s2
+        parts = np.where(n_h > 0, W ** 2 * (1 - n_h / N_h) / n_h * s2, 0.0)
     n, used = int(n_h.sum()), int((n_h > 0).sum())
-    lost = 1 + int(n_fitted)
+    lost = k + int(n_fitted)
     resid_df = n - used - lost
     if resid_df < 1:
         raise ArgumentError(f"{n} evaluated items in {used} strata leave no degree of freedom for a"
                             f" prediction-assisted estimate with {lost} fitted parameters.")
     inflate = (n - used) / resid_df
     df = _satterthwaite(parts, n_h - 1) * resid_df / max(n - used, 1)
-    return est, float(parts.sum() * inflate), max(df, 1.0), b
+    return est, float(parts.sum() * inflate), max(df, 1.0), (float(b[0]) if one else b)

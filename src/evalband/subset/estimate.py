@@ -139,6 +139,68 @@ def _interval(est, var, df, n, *, bounded, level):
     return float(lo[0]), float(hi[0]), float(sd[0])
 
 
+def sample_estimates(ref_scores: np.ndarray, pos: np.ndarray, y: np.ndarray, strata: np.ndarray,
+                     N_h: np.ndarray, *, bounded: bool, rng: np.random.Generator,
+                     against_scores: np.ndarray | None = None) -> dict:
+    """The design-based and prediction-assisted estimates of one new model from its evaluated items (arrays).
+
+    Parameters
+    ----------
+    ref_scores : ndarray, shape (M, N)
+        The reference models' scores on every item (NaN where missing); they make the prediction.
+    pos : ndarray of int, shape (n,)
+        The evaluated items (positions in the benchmark), in the benchmark's order.
+    y : ndarray, shape (n,)
+        The new model's scores on them.
+    strata : ndarray of int, shape (n,)
+        Stratum of each evaluated item; ``N_h`` every stratum's size.
+    bounded : bool
+        Scores in [0, 1].
+    rng : numpy.random.Generator
+        Splits the items into the folds of the cross-fitted prediction.
+    against_scores : ndarray, shape (N,), optional
+        A reference model's scores on every item: also the paired difference ``new - against``.
+
+    Returns
+    -------
+    dict
+        ``score`` and (with ``against_scores``) ``difference``: each ``{method: (estimate, variance, df)}`` for
+        'design' and 'prediction-assisted'; ``f_sample`` (out-of-fold predictions on the evaluated items) and
+        ``f_all`` (the prediction on every item).
+
+    Notes
+    -----
+    The prediction-assisted difference is the regression estimator of ``mean(y - r)`` with two controls, the
+    prediction ``f`` (mean over every item from the cross-fit) and the reference model's own scores ``r`` (mean
+    over every item known exactly): slopes (0, 1) give the design-based paired difference back, so it is never
+    much wider than that one, and it gains what either control explains.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.subset.estimate import sample_estimates
+    >>> rng = np.random.default_rng(0)
+    >>> ref = (rng.random((6, 500)) < np.linspace(0.3, 0.8, 6)[:, None]).astype(float)
+    >>> pos = np.sort(rng.choice(500, 60, replace=False))
+    >>> out = sample_estimates(ref, pos, ref[2, pos], np.zeros(60, dtype=int), np.array([500.]),
+    ...                        bounded=True, rng=rng, against_scores=ref[0])
+    >>> sorted(out["difference"])
+    ['design', 'prediction-assisted']
+    """
+    f_sample, f_mean, f_all = cross_fitted(ref_scores, pos, y, bounded=bounded, rng=rng)
+    score = {"design": stratified_mean(y, strata, N_h),
+             "prediction-assisted": regression_mean(y, f_sample, strata, N_h, f_mean)[:3]}
+    out = {"score": score, "f_sample": f_sample, "f_all": f_all}
+    if against_scores is not None:
+        r = np.asarray(against_scores, dtype=np.float64)
+        rs = r[pos]
+        controls = np.column_stack([f_sample, rs])
+        est, var, df, _ = regression_mean(y, controls, strata, N_h, np.array([f_mean, r.mean()]))
+        out["difference"] = {"design": stratified_mean(y - rs, strata, N_h),
+                             "prediction-assisted": (est - float(r.mean()), var, df)}
+    return out
+
+
 def estimate(reference, new, *, items=None, against: str | None = None, margin: float = 0.0,
              confidence_level: float = 0.95, rng=None, **read_options) -> SubsetEstimate:
     """Each new model's mean score over every item of the benchmark, from the items it was evaluated on.
@@ -249,23 +311,20 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
         use = ref_rows if model not in pop.models else ref_rows[np.asarray(pop.models) != model]
         if model in pop.models:
             notes.append(f"{model} is also a reference model: its reference results are not used to predict it")
-        f_sample, f_mean, f_all = cross_fitted(pop.scores[use], pos, y, bounded=pop.bounded,
-                                               rng=block_generator(entropy, (name_key(model),)))
-        est_d, var_d, df_d = stratified_mean(y, h, N_h)
-        est_p, var_p, df_p, _ = regression_mean(y, f_sample, h, N_h, f_mean)
+        res = sample_estimates(pop.scores[use], pos, y, h, N_h, bounded=pop.bounded,
+                               rng=block_generator(entropy, (name_key(model),)), against_scores=r_scores)
+        f_sample, f_all = res["f_sample"], res["f_all"]
         s2 = float(np.var(y, ddof=1))
         N = float(N_h.sum())
-        for method, est, var, df in (("design", est_d, var_d, df_d), ("prediction-assisted", est_p, var_p, df_p)):
+        for method in ("design", "prediction-assisted"):
+            est, var, df = res["score"][method]
             lo, hi, se = _interval(est, var, df, n, bounded=pop.bounded, level=level)
             n_eff = float(1.0 / (se ** 2 / s2 + 1.0 / N)) if s2 > 0 and se > 0 else float(n)
             rows.append({"model": model, "method": method, "estimate": est, "ci_low": lo, "ci_high": hi, "se": se,
                          "df": df, "n_evaluated": n, "n_items": pop.n_items, "effective_n": n_eff,
                          "confidence_level": level})
             if r_scores is not None:
-                if method == "design":  # the paired differences, estimated as the scores are
-                    dd, vv, dfd = stratified_mean(y - r_scores[pos], h, N_h)
-                else:  # the reference model's mean over every item is known: the difference has the score's SE
-                    dd, vv, dfd = est - float(r_scores.mean()), var, df
+                dd, vv, dfd = res["difference"][method]
                 q = float(t_ppf(0.5 + level / 2, dfd))
                 sd = float(np.sqrt(max(vv, 0.0)))
                 # an interval of zero width (every evaluated difference alike) is withheld, never shown as a point

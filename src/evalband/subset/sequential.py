@@ -5,8 +5,9 @@ drawn one item at a time). After each batch the new model's results so far give 
 prediction-assisted estimates (:func:`evalband.subset.estimate`) and the decision: stop when the
 prediction-assisted standard error reaches ``target_se``, or, with ``against``, when the anytime-valid confidence
 sequence of the paired difference (the betting CS of :mod:`evalband.plan.sequential`, Waudby-Smith and Ramdas
-2023) decides the verdict against ``margin``; since that interval holds at every look at once, looking after
-every batch does not inflate the error rate.
+2023, in its form for sampling without replacement from the benchmark's items, 2020) decides the verdict against
+``margin``; since that interval holds at every look at once, looking after every batch does not inflate the error
+rate.
 """
 
 from __future__ import annotations
@@ -91,10 +92,12 @@ class Subset:
     -----
     The stop on ``target_se`` is a rule on precision, not on the estimate; the intervals reported at the stop are
     the fixed-sample ones of :func:`evalband.subset.estimate`. The stop on ``against`` uses the betting confidence
-    sequence for draws with replacement on items drawn without replacement; the slow test
-    ``tests/subset/test_sequential.py`` checks its error rate under a null difference with a look every 20 items
-    (400 of 5,000 items). A confidence sequence made for sampling without replacement (Waudby-Smith and Ramdas
-    2020) would be tighter once a large part of the benchmark is evaluated.
+    sequence for sampling *without replacement* from the benchmark's ``N`` items (Waudby-Smith and Ramdas 2020;
+    :func:`evalband.betting_confidence_sequence` with ``population_size=N``): each bet is against the mean of the
+    items not yet evaluated, so the guarantee holds for the benchmark's own mean difference, and the sequence
+    shrinks to that exact difference as the evaluation approaches every item. The slow tests of
+    ``tests/subset/test_sequential.py`` check its error rate under a null difference with a look every 20 items
+    (1,000 simulated evaluations) and measure the items to a decision at a true difference of 3 points.
 
     Examples
     --------
@@ -194,7 +197,8 @@ class Subset:
                 reasons.append(f"standard error {se:.4f} > target {self.target_se:g}")
         if self.against is not None and n:
             r = self.population.scores[self.population.models.index(self.against)][pos]
-            cs = betting_confidence_sequence(y, r, confidence_level=self.confidence_level)
+            cs = betting_confidence_sequence(y, r, confidence_level=self.confidence_level,
+                                             population_size=self.population.n_items)
             low, high = float(cs.low[-1]), float(cs.high[-1])
             word = str(verdict([low], [high], margin=self.margin)[0])
             difference = {"estimate": float(np.mean(y - r)), "cs_low": low, "cs_high": high, "verdict": word}
