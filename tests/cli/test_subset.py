@@ -86,3 +86,30 @@ def test_next_gives_the_first_items_then_a_decision(files):
     assert rec["verdict"] in ("A better", "B better", "equivalent", "not yet decided")
     if rec["decision"] == "continue":
         assert [r["order"] for r in out["next_items"]] == list(range(21, 41))
+
+
+def test_anchors_beside_a_random_sample_and_their_estimates_said_to_have_no_valid_interval(files):
+    d, ref, new = files
+    run("subset", "choose", d / "ref.csv", "--budget", 80, "--method", "anchors", "--anchors", 30, "--seed", 2,
+        "-o", d / "anchors.csv")
+    picked = pd.read_csv(d / "anchors.csv", dtype={"item": str})
+    assert list(picked.columns) == ["task", "item", "inclusion_prob", "stratum", "order", "anchor_weight"]
+    assert picked["inclusion_prob"].notna().sum() == 50 and picked["anchor_weight"].notna().sum() == 30
+    assert picked["anchor_weight"].sum() == pytest.approx(1.0)
+    on_items(new, picked).to_csv(d / "new_a.csv", index=False)
+    out = json.loads(run("subset", "estimate", d / "ref.csv", d / "new_a.csv", "--items", d / "anchors.csv",
+                         "--format", "json", "--seed", 1).stdout)
+    assert [r["method"] for r in out["records"]] == ["design", "prediction-assisted"]
+    assert all(r["n_evaluated"] == 50 for r in out["records"])  # the intervals use the random sample alone
+    anchors = out["anchor_estimates"]
+    assert [a["method"] for a in anchors] == ["anchor points", "anchor IRT"]
+    assert all(a["interval"] == "no valid interval" and "ci_low" not in a for a in anchors)
+    lib = estimate(d / "ref.csv", d / "new_a.csv", items=d / "anchors.csv", rng=1)
+    assert [a["estimate"] for a in anchors] == pytest.approx(lib.anchors_frame()["estimate"].tolist())
+    # the anchor-points estimate is the weighted mean of the anchors' scores, written out
+    a = picked[picked["anchor_weight"].notna()].merge(new, on=["task", "item"])
+    assert anchors[0]["estimate"] == pytest.approx(float((a["anchor_weight"] * a["score"]).sum()))
+    text = run("subset", "estimate", d / "ref.csv", d / "new_a.csv", "--items", d / "anchors.csv").stdout
+    assert "no valid interval" in text and "anchor IRT" in text
+    res = run("subset", "choose", d / "ref.csv", "--budget", 40, "--method", "anchors", "--anchors", 35, code=2)
+    assert "leaves 5 items for the random sample" in res.output

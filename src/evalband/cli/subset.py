@@ -20,8 +20,12 @@ from .compare import MarginOpt, parse_margin
 
 BudgetOpt = Annotated[int, typer.Option("--budget", help="Items to draw.")]
 MethodOpt = Annotated[str, typer.Option(
-    "--method", help="random (a simple random sample) or stratified (tasks x reference-difficulty bins, Neyman"
-                     " allocation from the reference models' variance).")]
+    "--method", help="random (a simple random sample), stratified (tasks x reference-difficulty bins, Neyman"
+                     " allocation from the reference models' variance) or anchors (tinyBenchmarks' anchor points"
+                     " beside a simple random sample; the anchors' estimates have no valid interval).")]
+AnchorsOpt = Annotated[Optional[int], typer.Option(
+    "--anchors", help="With --method anchors: the anchor points (default half the budget; the random sample has the"
+                      " rest).")]
 BinsOpt = Annotated[Optional[int], typer.Option("--bins", help="Difficulty bins per task of the stratified design"
                                                                " (default: up to 4 that the budget allows).")]
 OutputOpt = Annotated[Optional[str], typer.Option("--output", "-o", help="CSV file to write the chosen items to"
@@ -44,6 +48,7 @@ def choose(
     budget: BudgetOpt = 200,
     method: MethodOpt = "random",
     bins: BinsOpt = None,
+    anchors: AnchorsOpt = None,
     seed: SeedOpt = None,
     output: OutputOpt = None,
     force: ForceOpt = False,
@@ -54,12 +59,13 @@ def choose(
 ):
     """Draw BUDGET items of the benchmark in REFERENCE (item-level results of earlier models) at random, each with
     its inclusion probability: task, item, inclusion_prob, stratum, order (evaluate them in this order)."""
-    with errors(n_bins="--bins"):
+    with errors(n_bins="--bins", n_anchors="--anchors"):
         fmt = output_format(fmt, wide)
         seed, seed_text = resolve_seed(seed)
         from ..subset import choose as run
 
-        result = run(inputs.selection(weights=False), budget, method=method, n_bins=bins, rng=seed)
+        result = run(inputs.selection(weights=False), budget, method=method, n_bins=bins, n_anchors=anchors,
+                     rng=seed)
         frame = result.to_frame()
         notes = [result.headline(), *result.notes, seed_text]
         if output is not None:
@@ -71,7 +77,8 @@ def choose(
             write_atomic(target, to_csv(frame))
             note_lines([*notes, f"{len(frame):,} items written to {output}"])
             return
-        show(frame, fmt, notes=notes, title="items", se_col=None, value_cols=("inclusion_prob",))
+        show(frame, fmt, notes=notes, title="items", se_col=None,
+             value_cols=("inclusion_prob", "anchor_weight") if "anchor_weight" in frame else ("inclusion_prob",))
 
 
 @reads_input("path example models tasks")
@@ -108,22 +115,30 @@ def estimate(
         frame = result.to_frame()
         frame = frame[[c for c in ESTIMATE_FIELDS if c in frame.columns]]
         diffs = result.differences_frame()
+        anchor_est = result.anchors_frame()
         notes = [result.headline(), *result.notes, seed_text]
         if fmt == "json":
             extra = {} if diffs is None else {"differences": json_records(diffs)}
+            if anchor_est is not None:
+                extra["anchor_estimates"] = json_records(anchor_est)
             emit(to_json(frame, design=result.design, **extra, notes=notes))
             note_lines(notes)
             return
         if fmt == "csv":
             show(frame, fmt, notes=notes)
-            if diffs is not None:
-                show(diffs, fmt)
+            for extra_frame in (diffs, anchor_est):
+                if extra_frame is not None:
+                    show(extra_frame, fmt)
             return
-        show(frame, fmt, notes=() if diffs is not None else notes, title="full-benchmark score",
+        last = "anchors" if anchor_est is not None else "diffs" if diffs is not None else "frame"
+        show(frame, fmt, notes=notes if last == "frame" else (), title="full-benchmark score",
              value_cols=("estimate", "se", "ci_low", "ci_high"))
         if diffs is not None:
-            show(diffs, fmt, notes=notes, title=f"difference from {against}",
+            show(diffs, fmt, notes=notes if last == "diffs" else (), title=f"difference from {against}",
                  value_cols=("difference", "se", "ci_low", "ci_high"))
+        if anchor_est is not None:  # point estimates beside the design-based ones, said to have no interval
+            show(anchor_est, fmt, notes=notes, title="anchor point estimates (tinyBenchmarks)",
+                 se_col=None, value_cols=("estimate",))
 
 
 TargetSeOpt = Annotated[Optional[float], typer.Option(

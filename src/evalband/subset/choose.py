@@ -9,12 +9,13 @@ import pandas as pd
 
 from .._validate import ArgumentTypeError, as_generator, check_choice, check_positive_int
 from ..display.reprs import displayed
+from .anchors import anchor_points
 from .design import difficulty_strata, draw, neyman_allocation
 from .population import population_of
 
 __all__ = ["choose", "SubsetChoice", "METHODS"]
 
-METHODS = ("random", "stratified")
+METHODS = ("random", "stratified", "anchors")
 #: most difficulty bins per task of the stratified design
 MAX_BINS = 4
 
@@ -26,12 +27,14 @@ class SubsetChoice:
 
     Attributes
     ----------
-    method : {'random', 'stratified'}
+    method : {'random', 'stratified', 'anchors'}
     budget : int
     n_items : int
         Items of the benchmark (the population).
     frame : pandas.DataFrame
-        One row per chosen item in the order to evaluate them: ``task, item, inclusion_prob, stratum, order``.
+        One row per chosen item in the order to evaluate them: ``task, item, inclusion_prob, stratum, order``;
+        with 'anchors' also ``anchor_weight`` (the anchor's cluster share; empty for an item of the random sample
+        only), and ``inclusion_prob`` and ``stratum`` are empty for an anchor outside the random sample.
     strata : pandas.DataFrame
         One row per stratum: ``stratum, task, n_items, n_chosen, sd`` (``sd``: the reference models' mean
         within-stratum standard deviation, the S_h of the Neyman allocation).
@@ -52,7 +55,14 @@ class SubsetChoice:
         return self.frame.copy()
 
     def headline(self) -> str:
-        return (f"{self.budget:,} of {self.n_items:,} items ({self.budget / self.n_items:.1%}), {self.method}"
+        n = len(self.frame)
+        if self.method == "anchors":
+            k = int(self.frame["anchor_weight"].notna().sum())
+            m = int(self.frame["inclusion_prob"].notna().sum())
+            return (f"{n:,} of {self.n_items:,} items ({n / self.n_items:.1%}): a simple random sample of {m:,} (the"
+                    f" intervals) and {k:,} anchor points (point estimates with no valid interval),"
+                    f" {m + k - n:,} in both")
+        return (f"{n:,} of {self.n_items:,} items ({n / self.n_items:.1%}), {self.method}"
                 f" sample in {len(self.strata)} strat{'um' if len(self.strata) == 1 else 'a'}")
 
 
@@ -68,8 +78,8 @@ def _stratum_sd(scores, strata, H):
     return out
 
 
-def choose(reference, budget: int, *, method: str = "random", n_bins: int | None = None, rng=None,
-           **read_options) -> SubsetChoice:
+def choose(reference, budget: int, *, method: str = "random", n_bins: int | None = None,
+           n_anchors: int | None = None, rng=None, **read_options) -> SubsetChoice:
     """Draw ``budget`` items of a benchmark at random, each with its inclusion probability.
 
     Parameters
@@ -78,14 +88,20 @@ def choose(reference, budget: int, *, method: str = "random", n_bins: int | None
         Item-level results of earlier models on the full benchmark: its items (task, item) are the population.
     budget : int
         Items to draw.
-    method : {'random', 'stratified'}
+    method : {'random', 'stratified', 'anchors'}
         'random': a simple random sample (every item ``budget / N``). 'stratified': strata from each task crossed
         with bins of the item's difficulty (the reference models' mean score), at least 2 items per stratum, the
         rest allocated in proportion to ``N_h S_h`` (Neyman), with ``S_h`` the reference models' within-stratum
-        standard deviation; an item's inclusion probability is ``n_h / N_h``.
+        standard deviation; an item's inclusion probability is ``n_h / N_h``. 'anchors': tinyBenchmarks' anchor
+        points (k-means on the reference models' response patterns, the item nearest each centre; see
+        :mod:`evalband.subset.anchors`) *beside* a simple random sample, which alone gives the intervals: the
+        anchors are not drawn at random, and their estimates are printed with "no valid interval".
     n_bins : int, optional
         Difficulty bins per task (default: the most, up to 4, that leave 2 items per stratum within the budget;
         when even one bin per task does not, strata are difficulty bins across tasks).
+    n_anchors : int, optional
+        With 'anchors': the anchor points (default half the budget); the random sample has the rest, and items
+        in both are evaluated once (so fewer than ``budget`` items may be chosen).
     rng : None, int or numpy.random.Generator
     **read_options
         Options of :func:`evalband.read`.
@@ -112,7 +128,22 @@ def choose(reference, budget: int, *, method: str = "random", n_bins: int | None
         raise ArgumentError(f"`budget` {budget} exceeds the {N:,} items of the benchmark ({pop.source}).")
     notes = list(pop.notes)
     task_codes = pop.task_codes
-    if method == "random":
+    anchors = None
+    if method == "anchors":
+        if n_anchors is None:
+            n_anchors = budget // 2
+        n_anchors = check_positive_int(n_anchors, "n_anchors")
+        if budget - n_anchors < 12:
+            from .._validate import ArgumentError
+            raise ArgumentError(f"`budget` {budget} leaves {budget - n_anchors} items for the random sample beside"
+                                f" {n_anchors} anchors; the intervals need at least 12 (raise the budget or lower"
+                                " `n_anchors`).")
+        anchors = anchor_points(pop.scores, n_anchors, rng=gen)
+        if len(anchors[0]) < n_anchors:
+            notes.append(f"{len(anchors[0])} anchor points: the reference models' response patterns form fewer than"
+                         f" {n_anchors} distinct clusters")
+        budget -= n_anchors
+    if method in ("random", "anchors"):
         strata = np.zeros(N, dtype=np.int64)
         n_h = np.array([budget])
     else:
@@ -138,10 +169,30 @@ def choose(reference, budget: int, *, method: str = "random", n_bins: int | None
     tasks = np.asarray(pop.tasks, dtype=object)
     frame = pd.DataFrame({"task": tasks[pop.task_codes[picked]], "item": np.asarray(pop.items, dtype=object)[picked],
                           "inclusion_prob": prob, "stratum": strata[picked], "order": np.arange(1, budget + 1)})
+    if anchors is not None:
+        frame = _with_anchors(frame, picked, anchors, pop, gen)
+        notes.append("anchor points are not a random sample: the intervals come from the random sample's items"
+                     " only; the anchors' point estimates have no valid interval")
     first_task = np.array([pop.task_codes[np.argmax(strata == h)] for h in range(H)])
     one_task = np.array([len(np.unique(pop.task_codes[strata == h])) == 1 for h in range(H)])
     sd = _stratum_sd(pop.scores, strata, H)
     table = pd.DataFrame({"stratum": np.arange(H),
                           "task": np.where(one_task, tasks[first_task], "(several)"),
                           "n_items": sizes, "n_chosen": n_h, "sd": sd})
-    return SubsetChoice(method, budget, N, frame, table, tuple(notes), pop.source)
+    return SubsetChoice(method, len(frame), N, frame, table, tuple(notes), pop.source)
+
+
+def _with_anchors(frame, picked, anchors, pop, gen) -> pd.DataFrame:
+    """The random sample's rows and the anchors' (``anchor_weight``), items in both once, in a random order."""
+    apos, weight = anchors
+    wmap = pd.Series(weight, index=apos)
+    frame = frame.assign(anchor_weight=wmap.reindex(picked).to_numpy())
+    extra = np.setdiff1d(apos, picked)
+    tasks = np.asarray(pop.tasks, dtype=object)
+    more = pd.DataFrame({"task": tasks[pop.task_codes[extra]], "item": np.asarray(pop.items, dtype=object)[extra],
+                         "inclusion_prob": np.nan, "stratum": pd.array([pd.NA] * len(extra), dtype="Int64"),
+                         "order": 0, "anchor_weight": wmap.reindex(extra).to_numpy()})
+    out = pd.concat([frame.astype({"stratum": "Int64"}), more], ignore_index=True)
+    out = out.iloc[gen.permutation(len(out))].reset_index(drop=True)
+    out["order"] = np.arange(1, len(out) + 1)
+    return out

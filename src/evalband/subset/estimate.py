@@ -15,6 +15,7 @@ from .._validate import ArgumentError, InputError, as_generator, check_confidenc
 from ..comparison.verdict import check_margin, verdict
 from ..display.reprs import displayed
 from ..estimation.edges import edge_intervals
+from .anchors import NO_INTERVAL, anchor_estimates, fit_reference_irt
 from .design import regression_mean, stratified_mean
 from .population import Population, population_of, scores_on
 from .predict import cross_fitted
@@ -40,7 +41,8 @@ class SubsetEstimate:
         With ``against``: per model and method the difference ``new - against`` over every item, its interval and
         compare's verdict.
     calibration : pandas.DataFrame
-        The evaluated items: ``model, task, item, observed, predicted``.
+        The evaluated items of the random sample: ``model, task, item, observed, predicted,
+        predicted_out_of_fold``.
     design : str
         'simple random' or 'stratified (H strata)'.
     against : str or None
@@ -48,6 +50,9 @@ class SubsetEstimate:
     confidence_level : float
     notes : tuple of str
     source : str
+    anchors : pandas.DataFrame or None
+        With anchor points in the items file: 'anchor points' and 'anchor IRT' point estimates per model, with
+        "no valid interval" (:mod:`evalband.subset.anchors`).
     """
 
     frame: pd.DataFrame
@@ -59,6 +64,7 @@ class SubsetEstimate:
     confidence_level: float
     notes: tuple
     source: str
+    anchors: pd.DataFrame | None = None
 
     def to_frame(self) -> pd.DataFrame:
         """One row per model and method (the contract's fields)."""
@@ -67,6 +73,11 @@ class SubsetEstimate:
     def differences_frame(self) -> pd.DataFrame | None:
         return None if self.differences is None else self.differences.copy()
 
+    def anchors_frame(self) -> pd.DataFrame | None:
+        """With an items file of anchor points: the tinyBenchmarks-style point estimates (``model, method,
+        estimate, interval, n_anchors``; ``interval`` reads "no valid interval")."""
+        return None if self.anchors is None else self.anchors.copy()
+
     def headline(self) -> str:
         f = self.frame
         first = f.iloc[0]
@@ -74,8 +85,9 @@ class SubsetEstimate:
                 f" evaluated ({self.design} sample)")
 
 
-def _read_items(items, pop: Population) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
-    """The items file: positions in the population, stratum codes and each stratum's size ``N_h``."""
+def _read_items(items, pop: Population) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, tuple | None]:
+    """The items file: positions in the population, stratum codes and each stratum's size ``N_h`` of the random
+    sample; and the anchor points ``(positions, weights)`` when the file has an ``anchor_weight`` column."""
     source = "<items>"
     if isinstance(items, (str, os.PathLike)):
         source = str(items)
@@ -97,7 +109,17 @@ def _read_items(items, pop: Population) -> tuple[np.ndarray, np.ndarray, np.ndar
                          " inclusion_prob and optionally stratum).")
     frame = frame.reset_index(drop=True)
     prob = pd.to_numeric(frame["inclusion_prob"], errors="coerce").to_numpy(dtype=np.float64)
-    bad = ~((prob > 0) & (prob <= 1))
+    anchor_only = np.zeros(len(frame), dtype=bool)
+    if "anchor_weight" in frame.columns:  # anchors beside the random sample: blank inclusion_prob, a weight
+        weight = pd.to_numeric(frame["anchor_weight"], errors="coerce").to_numpy(dtype=np.float64)
+        blank = frame["anchor_weight"].isna().to_numpy()
+        bad_w = ~blank & ~((weight > 0) & (weight <= 1))
+        if bad_w.any():
+            i = int(np.argmax(bad_w))
+            raise InputError(f"{source}: row {i + 2}, column 'anchor_weight': {frame['anchor_weight'].iloc[i]!r} is"
+                             " not a weight in (0, 1].")
+        anchor_only = frame["inclusion_prob"].isna().to_numpy() & ~blank
+    bad = ~((prob > 0) & (prob <= 1)) & ~anchor_only
     if bad.any():
         i = int(np.argmax(bad))
         raise InputError(f"{source}: row {i + 2}, column 'inclusion_prob': {frame['inclusion_prob'].iloc[i]!r} is"
@@ -111,6 +133,11 @@ def _read_items(items, pop: Population) -> tuple[np.ndarray, np.ndarray, np.ndar
         i = int(np.argmax(pos.isna().to_numpy()))
         raise InputError(f"{source}: row {i + 2}: task {keys[i][0]!r}, item {keys[i][1]!r} is not an item of the"
                          " reference benchmark.")
+    anchors = None
+    if "anchor_weight" in frame.columns:
+        is_anchor = frame["anchor_weight"].notna().to_numpy()
+        anchors = (pos.to_numpy(dtype=np.int64)[is_anchor], weight[is_anchor])
+        frame, prob, pos = frame[~anchor_only], prob[~anchor_only], pos[~anchor_only]
     if "stratum" in frame.columns:
         labels, strata = np.unique(frame["stratum"].astype(str).to_numpy(), return_inverse=True)
     else:
@@ -128,7 +155,7 @@ def _read_items(items, pop: Population) -> tuple[np.ndarray, np.ndarray, np.ndar
     if abs(N_h.sum() - pop.n_items) > 0.5:
         raise InputError(f"{source}: the inclusion probabilities imply a benchmark of {int(N_h.sum()):,} items;"
                          f" the reference has {pop.n_items:,} (was the file chosen from this reference?).")
-    return pos.to_numpy(dtype=np.int64), strata, N_h, source
+    return pos.to_numpy(dtype=np.int64), strata, N_h, source, anchors
 
 
 def _interval(est, var, df, n, *, bounded, level):
@@ -215,7 +242,10 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
         The sample drawn (:func:`evalband.subset.choose`): ``task, item, inclusion_prob`` and optionally
         ``stratum``. Without it each model's evaluated items are taken as a simple random sample of the benchmark.
         Chosen items a model was not evaluated on are treated as missing at random within their stratum (counted
-        in the notes); evaluated items outside the sample are left out (counted).
+        in the notes); evaluated items outside the sample are left out (counted). A file of
+        ``choose(method='anchors')`` also lists anchor points (``anchor_weight``): they give the point estimates
+        of :meth:`SubsetEstimate.anchors_frame`, with no valid interval, and the intervals use the random sample
+        alone.
     against : str, optional
         A reference model (evaluated on every item): also report each new model's difference from it.
     margin : float
@@ -242,7 +272,9 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
     ``sum_h W_h [ybar_h - b fbar_h] + b Fbar`` (``Fbar``: the prediction's mean over every item) uses it as a
     control variate, as PPI++ does with its power-tuning weight. It is design-consistent for any prediction: a
     poor one gives ``b`` near 0 and the design estimate back. Its variance is the stratified variance of the
-    residuals ``y - b f``, with one degree of freedom taken for ``b``. ``effective_n`` is the number of items
+    residuals ``y - b f``, with one degree of freedom taken for ``b``. The prediction-assisted *difference* from
+    ``against`` uses two controls, the prediction and that model's own scores (whose mean over every item is
+    known): see :func:`sample_estimates`. ``effective_n`` is the number of items
     a simple random sample would need for the same standard error.
 
     Examples
@@ -268,11 +300,12 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
     evaluated, new_notes = scores_on(pop, new, **read_options)
     notes = list(dict.fromkeys(list(pop.notes) + list(new_notes)))
     if items is not None:
-        sample_pos, strata_of_sample, N_h, items_source = _read_items(items, pop)
+        sample_pos, strata_of_sample, N_h, items_source, anchors = _read_items(items, pop)
         stratum = np.full(pop.n_items, -1, dtype=np.int64)
         stratum[sample_pos] = strata_of_sample
         design = "simple random" if len(N_h) == 1 else f"stratified ({len(N_h)} strata)"
     else:
+        anchors = None
         stratum = np.zeros(pop.n_items, dtype=np.int64)
         N_h = np.array([float(pop.n_items)])
         design = "simple random"
@@ -290,7 +323,15 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
                              " item(s) of the benchmark; a difference over every item needs it on every item.")
     rows, diffs, calib = [], [], []
     tasks = np.asarray(pop.tasks, dtype=object)
+    anchor_rows, irt_cache = [], {}
     for model, (pos, y) in evaluated.items():
+        if anchors is not None:
+            anchor_rows += _anchor_rows(model, pos, y, anchors, pop, irt_cache, notes)
+            outside = (stratum[pos] < 0) & np.isin(pos, anchors[0])
+            pos, y = pos[~outside], y[~outside]  # anchors outside the random sample: for the anchor estimates only
+            if outside.any():
+                notes.append(f"{model}: {int(outside.sum()):,} anchor item(s) outside the random sample used for the"
+                             " anchor point estimates only")
         keep = stratum[pos] >= 0
         if not keep.all():
             notes.append(f"{model}: {int((~keep).sum()):,} evaluated item(s) outside the sample in the items file"
@@ -343,5 +384,27 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
                                    "predicted": f_all[pos], "predicted_out_of_fold": f_sample}))
     frame = pd.DataFrame(rows, columns=list(ESTIMATE_COLUMNS))
     differences = pd.DataFrame(diffs) if r_scores is not None else None
+    anchor_frame = pd.DataFrame(anchor_rows, columns=list(ANCHOR_COLUMNS)) if anchors is not None else None
     return SubsetEstimate(frame, differences, pd.concat(calib, ignore_index=True), design, against, margin, level,
-                          tuple(notes), pop.source)
+                          tuple(notes), pop.source, anchor_frame)
+
+
+#: the columns of :meth:`SubsetEstimate.anchors_frame`
+ANCHOR_COLUMNS = ("model", "method", "estimate", "interval", "n_anchors")
+
+
+def _anchor_rows(model, pos, y, anchors, pop, irt_cache, notes) -> list:
+    """tinyBenchmarks-style point estimates of one model from its scores on the anchors (none if it lacks one)."""
+    apos, weight = anchors
+    got = pd.Series(y, index=pos).reindex(apos)
+    if got.isna().any():
+        notes.append(f"{model}: {int(got.isna().sum())} of the {len(apos)} anchor items not evaluated: no anchor"
+                     " point estimate")
+        return []
+    use = [i for i, m in enumerate(pop.models) if m != model]
+    key = tuple(use)
+    if pop.bounded and key not in irt_cache:
+        irt_cache[key] = fit_reference_irt(pop.scores[use])
+    out = anchor_estimates(pop.scores[use], apos, weight, got.to_numpy(), irt=irt_cache.get(key))
+    return [{"model": model, "method": m, "estimate": v, "interval": NO_INTERVAL, "n_anchors": len(apos)}
+            for m, v in out.items()]
