@@ -20,6 +20,7 @@ SECTIONS: dict = {
     "arena": "evalband.report.sections.preferences:arena_section",
     "judges": "evalband.report.sections.judges:ppi_section",
     "costs": "evalband.report.sections.costs:cost_section",
+    "subset": "evalband.report.sections.subset:subset_section",
 }
 
 
