@@ -16,7 +16,8 @@ next`` uses) and the one for independent draws.
 
 Usage:
     python benchmarks/subset_backtest.py [--data mmlu-pro|vtab-style] [--repeats 10] [--budgets 50 100 200 400]
-                                         [--method random|stratified] [--no-anchors] [--sequential] [--seed 0]
+                                         [--method random|stratified] [--no-anchors] [--seed 0]
+                                         [--sequential [--orders 20] [--skip-backtest]]
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def _args(argv=None):
     p.add_argument("--method", default="random", choices=["random", "stratified"])
     p.add_argument("--no-anchors", action="store_true")
     p.add_argument("--sequential", action="store_true")
+    p.add_argument("--skip-backtest", action="store_true", help="only the --sequential figures")
     p.add_argument("--orders", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
     return p.parse_args(argv)
@@ -139,17 +141,18 @@ def sequential(orders, seed, look=20):
 
 def main(argv=None):
     args = _args(argv)
-    data = _data(args.data)
-    t0 = time.perf_counter()
-    bt = backtest(data, args.budgets, method=args.method, n_repeats=args.repeats, anchors=not args.no_anchors,
-                  rng=args.seed, progress=None)
-    print(f"# {args.data}: {bt.headline()} ({time.perf_counter() - t0:.0f} s)")
-    for n in bt.notes:
-        print(f"# note: {n}")
-    print()
-    print(table(bt))
-    print()
-    print("\n".join(coverage_tests(bt)))
+    if not args.skip_backtest:
+        data = _data(args.data)
+        t0 = time.perf_counter()
+        bt = backtest(data, args.budgets, method=args.method, n_repeats=args.repeats, anchors=not args.no_anchors,
+                      rng=args.seed, progress=None)
+        print(f"# {args.data}: {bt.headline()} ({time.perf_counter() - t0:.0f} s)")
+        for n in bt.notes:
+            print(f"# note: {n}")
+        print()
+        print(table(bt))
+        print()
+        print("\n".join(coverage_tests(bt)), flush=True)
     if args.sequential:
         t0 = time.perf_counter()
         runs, N = sequential(args.orders, args.seed)

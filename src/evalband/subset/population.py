@@ -62,7 +62,10 @@ def _item_table(data, what: str, **read_options):
 
 
 def population_of(reference, **read_options) -> Population:
-    """The population of items of ``reference`` (anything :func:`evalband.select` reads, at item level)."""
+    """The population of items of ``reference`` (anything :func:`evalband.select` reads, at item level; a
+    Population is returned as it is)."""
+    if isinstance(reference, Population):
+        return reference
     cell, table, notes = _item_table(reference, "REFERENCE", **read_options)
     wide = cell.unstack("model")
     wide = wide.loc[:, [m for m in wide.columns if wide[m].notna().any()]]

@@ -181,7 +181,7 @@ class Subset:
         by_rank = np.argsort(rank)
         pos, y = pos[by_rank], y[by_rank]
         self._n = n
-        result = estimate(self.reference, results, items=None, against=self.against, margin=self.margin,
+        result = estimate(self.population, results, items=None, against=self.against, margin=self.margin,
                           confidence_level=self.confidence_level, rng=self._rng_estimate, **self.read_options) \
             if n >= self.min_items else None
         frame = result.to_frame() if result is not None else pd.DataFrame(

@@ -1,8 +1,6 @@
 """The subset-evaluation section (issue 25): estimates with both intervals, the difference, the anchor estimates
 said to have no valid interval, the savings, the calibration plot; rendered in HTML, Markdown and LaTeX."""
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from evalband.report import build_report, render_html, render_latex, render_markdown
