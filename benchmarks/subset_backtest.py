@@ -164,7 +164,8 @@ def main(argv=None):
                                 "share of the benchmark": (g["items"].mean() / N).round(3),
                                 "decided": g["decided"].mean().round(3),
                                 "wrong direction": (g["decided"].sum() - g["right"].sum()) / g.size()})
-        print("| CS | " + " | ".join(summary.columns) + " |\n|---" * (len(summary.columns) + 1) + "|")
+        print("| CS | " + " | ".join(summary.columns) + " |")
+        print("|" + "---|" * (len(summary.columns) + 1))
         for kind, r in summary.iterrows():
             print(f"| {kind} | " + " | ".join(f"{v:g}" for v in r) + " |")
 
