@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from evalband.cli.main import app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "facets"))
 from conftest import crossed_binary  # noqa: E402  (the facet tests' simulated crossed population)
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 PROMPTS = str(Path(__file__).resolve().parents[1] / "fixtures" / "facets" / "prompts_trials.csv")
@@ -28,8 +28,8 @@ def cli(*args):
 
 
 def test_summarize_generalizes_over_prompts_unless_fixed():
-    out = pd.DataFrame(json.loads(cli("summarize", PROMPTS, "--format", "json").stdout))
-    fixed = pd.DataFrame(json.loads(cli("summarize", PROMPTS, "--fixed", "prompt", "--format", "json").stdout))
+    out = pd.DataFrame(jsonout.records(cli("summarize", PROMPTS, "--format", "json").stdout))
+    fixed = pd.DataFrame(jsonout.records(cli("summarize", PROMPTS, "--fixed", "prompt", "--format", "json").stdout))
     assert set(out["method"]) == {"crossed"} and set(fixed["method"]) == {"t"}
     assert (out["se"].to_numpy() > 1.5 * fixed["se"].to_numpy()).all()
     text = cli("summarize", PROMPTS).stdout
@@ -40,7 +40,7 @@ def test_summarize_generalizes_over_prompts_unless_fixed():
 def test_compare_and_rank_resample_prompts_and_say_so(command):
     wide = cli(command, PROMPTS, "--seed", "1", "--n-resamples", "2000", "--format", "json")
     narrow = cli(command, PROMPTS, "--seed", "1", "--n-resamples", "2000", "--fixed", "prompt", "--format", "json")
-    a, b = json.loads(wide.stdout), json.loads(narrow.stdout)
+    a, b = jsonout.records(wide.stdout), jsonout.records(narrow.stdout)
     a = a["records"] if isinstance(a, dict) else a
     b = b["records"] if isinstance(b, dict) else b
     width = lambda recs: np.array([r["ci_high"] - r["ci_low"] for r in recs])
@@ -79,8 +79,8 @@ def test_contract_summarize_covers_the_hidden_crossed_mean(tmp_path):
     path = tmp_path / "crossed.csv"
     df.to_csv(path, index=False)
     truth = _population_mean()
-    out = pd.DataFrame(json.loads(cli("summarize", str(path), "--format", "json").stdout))
-    item_only = pd.DataFrame(json.loads(cli("summarize", str(path), "--fixed", "prompt", "--format",
+    out = pd.DataFrame(jsonout.records(cli("summarize", str(path), "--format", "json").stdout))
+    item_only = pd.DataFrame(jsonout.records(cli("summarize", str(path), "--fixed", "prompt", "--format",
                                             "json").stdout))
     hits, hits_item = (int(((f["ci_low"] <= truth) & (truth <= f["ci_high"]) & (f["task"] != "(pooled)")).sum())
                        for f in (out, item_only))

@@ -30,13 +30,14 @@ import typer
 from .._defaults import RESAMPLES_HELP, SEED, SEED_HELP, n_resamples_for  # noqa: F401 - for the commands
 from .._lists import split_names
 from .._validate import ArgumentError, InputError, USER_ERRORS
+from ..display.notes import NoteKind
 
 __all__ = [
     "PathArg", "ExampleOpt", "SourceOpt", "ShapeOpt", "ModelColOpt", "TaskColOpt", "ItemColOpt", "ScoreColOpt",
     "TrialColOpt", "ClusterOpt", "GroupColOpt", "UnboundedOpt", "CountRuleOpt", "FormatOpt", "ConfidenceOpt",
     "SeedOpt", "ModelsOpt", "TasksOpt", "errors", "emit", "load_input", "parse_list", "fail",
     "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
-    "resolve_seed", "AccuracyScaleOpt", "cli_message", "split_list", "InputOptions", "reads_input",
+    "resolve_seed", "SEED_REPLICATES", "ATTRIBUTION", "AccuracyScaleOpt", "cli_message", "note_text", "note_records", "emit_json", "cli_vocabulary", "split_list", "InputOptions", "reads_input",
     "WeightsOpt", "parse_confidence", "debug_enabled", "WideOpt", "show", "note_lines", "output_format",
     "FixedOpt", "parse_fixed", "NResamplesOpt", "n_resamples_for", "protect_names", "protect_table", "protect_frame", "forget_names",
 ]
@@ -146,6 +147,8 @@ def _cli(alias):
 
 
 @dataclasses.dataclass(frozen=True)
+
+
 class InputOptions:
     """The input options shared by every command that reads results, as the user gave them.
 
@@ -336,6 +339,12 @@ CLI_COMMANDS = {"evalband.estimation.trial_variance": "`evalband summarize` (its
                 " columns) or `evalband plan`"}
 
 
+#: (argument, value) -> the phrase a command-line user gives for that setting
+CLI_VALUES = {("cluster", "False"): "--cluster none",
+              ("resampling", "'binomial'"): "--resampling independent, or leave it at auto",
+              ("accuracy_scale", ""): "--accuracy-scale fraction or percent"}
+
+
 class _Flags(dict):
     """Library argument -> option: the names above, and every ``<role>_col`` as ``--<role>-col``."""
 
@@ -346,6 +355,59 @@ class _Flags(dict):
 
     def __contains__(self, key):
         return dict.__contains__(self, key) or (key.endswith("_col") and len(key) > 4)
+
+
+def cli_vocabulary(**options):
+    """The command line's words for the notes the library emits (:func:`evalband.display.notes.render`): the
+    options of :data:`CLI_NAMES` (and ``options``, a command's own: ``method="--interval"``), the value
+    spellings of :data:`CLI_VALUES`, the commands of :data:`CLI_COMMANDS`."""
+    from ..display.notes import Vocabulary
+
+    return Vocabulary(_Flags({**CLI_NAMES, **options}), CLI_VALUES, CLI_COMMANDS)
+
+
+def note_text(note, options: dict | None = None) -> str:
+    """A note in command-line words: a structured note (:class:`evalband.display.notes.Note`) rendered for the
+    CLI audience; a plain ``str`` note (not yet data) re-worded by :func:`cli_message`."""
+    from ..display.notes import Note, render
+
+    if isinstance(note, _Said):
+        return note
+    if isinstance(note, Note):
+        text = render(note, audience="cli", vocabulary=cli_vocabulary(**(options or {})))
+        if os.environ.get("EVALBAND_NOTES_CHECK") and text != cli_message(str.__str__(note), options):
+            raise AssertionError(f"note {note.code!r}: the CLI words {text!r} differ from cli_message's"
+                                 f" {cli_message(str.__str__(note), options)!r}")
+        return _Said(text, note)
+    return cli_message(note, options)
+
+
+class _Said(str):
+    """A note already in command-line words (:func:`note_text`), keeping the note it says (its code and
+    parameters for the JSON records)."""
+
+    def __new__(cls, text: str, note):
+        self = super().__new__(cls, text)
+        self.note = note
+        return self
+
+
+def note_records(notes, options: dict | None = None) -> list[dict]:
+    """The notes as JSON records (``{"code", "severity", "text", "params"}``), each once, in CLI words, as
+    :func:`evalband.display.layout.wrap_notes` shows them on stderr (a note on one line)."""
+    from ..display import one_line
+    from ..display.notes import record
+
+    out, seen = [], set()
+    for n in notes:
+        if not n or not str(n).strip():
+            continue
+        text = one_line(note_text(n, options))
+        if text in seen:
+            continue
+        seen.add(text)
+        out.append(record(getattr(n, "note", n), text=str.__str__(text)))
+    return out
 
 
 def _bare_arguments(text: str, names) -> str:
@@ -501,6 +563,8 @@ def debug_enabled() -> bool:
 
 
 @contextlib.contextmanager
+
+
 def errors(**options):
     """Turn a user's mistake into one line on stderr and exit code 2; report anything else as a bug.
 
@@ -554,29 +618,43 @@ def output_format(fmt: str, wide: bool = False) -> str:
     return key
 
 
-def note_lines(notes) -> None:
+def note_lines(notes, options: dict | None = None) -> None:
     """Notes on stderr, each once, wrapped at the terminal's width (the machine formats' companion)."""
     from ..display import terminal_width, wrap_notes
 
-    for line in wrap_notes([cli_message(n) for n in notes], terminal_width()):
+    for line in wrap_notes([note_text(n, options) for n in notes], terminal_width()):
         sys.stderr.write(line + "\n")
 
 
 def show(frame, fmt: str, *, notes=(), title=None, value_cols=("estimate", "se", "ci_low", "ci_high"),
-         se_col="se", scale=1.0, p_floor=None, json=None) -> None:
+         se_col="se", scale=1.0, p_floor=None, json=None, options: dict | None = None) -> None:
     """Print a result frame in ``fmt`` (:func:`evalband.display.render`): a table, Markdown or LaTeX with the
-    notes below it; CSV or JSON on stdout with the notes on stderr. ``json`` replaces the JSON output (an object
-    with the primary result beside the records). Notes name command-line options (:func:`cli_message`)."""
+    notes below it; CSV or JSON on stdout with the notes on stderr. JSON is one object, the records and the notes
+    as records (:func:`emit_json`); ``json`` replaces the JSON of the records (an object with the primary result
+    beside the records). Notes name command-line options (:func:`note_text`; ``options``: the command's own)."""
     from ..display import render, to_csv, to_json
 
     protect_frame(frame)
-    notes = [cli_message(n) for n in notes]
-    if fmt in ("csv", "json"):
-        emit(to_csv(frame) if fmt == "csv" else (json if json is not None else to_json(frame)))
-        note_lines(notes)
+    if fmt == "json":
+        emit_json(json if json is not None else to_json(frame), notes, options)
         return
+    if fmt == "csv":
+        emit(to_csv(frame))
+        note_lines(notes, options)
+        return
+    notes = [note_text(n, options) for n in notes]
     emit(render(frame, fmt, value_cols=value_cols, se_col=se_col, scale=scale, title=title, notes=notes,
                 p_floor=p_floor))
+
+
+def emit_json(text: str, notes=(), options: dict | None = None) -> None:
+    """JSON output with its notes: ``{"records": [...], "notes": [{"code", "severity", "text", "params"}]}`` (an
+    object output gains the ``"notes"`` key beside its own; :func:`evalband.display.notes.json_with_notes`) on
+    stdout; the notes also on stderr, for the person at the terminal."""
+    from ..display.notes import json_with_notes
+
+    emit(json_with_notes(text, note_records(notes, options)))
+    note_lines(notes, options)
 
 
 def split_list(text: str, *, name: str = "list") -> list[str]:
@@ -610,11 +688,13 @@ def parse_confidence(text):
 def load_input(path, example, **options):
     """Read PATH or --example into a ResultsTable (:func:`_load_input`); its labels (models, tasks, the file)
     are then printed as written in every message of the command (:func:`protect_table`)."""
+    from ..display.notes import Note
+
     table = _load_input(path, example, **options)
     protect_table(table)
-    if any(cli_message(n) != n for n in table.notes):  # notes that name API arguments (accuracy_scale=)
+    if any(not isinstance(n, Note) and cli_message(n) != n for n in table.notes):  # plain notes naming API arguments
         table = copy.copy(table)  # a copy: an example table may be cached
-        object.__setattr__(table, "notes", tuple(cli_message(n) for n in table.notes))
+        object.__setattr__(table, "notes", tuple(n if isinstance(n, Note) else cli_message(n) for n in table.notes))
     return table
 
 
@@ -695,6 +775,11 @@ def _load_input(path, example, *, source="auto", shape="auto", model_col="model"
     return table
 
 
+#: the seed and the replicates of a command's run; the example data's source and licence
+SEED_REPLICATES = NoteKind("cli.seed-replicates", "info", "{seed_text}, {n_resamples:,} replicates")
+ATTRIBUTION = NoteKind("cli.data-attribution", "info", "{attribution}")
+
+
 def resolve_seed(seed: int | None) -> tuple[int, str]:
     """``--seed``, or the default seed of every command (:data:`evalband._defaults.SEED`, 0) when it is not given,
     and how to name it in notes (``"seed 0"``). The seed is passed to the library as ``rng``; the same command on
@@ -703,6 +788,8 @@ def resolve_seed(seed: int | None) -> tuple[int, str]:
 
 
 @contextlib.contextmanager
+
+
 def executor_for(scheduler: str | None, threads: int | None = None):
     """``--scheduler``: yield an executor for the bootstrap engine (None when not given), closed afterwards;
     ``--threads``: the engine's thread count inside the block (None: every core)."""

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import ConfidenceOpt, FormatOpt, SeedOpt, WideOpt, check_input_path, errors, output_format, \
-    parse_confidence, parse_list, protect_names, protect_table, resolve_seed, show, _typed_names, cli_message, \
+    parse_confidence, parse_list, protect_names, protect_table, resolve_seed, show, _typed_names, note_text, \
     NResamplesOpt, n_resamples_for
 
 RatingsPathArg = Annotated[str, typer.Argument(help="Ratings file (CSV, TSV, JSON Lines, Parquet) or - for standard"
@@ -90,7 +90,7 @@ def agreement(
                     rng=seed)
         protect_table(sel.table)
         # the library's notes in this command's words (level= -> --level, reference= -> --reference)
-        notes = [cli_message(n, {"level": "--level", "reference": "--reference", "cluster_col": "--cluster",
+        notes = [note_text(n, {"level": "--level", "reference": "--reference", "cluster_col": "--cluster",
                                  "judges": "--judges", "raters": "--raters"}) for n in res.notes]
         notes.append(f"{seed_text}, {res.n_resamples:,} bootstrap replicates over"
                      f" {'clusters' if res.n_clusters else 'units'}; {res.method} intervals")
@@ -113,10 +113,9 @@ def agreement(
                                     "effective_judges_ci_high": ref.effective_judges_ci.high}
             if bias is not None:
                 out["position_bias"] = json_records(bias.to_frame())
-            print(json_dumps(out))
-            from ._common import note_lines
+            from ._common import emit_json
 
-            note_lines(notes)
+            emit_json(json_dumps(out), notes)
             return
         if fmt == "csv":
             import pandas as pd

@@ -12,8 +12,9 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (ConfidenceOpt, FormatOpt, ModelsOpt, SeedOpt, WideOpt, check_input_path, errors, output_format,
-                      parse_confidence, parse_list, protect_names, resolve_seed, show, _typed_names, cli_message,
+                      parse_confidence, parse_list, protect_names, resolve_seed, show, _typed_names, note_text,
                       NResamplesOpt, n_resamples_for)
+from ._common import SEED_REPLICATES
 from .compare import CorrectionOpt, points_note
 from .._validate import ArgumentError
 
@@ -173,7 +174,7 @@ def arena(
                            models=parse_list(models, name="models"), source=battle_source, **read_options)
         protect_names(result.models)
         # the library's notes in this command's words (cluster='judge' -> --cluster judge)
-        notes = [cli_message(n, _OPTIONS) for n in result.notes] + [f"{seed_text}, {result.n_resamples:,} replicates"]
+        notes = [note_text(n, _OPTIONS) for n in result.notes] + [SEED_REPLICATES(seed_text=seed_text, n_resamples=result.n_resamples)]
         if pairs:
             return _pairs(result, fmt, correction, notes)
         _leaderboard(result, fmt, notes)

@@ -14,6 +14,7 @@ import typer
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, ThreadsOpt, SeedOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed, show,
                       FixedOpt, parse_fixed, NResamplesOpt, n_resamples_for)
+from ._common import ATTRIBUTION, SEED_REPLICATES
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, ResamplingOpt,
                       parse_margin, points_note, row_scales)
 from ._judges import PpiOpt, ppi_columns, ppi_records
@@ -33,6 +34,8 @@ RopeOpt = Annotated[float, typer.Option(
 @reads_input("path example models tasks drop_cols accuracy_scale",
              after={"aggregate": "weights", "fixed": "facets", "ppi": "human_col", "fmt": f"cluster {TABLE_INPUT}",
                     "rope": LOG_INPUT})
+
+
 def rank(
     aggregate: AggregateOpt = "mean",
     ppi: PpiOpt = "ppi++",
@@ -109,9 +112,9 @@ def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval,
     notes.append(f"{format_level(level)} intervals; rank CI: bootstrap percentile interval of each model's rank;"
                  f" sim. rank CI: simultaneous ({correction}) rank intervals, holding for all models at once; rank 1"
                  " is best")
-    notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
+    notes.append(SEED_REPLICATES(seed_text=seed_text, n_resamples=result.replicates.n_resamples))
     if table.attribution:
-        notes.append(table.attribution)
+        notes.append(ATTRIBUTION(attribution=table.attribution))
     return frame, notes, [(r.aggregate, r.scale) for r in result.rankings], ppi_records(result.replicates)
 
 
@@ -129,7 +132,7 @@ def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
     if result.test == "bayes-signed-rank" or getattr(result.omnibus, "exact_method", "") == "monte-carlo":
         notes.append(seed_text)
     if table.attribution:
-        notes.append(table.attribution)
+        notes.append(ATTRIBUTION(attribution=table.attribution))
     frame = result.to_frame()
     # the primary result (the omnibus test, the critical difference) is part of the JSON, beside the pairs
     records = frame

@@ -9,6 +9,7 @@ import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FixedOpt, FormatOpt, InputOptions, WideOpt, errors,
                       output_format, parse_confidence, parse_fixed, reads_input, show)
+from ._common import ATTRIBUTION
 from typing import Annotated
 
 from ._judges import PpiOpt
@@ -21,6 +22,8 @@ MethodOpt = Annotated[str, typer.Option(
 
 @reads_input(after={"method": "cluster", "fixed": "facets", "ppi": "human_col",
                     "fmt": f"{TABLE_INPUT} models tasks weights drop_cols accuracy_scale {LOG_INPUT}"})
+
+
 def summarize(
     method: MethodOpt = "auto",
     fixed: FixedOpt = None,
@@ -64,7 +67,7 @@ def summarize(
                          " intervals do not overlap differ at about the 5% level (Goldstein & Healy 1995); this is"
                          " not a 95% statement, and for models scored on the same items use evalband compare")
         if table.attribution:
-            notes.append(table.attribution)
+            notes.append(ATTRIBUTION(attribution=table.attribution))
         scale = scale_for(table.score_kind)
         if scale == 100 and fmt not in ("csv", "json"):
             notes.insert(0, "values in points (x100); JSON and CSV give fractions")
@@ -84,7 +87,7 @@ def _show_ppi(result, table, fmt):
                  " human labels alone; 'judge mean': the judge's scores at face value; 'ess': the human labels"
                  " alone that would be as precise")
     if table.attribution:
-        notes.append(table.attribution)
+        notes.append(ATTRIBUTION(attribution=table.attribution))
     scale = scale_for(table.score_kind)
     if fmt in ("csv", "json"):
         show(frame, fmt, notes=notes)
