@@ -12,6 +12,7 @@ import pandas as pd
 from .._cells import check_cells
 from .labels import label_column, natural_permutation
 from .._validate import InputError
+from ..display.notes import NoteKind
 
 #: inspect_ai-style score letters: Correct, Incorrect, Partial, No answer.
 SCORE_LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -264,6 +265,12 @@ def _constant_within(out: pd.DataFrame, col: str, by: list[str], what: str, sour
     )
 
 
+BLANK_HUMAN = NoteKind("data.human-blank-unlabelled", "info",
+                       "human: {blank:,} of {rows:,} rows have none (blank), read as unlabelled")
+BLANK_MEASURE = NoteKind("data.measure-blank-left-out", "excluded",
+                         "{name}: {blank:,} of {rows:,} rows have none (blank), left out of the analyses of {name}")
+
+
 def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded: bool):
     """A measure column as float64 (blank = NaN, counted in a note); refuses text, infinities and, for cost and
     latency, negative values; ``human`` labels lie in [0, 1] unless the scores are unbounded."""
@@ -299,8 +306,8 @@ def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded
     blank = int(np.isnan(values).sum())
     notes = []
     if blank:
-        notes.append(f"{name}: {blank:,} of {len(values):,} rows have none (blank)"
-                     + (", read as unlabelled" if name == "human" else ", left out of the analyses of " + name))
+        notes.append(BLANK_HUMAN(blank=blank, rows=len(values)) if name == "human"
+                     else BLANK_MEASURE(name=name, blank=blank, rows=len(values)))
     return values, notes
 
 

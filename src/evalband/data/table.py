@@ -28,6 +28,7 @@ from .codes import combined_key, distinct_pairs, first_duplicate, small_int
 from .labels import natural_order
 from .._validate import ArgumentError, InputError, check_names
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["ResultsTable", "TaskData", "Counts", "SCORE_LETTERS", "parse_scores"]
 
@@ -48,6 +49,8 @@ def _count(k: int, noun: str) -> str:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class TaskData:
     """One task's item-level scores, paired across models on their common items.
@@ -91,6 +94,8 @@ class TaskData:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class Counts:
     """Correct counts and test-set sizes, shaped (n_models, n_tasks)."""
@@ -105,7 +110,34 @@ class Counts:
         return self.correct / self.n
 
 
+NOTE_FACET_ANALYSES_OVER_ITEMS = NoteKind(
+    'data.facet-analyses-over-items', 'info',
+    "facet{value} {value2}: analyses over items average each item's rows over its facet levels")
+NOTE_SCORES_DECLARED_UNBOUNDED_PROPORTION = NoteKind(
+    'data.scores-declared-unbounded-proportion', 'caveat',
+    'scores declared unbounded: proportion intervals and pass@k do not apply')
+#: the coverage notes of a table (said again whenever its rows change: :meth:`ResultsTable._with_coverage_notes`)
+COVERAGE_UNSHARED = NoteKind("data.coverage-unshared-items", "excluded",
+                             UNSHARED_NOTE + " ({shown}); analyses that resample each model independently keep them")
+COVERAGE_TEST_SET_SIZES = NoteKind("data.coverage-test-set-sizes-differ", "info",
+                                   "coverage: test-set sizes differ between models within {n_tasks} task(s)")
+COVERAGE_TRIAL_COUNTS = NoteKind("data.coverage-trial-counts-differ", "info",
+                                 "coverage: trial counts differ between items ({low} to {high}); items are averaged"
+                                 " over their own trials")
+COVERAGE_MODELS_LACK_TASKS = NoteKind("data.coverage-models-lack-tasks", "excluded",
+                                      "coverage: some models lack some tasks ({lacking})")
+COVERAGE_CODES = tuple(k.code for k in (COVERAGE_UNSHARED, COVERAGE_TEST_SET_SIZES, COVERAGE_TRIAL_COUNTS,
+                                        COVERAGE_MODELS_LACK_TASKS))
+
+
+def _coverage(note) -> bool:
+    """Whether a note is one of the table's coverage notes (by its code)."""
+    return getattr(note, "code", None) in COVERAGE_CODES
+
+
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class ResultsTable:
     """A validated table of evaluation results. Build it with ``evalband.read`` or the ``from_*`` methods.
@@ -218,7 +250,7 @@ class ResultsTable:
             kind = "binary"
         elif unbounded:
             kind = "unbounded"
-            notes.append("scores declared unbounded: proportion intervals and pass@k do not apply")
+            notes.append(NOTE_SCORES_DECLARED_UNBOUNDED_PROPORTION())
         else:
             kind = "bounded"
         del scores
@@ -246,8 +278,7 @@ class ResultsTable:
         out = sort_rows(out, order)
         del order
         if facets:
-            notes.append(f"facet{'s' if len(facets) > 1 else ''} {', '.join(facets)}: analyses over items average"
-                         " each item's rows over its facet levels")
+            notes.append(NOTE_FACET_ANALYSES_OVER_ITEMS(value='s' if len(facets) > 1 else '', value2=', '.join(facets)))
         table = cls(out, "item", kind, source, tuple(notes), attribution, has_trials, True, facets)
         return table._with_coverage_notes()
 
@@ -336,7 +367,7 @@ class ResultsTable:
         for col in ("item", "cluster", "group", *self.facets):
             if col in data.columns:
                 data[col] = data[col].cat.remove_unused_categories()
-        notes = tuple(n for n in self.notes if not n.startswith(_COVERAGE_PREFIX))
+        notes = tuple(n for n in self.notes if not _coverage(n))
         out = ResultsTable(data, self.level, self.score_kind, self.source, notes, self.attribution, self.has_trials,
                            self.paired_items, self.facets)
         return out._with_coverage_notes()
@@ -493,7 +524,7 @@ class ResultsTable:
                              source=self.source)
 
     def _with_coverage_notes(self) -> "ResultsTable":
-        notes = [n for n in self.notes if not n.startswith(_COVERAGE_PREFIX)]
+        notes = [n for n in self.notes if not _coverage(n)]
         if self.level == "item" and self.paired_items:  # unpaired items (rliable runs) are never left out
             cov = self.coverage()
             lost = cov.groupby("model", observed=True)["left_out"].sum()
@@ -506,23 +537,20 @@ class ResultsTable:
                 shown = "; ".join(
                     f"{v:,} for {len(ms)} models" if len(ms) > 3 else f"{v:,} for {', '.join(ms)}"
                     for v, ms in sorted(by_count.items(), key=lambda kv: -len(kv[1])))
-                notes.append(f"{UNSHARED_NOTE} ({shown}); analyses that resample each model independently"
-                             " keep them")
+                notes.append(COVERAGE_UNSHARED(shown=shown))
         if self.level == "item":
             if self.has_trials:
                 k = self._cells[3]
                 if k.min() != k.max():
-                    notes.append(f"{_COVERAGE_PREFIX} trial counts differ between items ({int(k.min())} to"
-                                 f" {int(k.max())}); items are averaged over their own trials")
+                    notes.append(COVERAGE_TRIAL_COUNTS(low=int(k.min()), high=int(k.max())))
         else:
             sizes = self.data.groupby("task", observed=True)["n"].nunique()
             tasks_per_model = self.data.groupby("model", observed=True).size()
             if (tasks_per_model < len(self.tasks)).any():
                 short = tasks_per_model[tasks_per_model < len(self.tasks)]
-                notes.append(f"{_COVERAGE_PREFIX} some models lack some tasks ("
-                             + ", ".join(f"{m}: {int(v)} of {len(self.tasks)}" for m, v in short.items()) + ")")
+                notes.append(COVERAGE_MODELS_LACK_TASKS(
+                    lacking=", ".join(f"{m}: {int(v)} of {len(self.tasks)}" for m, v in short.items())))
             if (sizes > 1).any():
-                notes.append(f"{_COVERAGE_PREFIX} test-set sizes differ between models within"
-                             f" {int((sizes > 1).sum())} task(s)")
+                notes.append(COVERAGE_TEST_SET_SIZES(n_tasks=int((sizes > 1).sum())))
         object.__setattr__(self, "notes", tuple(notes))
         return self
