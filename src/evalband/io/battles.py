@@ -30,6 +30,7 @@ from .._lists import check_named_columns
 from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..data.battles import BattleTable
 from .tabular import STDIN, TABULAR_SUFFIXES, load_frame
+from ..display.notes import NoteKind
 
 __all__ = ["read_battles", "looks_like_battles", "battles_from_frame", "BATTLE_SOURCES", "WINNER_VALUES"]
 
@@ -190,6 +191,12 @@ def _features(frame, used, style_cols, source, row_word="row"):
     return out, columns, notes
 
 
+NOTE_TIE_BOTHBAD_BATTLES_COUNTED = NoteKind('io.tie-bothbad-battles-counted', 'info',
+                                             "{bothbad:,} 'tie (bothbad)' battles counted as ties")
+NOTE_STYLE_FEATURES = NoteKind('io.style-features', 'info',
+                                'style features: {value}')
+
+
 def battles_from_frame(frame: pd.DataFrame, *, source: str = "<DataFrame>", row_word: str = "row",
                        model_a_col=None, model_b_col=None, winner_col=None, question_col=None, judge_col=None,
                        turn_col=None, cluster_col=None, weight_col=None, style_cols=None, notes=()) -> BattleTable:
@@ -226,7 +233,7 @@ def battles_from_frame(frame: pd.DataFrame, *, source: str = "<DataFrame>", row_
                                    column=found["winner"])
     notes = list(notes)
     if bothbad:
-        notes.append(f"{bothbad:,} 'tie (bothbad)' battles counted as ties")
+        notes.append(NOTE_TIE_BOTHBAD_BATTLES_COUNTED(bothbad=bothbad))
     labels = {}
     for role in ("question", "judge", "cluster", "turn"):
         col = found[role]
@@ -239,7 +246,7 @@ def battles_from_frame(frame: pd.DataFrame, *, source: str = "<DataFrame>", row_
     features, fcols, more = _features(frame, used, style_cols, source, row_word)
     notes += more
     if features:
-        notes.append(f"style features: {', '.join(f'{k} ({v})' for k, v in fcols.items())}")
+        notes.append(NOTE_STYLE_FEATURES(value=', '.join(f'{k} ({v})' for k, v in fcols.items())))
     columns = {k: v for k, v in found.items() if v is not None}
     columns.update(fcols)
     return BattleTable.build(a, b, y, tie=tie, weight=weight, labels=labels, features=features, source=source,

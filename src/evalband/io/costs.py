@@ -21,6 +21,7 @@ from ..data.labels import label_column
 from .._validate import ArgumentTypeError, InputError
 from ..data.costs import CostTable
 from .tabular import load_frame
+from ..display.notes import NoteKind
 
 __all__ = ["read_costs", "ITEM_COLUMNS"]
 
@@ -39,6 +40,10 @@ def _column(frame, name, role: str, source: str, *, required: bool):
     if required:
         check_named_columns([(f"{role}_col", name)], frame.columns, source)
     return None
+
+
+NOTE_COST_FILE_COLUMNS_NOT = NoteKind('io.cost-file-columns-not', 'caveat',
+                                       'cost file columns not read: {value}{value2}')
 
 
 def read_costs(data, *, model_col: str = "model", item_col: str | None = None, cost_col: str | None = None,
@@ -118,6 +123,6 @@ def read_costs(data, *, model_col: str = "model", item_col: str | None = None, c
     used = set(columns.values())
     unused = [str(c) for c in frame.columns if c not in used]
     if unused:
-        notes.append(f"cost file columns not read: {', '.join(unused[:8])}{' ...' if len(unused) > 8 else ''}")
+        notes.append(NOTE_COST_FILE_COLUMNS_NOT(value=', '.join(unused[:8]), value2=' ...' if len(unused) > 8 else ''))
     return CostTable.build(names.to_numpy(dtype=object), item=items, source=source, rows=rows, row_word=row_word,
                            columns=columns, notes=notes, **values)

@@ -23,11 +23,18 @@ from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..data.table import SCORE_LETTERS, ResultsTable
 from .folders import as_label, build_table, check_tabular_unused, field, files_of, load_json, places, \
     require_zstandard
+from ..display.notes import NoteKind
 
 __all__ = ["read_inspect", "read_eval_archive"]
 
 _ZSTD = 93
 _MAX_MEMBER = 2 ** 31  # refuse absurd sizes from a corrupt header rather than allocating them
+
+
+NOTE_INSPECT_SCORER_USED = NoteKind('io.inspect-scorer-used', 'info',
+                                     'inspect scorer used: {value}{how}')
+NOTE_STATUS_ITS_LOGGED_SAMPLES = NoteKind('io.status-its-logged-samples', 'info',
+                                           "{name}: status '{status}'; its {n_samples} logged samples are used")
 
 
 def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = None,
@@ -101,7 +108,7 @@ def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = N
             skipped.add(path, "log holds no samples (written with log_samples=False?)")
             continue
         if status not in (None, "success"):
-            notes.append(f"{path.name}: status '{status}'; its {len(samples)} logged samples are used")
+            notes.append(NOTE_STATUS_ITS_LOGGED_SAMPLES(name=path.name, status=status, n_samples=len(samples)))
         use = scorer or _default_scorer(header, samples)
         if use is None:
             skipped.add(path, "no scorer in the log")
@@ -150,7 +157,7 @@ def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = N
             skipped.add(f"{path.name} ({missing})", f"samples without a '{use}' score (errors or cancelled)")
     if used_scorers:
         how = "" if scorer else " (each log's first scorer; choose with --metric)"
-        notes.append(f"inspect scorer used: {', '.join(sorted(used_scorers))}{how}")
+        notes.append(NOTE_INSPECT_SCORER_USED(value=', '.join(sorted(used_scorers)), how=how))
     if group_key is None:
         rows["group"] = None
     if cluster_key is None:

@@ -31,6 +31,7 @@ from .._lists import check_named_columns
 from ._columns import keep_split, refuse_splits, unused_note
 from ._frames import STDIN, STDIN_NAME, TABULAR_SUFFIXES, load, load_frame
 from ._text import check_column_names
+from ..display.notes import NoteKind
 
 __all__ = ["read_tabular", "load_frame", "TABULAR_SUFFIXES", "STDIN"]
 
@@ -47,6 +48,17 @@ def _match_case(col, columns, source: str, option: str, *, explicit: bool):
         raise InputError(f"columns {' and '.join(map(repr, same))} differ only by case; rename one, or name the one"
                          f" to use with {option}", source=source)
     return same[0] if same else col
+
+
+NOTE_COLUMN_LEFT_OUT_ASKED = NoteKind('io.column-left-out-asked', 'excluded',
+                                       'column{value} left out as asked (--drop-cols): {value2}')
+NOTE_NO_COLUMN_EACH_FILE = NoteKind(
+    'io.no-column-each-file', 'info',
+    "no '{task_col}' column: each file is one task, named after the file ({value}{value2})")
+NOTE_NO_COLUMN_ONE_TASK = NoteKind('io.no-column-one-task', 'info',
+                                    "no '{task_col}' column: one task named '{default_task}'")
+NOTE_NO_COLUMN_ONE_MODEL = NoteKind('io.no-column-one-model', 'info',
+                                     "no '{model_col}' column: one model named '{default_task}'")
 
 
 def read_tabular(
@@ -153,8 +165,7 @@ def read_tabular(
         drop = list(skip)  # the columnar reader may have left them unread: checked against every column of the file
         check_named_columns([("drop_cols", c) for c in drop], list(df.attrs.get("columns", df.columns)), source)
         df = df.drop(columns=[c for c in dict.fromkeys(drop) if c in df.columns])
-        pre_notes.append(f"column{'s' if len(drop) > 1 else ''} left out as asked (--drop-cols):"
-                         f" {', '.join(dict.fromkeys(drop))}")
+        pre_notes.append(NOTE_COLUMN_LEFT_OUT_ASKED(value='s' if len(drop) > 1 else '', value2=', '.join(dict.fromkeys(drop))))
     if split is not None:
         taken = {model_col, task_col, item_col, score_col, trial_col, cluster_col, group_col}
         df, split_col, more = keep_split(df, split, source, taken=taken)
@@ -213,8 +224,7 @@ def read_tabular(
     if added_task:
         df[task_col] = stems  # several files without a task column: each file is one task
         shown = list(pd.unique(stems))
-        pre_notes.append(f"no '{task_col}' column: each file is one task, named after the file"
-                         f" ({', '.join(shown[:8])}{' ...' if len(shown) > 8 else ''})")
+        pre_notes.append(NOTE_NO_COLUMN_EACH_FILE(task_col=task_col, value=', '.join(shown[:8]), value2=' ...' if len(shown) > 8 else ''))
 
     if shape == "auto":
         if score_col in df.columns:
@@ -266,10 +276,10 @@ def read_tabular(
                              f" --score-col, ...){several}", source=source)
         if "task" not in df.columns:
             df["task"] = _constant(default_task, len(df))
-            notes.append(f"no '{task_col}' column: one task named '{default_task}'")
+            notes.append(NOTE_NO_COLUMN_ONE_TASK(task_col=task_col, default_task=default_task))
         if "model" not in df.columns and model_col == "model":  # one model's log (e.g. tau-bench rewards)
             df["model"] = _constant(default_task, len(df))
-            notes.append(f"no '{model_col}' column: one model named '{default_task}'")
+            notes.append(NOTE_NO_COLUMN_ONE_MODEL(model_col=model_col, default_task=default_task))
         return ResultsTable.from_items(df, source=source, unbounded=unbounded, row_word=row_word, notes=notes,
                                        facets=facet_cols, _owned=True)
     if shape == "summary":
