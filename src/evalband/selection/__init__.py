@@ -25,15 +25,18 @@ import numpy as np
 from .._lists import and_names, lacks_text, names_text
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_names
 from .coverage import missing_tasks, pair_items
-from .weights import (EQUAL_WORDS, GROUP_WORDS, parse_weights, resolve_weights, restrict_weights,
+from .weights import (WEIGHT_ZERO_CODES, EQUAL_WORDS, GROUP_WORDS, parse_weights, resolve_weights, restrict_weights,
                       weights_and_notes)
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["select", "Selection", "LeftOut", "missing_tasks", "pair_items", "parse_weights", "resolve_weights",
            "restrict_weights", "weights_and_notes", "GROUP_WORDS", "EQUAL_WORDS"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class LeftOut:
     """What a selection left out, and why.
@@ -93,6 +96,8 @@ class LeftOut:
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Selection:
     """The models, tasks and task weights an analysis uses, and what was left out.
@@ -265,6 +270,10 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
     return _run(table, **spec)
 
 
+NOTE_TASK_WEIGHT = NoteKind('selection.weight-zero-named-tasks', 'info',
+                             '{n_zero} task{value} {value2} weight 0: {value3}')
+
+
 def _run(table, *, models, tasks, weights, group_weights, complete, shared_items, independent) -> Selection:
     """The selection of ``table`` (a ResultsTable) by the rules of :func:`select`."""
     spec = dict(models=models, tasks=tasks, weights=weights, group_weights=group_weights)
@@ -316,9 +325,8 @@ def _run(table, *, models, tasks, weights, group_weights, complete, shared_items
                                                  group_weights=group_weights, task_groups=table.task_groups)
         notes += list(weight_notes)
         zero = [t for t, w in zip(kept, vector) if w == 0]
-        if zero and not any("weight 0" in n for n in weight_notes):
-            notes.append(f"{len(zero)} task{'s' if len(zero) != 1 else ''} {'get' if len(zero) != 1 else 'gets'}"
-                         f" weight 0: {names_text(zero)}")
+        if zero and not any(getattr(n, "code", None) in WEIGHT_ZERO_CODES for n in weight_notes):
+            notes.append(NOTE_TASK_WEIGHT(n_zero=len(zero), value='s' if len(zero) != 1 else '', value2='get' if len(zero) != 1 else 'gets', value3=names_text(zero)))
     not_models = tuple(m for m in source.models if m not in table.models) if chosen_models is not None else ()
     not_tasks = tuple(t for t in all_tasks if t not in (chosen_tasks or all_tasks))
     left_out = LeftOut(not_models, not_tasks, lacking, independent)
@@ -343,6 +351,10 @@ def _sharing_pairs(table, limit: int = 6) -> str:
             " each pair on the items both have)")
 
 
+NOTE_BATTLE_MODEL_OUTSIDE_LEFT = NoteKind('selection.battle-model-outside-left', 'excluded',
+                                           '{left:,} battle{value} with a model outside `{arg:models}` left out')
+
+
 def _battles(table, *, models, spec) -> Selection:
     """The selection of pairwise battles: the battles between two of ``models`` (the others counted)."""
     if spec.get("tasks") is not None or spec.get("weights") is not None or spec.get("group_weights") is not None:
@@ -360,7 +372,7 @@ def _battles(table, *, models, spec) -> Selection:
                              source=table.source)
         left = int((~keep).sum())
         if left:
-            notes.append(f"{left:,} battle{'s' if left != 1 else ''} with a model outside `models` left out")
+            notes.append(NOTE_BATTLE_MODEL_OUTSIDE_LEFT(left=left, value='s' if left != 1 else ''))
         table = table.subset(keep)
     not_models = tuple(m for m in source.models if m not in table.models)
     return Selection(table, tuple(table.models), (), None, None, LeftOut(not_models), tuple(notes), False, source,

@@ -15,8 +15,10 @@ import numpy as np
 
 from .._lists import names_text, split_names
 from .._validate import ArgumentError, ArgumentTypeError
+from ..display.notes import NoteKind
 
 __all__ = ["resolve_weights", "weights_and_notes", "parse_weights", "restrict_weights", "GROUP_WORDS", "EQUAL_WORDS"]
+
 
 def _count(names, word: str) -> str:
     return f"{len(names)} {word}{'s' if len(names) != 1 else ''}"
@@ -44,6 +46,16 @@ def resolve_weights(n_tasks: int | None, *, tasks=None, weights=None, group_weig
     """
     return weights_and_notes(n_tasks, tasks=tasks, weights=weights, group_weights=group_weights,
                              task_groups=task_groups)[0]
+
+
+NOTE_NOT_NAMED_WEIGHT = NoteKind('selection.weight-zero-unnamed-tasks', 'caveat',
+                                  '{value} not named in `{arg:weights}` {value2} weight 0: {value3}')
+NOTE_NOT_NAMED_WEIGHT_SO = NoteKind(
+    'selection.weight-zero-unnamed-groups', 'caveat',
+    '{value} not named in `{arg:group_weights}` {value2} weight 0 (and so do {value3} tasks): {value4}')
+
+#: the codes of the notes that say which tasks weigh 0
+WEIGHT_ZERO_CODES = (NOTE_NOT_NAMED_WEIGHT.code, NOTE_NOT_NAMED_WEIGHT_SO.code)
 
 
 def weights_and_notes(n_tasks: int | None, *, tasks=None, weights=None, group_weights=None,
@@ -81,8 +93,7 @@ def weights_and_notes(n_tasks: int | None, *, tasks=None, weights=None, group_we
                              + (f" are 0 and the {len(missing)} not named weigh 0)" if missing else " are all 0)")
                              + "; give at least one task a positive weight.")
         if missing:
-            notes.append(f"{_count(missing, 'task')} not named in `weights` {'gets' if len(missing) == 1 else 'get'}"
-                         f" weight 0: {names_text(missing)}")
+            notes.append(NOTE_NOT_NAMED_WEIGHT(value=_count(missing, 'task'), value2='gets' if len(missing) == 1 else 'get', value3=names_text(missing)))
     else:
         w = np.asarray(weights, dtype=np.float64).ravel()
         if w.shape != (n_tasks,):
@@ -110,10 +121,7 @@ def weights_and_notes(n_tasks: int | None, *, tasks=None, weights=None, group_we
                 raise ArgumentError(f"`group_weights` names unknown group(s) {unknown!r}; groups are {names!r}.")
             missing = [g for g in names if g not in gw]
             if missing:
-                notes.append(f"{_count(missing, 'group')} not named in `group_weights`"
-                             f" {'gets' if len(missing) == 1 else 'get'} weight 0 (and so do"
-                             f" {'its' if len(missing) == 1 else 'their'} tasks):"
-                             f" {names_text(missing)}")
+                notes.append(NOTE_NOT_NAMED_WEIGHT_SO(value=_count(missing, 'group'), value2='gets' if len(missing) == 1 else 'get', value3='its' if len(missing) == 1 else 'their', value4=names_text(missing)))
                 gw.update({g: 0.0 for g in missing})
         else:
             raise ArgumentTypeError("`group_weights` must be 'equal' or a mapping group -> weight.")
@@ -205,6 +213,22 @@ def parse_weights(text, tasks, groups=()) -> tuple:
     return pairs, None
 
 
+NOTE_GROUP_S_LEFT_OUT = NoteKind(
+    'selection.group-s-left-out', 'excluded',
+    'group(s) {value} left out with all their tasks{why}; the other groups share the weight equally')
+NOTE_GROUP_KEEPS_ITS_WEIGHT = NoteKind(
+    'selection.group-keeps-its-weight', 'info',
+    "group '{g}' keeps its weight, shared among the {value} of its {value2} tasks {where}")
+NOTE_GROUP_KEEPS_ITS_WEIGHT_CHOSEN = NoteKind(
+    'selection.group-keeps-its-weight-chosen', 'info',
+    "group '{g}' keeps its weight, shared among the {value} of its {value2} tasks in `{arg:tasks}`")
+NOTE_GROUP_S_LEFT_OUT_CHOSEN = NoteKind(
+    'selection.group-s-left-out-chosen', 'excluded',
+    'group(s) {value} left out with all their tasks (none among `{arg:tasks}`); the other groups share the weight'
+    ' equally')
+_CHOSEN_WHERE, _CHOSEN_WHY = "in `tasks`", " (none among `tasks`)"
+
+
 def restrict_weights(weights, group_weights, tasks, task_groups, kept, *, refuse, where="left", why="",
                      per_kept_task=False):
     """``(weights, group_weights, notes)`` when only the tasks ``kept`` of ``tasks`` count: one rule for tasks
@@ -253,13 +277,14 @@ def restrict_weights(weights, group_weights, tasks, task_groups, kept, *, refuse
                 raise refuse("group", bad[0])
             group_weights = {g: v for g, v in gw.items() if g not in gone}
         elif gone:
-            notes.append(f"group(s) {names_text(gone)} left out with all their tasks{why}; the other groups share"
-                         " the weight equally")
+            notes.append(NOTE_GROUP_S_LEFT_OUT_CHOSEN(value=names_text(gone)) if why == _CHOSEN_WHY
+                         else NOTE_GROUP_S_LEFT_OUT(value=names_text(gone), why=why))
         for g in groups:
             if remaining[g] and len(remaining[g]) < len(total[g]) and (
                     not isinstance(group_weights, Mapping) or _positive(group_weights.get(g, 0))):
-                notes.append(f"group '{g}' keeps its weight, shared among the {len(remaining[g])} of its"
-                             f" {len(total[g])} tasks {where}")
+                kind, more = ((NOTE_GROUP_KEEPS_ITS_WEIGHT_CHOSEN, {}) if where == _CHOSEN_WHERE
+                              else (NOTE_GROUP_KEEPS_ITS_WEIGHT, {"where": where}))
+                notes.append(kind(g=g, value=len(remaining[g]), value2=len(total[g]), **more))
     return weights, group_weights, notes
 
 
