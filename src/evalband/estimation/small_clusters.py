@@ -23,6 +23,7 @@ from .._distributions import t_cdf, t_isf, t_sf
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from .confidence import ConfidenceInterval
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = [
     "SMALL_SAMPLE_METHODS",
@@ -97,6 +98,8 @@ def pair_contrasts(n_models: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class ClusterRobust:
     """Cluster-robust estimates of linear contrasts of a weighted mean over tasks.
@@ -144,6 +147,14 @@ class ClusterRobust:
 
     def _repr_html_(self) -> str:
         return self.to_frame().head(20).to_html(index=False)
+
+
+NOTE_ONLY_CLUSTERS_EVEN_CORRECTED = NoteKind(
+    'estimation.only-clusters-even-corrected', 'caveat',
+    'only {n_g} clusters: even corrected intervals rest on very little information')
+NOTE_TASK_SINGLE_CLUSTER_HAS = NoteKind(
+    'estimation.task-single-cluster-has', 'info',
+    'a task with a single cluster has no within-task variation to estimate: CR2 is undefined')
 
 
 def cluster_robust(scores, clusters, *, strata=None, weights=None, contrasts=None, labels=None,
@@ -245,7 +256,7 @@ def cluster_robust(scores, clusters, *, strata=None, weights=None, contrasts=Non
         factor = cr2_factors(g_share) ** 2
         df = bell_mccaffrey_df(g_share, g_task, tw, size_t)
         if not np.isfinite(factor).all():
-            notes.append("a task with a single cluster has no within-task variation to estimate: CR2 is undefined")
+            notes.append(NOTE_TASK_SINGLE_CLUSTER_HAS())
     else:
         factor = np.full(n_g, n_g / (n_g - 1) * (n - 1) / (n - n_t)) if n_g > 1 else np.full(n_g, np.inf)
         df = float(n_g - 1)
@@ -269,6 +280,6 @@ def cluster_robust(scores, clusters, *, strata=None, weights=None, contrasts=Non
     else:
         p = t_cdf(tstat, df)
     if n_g < 5:
-        notes.append(f"only {n_g} clusters: even corrected intervals rest on very little information")
+        notes.append(NOTE_ONLY_CLUSTERS_EVEN_CORRECTED(n_g=n_g))
     labels = tuple(labels) if labels is not None else ()
     return ClusterRobust(est, se, float(df), ConfidenceInterval(lo, hi), p, n_g, method, level, labels, tuple(notes))
