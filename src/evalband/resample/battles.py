@@ -20,6 +20,7 @@ from ._kernels import draw_counts
 from ..data.battles import LABELS, BattleTable
 from ..display.reprs import displayed
 from .._validate import ArgumentError, ArgumentTypeError
+from ..display.notes import NoteKind
 
 __all__ = ["CLUSTERS", "Units", "resampling_units", "ClusterBootstrap", "block_size", "MIN_CLUSTERS"]
 
@@ -38,6 +39,8 @@ def block_size(n_units: int) -> int:
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Units:
     """The resampling unit of every battle.
@@ -65,6 +68,20 @@ class Units:
         """How the units are called in readings ('questions', 'judges', 'clusters', 'battles')."""
         return {"question": "questions", "judge": "judges", "cluster": "clusters", "turn": "turns",
                 None: "battles"}[self.column]
+
+
+NOTE_ONLY_CLUSTER_BOOTSTRAP_UNDERSTATES = NoteKind(
+    'resample.only-cluster-bootstrap-understates', 'caveat',
+    'only {k} {unit}: the cluster bootstrap understates the uncertainty with fewer than about {min_clusters} '
+    'clusters')
+NOTE_BATTLES_RESAMPLED_QUESTION_JUDGES = NoteKind(
+    'resample.battles-resampled-question-judges', 'caveat',
+    "battles resampled by question; judges who rated several questions are not resampled as a unit "
+    "({arg:cluster='judge'} resamples them instead)")
+NOTE_NO_QUESTION_OR_CLUSTER = NoteKind(
+    'resample.no-question-or-cluster', 'caveat',
+    'no question or cluster labels: battles resampled as if independent, which understates the uncertainty when '
+    'battles share a prompt')
 
 
 def resampling_units(table: BattleTable, cluster="auto") -> Units:
@@ -102,8 +119,7 @@ def resampling_units(table: BattleTable, cluster="auto") -> Units:
     if key == "auto":
         key = "cluster" if "cluster" in table.labels else "question" if "question" in table.labels else "none"
         if key == "none":
-            notes.append("no question or cluster labels: battles resampled as if independent, which understates"
-                         " the uncertainty when battles share a prompt")
+            notes.append(NOTE_NO_QUESTION_OR_CLUSTER())
     if key == "none":
         order = table.canonical_order()
         codes = np.empty(table.n_battles, dtype=np.int64)
@@ -117,11 +133,9 @@ def resampling_units(table: BattleTable, cluster="auto") -> Units:
     k = names.size
     unit = {"question": "question", "judge": "judge"}.get(key, "cluster") + ("s" if k != 1 else "")
     if k < MIN_CLUSTERS:
-        notes.append(f"only {k} {unit}: the cluster bootstrap understates the uncertainty with fewer than about"
-                     f" {MIN_CLUSTERS} clusters")
+        notes.append(NOTE_ONLY_CLUSTER_BOOTSTRAP_UNDERSTATES(k=k, unit=unit, min_clusters=MIN_CLUSTERS))
     if key == "question" and "judge" in table.labels and _judges_span_questions(table):
-        notes.append("battles resampled by question; judges who rated several questions are not resampled as a"
-                     " unit (cluster='judge' resamples them instead)")
+        notes.append(NOTE_BATTLES_RESAMPLED_QUESTION_JUDGES())
     return Units(codes, names, key, int(k), tuple(notes))
 
 
@@ -136,6 +150,8 @@ def _judges_span_questions(table: BattleTable) -> bool:
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class ClusterBootstrap:
     """Bootstrap counts of the units, block by block, from streams keyed by name and block.

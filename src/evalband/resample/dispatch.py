@@ -21,7 +21,7 @@ from dataclasses import replace
 import numpy as np
 
 from .._validate import ArgumentError
-from .crossed import crossed_bootstrap
+from .crossed import CROSSED_BOOTSTRAP, SMALL_SAMPLE, SMALL_SAMPLE_POOLED, crossed_bootstrap
 from ..selection.facet_design import facet_table
 from ..estimation.small_clusters import bell_mccaffrey_df
 from ..selection.facet_design import check_fixed, random_facets  # noqa: F401
@@ -32,7 +32,6 @@ __all__ = ["SMALL_CLUSTER_DF", "BCA_FEW_CLUSTERS_NOTE", "check_fixed", "cluster_
 #: below these Bell-McCaffrey degrees of freedom of the mean over tasks (about 30 equal clusters in all), the
 #: default replicates of clustered data are the small-sample wild cluster bootstrap
 SMALL_CLUSTER_DF = 30.0
-
 
 
 def cluster_df(data) -> float:
@@ -60,6 +59,15 @@ def few_clusters(data, *, cluster=None) -> bool:
     if table.level != "item" or not table.has_clusters or cluster is False:
         return False
     return bool(cluster_df(table) < SMALL_CLUSTER_DF)
+
+
+#: the crossed bootstrap's own notes, replaced by the few-clusters note when it stands in for the cluster bootstrap
+_WILD_CODES = (SMALL_SAMPLE.code, SMALL_SAMPLE_POOLED.code)
+
+
+def _wild(note) -> bool:
+    code = getattr(note, "code", None)
+    return code in _WILD_CODES or (code == CROSSED_BOOTSTRAP.code and note.params["scheme"] == "wild multiplier")
 
 
 #: said when BCa intervals are asked for with few clusters (the wild replicates have no jackknife)
@@ -138,7 +146,7 @@ def default_replicates(data, *, fixed=None, cluster=None, n_resamples: int = 10_
     if not df < SMALL_CLUSTER_DF or jackknife:  # BCa: the engine's cluster bootstrap (see BCA_FEW_CLUSTERS_NOTE)
         return None
     reps = crossed_bootstrap(data, facets=(), cluster=True, n_resamples=n_resamples, rng=rng)
-    kept = [n for n in reps.notes if not n.startswith(("crossed wild", "small-sample correction"))]
+    kept = [n for n in reps.notes if not _wild(n)]
     n_min = int(np.min(reps.n_units))
     note = (f"few clusters (as few as {n_min} in a task; {df:.3g} Bell-McCaffrey degrees of freedom for the mean"
             f" over tasks, below {SMALL_CLUSTER_DF:g}): replicates are the wild cluster bootstrap with CR2"

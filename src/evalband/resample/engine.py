@@ -25,6 +25,7 @@ from .._random import run_entropy
 from .columns import ItemColumns
 from .replicates import CountUnits, Replicates, TaskUnits
 from .statistics import get_statistic
+from ..display.notes import NoteKind
 
 __all__ = ["bootstrap", "RESAMPLING", "available_cores", "use_executor", "use_threads"]
 
@@ -34,6 +35,8 @@ MAX_SUMMARY_BLOCK = 10_000
 
 
 @dataclass(frozen=True)
+
+
 class _Spec:
     """Everything one worker needs for one task (picklable, for process or Dask executors)."""
 
@@ -130,6 +133,8 @@ _DEFAULT_EXECUTOR: contextvars.ContextVar = contextvars.ContextVar("evalband_exe
 
 
 @contextlib.contextmanager
+
+
 def use_executor(executor):
     """Run every :func:`bootstrap` inside the ``with`` block on ``executor`` unless a call names its own.
 
@@ -159,6 +164,8 @@ def available_cores() -> int:
 
 
 @contextlib.contextmanager
+
+
 def use_threads(threads: int | None):
     """Run every :func:`bootstrap` inside the ``with`` block on ``threads`` threads unless a call names its own
     (None: every core). This is how the command line's ``--threads`` reaches the engine. Results do not depend on
@@ -178,6 +185,31 @@ def _thread_count(threads) -> int:
     if threads is None:
         return available_cores()
     return check_positive_int(threads, "threads")
+
+
+NOTE_SUMMARY_COUNTS_RESAMPLED_BINOMIAL = NoteKind(
+    'resample.summary-counts-resampled-binomial', 'caveat',
+    "summary counts resampled by a binomial draw per model and task (equivalent to resampling each model's 0/1 "
+    "items); models are necessarily treated as independent, which overstates the uncertainty of differences "
+    "between models that share test items")
+NOTE_JACKKNIFE_BCA_UNAVAILABLE_TEST = NoteKind(
+    'resample.jackknife-bca-unavailable-test', 'caveat',
+    'jackknife (for BCa) unavailable: test-set sizes differ between models within a task')
+NOTE_CLUSTERS_IGNORED_CLUSTER_FALSE = NoteKind(
+    'resample.clusters-ignored-cluster-false', 'excluded',
+    'clusters ignored (cluster=False): items resampled as if independent, which understates the uncertainty when '
+    'items within a cluster are correlated')
+NOTE_REPEATED_TRIALS_STAY_THEIR = NoteKind(
+    'resample.repeated-trials-stay-their', 'info',
+    'repeated trials stay with their item: items are resampled with their trial average')
+NOTE_INDEPENDENT_RESAMPLING_EACH_MODEL = NoteKind(
+    'resample.independent-resampling-each-model', 'caveat',
+    'independent resampling: each model resampled on all of its own items in {n_ragged} task(s) where models '
+    'have different items; jackknife (for BCa) unavailable there')
+NOTE_SOME_TASKS_HAVE_FEW = NoteKind(
+    'resample.some-tasks-have-few', 'caveat',
+    'some tasks have few clusters (as few as {value}): the cluster bootstrap understates uncertainty with fewer '
+    'than about 20 clusters')
 
 
 def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: int = 10_000, rng=None,
@@ -309,15 +341,13 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         counts = data.counts(models=list(model_names), tasks=list(task_names))
         n_units = counts.n.max(axis=0).astype(np.int64)
         cell_n = np.asarray(counts.n, dtype=np.float64)
-        notes.append("summary counts resampled by a binomial draw per model and task (equivalent to resampling"
-                     " each model's 0/1 items); models are necessarily treated as independent, which overstates"
-                     " the uncertainty of differences between models that share test items")
+        notes.append(NOTE_SUMMARY_COUNTS_RESAMPLED_BINOMIAL())
         for t in range(n_t):
             units.append(_virtual_units(task_names[t], counts.correct[:, t], counts.n[:, t], stat))
             specs.append(_Spec(t, keys[t], entropy, "binomial", n_resamples, MAX_SUMMARY_BLOCK, n_m,
                                model_keys=tuple(model_keys), correct=counts.correct[:, t], n=counts.n[:, t]))
         if any(u is None for u in units):
-            notes.append("jackknife (for BCa) unavailable: test-set sizes differ between models within a task")
+            notes.append(NOTE_JACKKNIFE_BCA_UNAVAILABLE_TEST())
             units = None
     else:
         if resampling == "binomial":
@@ -335,10 +365,9 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         use_clusters = has_clusters and cluster is not False
         unit = "cluster" if use_clusters else "item"
         if has_clusters and not use_clusters:
-            notes.append("clusters ignored (cluster=False): items resampled as if independent, which understates"
-                         " the uncertainty when items within a cluster are correlated")
+            notes.append(NOTE_CLUSTERS_IGNORED_CLUSTER_FALSE())
         if data.has_trials:
-            notes.append("repeated trials stay with their item: items are resampled with their trial average")
+            notes.append(NOTE_REPEATED_TRIALS_STAY_THEIR())
         ragged, ragged_observed = [], {}
         for t, task in enumerate(task_names):
             if isinstance(data, ItemColumns):
@@ -390,12 +419,9 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
                                    model_keys=tuple(model_keys), dtype=dtype))
         n_units = np.array([u.n_units for u in units], dtype=np.int64)
         if ragged:
-            notes.append(f"independent resampling: each model resampled on all of its own items in"
-                         f" {len(ragged)} task(s) where models have different items; jackknife (for BCa)"
-                         " unavailable there")
+            notes.append(NOTE_INDEPENDENT_RESAMPLING_EACH_MODEL(n_ragged=len(ragged)))
         if use_clusters and n_units.min() < 20:
-            notes.append(f"some tasks have few clusters (as few as {int(n_units.min())}): the cluster bootstrap"
-                         " understates uncertainty with fewer than about 20 clusters")
+            notes.append(NOTE_SOME_TASKS_HAVE_FEW(value=int(n_units.min())))
 
     observed = np.empty((n_m, n_t))
     if units is not None:
@@ -431,7 +457,6 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     return Replicates(model_names, task_names, observed, out, resampling, unit, n_resamples, n_units,
                       data.task_groups, seed, tuple(notes), stat.name,
                       tuple(units) if units is not None else None, entropy, cells)
-
 
 
 def _jobs(specs: list, n_resamples: int, chunk_size, executor: bool, n_threads: int) -> list:

@@ -30,12 +30,15 @@ from .replicates import Replicates
 from .statistics import Statistic
 from ..display.reprs import displayed
 from ..selection.judgements import MIN_LABELS, PPI_CHOICES, check_ppi, ppi_method, ppi_rule_note, uses_ppi  # noqa: F401
+from ..display.notes import NoteKind
 
 __all__ = ["PPI_CHOICES", "check_ppi", "uses_ppi", "ppi_method", "PPIReplicates", "ppi_replicates",
            "ppi_rule_note", "MIN_LABELS"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class PPIReplicates(Replicates):
     """Bootstrap replicates of every model's PPI estimate per task (a :class:`~evalband.resample.Replicates`).
@@ -68,6 +71,20 @@ def _columns(cols):
 def ppi_statistic(method: str) -> Statistic:
     """The PPI estimate as a statistic of four summed item columns (``lab``, ``res``, ``unl``, ``fun``)."""
     return Statistic(method, ("lab", "res", "unl", "fun"), _columns, _finish)
+
+
+NOTE_PPI_REPLICATES_EVERY_TASK = NoteKind(
+    'resample.ppi-replicates-every-task', 'info',
+    "PPI replicates: every {unit} of a task is resampled for every model at once (zero for a model on items it "
+    "lacks), with each model's lambda held fixed")
+NOTE_FEWER_THAN_HUMAN_LABELS = NoteKind(
+    'resample.fewer-than-human-labels', 'caveat',
+    'fewer than 10 human labels on a task for {value}{value2}: their intervals rest on very few labels')
+NOTE_REPLICATES_DREW_NONE_SOME = NoteKind(
+    'resample.replicates-drew-none-some', 'caveat',
+    "{value:,} of {n_resamples:,} replicates drew none of some model's labelled items (most often {value2}: "
+    "{value3:,}); such a model keeps its observed estimate there, which understates the uncertainty of models "
+    "with very few labels")
 
 
 def ppi_replicates(data, *, ppi="ppi++", resampling: str = "auto", n_resamples: int = 10_000, rng=None,
@@ -153,12 +170,10 @@ def ppi_replicates(data, *, ppi="ppi++", resampling: str = "auto", n_resamples: 
     n_rows = len(table.data)
     n_lab_rows = int(np.isfinite(table.data["human"].to_numpy(dtype=np.float64)).sum())
     notes = [ppi_rule_note(method, n_lab_rows, n_rows)]
-    notes.append(f"PPI replicates: every {reps.unit} of a task is resampled for every model at once (zero for a"
-                 " model on items it lacks), with each model's lambda held fixed")
+    notes.append(NOTE_PPI_REPLICATES_EVERY_TASK(unit=reps.unit))
     few = [f"{m} ({int(k)})" for m, k in zip(est.models, est.n_labelled.min(axis=1)) if k < 10]
     if few:
-        notes.append(f"fewer than 10 human labels on a task for {', '.join(few[:6])}"
-                     f"{' and more' if len(few) > 6 else ''}: their intervals rest on very few labels")
+        notes.append(NOTE_FEWER_THAN_HUMAN_LABELS(value=', '.join(few[:6]), value2=' and more' if len(few) > 6 else ''))
     notes += [n for n in est.notes if n not in table.notes]
     notes += [n for n in reps.notes if n not in table.notes]
     values = {f.name: getattr(reps, f.name) for f in fields(Replicates)}
@@ -167,9 +182,7 @@ def ppi_replicates(data, *, ppi="ppi++", resampling: str = "auto", n_resamples: 
         draws = np.where(empty, reps.observed[None], reps.replicates)
         counts = empty.sum(axis=0)
         worst = np.unravel_index(np.argmax(counts), counts.shape)
-        notes.append(f"{int(empty.any(axis=(1, 2)).sum()):,} of {n_resamples:,} replicates drew none of some model's"
-                     f" labelled items (most often {est.models[worst[0]]}: {int(counts[worst]):,}); such a model keeps"
-                     " its observed estimate there, which understates the uncertainty of models with very few labels")
+        notes.append(NOTE_REPLICATES_DREW_NONE_SOME(value=int(empty.any(axis=(1, 2)).sum()), n_resamples=n_resamples, value2=est.models[worst[0]], value3=int(counts[worst])))
         values["replicates"] = draws
     values.update(notes=tuple(dict.fromkeys(notes)), seed=reps.seed)
     return PPIReplicates(**values, ppi=est)
