@@ -12,6 +12,7 @@ from ..estimation.confidence import ConfidenceInterval
 from .distribution import marginal_rank_intervals, probability_best, rank_distribution, ranks
 from .simultaneous import better_matrix, simultaneous_rank_intervals, tiers
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["rank", "Ranking", "ModelRanking", "rank_models", "SIMULTANEOUS"]
 
@@ -21,6 +22,8 @@ SIMULTANEOUS = ("max-t", "bonferroni", "holm", "bh", "none")
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class ModelRanking:
     """Ranking of the models under one aggregate.
@@ -108,6 +111,8 @@ class ModelRanking:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class Ranking:
     """Result of :func:`rank`: one :class:`ModelRanking` per aggregate, all from one replicate set.
@@ -179,6 +184,23 @@ def rank_models(observed, samples, models, *, aggregate: str = "statistic", high
         probability_best(s, higher_is_better=higher_is_better), tiers(obs, better, higher_is_better=higher_is_better),
         rank_distribution(r_s, m), r_s, s, better, level, method, simultaneous, bool(higher_is_better),
         float(margin), float(scale))
+
+
+NOTE_REPLICATES_GIVEN_ASSUMED_BETWEEN = NoteKind(
+    'ranking.replicates-given-assumed-between', 'caveat',
+    'replicates given an assumed between-model correlation of {correlation:g}')
+NOTE_MODEL_COUNTS_BETTER_THAN = NoteKind(
+    'ranking.model-counts-better-than', 'caveat',
+    'with the {value}: a model counts as better than another (tiers, simultaneous rank intervals) only when the '
+    'interval of their difference lies beyond the margin')
+NOTE_CONFIDENCE_OVERLAP_APPLIES_EACH = NoteKind(
+    'ranking.confidence-overlap-applies-each', 'caveat',
+    "confidence 'overlap' (83.4%) applies to each model's interval and its marginal rank interval (two such "
+    "intervals that do not overlap suggest a difference at about 5%); the tiers and simultaneous rank intervals "
+    "judge differences and stay at 95%")
+NOTE_SUMMARY_LEVEL_DATA_MODELS = NoteKind(
+    'ranking.summary-level-data-models', 'caveat',
+    'summary-level data: models resampled independently (binomially), i.e. assumed uncorrelated')
 
 
 def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=None, tasks=None, replicates=None,
@@ -263,21 +285,17 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
                              " item-level data the correlation is measured.")
         if correlation > 0:
             corr_reps = correlated_replicates(reps.observed, reps.replicates, correlation, rng=gen)
-        notes.append(f"replicates given an assumed between-model correlation of {correlation:g}")
+        notes.append(NOTE_REPLICATES_GIVEN_ASSUMED_BETWEEN(correlation=correlation))
     elif summary:
-        notes.append("summary-level data: models resampled independently (binomially), i.e. assumed uncorrelated")
+        notes.append(NOTE_SUMMARY_LEVEL_DATA_MODELS())
     if margin > 0:  # otherwise nothing in the output shows that the margin changed the tiers
         from ..comparison.verdict import margin_text
 
-        notes.append(f"with the {margin_text(margin, scale=aggs[0].scale)}: a model counts as better than another"
-                     " (tiers, simultaneous rank intervals) only when the interval of their difference lies"
-                     " beyond the margin")
+        notes.append(NOTE_MODEL_COUNTS_BETTER_THAN(value=margin_text(margin, scale=aggs[0].scale)))
     decision_level = None
     if abs(level - OVERLAP_CONFIDENCE) < 1e-9:  # overlap displays are per model; tiers judge differences
         decision_level = 0.95
-        notes.append("confidence 'overlap' (83.4%) applies to each model's interval and its marginal rank interval"
-                     " (two such intervals that do not overlap suggest a difference at about 5%); the tiers and"
-                     " simultaneous rank intervals judge differences and stay at 95%")
+        notes.append(NOTE_CONFIDENCE_OVERLAP_APPLIES_EACH())
     strata = reps.jackknife_strata() if method == "bca" else None
     out = []
     for av in aggs:
