@@ -23,6 +23,7 @@ import pandas as pd
 from .._validate import ArgumentError, as_generator, check_choice, check_positive_int
 from ._grid import dirichlet_points, line_grid, simplex_lattice
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["weight_sensitivity", "best_model_map", "WeightSensitivity", "Z_PRESETS", "group_covariance"]
 
@@ -35,6 +36,8 @@ _METHODS = ("auto", "bootstrap", "analytic")
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class WeightSensitivity:
     """The best model, and whether it is significantly best, at each point of the weight simplex.
@@ -182,6 +185,19 @@ def group_covariance(task_cov, membership):
 
 
 # ---------------------------------------------------------------------------------------------- front end
+NOTE_NO_TASK_GROUPS_EACH = NoteKind('weights.no-task-groups-each', 'info',
+                                     'no task groups: each task is its own group')
+NOTE_CORRELATION_BETWEEN_MODELS_ASSUMED = NoteKind('weights.correlation-between-models-assumed', 'caveat',
+                                                    'correlation between models assumed to be {rho:g}')
+NOTE_WEIGHTS_OVER_TASK_EVERY = NoteKind(
+    'weights.weights-over-task-every', 'excluded',
+    'the weights are over the {n_tasks} task{value} every model has ({n_lacking} of {total} left out; select '
+    'models with evalband.select(data, {arg:models=...}) to keep them)')
+NOTE_Z_ALLOWS_CORRELATION_SE = NoteKind(
+    'weights.z-allows-correlation-se', 'info',
+    'z = 1.4 allows for a correlation the SE already measures; z = 2 is the matching threshold')
+
+
 def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, method="auto",
                        resolution=None, n_points=20_000, n_resamples=2_000, rng=None) -> WeightSensitivity:
     """Map which model is significantly best over all weightings of the task groups.
@@ -256,9 +272,7 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
             lacking = sel.left_out.lacking
             total = len(lacking) + len(sel.tasks)
             notes.extend(sel.left_out.lacking_notes(total)[:-1])
-            notes.append(f"the weights are over the {len(sel.tasks)} task{'s' if len(sel.tasks) != 1 else ''}"
-                         f" every model has ({len(lacking)} of {total} left out; select models with"
-                         " evalband.select(data, models=...) to keep them)")
+            notes.append(NOTE_WEIGHTS_OVER_TASK_EVERY(n_tasks=len(sel.tasks), value='s' if len(sel.tasks) != 1 else '', n_lacking=len(lacking), total=total))
     if len(data.models) < 2:
         raise ArgumentError(f"`data` must hold at least two models; got {len(data.models)}.")
     tasks = tuple(data.tasks)
@@ -266,7 +280,7 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
     mapping = groups if groups is not None else data.task_groups
     if mapping is None:
         mapping = {t: t for t in tasks}
-        notes.append("no task groups: each task is its own group")
+        notes.append(NOTE_NO_TASK_GROUPS_EACH())
     missing = [t for t in tasks if t not in mapping]
     if missing:
         raise ArgumentError(f"`groups` lacks task(s) {', '.join(map(repr, missing[:5]))}.")
@@ -303,15 +317,14 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
         rho = 0.0
     if rho is not None:
         group_cov = group_covariance(_impose_correlation(task_cov, rho), membership)
-        notes.append(f"correlation between models assumed to be {rho:g}")
+        notes.append(NOTE_CORRELATION_BETWEEN_MODELS_ASSUMED(rho=rho))
     else:
         if group_cov is None:
             group_cov = group_covariance(task_cov, membership)
         notes.append("correlation between models measured from paired "
                      + ("bootstrap replicates" if se_source == "bootstrap" else "items"))
         if isinstance(z, str) and z.strip().lower() == "correlated":
-            notes.append("z = 1.4 allows for a correlation the SE already measures; z = 2 is the matching"
-                         " threshold")
+            notes.append(NOTE_Z_ALLOWS_CORRELATION_SE())
 
     group_scores = observed @ membership                       # (M, G)
     if G == 2:
