@@ -17,11 +17,14 @@ import pandas as pd
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_names
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["ScoreMatrix", "as_score_matrix", "score_matrix", "complete_cases", "rank_matrix"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class ScoreMatrix:
     """One number per model and task.
@@ -62,6 +65,12 @@ class ScoreMatrix:
                              "score": self.scores.ravel()})
 
 
+NOTE_PER_TASK_SCORE_CORRECT = NoteKind('tasks.per-task-score-correct', 'info',
+                                        'per-task score = correct / n')
+NOTE_MODEL_TASK_CELL_S = NoteKind('tasks.model-task-cell-s', 'info',
+                                   '{n_missing} (model, task) cell(s) have no result')
+
+
 def score_matrix(table, *, models=None, tasks=None) -> ScoreMatrix:
     """Per-task scores of each model from a :class:`~evalband.data.table.ResultsTable`.
 
@@ -86,7 +95,7 @@ def score_matrix(table, *, models=None, tasks=None) -> ScoreMatrix:
     if table.level == "summary":
         cell = d.groupby(["model", "task"], observed=True)[["correct", "n"]].sum()
         values = cell["correct"] / cell["n"]
-        notes.append("per-task score = correct / n")
+        notes.append(NOTE_PER_TASK_SCORE_CORRECT())
     else:
         per_item = d.groupby(["model", "task", "item"], observed=True)["score"].mean()
         grouped = per_item.groupby(level=["model", "task"], observed=True)
@@ -103,7 +112,7 @@ def score_matrix(table, *, models=None, tasks=None) -> ScoreMatrix:
     scores = wide.to_numpy(dtype=np.float64)
     n_missing = int(np.isnan(scores).sum())
     if n_missing:
-        notes.append(f"{n_missing} (model, task) cell(s) have no result")
+        notes.append(NOTE_MODEL_TASK_CELL_S(n_missing=n_missing))
     return ScoreMatrix(scores, tuple(models), tuple(tasks), table.source, tuple(notes))
 
 
@@ -161,6 +170,12 @@ def _is_numbers(data) -> bool:
     return isinstance(data, (list, tuple)) and bool(data) and not isinstance(data[0], (str, os.PathLike))
 
 
+NOTE_COMPLETE_CASE_ANALYSIS_TEST = NoteKind(
+    'tasks.complete-case-analysis-test', 'excluded',
+    'complete-case analysis: the test is over the {value} task(s) every model has ({n_dropped} of {n_tasks} left '
+    'out)')
+
+
 def complete_cases(matrix: ScoreMatrix, *, min_tasks: int = 2, what: str = "this test") -> ScoreMatrix:
     """Keep the tasks on which every model has a score; name and count the tasks dropped, in the words of the
     selection layer (:class:`evalband.selection.LeftOut`).
@@ -180,8 +195,7 @@ def complete_cases(matrix: ScoreMatrix, *, min_tasks: int = 2, what: str = "this
         lacking = {t: tuple(m for m, g in zip(matrix.models, gaps[:, j]) if g)
                    for j, t in enumerate(matrix.tasks) if not keep[j]}
         notes += LeftOut(lacking=lacking).lacking_notes(matrix.n_tasks)[:-1]
-        notes.append(f"complete-case analysis: the test is over the {int(keep.sum())} task(s) every model has"
-                     f" ({len(dropped)} of {matrix.n_tasks} left out)")
+        notes.append(NOTE_COMPLETE_CASE_ANALYSIS_TEST(value=int(keep.sum()), n_dropped=len(dropped), n_tasks=matrix.n_tasks))
     if keep.sum() < min_tasks:
         raise InputError(f"{what} needs at least {min_tasks} tasks with a result for every model; found"
                          f" {int(keep.sum())} of {matrix.n_tasks}{_lacking(matrix)}", source=matrix.source)

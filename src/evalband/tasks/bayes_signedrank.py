@@ -25,6 +25,7 @@ from ..comparison.verdict import VERDICTS
 from ._matrix import as_score_matrix, complete_cases
 from .signedrank import pairs_for
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["BayesSignedRankResult", "BayesSignedRankTests", "bayes_signed_rank", "bayes_signed_rank_tests"]
 
@@ -79,6 +80,8 @@ def _decide(p_a, p_eq, p_b, level):
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class BayesSignedRankResult:
     """Posterior of the Bayesian signed-rank test for one pair of models.
@@ -120,6 +123,10 @@ class BayesSignedRankResult:
                              "prob_a_better": [self.prob_a_better], "prob_equivalent": [self.prob_equivalent],
                              "prob_b_better": [self.prob_b_better], "rope": [self.rope], "n_tasks": [self.n_tasks],
                              "decision": [self.decision]})
+
+
+NOTE_TASK_S_WITHOUT_SCORE = NoteKind('tasks.task-s-without-score', 'excluded',
+                                      '{value} task(s) without a score for both models dropped')
 
 
 def bayes_signed_rank(a, b, *, rope: float = 0.0, prior_strength: float = 0.5, n_draws: int = 50_000,
@@ -172,7 +179,7 @@ def bayes_signed_rank(a, b, *, rope: float = 0.0, prior_strength: float = 0.5, n
     keep = ~(np.isnan(a) | np.isnan(b))
     notes = []
     if (~keep).any():
-        notes.append(f"{int((~keep).sum())} task(s) without a score for both models dropped")
+        notes.append(NOTE_TASK_S_WITHOUT_SCORE(value=int((~keep).sum())))
     diff = (a - b)[keep] * (1.0 if higher_is_better else -1.0)
     samples = _posterior_samples(diff, rope, prior_strength, n_draws, gen)
     p = samples.mean(axis=0)
@@ -182,6 +189,8 @@ def bayes_signed_rank(a, b, *, rope: float = 0.0, prior_strength: float = 0.5, n
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class BayesSignedRankTests:
     """Bayesian signed-rank tests for several pairs (against a control or all pairs).

@@ -15,6 +15,7 @@ import pandas as pd
 
 from .._validate import ArgumentError, as_generator, check_choice, check_confidence_level, check_positive_int
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["PerformanceProfile", "performance_profile", "run_scores"]
 
@@ -24,6 +25,8 @@ _BLOCK = 2_000_000
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class PerformanceProfile:
     """Fraction of runs (or tasks) above each threshold, with pointwise bootstrap bands.
@@ -139,6 +142,10 @@ def run_scores(table, *, models=None, tasks=None, run: str = "auto"):
     return x, tuple(models), tuple(tasks)
 
 
+NOTE_MODELS_HAVE_DIFFERENT_NUMBERS = NoteKind('tasks.models-have-different-numbers', 'info',
+                                               'models have different numbers of runs ({value} to {value2} per task)')
+
+
 def performance_profile(runs, models=None, tasks=None, *, taus=None, kind: str = "runs",
                         n_resamples: int = 2000, confidence_level=0.95, rng=None, replicates=None,
                         resampler: str = "auto") -> PerformanceProfile:
@@ -239,7 +246,7 @@ def performance_profile(runs, models=None, tasks=None, *, taus=None, kind: str =
         resampling = (f"stratified bootstrap over tasks: runs resampled within each task, {n_resamples}"
                       f" resamples ({where})")
         if len(set(n_runs.ravel().tolist())) > 1:
-            notes.append(f"models have different numbers of runs ({n_runs.min()} to {n_runs.max()} per task)")
+            notes.append(NOTE_MODELS_HAVE_DIFFERENT_NUMBERS(value=n_runs.min(), value2=n_runs.max()))
     alpha = 1 - level
     low, high = np.quantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
     return PerformanceProfile(models, tasks, taus, profile, low, high, kind, n_runs, int(n_resamples), level,

@@ -19,6 +19,7 @@ from ..comparison.verdict import VERDICTS
 from ..comparison.pairs import control_pairs, pair_indices
 from ._matrix import as_score_matrix, complete_cases
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["SignedRankResult", "signed_rank_tests", "pairs_for"]
 
@@ -40,6 +41,8 @@ def pairs_for(models, control=None) -> list[tuple[int, int]]:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class SignedRankResult:
     """Pairwise tests over tasks, Holm-corrected.
@@ -117,6 +120,12 @@ class SignedRankResult:
                              "verdict": self.verdict})
 
 
+NOTE_PAIR_S_IDENTICAL_SCORES = NoteKind('tasks.pair-s-identical-scores', 'info',
+                                         '{value} pair(s) with identical scores on every task: p = 1')
+NOTE_SIGN_TEST_TIED_TASKS = NoteKind('tasks.sign-test-tied-tasks', 'excluded',
+                                      'sign test: tied tasks dropped ({value} pair-task ties in all)')
+
+
 def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: str = "wilcoxon",
                       alternative: str = "two-sided", confidence_level=0.95, zero_method: str = "wilcox",
                       higher_is_better: bool = True) -> SignedRankResult:
@@ -185,7 +194,7 @@ def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: 
         if (~nonzero).any():
             pval[~nonzero] = 1.0
             stat[~nonzero] = 0.0
-            notes.append(f"{int((~nonzero).sum())} pair(s) with identical scores on every task: p = 1")
+            notes.append(NOTE_PAIR_S_IDENTICAL_SCORES(value=int((~nonzero).sum())))
     else:
         n_eff = wins + losses
         stat = wins.astype(float)
@@ -193,7 +202,7 @@ def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: 
         for i in np.flatnonzero(n_eff > 0):  # one exact binomial test per pair (pairs, not replicates)
             pval[i] = stats.binomtest(int(wins[i]), int(n_eff[i]), 0.5, alternative=alternative).pvalue
         if ties.any():
-            notes.append(f"sign test: tied tasks dropped ({int(ties.sum())} pair-task ties in all)")
+            notes.append(NOTE_SIGN_TEST_TIED_TASKS(value=int(ties.sum())))
     padj = adjust_p_values(pval, method="holm")
     names = np.asarray(m.models, dtype=object)
     return SignedRankResult(tuple(names[ia]), tuple(names[ib]), stat, pval, padj, padj <= 1 - level,
