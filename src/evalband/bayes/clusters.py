@@ -22,6 +22,7 @@ import pandas as pd
 from ..data.table import Counts
 from .._validate import ArgumentError
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["CLUSTER_MODES", "DesignEffects", "design_effects", "effective_counts", "ignored_clusters_warning",
            "width_factor"]
@@ -31,6 +32,8 @@ CLUSTER_MODES = ("ignore", "effective")
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class DesignEffects:
     """Design effects of clustered items, per model and task.
@@ -81,6 +84,12 @@ class DesignEffects:
             "design_effect": self.design_effect.ravel(), "used": self.used.ravel(),
             "n_effective": self.n_effective.ravel(),
         })
+
+
+NOTE_MODEL_TASK_CELL_S = NoteKind(
+    'bayes.model-task-cell-s', 'info',
+    "{value} (model, task) cell(s) have no design effect of their own (every answer the same, or a single "
+    "cluster): the task's median over the other models is used")
 
 
 def design_effects(data, *, models=None, tasks=None) -> DesignEffects:
@@ -134,8 +143,7 @@ def design_effects(data, *, models=None, tasks=None) -> DesignEffects:
             task_median = np.nanmedian(np.where(undefined, np.nan, used), axis=0)
         fill = np.broadcast_to(np.where(np.isnan(task_median), 1.0, task_median), used.shape)
         used = np.where(undefined, fill, used)
-        notes.append(f"{int(undefined.sum())} (model, task) cell(s) have no design effect of their own (every"
-                     " answer the same, or a single cluster): the task's median over the other models is used")
+        notes.append(NOTE_MODEL_TASK_CELL_S(value=int(undefined.sum())))
     n = np.asarray(est.n, dtype=np.float64)
     return DesignEffects(tuple(est.models), tuple(est.tasks), n,
                          np.asarray(est.extras["n_clusters"], dtype=np.float64),

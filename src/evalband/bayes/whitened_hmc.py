@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from ..display.notes import NoteKind
 
 __all__ = ["Fit", "fit_hmc", "HMC_WARMUP"]
 
@@ -32,6 +33,8 @@ _BLOCK = 50
 
 
 @dataclass(frozen=True)
+
+
 class Fit:
     """A fit of the logistic model: ``posterior`` maps each variable (intercept, sigma_<level>, <level>_effect) to
     draws shaped (chains, draws, ...); ``sample_stats`` per transition; ``notes`` what was done; ``checks`` the
@@ -106,6 +109,11 @@ def potential_fn(lay, mapping):
     return potential
 
 
+NOTE_SAMPLED_NON_CENTRED_CENTRED = NoteKind(
+    'bayes.sampled-non-centred-centred', 'info',
+    '{value} sampled non-centred: the centred density has no interior mode there')
+
+
 def prepare(obs, n_models, n_tasks, centred, *, couple_items=False):
     """The mode, the precision and the whitening map: (layout, mapping, log density at the mode, notes)."""
     from ._laplace_marginal import marginal_mode_and_precision
@@ -119,8 +127,7 @@ def prepare(obs, n_models, n_tasks, centred, *, couple_items=False):
     notes = [f"Gaussian approximation: scales at their marginal posterior mode (Laplace; {steps} EM iterations),"
              " effects at their conditional mode"]
     if switched:
-        notes.append(f"{', '.join(lv.replace('_', ' x ') for lv in switched)} sampled non-centred: the centred"
-                     " density has no interior mode there")
+        notes.append(NOTE_SAMPLED_NON_CENTRED_CENTRED(value=', '.join(lv.replace('_', ' x ') for lv in switched)))
     return lay, mapping, val, notes
 
 
