@@ -24,11 +24,14 @@ from ..display.short import fmt, html_head, short_repr
 from ..resample.units import INTERVAL_METHODS, replicate_sums, summarize
 from .._random import name_key, run_entropy
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["BiasResult", "position_bias", "length_bias"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class BiasResult:
     """Judge biases with bootstrap intervals.
@@ -249,6 +252,11 @@ def position_bias(data, *, first_col: str = "left", second_col: str = "right", w
     return BiasResult("position", stats, level, tuple(notes))
 
 
+NOTE_ONE_INTERCEPT_PER_STRATA = NoteKind(
+    'judges.one-intercept-per-strata', 'info',
+    'one intercept per {strata_col} ({size} strata): slopes compare answers within a stratum')
+
+
 def length_bias(data, *, outcome_col: str = "winner", length_col: str = "length_diff", judge_col: str | None = None,
                 strata_col: str | None = None, cluster_col: str | None = None, first_value="left",
                 second_value="right", tie_value="tie", per: float = 1.0, reference: str | None = None,
@@ -370,6 +378,5 @@ def length_bias(data, *, outcome_col: str = "winner", length_col: str = "length_
     stats = pd.DataFrame(rows)
     stats["confidence_level"] = level
     if strata_col:
-        notes.append(f"one intercept per {strata_col} ({s_labels.size} strata): slopes compare answers within a"
-                     " stratum")
+        notes.append(NOTE_ONE_INTERCEPT_PER_STRATA(strata_col=strata_col, size=s_labels.size))
     return BiasResult("length", stats, level, tuple(notes))

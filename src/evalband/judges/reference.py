@@ -23,6 +23,7 @@ from ..display.short import fmt, html_head, short_repr
 from ..resample.units import INTERVAL_METHODS
 from .._random import run_entropy
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["ReferenceResult", "judge_reference", "CONSENSUS"]
 
@@ -31,6 +32,8 @@ CONSENSUS = ("majority", "mean")
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class ReferenceResult:
     """Each judge against a reference.
@@ -139,6 +142,16 @@ def _effective(corrs, n_judges):
     return Coefficient("effective_judges", cols, finish, max(c.n_units for c in corrs))
 
 
+NOTE_REFERENCE_CROWD_S_RATERS = NoteKind(
+    'judges.reference-crowd-s-raters', 'info',
+    "reference: the crowd's {reference} of {n_crowd} raters ({per_unit:.1f} ratings per unit on average)")
+NOTE_UNITS_WHERE_CROWD_S = NoteKind(
+    'judges.units-where-crowd-s', 'excluded',
+    "{ties:,} units where the crowd's majority is tied have no reference and are left out")
+NOTE_NO_UNIT_RATED_BOTH = NoteKind('judges.no-unit-rated-both', 'info',
+                                    '{j}: no unit rated by both the judge and the reference')
+
+
 def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed=None, n_resamples=2000,
                      method="percentile", confidence_level=0.95) -> ReferenceResult:
     from .interrater import evaluate
@@ -169,10 +182,9 @@ def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed
         ref, size, ties = _consensus(table, [raters.index(r) for r in crowd], reference)
         have = size > 0
         per_unit = float(size[have].mean())
-        notes.append(f"reference: the crowd's {reference} of {len(crowd)} raters ({per_unit:.1f} ratings"
-                     f" per unit on average)")
+        notes.append(NOTE_REFERENCE_CROWD_S_RATERS(reference=reference, n_crowd=len(crowd), per_unit=per_unit))
         if ties:
-            notes.append(f"{ties:,} units where the crowd's majority is tied have no reference and are left out")
+            notes.append(NOTE_UNITS_WHERE_CROWD_S(ties=ties))
         numeric_ref = reference == "mean"
     else:
         if reference not in raters:
@@ -193,7 +205,7 @@ def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed
         jc = table.matrix[raters.index(j)]
         both = (jc >= 0) & ref_ok
         if not both.any():
-            notes.append(f"{j}: no unit rated by both the judge and the reference")
+            notes.append(NOTE_NO_UNIT_RATED_BOTH(j=j))
         if not numeric_ref:
             coefs.append(_mean_of("accuracy", (jc == ref).astype(float), both, j))
             pair = np.vstack([jc, np.where(ref_ok, ref, -1)])
