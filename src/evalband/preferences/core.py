@@ -20,6 +20,7 @@ from ..resample.battles import ClusterBootstrap, resampling_units
 from .result import ArenaResult
 from .scales import SCALES, parse_anchor, to_scale
 from .style import style_names
+from ..display.notes import NoteKind
 
 __all__ = ["arena", "METHODS", "INTERVALS"]
 
@@ -164,6 +165,33 @@ def _extras(method, res, scale, anchor_pos, base_pos, level) -> dict:
     if "online" in res.extras:
         extra["rating_online"] = to_scale(res.extras["online"], scale, anchor_pos)
     return extra
+
+
+NOTE_ANCHORED_EVERY_REPLICATE_SO = NoteKind(
+    'preferences.anchored-every-replicate-so', 'info',
+    "anchored: {value!r} = {value2:g} in every replicate, so its interval is a point and the others' intervals "
+    "are relative to it")
+NOTE_INTERVALS_ARENA_HARD_SHOWS = NoteKind(
+    'preferences.intervals-arena-hard-shows', 'caveat',
+    '90% intervals, as Arena-Hard shows them (its bootstrap also resamples battles as if independent); 95% '
+    'intervals are wider')
+NOTE_ONLY_BOOTSTRAP_REPLICATES_ENDS = NoteKind(
+    'preferences.only-bootstrap-replicates-ends', 'caveat',
+    'only {n_resamples:,} bootstrap replicates: the ends of a {level:.0%} interval are poorly estimated with '
+    'fewer than about 1,000')
+NOTE_BATTLES_CARRY_WEIGHTS_E = NoteKind(
+    'preferences.battles-carry-weights-e', 'caveat',
+    "battles carry weights (e.g. Arena-Hard's strong votes): the fits use them; n_battles, n_wins and n_ties "
+    "count battles, not weights")
+NOTE_WIN_RATE_AGAINST_BASELINE = NoteKind(
+    'preferences.win-rate-against-baseline', 'info',
+    "win rate against the baseline: the mean preference (AlpacaEval's definition; a tie is 0.5); se is "
+    "AlpacaEval's standard error of that mean, which treats battles as independent; the interval comes from the "
+    "cluster bootstrap; the baseline is 0.5 by definition")
+NOTE_STYLE_CONTROL_RATINGS_BRADLEY = NoteKind(
+    'preferences.style-control-ratings-bradley', 'info',
+    "style control on {value}: ratings are Bradley-Terry log-strengths with the normalized style differences "
+    "held at 0 (FastChat's normalization, exact maximum likelihood); rating_raw is the fit without style")
 
 
 def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale: str = "elo", anchor=None,
@@ -343,10 +371,7 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
             res = baseline_ratings(table, units, boot, base_pos, length_control=length_control, lc_glm=lc_glm,
                                    lc_reference=lc_reference, instruction_difficulty=instruction_difficulty,
                                    jackknife=jack)
-            notes.append("win rate against the baseline: the mean preference (AlpacaEval's definition; a tie is"
-                         " 0.5); se is AlpacaEval's standard error of that mean, which treats battles as"
-                         " independent; the interval comes from the cluster bootstrap; the baseline is 0.5 by"
-                         " definition")
+            notes.append(NOTE_WIN_RATE_AGAINST_BASELINE())
         else:
             res = average_ratings(table, units, boot, jackknife=jack)
     elif method == "elo":
@@ -356,9 +381,7 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
         if not names:
             raise ArgumentError("`style` names no feature.")
         res = style_ratings(table, units, boot, names, ridge=ridge, jackknife=jack)
-        notes.append(f"style control on {', '.join(names)}: ratings are Bradley-Terry log-strengths with the"
-                     " normalized style differences held at 0 (FastChat's normalization, exact maximum"
-                     " likelihood); rating_raw is the fit without style")
+        notes.append(NOTE_STYLE_CONTROL_RATINGS_BRADLEY(value=', '.join(names)))
     else:
         res = bt_ratings(table, units, boot, model=method, ridge=ridge, jackknife=jack)
     notes.extend(res.notes)
@@ -372,8 +395,7 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     else:
         rating, samples, jk, display, unit = res.observed, res.samples, res.jackknife, 100.0, "points"
     if anchor_pos is not None:
-        notes.append(f"anchored: {table.models[anchor_pos[0]]!r} = {anchor_pos[1]:g} in every replicate, so its"
-                     " interval is a point and the others' intervals are relative to it")
+        notes.append(NOTE_ANCHORED_EVERY_REPLICATE_SO(value=table.models[anchor_pos[0]], value2=anchor_pos[1]))
 
     from ..ranking import rank_models
     from ..comparison import pairwise_differences
@@ -391,16 +413,13 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
 
     extra = _extras(method, res, scale, anchor_pos, base_pos, level)
     if abs(level - 0.9) < 1e-12:
-        notes.append("90% intervals, as Arena-Hard shows them (its bootstrap also resamples battles as if"
-                     " independent); 95% intervals are wider")
+        notes.append(NOTE_INTERVALS_ARENA_HARD_SHOWS())
     if n_resamples < 1000:
-        notes.append(f"only {n_resamples:,} bootstrap replicates: the ends of a {level:.0%} interval are poorly"
-                     " estimated with fewer than about 1,000")
+        notes.append(NOTE_ONLY_BOOTSTRAP_REPLICATES_ENDS(n_resamples=n_resamples, level=level))
 
     counts = table.model_counts()
     if not np.all(table.weight == 1):
-        notes.append("battles carry weights (e.g. Arena-Hard's strong votes): the fits use them; n_battles, n_wins"
-                     " and n_ties count battles, not weights")
+        notes.append(NOTE_BATTLES_CARRY_WEIGHTS_E())
     return ArenaResult(
         method=method, ties=ties, scale=scale, models=tuple(table.models), rating=np.asarray(rating, dtype=float),
         samples=np.asarray(samples, dtype=float), ranking=ranking, counts=counts, separability=separability,

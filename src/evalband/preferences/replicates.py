@@ -19,6 +19,7 @@ from .scales import ELO_PER_LOGIT
 from .style import fit_style, style_design, style_jackknife
 from .winrate import (average_win_rate_replicates, baseline_win_rates, length_controlled_win_rates)
 from .._validate import ArgumentError
+from ..display.notes import NoteKind
 
 __all__ = ["Ratings", "bt_ratings", "style_ratings", "elo_ratings", "baseline_ratings", "average_ratings"]
 
@@ -27,6 +28,8 @@ STYLE_ELEMENTS = 2_000_000
 
 
 @dataclass
+
+
 class Ratings:
     """A method's estimate and replicates.
 
@@ -59,19 +62,34 @@ def _degenerate(rep: dict, pi, pj, m) -> np.ndarray:
     return (won <= 0) | (lost <= 0)
 
 
+NOTE_WON_EVERY_BATTLE_MAXIMUM = NoteKind(
+    'preferences.won-every-battle-maximum', 'info',
+    "{value} won every battle: the maximum-likelihood rating is +infinity; the ridge ({ridge:g}) keeps it finite "
+    "but its value and upper interval end mean 'unbounded'")
+NOTE_LOST_EVERY_BATTLE_MAXIMUM = NoteKind(
+    'preferences.lost-every-battle-maximum', 'info',
+    "{value} lost every battle: the maximum-likelihood rating is -infinity; the ridge ({ridge:g}) keeps it "
+    "finite but its value and lower interval end mean 'unbounded'")
+NOTE_COMPARISON_GRAPH_FALLS_INTO = NoteKind(
+    'preferences.comparison-graph-falls-into', 'caveat',
+    'the comparison graph falls into {n_comp} groups that never won against each other: ratings across groups '
+    'are not identified by maximum likelihood; the ridge ({ridge:g}) sets them')
+
+
 def _existence_notes(models, data, pi, pj, ridge) -> list:
     exists, only_wins, only_losses, n_comp = mle_exists(data, pi, pj, len(models))
     notes = []
     if only_wins:
-        notes.append(f"{_names(models, only_wins)} won every battle: the maximum-likelihood rating is +infinity;"
-                     f" the ridge ({ridge:g}) keeps it finite but its value and upper interval end mean 'unbounded'")
+        notes.append(NOTE_WON_EVERY_BATTLE_MAXIMUM(value=_names(models, only_wins), ridge=ridge))
     if only_losses:
-        notes.append(f"{_names(models, only_losses)} lost every battle: the maximum-likelihood rating is -infinity;"
-                     f" the ridge ({ridge:g}) keeps it finite but its value and lower interval end mean 'unbounded'")
+        notes.append(NOTE_LOST_EVERY_BATTLE_MAXIMUM(value=_names(models, only_losses), ridge=ridge))
     if not exists and not (only_wins or only_losses):
-        notes.append(f"the comparison graph falls into {n_comp} groups that never won against each other: ratings"
-                     f" across groups are not identified by maximum likelihood; the ridge ({ridge:g}) sets them")
+        notes.append(NOTE_COMPARISON_GRAPH_FALLS_INTO(n_comp=n_comp, ridge=ridge))
     return notes
+
+
+NOTE_NEWTON_S_METHOD_DID = NoteKind('preferences.newton-s-method-did', 'caveat',
+                                     "Newton's method did not converge in {value} fit(s)")
 
 
 def bt_ratings(table, units, boot, *, model: str = "bt", ridge: float = RIDGE, jackknife: bool = False) -> Ratings:
@@ -104,7 +122,7 @@ def bt_ratings(table, units, boot, *, model: str = "bt", ridge: float = RIDGE, j
                      f" ridge there): {', '.join(f'{table.models[i]!r} {int(bad[i])}' for i in worst[:5])}"
                      + (" ..." if (bad > 0).sum() > 5 else "") + f" of {boot.n_resamples:,} replicates")
     if failed or not fit.converged.all():
-        notes.append(f"Newton's method did not converge in {failed + int((~fit.converged).sum())} fit(s)")
+        notes.append(NOTE_NEWTON_S_METHOD_DID(value=failed + int((~fit.converged).sum())))
     jack = None
     extras = {"pairs": (ps.pair_i, ps.pair_j)}
     if jackknife:
@@ -116,6 +134,10 @@ def bt_ratings(table, units, boot, *, model: str = "bt", ridge: float = RIDGE, j
     if fit.tie is not None:
         extras.update(tie=float(fit.tie[0]), tie_samples=ties)
     return Ratings(fit.theta[0], samples, "logit", jack, extras, notes)
+
+
+NOTE_STYLE_CONTROLLED_FIT_DID = NoteKind('preferences.style-controlled-fit-did', 'caveat',
+                                          'the style-controlled fit did not converge in {failed} replicate(s)')
 
 
 def style_ratings(table, units, boot, names, *, ridge: float = RIDGE, jackknife: bool = False) -> Ratings:
@@ -139,7 +161,7 @@ def style_ratings(table, units, boot, names, *, ridge: float = RIDGE, jackknife:
             failed += int((~cv).sum())
     notes = list(raw.notes)
     if failed:
-        notes.append(f"the style-controlled fit did not converge in {failed} replicate(s)")
+        notes.append(NOTE_STYLE_CONTROLLED_FIT_DID(failed=failed))
     jack = None
     if jackknife:
         full = style_jackknife(a, b, y, z, w, codes, units.n_units, theta[0], beta[0], ridge=ridge)
@@ -147,6 +169,11 @@ def style_ratings(table, units, boot, names, *, ridge: float = RIDGE, jackknife:
     extras = dict(raw.extras, raw=raw.observed, raw_samples=raw.samples, beta=beta[0], beta_samples=betas,
                   style_names=list(names))
     return Ratings(theta[0], samples, "logit", jack, extras, notes)
+
+
+NOTE_SOME_REPLICATES_MODEL_HAD = NoteKind(
+    'preferences.some-replicates-model-had', 'info',
+    'in some replicates a model had no battle and kept the initial rating: {value} of {n_resamples:,} replicates')
 
 
 def elo_ratings(table, units, boot, *, k: float) -> Ratings:
@@ -160,13 +187,23 @@ def elo_ratings(table, units, boot, *, k: float) -> Ratings:
              " the Bradley-Terry fit (method='bt') does not depend on the order"]
     if absent.any():
         idx = np.flatnonzero(absent)
-        notes.append(f"in some replicates a model had no battle and kept the initial rating: "
-                     f"{', '.join(f'{table.models[i]!r} {int(absent[i])}' for i in idx[:5])}"
-                     f" of {boot.n_resamples:,} replicates")
+        notes.append(NOTE_SOME_REPLICATES_MODEL_HAD(value=', '.join(f'{table.models[i]!r} {int(absent[i])}' for i in idx[:5]), n_resamples=boot.n_resamples))
     to_logit = lambda r: (r - r.mean(axis=-1, keepdims=True)) / ELO_PER_LOGIT  # noqa: E731
     median = np.median(samples, axis=0)
     return Ratings(to_logit(median), to_logit(samples), "logit", None,
                    {"online": to_logit(online), "online_elo": online}, notes)
+
+
+NOTE_REPLICATES_DREW_NO_BATTLE = NoteKind(
+    'preferences.replicates-drew-no-battle', 'info',
+    '{value:,} replicates drew no battle of some model against the baseline; there its win rate is its value on '
+    'the data')
+NOTE_LENGTH_CONTROLLED_WIN_RATE_2 = NoteKind(
+    'preferences.length-controlled-win-rate-2', 'caveat',
+    "length-controlled win rate by the length-only GLM ({arg:lc_glm='length-only'}): per model, a logistic GLM "
+    "of the preference on tanh(length difference / its SD) with an intercept, predicted at equal lengths; not "
+    "AlpacaEval's length_controlled_v1 (no instruction difficulty, no regularization toward gamed baselines), so "
+    "values differ from the published LC win rates; its interval comes from refitting the GLM on every replicate")
 
 
 def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool = False,
@@ -193,11 +230,7 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
             lc, beta, lc_scale = length_controlled_win_rates(wr, delta, m)
             observed = lc[0]
             extras.update(lc_beta=beta[0], delta=delta)
-            notes.append("length-controlled win rate by the length-only GLM (lc_glm='length-only'): per model, a"
-                         " logistic GLM of the preference on tanh(length difference / its SD) with an intercept,"
-                         " predicted at equal lengths; not AlpacaEval's length_controlled_v1 (no instruction"
-                         " difficulty, no regularization toward gamed baselines), so values differ from the"
-                         " published LC win rates; its interval comes from refitting the GLM on every replicate")
+            notes.append(NOTE_LENGTH_CONTROLLED_WIN_RATE_2())
             replicate = lambda counts: length_controlled_win_rates(wr, delta, m, counts=counts,  # noqa: E731
                                                                    scale=lc_scale)[0]
         else:
@@ -214,8 +247,7 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
             samples[start:start + c] = replicate(counts)
     empty = np.isnan(samples).any(axis=0)
     if empty.any():
-        notes.append(f"{int(np.isnan(samples).any(axis=1).sum()):,} replicates drew no battle of some model against"
-                     " the baseline; there its win rate is its value on the data")
+        notes.append(NOTE_REPLICATES_DREW_NO_BATTLE(value=int(np.isnan(samples).any(axis=1).sum())))
         samples = np.where(np.isnan(samples), observed[None, :], samples)
     extras["win_rate_samples"] = raw_samples if not length_control else np.where(np.isnan(raw_samples),
                                                                                   wr.win_rate[None, :], raw_samples)
@@ -224,6 +256,19 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
         jack = wr.jackknife()
         jack = np.where(np.isfinite(jack), jack, observed[None, :])
     return Ratings(observed, samples, "rate", jack, extras, notes)
+
+
+NOTE_LENGTH_CONTROLLED_WIN_RATE = NoteKind(
+    'preferences.length-controlled-win-rate', 'info',
+    "length-controlled win rate: AlpacaEval's length_controlled_v1 (per model, the L1-penalized logistic GLM on "
+    "tanh(standardized length difference), instruction difficulty and the model,{value} C by 5-fold "
+    "cross-validation, predicted at equal lengths); its interval comes from refitting the GLM on every replicate "
+    "with that C (AlpacaEval gives no uncertainty for the GLM)")
+NOTE_LENGTH_CONTROLLED_V1_WITHOUT = NoteKind(
+    'preferences.length-controlled-v1-without', 'info',
+    "length_controlled_v1 without its regularization toward the gamed baselines (their annotations are "
+    "AlpacaEval's df_gamed.csv: give it as {arg:lc_reference}{py:, --lc-reference}): the values then differ a little "
+    "from AlpacaEval's")
 
 
 def _v1(table, wr, delta, m: int, baseline: int, lc_reference, instruction_difficulty):
@@ -268,14 +313,8 @@ def _v1(table, wr, delta, m: int, baseline: int, lc_reference, instruction_diffi
                    " lc_reference, --lc-reference)")
     notes.append(how)
     if gamed is None:
-        notes.append("length_controlled_v1 without its regularization toward the gamed baselines (their annotations"
-                     " are AlpacaEval's df_gamed.csv: give it as lc_reference, --lc-reference): the values then"
-                     " differ a little from AlpacaEval's")
-    notes.append("length-controlled win rate: AlpacaEval's length_controlled_v1 (per model, the L1-penalized"
-                 " logistic GLM on tanh(standardized length difference), instruction difficulty and the model,"
-                 f"{' regularized toward the gamed baselines (lambda 0.2),' if gamed is not None else ''} C by"
-                 " 5-fold cross-validation, predicted at equal lengths); its interval comes from refitting the GLM"
-                 " on every replicate with that C (AlpacaEval gives no uncertainty for the GLM)")
+        notes.append(NOTE_LENGTH_CONTROLLED_V1_WITHOUT())
+    notes.append(NOTE_LENGTH_CONTROLLED_WIN_RATE(value=' regularized toward the gamed baselines (lambda 0.2),' if gamed is not None else ''))
     d_row = difficulty[q_code]
     observed = np.full(m, np.nan)
     observed[baseline] = 0.5
@@ -304,6 +343,11 @@ def _v1(table, wr, delta, m: int, baseline: int, lc_reference, instruction_diffi
     return observed, replicate, notes, frame
 
 
+NOTE_REPLICATES_DREW_NO_BATTLE_2 = NoteKind(
+    'preferences.replicates-drew-no-battle-2', 'info',
+    '{value:,} replicates drew no battle of some model; there its average win rate is its value on the data')
+
+
 def average_ratings(table, units, boot, *, jackknife: bool = False) -> Ratings:
     """Average win rate against all opponents met (ties half)."""
     ps = table.pair_sums(units.codes, units.n_units, kind="half")
@@ -319,8 +363,7 @@ def average_ratings(table, units, boot, *, jackknife: bool = False) -> Ratings:
              " averaged over those opponents (evalica's average_win_rate; HELM's mean win rate on head-to-head"
              " results); it depends on which opponents a model met"]
     if np.isnan(samples).any():
-        notes.append(f"{int(np.isnan(samples).any(axis=1).sum()):,} replicates drew no battle of some model; there"
-                     " its average win rate is its value on the data")
+        notes.append(NOTE_REPLICATES_DREW_NO_BATTLE_2(value=int(np.isnan(samples).any(axis=1).sum())))
         samples = np.where(np.isnan(samples), observed[None, :], samples)
     jack = None
     if jackknife:
