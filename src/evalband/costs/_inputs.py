@@ -13,6 +13,7 @@ from .._validate import ArgumentError, ArgumentTypeError, as_generator, check_ch
 from ..estimation.confidence import ConfidenceInterval
 from .measures import COST_METHODS, CostEstimates, cost_from_summary, costs_from_replicates, mean_cost
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["Quality", "resolve_inputs", "QUALITY_METHODS"]
 
@@ -20,6 +21,8 @@ QUALITY_METHODS = ("percentile", "basic", "bca")
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class Quality:
     """Quality of each model on the data and on joint replicates, from any source (an aggregate of a results
@@ -217,6 +220,14 @@ def summary_costs(table, models, level) -> CostEstimates:
     return cost_from_summary(table, models=list(models), confidence_level=level)
 
 
+NOTE_QUALITY_COST_WERE_RESAMPLED = NoteKind(
+    'costs.quality-cost-were-resampled', 'caveat',
+    'quality and cost were resampled separately (quality given directly), so judgements involving both are not '
+    'paired')
+NOTE_FROM_THEIR_OWN_PAIRED = NoteKind('costs.from-their-own-paired', 'info',
+                                       '{name} {value} from their own paired item draws')
+
+
 def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="mean", weights=None,
                    group_weights=None, aggregate_options=None, models=None, tasks=None, n_resamples=2000,
                    method="percentile", cost_method="bca", confidence_level=0.95, cluster=None, rng=None,
@@ -295,8 +306,7 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
             costs = summary_costs(per_model, q.models, level)
         else:
             costs = cost
-        notes.append("quality and cost were resampled separately (quality given directly), so judgements"
-                     " involving both are not paired")
+        notes.append(NOTE_QUALITY_COST_WERE_RESAMPLED())
     if not isinstance(costs, CostEstimates):
         raise ArgumentTypeError("`cost` must name a measure column ('cost', 'latency'), or be a CostEstimates, a"
                                 f" CostTable or a per-model summary frame; got {type(costs).__name__}.")
@@ -310,7 +320,7 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
             lat = latency_quantiles(select(sel, models=list(q.models)), latency=name, confidence_level=level,
                                     n_resamples=n_resamples, rng=gen)
             notes += list(lat.notes)
-            notes.append(f"{name} {' and '.join(map(quantile_name, lat.quantiles))} from their own paired item draws")
+            notes.append(NOTE_FROM_THEIR_OWN_PAIRED(name=name, value=' and '.join(map(quantile_name, lat.quantiles))))
     elif isinstance(latency, str):
         raise ArgumentError(f"`latency={latency!r}` needs item-level `data` with that measure column.")
     return q, costs, lat, tuple(dict.fromkeys(notes)), paired

@@ -28,6 +28,7 @@ from ._inputs import Quality, summary_costs
 from ._units import Cells, cell_jackknife, cell_means, cell_quantiles
 from .latency import LatencyEstimates
 from .measures import CostEstimates
+from ..display.notes import NoteKind
 
 __all__ = ["battle_inputs", "ARENA_OPTIONS", "QUANTILES"]
 
@@ -137,6 +138,25 @@ def _latency_estimates(cells, boot, models, measure, level, notes) -> LatencyEst
                             samples, tuple(notes))
 
 
+NOTE_PER_RESPONSE_FROM_BATTLES = NoteKind(
+    'costs.per-response-from-battles', 'info',
+    "{cost} per response from the battles' {cost}_a / {cost}_b columns; each model's value on one of the "
+    "{n_units:,} {unit_word} is the mean of its battles there, resampled with the ratings' clusters (paired)")
+NOTE_MEDIAN_P95_FROM_BATTLES = NoteKind(
+    'costs.median-p95-from-battles', 'info',
+    "{lname} median and p95 from the battles' {lname}_a / {lname}_b columns, resampled with the ratings' clusters")
+NOTE_COST_PER_RESPONSE_FROM = NoteKind(
+    'costs.cost-per-response-from', 'info',
+    "cost per response from {source}, matched to the battles' questions and resampled with the ratings' clusters "
+    "(paired)")
+NOTE_COST_PER_RESPONSE_FROM_2 = NoteKind(
+    'costs.cost-per-response-from-2', 'caveat',
+    'cost per response from {source}, resampled by its own items: the battles are resampled by {unit_word}, not '
+    'by the items the responses answered (not paired)')
+NOTE_RESPONSES_ITEMS_BATTLES_DO = NoteKind('costs.responses-items-battles-do', 'excluded',
+                                            '{dropped:,} responses to items the battles do not ask left out')
+
+
 def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="percentile", cost_method="bca",
                   confidence_level=0.95, rng=None, need_latency=True, arena_options=None):
     """``(Quality, CostEstimates, LatencyEstimates or None, notes, paired)`` for battles (see the module docs).
@@ -181,9 +201,7 @@ def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="p
                                 f" cost table (source='costs'); got {type(cost).__name__}.")
         cells, _ = _battle_cells(table, cost, units)
         _check_cover(cells, models, cost, table.source)
-        notes.append(f"{cost} per response from the battles' {cost}_a / {cost}_b columns; each model's value on one"
-                     f" of the {units.n_units:,} {unit_word} is the mean of its battles there, resampled with the"
-                     " ratings' clusters (paired)")
+        notes.append(NOTE_PER_RESPONSE_FROM_BATTLES(cost=cost, n_units=units.n_units, unit_word=unit_word))
         costs = _cost_estimates(cells, boot, models, cost, cost_method, confidence_level, [], True)
         paired = True
     elif per_model.shape == "summary":
@@ -191,16 +209,14 @@ def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="p
     elif "cost" in per_model.measures:
         cells, dropped = _table_cells(per_model, "cost", models, units)
         if cells is not None:
-            notes.append(f"cost per response from {per_model.source}, matched to the battles' questions and"
-                         " resampled with the ratings' clusters (paired)")
+            notes.append(NOTE_COST_PER_RESPONSE_FROM(source=per_model.source))
             paired = True
             own = boot
         else:
             cells, own = _own_units(per_model, "cost", models, n_resamples, gen)
-            notes.append(f"cost per response from {per_model.source}, resampled by its own items: the battles are"
-                         f" resampled by {unit_word}, not by the items the responses answered (not paired)")
+            notes.append(NOTE_COST_PER_RESPONSE_FROM_2(source=per_model.source, unit_word=unit_word))
         if dropped:
-            notes.append(f"{dropped:,} responses to items the battles do not ask left out")
+            notes.append(NOTE_RESPONSES_ITEMS_BATTLES_DO(dropped=dropped))
         _check_cover(cells, models, "cost", per_model.source)
         costs = _cost_estimates(cells, own, models, "cost", cost_method, confidence_level, [], True)
     else:
@@ -215,8 +231,7 @@ def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="p
             else:
                 lat_cells, _ = _battle_cells(table, lname, units)
                 lat_boot = boot
-                notes.append(f"{lname} median and p95 from the battles' {lname}_a / {lname}_b columns, resampled with"
-                             " the ratings' clusters")
+                notes.append(NOTE_MEDIAN_P95_FROM_BATTLES(lname=lname))
         else:
             lat_cells = lat_boot = None
         if lat_cells is None and per_model is not None and "latency" in per_model.measures:

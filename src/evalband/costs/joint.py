@@ -25,6 +25,7 @@ from ..resample.statistics import STATISTICS
 from ._display import short_repr
 from ._items import TaskMeasure, check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["JointReplicates", "joint_bootstrap", "joint_from_arrays"]
 
@@ -37,6 +38,8 @@ def _value_columns(cols):
 
 
 @dataclass(frozen=True)
+
+
 class _JointFinish:
     """Rows ``[0, M)``: item means (the engine's 'mean'); rows ``[M, 3M)``: plain sums (cost, measured items).
 
@@ -53,6 +56,8 @@ class _JointFinish:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class JointReplicates:
     """Bootstrap replicates of quality (per task) and of mean cost per item, from the same item draws.
@@ -148,6 +153,12 @@ def _sd(samples):
         return np.sqrt(np.nansum((samples - mean) ** 2, axis=0) / (ok.sum(0) - 1))
 
 
+NOTE_REPEATED_TRIALS_STAY_THEIR = NoteKind(
+    'costs.repeated-trials-stay-their', 'info',
+    'repeated trials{value} stay with their item: items are resampled with their mean score and mean {cost} over '
+    'their rows')
+
+
 def joint_bootstrap(data, *, cost: str = "cost", n_resamples: int = 2000, rng=None, models=None, tasks=None,
                     cluster=None, progress=None, executor=None) -> JointReplicates:
     """Bootstrap per-task quality and mean cost per item together, paired across models and measures.
@@ -215,8 +226,7 @@ def joint_bootstrap(data, *, cost: str = "cost", n_resamples: int = 2000, rng=No
     per_task = task_measures(table, cost, use_clusters=use_clusters)
     notes = list(sel.all_notes)
     if table.has_trials or table.facets:
-        notes.append(f"repeated trials{' and facet levels' if table.facets else ''} stay with their item: items"
-                     f" are resampled with their mean score and mean {cost} over their rows")
+        notes.append(NOTE_REPEATED_TRIALS_STAY_THEIR(value=' and facet levels' if table.facets else '', cost=cost))
     return _joint(tuple(table.models), per_task, measure=cost, task_groups=table.task_groups, notes=notes,
                   source=table.source, seed=seed, gen=gen, n_resamples=n_resamples, cluster=cluster,
                   progress=progress, executor=executor)

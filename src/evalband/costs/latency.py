@@ -20,6 +20,7 @@ from ..estimation.confidence import ConfidenceInterval
 from ._display import short_repr
 from ._items import check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["LatencyEstimates", "latency_quantiles", "nan_quantiles", "quantile_name"]
 
@@ -52,6 +53,8 @@ def nan_quantiles(x, quantiles) -> np.ndarray:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class LatencyEstimates:
     """Latency quantiles of each model with intervals.
@@ -127,6 +130,8 @@ class LatencyEstimates:
 
 
 @dataclass(frozen=True)
+
+
 class _Draws:
     observed: np.ndarray
     replicates: np.ndarray
@@ -176,6 +181,15 @@ def _paired_quantiles(per_task, names, tasks, qs, n_resamples, gen, latency, sou
                                  for key, k in zip(keys, sizes)], axis=1)
         out[b * block:b * block + c] = cell_quantiles(cells, counts, qs)
     return out, observed, offset
+
+
+NOTE_ITEM_S_LACK_SOME = NoteKind(
+    'costs.item-s-lack-some', 'excluded',
+    "{latency}: {unpaired:,} item(s) lack a {latency} for some model and are left out of every model's quantiles "
+    "(pairing needs common items); {common:,} items remain")
+NOTE_ITEMS_RESAMPLED_ONE_ONE = NoteKind(
+    'costs.items-resampled-one-one', 'caveat',
+    '{latency}: items resampled one by one (clusters are not kept whole for quantiles)')
 
 
 def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), method: str = "percentile",
@@ -247,9 +261,8 @@ def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), 
     notes = list(sel.notes) + missing_note(latency, names, missing, n_all, rows)
     unpaired = int(n_all[0] - common)
     if unpaired:
-        notes.append(f"{latency}: {unpaired:,} item(s) lack a {latency} for some model and are left out of every"
-                     f" model's quantiles (pairing needs common items); {common:,} items remain")
+        notes.append(NOTE_ITEM_S_LACK_SOME(latency=latency, unpaired=unpaired, common=common))
     if table.has_clusters:
-        notes.append(f"{latency}: items resampled one by one (clusters are not kept whole for quantiles)")
+        notes.append(NOTE_ITEMS_RESAMPLED_ONE_ONE(latency=latency))
     return LatencyEstimates(latency, names, qs, reps.observed, ConfidenceInterval(ci.low, ci.high),
                             np.full(len(names), float(common)), missing, method, level, reps.replicates, tuple(notes))

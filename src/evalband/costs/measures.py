@@ -22,6 +22,7 @@ from ..estimation.confidence import ConfidenceInterval
 from ._display import short_repr
 from ._items import check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["COST_METHODS", "CostEstimates", "cost_from_summary", "costs_from_replicates", "mean_cost"]
 
@@ -31,6 +32,8 @@ _BOOTSTRAP = ("bca", "percentile", "basic")
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class CostEstimates:
     """Mean cost per item of each model, with its interval.
@@ -107,6 +110,11 @@ class CostEstimates:
 
 
 # ---------------------------------------------------------------------------------------------- building
+NOTE_SOME_REPLICATES_DREW_NO = NoteKind(
+    'costs.some-replicates-drew-no', 'info',
+    '{measure}: some replicates drew no measured item for a model; their intervals are undefined (NaN)')
+
+
 def costs_from_replicates(joint, *, method: str = "bca", confidence_level=0.95) -> CostEstimates:
     """:class:`CostEstimates` from a :class:`~evalband.costs.joint.JointReplicates` (bootstrap methods).
 
@@ -135,8 +143,7 @@ def costs_from_replicates(joint, *, method: str = "bca", confidence_level=0.95) 
     items = joint.observed_items.sum(-1)
     notes = list(joint.notes)
     if np.isnan(s).any():
-        notes.append(f"{joint.measure}: some replicates drew no measured item for a model; their intervals are"
-                     " undefined (NaN)")
+        notes.append(NOTE_SOME_REPLICATES_DREW_NO(measure=joint.measure))
     w = withhold_degenerate(ci.low, ci.high, _nan_sd(s), joint.models, what=f"the mean {joint.measure} per item")
     notes += w.notes
     return CostEstimates(joint.measure, tuple(joint.models), obs, w.se, w.ci, items.astype(np.float64),
@@ -265,6 +272,16 @@ def mean_cost(data, *, cost: str = "cost", method: str = "bca", confidence_level
                          missing, "t", level, True, tuple(notes), cov=cov, df=np.full(len(mean), df))
 
 
+NOTE_COSTS_FROM_PER_MODEL = NoteKind(
+    'costs.costs-from-per-model', 'caveat',
+    "costs from a per-model summary: not paired by item, so differences are Welch's (independent)")
+NOTE_COSTS_PER_RESPONSE_SUMMARIZED = NoteKind(
+    'costs.costs-per-response-summarized', 'info',
+    'costs per response summarized per model (mean, SD and n of its responses; each (model, item) once)')
+NOTE_COSTS_GIVEN_WITHOUT_SE = NoteKind('costs.costs-given-without-se', 'info',
+                                        'costs given without SE or SD are taken as exact (no sampling uncertainty)')
+
+
 def cost_from_summary(frame, *, model: str = "model", cost: str = "cost", se: str = "se", sd: str = "sd",
                       n: str = "n", confidence_level=0.95, models=None) -> CostEstimates:
     """Per-model mean costs from a summary: one row per model with the mean cost and its SE, or SD and n.
@@ -322,21 +339,20 @@ def cost_from_summary(frame, *, model: str = "model", cost: str = "cost", se: st
         mean_v = np.bincount(m, weights=v, minlength=k) / n_v
         sd_v = np.sqrt(np.bincount(m, weights=(v - mean_v[m]) ** 2, minlength=k) / (n_v - 1))
         se_v = sd_v / np.sqrt(n_v)
-        notes.append("costs per response summarized per model (mean, SD and n of its responses; each (model,"
-                     " item) once)")
+        notes.append(NOTE_COSTS_PER_RESPONSE_SUMMARIZED())
     else:
         mean_v, n_v = table.cost, table.n
         se_v = table.se if table.se is not None else (None if table.sd is None else table.sd / np.sqrt(table.n))
     m = len(mean_v)
     if se_v is None:
         se_v, method, df = np.zeros(m), "known", np.full(m, np.inf)
-        notes.append("costs given without SE or SD are taken as exact (no sampling uncertainty)")
+        notes.append(NOTE_COSTS_GIVEN_WITHOUT_SE())
     elif n_v is not None:
         method, df = "t", np.maximum(n_v - 1, 1)
     else:
         method, df = "normal", np.full(m, np.inf)
     half = stats.t.ppf(0.5 + level / 2, df) * se_v
-    notes.append("costs from a per-model summary: not paired by item, so differences are Welch's (independent)")
+    notes.append(NOTE_COSTS_FROM_PER_MODEL())
     return CostEstimates("cost", tuple(table.models), mean_v, se_v, ConfidenceInterval(mean_v - half, mean_v + half),
                          n_v if n_v is not None else np.full(m, np.nan), np.zeros(m, dtype=np.int64), method, level,
                          False, tuple(dict.fromkeys(notes)), cov=np.diag(se_v ** 2), df=df)
