@@ -19,6 +19,7 @@ from .cells import Cells, cells_from, check_connected
 from .predict import choose_holdout, holdout_summary, predictive_intervals
 from .resampling import pearson_residuals, refit, replicate_scores, item_weights
 from .result import AbilityResult
+from ..display.notes import NoteKind
 
 __all__ = ["ability", "MODELS", "LOSSES", "CORRECTIONS", "weak_flags"]
 
@@ -33,6 +34,8 @@ SATURATED = 0.02
 
 
 @dataclass(frozen=True)
+
+
 class _Fit:
     params: tuple
     samples: tuple
@@ -41,6 +44,16 @@ class _Fit:
     weight: object
     dispersion: float
     design: object
+
+
+NOTE_BOOTSTRAP_REFITS_STOPPED_BEFORE = NoteKind(
+    'latent.bootstrap-refits-stopped-before', 'info',
+    '{failed} of {n_resamples} bootstrap refits stopped before converging; they are kept')
+NOTE_CELLS_VARY_TIMES_MUCH = NoteKind(
+    'latent.cells-vary-times-much', 'info',
+    'the cells vary {dispersion:.3g} times as much around the fit as binomial sampling of their items explains '
+    '(Pearson dispersion): the ability intervals cover item sampling on these tasks, the predictive intervals '
+    'include the extra spread')
 
 
 def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", models=None, tasks=None,
@@ -178,12 +191,10 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
     notes.append(ident)
     failed = int((~fit.converged).sum())
     if failed:
-        notes.append(f"{failed} of {n_resamples} bootstrap refits stopped before converging; they are kept")
+        notes.append(NOTE_BOOTSTRAP_REFITS_STOPPED_BEFORE(failed=failed, n_resamples=n_resamples))
     notes.append(_uncertainty_note(cells.kind, loss, n_resamples))
     if cells.kind != "scores" and np.isfinite(fit.dispersion) and fit.dispersion > 1.5:
-        notes.append(f"the cells vary {fit.dispersion:.3g} times as much around the fit as binomial sampling of"
-                     " their items explains (Pearson dispersion): the ability intervals cover item sampling on"
-                     " these tasks, the predictive intervals include the extra spread")
+        notes.append(NOTE_CELLS_VARY_TIMES_MUCH(dispersion=fit.dispersion))
     ranking, comparisons = _rank_and_compare(C, Cs, cells.models, level, simultaneous, correction)
     n_tasks = cells.tasks_per_model()
     n_models = cells.models_per_task()

@@ -26,11 +26,14 @@ from ..data.labels import natural_order
 from .._lists import and_names, names_text
 from ..data.checks import _labels, _require, _row_name, parse_scores
 from .._validate import ArgumentTypeError, InputError
+from ..display.notes import NoteKind
 
 __all__ = ["Cells", "ItemResponses", "cells_from", "check_connected", "components", "score_frame"]
 
 
 @dataclass(frozen=True, eq=False)
+
+
 class ItemResponses:
     """Item-level responses as a (models x items) matrix, NaN where a model has no response.
 
@@ -80,6 +83,8 @@ class ItemResponses:
 
 
 @dataclass(frozen=True, eq=False)
+
+
 class Cells:
     """The observed cells of a model x task matrix, in canonical order (by model, then task).
 
@@ -131,6 +136,10 @@ class Cells:
                      self.attribution)
 
 
+NOTE_CELL_BLANK_SCORE_LEFT = NoteKind('latent.cell-blank-score-left', 'excluded',
+                                       '{value:,} cell{value2} with a blank score left out (not measured)')
+
+
 def score_frame(df: pd.DataFrame, *, source: str = "<DataFrame>", row_word: str = "row") -> tuple:
     """Validate a frame of cell scores (``model, task, score`` in [0, 1]; optional ``n``): labels, scores and
     duplicates, by the rules of the results table. Returns ``(models, tasks, model, task, y, n, notes)`` in
@@ -161,8 +170,7 @@ def score_frame(df: pd.DataFrame, *, source: str = "<DataFrame>", row_word: str 
             raise InputError(f"test-set size n must be a positive integer; got {df['n'].iloc[badn[0]]!r}",
                              source=source, row=_row_name(df.index[badn[0]], row_word), column="n")
     if blank.any():
-        notes.append(f"{int(blank.sum()):,} cell{'s' if blank.sum() != 1 else ''} with a blank score left out"
-                     " (not measured)")
+        notes.append(NOTE_CELL_BLANK_SCORE_LEFT(value=int(blank.sum()), value2='s' if blank.sum() != 1 else ''))
     keep = ~blank
     mo = natural_order(model[keep].astype(str).unique())
     ta = natural_order(task[keep].astype(str).unique())
