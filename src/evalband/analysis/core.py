@@ -17,11 +17,14 @@ import numpy as np
 
 from .._validate import ArgumentTypeError, InputError, check_confidence_level, check_positive_int
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["Analysis", "analyze"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Analysis:
     """Every statistic of one report, computed once (:func:`analyze`).
@@ -262,6 +265,13 @@ def _names(items, limit) -> str:
     return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
+NOTE_MODELS_SHARE_NO_ITEM = NoteKind(
+    'analysis.models-share-no-item', 'caveat',
+    'the models share no item on {value}: items cannot be paired, so every model is resampled independently on '
+    'its own items (unpaired bootstrap); differences are less precise than a paired comparison on shared items '
+    'would make them')
+
+
 def _comparison(sel, aggregate, requested, level, seed, bayes, fixed=None, ppi="ppi++") -> Analysis:
     from .._defaults import n_resamples_for
 
@@ -283,9 +293,7 @@ def _comparison(sel, aggregate, requested, level, seed, bayes, fixed=None, ppi="
         unpaired = list(missing_tasks(probe.table))  # tasks on which no item has a result from every model
         independent = bool(unpaired) or not table.paired_items
         if unpaired:
-            notes.append(f"the models share no item on {_names(unpaired, 4)}: items cannot be paired, so every "
-                         "model is resampled independently on its own items (unpaired bootstrap); differences "
-                         "are less precise than a paired comparison on shared items would make them")
+            notes.append(NOTE_MODELS_SHARE_NO_ITEM(value=_names(unpaired, 4)))
     sel = sel.complete_tasks(shared_items=not independent and not human,
                              independent=independent or table.level == "summary")
     from ..selection.facet_design import check_fixed
