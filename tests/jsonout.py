@@ -7,16 +7,22 @@ from __future__ import annotations
 import json
 
 
+def _once(pairs):
+    keys = [k for k, _ in pairs]
+    assert len(keys) == len(set(keys)), f"a key said twice in one JSON object: {keys}"
+    return dict(pairs)
+
+
 def parsed(stdout: str) -> dict:
     """The whole JSON object a command printed (found between its first and last lines, ``{`` and ``}``, when
     the text also holds what the command said on stderr)."""
     try:
-        out = json.loads(stdout)
+        out = json.loads(stdout, object_pairs_hook=_once)
     except ValueError:
         lines = stdout.splitlines()
         start = lines.index("{")
         end = len(lines) - 1 - lines[::-1].index("}")
-        out = json.loads("\n".join(lines[start:end + 1]))
+        out = json.loads("\n".join(lines[start:end + 1]), object_pairs_hook=_once)
     assert isinstance(out, dict) and isinstance(out.get("notes"), list), "JSON output is one object with notes"
     return out
 

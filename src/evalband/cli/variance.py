@@ -95,7 +95,6 @@ def _json(result, json_records) -> dict:
                     "designs": json_records(result.plan.to_frame()) if result.plan is not None else []}}
     if result.runs is not None:
         out["runs"] = json_records(result.runs.to_frame())
-    out["notes"] = list(result.notes)
     return out
 
 
