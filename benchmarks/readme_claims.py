@@ -32,6 +32,17 @@ DOCUMENTS = ("README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "doc
 MEASURED = {
     "bayes.cli_logistic_seconds": ("benchmarks/bayes.py", "`evalband bayes --example mmlu-pro --model logistic`"
                                    " end to end, as a user runs it", "s"),
+    "bayes.cli_logistic_repeat_seconds": ("benchmarks/bayes.py", "the same command run again (JAX's persistent"
+                                          " compilation cache holds its sampler)", "s"),
+    "bayes.cli_laplace_seconds": ("benchmarks/bayes.py", "`evalband bayes --example mmlu-pro --model logistic"
+                                  " --method laplace` end to end", "s"),
+    "bayes.cli_nuts3_seconds": ("benchmarks/bayes.py", "`evalband bayes --example mmlu-pro --model logistic` on"
+                                " three models (NUTS) end to end", "s"),
+    "bayes.cli_logistic_cpu_seconds": ("benchmarks/bayes.py", "CPU time of the first run of that command (--cli)",
+                                       "s"),
+    "bayes.cli_logistic_repeat_cpu_seconds": ("benchmarks/bayes.py", "CPU time of its repeated run", "s"),
+    "bayes.cli_laplace_cpu_seconds": ("benchmarks/bayes.py", "CPU time of the Laplace command", "s"),
+    "bayes.cli_nuts3_cpu_seconds": ("benchmarks/bayes.py", "CPU time of the three-model (NUTS) command", "s"),
     "bayes.logistic_seconds": ("benchmarks/bayes.py", "the default logistic fit on MMLU-Pro (no item effects)",
                                "s"),
     "bayes.logistic_items_minutes": ("benchmarks/bayes.py", "the default logistic fit with the 12,032 item"

@@ -6,7 +6,7 @@ Stages, each in its own Python process so that its peak memory (max RSS) is meas
    task, int32 item, int8 score), from a seeded item-response model.
 2. ``pandas`` (baseline): a plain ``pandas.read_parquet`` of the same file, then per-(model, task) means with
    ``groupby`` -- what a user would do without evalband, with no interval at all.
-3. ``evalband``: the columnar fast path (:func:`evalband.io.arrow.read_score_matrices`, pyarrow record batches,
+3. ``evalband``: the columnar fast path (:func:`evalband.io.read_score_matrices`, pyarrow record batches,
    no Python object per row), then what ``evalband summarize`` computes (per-task Wilson intervals of every model)
    and a paired bootstrap (B = 1,000, stratified by task, one replicate set) feeding the mean aggregate, the
    pairwise differences of the top 20 models with percentile intervals, and every model's rank interval.
@@ -96,7 +96,7 @@ def stage_pandas(args) -> dict:
 def stage_evalband(args) -> dict:
     from evalband.aggregate import get_aggregate
     from evalband.estimation import proportion_interval
-    from evalband.io.arrow import read_score_matrices
+    from evalband.io import read_score_matrices
     from evalband.ranking.distribution import marginal_rank_intervals, ranks
     from evalband.resample import ItemColumns, bootstrap, interval
 
@@ -194,7 +194,83 @@ def stage_cli_compare(args) -> dict:
     return _cli(argv)
 
 
-STAGES = {"generate": stage_generate, "pandas": stage_pandas, "evalband": stage_evalband, "table": stage_table,
+# ------------------------------------------------------------------------------------------------ distributed
+def _shard_dir(args) -> Path:
+    return args.path.with_name(args.path.stem + f"_shards{args.shards}")
+
+
+def stage_shard(args) -> dict:
+    """Split the file into ``--shards`` Parquet shards of uneven sizes (rows in the file's order, shard k of about
+    (k % 3 + 1) parts in 2 of the rows), as a harness writing per-job files would."""
+    import pyarrow.parquet as pq
+
+    t0 = time.perf_counter()
+    out = _shard_dir(args)
+    out.mkdir(exist_ok=True)
+    for old in out.glob("part*.parquet"):
+        old.unlink()
+    pf = pq.ParquetFile(args.path)
+    n = pf.metadata.num_rows
+    weights = np.array([k % 3 + 1 for k in range(args.shards)], dtype=np.float64)
+    cuts = np.r_[0, np.round(np.cumsum(weights) / weights.sum() * n).astype(np.int64)]
+    table = pf.read()
+    for k in range(args.shards):
+        pq.write_table(table.slice(int(cuts[k]), int(cuts[k + 1] - cuts[k])), out / f"part{k:03d}.parquet",
+                       compression="zstd")
+    return {"seconds": time.perf_counter() - t0, "shards": args.shards,
+            "shard_rows": [int(cuts[1] - cuts[0]), int(max(np.diff(cuts)))],
+            "mb": sum(f.stat().st_size for f in out.glob("*.parquet")) / 2**20}
+
+
+def stage_cluster(args) -> dict:
+    """A LocalCluster of ``--dist-workers`` worker processes (one thread each, ``--worker-memory`` each), in its own
+    process: prints its address, serves until its standard input closes, then reports the peak memory of each
+    worker process (max RSS) and of its own (the scheduler)."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=args.dist_workers, threads_per_worker=1, processes=True,
+                      memory_limit=args.worker_memory, dashboard_address=None) as cluster, Client(cluster) as client:
+        print(json.dumps({"address": cluster.scheduler_address}), flush=True)
+        sys.stdin.read()
+        peaks = client.run(_peak_mb)  # (a worker its nanny restarted reports its new process only)
+        return {"workers_mb": sorted(peaks.values()), "n_workers": len(peaks), "seconds": 0.0}
+
+
+def stage_dist_read(args) -> dict:
+    """The distributed read alone (API): the shards read and reduced on the cluster into the table."""
+    from distributed import Client
+
+    from evalband.io.distributed_read import read_distributed
+
+    with Client(args.scheduler) as client:
+        t0 = time.perf_counter()
+        table = read_distributed(str(_shard_dir(args) / "part*.parquet"), client=client, reread=args.reread)
+        seconds = time.perf_counter() - t0
+    return {"seconds": seconds, "rows": len(table.data), "checksum": float(table.data["score"].sum())}
+
+
+def stage_dist_compare(args) -> dict:
+    """``evalband compare 'SHARDS/part*.parquet' --scheduler ADDRESS --format json``: read and reduced on the
+    workers, the bootstrap there too; the analysis in this process."""
+    argv = ["compare", str(_shard_dir(args) / "part*.parquet"), "--scheduler", args.scheduler,
+            "--n-resamples", str(args.n_resamples), "--seed", str(args.seed), "--format", "json"]
+    if args.compare_models:
+        argv += ["--models", ",".join(f"model{m:04d}" for m in range(min(args.compare_models, args.models)))]
+    return _cli(argv)
+
+
+def stage_read(args) -> dict:
+    """The single-process read alone: ``evalband.read`` of the one file (the columnar reader above 1e6 rows)."""
+    from evalband.io import read
+
+    t0 = time.perf_counter()
+    table = read(str(args.path))
+    return {"seconds": time.perf_counter() - t0, "rows": len(table.data),
+            "checksum": float(table.data["score"].sum())}
+
+
+STAGES = {"generate": stage_generate, "shard": stage_shard, "cluster": stage_cluster, "dist-read": stage_dist_read,
+          "dist-compare": stage_dist_compare, "read": stage_read, "pandas": stage_pandas, "evalband": stage_evalband, "table": stage_table,
           "cli-summarize": stage_cli_summarize, "cli-compare": stage_cli_compare}
 
 
@@ -206,10 +282,89 @@ def _run_stage(name: str, args) -> dict:
            "--workers", str(args.workers), "--cluster-size", str(args.cluster_size),
            "--compare-models", str(args.compare_models)]
     cmd += (["--scheduler", args.scheduler] if args.scheduler else []) + ([] if args.clusters else ["--no-clusters"])
+    cmd += ["--shards", str(args.shards), "--dist-workers", str(args.dist_workers), "--worker-memory",
+            args.worker_memory] + (["--reread"] if args.reread else [])
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"stage {name} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _on_cluster(name: str, args) -> tuple[dict, dict]:
+    """Run stage ``name`` as a client of a fresh cluster (its own process): (stage result, cluster result with the
+    workers' peaks)."""
+    cmd = [sys.executable, __file__, "--stage", "cluster", "--dist-workers", str(args.dist_workers),
+           "--worker-memory", args.worker_memory, "--path", str(args.path)]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        address = json.loads(proc.stdout.readline())["address"]
+        client_args = argparse.Namespace(**vars(args))
+        client_args.scheduler = address
+        result = _run_stage(name, client_args)
+    finally:
+        proc.stdin.close()
+    cluster = json.loads(proc.stdout.read().strip().splitlines()[-1])
+    proc.wait()
+    return result, cluster
+
+
+def _distributed(args) -> dict:
+    """``--distributed``: for each size of ``--dist-sizes``, the file split into ``--shards`` shards; the
+    single-process read and compare beside the distributed read and compare on a LocalCluster of
+    ``--dist-workers`` processes (``--worker-memory`` each), each stage in its own process and each distributed
+    stage on a fresh cluster; the client's and every worker's peak memory; then the client's peak across sizes."""
+    out = {}
+    sizes = [int(float(x)) for x in args.dist_sizes.split(",")]
+    print(f"\ndistributed: {args.shards} shards, LocalCluster of {args.dist_workers} worker processes x 1 thread,"
+          f" memory limit {args.worker_memory} each; B = {args.n_resamples:,}")
+    base = args.path
+    for rows in sizes:
+        a = argparse.Namespace(**vars(args))
+        a.rows = rows
+        a.path = base.with_name(f"evalband_scale_dist_{rows}.parquet")
+        r = out[rows] = {}
+        try:
+            if not (args.reuse and a.path.exists()):
+                r["generate"] = _run_stage("generate", a)
+            r["shard"] = sh = _run_stage("shard", a)
+            k = min(a.compare_models or a.models, a.models)
+            print(f"\n{rows:,} rows = {a.models:,} models x {rows // a.models:,} items in {a.tasks} tasks; {k * (k - 1) // 2:,}"
+                  f" pairs; {sh['shards']} shards of {sh['shard_rows'][0]:,} to {sh['shard_rows'][1]:,} rows"
+                  f" ({sh['mb']:,.0f} MB)")
+            r["read"] = rd = _run_stage("read", a)
+            print(_line("single read", rd, "evalband.read of the one file"))
+            r["dist-read"], r["dist-read-cluster"] = dr, drc = _on_cluster("dist-read", a)
+            print(_line("dist read", dr, f"client; workers' peaks {', '.join(f'{x:,.0f}' for x in drc['workers_mb'])}"
+                                         " MB"))
+            if dr["checksum"] != rd["checksum"] or dr["rows"] != rd["rows"]:
+                raise SystemExit("the distributed table differs from the single-process one")
+            if not args.dist_compare:
+                print(f"read cost on the workers {dr['seconds'] * args.dist_workers / rows * 1e6:.2f} worker-seconds"
+                      f" per million rows; client peak {dr['peak_mb'] / rd['peak_mb']:.2f}x the single read's")
+                continue
+            r["cli-compare"] = c = _run_stage("cli-compare", a)
+            print(_line("single compare", c, "evalband compare FILE --format json"))
+            r["dist-compare"], r["dist-compare-cluster"] = dc, dcc = _on_cluster("dist-compare", a)
+            print(_line("dist compare", dc, "evalband compare 'SHARDS/*' --scheduler ADDR --format json: client;"
+                                            f" workers' peaks {', '.join(f'{x:,.0f}' for x in dcc['workers_mb'])} MB"))
+            print(f"ratios (distributed / single process): read time {dr['seconds'] / rd['seconds']:.2f}x, client"
+                  f" peak {dr['peak_mb'] / rd['peak_mb']:.2f}x; compare time {dc['seconds'] / c['seconds']:.2f}x,"
+                  f" client peak {dc['peak_mb'] / c['peak_mb']:.2f}x; read cost on the workers"
+                  f" {dr['seconds'] * args.dist_workers / rows * 1e6:.2f} worker-seconds per million rows")
+        finally:
+            if not args.keep and not args.reuse:
+                for f in list(_shard_dir(a).glob("*.parquet")) + [a.path]:
+                    if f.exists():
+                        f.unlink()
+    if len(sizes) > 1:
+        lo, hi = sizes[0], sizes[-1]
+        for stage in ("dist-read", "dist-compare") if args.dist_compare else ("dist-read",):
+            ratio = out[hi][stage]["peak_mb"] / out[lo][stage]["peak_mb"]
+            single = {"dist-read": "read", "dist-compare": "cli-compare"}[stage]
+            ratio1 = out[hi][single]["peak_mb"] / out[lo][single]["peak_mb"]
+            print(f"client peak of {stage}, {hi:,} vs {lo:,} rows: {ratio:.2f}x"
+                  f" ({'within' if ratio <= 1.5 else 'OVER'} the 1.5x target); single process {ratio1:.2f}x")
+    return out
 
 
 def _versions() -> str:
@@ -274,7 +429,7 @@ def main(argv=None):
     p.add_argument("--summarize-rows", type=float, default=1e7,
                    help="also time evalband summarize on a file of this many rows (10 models x 10 tasks); 0: skip")
     p.add_argument("--api", action="store_true",
-                   help="also time the API fast path (evalband.io.arrow.read_score_matrices + bootstrap)")
+                   help="also time the API fast path (evalband.io.read_score_matrices + bootstrap)")
     p.add_argument("--path", type=Path, default=None, help="Parquet file (default: a temporary file)")
     p.add_argument("--keep", action="store_true", help="keep the generated file")
     p.add_argument("--reuse", action="store_true", help="reuse --path if it exists instead of regenerating")
@@ -282,6 +437,17 @@ def main(argv=None):
                    help="also time the pandas-backed ResultsTable path up to this many rows")
     p.add_argument("--check-readme", action="store_true",
                    help="exit 1 when a figure the README writes disagrees with this run (readme_claims.py)")
+    p.add_argument("--distributed", action="store_true",
+                   help="instead of the default run: the sharded input read and compared on a local Dask cluster"
+                        " beside the single-process path (--dist-sizes, --shards, --dist-workers, --worker-memory)")
+    p.add_argument("--dist-sizes", default="1e7,1e8", help="--distributed: row counts, comma-separated")
+    p.add_argument("--shards", type=int, default=64, help="--distributed: shards per file")
+    p.add_argument("--reread", action="store_true",
+                   help="--distributed: the API read reads each shard twice (a worker holds one shard at a time)")
+    p.add_argument("--no-dist-compare", dest="dist_compare", action="store_false",
+                   help="--distributed: the reads only (no compare stages)")
+    p.add_argument("--dist-workers", type=int, default=2, help="--distributed: worker processes")
+    p.add_argument("--worker-memory", default="6GB", help="--distributed: memory limit of each worker")
     p.add_argument("--stage", choices=sorted(STAGES), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     args.rows = int(args.rows)
@@ -307,6 +473,10 @@ def main(argv=None):
     print(f"CPU count {os.cpu_count()} (this process may use {available_cores()}); bootstrap threads {threads};"
           f" load average {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(_versions())
+    if args.distributed:
+        result = _distributed(args)
+        print(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "distributed": result}))
+        return
     results = {}
     if args.summarize_rows:
         results["summarize"] = _summarize_section(args)

@@ -61,8 +61,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("rankings", ("ranking",), "rank distributions, intervals, tiers"),
     ("Bayesian models", ("bayes",), "Beta-Binomial, the logistic model, NumPyro models"),
     ("analyses over tasks", ("tasks", "weights", "plan"), "tests over tasks, weight sensitivity, planning"),
-    ("capabilities", ("facets", "preferences", "judges", "latent"),
-     "variance components and D-studies, preference leaderboards, agreement and PPI comparisons, latent abilities"),
+    ("capabilities", ("facets", "preferences", "judges", "latent", "subset"),
+     "variance components and D-studies, preference leaderboards, agreement and PPI comparisons, latent abilities,"
+     " subset evaluation"),
     ("costs", ("costs",), "quality-cost frontiers (built on preferences for battles)"),
     ("analysis", ("analysis",), "analyze() / Analysis and one adapter per capability"),
     ("renderers", ("report",), "report sections, plots, writers"),

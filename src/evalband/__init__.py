@@ -56,6 +56,9 @@ _LAZY = {
     # latent abilities (sparse leaderboards) and item diagnostics
     "ability": "evalband.latent", "items": "evalband.latent", "AbilityResult": "evalband.latent",
     "ItemsResult": "evalband.latent",
+    # evaluation on a subset of a benchmark's items (evalband.subset.choose / estimate)
+    "Subset": "evalband.subset", "SubsetChoice": "evalband.subset", "SubsetEstimate": "evalband.subset",
+    "SubsetDecision": "evalband.subset",
     # task weights
     "weight_sensitivity": "evalband.weights", "WeightSensitivity": "evalband.weights",
     # planning
@@ -72,6 +75,7 @@ __all__ = ["__version__", *_LAZY]
 _SUBMODULES = frozenset({
     "aggregate", "analysis", "bayes", "comparison", "costs", "display", "estimation", "facets", "io", "judges",
     "latent", "plan", "preferences", "ranking", "report", "resample", "selection", "tasks", "weights", "cli", "data",
+    "subset",
 })
 
 

@@ -16,6 +16,9 @@ if TYPE_CHECKING:  # numpy is imported where it is used, so that the command lin
 
 
 __all__ = [
+    "require_extra",
+    "renamed",
+    "no_other_keywords",
     "InputError",
     "ArgumentError",
     "ArgumentTypeError",
@@ -50,6 +53,22 @@ class ArgumentTypeError(TypeError):
 class MissingExtraError(ImportError):
     """An optional dependency is not installed; the message says which extra to install
     (``pip install 'evalband[report]'``)."""
+
+
+def require_extra(module: str, *, extra: str, what: str, name: str | None = None):
+    """Import ``module`` or raise :class:`MissingExtraError` saying ``what`` needs it and which extra installs it.
+
+    Examples
+    --------
+    >>> require_extra("json", extra="dist", what="reading JSON").__name__
+    'json'
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingExtraError(f"{what} needs {name or module}: pip install 'evalband[{extra}]'") from None
 
 
 class InputError(ArgumentError):
@@ -212,3 +231,43 @@ def check_names(selected: Sequence[str] | None, available: Sequence[str], name: 
     if len(set(selected)) != len(selected):
         raise ArgumentError(f"`{name}` lists a name twice: {selected!r}.")
     return selected
+
+
+#: a keyword left unset (a deprecated alias not given)
+UNSET = object()
+
+
+def renamed(kwargs: dict, *, old: str, new: str, function: str, value=UNSET, convert=None, default=UNSET):
+    """A keyword renamed in 0.2 (issue 23), kept one release: pop ``old`` from ``kwargs`` (the function's
+    ``**deprecated``), warn ``DeprecationWarning`` naming the new keyword, and return the value for ``new``
+    (``convert(old value)`` when given). Without ``old``, return ``value``. Giving both is an error, unless
+    ``value`` is still ``default`` (the new keyword left at its default).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     renamed({"level": "task"}, old="level", new="scope", function="pairwise_differences",
+    ...             value="aggregate", default="aggregate")
+    'task'
+    >>> str(caught[0].message)
+    '`pairwise_differences(level=)` is deprecated (removed in the next release); use `scope=`'
+    """
+    if old not in kwargs:
+        return value
+    given = kwargs.pop(old)
+    import warnings
+
+    if value is not UNSET and (default is UNSET or value is not default and value != default):
+        raise ArgumentError(f"`{old}` is the old name of `{new}` in {function}(); give only `{new}`.")
+    warnings.warn(f"`{function}({old}=)` is deprecated (removed in the next release); use `{new}=`",
+                  DeprecationWarning, stacklevel=3)
+    return convert(given) if convert is not None else given
+
+
+def no_other_keywords(kwargs: dict, function: str) -> None:
+    """Refuse what is left of a function's ``**deprecated`` once its renamed keywords are popped, as Python
+    refuses an unknown keyword."""
+    if kwargs:
+        raise TypeError(f"{function}() got an unexpected keyword argument {next(iter(kwargs))!r}")

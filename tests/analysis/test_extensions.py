@@ -11,8 +11,8 @@ from evalband.report.section import Section
 calls = []
 
 
-def _count(selection, *, aggregate, n_resamples, confidence_level, seed, replicates):
-    calls.append((tuple(selection.models), aggregate, n_resamples, confidence_level, seed, replicates))
+def _count(selection, *, aggregate, n_resamples, confidence_level, rng, replicates):
+    calls.append((tuple(selection.models), aggregate, n_resamples, confidence_level, rng, replicates))
     return {"models": len(selection.models)}
 
 

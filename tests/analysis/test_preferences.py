@@ -50,7 +50,7 @@ def test_style_features_in_the_battles_are_controlled_for():
 def test_the_capability_is_registered_and_absent_for_results_tables():
     assert EXTENSIONS["arena"][1] == "evalband.analysis.preferences:arena_extension"
     sel = eb.select("example:vtab")
-    assert arena_extension(sel, aggregate="mean", n_resamples=100, confidence_level=0.95, seed=0) is None
+    assert arena_extension(sel, aggregate="mean", n_resamples=100, confidence_level=0.95, rng=0) is None
 
 
 def test_tasks_and_weights_do_not_apply_to_battles():

@@ -41,7 +41,9 @@ def test_task_a_model_lacks_is_left_out_with_compares_note(nolaw):
     assert fit.tasks == ("bio", "math")  # the canonical (natural) order of the table
     want = ["task 'law' left out: C has no results on it",
             "aggregates over tasks are over the 2 tasks every selected model has (1 of 3 left out; choose with"
-            " `tasks` or `models`)"]
+            " `tasks` or `models`)"
+            "; 2 measured (model, task) cells left out with them: rank and compare take `missing='common'` (each"
+            " pair on the tasks both have) or `missing='ability'` (every cell, through a latent-ability model)"]
     assert _left_out_notes(fit.notes) == want
     # the same wording as compare's notes on the same data
     cmp_notes = compare(nolaw, n_resamples=50, rng=1).notes

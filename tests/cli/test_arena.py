@@ -210,13 +210,14 @@ def test_pairs_of_win_rates_are_paired_differences():
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--method", "glicko"], "`--method` must be one of 'bt', 'elo'"),
+    (["--method", "glicko"], "`--model` must be one of 'bt', 'elo'"),
+    (["--model", "glicko"], "`--model` must be one of 'bt', 'elo'"),
     (["--ties", "ignore"], "`--ties` must be one of"),
     (["--scale", "percent"], "`--scale` must be one of"),
     (["--anchor", "nobody=1000"], "`--anchor`: unknown model 'nobody'"),
     (["--cluster", "session"], "column 'session' (named with `--cluster`) is not in the file"),
     (["--style", "length"], "no style column 'length'"),
-    (["--length-control"], "`--length-control` needs `--method` 'win-rate' and a `--baseline`"),
+    (["--length-control"], "`--length-control` needs `--model` 'win-rate' and a `--baseline`"),
     (["--method", "win-rate", "--baseline", "nobody"], "`--baseline`: unknown model 'nobody'"),
     (["--method", "elo", "--k", "0"], "`--k` must be a finite number > 0"),
     (["--n-resamples", "1"], "`--n-resamples` must be an integer >= 2"),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,9 +12,9 @@ from typer.testing import CliRunner
 
 from evalband.cli.main import app
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "facets"))
-from conftest import crossed_binary  # noqa: E402  (the facet tests' simulated crossed population)
-import jsonout  # noqa: E402
+from designs import crossed_binary  # the simulated crossed population of the facet and resampling tests
+
+import jsonout
 
 runner = CliRunner()
 PROMPTS = str(Path(__file__).resolve().parents[1] / "fixtures" / "facets" / "prompts_trials.csv")

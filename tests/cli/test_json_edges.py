@@ -80,6 +80,9 @@ ARGS = {
     "agreement": ["ratings.csv"],
     "frontier": ["cost.csv"],
     "report": ["one.csv"],
+    "ability": ["one.csv", "--n-resamples", "200"],
+    "items": ["one.csv", "--n-resamples", "200"],
+    "subset": ["estimate", "one.csv", "one.csv", "--against", "m_all"],
 }
 
 
@@ -129,7 +132,7 @@ def test_json_path_on_the_smallest_inputs(command, inputs, tmp_path, monkeypatch
         args += ["-o", "r.md", "--format", "markdown", "--n-resamples", "200"]
     else:
         args += ["--format", "json"]
-        if command not in ("summarize", "passk", "plan", "gate", "bayes", "variance"):
+        if command not in ("summarize", "passk", "plan", "gate", "bayes", "variance", "subset"):
             args += ["--n-resamples", "200"]
     if command in ("summarize", "passk", "plan", "gate", "bayes"):
         args.remove("--seed"), args.remove("1")

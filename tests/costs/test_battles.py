@@ -37,12 +37,12 @@ def _baseline_battles(n_questions=40, seed=0):
 
 
 def test_costs_come_from_the_ratings_draws():
-    res = frontier(_baseline_battles(), n_resamples=600, rng=3, arena_options={"method": "win-rate",
+    res = frontier(_baseline_battles(), n_resamples=600, rng=3, arena_options={"model": "win-rate",
                                                                                 "baseline": "base"})
     assert res.models == ("X", "Y", "base") and res.paired
     np.testing.assert_array_equal(res.draws.samples, res.cost.samples)  # the same questions on every replicate
     np.testing.assert_array_equal(res.quality, res.cost.estimate)
-    ar = eb.arena(_baseline_battles(), method="win-rate", baseline="base", n_resamples=600,
+    ar = eb.arena(_baseline_battles(), model="win-rate", baseline="base", n_resamples=600,
                   rng=np.random.default_rng(3).integers(0, 2**63))
     np.testing.assert_array_equal(res.quality, ar.rating)
     assert res.latency is not None and res.latency.n_items.tolist() == [40.0, 40.0, 40.0]

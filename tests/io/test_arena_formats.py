@@ -121,7 +121,7 @@ def test_style_columns_reach_the_format_readers(tmp_path):
 def test_arena_hard_through_arena_uses_the_baseline_for_the_reader():
     from evalband.preferences import arena
 
-    res = arena(ARENA_HARD, method="win-rate", baseline="gpt-4-0314", rng=1, n_resamples=100)
+    res = arena(ARENA_HARD, model="win-rate", baseline="gpt-4-0314", rng=1, n_resamples=100)
     frame = res.to_frame().set_index("model")
     assert set(frame.index) == {"gpt-4-0314", "model_x", "model_y"} and frame.loc["gpt-4-0314", "win_rate"] == 0.5
     assert any("strong votes" in n for n in res.notes) and any("count battles, not weights" in n for n in res.notes)

@@ -59,7 +59,7 @@ def test_errors_name_file_line_and_column(tmp_path):
         read_ratings(path)
     bad = long_frame().assign(score=["1", "2", "x", "3", "4", "5"])
     with pytest.raises(InputError, match="level interval needs numeric ratings; got 'x'"):
-        read_ratings(bad, unit_col="item", rater_col="grader", value_col="score", level="interval")
+        read_ratings(bad, unit_col="item", rater_col="grader", value_col="score", measurement="interval")
     with pytest.raises(InputError, match="value 'maybe' is not one of `categories`"):
         read_ratings(long_frame().assign(score="maybe"), unit_col="item", rater_col="grader", value_col="score",
                      categories=["yes", "no"])
@@ -80,7 +80,7 @@ def test_detection_rules_and_repr():
     assert read_ratings(many, **base).level == "interval"  # 40 distinct integers: not a rating scale
     assert read_ratings(long_frame().assign(score=[True, False, True, True, False, False]), **base).level == "nominal"
     with pytest.raises(InputError, match="ratio ratings must be >= 0"):
-        read_ratings(long_frame().assign(score=[-1, 1, 2, 3, 4, 5]), level="ratio", **base)
+        read_ratings(long_frame().assign(score=[-1, 1, 2, 3, 4, 5]), measurement="ratio", **base)
     table = read_ratings(long_frame(), **base)
     assert "RatingsTable(3 units x 2 raters" in repr(table)
     assert list(table.to_frame().columns) == ["unit", "rater", "value"]

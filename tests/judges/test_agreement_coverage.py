@@ -86,12 +86,12 @@ def test_fewer_than_two_units_withhold_and_perfect_agreement_has_no_zero_width()
     import pandas as pd
 
     one = pd.DataFrame({"unit": ["u1", "u1", "u2"], "rater": ["a", "b", "a"], "value": [1, 1, 2]})
-    res = agreement(one, level="nominal", rng=0, n_resamples=200)
+    res = agreement(one, measurement="nominal", rng=0, n_resamples=200)
     f = res.to_frame().set_index("statistic")
     assert np.isnan(f.loc["cohen_kappa", "estimate"]) and np.isnan(f.loc["cohen_kappa", "ci_low"])
     assert any("fewer than 2 shared units" in n for n in res.notes)
     perfect = pd.DataFrame({"unit": np.repeat(range(8), 2), "rater": ["a", "b"] * 8, "value": [1, 1, 2, 2] * 4})
-    f = agreement(perfect, level="nominal", rng=0, n_resamples=200).to_frame().set_index("statistic")
+    f = agreement(perfect, measurement="nominal", rng=0, n_resamples=200).to_frame().set_index("statistic")
     lo, hi = f.loc["percent_agreement", ["ci_low", "ci_high"]]
     from statsmodels.stats.proportion import proportion_confint
 

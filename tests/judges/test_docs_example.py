@@ -21,11 +21,11 @@ def llmfao():
 
 def test_agreement_figures(llmfao):
     crowd, gpt4 = llmfao
-    alone = ej.agreement(crowd, unit_col="id", rater_col="worker", value_col="winner", level="nominal",
+    alone = ej.agreement(crowd, unit_col="id", rater_col="worker", value_col="winner", measurement="nominal",
                          cluster="prompt", rng=2026).to_frame().set_index("statistic").round(3)
     assert tuple(alone.loc["krippendorff_alpha", ["estimate", "ci_low", "ci_high"]]) == (0.291, 0.201, 0.37)
     ratings = pd.concat([crowd.assign(rater="w" + crowd["worker"].astype(str)), gpt4.assign(rater="gpt-4")])
-    res = ej.agreement(ratings, unit_col="id", rater_col="rater", value_col="winner", level="nominal",
+    res = ej.agreement(ratings, unit_col="id", rater_col="rater", value_col="winner", measurement="nominal",
                        cluster="prompt", reference="majority", judges=["gpt-4"], rng=2026)
     ref = res.reference.to_frame().set_index("statistic").round(3)
     assert tuple(ref.loc["cohen_kappa", ["estimate", "ci_low", "ci_high"]]) == (0.218, 0.102, 0.332)

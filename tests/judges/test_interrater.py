@@ -40,7 +40,7 @@ KRIPPENDORFF = {"nominal": 0.743421052631579, "ordinal": 0.8153875037548814, "in
 
 def test_contract_nominal_alpha_long_form(tmp_path):
     """The CLI contract: long form (unit, rater, value), level nominal -> 0.743 with the value inside the CI."""
-    res = ej.agreement(codings_long(tmp_path), level="nominal", rng=2026)
+    res = ej.agreement(codings_long(tmp_path), measurement="nominal", rng=2026)
     assert round(res.krippendorff_alpha, 3) == 0.743  # Krippendorff (2011), published
     low, high = res.alpha_ci
     assert low < 0.743 < high
@@ -53,7 +53,7 @@ def test_contract_nominal_alpha_long_form(tmp_path):
 @pytest.mark.parametrize("level", list(KRIPPENDORFF))
 def test_alpha_every_level_matches_krippendorff(level):
     table = ej.RatingsTable.from_reliability_data(codings())
-    res = ej.agreement(table, level=level, n_resamples=50, rng=0)
+    res = ej.agreement(table, measurement=level, n_resamples=50, rng=0)
     assert res.krippendorff_alpha == pytest.approx(KRIPPENDORFF[level], abs=1e-12)
 
 
@@ -73,7 +73,7 @@ def test_fleiss_on_complete_units_matches_statsmodels():
     # statsmodels.stats.inter_rater.fleiss_kappa(table, method='fleiss') on the 8 units all four coders rated,
     # table = [[0,3,1,0,0],[0,0,4,0,0],[0,0,4,0,0],[0,4,0,0,0],[1,1,1,1,0],[0,0,0,4,0],[3,1,0,0,0],[0,4,0,0,0]]
     expected = 0.6414565826330533
-    res = ej.agreement(ej.RatingsTable.from_reliability_data(codings()), level="nominal", rng=0,
+    res = ej.agreement(ej.RatingsTable.from_reliability_data(codings()), measurement="nominal", rng=0,
                        n_resamples=50)
     frame = res.to_frame().set_index("statistic")
     assert frame.loc["fleiss_kappa", "estimate"] == pytest.approx(expected, abs=1e-12)
@@ -93,7 +93,7 @@ COHEN = {("rater 1", "rater 2"): (0.8448275862068966, 0.8941176470588236, 0.9395
 
 
 def test_cohen_pairs_weighted_match_sklearn():
-    res = ej.agreement(ej.RatingsTable.from_reliability_data(codings()), level="ordinal", rng=0,
+    res = ej.agreement(ej.RatingsTable.from_reliability_data(codings()), measurement="ordinal", rng=0,
                        n_resamples=50)
     frame = res.to_frame()
     for (a, b), values in COHEN.items():
@@ -109,7 +109,7 @@ def test_cohen_live_sklearn_and_statsmodels():
     a = rng.integers(0, 4, 300)
     b = np.where(rng.uniform(size=300) < 0.6, a, rng.integers(0, 4, 300))
     table = ej.RatingsTable.from_reliability_data(np.vstack([a, b]).astype(float), raters=["a", "b"])
-    res = ej.agreement(table, level="ordinal", rng=0, n_resamples=20).to_frame().set_index("statistic")
+    res = ej.agreement(table, measurement="ordinal", rng=0, n_resamples=20).to_frame().set_index("statistic")
     for w, name in ((None, "cohen_kappa"), ("linear", "cohen_kappa_linear"), ("quadratic", "cohen_kappa_quadratic")):
         assert res.loc[name, "estimate"] == pytest.approx(metrics.cohen_kappa_score(a, b, weights=w), abs=1e-12)
         ct = pd.crosstab(a, b).to_numpy()
@@ -135,7 +135,7 @@ def test_replicates_equal_recomputation_on_resampled_units():
     """Theory: a replicate from unit draw counts equals alpha recomputed on the units drawn (duplicated)."""
     data = codings()
     table = ej.RatingsTable.from_reliability_data(data)
-    res = ej.agreement(table, level="interval", n_resamples=7, rng=42)
+    res = ej.agreement(table, measurement="interval", n_resamples=7, rng=42)
     entropy = run_entropy(np.random.default_rng(42))
     counts = draw_counts(block_generator(entropy, (*UNIT_KEY, 0)), table.n_units, 7)
     order = np.argsort(np.asarray(table.units))  # table units are sorted labels; columns of data are 01..12
@@ -151,9 +151,9 @@ def test_replicates_equal_recomputation_on_resampled_units():
 def test_same_seed_same_numbers_whatever_the_row_order(tmp_path):
     path = codings_long(tmp_path)
     frame = pd.read_csv(path, keep_default_na=False)
-    a = ej.agreement(frame, level="nominal", rng=7, n_resamples=300).to_frame()
+    a = ej.agreement(frame, measurement="nominal", rng=7, n_resamples=300).to_frame()
     shuffled = frame.sample(frac=1.0, random_state=3).reset_index(drop=True)
-    b = ej.agreement(shuffled, level="nominal", rng=7, n_resamples=300).to_frame()
+    b = ej.agreement(shuffled, measurement="nominal", rng=7, n_resamples=300).to_frame()
 
     def canonical(f):  # raters are listed in order of first appearance: a pair may come the other way round
         pair = np.sort(f[["rater_a", "rater_b"]].to_numpy(dtype=str), axis=1)
@@ -161,7 +161,7 @@ def test_same_seed_same_numbers_whatever_the_row_order(tmp_path):
         return f.sort_values(["statistic", "rater_a", "rater_b"]).reset_index(drop=True)
 
     pd.testing.assert_frame_equal(canonical(a), canonical(b))
-    c = ej.agreement(frame, level="nominal", rng=8, n_resamples=300).to_frame()
+    c = ej.agreement(frame, measurement="nominal", rng=8, n_resamples=300).to_frame()
     assert not np.allclose(a["ci_low"], c["ci_low"])
 
 
@@ -175,8 +175,8 @@ def test_clusters_resampled_whole():
     rows = [{"unit": f"u{u:03d}", "rater": f"r{r}", "value": int(raters[r, u]), "cluster": f"c{u // per:02d}"}
             for r in range(3) for u in range(truth.size)]
     frame = pd.DataFrame(rows)
-    flat = ej.agreement(frame, level="nominal", rng=1, n_resamples=400)
-    clustered = ej.agreement(frame, level="nominal", cluster="cluster", rng=1, n_resamples=400)
+    flat = ej.agreement(frame, measurement="nominal", rng=1, n_resamples=400)
+    clustered = ej.agreement(frame, measurement="nominal", cluster="cluster", rng=1, n_resamples=400)
     assert clustered.krippendorff_alpha == pytest.approx(flat.krippendorff_alpha)
     assert clustered.n_clusters == n_clusters and flat.n_clusters is None
     assert clustered.alpha_ci.width > flat.alpha_ci.width  # whole clusters: fewer independent units
@@ -195,7 +195,7 @@ def test_kappa_paradox_note():
 
 def test_bca_interval_and_errors():
     table = ej.RatingsTable.from_reliability_data(codings())
-    res = ej.agreement(table, level="nominal", method="bca", rng=0, n_resamples=500)
+    res = ej.agreement(table, measurement="nominal", method="bca", rng=0, n_resamples=500)
     low, high = res.alpha_ci
     assert low < res.krippendorff_alpha < high
     with pytest.raises(ValueError, match="`method`"):
@@ -225,7 +225,7 @@ def test_read_ratings_wide_equals_long(tmp_path):
     wide.insert(0, "unit", [f"u{u + 1:02d}" for u in range(12)])
     path = tmp_path / "wide.tsv"
     wide.to_csv(path, sep="\t", index=False)
-    a = ej.agreement(read_ratings(path, shape="wide"), level="nominal", rng=3, n_resamples=200)
-    b = ej.agreement(codings_long(tmp_path), level="nominal", rng=3, n_resamples=200)
+    a = ej.agreement(read_ratings(path, shape="wide"), measurement="nominal", rng=3, n_resamples=200)
+    b = ej.agreement(codings_long(tmp_path), measurement="nominal", rng=3, n_resamples=200)
     assert a.krippendorff_alpha == pytest.approx(b.krippendorff_alpha)
     np.testing.assert_allclose(a.to_frame()["ci_low"], b.to_frame()["ci_low"])

@@ -26,7 +26,7 @@ def llmfao_ratings() -> pd.DataFrame:
 def test_llmfao_gpt4_against_the_crowd_majority():
     data = llmfao_ratings()
     res = ej.judge_reference(data, reference="majority", judges=["gpt-4", "gpt-3.5"], unit_col="id",
-                             rater_col="rater", value_col="winner", level="nominal", cluster="prompt",
+                             rater_col="rater", value_col="winner", measurement="nominal", cluster="prompt",
                              n_resamples=500, rng=1)
     st = res.to_frame().set_index(["judge", "statistic"])
     # pandas on the crowd-comparisons: majority winner per id (ties between categories left out) -> 1,831 ids;
@@ -76,7 +76,7 @@ def test_mean_reference_and_errors():
     crowd = rng.integers(1, 6, size=(4, 80)).astype(float)
     judge = np.round(crowd.mean(axis=0))
     table = ej.RatingsTable.from_reliability_data(np.vstack([crowd, judge]), raters=["a", "b", "c", "d", "j"])
-    res = ej.judge_reference(table, reference="mean", judges=["j"], level="interval", n_resamples=50, rng=0)
+    res = ej.judge_reference(table, reference="mean", judges=["j"], measurement="interval", n_resamples=50, rng=0)
     st = res.to_frame().set_index("statistic")
     assert st.loc["mean_bias", "estimate"] == pytest.approx(float(np.mean(judge - crowd.mean(axis=0))))
     assert "accuracy" not in st.index  # a mean is no category
@@ -90,7 +90,7 @@ def test_mean_reference_and_errors():
 
 def test_agreement_with_reference_shares_the_replicates():
     data = llmfao_ratings()
-    kwargs = dict(unit_col="id", rater_col="rater", value_col="winner", level="nominal", n_resamples=200, rng=5)
+    kwargs = dict(unit_col="id", rater_col="rater", value_col="winner", measurement="nominal", n_resamples=200, rng=5)
     both = ej.agreement(data, reference="majority", judges=["gpt-4", "gpt-3.5"], **kwargs)
     alone = ej.judge_reference(data, reference="majority", judges=["gpt-4", "gpt-3.5"], **kwargs)
     pd.testing.assert_frame_equal(both.reference.to_frame(), alone.to_frame())

@@ -38,21 +38,27 @@ def simulate(mnar):
     for s in range(N_SIMS):
         df, z, miss = population(1000 * mnar + s, mnar)
         missing.append(miss)
-        res = eb.ability(df, n_resamples=B, rng=s, holdout=0.1)
-        truth = z[[int(m[1:]) for m in res.models]]
-        cov["ability"][0] += int(((res.ranking.ci.low <= truth) & (truth <= res.ranking.ci.high)).sum())
-        cov["ability"][1] += M
-        pc = res.comparisons
-        d = truth[pc.index_a] - truth[pc.index_b]
-        cov["differences"][0] += int(np.all((pc.ci.low <= d) & (d <= pc.ci.high)))  # simultaneous (max-t)
-        cov["differences"][1] += 1
-        rank = eb.ranking.ranks(truth)
-        sim = res.ranking.rank_simultaneous
-        cov["ranks"][0] += int(np.all((sim.low <= rank) & (rank <= sim.high)))
-        cov["ranks"][1] += 1
-        cov["predictive"][0] += int(res.holdout.cells["covered"].sum())
-        cov["predictive"][1] += res.holdout.n_cells
+        tally(cov, eb.ability(df, n_resamples=B, rng=s, holdout=0.1), z)
     return cov, float(np.mean(missing))
+
+
+def tally(cov, res, z):
+    """Add one simulated data set's hits to ``cov``: each model's ability in its interval, every pair's
+    difference in its simultaneous (max-t) interval, every rank in its simultaneous interval (one Bernoulli per
+    data set each), each held-out cell in its predictive interval. ``z``: the true standardized abilities."""
+    truth = z[[int(m[1:]) for m in res.models]]
+    cov["ability"][0] += int(((res.ranking.ci.low <= truth) & (truth <= res.ranking.ci.high)).sum())
+    cov["ability"][1] += truth.size
+    pc = res.comparisons
+    d = truth[pc.index_a] - truth[pc.index_b]
+    cov["differences"][0] += int(np.all((pc.ci.low <= d) & (d <= pc.ci.high)))
+    cov["differences"][1] += 1
+    rank = eb.ranking.ranks(truth)
+    sim = res.ranking.rank_simultaneous
+    cov["ranks"][0] += int(np.all((sim.low <= rank) & (rank <= sim.high)))
+    cov["ranks"][1] += 1
+    cov["predictive"][0] += int(res.holdout.cells["covered"].sum())
+    cov["predictive"][1] += res.holdout.n_cells
 
 
 @pytest.mark.slow
@@ -60,15 +66,78 @@ def simulate(mnar):
 def test_coverage(mnar):
     cov, missing = simulate(mnar)
     assert 0.3 < missing < 0.6
-    k, n = cov["ability"]
-    assert k / n >= 0.92 and binomtest(k, n, 0.95).pvalue > 1e-4 or k / n > 0.95, (k, n)  # marginal, 95%
-    for what in ("differences", "ranks"):  # joint statements over all pairs / all models, per simulated data set
-        k, n = cov[what]
-        assert k / n >= 0.85, (what, k, n)
+    judge(cov)
     k, n = cov["predictive"]
-    assert abs(k / n - 0.95) < 0.04, (k, n)
+    assert abs(k / n - 0.95) < 0.04, (k, n)  # and not far too wide
+
+
+
+
+# --- item level: the 2PL model on every response, the item bootstrap (items within tasks, paired) ----------------
+
+N_ITEM_SIMS, B_ITEMS, M_I, T_I, I_T = 24, 100, 30, 4, 25
+
+
+def item_population(seed, mnar):
+    """2PL responses of M_I models to T_I tasks of I_T items; 40% of the (model, task) cells missing, at random
+    or (MNAR) strong models skipping the easy tasks."""
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(size=M_I)
+    task_level = np.linspace(-1.0, 1.0, T_I)
+    b = task_level[:, None] + rng.normal(0, 0.7, size=(T_I, I_T))
+    a = rng.lognormal(0.0, 0.25, size=(T_I, I_T))
+    if mnar:  # strong models skip easy tasks
+        p_miss = np.where(theta[:, None] - task_level[None, :] > 0.5, 0.95, 0.55)
+    else:  # 40% of the cells in all, with the cells kept to connect the graph
+        p_miss = np.full((M_I, T_I), 0.7)
+    keep = rng.random((M_I, T_I)) >= p_miss
+    keep[np.arange(M_I), np.arange(M_I) % T_I] = True
+    keep[:, 0] = True
+    p = 1 / (1 + np.exp(-a[None] * (theta[:, None, None] - b[None])))  # (M, T, I)
+    y = rng.random(p.shape) < p
+    m, t, i = np.nonzero(np.broadcast_to(keep[:, :, None], p.shape))
+    df = pd.DataFrame({"model": [f"m{k:02d}" for k in m], "task": [f"t{k}" for k in t],
+                       "item": [f"t{tt}-{ii:02d}" for tt, ii in zip(t, i)], "score": y[m, t, i].astype(int)})
+    return df, (theta - theta.mean()) / theta.std(), 1 - keep.mean()
+
+
+def simulate_items(mnar):
+    cov = {"ability": [0, 0], "differences": [0, 0], "ranks": [0, 0], "predictive": [0, 0]}
+    missing = []
+    for s in range(N_ITEM_SIMS):
+        df, z, miss = item_population(7000 + 1000 * mnar + s, mnar)
+        missing.append(miss)
+        tally(cov, eb.ability(df, model="2pl", uncertainty="bootstrap", n_resamples=B_ITEMS, rng=s, holdout=0.15),
+              z)
+    return cov, float(np.mean(missing))
+
+
+def judge(cov, level=0.95):
+    """Binomial tests of coverage = ``level`` (one-sided: too low). The marginal abilities and the held-out cells
+    pool correlated units within a data set (models share the fit), so their test is approximate: they must also
+    lie within 3 points of the level. The joint statements (every pair's difference in its max-t interval, every
+    rank in its simultaneous interval) are one Bernoulli per data set."""
+    for what, (k, n) in cov.items():
+        p = binomtest(k, n, level, alternative="less").pvalue
+        assert p > 1e-3, (what, k, n, p)
+        if what in ("ability", "predictive"):
+            assert k / n >= level - 0.03, (what, k, n)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="known shortfall (issue 24): the item-level 2PL joint-MAP fit with the item"
+                   " bootstrap under-covers at 30 models x 100 items, 40% of cells missing: abilities 646/720"
+                   " (MCAR) and 664/720 (MNAR) in 95% intervals, held-out cells 227/259 and 246/276, max-t"
+                   " differences 20/24 and 21/24 (measured 2026-12-02); bootstrap SE ~8% below the RMSE and"
+                   " estimates shrunk (slope 0.87 on the truth). Strict: passing means the fit was fixed; then"
+                   " remove this mark")
+@pytest.mark.parametrize("mnar", [False, True], ids=["missing at random", "missing not at random"])
+def test_item_level_2pl_coverage(mnar):
+    cov, missing = simulate_items(mnar)
+    assert 0.3 < missing < 0.5
+    judge(cov)
 
 
 if __name__ == "__main__":
     for mnar in (False, True):
-        print("MNAR" if mnar else "MCAR", simulate(mnar))
+        print("MNAR" if mnar else "MCAR", simulate(mnar), simulate_items(mnar))

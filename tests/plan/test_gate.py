@@ -72,7 +72,7 @@ def test_more_items_come_from_the_power_calculation(rng):
     assert res.decision == "undecided"
     d = c - b
     need = res.n + res.more_items
-    kw = dict(effect=abs(d.mean() + 0.03), variance=d.var(ddof=1), alpha=0.025, alternative="greater")
+    kw = dict(effect=abs(d.mean() + 0.03), variance=d.var(ddof=1), confidence_level=0.975, alternative="greater")
     assert solve_power(n=need, **kw) >= 0.8 > solve_power(n=need - 1, **kw)
 
 

@@ -115,7 +115,7 @@ def test_multiplicity_is_said():
     b = seed_plan(n_comparisons=5)
     assert "Bonferroni" in b.sentence_detectable
     assert b.n_required == p.n_required > seed_plan().n_required
-    assert b.n_required == math.ceil(solve_power(effect=0.04, power=0.8, alpha=0.01, variance=b.variance_difference))
+    assert b.n_required == math.ceil(solve_power(effect=0.04, power=0.8, confidence_level=0.99, variance=b.variance_difference))
 
 
 def test_record_is_json_ready():

@@ -36,7 +36,7 @@ def test_noncentral_t_power_matches_statsmodels_ttestpower():
     # statsmodels 0.15: TTestPower().solve_power(effect_size=es, power=0.8, alpha=0.05) -> 896.1893453429881
     assert solve_power(effect=0.04, power=0.8, variance=V_SEED) == pytest.approx(896.1893453429881, rel=1e-7)
     # statsmodels 0.15: TTestPower().power(effect_size=0.25, nobs=40, alpha=0.05, alternative='larger')
-    assert power_of_test(0.25, 1 / math.sqrt(40), alpha=0.05, alternative="greater", df=39) == pytest.approx(
+    assert power_of_test(0.25, 1 / math.sqrt(40), confidence_level=0.95, alternative="greater", df=39) == pytest.approx(
         0.4636624913208922, rel=1e-9)
     # statsmodels 0.15: TTestPower().solve_power(effect_size=None, nobs=40, power=0.8, alpha=0.05)
     # (statsmodels' root finder stops at a looser tolerance: agree to 1e-6, and ours hits the power exactly)
@@ -67,7 +67,7 @@ def test_unpaired_t_matches_statsmodels_ttestindpower():
     # statsmodels 0.15: TTestIndPower().power(effect_size=0.5, nobs1=30, alpha=0.05, ratio=1)
     assert solve_power(effect=0.5, n=30, variance=2.0, paired=False) == pytest.approx(0.4778965207601643, rel=1e-9)
     # statsmodels 0.15: TTestIndPower().solve_power(effect_size=0.5, power=0.9, alpha=0.01, ratio=1)
-    assert solve_power(effect=0.5, power=0.9, alpha=0.01, variance=2.0, paired=False) == pytest.approx(
+    assert solve_power(effect=0.5, power=0.9, confidence_level=0.99, variance=2.0, paired=False) == pytest.approx(
         120.70548584929035, rel=1e-7)
 
 

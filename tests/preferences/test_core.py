@@ -76,8 +76,8 @@ def test_same_seed_same_numbers_and_row_order_does_not_matter():
     df = pd.read_csv(LLMFAO)
     shuffled = df.sample(frac=1.0, random_state=3)
     for method in ("bt", "win-rate", "elo", "davidson"):
-        r1 = arena(df, method=method, rng=11, n_resamples=120)
-        r2 = arena(shuffled, method=method, rng=11, n_resamples=120)
+        r1 = arena(df, model=method, rng=11, n_resamples=120)
+        r2 = arena(shuffled, model=method, rng=11, n_resamples=120)
         f1, f2 = r1.to_frame(), r2.to_frame()
         cols = ["model", "rating", "ci_low", "ci_high", "rank_low", "rank_high", "p_best"]
         pd.testing.assert_frame_equal(f1[cols], f2[cols], rtol=1e-10, atol=1e-10)
@@ -115,7 +115,7 @@ def test_scales_are_one_fit_seen_three_ways():
 
 def test_tie_models_report_their_parameter():
     df = pd.read_csv(LLMFAO)
-    rk = arena(df, method="rao-kupper", rng=1, n_resamples=100)
+    rk = arena(df, model="rao-kupper", rng=1, n_resamples=100)
     dv = arena(df, ties="davidson", rng=1, n_resamples=100)
     assert rk.method == "rao-kupper" and rk.tie_parameter > 1 and rk.tie_parameter_ci.low < rk.tie_parameter
     assert dv.method == "davidson" and dv.tie_parameter > 0
@@ -128,7 +128,7 @@ def test_tie_models_report_their_parameter():
 def test_bca_intervals_and_arena_hard_90_percent():
     df = pd.read_csv(LLMFAO)
     pct = arena(df, rng=3, n_resamples=300)
-    bca = arena(df, rng=3, n_resamples=300, interval="bca")
+    bca = arena(df, rng=3, n_resamples=300, method="bca")
     assert bca.jackknife.shape == (13, 59)
     np.testing.assert_array_equal(pct.samples, bca.samples)
     assert not np.allclose(pct.to_frame()["ci_low"], bca.to_frame()["ci_low"])
@@ -140,7 +140,7 @@ def test_bca_intervals_and_arena_hard_90_percent():
 
 
 def test_elo_method_reports_online_and_bootstrap():
-    res = arena(LLMFAO, method="elo", rng=1, n_resamples=100)
+    res = arena(LLMFAO, model="elo", rng=1, n_resamples=100)
     frame = res.to_frame()
     assert "rating_online" in frame.columns
     np.testing.assert_allclose(res.rating, np.median(res.samples, axis=0) - np.median(res.samples, axis=0).mean()
@@ -173,18 +173,20 @@ def test_readings_repr_and_html(llmfao):
 
 def test_argument_errors_name_the_argument():
     df = pd.read_csv(LLMFAO)
-    with pytest.raises(ValueError, match="`method` must be one of 'bt', 'elo', 'rao-kupper', 'davidson', 'win-rate'"):
+    with pytest.raises(ValueError, match="`model` must be one of 'bt', 'elo', 'rao-kupper', 'davidson', 'win-rate'"):
+        arena(df, model="glicko")
+    with pytest.raises(ValueError, match="`method` must be one of 'percentile', 'bca'"):
         arena(df, method="glicko")
     with pytest.raises(ValueError, match="`ties` must be one of"):
         arena(df, ties="ignore")
-    with pytest.raises(ValueError, match="`interval='bca'` is not available for method 'elo'"):
-        arena(df, method="elo", interval="bca")
+    with pytest.raises(ValueError, match="`method='bca'` is not available for model 'elo'"):
+        arena(df, model="elo", method="bca")
     with pytest.raises(ValueError, match="`anchor`: unknown model 'nobody'"):
         arena(df, anchor="nobody=1000", n_resamples=10)
     with pytest.raises(ValueError, match="`anchor` does not apply to scale='prob'"):
         arena(df, anchor="GPT 4=1000", scale="prob", n_resamples=10)
     with pytest.raises(ValueError, match="`k` must be a finite number > 0"):
-        arena(df, method="elo", k=0)
+        arena(df, model="elo", k=0)
     with pytest.raises(ValueError, match="`n_resamples` must be an integer >= 2"):
         arena(df, n_resamples=1)
     with pytest.raises(ValueError, match="`cluster`: the battles have no 'session' labels"):
@@ -196,7 +198,7 @@ def test_argument_errors_name_the_argument():
         arena(one, ties="drop", n_resamples=10)
     with pytest.raises(ValueError, match="no ties"):
         arena(BattleTable.build(np.array(["x"], dtype=object), np.array(["y"], dtype=object), [1.0]),
-              method="rao-kupper", n_resamples=10)
+              model="rao-kupper", n_resamples=10)
 
 
 def test_models_selection_counts_what_is_left_out():

@@ -45,7 +45,7 @@ def _model_rows(ann, model, gamed):
 
 def test_lc_win_rates_equal_alpaca_evals(tmp_path):
     path, _ = _annotations(tmp_path)
-    res = arena(path, method="win-rate", baseline=REF.BASELINE, length_control=True, lc_reference=DATA / "df_gamed.csv",
+    res = arena(path, model="win-rate", baseline=REF.BASELINE, length_control=True, lc_reference=DATA / "df_gamed.csv",
                 rng=1, n_resamples=200)
     frame = res.to_frame().set_index("model")
     for model, ref in REF.VALUES.items():
@@ -67,7 +67,7 @@ def test_without_the_gamed_rows_equals_alpaca_evals_unregularized_glm(tmp_path):
     """The difficulty from AlpacaEval's instruction_difficulty.csv (by index) and no gamed rows: alpaca_eval's
     length_controlled_v1 with regularize_to_baseline_lambda=None."""
     path, _ = _annotations(tmp_path)
-    res = arena(path, method="win-rate", baseline=REF.BASELINE, length_control=True,
+    res = arena(path, model="win-rate", baseline=REF.BASELINE, length_control=True,
                 instruction_difficulty=DATA / "instruction_difficulty.csv", rng=1, n_resamples=50)
     frame = res.to_frame().set_index("model")
     for model, ref in REF.VALUES.items():
@@ -134,7 +134,7 @@ def test_length_alone_gives_half(tmp_path):
                  for i in range(k)]
     path = tmp_path / "a.json"
     path.write_text(json.dumps(recs))
-    res = arena(path, method="win-rate", baseline="base", length_control=True, rng=2, n_resamples=200)
+    res = arena(path, model="win-rate", baseline="base", length_control=True, rng=2, n_resamples=200)
     frame = res.to_frame().set_index("model")
     assert frame.loc["long", "win_rate"] > 0.65 and frame.loc["short", "win_rate"] < 0.35
     for name in ("long", "short", "same"):
@@ -180,9 +180,9 @@ def test_length_only_keeps_its_name_and_v1_needs_questions():
     table = BattleTable.build(["m"] * 6 + ["n"] * 6, ["base"] * 12, np.linspace(0.1, 0.9, 12),
                               features={"length": np.column_stack([np.arange(12) * 100.0 + 50, np.full(12, 500.0)])})
     with pytest.raises(ValueError, match="needs the instruction of each battle"):
-        arena(table, method="win-rate", baseline="base", length_control=True, n_resamples=20)
-    res = arena(table, method="win-rate", baseline="base", length_control="length-only", rng=1, n_resamples=20)
+        arena(table, model="win-rate", baseline="base", length_control=True, n_resamples=20)
+    res = arena(table, model="win-rate", baseline="base", length_control="length-only", rng=1, n_resamples=20)
     assert res.lc_glm == "length-only" and res.lc_fit is None
     assert any("length-only GLM (lc_glm='length-only')" in n for n in res.notes)
     with pytest.raises(ValueError, match="`lc_glm` must be one of"):
-        arena(table, method="win-rate", baseline="base", length_control=True, lc_glm="v2", n_resamples=20)
+        arena(table, model="win-rate", baseline="base", length_control=True, lc_glm="v2", n_resamples=20)

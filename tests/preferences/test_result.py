@@ -15,7 +15,7 @@ LLMFAO = FIXTURES / "llmfao" / "crowd-comparisons.csv"
 
 
 def test_win_rate_frame_has_win_rate_and_se_after_the_fields():
-    res = arena(ALPACA, method="win-rate", baseline="gpt4_1106_preview", rng=1, n_resamples=200)
+    res = arena(ALPACA, model="win-rate", baseline="gpt4_1106_preview", rng=1, n_resamples=200)
     frame = res.to_frame()
     assert list(frame.columns[:13]) == JSON_FIELDS + ["win_rate", "se"]
     assert {"se_bootstrap", "rank_sim_low", "rank_sim_high", "tier"} <= set(frame.columns)
@@ -31,19 +31,19 @@ def test_win_rate_frame_has_win_rate_and_se_after_the_fields():
 
 
 def test_length_controlled_frame():
-    res = arena(ALPACA, method="win-rate", baseline="gpt4_1106_preview", length_control=True, rng=1,
+    res = arena(ALPACA, model="win-rate", baseline="gpt4_1106_preview", length_control=True, rng=1,
                 n_resamples=200)
     frame = res.to_frame().set_index("model")
     assert (frame["lc_win_rate"] == frame["rating"]).all()
     assert {"win_rate_ci_low", "win_rate_ci_high"} <= set(frame.columns)
     assert res.readings()[0].startswith("length-controlled win rate against gpt4_1106_preview")
-    with pytest.raises(ValueError, match="`interval='bca'` is not available with `length_control=True`"):
-        arena(ALPACA, method="win-rate", baseline="gpt4_1106_preview", length_control=True, interval="bca",
+    with pytest.raises(ValueError, match="`method='bca'` is not available with `length_control=True`"):
+        arena(ALPACA, model="win-rate", baseline="gpt4_1106_preview", length_control=True, method="bca",
               n_resamples=20)
 
 
 def test_average_win_rate_frame_uses_the_bootstrap_se():
-    res = arena(LLMFAO, method="win-rate", rng=1, n_resamples=100)
+    res = arena(LLMFAO, model="win-rate", rng=1, n_resamples=100)
     frame = res.to_frame()
     assert (frame["win_rate"] == frame["rating"]).all()
     np.testing.assert_allclose(frame["se"], frame["se_bootstrap"])

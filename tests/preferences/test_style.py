@@ -105,7 +105,7 @@ def test_style_names_and_errors():
         style_names("markdown", ["length"])
     table, _ = _styled()
     with pytest.raises(ValueError, match="ties 'half' or 'drop'"):
-        arena(table, method="davidson", style="length", n_resamples=10)
+        arena(table, model="davidson", style="length", n_resamples=10)
     flat = {"length": np.ones((table.n_battles, 2))}
     with pytest.raises(ValueError, match="same difference in every battle"):
         style_design(flat, ["length"])
@@ -119,5 +119,5 @@ def test_sub_blocks_do_not_change_the_numbers(monkeypatch):
     monkeypatch.setattr(replicates, "STYLE_ELEMENTS", 2_000)  # two replicates per sub-block instead of all
     second = arena(table, style="length", rng=3, n_resamples=60)
     np.testing.assert_allclose(first.samples, second.samples, rtol=1e-12, atol=1e-12)
-    bca = arena(table, style="length", rng=3, n_resamples=60, interval="bca")
+    bca = arena(table, style="length", rng=3, n_resamples=60, method="bca")
     assert bca.jackknife.shape == (300, 5)  # one-step delete-one-question values of the style-controlled ratings

@@ -35,7 +35,7 @@ def test_alpaca_eval_win_rate_and_se_equal_the_leaderboard_formula():
     # the formula on these files gives (pandas, as alpaca_eval's describe_head2head / 100):
     stored = {"model_x": (0.6742056666666666, 0.04527588218035003), "model_y": (0.4548016086956521,
                                                                                 0.057925366416426136)}
-    res = arena(ALPACA, method="win-rate", baseline=BASELINE, rng=3, n_resamples=500)
+    res = arena(ALPACA, model="win-rate", baseline=BASELINE, rng=3, n_resamples=500)
     frame = res.to_frame().set_index("model")
     for model, (rate, se) in stored.items():
         assert alpaca_formula(model) == pytest.approx((rate, se), abs=1e-12)
@@ -61,7 +61,7 @@ def test_average_win_rate_matches_evalica_golden(name):
 
 def test_average_win_rate_matches_live_evalica():
     table = table_from_counts(W, T)
-    res = arena(table, method="win-rate", rng=0, n_resamples=50)
+    res = arena(table, model="win-rate", rng=0, n_resamples=50)
     ours = res.to_frame().set_index("model")["win_rate"]
     # evalica.average_win_rate(xs, ys, ws) on these battles
     stored = {"0": 0.5779761904761905, "1": 0.5307539682539683, "2": 0.4994810744810745, "4": 0.46745615495615495,
@@ -108,8 +108,8 @@ def test_length_controlled_fit_equals_statsmodels_glm():
 @pytest.mark.parametrize("glm", ["length_controlled_v1", "length-only"])
 def test_length_control_through_arena_removes_a_length_effect(glm):
     table = _baseline_battles(seed=2, n_q=800, skill=(0.0, 0.0), length_effect=1.5)
-    raw = arena(table, method="win-rate", baseline="base", rng=1, n_resamples=200)
-    lc = arena(table, method="win-rate", baseline="base", length_control=True, lc_glm=glm, rng=1, n_resamples=200)
+    raw = arena(table, model="win-rate", baseline="base", rng=1, n_resamples=200)
+    lc = arena(table, model="win-rate", baseline="base", length_control=True, lc_glm=glm, rng=1, n_resamples=200)
     f = lc.to_frame().set_index("model")
     # equal skill: the length-controlled win rate is near 0.5 (within its interval) for both models
     for m in ("x", "y"):
@@ -123,7 +123,7 @@ def test_paired_difference_of_win_rates_has_the_paired_standard_error():
     # two models judged on the same questions against the same baseline, with a strong shared question effect:
     # the cluster bootstrap's SE of the difference matches the analytic paired SE sd(p_x - p_y) / sqrt(n)
     table = _baseline_battles(seed=5, n_q=400, corr=1.5)
-    res = arena(table, method="win-rate", baseline="base", rng=7, n_resamples=2000)
+    res = arena(table, model="win-rate", baseline="base", rng=7, n_resamples=2000)
     pair = res.pairwise(correction="none").set_index(["model_a", "model_b"])
     f = table.to_frame()
     px = f[f.model_a == "x"].set_index("question").outcome
@@ -138,18 +138,18 @@ def test_paired_difference_of_win_rates_has_the_paired_standard_error():
 
 def test_win_rate_against_unknown_baseline_is_refused():
     with pytest.raises(ValueError, match="unknown model 'nobody'"):
-        arena(ALPACA, method="win-rate", baseline="nobody", n_resamples=10)
+        arena(ALPACA, model="win-rate", baseline="nobody", n_resamples=10)
     with pytest.raises(ValueError, match="length_control"):
         arena(ALPACA, length_control=True, n_resamples=10)
 
 
 def test_average_win_rate_jackknife_is_exact_delete_one():
     table = _baseline_battles(seed=8, n_q=40)
-    res = arena(table, method="win-rate", interval="bca", rng=1, n_resamples=100)
+    res = arena(table, model="win-rate", method="bca", rng=1, n_resamples=100)
     names = res.models
     questions = np.unique(table.labels["question"])
     for k in (0, 17, 39):
         keep = table.labels["question"] != questions[k]
-        alone = arena(table.subset(keep), method="win-rate", rng=1, n_resamples=10)
+        alone = arena(table.subset(keep), model="win-rate", rng=1, n_resamples=10)
         np.testing.assert_allclose(res.jackknife[k], alone.rating[[alone.models.index(m) for m in names]],
                                    rtol=1e-12)

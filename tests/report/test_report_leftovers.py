@@ -97,7 +97,9 @@ def test_report_leaves_out_a_task_a_model_lacks_with_the_note_of_compare(tmp_pat
     left = [n for n in ref.notes if "left out" in n]
     assert left == ["task 'law' left out: c has no results on it",
                     "aggregates over tasks are over the 2 tasks every selected model has (1 of 3 left out; choose"
-                    " with `tasks` or `models`)"]
+                    " with `tasks` or `models`)"
+                    "; 2 measured (model, task) cells left out with them: rank and compare take `missing='common'` (each"
+                    " pair on the tasks both have) or `missing='ability'` (every cell, through a latent-ability model)"]
     assert list(rep.analysis_notes[:2]) == left
     assert set(rep.per_task["task"]) == {"math", "history"}
     shared = df[df.task.isin(["math", "history"])]

@@ -188,6 +188,13 @@ def get_aggregate(name="mean", *, weights=None, group_weights=None, task_groups=
     Agarwal, R. et al. (2021). Deep RL at the edge of the statistical precipice. NeurIPS (IQM, optimality gap,
     probability of improvement).
     Liang, P. et al. (2023). Holistic evaluation of language models. TMLR (mean win rate).
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> agg = eb.get_aggregate("median")
+    >>> agg.name
+    'median'
     """
     if replicates is not None:
         tasks = replicates.tasks if tasks is None else tasks

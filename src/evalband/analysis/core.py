@@ -143,7 +143,7 @@ class Analysis:
         parts = []
         for pk in results:
             est = pk.pass_at_k if metric == "pass@k" else pk.pass_hat_k
-            parts.append([np.nanmean(np.asarray(x), axis=1) for x in (est.estimate, est.ci.low, est.ci.high)])
+            parts.append([_mean_of_tasks(x) for x in (est.estimate, est.ci.low, est.ci.high)])
         est, low, high = (np.concatenate([p[j] for p in parts], axis=0) for j in range(3))
         return results[0].k, est, low, high
 
@@ -182,9 +182,10 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int | None = None, co
         and 2,000 for the sections that refit a model in every replicate (preference ratings, variance
         components); a number given sets them all.
     confidence_level : float or str
-    rng : int or None
-        The one seed of the run; None draws one from the operating system (kept in :attr:`Analysis.seed`, so the
-        run can be repeated).
+    rng : None, int, SeedSequence, BitGenerator or Generator
+        The run's randomness, anything :func:`numpy.random.default_rng` takes: one integer seed is drawn from it
+        once and kept in :attr:`Analysis.seed`, so the run can be repeated; an integer is that seed itself (the
+        report prints it); None draws one from the operating system.
     bayes : bool
         Add the Beta-Binomial posterior (0/1 scores or counts).
     models, tasks, weights, group_weights : optional
@@ -254,10 +255,15 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int | None = None, co
 def _seed(rng) -> int:
     if rng is None:
         return secrets.randbits(32)
-    if isinstance(rng, bool) or not isinstance(rng, (int, np.integer)) or rng < 0:
-        raise ArgumentTypeError(f"`rng` must be a non-negative integer seed (the report prints it to reproduce the run) or"
-                        f" None; got {rng!r}.")
-    return int(rng)
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        if rng < 0:
+            raise ArgumentTypeError(f"`rng` must be a non-negative integer seed (the report prints it to reproduce"
+                                    f" the run), a SeedSequence, BitGenerator or Generator, or None; got {rng!r}.")
+        return int(rng)
+    if not isinstance(rng, (np.random.SeedSequence, np.random.BitGenerator, np.random.Generator)):
+        raise ArgumentTypeError(f"`rng` must be a non-negative integer seed (the report prints it to reproduce the"
+                                f" run), a SeedSequence, BitGenerator or Generator, or None; got {rng!r}.")
+    return int(np.random.default_rng(rng).integers(0, 2**32))  # drawn once: the seed the report prints
 
 
 def _names(items, limit) -> str:
@@ -336,7 +342,7 @@ def _comparison(sel, aggregate, requested, level, seed, bayes, fixed=None, ppi="
         maps = _weight_maps(sel, reps, seed, skipped)
     with status("analysis: further sections"):
         extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=requested, confidence_level=level,
-                                      seed=seed, replicates=reps)
+                                      rng=seed, replicates=reps)
     skipped += more
     notes += [*sel.notes, *(n for n in comparison.notes if n not in table.notes)]
     return Analysis("comparison", sel, aggregate, level, n_resamples, seed, reps, comparison, ranking, overlap,
@@ -435,3 +441,13 @@ def _summary(sel, reason, aggregate, n_resamples, level, seed) -> Analysis:
 
     return summary_analysis(sel, reason=reason, aggregate=aggregate, n_resamples=n_resamples, level=level,
                             seed=seed)
+
+
+def _mean_of_tasks(x) -> np.ndarray:
+    """Mean over tasks (axis 1) of the finite values; NaN where a model has none (an interval left empty on
+    every task: its items' pass rates did not vary), without NumPy's empty-slice warning."""
+    x = np.asarray(x, dtype=np.float64)
+    ok = np.isfinite(x)
+    count = ok.sum(axis=1)
+    total = np.where(ok, x, 0.0).sum(axis=1)
+    return np.where(count > 0, total / np.maximum(count, 1), np.nan)

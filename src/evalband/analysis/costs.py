@@ -58,7 +58,7 @@ def leader_and_rival(result) -> tuple[str, str | None]:
     return result.models[leader], result.models[rival]
 
 
-def cost_analysis(selection, *, aggregate, n_resamples, confidence_level, seed, replicates=None):
+def cost_analysis(selection, *, aggregate, n_resamples, confidence_level, rng, replicates=None):
     """The registered analysis: None without a cost column; :class:`CostAnalysis` otherwise.
 
     The frontier runs on the analysis's selection with its seed, so its quality replicates are the analysis's own
@@ -77,7 +77,7 @@ def cost_analysis(selection, *, aggregate, n_resamples, confidence_level, seed, 
         raise Skip("costs are paired with quality by item, but the items are not the same across models")
     try:
         result = frontier(selection, cost="cost", aggregate=aggregate, n_resamples=n_resamples,
-                          confidence_level=confidence_level, rng=seed)
+                          confidence_level=confidence_level, rng=rng)
     except InputError as exc:
         raise Skip(exc.problem if hasattr(exc, "problem") else str(exc)) from None
     leader, rival = leader_and_rival(result)

@@ -4,7 +4,10 @@ A capability (variance facets, judges' human labels, costs and latency, ...) reg
 key. :func:`evalband.analyze` calls each registered function on the selection it analysed, with the same seed,
 replicate count and confidence level, and keeps what it returns in :attr:`Analysis.extras` under the key:
 
-    function(selection, *, aggregate, n_resamples, confidence_level, seed, replicates) -> result or None
+    function(selection, *, aggregate, n_resamples, confidence_level, rng, replicates) -> result or None
+
+(``rng`` is the run's integer seed; a function written for 0.1, taking ``seed=`` instead, is still called with it
+for one release, with a DeprecationWarning.)
 
 The function returns None when its data are absent (no facet column, no cost column: nothing to say), raises
 :class:`Skip` with the reason when the data are there but the analysis does not apply (recorded in
@@ -46,18 +49,36 @@ def _function(target):
     return getattr(importlib.import_module(module), name)
 
 
-def run_extensions(selection, *, aggregate, n_resamples, confidence_level, seed, replicates=None,
-                   registry=None) -> tuple[tuple, list]:
+def _seed_keyword(function, rng) -> dict:
+    """``{'rng': rng}``, or ``{'seed': rng}`` for a function of the 0.1 convention (warned)."""
+    import inspect
+    import warnings
+
+    parameters = inspect.signature(function).parameters
+    if "seed" in parameters and "rng" not in parameters:
+        warnings.warn(f"capability analysis {getattr(function, '__name__', function)!r} takes `seed=`: since 0.2"
+                      " the adapters take `rng=` (the old keyword is passed for one release)", DeprecationWarning,
+                      stacklevel=3)
+        return {"seed": rng}
+    return {"rng": rng}
+
+
+def run_extensions(selection, *, aggregate, n_resamples, confidence_level, rng=None, replicates=None,
+                   registry=None, **deprecated) -> tuple[tuple, list]:
     """``(extras, skipped)``: each registered analysis's result as ``(key, result)`` pairs, and the
     ``(title, reason)`` of those that were skipped. ``n_resamples`` None: each its kind's count (:data:`REFITS`)."""
     from .._defaults import n_resamples_for
+    from .._validate import no_other_keywords, renamed
 
+    rng = renamed(deprecated, old="seed", new="rng", function="run_extensions", value=rng, default=None)
+    no_other_keywords(deprecated, "run_extensions")
     extras, skipped = [], []
     for key, (title, target) in (EXTENSIONS if registry is None else registry).items():
         count = n_resamples_for("refit" if key in REFITS else "average", n_resamples)
         try:
-            result = _function(target)(selection, aggregate=aggregate, n_resamples=count,
-                                       confidence_level=confidence_level, seed=seed, replicates=replicates)
+            function = _function(target)
+            result = function(selection, aggregate=aggregate, n_resamples=count, confidence_level=confidence_level,
+                              replicates=replicates, **_seed_keyword(function, rng))
         except Skip as exc:
             skipped.append((title, str(exc)))
             continue

@@ -6,7 +6,7 @@ from __future__ import annotations
 __all__ = ["human_labels"]
 
 
-def human_labels(selection, *, aggregate, n_resamples, confidence_level, seed, replicates=None):
+def human_labels(selection, *, aggregate, n_resamples, confidence_level, rng, replicates=None):
     """:class:`~evalband.judges.PPIEstimates` of the selection analysed, at the report's confidence level, with
     the method of its replicate set; None without human labels.
 

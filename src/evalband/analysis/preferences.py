@@ -19,7 +19,7 @@ def is_battles(selection) -> bool:
     return type(getattr(selection, "table", None)).__name__ == "BattleTable"
 
 
-def arena_extension(selection, *, aggregate, n_resamples, confidence_level, seed, replicates=None):
+def arena_extension(selection, *, aggregate, n_resamples, confidence_level, rng, replicates=None):
     """The preference leaderboard of a selection of battles (:class:`~evalband.preferences.ArenaResult`), or
     None when the selection holds no battles.
 
@@ -31,7 +31,7 @@ def arena_extension(selection, *, aggregate, n_resamples, confidence_level, seed
         return None
     from ..preferences import arena
 
-    options = dict(n_resamples=n_resamples, confidence_level=confidence_level, rng=seed)
+    options = dict(n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
     features = sorted(selection.table.features)
     if features:
         try:
@@ -52,7 +52,7 @@ def preference_analysis(sel, *, n_resamples: int | None, confidence_level: float
 
     # only the capability that reads battles: the others analyse results tables
     extras, skipped = run_extensions(sel, aggregate="rating", n_resamples=n_resamples,
-                                     confidence_level=confidence_level, seed=seed,
+                                     confidence_level=confidence_level, rng=seed,
                                      registry={"arena": EXTENSIONS.get("arena", ("Preference leaderboard",
                                                                                   arena_extension))})
     result = dict(extras)["arena"]

@@ -95,7 +95,7 @@ def summary_analysis(sel, *, reason: str, aggregate: str, n_resamples: int | Non
     else:
         skipped.append(("pass@k and pass^k", "need repeated trials of 0/1 scores"))
     extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=requested, confidence_level=level,
-                                  seed=seed, replicates=None)
+                                  rng=seed, replicates=None)
     return Analysis("summary", sel, agg_name, level, n_resamples, seed, overlap=overlap, order=order, passk=pk,
                     scores=scores, per_task=per_task, summary_samples=tuple(samples), reason=reason,
                     skipped=tuple([*skipped, *more]), notes=tuple(dict.fromkeys([*sel.notes, *notes])),

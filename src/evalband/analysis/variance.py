@@ -9,7 +9,7 @@ from ..facets.summary import RUN_FACET, facet_summary
 __all__ = ["variance_extension"]
 
 
-def variance_extension(selection, *, aggregate, n_resamples, confidence_level, seed, replicates=None):
+def variance_extension(selection, *, aggregate, n_resamples, confidence_level, rng, replicates=None):
     """The report's "Where the variance comes from" (:mod:`evalband.analysis.extensions`): None without a random
     facet crossed with items."""
     table = selection.table
@@ -17,4 +17,4 @@ def variance_extension(selection, *, aggregate, n_resamples, confidence_level, s
         return None
     if not random_facets(selection) and RUN_FACET not in table.facets:
         return None
-    return facet_summary(selection, n_resamples=n_resamples, confidence_level=confidence_level, rng=seed)
+    return facet_summary(selection, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)

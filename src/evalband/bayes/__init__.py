@@ -10,14 +10,16 @@
 
 from __future__ import annotations
 
-from .agreement import Agreement, compare_with_bootstrap
-from .diagnostics import diagnose
-from .exact import beta_binomial
-from .numpyro_models import logistic, nuts_beta_binomial
-from .posterior import BayesResult
-from .priors import Prior, custom, exponential, gamma, half_normal, parse_prior, sensitivity_priors
-from .sensitivity import PriorSensitivity, prior_sensitivity
+from .._lazy import lazy_exports
 
-__all__ = ["Agreement", "BayesResult", "Prior", "PriorSensitivity", "beta_binomial", "compare_with_bootstrap",
-           "custom", "diagnose", "exponential", "gamma", "half_normal", "logistic", "nuts_beta_binomial",
-           "parse_prior", "prior_sensitivity", "sensitivity_priors"]
+# each name imported from its module on first use: ``evalband bayes --model logistic`` need not load
+# scipy.stats (the agreement module's) nor the prior-sensitivity machinery (issue 27)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "agreement": ["Agreement", "compare_with_bootstrap"],
+    "diagnostics": ["diagnose"],
+    "exact": ["beta_binomial"],
+    "numpyro_models": ["logistic", "nuts_beta_binomial"],
+    "posterior": ["BayesResult"],
+    "priors": ["Prior", "custom", "exponential", "gamma", "half_normal", "parse_prior", "sensitivity_priors"],
+    "sensitivity": ["PriorSensitivity", "prior_sensitivity"],
+})

@@ -24,7 +24,8 @@ from scipy import linalg, special
 
 from ._coords import centre, group_sizes, item_logits, log_density, log_prior, initial_point, split_effects, cell_logits
 
-__all__ = ["Precision", "ItemCoupling", "precision", "factorise", "find_mode", "mode_and_precision", "ModeNotFound"]
+__all__ = ["Precision", "ItemCoupling", "precision", "factorise", "find_mode", "mode_and_precision", "ModeNotFound",
+           "density_fns", "x64"]
 
 
 #: A centred level whose scale falls below this while the mode is searched has no interior mode (its density grows
@@ -104,6 +105,34 @@ class Precision:
 
 
 # --------------------------------------------------------------------------------------------- the Hessian
+def density_fns(lay):
+    """The log density's value-and-gradient (called with NumPy arrays: ``(value, (gradient of theta, of q))``) and
+    what :func:`precision` needs: NumPy (:class:`~evalband.bayes._cell_density.CellDensity`: no JAX import, no
+    compilation) without item effects, jitted JAX (:func:`_jax_fns`, inside ``x64(lay)``) with them."""
+    if lay.item_cell is not None:
+        return _jax_fns(lay)
+    from ._cell_density import CellDensity
+
+    cells = CellDensity(lay)
+
+    def value_grad(theta, q=None):
+        val, grad = cells.value_and_grad(np.asarray(theta, dtype=np.float64))
+        return float(val), (grad, np.zeros(0))
+
+    return value_grad, cells, None
+
+
+def x64(lay):
+    """The context the mode search runs in: JAX in float64 with item effects, nothing without them."""
+    if lay.item_cell is None:
+        from contextlib import nullcontext
+
+        return nullcontext()
+    import jax
+
+    return jax.enable_x64(True)
+
+
 def _jax_fns(lay):
     """Jitted value-and-gradient of the log density, Hessian of the cell surrogate, Jacobian of the cell logits."""
     import jax
@@ -134,11 +163,14 @@ def _jax_fns(lay):
 def precision(lay, theta, q, fns):
     """The blocks (global, :class:`ItemCoupling` or None, item diagonal or None) of the negative Hessian of
     :func:`~evalband.bayes._coords.log_density` (``group_means=False``) at (theta, q)."""
+    _, hess, jac = fns
+    theta = np.asarray(theta, dtype=np.float64)
+    if lay.item_cell is None and hasattr(hess, "precision"):  # NumPy (density_fns): no JAX
+        glob = hess.precision(theta)
+        return 0.5 * (glob + glob.T), None, None
     import jax.numpy as jnp
 
-    _, hess, jac = fns
     tj = jnp.asarray(theta)
-    theta = np.asarray(theta, dtype=np.float64)
     if lay.item_cell is None:  # values at one point in NumPy (eager JAX would compile every operation)
         eta = item_logits(lay, theta, None, xp=np)
         p = special.expit(eta)
@@ -242,18 +274,15 @@ def find_mode(lay, theta0=None, q0=None, *, max_iter=100, tol=1e-6):
     Returns (theta, q, :class:`Precision` at the mode, Newton steps taken, log density at the mode). Raises
     :class:`ModeNotFound` when no mode with a positive definite precision is found (a centred level whose density
     has no interior mode, for instance)."""
-    import jax
-    import jax.numpy as jnp
-
     if theta0 is None:
         theta0, q0 = initial_point(lay)
     has_items = lay.item_cell is not None
-    with jax.enable_x64(True):
-        fns = _jax_fns(lay)
+    with x64(lay):
+        fns = density_fns(lay)
         value_grad = fns[0]
         theta = np.asarray(theta0, dtype=np.float64)
         q = centre(np.asarray(q0, dtype=np.float64), lay) if has_items else np.zeros(0)
-        val, grad = value_grad(jnp.asarray(theta), jnp.asarray(q))
+        val, grad = value_grad(theta, q)
         val, damping = float(val), 0.0
         for it in range(1, max_iter + 1):
             blocks = precision(lay, theta, q if has_items else None, fns)
@@ -262,7 +291,7 @@ def find_mode(lay, theta0=None, q0=None, *, max_iter=100, tol=1e-6):
 
             def evaluate(step_t, step_q):
                 nt, nq = theta + step_t, (q + step_q if has_items else q)
-                nval, ngrad = value_grad(jnp.asarray(nt), jnp.asarray(nq))
+                nval, ngrad = value_grad(nt, nq)
                 return (nt, nq), float(nval), ngrad
 
             prec, moved, damping = damped_step(

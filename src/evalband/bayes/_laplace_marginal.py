@@ -25,7 +25,7 @@ import numpy as np
 from scipy import linalg
 
 from ._coords import centre, group_sizes, initial_point, layout
-from ._laplace_fit import ModeNotFound, _jax_fns, damped_step, factorise, precision
+from ._laplace_fit import ModeNotFound, damped_step, density_fns, factorise, precision, x64
 from .logistic_terms import LEVELS
 
 __all__ = ["marginal_mode_and_precision"]
@@ -42,13 +42,11 @@ def _split(lay, blocks):
 def conditional_mode(lay, theta, q, fns, *, max_iter=50, tol=1e-8):
     """The mode of the effects with the log scales fixed (damped Newton steps under the group constraints):
     (theta, q, Precision of the effects, joint blocks there, log density)."""
-    import jax.numpy as jnp
-
     value_grad = fns[0]
     has_items = lay.item_cell is not None
     L = lay.slices["log_sigma"].stop
     qv = q if has_items else np.zeros(0)
-    val, grad = value_grad(jnp.asarray(theta), jnp.asarray(qv))
+    val, grad = value_grad(theta, qv)
     val, damping = float(val), 0.0
     for _ in range(max_iter):
         blocks = precision(lay, theta, q if has_items else None, fns)
@@ -60,7 +58,7 @@ def conditional_mode(lay, theta, q, fns, *, max_iter=50, tol=1e-8):
             nt = theta.copy()
             nt[L:] += step_t
             nq = q + step_q if has_items else q
-            nval, ngrad = value_grad(jnp.asarray(nt), jnp.asarray(nq if has_items else qv))
+            nval, ngrad = value_grad(nt, nq if has_items else qv)
             return (nt, nq), float(nval), ngrad
 
         prec, moved, damping = damped_step(
@@ -140,16 +138,14 @@ def marginal_mode_and_precision(obs, n_models, n_tasks, centred, *, max_iter=200
 
     Returns (layout, theta, q, Precision, EM iterations, log density there, ()) as
     :func:`evalband.bayes._laplace_fit.mode_and_precision` does."""
-    import jax
-
     lay = layout(obs, n_models, n_tasks, centred)
     theta, q = initial_point(lay)
     has_items = lay.item_cell is not None
     if has_items:
         q = centre(q, lay)
     sl = lay.slices["log_sigma"]
-    with jax.enable_x64(True):
-        fns = _jax_fns(lay)
+    with x64(lay):  # NumPy without item effects: no JAX import, no compilation
+        fns = density_fns(lay)
         prev = None  # (log scales, scores) of the previous iteration, for the secant steps
         slope = np.full(len(lay.levels), np.nan)
         for it in range(1, max_iter + 1):

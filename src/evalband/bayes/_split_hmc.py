@@ -95,9 +95,11 @@ def warmup_stages(num_warmup: int) -> tuple[int, int, int]:
 
 
 def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=0.8, max_steps=64,
-           step_size=0.3, trajectory=TRAJECTORY, progress=None) -> SplitHMCResult:
+           step_size=0.3, trajectory=TRAJECTORY, progress=None, initial=None) -> SplitHMCResult:
     """Run the chains; ``value_and_grad`` maps a batch of chains' z (c, dim) to (U (c,), grad U (c, dim)) and is
-    traceable by JAX; ``init`` (chains, dim) are the starting points; ``key`` a JAX random key.
+    traceable by JAX; ``init`` (chains, dim) are the starting points; ``key`` a JAX random key; ``initial``
+    (U, grad U) at ``init`` when the caller has them (otherwise ``value_and_grad`` is compiled on its own for
+    them, a second compilation of the gradient beside the sampler's).
 
     The chains are vectorized (one batch on one device: on CPU, spreading them over forced host devices was twice
     as slow); every random draw of a chain comes from a key folded from the iteration's key and the chain's index,
@@ -193,18 +195,21 @@ def sample(value_and_grad, init, *, num_warmup, num_samples, key, target_accept=
     total = n_chains * (n1 + n2 + n3 + num_samples)
     with counter(f"MCMC (HMC): {n_chains} chains x {total // n_chains:,} iterations", total,
                  progress=progress) as advance:
-        return _stages(run, jax.jit(vg), init, (n1, n2, n3), num_samples, key, step_size, n_chains, dim, dtype,
+        if initial is None:
+            initial = jax.jit(vg)(init)  # jitted: run eagerly, every operation would be compiled alone
+        initial = tuple(jnp.asarray(a, dtype=dtype) for a in initial)
+        return _stages(run, initial, init, (n1, n2, n3), num_samples, key, step_size, n_chains, dim, dtype,
                        n_steps_for, span, trajectory)
 
 
-def _stages(run, vg, init, warmup, num_samples, key, step_size, n_chains, dim, dtype, n_steps_for, span,
+def _stages(run, initial, init, warmup, num_samples, key, step_size, n_chains, dim, dtype, n_steps_for, span,
             trajectory):
-    """The warm-up stages and the sampling of :func:`sample` (module docstring)."""
+    """The warm-up stages and the sampling of :func:`sample` (module docstring), from ``init`` and the potential
+    and its gradient there (``initial``)."""
     import jax
     import jax.numpy as jnp
 
-    u0, g0 = vg(init)  # jitted: run eagerly, every operation of the gradient would be compiled alone
-    carry = (init, u0, g0)
+    carry = (init, *initial)
     scale = jnp.ones(dim, dtype=dtype)
     keys = jax.random.split(key, 4)
     n1, n2, n3 = warmup

@@ -126,6 +126,15 @@ def compare_with_bootstrap(data, result: BayesResult, *, replicates=None, n_resa
     ----------
     Longjohn, R., Gopalan, G. & Casleton, E. (2025). arXiv:2501.04234 (bootstrap and Bayesian hierarchical
     intervals compared on VTAB).
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> table = eb.load_example("vtab")
+    >>> fit = eb.beta_binomial(table, n_draws=300, models=["Exemplar", "VAE"], rng=0)
+    >>> agreement = eb.compare_with_bootstrap(table, fit, n_resamples=200, rng=0)
+    >>> type(agreement).__name__
+    'Agreement'
     """
     data = as_data(data)
     counts, _, _ = as_counts(data, models=list(result.models), tasks=list(result.tasks))

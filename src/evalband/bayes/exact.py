@@ -182,6 +182,13 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
     Kish, L. (1965). Survey Sampling. Wiley, section 5.4.
     Rao, J. N. K. & Scott, A. J. (1992). A simple method for the analysis of clustered binary data. Biometrics
     48(2), 577-585.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> fit = eb.beta_binomial(eb.load_example("vtab"), n_draws=500, models=["Exemplar", "VAE"], rng=0)
+    >>> list(fit.to_frame()["model"][:2])
+    ['Exemplar', 'VAE']
     """
     counts, task_groups, table, weights, left_notes, table_notes = _selection(
         data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)

@@ -45,16 +45,30 @@ VALIDATED = ("validated against long NUTS runs without item effects (MMLU-Pro su
              " within 0.2 sd")
 
 _EVAL_BLOCK = 50
+_NUMPY_BLOCK = 500
 
 
 def _log_ratios(lay, mapping, z):
-    """log p(x(z)) - log q(x(z)) up to a constant, for whitened draws z (D, dim), in blocks (JAX, float32)."""
+    """log p(x(z)) - log q(x(z)) up to a constant, for whitened draws z (D, dim), in blocks: NumPy in float64
+    without item effects (:class:`~evalband.bayes._cell_density.CellDensity`; no JAX), JAX in float32 with them
+    (the likelihood by its change from the mode)."""
+    out = []
+    if lay.item_cell is None:
+        from ._cell_density import CellDensity
+
+        cells = CellDensity(lay)
+        theta0 = np.asarray(mapping.theta0, dtype=np.float64)
+        base = float(cells.value(theta0))
+        for s in range(0, z.shape[0], _NUMPY_BLOCK):
+            block = np.asarray(z[s:s + _NUMPY_BLOCK], dtype=np.float64)
+            d_theta, _ = mapping.delta(block, xp=np)
+            out.append(0.5 * np.sum(block * block, -1) + (cells.value(theta0 + d_theta) - base))
+        return np.concatenate(out)
     import jax
     import jax.numpy as jnp
 
     potential = potential_fn(lay, mapping)
     f = jax.jit(lambda x: 0.5 * jnp.sum(x * x, -1) - potential(x))
-    out = []
     for s in range(0, z.shape[0], _EVAL_BLOCK):
         block = z[s:s + _EVAL_BLOCK]
         pad = _EVAL_BLOCK - block.shape[0]
@@ -64,16 +78,17 @@ def _log_ratios(lay, mapping, z):
 
 def fit_laplace(obs, n_models, n_tasks, centred, *, num_draws, seed) -> Fit:
     """Independent draws from the Gaussian approximation at the mode (module docstring), with the Pareto k of
-    their importance ratios; resampled by those (smoothed) ratios when k is below ``PARETO_K_MAX``."""
-    from .diagnostics import import_arviz
+    their importance ratios; resampled by those (smoothed) ratios when k is below ``PARETO_K_MAX``. Without item
+    effects every step is NumPy (no JAX import or compilation)."""
+    from ._psis import psislw
 
-    lay, mapping, val, notes = prepare(obs, n_models, n_tasks, centred, couple_items=True)
+    items = obs["item_index"] is not None
+    lay, mapping, val, notes = prepare(obs, n_models, n_tasks, centred, couple_items=True,
+                                       dtype=np.float32 if items else np.float64)
     gen = np.random.default_rng(seed)
     z = gen.standard_normal((num_draws, mapping.dim)).astype(np.float32)
     log_ratio = _log_ratios(lay, mapping, z)
-    az = import_arviz()
-    smoothed, k = az.psislw(log_ratio - log_ratio.max())
-    k = float(np.asarray(k))
+    smoothed, k = psislw(log_ratio - log_ratio.max())
     weights = np.exp(smoothed - smoothed.max())
     weights /= weights.sum()
     ess = float(1.0 / np.sum(weights ** 2))

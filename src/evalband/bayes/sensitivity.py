@@ -103,6 +103,13 @@ def prior_sensitivity(data, *, priors=None, n_draws: int = 10_000, confidence_le
     References
     ----------
     Gelman, A. et al. (2013). Bayesian Data Analysis, 3rd ed., sections 5.3 and 5.7.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> res = eb.prior_sensitivity(eb.load_example("vtab"), n_draws=300, models=["Exemplar", "VAE"], rng=0)
+    >>> type(res).__name__
+    'PriorSensitivity'
     """
     priors = [parse_prior(p) for p in (sensitivity_priors() if priors is None else priors)]
     if len(priors) < 2:

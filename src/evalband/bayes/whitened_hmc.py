@@ -63,11 +63,16 @@ def effects_from(lay, theta, q):
 
 
 def draws_to_posterior(lay, mapping, z):
-    """Map whitened draws z (chains, draws, dim) through ``mapping`` (jitted, in blocks) to the posterior
-    variables."""
+    """Map whitened draws z (chains, draws, dim) through ``mapping`` (jitted, in blocks, with item effects; NumPy
+    without them) to the posterior variables."""
+    chains, draws, dim = z.shape
+    if lay.item_cell is None:  # one matrix product: NumPy, in the mapping's own precision (no compilation)
+        flat = np.asarray(z, dtype=mapping.theta0.dtype).reshape(-1, dim)
+        theta, _ = mapping(flat, xp=np)
+        post = effects_from(lay, theta, None)
+        return {k: v.reshape(chains, draws, *v.shape[1:]) for k, v in post.items()}
     import jax
 
-    chains, draws, dim = z.shape
     flat = np.asarray(z, dtype=np.float32).reshape(-1, dim)
     f = jax.jit(lambda x: mapping(x))
     parts = []
@@ -114,16 +119,32 @@ NOTE_SAMPLED_NON_CENTRED_CENTRED = NoteKind(
     '{value} sampled non-centred: the centred density has no interior mode there')
 
 
-def prepare(obs, n_models, n_tasks, centred, *, couple_items=False):
-    """The mode, the precision and the whitening map: (layout, mapping, log density at the mode, notes)."""
+def potential_numpy(lay, mapping, z):
+    """:func:`potential_fn` and its gradient at z (c, dim) in NumPy, float64, for the model without item effects
+    (:class:`~evalband.bayes._cell_density.CellDensity`): the chains' starting values without compiling the
+    gradient a second time (the sampler's compiled block holds it)."""
+    from ._cell_density import CellDensity
+
+    cells = CellDensity(lay)
+    theta0 = np.asarray(mapping.theta0, dtype=np.float64)
+    z = np.asarray(z, dtype=np.float64)
+    d_theta, _ = mapping.delta(z, xp=np)
+    val, grad = cells.value_and_grad(theta0 + d_theta)
+    l_inv = np.asarray(mapping.arrays["l_inv"], dtype=np.float64)  # x = theta0 + z L^-1: dU/dz = -grad L^-T
+    return -(val - float(cells.value(theta0))), -(grad @ l_inv.T)
+
+
+def prepare(obs, n_models, n_tasks, centred, *, couple_items=False, dtype=np.float32):
+    """The mode, the precision and the whitening map (its arrays in ``dtype``): (layout, mapping, log density at
+    the mode, notes)."""
     from ._laplace_marginal import marginal_mode_and_precision
     from ._whiten import block_whitening, whitening
 
     lay, theta, q, prec, steps, val, switched = marginal_mode_and_precision(obs, n_models, n_tasks, centred)
     if lay.item_cell is None or couple_items:
-        mapping = whitening(lay, theta, q, prec)
+        mapping = whitening(lay, theta, q, prec, dtype=dtype)
     else:
-        mapping = block_whitening(lay, theta, q, prec)
+        mapping = block_whitening(lay, theta, q, prec, dtype=dtype)
     notes = [f"Gaussian approximation: scales at their marginal posterior mode (Laplace; {steps} EM iterations),"
              " effects at their conditional mode"]
     if switched:
@@ -151,8 +172,13 @@ def fit_hmc(obs, n_models, n_tasks, centred, *, num_warmup, num_samples, num_cha
         return u, pullback(jnp.ones_like(u))[0]
 
     init = np.random.default_rng(seed).normal(scale=1.5, size=(num_chains, mapping.dim)).astype(np.float32)
+    initial = None
+    if lay.item_cell is None:
+        u0, g0 = potential_numpy(lay, mapping, init)
+        initial = (u0.astype(np.float32), g0.astype(np.float32))
     res = sample(value_and_grad, jnp.asarray(init), num_warmup=num_warmup, num_samples=num_samples,
-                 key=jax.random.PRNGKey(seed % (2**31 - 1)), target_accept=target_accept, max_steps=max_steps)
+                 key=jax.random.PRNGKey(seed % (2**31 - 1)), target_accept=target_accept, max_steps=max_steps,
+                 initial=initial)
     t2 = time.perf_counter()
     posterior = draws_to_posterior(lay, mapping, res.z)
     t3 = time.perf_counter()

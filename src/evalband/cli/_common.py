@@ -16,6 +16,7 @@ every command reads files the same way::
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import dataclasses
 import functools
@@ -46,7 +47,8 @@ PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, 
                                                   " ('runs/*.csv'), a log folder, or - for standard input.",
                                                   show_default=False)]
 ExampleOpt = Annotated[Optional[str], typer.Option("--example", help="Bundled example instead of a file:"
-                                                   " vtab or mmlu-pro.", show_default=False)]
+                                                   " vtab or mmlu-pro (epoch: cell scores, for ability).",
+                                                   show_default=False)]
 SourceOpt = Annotated[str, typer.Option("--source", help="Input kind: auto, csv, tsv, parquet, jsonl, json, or a"
                                         " harness's logs: lm-eval, inspect, helm, rliable, cruxeval (a file,"
                                         " folder or glob).")]
@@ -63,9 +65,12 @@ SplitOpt = Annotated[Optional[str], typer.Option("--split", help="HELM runs: the
 BaselinesOpt = Annotated[Optional[str], typer.Option("--baselines", help="rliable score files: CSV of task,"
                                                      " random, human scores to normalize by.",
                                                      show_default=False)]
-SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Run bootstrap chunks on a Dask cluster:"
-                                                     " scheduler address (tcp://host:8786), or 'local' for a"
-                                                     " local cluster; needs evalband[dist].",
+SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Run on a Dask cluster: scheduler"
+                                                     " address (tcp://host:8786), or 'local' for a local cluster;"
+                                                     " sharded input (a folder, glob or URL such as"
+                                                     " 's3://bucket/runs/*.parquet') is read and reduced on the"
+                                                     " workers, and the bootstrap runs there; needs"
+                                                     " evalband[dist].",
                                                      show_default=False)]
 ThreadsOpt = Annotated[Optional[int], typer.Option("--threads", min=1, help="Threads for the bootstrap (default:"
                                                    " every core); the numbers do not depend on it.",
@@ -303,6 +308,8 @@ def check_input_path(path) -> None:
     text = os.fspath(path)
     if text == "-" or text.startswith("example:") or os.path.exists(text):
         return
+    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", text):  # an fsspec URL: listed by the reader (on a cluster)
+        return
     if _GLOB_CHARS.search(text):
         import glob
 
@@ -320,7 +327,7 @@ def fail(message: str, code: int = 2):
 
 #: Library argument -> the CLI option that sets it, for messages raised below the CLI (the library names its
 #: own arguments); a command adds its own with ``errors(method="--interval")``.
-CLI_NAMES = {"rng": "--seed", "n_resamples": "--n-resamples", "confidence_level": "--confidence",
+CLI_NAMES = {"rng": "--seed", "missing": "--missing", "n_resamples": "--n-resamples", "confidence_level": "--confidence",
              "name": "--aggregate", "aggregate": "--aggregate", "method": "--method", "correction": "--correction",
              "resampling": "--resampling", "margin": "--margin", "weights": "--weights", "group_weights": "--weights",
              "models": "--models", "test": "--test", "prior": "--prior", "accuracy_scale": "--accuracy-scale",
@@ -686,92 +693,17 @@ def parse_confidence(text):
 
 
 def load_input(path, example, **options):
-    """Read PATH or --example into a ResultsTable (:func:`_load_input`); its labels (models, tasks, the file)
-    are then printed as written in every message of the command (:func:`protect_table`)."""
+    """Read PATH or --example into a ResultsTable (the reading policy is the library's,
+    :func:`evalband.io.read_input`); its labels (models, tasks, the file) are then printed as written in every
+    message of the command (:func:`protect_table`)."""
     from ..display.notes import Note
+    from ..io.inputs import read_input
 
-    table = _load_input(path, example, **options)
+    table = read_input(path, example, executor=_CLUSTER.get(), **options)  # --scheduler: read on its cluster
     protect_table(table)
     if any(not isinstance(n, Note) and cli_message(n) != n for n in table.notes):  # plain notes naming API arguments
         table = copy.copy(table)  # a copy: an example table may be cached
         object.__setattr__(table, "notes", tuple(n if isinstance(n, Note) else cli_message(n) for n in table.notes))
-    return table
-
-
-def _load_input(path, example, *, source="auto", shape="auto", model_col="model", task_col="task",
-                item_col="item", score_col="score", trial_col="trial", cluster=None, group_col="group",
-                unbounded=False, count_rule="floor", models=None, drop_cols=None, accuracy_scale=None,
-                battles=False, **extra):
-    """Read PATH or --example into a ResultsTable (:func:`evalband.read`; the selection of --models is the
-    library's, :meth:`InputOptions.selection`).
-
-    With ``--shape wide`` the --models names are the model columns chosen at read time (other columns are not
-    models and not counted in coverage notes); ``--drop-cols`` leaves columns out before reading. With
-    ``battles``, a file of pairwise battles is read as a BattleTable: when --source names a battle format, or
-    when it is detected (:func:`evalband.io.battles.looks_like_battles`) and no option of a results table was
-    given (those options would otherwise turn the detection off).
-    """
-    from ..io import BATTLE_SOURCES, load_example
-    from ..io import read
-
-    if (path is None) == (example is None):
-        raise ArgumentError("give either a results file PATH or --example NAME (one of them)")
-    # the options of reading a results file that were given (not left at their defaults)
-    results = dict(shape=shape != "auto", model_col=model_col != "model", task_col=task_col != "task",
-                   item_col=item_col != "item", score_col=score_col != "score", trial_col=trial_col != "trial",
-                   cluster=cluster is not None, group_col=group_col != "group", unbounded=unbounded,
-                   count_rule=count_rule != "floor", drop_cols=drop_cols is not None,
-                   accuracy_scale=accuracy_scale is not None, **{k: v is not None for k, v in extra.items()})
-    given = [f"--{k.strip('_').replace('_', '-')}" for k, v in results.items() if v]
-    if example is not None and (given or source != "auto"):  # one rule: an example is read as bundled
-        named = given + (["--source"] if source != "auto" else [])
-        raise ArgumentError(f"{', '.join(named)} appl{'ies' if len(named) == 1 else 'y'} to a results file, not to"
-                            f" --example (the bundled example is read as it is)")
-    if battles and example is None:
-        if source in BATTLE_SOURCES:
-            if given:
-                raise ArgumentError(f"{', '.join(given)} apply to a results table, not to battles (--source"
-                                    f" {source})")
-            return read(path, source=source)
-        if source == "auto" and not given:
-            from ..io.battles import looks_like_battles
-
-            if looks_like_battles(path):
-                return read(path)
-    names = None if models is None else parse_list(models, name="models")
-    if drop_cols is not None:
-        if example is not None:
-            raise ArgumentError("`--drop-cols` applies to a results file, not to --example")
-        drop_cols = parse_list(drop_cols, name="--drop-cols")
-        if not drop_cols:
-            raise ArgumentError("`--drop-cols` is empty; give comma-separated column names (or leave the option out)")
-        extra["drop_cols"] = drop_cols
-    facets = extra.pop("facets", None)
-    if facets is not None:
-        extra["facets"] = [] if facets.strip().lower() == "none" else parse_list(facets, name="--facets")
-        # trials are always a facet nested in cells (the --trial-col column), never a label column of their own
-        extra["facets"] = [f for f in extra["facets"] if f not in ("trial", trial_col)]
-    if example is not None and any(extra.get(k) is not None for k in ("human_col", "cost_col", "latency_col",
-                                                                      "facets")):
-        raise ArgumentError("`--human-col`, `--cost-col`, `--latency-col` and `--facets` apply to a results file,"
-                            " not to --example")
-    if accuracy_scale is not None:
-        if example is not None:
-            raise ArgumentError("`--accuracy-scale` applies to a results file, not to --example")
-        extra["accuracy_scale"] = accuracy_scale
-    if cluster is not None and cluster.strip().lower() == "none":
-        cluster = False  # items are independent: a 'cluster' column is then named as not used
-    if example is not None:
-        table = load_example(example)
-    else:
-        if shape == "wide" and names:
-            extra["models"] = names  # the model columns, chosen when the file is read
-        # reader-specific options (--metric, --filter, --split, --baselines) reach the reader only when given
-        extra = {k: v for k, v in extra.items() if v is not None}
-        options = dict(model_col=model_col, task_col=task_col, item_col=item_col, score_col=score_col,
-                       trial_col=trial_col, cluster_col=cluster, group_col=group_col, unbounded=unbounded,
-                       count_rule=count_rule, shape=shape, **extra)
-        table = read(path, source=source, **options)
     return table
 
 
@@ -806,4 +738,12 @@ def executor_for(scheduler: str | None, threads: int | None = None):
     from ..resample import use_executor
 
     with dask_executor(scheduler) as executor, use_executor(executor):
-        yield executor
+        token = _CLUSTER.set(executor)  # sharded input is read on the cluster too (load_input)
+        try:
+            yield executor
+        finally:
+            _CLUSTER.reset(token)
+
+
+#: the executor of --scheduler while a command runs: sharded input is read and reduced on its cluster
+_CLUSTER: contextvars.ContextVar = contextvars.ContextVar("evalband_cli_cluster", default=None)

@@ -79,18 +79,18 @@ def agreement(
     from ..judges import agreement as agree
     from ..selection import select
 
-    with errors(n_resamples="--n-resamples", cluster="--cluster", reference="--reference", level="--level",
+    with errors(n_resamples="--n-resamples", cluster="--cluster", reference="--reference", level="--level", measurement="--level",
                 shape="--shape", unit_col="--unit-col", rater_col="--rater-col", value_col="--value-col"):
         fmt = output_format(fmt, wide)
         seed, seed_text = resolve_seed(seed)
         sel = select(path, source="ratings", unit_col=unit_col, rater_col=rater_col, value_col=value_col,
-                     shape=shape, level=level, cluster_col=cluster, raters=parse_list(raters, name="raters"))
-        res = agree(sel, level=level, reference=reference, judges=parse_list(judges, name="judges"),
+                     shape=shape, measurement=level, cluster_col=cluster, raters=parse_list(raters, name="raters"))
+        res = agree(sel, measurement=level, reference=reference, judges=parse_list(judges, name="judges"),
                     n_resamples=n_resamples_for("refit", n_resamples), confidence_level=parse_confidence(confidence),
                     rng=seed)
         protect_table(sel.table)
         # the library's notes in this command's words (level= -> --level, reference= -> --reference)
-        notes = [note_text(n, {"level": "--level", "reference": "--reference", "cluster_col": "--cluster",
+        notes = [note_text(n, {"level": "--level", "measurement": "--level", "reference": "--reference", "cluster_col": "--cluster",
                                  "judges": "--judges", "raters": "--raters"}) for n in res.notes]
         notes.append(f"{seed_text}, {res.n_resamples:,} bootstrap replicates over"
                      f" {'clusters' if res.n_clusters else 'units'}; {res.method} intervals")

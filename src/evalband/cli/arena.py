@@ -24,7 +24,7 @@ BattlesArg = Annotated[str, typer.Argument(
          " annotations.json files (a file or their folder), or - for a table on standard input.",
     show_default=False)]
 MethodOpt = Annotated[str, typer.Option(
-    "--method", help="bt (Bradley-Terry maximum likelihood), elo (bootstrap online Elo; order matters), rao-kupper"
+    "--model", "--method", help="bt (Bradley-Terry maximum likelihood), elo (bootstrap online Elo; order matters), rao-kupper"
                      " or davidson (Bradley-Terry with a tie model), win-rate (against --baseline, or averaged over"
                      " opponents).")]
 BaselineOpt = Annotated[Optional[str], typer.Option(
@@ -48,7 +48,7 @@ StyleOpt = Annotated[Optional[str], typer.Option(
     "--style", help="Style control, comma-separated features: length, markdown (header, list and bold counts),"
                     " NAME for columns NAME_a/NAME_b, or a column of differences A - B.", show_default=False)]
 LengthControlOpt = Annotated[bool, typer.Option(
-    "--length-control", help="With --method win-rate and --baseline: the length-controlled win rate by --lc-glm"
+    "--length-control", help="With --model win-rate and --baseline: the length-controlled win rate by --lc-glm"
                              " (needs a length feature), its interval from the bootstrap; se is its bootstrap"
                              " SE (JSON: se and se_lc; the raw win rate's: win_rate_se).")]
 LcGlmOpt = Annotated[str, typer.Option(
@@ -64,7 +64,7 @@ DifficultyOpt = Annotated[Optional[str], typer.Option(
     "--instruction-difficulty", help="A CSV of instruction (or AlpacaEval index) and difficulty, e.g. AlpacaEval's"
                                      " instruction_difficulty.csv (default: from --lc-reference, else estimated).",
     show_default=False)]
-KOpt = Annotated[float, typer.Option("--k", help="Elo's K-factor (--method elo).")]
+KOpt = Annotated[float, typer.Option("--k", help="Elo's K-factor (--model elo).")]
 SourceOpt = Annotated[str, typer.Option(
     "--source", help="Input kind: auto (detected), battles (a column layout), fastchat, arena-hard or"
                      " alpaca-eval.")]
@@ -90,7 +90,7 @@ TurnCol = _column("--turn-col", "the turn")
 WeightCol = _column("--weight-col", "a positive weight per battle (default weight)")
 
 #: library argument -> the option that sets it, for the library's messages
-_OPTIONS = {"ties": "--ties", "baseline": "--baseline", "scale": "--scale", "anchor": "--anchor",
+_OPTIONS = {"model": "--model", "ties": "--ties", "baseline": "--baseline", "scale": "--scale", "anchor": "--anchor",
             "cluster": "--cluster", "style": "--style", "length_control": "--length-control", "k": "--k",
             "lc_glm": "--lc-glm", "lc_reference": "--lc-reference", "instruction_difficulty": "--instruction-difficulty",
             "source": "--source", "model_a_col": "--model-a-col", "model_b_col": "--model-b-col",
@@ -166,7 +166,7 @@ def arena(
                 raise ArgumentError("`--style` is empty; give feature names (or leave the option out)")
             read_options["style_cols"] = [n for n in names if n != "markdown"]
         seed, seed_text = resolve_seed(seed)
-        result = run_arena(path, method=method, ties=ties, baseline=baseline, scale=scale, anchor=anchor,
+        result = run_arena(path, model=method, ties=ties, baseline=baseline, scale=scale, anchor=anchor,
                            cluster=unit, style=names, length_control=length_control, lc_glm=lc_glm,
                            lc_reference=lc_reference, instruction_difficulty=instruction_difficulty or "auto", k=k,
                            n_resamples=n_resamples_for("refit", n_resamples),
@@ -290,12 +290,12 @@ def _unit_note(result) -> str:
 def _pairs(result, fmt: str, correction: str, notes: list) -> None:
     import numpy as np
 
-    from .compare import _neighbours, decided_line
+    from .compare import _neighbours
 
     comp = result.comparison(correction=correction)
     frame = result.pairwise(correction=correction)
     if fmt in ("csv", "json"):
-        show(frame, fmt, notes=[decided_line(comp)] + notes)
+        show(frame, fmt, notes=[comp.decided_text()] + notes)
         return
     order = np.array([result.models.index(m) for m in result.to_frame()["model"]])
     rows = np.arange(len(frame))
@@ -304,7 +304,7 @@ def _pairs(result, fmt: str, correction: str, notes: list) -> None:
         rows = np.flatnonzero(_neighbours(comp, order))
         readings.append(f"{len(rows)} of {len(frame):,} pairs shown (neighbours in the ranking); JSON and CSV have"
                         " them all; --models narrows the battles to some models")
-    readings = [comp.readings[i] for i in rows[:10]] + [decided_line(comp)] + readings
+    readings = [comp.readings[i] for i in rows[:10]] + [comp.decided_text()] + readings
     cols = ["model_a", "model_b", "difference", "se", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict",
             "win_probability", "win_probability_low", "win_probability_high", "confidence_level",
             "interval_level", "correction"]  # the interval's header says its level and correction
@@ -315,6 +315,8 @@ def _pairs(result, fmt: str, correction: str, notes: list) -> None:
         readings.append("P(A wins): predicted probability that model_a beats model_b (a tie counting half), with its"
                         " bootstrap interval")
     points = points_note([(comp.statistic, result.display_scale)])
-    floor = 2 / (result.n_resamples + 1)
+    from ..comparison.p_values import p_floor
+
+    floor = p_floor(result.n_resamples)  # two-sided bootstrap p-values
     show(shown, fmt, notes=readings + ([points] if points else []) + notes,
          value_cols=("difference", "se", "ci_low", "ci_high"), scale=result.display_scale, p_floor=floor)

@@ -112,23 +112,6 @@ def readings_shown(pc, order, *, verbose: bool) -> list[str]:
     return [readings[k] for k in ranked[:READINGS_SHOWN]]
 
 
-def decided_line(pc) -> str:
-    """'117 of 120 pairs decided; 3 not yet decided: A vs B, C vs D, E vs F'."""
-    import numpy as np
-
-    from .._lists import and_names
-
-    v = np.asarray(pc.verdict)
-    open_ = [f"{a} vs {b}" for a, b, x in zip(pc.model_a, pc.model_b, v) if x == "not yet decided"]
-    n = len(v)
-    text = f"{pc.statistic}: {n - len(open_):,} of {n:,} pair{'s' if n != 1 else ''} decided"
-    if (v == "equivalent").any():
-        text += f" ({int((v == 'equivalent').sum()):,} equivalent within the margin)"
-    if open_:
-        text += f"; {len(open_):,} not yet decided: {and_names(open_, limit=5, noun='pairs')}"
-    return text
-
-
 @reads_input("path example models tasks drop_cols accuracy_scale",
              after={"aggregate": "weights", "fixed": "facets", "ppi": "human_col",
                     "fmt": f"cluster {TABLE_INPUT} {LOG_INPUT}"})
@@ -152,6 +135,10 @@ def compare(
                                             " yet decided).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="A one-sentence reading of every pair (by"
                                           " default only where it adds something; JSON always has them).")] = False,
+    missing: Annotated[str, typer.Option(
+        "--missing", help="Tasks some model has no result on: drop (leave them out, the default), common (each"
+                          " pair on the tasks both have; n_tasks per pair) or ability (differences of latent"
+                          " abilities from every cell: evalband ability).")] = "drop",
     scheduler: SchedulerOpt = None,
     threads: ThreadsOpt = None,
     *,
@@ -170,6 +157,12 @@ def compare(
 
     with errors(method="--interval"), executor_for(scheduler, threads):  # the bootstrap interval `method`
         fmt = output_format(fmt, wide)
+        missing = str(missing).strip().lower()
+        if missing not in ("drop", "common", "ability"):
+            raise ArgumentError(f"`--missing` must be one of drop, common, ability; got {missing!r}.")
+        if missing == "ability":
+            return _compare_abilities(inputs, fmt=fmt, n_resamples=n_resamples, seed=seed, confidence=confidence,
+                                      correction=correction)
         sel = inputs.selection()
         table = sel.table
         seed, seed_text = resolve_seed(seed)
@@ -177,7 +170,7 @@ def compare(
                                 n_resamples=n_resamples_for("average", n_resamples),
                                 method=interval, confidence_level=parse_confidence(confidence),
                                 correction=correction, margin=parse_margin(margin), per_task=False, rng=seed,
-                                fixed=parse_fixed(fixed), ppi=ppi)
+                                fixed=parse_fixed(fixed), ppi=ppi, missing=missing)
         notes = list(result.notes)
         notes.append(SEED_REPLICATES(seed_text=seed_text, n_resamples=result.replicates.n_resamples))
         if table.attribution:
@@ -198,8 +191,10 @@ def compare(
                 np.argsort(-av.observed if av.higher_is_better else av.observed, kind="stable")
             rows = pairs_shown(pc, order, all_pairs=all_pairs)
             part = pc.to_frame().iloc[rows]
+            if result.pair_tasks is not None:  # --missing common: the tasks each pair was compared on
+                part = part.assign(n_tasks=result.pair_tasks[np.asarray(pc.index_a)[rows], np.asarray(pc.index_b)[rows]])
             parts.append(part)
-            readings += readings_shown(pc, order, verbose=verbose) + [decided_line(pc)]
+            readings += readings_shown(pc, order, verbose=verbose) + [pc.decided_text()]
             if len(rows) < len(pc.verdict):
                 top = " from the top of the ranking" if capped(pc, order) else ""
                 readings.append(f"{pc.statistic}: {len(rows):,} of {len(pc.verdict):,} pairs shown (neighbours in"
@@ -211,7 +206,8 @@ def compare(
         shown = shown[[c for c in ("aggregate", "model_a", "model_b", "difference", "se", "ci_low", "ci_high",
                                    "p_value", "p_adjusted", "verdict", "confidence_level", "interval_level",
                                    "correction") if c in shown.columns]
-                      + (["n_units"] if result.on_shared_items else [])]  # each pair on its own items: the count
+                      + (["n_units"] if result.on_shared_items else [])  # each pair on its own items: the count
+                      + (["n_tasks"] if "n_tasks" in shown.columns else [])]  # --missing common: its tasks
         if (shown["p_adjusted"] == shown["p_value"]).all():
             shown = shown.drop(columns="p_adjusted")  # no correction: the same numbers twice
         points = points_note(scales)
@@ -221,3 +217,22 @@ def compare(
         floor = result.p_floor  # two-sided bootstrap p-values
         show(shown, fmt, notes=readings + ([points] if points else []) + notes, value_cols=value_cols,
              scale=row_scales(shown, scales), p_floor=floor)
+
+
+def _compare_abilities(inputs, *, fmt, n_resamples, seed, confidence, correction):
+    """--missing ability: every pair's difference of latent abilities (every measured cell counts)."""
+    from .ability import latent_ranking
+
+    result, notes = latent_ranking(inputs, n_resamples=n_resamples, seed=seed, confidence=confidence,
+                                   correction=correction, simultaneous="max-t")
+    frame = result.comparisons_frame()
+    frame = frame.drop(columns=[c for c in ("aggregate", "statistic") if c in frame.columns])
+    frame.insert(0, "aggregate", "ability")
+    if fmt in ("csv", "json"):
+        show(frame, fmt, notes=notes)
+        return
+    shown = frame[[c for c in ("aggregate", "model_a", "model_b", "difference", "se", "ci_low", "ci_high",
+                               "p_value", "p_adjusted", "verdict", "n_units") if c in frame.columns]]
+    if (shown["p_adjusted"] == shown["p_value"]).all():
+        shown = shown.drop(columns="p_adjusted")
+    show(shown, fmt, notes=notes, value_cols=("difference", "se", "ci_low", "ci_high"))

@@ -92,7 +92,7 @@ def frontier(
             raise ArgumentError("`--rating` applies to pairwise battles; FILE holds results (use --aggregate)")
         result = run(sel, cost=cost, latency=latency, aggregate=aggregate, margin=parse_margin(margin),
                      min_quality=_level(min_quality), n_resamples=n_resamples, confidence_level=level, rng=seed,
-                     arena_options={"method": rating} if battles else None)
+                     arena_options={"model": rating} if battles else None)
         chosen = parse_list(pair, name="pair") if pair is not None else parse_list(inputs.models, name="models")
         if pair is not None and len(chosen) != 2:
             raise ArgumentError(f"`--pair` must name two models, A,B; got {pair!r}")

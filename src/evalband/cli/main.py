@@ -18,6 +18,9 @@ COMMANDS = {
     "bayes": "bayes",
     "compare": "compare",
     "rank": "rank",
+    "ability": "ability",
+    "items": "items",
+    "subset": "subset",
     "plan": "plan",
     "gate": "gate",
     "variance": "variance",
@@ -46,9 +49,13 @@ class LazyGroup(TyperGroup):
             return None
         if name not in self._loaded:
             module = importlib.import_module(f"{__package__}.{COMMANDS[name]}")
-            single = typer.Typer(**_SETTINGS)
-            single.command(name)(getattr(module, name))
-            self._loaded[name] = typer.main.get_command(single)
+            command = getattr(module, name)
+            if isinstance(command, typer.Typer):  # a command group (subset choose / estimate)
+                self._loaded[name] = typer.main.get_group(command)
+            else:
+                single = typer.Typer(**_SETTINGS)
+                single.command(name)(command)
+                self._loaded[name] = typer.main.get_command(single)
         return self._loaded[name]
 
 

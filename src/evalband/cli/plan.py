@@ -128,8 +128,11 @@ def plan(
                            fmt=fmt)
         if effect is None:
             raise ArgumentError("give --effect, the difference to detect as a fraction (e.g. 0.03)")
-        common = dict(power=power, alpha=alpha, alternative=alternative, method=method,
-                      confidence_level=parse_confidence(confidence), cost_ratio=cost_ratio, n_comparisons=comparisons,
+        from .._validate import check_probability
+
+        alpha = check_probability(alpha, "alpha")  # the test's level is 1 - alpha (the library's keyword)
+        common = dict(power=power, confidence_level=round(1 - alpha, 12), alternative=alternative, method=method,
+                      interval_level=parse_confidence(confidence), cost_ratio=cost_ratio, n_comparisons=comparisons,
                       multiplicity=multiplicity)
         if inputs.path is not None or inputs.example is not None:
             typed = {"--baseline": baseline, "--variance-difference": variance_difference, "--sd": sd,

@@ -18,6 +18,7 @@ from ._common import ATTRIBUTION, SEED_REPLICATES
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, ResamplingOpt,
                       parse_margin, points_note, row_scales)
 from ._judges import PpiOpt, ppi_columns, ppi_records
+from .ability import MissingOpt
 from .._validate import ArgumentError
 
 TestOpt = Annotated[Optional[str], typer.Option(
@@ -52,6 +53,7 @@ def rank(
     test: TestOpt = None,
     control: ControlOpt = None,
     rope: RopeOpt = 0.0,
+    missing: MissingOpt = "drop",
     scheduler: SchedulerOpt = None,
     threads: ThreadsOpt = None,
     *,
@@ -66,6 +68,15 @@ def rank(
     """
     with errors(method="--interval"), executor_for(scheduler, threads):  # the bootstrap interval `method`
         fmt = output_format(fmt, wide)
+        missing = str(missing).strip().lower()
+        if missing not in ("drop", "common", "ability"):
+            raise ArgumentError(f"`--missing` must be one of drop, common, ability; got {missing!r}.")
+        if missing != "drop" and test is not None:
+            raise ArgumentError("`--missing` applies to the bootstrap ranking; tests over tasks (--test) need every"
+                                " model on every task")
+        if missing == "ability":
+            return _run_ability(inputs, fmt=fmt, n_resamples=n_resamples, seed=seed, confidence=confidence,
+                                correction=correction)
         if test is not None:
             sel = inputs.selection()
             if ppi != "none" and getattr(sel.table, "level", None) == "item" and "human" in sel.table.measures:
@@ -78,7 +89,7 @@ def rank(
                                   confidence=confidence, seed=seed, fmt=fmt)
         options = dict(aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, seed=seed,
                        confidence=confidence, interval=interval, correction=correction, margin=margin,
-                       fixed=parse_fixed(fixed), ppi=ppi)
+                       fixed=parse_fixed(fixed), ppi=ppi, missing=missing)
         frame, notes, scales, cells = _run(inputs.selection(), **options)
         if fmt in ("csv", "json"):
             from ..display import to_json
@@ -87,14 +98,33 @@ def rank(
             return
         shown = frame[[c for c in ("aggregate", "model", "estimate", "se", "ci_low", "ci_high", "rank",
                                    "rank_mean", "rank_low", "rank_high", "rank_sim_low", "rank_sim_high",
-                                   "p_best", "tier", "confidence_level") if c in frame.columns]]
+                                   "wins", "losses", "n_tasks", "p_best", "tier", "confidence_level")
+                       if c in frame.columns]]
+        if frame["p_best"].isna().all():  # ranks from pairs (--missing common): no P(best)
+            shown = shown.drop(columns=["p_best"])
         shown = ppi_columns(shown, cells)  # human labels, one task: lambda, n_labelled, effective n per model
         points = points_note(scales)
         show(shown, fmt, notes=([points] if points else []) + notes, scale=row_scales(shown, scales))
 
 
+def _run_ability(inputs, *, fmt, n_resamples, seed, confidence, correction):
+    """--missing ability: the latent abilities as the ranking (every measured cell counts)."""
+    from .ability import ability_rank_frame, latent_ranking
+
+    result, notes = latent_ranking(inputs, n_resamples=n_resamples, seed=seed, confidence=confidence,
+                                   correction="auto", simultaneous=correction)
+    frame = ability_rank_frame(result)
+    if fmt in ("csv", "json"):
+        show(frame, fmt, notes=notes)
+        return
+    shown = frame[[c for c in ("aggregate", "model", "estimate", "se", "ci_low", "ci_high", "rank", "rank_mean",
+                               "rank_low", "rank_high", "rank_sim_low", "rank_sim_high", "p_best", "tier", "n_tasks",
+                               "flag") if c in frame.columns]]
+    show(shown, fmt, notes=notes)
+
+
 def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval, correction, margin, fixed=None,
-         ppi="ppi++"):
+         ppi="ppi++", missing="drop"):
     """Call the library on the selection; return (frame, notes, [(aggregate, display scale)], PPI records or
     None)."""
     from ..display import format_level
@@ -105,13 +135,14 @@ def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval,
     result = rank_models(sel, aggregate=aggregate, resampling=resampling,
                          n_resamples=n_resamples_for("average", n_resamples), method=interval,
                          confidence_level=parse_confidence(confidence), simultaneous=correction,
-                         margin=parse_margin(margin), rng=seed, fixed=fixed, ppi=ppi)
+                         margin=parse_margin(margin), rng=seed, fixed=fixed, ppi=ppi, missing=missing)
     frame = result.to_frame()
     notes = list(result.notes)
     level = result.rankings[0].confidence_level
-    notes.append(f"{format_level(level)} intervals; rank CI: bootstrap percentile interval of each model's rank;"
-                 f" sim. rank CI: simultaneous ({correction}) rank intervals, holding for all models at once; rank 1"
-                 " is best")
+    if hasattr(result.rankings[0], "rank_ci"):  # (ranks from pairs, --missing common, say theirs in a note)
+        notes.append(f"{format_level(level)} intervals; rank CI: bootstrap percentile interval of each model's"
+                     f" rank; sim. rank CI: simultaneous ({correction}) rank intervals, holding for all models at"
+                     " once; rank 1 is best")
     notes.append(SEED_REPLICATES(seed_text=seed_text, n_resamples=result.replicates.n_resamples))
     if table.attribution:
         notes.append(ATTRIBUTION(attribution=table.attribution))

@@ -7,8 +7,8 @@ import warnings
 
 import typer
 
-from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FixedOpt, FormatOpt, InputOptions, WideOpt, errors,
-                      output_format, parse_confidence, parse_fixed, reads_input, show)
+from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FixedOpt, FormatOpt, InputOptions, SchedulerOpt,
+                      WideOpt, errors, executor_for, output_format, parse_confidence, parse_fixed, reads_input, show)
 from ._common import ATTRIBUTION
 from typing import Annotated
 
@@ -31,6 +31,7 @@ def summarize(
     confidence: ConfidenceOpt = "0.95",
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
+    scheduler: SchedulerOpt = None,
     *,
     inputs: InputOptions,
 ):
@@ -45,7 +46,7 @@ def summarize(
     from ..display import format_level, scale_for
     from ..estimation import estimate
 
-    with errors():
+    with errors(), executor_for(scheduler):
         fmt = output_format(fmt, wide)
         sel = inputs.selection()
         table = sel.table

@@ -19,7 +19,7 @@ from ._analytic import analytic as _analytic, pooled_item_correlation as _pooled
 from .pairs import pair_position
 from .pairwise import PairwiseComparison, adjusted, interval_label, pairwise_differences
 from .permutation import paired_permutation_test
-from .p_values import INTERVAL_METHODS
+from .p_values import INTERVAL_METHODS, p_floor
 from .sensitivity import DEFAULT_CORRELATIONS, correlated_replicates, describe_sweep
 from .verdict import MIN_DISCORDANT, check_margin, reading, verdict_detail
 from ..display.reprs import displayed
@@ -76,14 +76,22 @@ class Comparison:
     """Whether no item is shared by every model, so that each pair was compared on the items both models have
     (``n_units`` per pair; :mod:`evalband.comparison.shared`): ``replicates`` then holds one replicate set per
     pair and ``aggregate_values`` is empty (the models' values rest on different items)."""
+    pair_tasks: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """``missing='common'`` on data where some model lacks a task: (models x models) counts of the tasks each
+    pair was compared on (``n_tasks`` in the aggregate frame); None otherwise."""
 
     def to_frame(self, level: str = "aggregate") -> pd.DataFrame:
-        """Tidy table of the pairs: ``level`` 'aggregate', 'task' or 'sensitivity'."""
+        """Tidy table of the pairs: ``level`` 'aggregate', 'task' or 'sensitivity' (with ``missing='common'``
+        on incomplete data the aggregate frame gives ``n_tasks``, the tasks each pair shares)."""
         level = check_choice(level, ("aggregate", "task", "sensitivity"), "level")
         parts = {"aggregate": self.aggregates, "task": self.tasks, "sensitivity": self.sensitivity}[level]
         if not parts:
             return pd.DataFrame()
-        return pd.concat([p.to_frame() for p in parts], ignore_index=True)
+        frames = [p.to_frame() for p in parts]
+        if level == "aggregate" and self.pair_tasks is not None:
+            frames = [f.assign(n_tasks=self.pair_tasks[np.asarray(p.index_a), np.asarray(p.index_b)])
+                      for f, p in zip(frames, parts)]
+        return pd.concat(frames, ignore_index=True)
 
     @property
     def display_scale(self) -> float:
@@ -99,15 +107,11 @@ class Comparison:
     def p_floor(self) -> float:
         """The smallest two-sided bootstrap p-value the replicates can give, ``2 / (B + 1)`` (``str()`` shows
         p-values there as below it, as the command line does)."""
-        return 2.0 / (self.n_resamples + 1)
+        return p_floor(self.n_resamples)
 
     def headline(self) -> str:
-        """One line: how many pairs are decided, per aggregate."""
-        parts = []
-        for pc in self.aggregates:
-            v = list(pc.verdict)
-            parts.append(f"{pc.statistic}: {len(v) - v.count('not yet decided')} of {len(v)} pairs decided")
-        return "; ".join(parts)
+        """One line: how many pairs are decided, per aggregate (:meth:`PairwiseComparison.decided_text`)."""
+        return "; ".join(pc.decided_text(undecided=False) for pc in self.aggregates)
 
     def readings(self, level: str = "aggregate") -> list[str]:
         """The one-sentence reading of every pair."""
@@ -142,7 +146,8 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
             confidence_level=0.95, alternative: str = "two-sided", correction: str = "none",
             margin: float = 0.0, correlation: float | None = None, correlations=DEFAULT_CORRELATIONS,
             per_task: bool | str = "auto", permutation: bool = False, n_permutations: int = 9999, cluster=None,
-            aggregate_options=None, rng=None, fixed=None, ppi: str = "ppi++", _family=None) -> Comparison:
+            aggregate_options=None, rng=None, fixed=None, ppi: str = "ppi++", missing: str = "drop",
+            _family=None) -> Comparison:
     """Compare every pair of models on any aggregate over tasks and on each task.
 
     Parameters
@@ -203,6 +208,12 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         Facets (prompt, judge, run, ...) to condition on. By default facet columns crossed with items are random:
         the replicates resample their levels too, and with few clusters they carry the small-sample correction
         (:func:`evalband.facets.default_replicates`; the notes say which).
+    missing : {'drop', 'common', 'ability'}
+        Tasks some selected model has no result on. 'drop' (default): left out of every pair, named in a note
+        that counts the cells left out. 'common': each pair compared on the tasks both models have (its own
+        paired bootstrap; ``n_tasks`` per pair in the frame; 'bh' and 'max-t' fall back to Bonferroni); on
+        complete data the same comparison as 'drop'. 'ability' is the latent-ability model's comparison
+        (:func:`evalband.ability`, its ``comparisons``; ``evalband compare --missing ability``).
     ppi : {'ppi++', 'classic', 'labelled', 'none'}
         Item-level results with human labels (measure ``human``): compare the models' human-scale means, from
         the replicates of their prediction-powered estimates (:mod:`evalband.resample.ppi`; PPI++ by
@@ -240,6 +251,19 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
     Longjohn, R., Gopalan, G. & Casleton, E. (2025). Statistical Uncertainty Quantification for Aggregate
     Performance Metrics in Machine Learning Benchmarks. arXiv:2501.04234.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> table = eb.load_example("vtab")
+    >>> comparison = eb.compare(table, models=["Exemplar", "Rotation", "VAE"], n_resamples=500, rng=0)
+    >>> comparison.headline()
+    'mean: 3 of 3 pairs decided'
+    >>> comparison.to_frame()[["model_a", "model_b", "verdict"]]
+        model_a   model_b   verdict
+    0  Rotation  Exemplar  A better
+    1  Rotation       VAE  A better
+    2  Exemplar       VAE  A better
     """
     method = check_choice(method, INTERVAL_METHODS, "method")
     correction = check_choice(correction, CORRECTIONS, "correction")
@@ -251,6 +275,20 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     margin = check_margin(margin)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
+    missing = check_choice(missing, MISSING, "missing")
+    if missing == "ability":
+        raise ArgumentError("`missing='ability'` compares latent abilities: evalband.ability(data).comparisons")
+    if missing == "common" and replicates is None and _family is None and not isinstance(data, ReplicateSet):
+        from .shared import compare_pairs, lacks_tasks
+
+        base = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
+        if lacks_tasks(base):  # else every pair has every task: the comparison of missing='drop'
+            return compare_pairs(base, compare, correction=correction, per_task=per_task, permutation=permutation,
+                                 rng=rng, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples,
+                                 method=method, confidence_level=confidence_level, alternative=alternative,
+                                 margin=margin, correlation=correlation, correlations=correlations,
+                                 n_permutations=n_permutations, cluster=cluster, aggregate_options=aggregate_options,
+                                 fixed=fixed, ppi=ppi, common_tasks=True)
     try:
         sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights,
                                         group_weights=group_weights, replicates=replicates, resampling=resampling,
@@ -319,7 +357,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
                 else (None if assumed is None else (lambda ia, ib, c=assumed: np.full(ia.shape, c, dtype=float)))
             extra = None if sweep_texts is None else sweep_texts.get(av.name)
             agg_out.append(pairwise_differences(
-                observed_, samples, reps.models, statistic=av.name, level="aggregate", jackknife=av.jackknife,
+                observed_, samples, reps.models, statistic=av.name, scope="aggregate", jackknife=av.jackknife,
                 jackknife_strata=strata,
                 higher_is_better=av.higher_is_better, se_analytic=se_fn, correlation=corr_fn, scale=av.scale,
                 unit=av.unit, keep_replicates=keep, assumed_correlation=assumed, extra_readings=extra,
@@ -370,7 +408,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     for pc in aggregates:
         tail = (1 - pc.interval_level) / (2 if alternative == "two-sided" else 1)
         if pc.correction in ("bonferroni", "holm", "bh") and tail * b < 10:
-            notes.append(NOTE_INTERVALS_REST_FEWER_THAN(statistic=pc.statistic, correction=pc.correction, interval_level=pc.interval_level, b=b, n_difference=len(pc.difference), value=1 / (b + 1)))
+            notes.append(NOTE_INTERVALS_REST_FEWER_THAN(statistic=pc.statistic, correction=pc.correction, interval_level=pc.interval_level, b=b, n_difference=len(pc.difference), value=p_floor(b, 'greater')))
     task_results = []
     n_pairs = len(reps.models) * (len(reps.models) - 1) // 2
     if isinstance(per_task, str) and per_task == "auto":
@@ -415,6 +453,9 @@ def _central(pc, samples, reps, block: int = 1 << 24):
 
 #: pair rows (pairs x tasks) up to which ``per_task='auto'`` compares the pairs within each task
 PER_TASK_ROWS = 1_000_000
+#: what `missing` may be: tasks some model lacks are dropped, each pair uses the tasks both have, or the
+#: latent-ability model uses every cell
+MISSING = ("drop", "common", "ability")
 
 
 def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_task_var, permutation,
@@ -443,7 +484,7 @@ def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_
             return np.full(ia.shape, rho, dtype=float)
     else:
         se_fn = corr_fn = None
-    res = pairwise_differences(obs, samples, reps.models, statistic=str(task), level="task", jackknife=jk,
+    res = pairwise_differences(obs, samples, reps.models, statistic=str(task), scope="task", jackknife=jk,
                                jackknife_strata=strata, n_units=float(np.asarray(reps.n_units)[t]),
                                se_analytic=se_fn, correlation=corr_fn, keep_replicates=False,
                                assumed_correlation=rho if summary else None, **options)

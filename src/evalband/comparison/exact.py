@@ -58,6 +58,16 @@ def mcnemar_exact(a, b, *, alternative: str = "two-sided", axis: int = -1) -> Mc
     ----------
     McNemar, Q. (1947). Note on the sampling error of the difference between correlated proportions or
     percentages. Psychometrika 12, 153-157.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import numpy as np
+    >>> a = np.array([1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1])
+    >>> b = np.array([1, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0])
+    >>> res = eb.mcnemar_exact(a, b)
+    >>> round(float(res.p_value), 4)
+    0.125
     """
     from scipy import stats
 

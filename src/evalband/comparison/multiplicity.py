@@ -49,6 +49,12 @@ def adjust_p_values(p_values, *, method: str = "holm") -> np.ndarray:
     ----------
     Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J. Statist. 6, 65-70.
     Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. JRSS B 57, 289-300.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> eb.adjust_p_values([0.01, 0.02, 0.04], method="holm")
+    array([0.03, 0.04, 0.04])
     """
     method = check_choice(method, ("none", "bonferroni", "holm", "bh"), "method")
     p = np.asarray(p_values, dtype=np.float64)

@@ -6,9 +6,22 @@ import numpy as np
 
 from .._validate import ArgumentError, check_alternative, check_choice
 
-__all__ = ["bootstrap_p_value", "INTERVAL_METHODS"]
+__all__ = ["bootstrap_p_value", "p_floor", "INTERVAL_METHODS"]
 
 INTERVAL_METHODS = ("percentile", "basic", "bca")
+
+
+def p_floor(n_resamples: int, alternative: str = "two-sided") -> float:
+    """The smallest p-value ``n_resamples`` bootstrap replicates can give: ``1 / (B + 1)`` one-sided, twice that
+    two-sided. Tables show a p-value at the floor as below it (``'<0.0002'``), never as zero.
+
+    Examples
+    --------
+    >>> p_floor(9999), p_floor(9999, "greater")
+    (0.0002, 0.0001)
+    """
+    alternative = check_alternative(alternative)
+    return (1.0 if alternative != "two-sided" else 2.0) / (int(n_resamples) + 1)
 
 
 def _tail_le(samples: np.ndarray, value: np.ndarray) -> np.ndarray:
@@ -86,7 +99,7 @@ def bootstrap_p_value(samples, observed, *, null: float = 0.0, method: str = "pe
         z_alpha = u_ - z0
         p_greater = special.ndtr(z_alpha)
         p_less = 1.0 - p_greater
-        floor = 1.0 / (b + 1.0)
+        floor = p_floor(b, "greater")
         p_greater = np.clip(p_greater, floor, 1.0)
         p_less = np.clip(p_less, floor, 1.0)
     if alternative == "greater":

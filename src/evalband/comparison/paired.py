@@ -98,6 +98,16 @@ def paired_difference(a, b, *, clusters=None, axis: int = -1) -> PairedDifferenc
     ----------
     Miller, E. (2024). Adding Error Bars to Evals: A Statistical Approach to Language Model Evaluations.
     arXiv:2411.00640.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import numpy as np
+    >>> a = np.array([1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1])
+    >>> b = np.array([1, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0])
+    >>> d = eb.paired_difference(a, b)
+    >>> round(float(d.difference), 4), round(float(d.se), 4)
+    (0.3333, 0.1421)
     """
     a = np.moveaxis(np.asarray(a, dtype=np.float64), axis, -1)
     b = np.moveaxis(np.asarray(b, dtype=np.float64), axis, -1)

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
+from .._validate import (ArgumentError, check_alternative, check_choice, check_confidence_level, no_other_keywords,
+                         renamed)
 from ..estimation.confidence import ConfidenceInterval
 from .pairs import pair_indices
 from .multiplicity import CORRECTIONS, adjust_p_values, correction_level, max_deviation, max_t_from_deviations
@@ -121,6 +122,32 @@ class PairwiseComparison:
     """The bootstrap SD of each difference, when ``se`` is read from the replicates' central spread instead
     (heavy-tailed replicates: :attr:`evalband.resample.Replicates.heavy_tails`)."""
 
+    def decided_text(self, *, undecided: bool = True) -> str:
+        """How many pairs are decided, in one line: ``'mean: 117 of 120 pairs decided; 3 not yet decided: A vs B,
+        C vs D and E vs F'`` (the pairs within the margin counted as equivalent). ``undecided=False`` gives the
+        count alone (``Comparison.headline``).
+
+        Examples
+        --------
+        >>> import evalband as eb
+        >>> comparison = eb.compare(eb.load_example("vtab"), n_resamples=200, rng=0)
+        >>> comparison.aggregates[0].decided_text(undecided=False)
+        'mean: 116 of 120 pairs decided'
+        """
+        from .._lists import and_names
+
+        v = np.asarray(self.verdict)
+        n = len(v)
+        open_ = [f"{a} vs {b}" for a, b, x in zip(self.model_a, self.model_b, v) if x == "not yet decided"]
+        text = f"{self.statistic}: {n - len(open_):,} of {n:,} pair{'s' if n != 1 else ''} decided"
+        if not undecided:
+            return text
+        if (v == "equivalent").any():
+            text += f" ({int((v == 'equivalent').sum()):,} equivalent within the margin)"
+        if open_:
+            text += f"; {len(open_):,} not yet decided: {and_names(open_, limit=5, noun='pairs')}"
+        return text
+
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: model_a, model_b, difference, se, ci_low, ci_high, p_value, p_adjusted, verdict, ..."""
         key = "aggregate" if self.level == "aggregate" else "task"
@@ -155,14 +182,14 @@ class PairwiseComparison:
         return frame
 
 
-def pairwise_differences(observed, samples, names, *, statistic: str = "statistic", level: str = "aggregate",
+def pairwise_differences(observed, samples, names, *, statistic: str = "statistic", scope: str = "aggregate",
                          jackknife=None, jackknife_strata=None, higher_is_better: bool = True, method: str = "percentile",
                          confidence_level: float = 0.95, alternative: str = "two-sided",
                          correction: str = "none", margin: float = 0.0, se_analytic=None, correlation=None,
                          scale: float = 100.0, unit: str = "points", keep_replicates: bool | str = True,
                          assumed_correlation: float | None = None, extra_readings=None,
                          order=None, n_units=None, unit_name: str = "items",
-                         family: int | None = None) -> PairwiseComparison:
+                         family: int | None = None, **deprecated) -> PairwiseComparison:
     """All pairwise differences of a per-model statistic from its joint bootstrap replicates.
 
     Parameters
@@ -173,6 +200,10 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
         Its replicates, drawn jointly for all models (one replicate set).
     names : sequence of str
         Model names.
+    statistic : str
+        The aggregate's or task's name.
+    scope : {'aggregate', 'task'}
+        Whether the statistic is an aggregate over tasks or one task's mean (``level=`` before 0.2, deprecated).
     jackknife : array_like, shape (n_jack, M), optional
         Delete-one values, for BCa.
     se_analytic, correlation : callable or array, optional
@@ -215,6 +246,10 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
     >>> list(pc.verdict)
     ['A better', 'A better', 'A better']
     """
+    scope = renamed(deprecated, old="level", new="scope", function="pairwise_differences", value=scope,
+                    default="aggregate")
+    no_other_keywords(deprecated, "pairwise_differences")
+    scope = check_choice(scope, ("aggregate", "task"), "scope")
     method = check_choice(method, INTERVAL_METHODS, "method")
     correction = check_choice(correction, CORRECTIONS, "correction")
     alternative = check_alternative(alternative)
@@ -280,7 +315,7 @@ def pairwise_differences(observed, samples, names, *, statistic: str = "statisti
                 scale=scale, unit=unit, label=label, extra=extras[k], detail=details[k])
         for k in range(m))
     nan = np.full(m, np.nan)
-    return PairwiseComparison(statistic, level, ma, mb, ia, ib, d, se, ConfidenceInterval(low, high), p, p_adj,
+    return PairwiseComparison(statistic, scope, ma, mb, ia, ib, d, se, ConfidenceInterval(low, high), p, p_adj,
                               verdicts, se_an, corr, nan, nan.copy(), reps, readings,
                               confidence_level, float(level_used), correction, method, margin,
                               bool(higher_is_better), assumed_correlation, float(scale), None, rep_corr, units,

@@ -75,6 +75,16 @@ def paired_permutation_test(x, y=None, *, weights=None, n_resamples: int = 9999,
     ----------
     Fisher, R. A. (1935). The Design of Experiments. Oliver & Boyd. (the sign-flip test)
     Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero. Stat. Appl. Genet. Mol. Biol. 9.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import numpy as np
+    >>> a = np.array([1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1])
+    >>> b = np.array([1, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0])
+    >>> res = eb.paired_permutation_test(a, b, n_resamples=999, rng=0)
+    >>> round(float(res.p_value), 3)
+    0.11
     """
     alternative = check_alternative(alternative)
     n_resamples = check_positive_int(n_resamples, "n_resamples")

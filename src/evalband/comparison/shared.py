@@ -30,7 +30,7 @@ from .pairwise import PairwiseComparison, adjusted
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
 
-__all__ = ["needs_pairs", "compare_pairs", "PairReplicateSets"]
+__all__ = ["needs_pairs", "compare_pairs", "PairReplicateSets", "lacks_tasks", "pair_tasks"]
 
 #: corrections that a family of pairs compared one at a time can apply (the others fall back to Bonferroni)
 PAIR_CORRECTIONS = ("none", "bonferroni", "holm")
@@ -91,9 +91,25 @@ NOTE_CORRECTION_NEEDS_ONE_REPLICATE = NoteKind(
     'Bonferroni is used instead (it controls the family-wise error rate)')
 
 
-def compare_pairs(sel, compare, *, correction: str, per_task, permutation: bool, rng, **options):
+def lacks_tasks(sel) -> bool:
+    """Whether some selected model of ``sel`` has no result on some selected task (``missing='common'`` then
+    compares pair by pair)."""
+    lacking = missing_tasks(sel.table, shared_items=False)
+    return any(t in lacking for t in sel.tasks)
+
+
+def pair_tasks(sel) -> np.ndarray:
+    """(models x models) counts of the selected tasks on which both models have results (diagonal: each model's
+    tasks)."""
+    counts = pair_items(sel.table)
+    return sum((counts[t] > 0).astype(np.int64) for t in sel.tasks)
+
+
+def compare_pairs(sel, compare, *, correction: str, per_task, permutation: bool, rng, common_tasks: bool = False,
+                  **options):
     """:func:`~evalband.comparison.compare` of every pair of ``sel``'s models on the items both have (see the
-    module notes); ``compare`` is that function, ``options`` its other arguments."""
+    module notes); ``compare`` is that function, ``options`` its other arguments. With ``common_tasks``
+    (``missing='common'``) each pair is compared on the tasks both models have results on."""
     from .comparison import PER_TASK_ROWS, Comparison
 
     models = tuple(sel.models)
@@ -139,16 +155,21 @@ def compare_pairs(sel, compare, *, correction: str, per_task, permutation: bool,
         if parts:
             task_results.append(_family_of([p for p, _ in parts], [m for _, m in parts], position, used))
     none_share = [f"{a} vs {b}" for a, b, shared in pairs if not shared]
-    notes = [f"no item is shared by all {len(models)} models: each pair is compared on the items both have"
-             f" ({len(subs)} of {len(pairs)} pairs; n_units gives each pair's count), from its own paired"
-             " bootstrap; pairs rest on different items, so their differences are not on one common test set"]
+    if common_tasks:
+        notes = [f"missing='common': each pair is compared on the tasks both models have ({len(subs)} of"
+                 f" {len(pairs)} pairs; n_tasks gives each pair's count), from its own bootstrap; pairs rest on"
+                 " different tasks, so their differences are not on one common set of tasks"]
+    else:
+        notes = [f"no item is shared by all {len(models)} models: each pair is compared on the items both have"
+                 f" ({len(subs)} of {len(pairs)} pairs; n_units gives each pair's count), from its own paired"
+                 " bootstrap; pairs rest on different items, so their differences are not on one common test set"]
     if none_share:
         notes.append(NOTE_NOT_COMPARED_NO_ITEM(value=and_names(none_share, limit=8, noun='pairs')))
     if not_compared:
         notes.append(f"not compared: {'; '.join(not_compared[:5])}" + (" ..." if len(not_compared) > 5 else ""))
     fewer = [f"{a} vs {b} ({len(shared)} of {len(sel.tasks)})" for a, b, shared in comparable
              if len(shared) < len(sel.tasks)]
-    if fewer and len(sel.tasks) > 1:
+    if fewer and len(sel.tasks) > 1 and not common_tasks:
         notes.append(NOTE_AGGREGATES_PAIR_OVER_TASKS(n_fewer=len(fewer), value='s' if len(fewer) > 1 else '', value2=', '.join(fewer[:8]), value3=' ...' if len(fewer) > 8 else ''))
     if used != correction:
         notes.append(NOTE_CORRECTION_NEEDS_ONE_REPLICATE(correction=correction))
@@ -159,7 +180,8 @@ def compare_pairs(sel, compare, *, correction: str, per_task, permutation: bool,
     replicates = PairReplicateSets(tuple((s.models[0], s.models[1]) for s in subs), tuple(s.replicates for s in subs),
                                    int(subs[0].replicates.n_resamples))
     return Comparison(models, aggregates, tuple(task_results), (), replicates, True, tuple(dict.fromkeys(notes)),
-                      left, sel, (), on_shared_items=True)
+                      left, sel, (), on_shared_items=not common_tasks,
+                      pair_tasks=pair_tasks(sel) if common_tasks else None)
 
 
 def _family_of(parts, part_models, position, correction) -> PairwiseComparison:

@@ -15,6 +15,7 @@ import numpy as np
 from ..display.words import (format_difference, margin_text, reading, verdict_detail,  # noqa: F401
                              withheld_text)
 from .._validate import ArgumentError, ArgumentTypeError
+from .p_values import p_floor
 
 __all__ = ["VERDICTS", "verdict", "check_margin", "reading", "format_difference", "withhold", "MIN_UNITS",
            "MIN_DISCORDANT", "verdict_detail", "margin_text", "withheld_text"]
@@ -138,7 +139,7 @@ def withhold(verdicts, low, high, se, n_units=None, *, min_units: int = MIN_UNIT
     if n_units is not None:
         few = np.broadcast_to(np.asarray(n_units, dtype=np.float64) < min_units, out.shape)
         basis[few] = "too few units"
-    if n_resamples is not None and significance is not None and 2.0 / (int(n_resamples) + 1) > significance:
+    if n_resamples is not None and significance is not None and p_floor(n_resamples) > significance:
         basis[...] = "too few replicates"
     withheld = basis != "bootstrap"
     out[withheld] = VERDICTS[3]

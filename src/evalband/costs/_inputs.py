@@ -81,11 +81,11 @@ class Quality:
                              "se": self.samples.std(axis=0, ddof=1), "n_resamples": self.samples.shape[0]})
 
     def __repr__(self) -> str:
-        from ._display import short_repr
+        from ..display.reprs import titled_repr
 
-        return short_repr(f"Quality '{self.name}' of {len(self.models)} models, {self.samples.shape[0]:,} joint"
-                          f" replicates{'' if self.higher_is_better else ' (lower is better)'}", self.to_frame(),
-                          ["model", "quality", "se"])
+        return titled_repr(f"Quality '{self.name}' of {len(self.models)} models, {self.samples.shape[0]:,} joint"
+                          f" replicates{'' if self.higher_is_better else ' (lower is better)'}", frame=self.to_frame(),
+                           columns=["model", "quality", "se"])
 
 
     @property

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._random import run_entropy
-from .._validate import ArgumentError, InputError, as_generator
+from .._validate import ArgumentError, InputError, as_generator, renamed
 from ..estimation.confidence import ConfidenceInterval
 from ._inputs import Quality, summary_costs
 from ._units import Cells, cell_jackknife, cell_means, cell_quantiles
@@ -33,7 +33,7 @@ from ..display.notes import NoteKind
 __all__ = ["battle_inputs", "ARENA_OPTIONS", "QUANTILES"]
 
 #: options of :func:`evalband.arena` a frontier passes on (the seed, replicates and level are the frontier's)
-ARENA_OPTIONS = ("method", "ties", "baseline", "scale", "anchor", "cluster", "style", "length_control", "k",
+ARENA_OPTIONS = ("model", "ties", "baseline", "scale", "anchor", "cluster", "style", "length_control", "k",
                  "simultaneous", "ridge")
 #: latency quantiles reported
 QUANTILES = (0.5, 0.95)
@@ -171,6 +171,9 @@ def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="p
     from ._inputs import _cost_table
 
     options = dict(arena_options or {})
+    if "method" in options:  # the rating model's keyword before 0.2
+        options["model"] = renamed(options, old="method", new="model", function="arena_options",
+                                   value=options.get("model", "bt"), default="bt")
     unknown = sorted(set(options) - set(ARENA_OPTIONS))
     if unknown:
         raise ArgumentError(f"`arena_options` takes {', '.join(ARENA_OPTIONS)}; got {', '.join(unknown)} (models are"
@@ -182,7 +185,7 @@ def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="p
     seed = int(gen.integers(0, 2**63))
     table = _arena_table(sel.table, options)
     res = arena(table, n_resamples=n_resamples, confidence_level=confidence_level, rng=seed,
-                interval="bca" if method == "bca" else "percentile", **options)
+                method="bca" if method == "bca" else "percentile", **options)
     models = tuple(res.models)
     units = resampling_units(table, options.get("cluster", "auto"))
     boot = ClusterBootstrap(units, n_resamples, run_entropy(as_generator(seed)))  # the arena's draws

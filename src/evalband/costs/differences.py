@@ -17,7 +17,7 @@ from .._validate import ArgumentError, check_alternative, check_choice, check_co
 from ..comparison import adjust_p_values, bootstrap_p_value
 from ..resample import interval
 from ..estimation.confidence import ConfidenceInterval
-from ._display import short_repr
+from ..display.reprs import titled_repr
 from .measures import CostEstimates, _nan_sd, mean_cost
 from ..display.reprs import displayed
 
@@ -165,9 +165,9 @@ class CostComparison:
         })
 
     def __repr__(self) -> str:
-        return short_repr(f"CostComparison: {len(self.model_a)} pairs of mean {self.measure} per item (A - B,"
-                          f" ratio B / A), {self.method}, correction {self.correction}", self.to_frame(),
-                          ["model_a", "model_b", "difference", "ci_low", "ci_high", "p_adjusted", "ratio"])
+        return titled_repr(f"CostComparison: {len(self.model_a)} pairs of mean {self.measure} per item (A - B,"
+                          f" ratio B / A), {self.method}, correction {self.correction}", frame=self.to_frame(),
+                           columns=["model_a", "model_b", "difference", "ci_low", "ci_high", "p_adjusted", "ratio"])
 
 
 def cost_differences(data, *, cost: str = "cost", method: str = "t", confidence_level=0.95,

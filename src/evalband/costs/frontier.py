@@ -13,7 +13,7 @@ from ..comparison import adjust_p_values, bootstrap_p_value
 from ..comparison.verdict import MIN_UNITS, check_margin
 from ..display import decimals_for, format_level, format_p, format_short, format_value, margin_text
 from ..estimation.confidence import ConfidenceInterval
-from ._display import short_repr
+from ..display.reprs import titled_repr
 from ._inputs import QUALITY_METHODS, resolve_inputs
 from ._pareto import decide_dominance, ordered_pairs, pareto_front
 from .differences import pair_p_value
@@ -220,9 +220,10 @@ class FrontierResult:
         dom = [f"{m} (by {', '.join(d)})" for m, d in zip(self.models, self.dominated_by) if d]
         head = (f"frontier: {', '.join(self.frontier_models)}; dominated with confidence:"
                 f" {'; '.join(dom) if dom else 'none'}")
-        return short_repr(f"FrontierResult: {len(self.models)} models, quality '{self.aggregate}' against mean"
+        return titled_repr(f"FrontierResult: {len(self.models)} models, quality '{self.aggregate}' against mean"
                           f" {self.cost.measure} per item, {self.confidence_level:.4g} level, {self.correction}",
-                          frame, ["model", "quality", "cost", "on_frontier", "dominated_by"], headline=head)
+                           frame=frame, columns=["model", "quality", "cost", "on_frontier", "dominated_by"],
+                           headline=head)
 
 
 def _table_str(result) -> str:

@@ -22,7 +22,7 @@ from .._validate import ArgumentError, InputError, as_generator, check_positive_
 from ..resample import ItemColumns, Replicates, Statistic, bootstrap
 from ..resample.replicates import TaskUnits
 from ..resample.statistics import STATISTICS
-from ._display import short_repr
+from ..display.reprs import titled_repr
 from ._items import TaskMeasure, check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
@@ -141,9 +141,9 @@ class JointReplicates:
 
     def __repr__(self) -> str:
         b, m, t = self.quality.replicates.shape
-        return short_repr(f"JointReplicates: quality and {self.measure} from the same draws, {b:,} replicates,"
+        return titled_repr(f"JointReplicates: quality and {self.measure} from the same draws, {b:,} replicates,"
                           f" {m} models x {t} tasks ({self.quality.resampling}, by {self.quality.unit})",
-                          self.to_frame(), ["model", "cost", "cost_se", "items"])
+                           frame=self.to_frame(), columns=["model", "cost", "cost_se", "items"])
 
 
 def _sd(samples):

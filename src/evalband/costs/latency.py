@@ -17,7 +17,7 @@ from .._validate import (ArgumentError, InputError, as_generator, check_choice, 
                          check_positive_int)
 from ..resample import interval
 from ..estimation.confidence import ConfidenceInterval
-from ._display import short_repr
+from ..display.reprs import titled_repr
 from ._items import check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
@@ -124,9 +124,10 @@ class LatencyEstimates:
 
     def __repr__(self) -> str:
         frame = self.to_frame()
-        return short_repr(f"LatencyEstimates: {', '.join(quantile_name(q) for q in self.quantiles)} of"
+        return titled_repr(f"LatencyEstimates: {', '.join(quantile_name(q) for q in self.quantiles)} of"
                           f" {self.measure} for {len(self.models)} models, {self.method}"
-                          f" {self.confidence_level:.4g} intervals, paired by item", frame, list(frame.columns)[:4])
+                          f" {self.confidence_level:.4g} intervals, paired by item", frame=frame,
+                           columns=list(frame.columns)[:4])
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from .._validate import ArgumentError, ArgumentTypeError, InputError, check_choi
 from ..resample import interval
 from ..resample.floors import withhold_degenerate
 from ..estimation.confidence import ConfidenceInterval
-from ._display import short_repr
+from ..display.reprs import titled_repr
 from ._items import check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
@@ -103,10 +103,10 @@ class CostEstimates:
         })
 
     def __repr__(self) -> str:
-        return short_repr(f"CostEstimates: mean {self.measure} per item of {len(self.models)} models,"
+        return titled_repr(f"CostEstimates: mean {self.measure} per item of {len(self.models)} models,"
                           f" {self.method} {self.confidence_level:.4g} intervals"
-                          f"{', paired by item' if self.paired else ''}", self.to_frame(),
-                          ["model", "cost", "cost_ci_low", "cost_ci_high", "n_items"])
+                          f"{', paired by item' if self.paired else ''}", frame=self.to_frame(),
+                           columns=["model", "cost", "cost_ci_low", "cost_ci_high", "n_items"])
 
 
 # ---------------------------------------------------------------------------------------------- building

@@ -57,11 +57,11 @@ def _labels(col: pd.Series, name: str, source: str, row_word: str, notes: list |
 
 NOTE_LEVEL_NOMINAL_DETECTED_NON = NoteKind(
     'data.ratings-level-nominal-detected', 'info',
-    'level nominal detected ({n_cats} non-numeric value{value}: {value2}{value3}); give {arg:level=} to override')
+    'level nominal detected ({n_cats} non-numeric value{value}: {value2}{value3}); give {arg:measurement=} to override')
 NOTE_LEVEL_ORDINAL_ORDER_GIVEN = NoteKind('data.ratings-level-ordinal-order', 'info',
                                            'level ordinal: the order given in `categories` ({value})')
 NOTE_LEVEL_DETECTED_GIVE_OVERRIDE = NoteKind('data.ratings-level-detected', 'info',
-                                              'level {level} detected ({why}); give {arg:level=} to override')
+                                              'level {level} detected ({why}); give {arg:measurement=} to override')
 
 
 def _parse_values(values: pd.Series, level: str, categories, source: str, row_word: str, column: str):
@@ -85,7 +85,7 @@ def _parse_values(values: pd.Series, level: str, categories, source: str, row_wo
             level = "ordinal"
             notes.append(NOTE_LEVEL_ORDINAL_ORDER_GIVEN(value=', '.join(map(str, cats))))
         if level in ("interval", "ratio") and not numeric:
-            raise ArgumentError(f"`level={level!r}` needs numeric categories; got {cats!r}.")
+            raise ArgumentError(f"`measurement={level!r}` needs numeric categories; got {cats!r}.")
         return codes, tuple(cats), level, numeric, notes
     is_bool = values.map(lambda v: isinstance(v, (bool, np.bool_))).all() if len(values) else False
     num = pd.to_numeric(values, errors="coerce") if not is_bool else None
@@ -205,7 +205,7 @@ class RatingsTable:
         source, row_word : str
             For messages: the file name, and 'line' when the frame's index holds file line numbers.
         """
-        level = check_choice(level, ("auto", *LEVELS), "level")
+        level = check_choice(level, ("auto", *LEVELS), "measurement")
         check_named_columns([("unit_col", unit_col), ("rater_col", rater_col), ("value_col", value_col),
                              ("cluster_col", cluster_col)], df.columns, source)
         if len(df) == 0:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import math
 
-__all__ = ["decimals_for", "format_value", "format_p", "format_short", "format_level", "format_signed",
+__all__ = ["decimals_for", "format_estimate", "format_value", "format_p", "format_short", "format_level", "format_signed",
            "format_interval", "format_rank_interval", "format_percent", "POINTS", "unit_for", "scale_for"]
 
 #: display multiplier of proportions (percentage points)
@@ -48,6 +48,26 @@ def decimals_for(se, *, sig: int = 2, max_decimals: int = 6, default: int = 4) -
     rounded = round(se, sig - 1 - exponent)  # to `sig` significant figures (0.996 -> 1.0)
     exponent = math.floor(math.log10(rounded)) if rounded > 0 else exponent
     return int(min(max(sig - 1 - exponent, 0), max_decimals))
+
+
+def format_estimate(value, se=None) -> str:
+    """A number with the digits its standard error sets (:func:`decimals_for`); three significant figures when
+    there is no standard error; text unchanged.
+
+    Examples
+    --------
+    >>> format_estimate(0.71234, 0.0123), format_estimate(0.71234, 0.0996), format_estimate(0.71234)
+    ('0.712', '0.71', '0.712')
+    """
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if not math.isfinite(value):
+        return "nan" if math.isnan(value) else str(value)
+    if se is None or not _finite(se) or float(se) <= 0:
+        return f"{value:.3g}"
+    return f"{value:.{decimals_for(se)}f}"
 
 
 def format_value(x, decimals: int) -> str:

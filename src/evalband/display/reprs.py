@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import html
 
-__all__ = ["displayed", "short_repr", "summary_of", "html_table", "REPR_LIMIT"]
+__all__ = ["displayed", "short_repr", "titled_repr", "html_head", "summary_of", "html_table", "REPR_LIMIT"]
 
 #: the longest repr a result object may print
 REPR_LIMIT = 2000
@@ -93,6 +93,70 @@ def short_repr(obj) -> str:
     if len(text) > REPR_LIMIT:
         text = text[:REPR_LIMIT - 5] + " ...)"
     return text
+
+
+#: rows of a result's frame a titled repr shows
+REPR_ROWS = 8
+
+
+def _cell(v) -> str:
+    import numpy as np
+
+    from .numbers import format_short
+
+    if isinstance(v, (float, np.floating)):
+        return format_short(v)
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (list, tuple)):
+        text = ", ".join(map(str, v)) or "-"
+        return text if len(text) <= 40 else text[:37] + "..."
+    text = str(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def titled_repr(title: str, lines=(), notes=(), *, headline: str | None = None, frame=None, columns=()) -> str:
+    """The repr of a result that says what it is in a title: the title, a headline, indented ``lines`` (one per
+    judge, task, ...), the first :data:`REPR_ROWS` rows of ``frame[columns]`` and up to three notes, at most
+    :data:`REPR_LIMIT` characters. (:func:`short_repr` is the repr of the results that do not write their own.)
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(titled_repr("Costs of 2 models", frame=pd.DataFrame({"model": ["a", "b"], "cost": [0.125, 2.5]}),
+    ...                   columns=["model", "cost"], notes=["costs are per item"]))
+    Costs of 2 models
+      model  cost
+      a      0.125
+      b      2.5
+      note: costs are per item
+    """
+    out = [title]
+    if headline:
+        out.append(headline if len(headline) <= 600 else headline[:596] + " ...")
+    out += [f"  {line}" for line in lines]
+    if frame is not None:
+        cols = [c for c in columns if c in frame.columns]
+        cells = [[_cell(v) for v in row] for row in frame[cols].head(REPR_ROWS).itertuples(index=False)]
+        widths = [max([len(c)] + [len(r[k]) for r in cells]) for k, c in enumerate(cols)]
+        table = ["  " + "  ".join(c.ljust(w) for c, w in zip(cols, widths))]
+        table += ["  " + "  ".join(v.ljust(w) for v, w in zip(r, widths)) for r in cells]
+        if len(frame) > REPR_ROWS:
+            table.append(f"  ... {len(frame) - REPR_ROWS} more rows (.to_frame())")
+        out += [line.rstrip() for line in table]
+        out = [line.rstrip() for line in out]
+    notes = list(notes)
+    out += [f"  note: {n}" for n in notes[:3]]
+    if len(notes) > 3:
+        out.append(f"  ... {len(notes) - 3} more notes")
+    text = "\n".join(out)
+    return text if len(text) <= REPR_LIMIT else text[:REPR_LIMIT - 4] + " ..."
+
+
+def html_head(frame, rows: int = HEAD_ROWS) -> str:
+    """The head of a result's ``to_frame()`` as an HTML table (the notebook view of the results with a
+    :func:`titled_repr`)."""
+    return frame.head(rows).to_html(index=False)
 
 
 def _display_args(obj):

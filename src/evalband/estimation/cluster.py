@@ -95,6 +95,14 @@ def cluster_interval(scores, clusters, *, axis: int = -1, confidence_level=0.95,
     Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
     Donner, A. (1986). A review of inference procedures for the intraclass correlation coefficient in the
     one-way random effects model. International Statistical Review 54(1), 67-82.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> est = eb.cluster_interval([1, 0, 1, 1, 0, 1, 1, 0], clusters=[1, 1, 2, 2, 3, 3, 4, 4], min_clusters=2)
+    >>> est.to_frame()[["estimate", "se", "ci_low", "ci_high"]].round(4)
+       estimate     se  ci_low  ci_high
+    0     0.625  0.125  0.2272   1.0228
     """
     level = check_confidence_level(confidence_level)
     min_clusters = check_positive_int(min_clusters, "min_clusters")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._distributions import t_isf
+from .._distributions import chi2_isf, t_isf
 from .._validate import ArgumentError, check_confidence_level
 from ..display.reprs import displayed
 from .confidence import ConfidenceInterval
@@ -92,9 +92,23 @@ def crossed_variance(pieces, weights) -> tuple[np.ndarray, np.ndarray, dict]:
         # each family's share over its degrees of freedom: 1 / df = sum_k s_k / df_k (s_k = V_k / V), never more
         # than Satterthwaite's sum_k s_k^2 / df_k, so a family whose share is underestimated by chance (3 prompts:
         # its variance rests on 2 degrees of freedom) cannot lend the interval the items' degrees of freedom
-        denom = sum(np.where(np.isfinite(dfs[k]) & (dfs[k] > 0), parts[k] / dfs[k], 0.0) for k in parts)
-        df = np.where(denom > 0, var / np.where(denom > 0, denom, 1.0), np.inf)
+        # and each facet's variance enters those shares at its median-unbiased value V_k df_k / chi2_0.5(df_k)
+        # (a chi-square on 2 degrees of freedom has its median at 0.69 of its mean): with 3 dominant prompts the
+        # interval covered 0.928-0.936 on the estimated shares, 0.94-0.95 on these (tests/facets)
+        lift = {k: (np.ones(()) if k == "units" else _median_lift(dfs[k])) for k in parts}
+        denom = sum(np.where(np.isfinite(dfs[k]) & (dfs[k] > 0), lift[k] * parts[k] / dfs[k], 0.0) for k in parts)
+        lifted = sum(lift[k] * parts[k] for k in parts)
+        df = np.where(denom > 0, lifted / np.where(denom > 0, denom, 1.0), np.inf)
     return var, df, parts
+
+
+def _median_lift(df) -> np.ndarray:
+    """``df / chi2_0.5(df)``: the factor taking a variance on ``df`` degrees of freedom to its median-unbiased
+    value (1 for infinite or missing degrees of freedom)."""
+    df = np.asarray(df, dtype=np.float64)
+    ok = np.isfinite(df) & (df > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(ok, df / chi2_isf(0.5, np.where(ok, df, 1.0)), 1.0)
 
 
 @displayed

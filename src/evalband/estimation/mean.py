@@ -46,6 +46,14 @@ def mean_interval(scores, *, axis: int = -1, method: str = "t", confidence_level
     ----------
     Miller, E. (2024). Adding Error Bars to Evals: A Statistical Approach to Language Model Evaluations.
     arXiv:2411.00640.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> est = eb.mean_interval([0.2, 0.4, 0.3, 0.5, 0.35, 0.45])
+    >>> est.to_frame()[["estimate", "se", "ci_low", "ci_high"]].round(4)
+       estimate      se  ci_low  ci_high
+    0    0.3667  0.0441  0.2533     0.48
     """
     level = check_confidence_level(confidence_level)
     method = check_choice(method, MEAN_METHODS, "method")

@@ -57,6 +57,12 @@ def pass_at_k(n, c, k: int, *, items=None) -> np.ndarray:
     References
     ----------
     Chen, M. et al. (2021). Evaluating Large Language Models Trained on Code. arXiv:2107.03374.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> eb.pass_at_k(n=4, c=2, k=2)
+    array(0.83333333)
     """
     k = check_positive_int(k, "k")
     n, c = _counts(n, c)
@@ -77,6 +83,12 @@ def pass_hat_k(n, c, k: int, *, items=None) -> np.ndarray:
     ----------
     Yao, S., Shinn, N., Razavi, P. & Narasimhan, K. (2024). tau-bench: A Benchmark for Tool-Agent-User
     Interaction in Real-World Domains. arXiv:2406.12045.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> eb.pass_hat_k(n=4, c=2, k=2)
+    array(0.16666667)
     """
     k = check_positive_int(k, "k")
     n, c = _counts(n, c)
@@ -226,6 +238,21 @@ def passk(data, *, k=(1,), confidence_level=0.95, models=None, tasks=None, weigh
     -----
     Per item, then averaged over items (every item weighs the same), with standard errors across items (see
     :func:`passk_interval`). Each model is scored on its own items.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"model": "m", "task": "t", "item": np.repeat([1, 2, 3], 4),
+    ...                       "trial": np.tile(range(4), 3), "score": [1, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1, 1]})
+    >>> res = eb.passk(eb.read(frame), k=[1, 2])
+    >>> res.to_frame()[["k", "metric", "estimate"]].round(3)
+       k  metric  estimate
+    0  1  pass@k     0.583
+    1  1  pass^k     0.583
+    2  2  pass@k     0.667
+    3  2  pass^k     0.500
     """
     from ..selection import select
     from ._cells import task_arrays

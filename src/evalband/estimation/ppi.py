@@ -22,6 +22,7 @@ from scipy.special import ndtr, ndtri
 
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from .confidence import ConfidenceInterval
+from ..selection.judgements import FEW_LABELS
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
 
@@ -34,8 +35,6 @@ PPI_METHODS = ("ppi++", "classic", "labelled")
 LAMBDA_SMALL = 0.1
 #: from this effective-sample-size gain on, a note recalls the factor-2 limit of Dorner et al. (2024)
 DORNER_GAIN = 1.8
-#: below this many human labels (labelled clusters), a note says the interval rests on few labels
-FEW_LABELS = 30
 
 
 @displayed

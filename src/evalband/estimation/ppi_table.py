@@ -19,7 +19,8 @@ from .._validate import ArgumentTypeError, InputError, check_choice, check_confi
 from ..selection.judgements import check_ppi, ppi_rule_note
 from .confidence import ConfidenceInterval
 from ..data.table import COVERAGE_UNSHARED
-from ..display.short import fmt, html_head, short_repr
+from ..display.numbers import format_estimate
+from ..display.reprs import html_head, titled_repr
 from .ppi import PPI_METHODS, ppi_mean, ppi_notes
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
@@ -114,14 +115,14 @@ class PPIEstimates:
         for i, mdl in enumerate(self.models[:8]):
             for j, task in enumerate(self.tasks[:3]):
                 s = self.se[i, j]
-                lines.append(f"{mdl} / {task}: {fmt(self.estimate[i, j], s)} ({fmt(self.ci.low[i, j], s)},"
-                             f" {fmt(self.ci.high[i, j], s)}), n={self.n_labelled[i, j]:,} labelled +"
+                lines.append(f"{mdl} / {task}: {format_estimate(self.estimate[i, j], s)} ({format_estimate(self.ci.low[i, j], s)},"
+                             f" {format_estimate(self.ci.high[i, j], s)}), n={self.n_labelled[i, j]:,} labelled +"
                              f" {self.n_unlabelled[i, j]:,}, lambda {self.lam[i, j]:.2f}, ess {self.ess[i, j]:,.0f}")
         if len(self.models) * len(self.tasks) > len(lines):
             lines.append("... see .to_frame()")
         title = (f"PPIEstimates({self.method}, {len(self.models)} models x {len(self.tasks)} tasks,"
                  f" {100 * self.confidence_level:.4g}% intervals)")
-        return short_repr(title, lines, self.notes)
+        return titled_repr(title, lines, self.notes)
 
     def _repr_html_(self) -> str:
         return html_head(self.to_frame())

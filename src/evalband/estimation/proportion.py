@@ -90,6 +90,14 @@ def proportion_interval(correct, n, *, method: str = "wilson", confidence_level=
     Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a binomial proportion. Statistical
     Science 16(2), 101-133.
     Goldstein, H. & Healy, M. J. R. (1995). The graphical presentation of a collection of means. JRSS A 158.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> est = eb.proportion_interval(30, 40, method="wilson", confidence_level=0.95)
+    >>> est.to_frame()[["estimate", "se", "ci_low", "ci_high"]].round(4)
+       estimate      se  ci_low  ci_high
+    0      0.75  0.0685  0.5981   0.8581
     """
     level = check_confidence_level(confidence_level)
     method = resolve_proportion_method(method)

@@ -165,6 +165,15 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
     Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
     Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a binomial proportion. Statistical
     Science 16(2), 101-133.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> table = eb.load_example("vtab")
+    >>> est = eb.estimate(table, models=["Exemplar"], tasks=["Caltech101"])
+    >>> row = est.to_frame().iloc[0]
+    >>> print(row["model"], row["task"], round(row["estimate"], 3), round(row["ci_low"], 3), round(row["ci_high"], 3), row["method"])
+    Exemplar Caltech101 0.696 0.684 0.707 wilson
     """
     from ..selection import select
 

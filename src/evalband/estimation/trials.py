@@ -123,6 +123,13 @@ def trial_variance(trial_scores) -> TrialVariance:
     Miller, E. (2024). Adding Error Bars to Evals: A Statistical Approach to Language Model Evaluations.
     arXiv:2411.00640.
     Searle, S. R., Casella, G. & McCulloch, C. E. (1992). Variance Components. Wiley, ch. 3.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> tv = eb.trial_variance([[1, 0, 1], [1, 1, 1], [0, 0, 1], [1, 0, 0]])
+    >>> round(float(tv.var_between), 4), round(float(tv.var_within), 4)
+    (0.0185, 0.25)
     """
     x = np.asarray(trial_scores, dtype=np.float64)
     if x.ndim < 2:
@@ -199,6 +206,14 @@ def trial_interval(trial_scores, *, method: str = "t", confidence_level=0.95, cl
     ----------
     Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
     Searle, S. R., Casella, G. & McCulloch, C. E. (1992). Variance Components. Wiley, ch. 3.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> est = eb.trial_interval([[1, 0, 1], [1, 1, 1], [0, 0, 1], [1, 0, 0]])
+    >>> est.to_frame()[["estimate", "se", "ci_low", "ci_high"]].round(4)
+       estimate      se  ci_low  ci_high
+    0    0.5833  0.1596  0.0755   1.0912
     """
     check_confidence_level(confidence_level)
     method = check_choice(method, MEAN_METHODS + ("cluster",), "method")

@@ -19,6 +19,7 @@ from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_genera
                          check_positive_int)
 from .anova import anova_components
 from ..selection.facet_design import ITEM, FacetDesign, TaskDesign, facet_design, term_name, unique_rows
+from .profile import profile_intervals
 from .reml import reml_components
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
@@ -46,6 +47,23 @@ class _Fit:
     estimate: float
     method: str
     converged: bool = True  # REML: the optimizer stopped normally and a Newton step confirmed the optimum
+    profile: tuple = None   # REML: (Profiler, the fit's variances each component sums, their multipliers, limit)
+
+    def intervals(self, fixed, level: float):
+        """Intervals of the components and of their shares under ``fixed``, and the count of upper bounds the
+        data do not give: REML's from the profile likelihood, ANOVA's from the pivotal draws."""
+        rand = _random_mask(self, fixed)
+        if self.profile is not None:
+            profiler, groups, mult, limit = self.profile
+            member = np.zeros(mult.size, dtype=bool)
+            for j, g in enumerate(groups):
+                member[g] = rand[j]
+            ci, share, unbounded = profile_intervals(profiler, groups, mult * member, confidence_level=level,
+                                                     limit=limit)
+            return ci.T, share.T, unbounded
+        q = [(1 - level) / 2, (1 + level) / 2]
+        dshare = _summaries(self, fixed, level)[2]
+        return np.quantile(np.maximum(self.draws, 0.0), q, axis=0), np.quantile(dshare, q, axis=0), 0
 
 
 def _multipliers(d: TaskDesign, cells: np.ndarray, weights: np.ndarray, inv_n: np.ndarray, terms):
@@ -122,6 +140,14 @@ def _reml_fit(d: TaskDesign, ks: tuple, gen, n_draws: int) -> _Fit:
     mean_m, item_m = _multipliers(d, cells, weights, inv_n, d.terms if has_trials else z_terms)
     n_src = inv_n.shape[0]
     raw, draws = fit.variance, fit.pivots(gen, n_draws)
+    profiler = fit.profiler()
+    n_raw = raw.size
+    groups = [[i] for i in range(n_raw - n_src)] + [list(range(n_raw - n_src, n_raw))]
+    if n_src == 1:
+        groups[-1:] = [[n_raw - 1]]
+    lo, hi = d.score_range
+    limit = (hi - lo) ** 2 / (4 if len(ks) == 1 else 1)
+    profile = None if profiler is None else (profiler, groups, mean_m.copy(), limit)
     if n_src > 1:  # a pair's two trial sources are reported as one 'trial' component (their sum)
         src = raw[-n_src:]
         split = src / src.sum() if src.sum() > 0 else np.full(n_src, 1.0 / n_src)
@@ -137,7 +163,7 @@ def _reml_fit(d: TaskDesign, ks: tuple, gen, n_draws: int) -> _Fit:
         dfs = fit.satterthwaite_df
     names, factors, levels = _names(d, has_trials)
     return _Fit(names, factors, levels, raw, draws, mean_m, item_m, dfs, float((weights * y).sum()), "reml",
-                fit.converged)
+                fit.converged, profile)
 
 
 def _anova_fits(d: TaskDesign, entities: list, gen_for, n_draws: int) -> list:
@@ -355,7 +381,7 @@ NOTE_INTERVAL_S_OR_STANDARD = NoteKind(
     'alike), so the data say nothing about their uncertainty')
 NOTE_TASK_UNBALANCED_DESIGN_COMPONENTS = NoteKind(
     'facets.task-unbalanced-design-components', 'info',
-    "task '{task}': unbalanced design, components by REML with approximate pivotal intervals")
+    "task '{task}': unbalanced design, components by REML with profile-likelihood intervals")
 NOTE_TASK_SOME_ANOVA_ESTIMATES = NoteKind(
     'facets.task-some-anova-estimates', 'info',
     "task '{task}': some ANOVA estimates are negative (variance_raw); set to 0 in variance and in the standard "
@@ -414,8 +440,12 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
     Balanced designs use the unbiased expected-mean-squares estimators (which can be negative: shown in
     ``variance_raw``, set to 0 in ``variance`` as is customary, Brennan 2001) with generalized confidence
     intervals (Weerahandi 1993; Burdick, Borror & Montgomery 2005), exact under normality. Unbalanced designs
-    use REML (:func:`reml_components`) with approximate pivotal intervals: each estimate's Satterthwaite chi-square
-    distribution from the observed information, correlated through a Gaussian copula. Both assume independent,
+    use REML (:func:`reml_components`) with profile-likelihood intervals of each component and of its share
+    (:mod:`evalband.facets.profile`: the restricted likelihood maximized over the other variances, cut at
+    chi2_1(level) / 2; lme4's ``confint(method="profile")`` on the REML criterion), which stay honest with 3 levels
+    of a facet where a chi-square pivot on Satterthwaite's degrees of freedom gave bounds like 1e59. An upper bound
+    the profile does not reach below the most a score in [0, 1] allows is that bound (a note says so); for
+    unbounded scores it is left empty (NaN). Both assume independent,
     normally distributed effects; for 0/1 scores the components are moment quantities on the probability scale,
     for which the variance of the mean is still right, while the intervals are approximate. Degrees of freedom of
     the standard errors are Satterthwaite's.
@@ -472,7 +502,8 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
     g_rel = np.full((m_n, t_n), np.nan)
     g_abs = np.full((m_n, t_n), np.nan)
     rows, pair_rows, se_rows, methods, all_fits = [], [], [], {}, {}
-    lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
+    unbounded = [0, 0]  # upper bounds the profile does not reach: unbounded scores (NaN), bounded (the range's)
+    hi_q = 1 - (1 - level) / 2
     for d in design.designs:  # one level of a factor leaves its component without degrees of freedom
         few = [f"{len(d.levels[a])} {'item' if f == ITEM else f'level of {f}'}"
                + ("s" if f == ITEM and len(d.levels[a]) != 1 else "")
@@ -506,10 +537,10 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
                 notes.append(NOTE_TASK_REML_DID_NOT(task=d.task, value=', '.join(failed)))
         for ks, fit in zip(entities, fits):
             all_fits[(d.task,) + tuple(d.models[k] for k in ks)] = fit
-            contrib, share, dshare, _, _, gr, ga = _summaries(fit, fixed, level)
+            contrib, share, _, _, _, gr, ga = _summaries(fit, fixed, level)
             rand = _random_mask(fit, fixed)
-            ci = np.quantile(np.maximum(fit.draws, 0.0), [lo_q, hi_q], axis=0)
-            sh = np.quantile(dshare, [lo_q, hi_q], axis=0)
+            ci, sh, open_ended = fit.intervals(fixed, level)
+            unbounded[bool(np.isfinite(d.score_range).all())] += open_ended
             base = {"task": d.task, "component": list(fit.names), "levels": fit.levels, "random": rand,
                     "variance": np.maximum(fit.raw, 0.0), "variance_raw": fit.raw, "ci_low": ci[0],
                     "ci_high": ci[1], "variance_of_mean": contrib, "share": share, "share_low": sh[0],
@@ -539,6 +570,13 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
     frames = [pd.concat(rows, ignore_index=True), pd.concat(pair_rows, ignore_index=True) if pair_rows else None,
               pd.DataFrame(se_rows)]
     frames, flat = _without_flat(frames, se)
+    if unbounded[0]:
+        notes.append(f"{unbounded[0]} upper bound(s) of a variance component left empty (ci_high): the profile"
+                     " likelihood never falls to its cutoff, so the data (too few levels) set no upper limit")
+    if unbounded[1]:
+        notes.append(f"{unbounded[1]} upper bound(s) of a variance component (ci_high) are the largest variance"
+                     " scores in [0, 1] allow (0.25 for a model, 1 for a difference): the profile likelihood does"
+                     " not fall to its cutoff below it, so the data bound it no more than the score range does")
     if flat:
         notes.append(NOTE_INTERVAL_S_OR_STANDARD(flat=flat))
     return VarianceComponents(design.models, design.tasks, design.facets, fixed, se[()], se[allf], dfs[()],

@@ -8,7 +8,7 @@ independent of everything else, so the restricted likelihood of the observations
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import optimize
@@ -52,6 +52,17 @@ class RemlFit:
     neg2_loglik: float
     converged: bool
     n_evaluations: int
+    _criterion: object = field(default=None, repr=False, compare=False)  # (the criterion, the data's scale)
+
+    def profiler(self):
+        """The profile likelihood of this fit (:class:`~evalband.facets.profile.Profiler`): intervals of
+        components and of their shares; None for data that do not vary."""
+        if self._criterion is None:
+            return None
+        from .profile import Profiler
+
+        model, scale = self._criterion
+        return Profiler(model, self.variance / scale ** 2, scale=scale)
 
     def satterthwaite_df(self, weights) -> float:
         """Degrees of freedom ``2 v^2 / Var(v)`` of ``v = weights @ variance``."""
@@ -197,7 +208,7 @@ def reml_components(y, term_codes, *, inv_n, within_ss, within_df, top: bool = T
     cov = cov * scale ** 4
     mean = loc + scale * model.intercept(model._split(variance_s)[0])
     return RemlFit(variance, cov, boundary, float(mean), float(model.full(variance_s)), bool(stopped and refined),
-                   model.count)
+                   model.count, (model, scale))
 
 
 class _Restricted:
@@ -285,9 +296,9 @@ class _Restricted:
         """-2 log restricted likelihood (up to a constant) at absolute variances ``v`` (negative ones at 0)."""
         phi, sigma2 = self._split(v)
         parts = None if phi is None else self._solve(phi)
-        if parts is None:
-            return 1e300
-        src, dvec, out = parts
+        return 1e300 if parts is None else self._full_value(*parts, sigma2)
+
+    def _full_value(self, src, dvec, out, sigma2) -> float:
         pwrss, _ = self._residual(src, dvec, out)
         val = ((self.system.n_cells - 1) * np.log(sigma2) + float(np.log(dvec).sum()) + out["logdet"]
                + pwrss / sigma2)
@@ -298,11 +309,16 @@ class _Restricted:
 
     def full_gradient(self, v):
         """Gradient of :meth:`full` in the absolute variances, or None (no analytic form for the layout)."""
+        return self.full_with_gradient(v)[1]
+
+    def full_with_gradient(self, v):
+        """:meth:`full` and its gradient from one factorization (gradient None: no analytic form for the layout,
+        or ``v`` outside the domain, where the value is 1e300)."""
         phi, sigma2 = self._split(v)
         parts = None if phi is None else self._solve(phi, derivatives=True)
-        if parts is None or "py" not in parts[2]:
-            return None
-        return self._gradient(*parts, sigma2)
+        if parts is None:
+            return 1e300, None
+        return self._full_value(*parts, sigma2), (self._gradient(*parts, sigma2) if "py" in parts[2] else None)
 
     def _gradient(self, src, dvec, der, sigma2):
         """d(-2 log L_R)/dv_j = tr(P V_j) - y'P V_j P y (+ the within-cell part of a source), with ``V_j`` the

@@ -24,8 +24,11 @@ from .battles import looks_like_battles, read_battles
 from .ratings import read_ratings
 from ..data.costs import CostTable
 from .costs import read_costs
+from .arrow import ScoreMatrices, read_score_matrices
+from .inputs import read_input
 
-__all__ = ["read", "SOURCES", "load_example", "BATTLE_SOURCES"]
+__all__ = ["read", "SOURCES", "load_example", "BATTLE_SOURCES", "read_score_matrices", "ScoreMatrices",
+           "read_input"]
 
 
 def _battles(kind):
@@ -47,7 +50,7 @@ SOURCES = {"csv": read_tabular, "tsv": read_tabular, "parquet": read_tabular, "j
            "alpaca-eval": _battles("alpaca-eval"), "ratings": read_ratings, "costs": read_costs}
 
 
-def read(data, *, source: str = "auto", **options) -> ResultsTable:
+def read(data, *, source: str = "auto", executor=None, client=None, storage_options=None, **options) -> ResultsTable:
     """Read evaluation results from a file, a folder of logs, a DataFrame or a bundled example.
 
     Parameters
@@ -60,6 +63,12 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
         'auto' (by file suffix and content), or one of :data:`SOURCES`.
     **options
         Passed to the reader, e.g. ``model_col=``, ``shape=``, ``unbounded=``.
+    executor, client : optional
+        A Dask executor (:func:`evalband.resample.distributed.dask_executor`) or ``distributed.Client``: a folder, glob, list or
+        fsspec URL (``s3://``, ``file://``, ``memory://``, ...) of Parquet, CSV or TSV shards is then read and
+        reduced on the cluster (:func:`evalband.io.distributed_read.read_distributed`), into the same table.
+    storage_options : dict, optional
+        fsspec options (credentials, endpoint) for URLs read on a cluster.
 
     Returns
     -------
@@ -67,9 +76,27 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
         Pairwise battles (``model_a, model_b, winner``; Chatbot Arena, Arena-Hard, AlpacaEval files) are detected
         and read as a BattleTable; ratings are read with ``source='ratings'``, per-model costs (a summary or
         per-response measures) with ``source='costs'``.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"model": ["a", "a", "b", "b"], "task": "qa", "item": [1, 2, 1, 2],
+    ...                       "score": [1, 0, 1, 1]})
+    >>> table = eb.read(frame)
+    >>> table.models, table.tasks, table.level
+    (('a', 'b'), ('qa',), 'item')
+    >>> eb.read("example:vtab").level
+    'summary'
     """
     if isinstance(data, (ResultsTable, BattleTable, RatingsTable, CostTable)):
         return data
+    if _on_cluster(data, source, executor, client, options):
+        from .distributed_read import read_distributed
+
+        if source in TABULAR_SUFFIXES.values():
+            options.setdefault("file_format", source)
+        return read_distributed(data, executor=executor, client=client, storage_options=storage_options, **options)
     if isinstance(data, str) and data.startswith("example:"):
         from .examples import load_example
 
@@ -94,6 +121,24 @@ def read(data, *, source: str = "auto", **options) -> ResultsTable:
     if reader is read_tabular and source in TABULAR_SUFFIXES.values():
         options.setdefault("file_format", source)
     return reader(data, **options)
+
+
+def _on_cluster(data, source: str, executor, client, options) -> bool:
+    """Whether ``data`` is read and reduced on a Dask cluster: tabular shards (a folder, glob, list or URL) with
+    a Dask executor or client. A URL without one is an error (it is read on a cluster only)."""
+    from .distributed_read import is_sharded, is_url
+
+    dask = client is not None or getattr(executor, "client", None) is not None  # (a thread pool is no cluster)
+    if isinstance(data, str) and is_url(data):
+        if not dask:
+            raise ArgumentError(f"{data!r} is a URL: sharded results behind fsspec URLs are read on a Dask cluster;"
+                                " give --scheduler ADDRESS (Python: executor= or client=), or copy the files here")
+        return True
+    if not dask or not is_sharded(data):
+        return False
+    if source not in ("auto", "table", *TABULAR_SUFFIXES.values()) or BATTLE_OPTIONS & set(options):
+        return False
+    return not (source == "auto" and _battle_input(data, options)) and _detect(data) == "table"
 
 
 #: options of the battle readers alone: given to read(), they say the input holds battles

@@ -14,15 +14,41 @@ import re
 import pandas as pd
 
 from ..data.labels import natural_order
+from .._lists import check_named_columns
 from .._validate import InputError
 
-__all__ = ["keep_split", "refuse_splits", "unused_note", "SPLIT_NAMES"]
+__all__ = ["find_column", "keep_split", "refuse_splits", "unused_note", "SPLIT_NAMES"]
 
 #: column names that say "this is a data split"
 SPLIT_NAMES = ("split", "data_split", "dataset_split", "eval_split", "partition")
 #: values that name a data split
 _SPLIT_VALUE = re.compile(r"(train(ing)?|dev(elopment)?|val(id(ation)?)?|test(ing)?|eval(uation)?|held[-_ ]?out"
                           r"|holdout|public|private|hidden)([-_ ]?[a-z0-9]{0,8})?", re.IGNORECASE)
+
+
+def find_column(columns, name, role: str, source: str, *, required: bool = True):
+    """The column of ``columns`` named ``name`` for ``role``: the column itself, else the one column equal to it
+    regardless of case (``Model`` for ``model``); None when ``name`` is None, or when it is not found and not
+    ``required``. A required column that is not found (or found twice, differing only by case) is refused with
+    the reader's message (:func:`evalband._lists.check_named_columns`: the closest name, the columns there are).
+
+    Examples
+    --------
+    >>> find_column(["Model", "score"], "model", "model", "results.csv")
+    'Model'
+    >>> find_column(["Model", "score"], "judge", "judge", "results.csv", required=False) is None
+    True
+    """
+    if name is None:
+        return None
+    if name in columns:
+        return name
+    folded = [c for c in columns if str(c).casefold() == str(name).casefold()]
+    if len(folded) == 1:
+        return folded[0]
+    if required:
+        check_named_columns([(f"{role}_col", name)], columns, source)
+    return None
 
 
 def _values(col: pd.Series, limit: int = 50) -> list[str]:

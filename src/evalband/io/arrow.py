@@ -150,6 +150,24 @@ def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task
     -----
     The matrices are what :meth:`ResultsTable.task_data` gives, without trials or clusters: items not shared by
     every model are left out (and counted in ``notes``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> from evalband.io import read_score_matrices
+    >>> frame = pd.DataFrame({"model": ["a", "a", "b", "b", "b"], "task": "qa",
+    ...                       "item": [1, 2, 1, 2, 3], "score": [1.0, 0.0, 1.0, 1.0, 0.0]})
+    >>> path = os.path.join(tempfile.mkdtemp(), "results.parquet")
+    >>> frame.to_parquet(path)
+    >>> mats = read_score_matrices(path)
+    >>> mats.models, mats.tasks
+    (('a', 'b'), ('qa',))
+    >>> mats.scores["qa"]
+    array([[1., 0.],
+           [1., 1.]])
+    >>> mats.notes
+    ('items not shared by every model are left out of paired analyses (b: 1)',)
     """
     pa, pc, ds = _pyarrow()
     source = os.fspath(path)

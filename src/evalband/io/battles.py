@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 
 from .._cells import check_cells, nested_cells
-from .._lists import check_named_columns
 from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..data.battles import BattleTable
+from ._columns import find_column
 from .tabular import STDIN, TABULAR_SUFFIXES, load_frame
 from ..display.notes import NoteKind
 
@@ -55,12 +55,7 @@ WINNER_VALUES = {"model_a": 1.0, "a": 1.0, "left": 1.0, "model_b": 0.0, "b": 0.0
 def _find(columns, role, explicit, source):
     cols = [str(c) for c in columns]
     if explicit is not None:
-        if explicit in cols:
-            return explicit
-        same = [c for c in cols if c.casefold() == str(explicit).casefold()]
-        if len(same) == 1:
-            return same[0]
-        check_named_columns([(f"{role}_col", explicit)], cols, source)
+        return find_column(cols, explicit, role, source)
     for name in ROLES[role]:
         same = [c for c in cols if c.casefold() == name]
         if len(same) > 1:

@@ -16,10 +16,10 @@ import os
 
 import pandas as pd
 
-from .._lists import check_named_columns
 from ..data.labels import label_column
 from .._validate import ArgumentTypeError, InputError
 from ..data.costs import CostTable
+from ._columns import find_column
 from .tabular import load_frame
 from ..display.notes import NoteKind
 
@@ -30,16 +30,7 @@ ITEM_COLUMNS = ("item", "question_id", "question", "prompt_id", "prompt")
 
 
 def _column(frame, name, role: str, source: str, *, required: bool):
-    if name is None:
-        return None
-    if name in frame.columns:
-        return name
-    folded = [c for c in frame.columns if str(c).casefold() == str(name).casefold()]
-    if len(folded) == 1:
-        return folded[0]
-    if required:
-        check_named_columns([(f"{role}_col", name)], frame.columns, source)
-    return None
+    return find_column(frame.columns, name, role, source, required=required)
 
 
 NOTE_COST_FILE_COLUMNS_NOT = NoteKind('io.cost-file-columns-not', 'caveat',

@@ -15,9 +15,9 @@ import os
 
 import pandas as pd
 
-from .._lists import check_named_columns
-from .._validate import ArgumentTypeError, check_choice
+from .._validate import ArgumentTypeError, check_choice, no_other_keywords, renamed
 from ..data.ratings import RatingsTable
+from ._columns import find_column
 from .tabular import load_frame
 
 __all__ = ["read_ratings", "as_ratings", "RATING_SHAPES"]
@@ -27,21 +27,12 @@ RATING_SHAPES = ("long", "wide")
 
 def _column(frame: pd.DataFrame, name, role: str, source: str, *, required: bool = True):
     """The frame's column for ``name``: exact, else the one column equal to it regardless of case."""
-    if name is None:
-        return None
-    if name in frame.columns:
-        return name
-    folded = [c for c in frame.columns if str(c).lower() == str(name).lower()]
-    if len(folded) == 1:
-        return folded[0]
-    if not required:
-        return None
-    check_named_columns([(f"{role}_col", name)], frame.columns, source)
+    return find_column(frame.columns, name, role, source, required=required)
 
 
 def read_ratings(data, *, unit_col: str = "unit", rater_col: str = "rater", value_col: str = "value",
-                 shape: str = "long", raters=None, cluster_col: str | None = None, level: str = "auto",
-                 categories=None, file_format: str = "auto") -> RatingsTable:
+                 shape: str = "long", raters=None, cluster_col: str | None = None,
+                 measurement: str = "auto", categories=None, file_format: str = "auto", **deprecated) -> RatingsTable:
     """Read ratings from a file or a DataFrame.
 
     Parameters
@@ -57,8 +48,9 @@ def read_ratings(data, *, unit_col: str = "unit", rater_col: str = "rater", valu
         Wide shape: the rater columns (default: every column but the unit and cluster columns).
     cluster_col : str, optional
         A column constant within each unit naming its cluster; bootstraps then resample whole clusters.
-    level : {'auto', 'nominal', 'ordinal', 'interval', 'ratio'}
-        'auto' reads text as nominal, integer ratings with at most 12 values as ordinal and other numbers as
+    measurement : {'auto', 'nominal', 'ordinal', 'interval', 'ratio'}
+        The level of measurement (``level=`` before 0.2, deprecated): 'auto' reads text as nominal, integer
+        ratings with at most 12 values as ordinal and other numbers as
         interval, and says which in the table's notes.
     categories : sequence, optional
         The allowed values in order (an ordinal scale of labels, e.g. ``['bad', 'ok', 'good']``).
@@ -79,6 +71,10 @@ def read_ratings(data, *, unit_col: str = "unit", rater_col: str = "rater", valu
     >>> table = read_ratings("ratings.csv", unit_col="item", rater_col="grader", value_col="score")  # doctest: +SKIP
     >>> wide = read_ratings("wide.csv", shape="wide", unit_col="item")                            # doctest: +SKIP
     """
+    measurement = renamed(deprecated, old="level", new="measurement", function="read_ratings", value=measurement,
+                          default="auto")
+    no_other_keywords(deprecated, "read_ratings")
+    level = measurement
     if isinstance(data, RatingsTable):
         return data
     shape = check_choice(shape, RATING_SHAPES, "shape")
@@ -107,5 +103,5 @@ def as_ratings(data, *, level: str = "auto", **options) -> RatingsTable:
     A RatingsTable given with another ``level`` is re-read at that level (interval and ratio need numbers).
     """
     if not isinstance(data, RatingsTable):
-        return read_ratings(data, level=level, **options)
+        return read_ratings(data, measurement=level, **options)
     return data.with_level(level)

@@ -20,7 +20,8 @@ import pandas as pd
 
 from .._validate import (ArgumentError, InputError, as_generator, check_choice, check_confidence_level,
                          check_positive_int)
-from ..display.short import fmt, html_head, short_repr
+from ..display.numbers import format_estimate
+from ..display.reprs import html_head, titled_repr
 from ..resample.units import INTERVAL_METHODS, replicate_sums, summarize
 from .._random import name_key, run_entropy
 from ..display.reprs import displayed
@@ -60,9 +61,9 @@ class BiasResult:
         return self.statistics.copy()
 
     def __repr__(self) -> str:
-        lines = [f"{r['judge']} {r['statistic']}: {fmt(r['estimate'], r['se'])} ({fmt(r['ci_low'], r['se'])},"
-                 f" {fmt(r['ci_high'], r['se'])}), {int(r['n_units']):,} units" for _, r in self.statistics.iterrows()]
-        return short_repr(f"BiasResult({self.kind}, {self.statistics['judge'].nunique()} judge(s))", lines[:20],
+        lines = [f"{r['judge']} {r['statistic']}: {format_estimate(r['estimate'], r['se'])} ({format_estimate(r['ci_low'], r['se'])},"
+                 f" {format_estimate(r['ci_high'], r['se'])}), {int(r['n_units']):,} units" for _, r in self.statistics.iterrows()]
+        return titled_repr(f"BiasResult({self.kind}, {self.statistics['judge'].nunique()} judge(s))", lines[:20],
                           self.notes)
 
     def _repr_html_(self) -> str:

@@ -16,11 +16,13 @@ import numpy as np
 import pandas as pd
 
 from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level,
-                         check_positive_int)
+                         check_positive_int, no_other_keywords,
+                         renamed)
 from ..estimation.edges import degenerate, edge_intervals, implied_se
 from ..estimation.confidence import ConfidenceInterval
 from . import _coefficients as coef
-from ..display.short import fmt, html_head, short_repr
+from ..display.numbers import format_estimate
+from ..display.reprs import html_head, titled_repr
 from ..resample.units import INTERVAL_METHODS, jackknife_sums, replicate_sums, summarize
 from .._random import name_key, run_entropy
 from ..display.reprs import displayed
@@ -133,8 +135,8 @@ class AgreementResult:
             if name in self.statistic:
                 k = self.statistic.index(name)
                 s = self.se[k]
-                lines.append(f"{name}: {fmt(self.estimate[k], s)}  {100 * self.confidence_level:.4g}% CI"
-                             f" ({fmt(self.ci.low[k], s)}, {fmt(self.ci.high[k], s)}), {self.n_units[k]:,} units")
+                lines.append(f"{name}: {format_estimate(self.estimate[k], s)}  {100 * self.confidence_level:.4g}% CI"
+                             f" ({format_estimate(self.ci.low[k], s)}, {format_estimate(self.ci.high[k], s)}), {self.n_units[k]:,} units")
         n_pairs = sum(1 for s in self.statistic if s.startswith("cohen_kappa"))
         if n_pairs:
             lines.append(f"cohen_kappa: {n_pairs} rows (rater pairs x weights); see .to_frame()")
@@ -143,7 +145,7 @@ class AgreementResult:
                          " see .reference")
         title = (f"AgreementResult(level {self.level!r}, {self.n_raters:,} raters, {self.n_ratings:,} ratings,"
                  f" {self.n_resamples:,} bootstrap replicates)")
-        return short_repr(title, lines, self.notes)
+        return titled_repr(title, lines, self.notes)
 
     def _repr_html_(self) -> str:
         return html_head(self.to_frame())
@@ -408,10 +410,10 @@ NOTE_ONLY_BOOTSTRAP_INTERVALS_SMALL = NoteKind(
 
 
 def agreement(data, *, unit_col: str = "unit", rater_col: str = "rater", value_col: str = "value",
-              shape: str = "long", level: str = "auto", categories=None, cluster: str | None = None,
+              shape: str = "long", measurement: str = "auto", categories=None, cluster: str | None = None,
               raters=None, pairs="auto", kappa_weights="auto", reference=None, judges=None,
               n_resamples: int = 2000, method: str = "percentile", confidence_level=0.95,
-              rng=None) -> AgreementResult:
+              rng=None, **deprecated) -> AgreementResult:
     """Agreement between raters, with a seeded bootstrap interval over units for every coefficient.
 
     Parameters
@@ -422,8 +424,8 @@ def agreement(data, *, unit_col: str = "unit", rater_col: str = "rater", value_c
     unit_col, rater_col, value_col, shape, categories, raters
         How to read ``data`` (see :func:`evalband.io.ratings.read_ratings`); ignored for a RatingsTable or a
         Selection.
-    level : {'auto', 'nominal', 'ordinal', 'interval', 'ratio'}
-        Level of measurement; 'auto' detects it and says so in ``notes``.
+    measurement : {'auto', 'nominal', 'ordinal', 'interval', 'ratio'}
+        Level of measurement (``level=`` before 0.2, deprecated); 'auto' detects it and says so in ``notes``.
     cluster : str, optional
         Column naming each unit's cluster (prompt, passage, ...): whole clusters are resampled.
     pairs : 'auto', 'all', None or list of (rater, rater)
@@ -484,19 +486,22 @@ def agreement(data, *, unit_col: str = "unit", rater_col: str = "rater", value_c
     Examples
     --------
     >>> import evalband.judges as ej
-    >>> res = ej.agreement("codings_long.csv", level="nominal", rng=0)   # doctest: +SKIP
+    >>> res = ej.agreement("codings_long.csv", measurement="nominal", rng=0)   # doctest: +SKIP
     >>> round(res.krippendorff_alpha, 3)                                  # doctest: +SKIP
     0.743
     """
     from ..selection.judgements import ratings_of
 
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
+    measurement = renamed(deprecated, old="level", new="measurement", function="agreement", value=measurement,
+                          default="auto")
+    no_other_keywords(deprecated, "agreement")
     gen = as_generator(rng)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     method = check_choice(method, INTERVAL_METHODS, "method")
     confidence_level = check_confidence_level(confidence_level)
     table = ratings_of(data, unit_col=unit_col, rater_col=rater_col, value_col=value_col, shape=shape,
-                       level=level, categories=categories, cluster_col=cluster, raters=raters)
+                       level=measurement, categories=categories, cluster_col=cluster, raters=raters)
     entropy = run_entropy(gen)
     coefs, notes = coefficients(table, pairs=pairs, kappa_weights=kappa_weights)
     notes = list(table.notes) + notes

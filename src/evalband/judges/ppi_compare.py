@@ -14,7 +14,7 @@ from ..comparison.pairwise import PairwiseComparison, interval_label
 from ..comparison.verdict import (MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold,
                                   withheld_text)
 from ..estimation.confidence import ConfidenceInterval
-from ..display.short import html_head, short_repr
+from ..display.reprs import html_head, titled_repr
 from ..estimation.ppi import cluster_variance, t_interval, t_p_value
 from ..estimation.ppi_table import PPI_CORRECTIONS, PPIEstimates, ppi_estimate
 from ..display.reprs import displayed
@@ -72,7 +72,7 @@ class PPIComparison:
         n = sum(len(pc.readings) for pc in self.pairs)
         if n > len(lines):
             lines.append(f"... {n - len(lines)} more pairs; see .to_frame()")
-        return short_repr(f"PPIComparison({self.method}, {len(self.tasks)} task(s), {n} pair(s), correction"
+        return titled_repr(f"PPIComparison({self.method}, {len(self.tasks)} task(s), {n} pair(s), correction"
                           f" {self.correction!r})", lines, self.notes)
 
     def _repr_html_(self) -> str:

@@ -15,11 +15,13 @@ import numpy as np
 import pandas as pd
 
 from .._validate import (ArgumentError, ArgumentTypeError, as_generator, check_choice, check_confidence_level,
-                         check_positive_int)
+                         check_positive_int, no_other_keywords,
+                         renamed)
 from ..estimation.confidence import ConfidenceInterval
 from . import _coefficients as coef
 from ._coefficients import Coefficient
-from ..display.short import fmt, html_head, short_repr
+from ..display.numbers import format_estimate
+from ..display.reprs import html_head, titled_repr
 from ..resample.units import INTERVAL_METHODS
 from .._random import run_entropy
 from ..display.reprs import displayed
@@ -82,11 +84,11 @@ class ReferenceResult:
     def __repr__(self) -> str:
         lines = []
         for _, r in self.statistics.iterrows():
-            lines.append(f"{r['judge']} {r['statistic']}: {fmt(r['estimate'], r['se'])} ({fmt(r['ci_low'], r['se'])},"
-                         f" {fmt(r['ci_high'], r['se'])}), {int(r['n_units']):,} units")
+            lines.append(f"{r['judge']} {r['statistic']}: {format_estimate(r['estimate'], r['se'])} ({format_estimate(r['ci_low'], r['se'])},"
+                         f" {format_estimate(r['ci_high'], r['se'])}), {int(r['n_units']):,} units")
         if len(self.judges) > 1:
             lines.append(f"effective independent judges: {self.effective_judges:.2f} of {len(self.judges)}")
-        return short_repr(f"ReferenceResult(reference {self.reference!r}, {len(self.judges)} judge(s))", lines[:20],
+        return titled_repr(f"ReferenceResult(reference {self.reference!r}, {len(self.judges)} judge(s))", lines[:20],
                           self.notes)
 
     def _repr_html_(self) -> str:
@@ -259,16 +261,16 @@ def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed
 
 
 def judge_reference(data, *, reference: str, judges=None, crowd=None, unit_col: str = "unit",
-                    rater_col: str = "rater", value_col: str = "value", shape: str = "long", level: str = "auto",
-                    categories=None, cluster: str | None = None, n_resamples: int = 2000,
-                    method: str = "percentile", confidence_level=0.95, rng=None) -> ReferenceResult:
+                    rater_col: str = "rater", value_col: str = "value", shape: str = "long",
+                    measurement: str = "auto", categories=None, cluster: str | None = None, n_resamples: int = 2000,
+                    method: str = "percentile", confidence_level=0.95, rng=None, **deprecated) -> ReferenceResult:
     """Each judge against a reference rater, with bootstrap intervals over units.
 
     Parameters
     ----------
     data : RatingsTable, pandas.DataFrame or path
         Ratings (see :func:`evalband.io.ratings.read_ratings` for ``unit_col``, ``rater_col``, ``value_col``,
-        ``shape``, ``level``, ``categories``).
+        ``shape``, ``measurement`` (``level=`` before 0.2, deprecated), ``categories``).
     reference : str
         The reference rater's name (e.g. 'human'), or 'majority' (the most common value of the crowd's ratings
         of each unit; units where it is tied are left out and counted) or 'mean' (numeric ratings: their mean).
@@ -315,7 +317,11 @@ def judge_reference(data, *, reference: str, judges=None, crowd=None, unit_col: 
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     method = check_choice(method, INTERVAL_METHODS, "method")
     confidence_level = check_confidence_level(confidence_level)
-    table = ratings_of(data, unit_col=unit_col, rater_col=rater_col, value_col=value_col, shape=shape, level=level,
+    measurement = renamed(deprecated, old="level", new="measurement", function="judge_reference",
+                          value=measurement, default="auto")
+    no_other_keywords(deprecated, "judge_reference")
+    table = ratings_of(data, unit_col=unit_col, rater_col=rater_col, value_col=value_col, shape=shape,
+                       level=measurement,
                        categories=categories, cluster_col=cluster)
     res = _judge_reference(table, reference=reference, judges=judges, crowd=crowd, entropy=run_entropy(gen),
                            seed=seed, n_resamples=n_resamples, method=method, confidence_level=confidence_level)

@@ -18,10 +18,12 @@ from . import sigmoid_fit as sf
 from .cells import Cells, cells_from, check_connected
 from .predict import choose_holdout, holdout_summary, predictive_intervals
 from .resampling import pearson_residuals, refit, replicate_scores, item_weights
+from .item_abilities import UNCERTAINTY
 from .result import AbilityResult
 from ..display.notes import NoteKind
 
-__all__ = ["ability", "MODELS", "LOSSES", "CORRECTIONS", "weak_flags"]
+__all__ = ["ability", "MODELS", "LOSSES", "CORRECTIONS", "UNCERTAINTY", "weak_flags", "model_units", "pair_units",
+           "rank_and_compare"]
 
 #: latent-ability models
 MODELS = ("sigmoid", "rasch", "2pl")
@@ -57,7 +59,7 @@ NOTE_CELLS_VARY_TIMES_MUCH = NoteKind(
 
 
 def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", models=None, tasks=None,
-            n_resamples: int = 1000, confidence_level=0.95, correction: str = "auto",
+            n_resamples: int = 1000, uncertainty: str = "auto", confidence_level=0.95, correction: str = "auto",
             simultaneous: str = "max-t", holdout: float | None = None, prior=None, rng=None, progress=None,
             **read_options) -> AbilityResult:
     """Latent abilities of models measured on different tasks, on one scale, with intervals and ranks.
@@ -75,8 +77,13 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
         score`` with scores in [0, 1] and no counts), or item level (``model, task, item, score``; cells are
         counted from the items). Any pattern of missing cells, as long as the model x task graph is connected.
     model : {'sigmoid', 'rasch', '2pl'}
-        'sigmoid': a slope per task; 'rasch': every slope 1 (abilities on the logit scale, only their mean
-        fixed); '2pl' is 'sigmoid' at summary level (tasks are the items).
+        'sigmoid': a curve per task (difficulty and slope) fitted to the cells' scores, at any level (item-level
+        data are counted per cell). '2pl' and 'rasch' on item-level data fit the item response model to every
+        response (a discrimination and intercept per item, Rasch: every discrimination 1; the fit of
+        :func:`evalband.latent.items`), so each ability rests on the items a model answered across tasks; each
+        task is then summarized by its characteristic curve (:mod:`.item_abilities`). At summary level '2pl' is
+        'sigmoid' (the tasks are the items) and 'rasch' has every slope 1 (abilities on the logit scale, only
+        their mean fixed).
     anchor : str, tuple or mapping, optional
         Fix the scale by a task's difficulty and slope instead of standardizing the abilities: a task name
         (difficulty 0, slope 1, as Epoch AI anchors Winogrande), ``(task, difficulty, slope)`` or a mapping with
@@ -87,7 +94,13 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
     models, tasks : sequence of str, optional
         Restrict the data.
     n_resamples : int
-        Bootstrap replicates (each a refit).
+        Bootstrap replicates (each a refit), or draws from the observed information.
+    uncertainty : {'auto', 'bootstrap', 'information'}
+        'bootstrap': refits of resampled data (below). 'information': draws from the normal approximation at the
+        fit (the inverse Fisher information of the task-level model; at item level the sandwich over items
+        within tasks, the linearized item bootstrap), much faster on large item sets. 'auto': the bootstrap,
+        except for item-level '2pl' / 'rasch' fits whose bootstrap would be long
+        (:data:`~evalband.latent.item_abilities.BOOTSTRAP_BUDGET`). The notes say which was used.
     confidence_level : float
     correction : {'auto', 'none', 'bonferroni', 'holm', 'bh', 'max-t'}
         Multiplicity control of the pairwise differences; 'auto' is max-t (simultaneous intervals from the
@@ -121,6 +134,8 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
     *Uncertainty.* A bootstrap at the level the data were sampled (:mod:`.resampling`): binomial counts within
     cells, items within tasks (paired across models), or, for scores without counts, a residual bootstrap of the
     cells' deviations from the fit; each replicate is refitted from the full-data fit and put on the same scale.
+    Verdicts on pairs of models rest on the resampling units behind both abilities (items for counts and item
+    data, the pooled cells for scores without counts): with fewer than 10 none is given.
     With counts the tasks are fixed: the intervals cover the sampling of items, not how a model would fare on
     other benchmarks; the dispersion (note) says how much more the cells vary around the fit than their items
     explain, and the predictive intervals include that spread.
@@ -148,6 +163,7 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
     """
     model = check_choice(model, MODELS, "model")
     loss = check_choice(loss, LOSSES, "loss")
+    uncertainty = check_choice(uncertainty, UNCERTAINTY, "uncertainty")
     correction = check_choice(correction, CORRECTIONS, "correction")
     level = check_confidence_level(confidence_level)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
@@ -163,6 +179,15 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
     check_connected(cells)
     if len(cells.models) < 2:
         raise InputError("a latent-ability model needs at least 2 models", source=cells.source)
+    if cells.kind == "items" and model in ("2pl", "rasch"):
+        if loss != "auto":
+            raise ArgumentError(f"`loss` applies to the task-level model; the item-level {model} model has the"
+                                f" Bernoulli likelihood of each response (got loss={loss!r}).")
+        from .item_abilities import item_level_ability
+
+        return item_level_ability(cells, model=model, anchor=_anchor(anchor, cells), n_resamples=n_resamples,
+                                  uncertainty=uncertainty, level=level, correction=correction,
+                                  simultaneous=simultaneous, holdout=holdout, entropy=entropy, progress=progress)
     loss = ("binomial" if cells.n is not None else "fraction") if loss == "auto" else loss
     if loss == "binomial" and cells.n is None:
         raise ArgumentError("`loss='binomial'` needs counts (an `n` column); these cells have scores only: use"
@@ -174,8 +199,9 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
     def track(it, total):
         return _track(it, total, progress=progress, description="ability bootstrap")
 
+    method = "bootstrap" if uncertainty == "auto" else uncertainty
     fit = _fit(cells, slopes=slopes, loss=loss, prior=prior, n_resamples=n_resamples, entropy=entropy,
-               track=track)
+               track=track, method=method)
     C, D, beta = fit.params
     Cs, Ds, Bs = fit.samples
     if anchor is not None:
@@ -192,10 +218,12 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
     failed = int((~fit.converged).sum())
     if failed:
         notes.append(NOTE_BOOTSTRAP_REFITS_STOPPED_BEFORE(failed=failed, n_resamples=n_resamples))
-    notes.append(_uncertainty_note(cells.kind, loss, n_resamples))
+    notes.append(_uncertainty_note(cells.kind, loss, n_resamples, method))
     if cells.kind != "scores" and np.isfinite(fit.dispersion) and fit.dispersion > 1.5:
         notes.append(NOTE_CELLS_VARY_TIMES_MUCH(dispersion=fit.dispersion))
-    ranking, comparisons = _rank_and_compare(C, Cs, cells.models, level, simultaneous, correction)
+    units, unit_name = model_units(cells)
+    ranking, comparisons = rank_and_compare(C, Cs, cells.models, level, simultaneous, correction, units,
+                                            unit_name)
     n_tasks = cells.tasks_per_model()
     n_models = cells.models_per_task()
     mflags, tflags = weak_flags(cells, n_tasks, n_models)
@@ -204,7 +232,7 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
     check = None
     if holdout is not None:
         check = _holdout(cells, holdout, slopes=slopes, loss=loss, prior=prior, n_resamples=n_resamples,
-                         entropy=entropy, level=level, track=track)
+                         entropy=entropy, level=level, track=track, method=method)
         notes.append(check.headline())
     alpha = 1 - level
     q = [alpha / 2, 1 - alpha / 2]
@@ -213,7 +241,7 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
     s_ci = ConfidenceInterval(*np.quantile(slope_s, q, axis=0))
     return AbilityResult(model, loss, cells.kind, ident, anchor, cells.models, cells.tasks, C, Cs, ranking,
                          comparisons, D, slope, d_ci, s_ci, Ds, slope_s, n_tasks, n_models, mflags, tflags, frame,
-                         check, fit.dispersion, "bootstrap", n_resamples, level, tuple(dict.fromkeys(notes)),
+                         check, fit.dispersion, method, n_resamples, level, tuple(dict.fromkeys(notes)),
                          cells.source, cells.attribution)
 
 
@@ -265,8 +293,9 @@ def _anchor(anchor, cells: Cells):
     return (task, diff, slope)
 
 
-def _fit(cells: Cells, *, slopes, loss, prior, n_resamples, entropy, track) -> _Fit:
-    """The full-data fit and its bootstrap refits, on the standardized scale."""
+def _fit(cells: Cells, *, slopes, loss, prior, n_resamples, entropy, track, method="bootstrap") -> _Fit:
+    """The full-data fit and its bootstrap refits (or draws from the observed information), on the standardized
+    scale."""
     d = sf.design(cells.model, cells.task, len(cells.models), len(cells.tasks), slopes=slopes)
     start = sf.start_values(d, cells.y)
     w = cells.n if loss == "binomial" else 1.0
@@ -282,6 +311,10 @@ def _fit(cells: Cells, *, slopes, loss, prior, n_resamples, entropy, track) -> _
     p = expit(eta)
     nn = cells.n if loss == "binomial" else None
     resid = pearson_residuals(cells.y, p, loss, nn, lev)
+    if method == "information":
+        samples = sf.information_draws(d, (C, D, beta), cells.y, w, loss=loss, prior=prior, n_draws=n_resamples,
+                                       entropy=entropy)
+        return _Fit((C, D, beta), samples, np.ones(n_resamples, dtype=bool), resid, w, phi, d)
     if cells.kind == "items":
         wts = item_weights(cells.responses, n_resamples, entropy)
         m, t, s, n = cells.responses.cell_counts(wts)
@@ -297,23 +330,48 @@ def _fit(cells: Cells, *, slopes, loss, prior, n_resamples, entropy, track) -> _
     return _Fit((C, D, beta), samples[:3], samples[3], resid, w, phi, d)
 
 
-def _uncertainty_note(kind, loss, b) -> str:
+def _uncertainty_note(kind, loss, b, method="bootstrap") -> str:
+    if method == "information":
+        return (f"intervals from {b:,} draws from the normal approximation at the fit (inverse Fisher information,"
+                f" loss {loss}; uncertainty='bootstrap' resamples the data instead)")
     what = {"counts": "binomial counts redrawn within cells", "items": "items resampled within tasks, paired"
             " across models", "scores": "a residual bootstrap of the cells' deviations from the fit (scores"
             " without counts: the cells' spread around the fit is the only measure of their noise)"}[kind]
     return f"intervals from {b:,} bootstrap refits ({what}), each started from the full-data fit; loss {loss}"
 
 
-def _rank_and_compare(C, Cs, models, level, simultaneous, correction):
+def model_units(cells: Cells) -> tuple[np.ndarray, str]:
+    """The resampling units behind each model's ability: the items of its cells (counts: the sum of ``n``; item
+    data: the items it answered), or, for scores without counts, every cell of the fit (the residual bootstrap
+    draws each cell's noise from the pooled residuals, so the noise of any ability is measured on all of them)."""
+    if cells.kind == "scores":
+        return np.full(len(cells.models), float(cells.n_cells)), "cells"
+    if cells.kind == "items" and cells.responses is not None:
+        return cells.responses.observed.sum(axis=1).astype(float), "items"
+    return np.bincount(cells.model, weights=cells.n, minlength=len(cells.models)), "items"
+
+
+def pair_units(observed, units) -> np.ndarray:
+    """Per pair of :func:`evalband.comparison.pairwise_differences` (pairs in its default order, best first):
+    the fewer of the two models' resampling units."""
+    from ..comparison.pairs import pair_indices
+
+    ia, ib = pair_indices(np.argsort(-np.asarray(observed, dtype=float), kind="stable"))
+    return np.minimum(units[ia], units[ib])
+
+
+def rank_and_compare(C, Cs, models, level, simultaneous, correction, units=None, unit_name="items"):
     from ..comparison.pairwise import pairwise_differences
     from ..ranking import rank_models
 
+    per_pair = None if units is None else pair_units(C, np.asarray(units, dtype=float))
     ranking = rank_models(C, Cs, models, aggregate="ability", confidence_level=level, simultaneous=simultaneous,
-                          scale=1.0)
+                          scale=1.0, n_units=per_pair)
     if correction == "auto":
         correction = "max-t" if len(models) > 2 else "none"
     comparisons = pairwise_differences(C, Cs, models, statistic="ability", confidence_level=level,
-                                       correction=correction, scale=1.0, unit="", keep_replicates="auto")
+                                       correction=correction, scale=1.0, unit="", keep_replicates="auto",
+                                       n_units=per_pair, unit_name=unit_name)
     return ranking, comparisons
 
 
@@ -386,12 +444,13 @@ def _cells_frame(cells, params, samples, fit, loss, level, entropy) -> pd.DataFr
                          "pi_high": high})
 
 
-def _holdout(cells, fraction, *, slopes, loss, prior, n_resamples, entropy, level, track):
+def _holdout(cells, fraction, *, slopes, loss, prior, n_resamples, entropy, level, track, method="bootstrap"):
     mask, skipped = choose_holdout(cells, fraction, entropy)
     train = cells.subset(~mask)
     if cells.kind == "items":  # the refit of held-out cells counts their items binomially
         train = Cells(train.models, train.tasks, train.model, train.task, train.y, train.n, "counts", train.source)
-    fit = _fit(train, slopes=slopes, loss=loss, prior=prior, n_resamples=n_resamples, entropy=entropy, track=track)
+    fit = _fit(train, slopes=slopes, loss=loss, prior=prior, n_resamples=n_resamples, entropy=entropy, track=track,
+               method=method)
     n = cells.n[mask] if loss == "binomial" else None
     pred, low, high = predictive_intervals(fit.params, fit.samples, cells.model[mask], cells.task[mask], n=n,
                                            residuals=fit.residuals, loss=loss, confidence_level=level,

@@ -194,14 +194,26 @@ def cells_from(data, *, models=None, tasks=None, **read_options) -> Cells:
     from ..selection import Selection, select
     from ..data.table import ResultsTable
 
+    from ..selection.cell_scores import cell_scores_input
+
+    cols = {k: read_options[k] for k in ("model_col", "task_col", "item_col", "score_col") if k in read_options}
+    frame = cell_scores_input(data, **cols) if set(read_options) <= set(cols) else None
+    if frame is not None:  # a file (or bundled example) of cell scores: read as the frame below
+        data, read_options = frame, {}
     if isinstance(data, pd.DataFrame) and "score" in data.columns and "item" not in data.columns \
             and not read_options:
-        source = "<DataFrame>"
-        mo, ta, mc, tc, y, n, notes = score_frame(data, source=source)
-        cells = Cells(mo, ta, mc, tc, y, n, "scores" if n is None else "counts", source, None, tuple(notes))
+        # a frame read from a file of cell scores (evalband.io.cell_scores) names the file, its lines and its
+        # attribution in data.attrs
+        source = str(data.attrs.get("source", "<DataFrame>"))
+        row_word = str(data.attrs.get("row_word", "row"))
+        attribution = data.attrs.get("attribution")
+        mo, ta, mc, tc, y, n, notes = score_frame(data, source=source, row_word=row_word)
+        notes = list(data.attrs.get("notes", ())) + list(notes)
+        cells = Cells(mo, ta, mc, tc, y, n, "scores" if n is None else "counts", source, None, tuple(notes),
+                      attribution)
         if n is not None:
             cells = Cells(mo, ta, mc, tc, np.round(y * n) / n, n, "counts", source, None,
-                          tuple(notes) + ("correct counts recovered as round(n * score)",))
+                          tuple(notes) + ("correct counts recovered as round(n * score)",), attribution)
         return _choose(cells, models, tasks)
     sel = data if isinstance(data, Selection) else select(data, models=models, tasks=tasks, **read_options)
     if isinstance(data, Selection) and (models is not None or tasks is not None):
@@ -242,9 +254,27 @@ def _choose(cells: Cells, models, tasks) -> Cells:
     mnew = np.array([mpos.get(cells.models[k], -1) for k in range(len(cells.models))])[cells.model]
     tnew = np.array([tpos.get(cells.tasks[k], -1) for k in range(len(cells.tasks))])[cells.task]
     keep = (mnew >= 0) & (tnew >= 0)
+    # a task no chosen model was measured on (or a model with no cell on the chosen tasks) is left out and named;
+    # a name the user gave that is left with no cell is an error
+    notes = list(cells.notes)
+    has_m = np.bincount(mnew[keep], minlength=len(mo)) > 0
+    has_t = np.bincount(tnew[keep], minlength=len(ta)) > 0
+    for given, names, has, what, other in ((models, mo, has_m, "model", "tasks"), (tasks, ta, has_t, "task",
+                                                                                    "models")):
+        empty = [names[k] for k in np.flatnonzero(~has)]
+        if not empty:
+            continue
+        if given is not None:
+            raise InputError(f"{what} {empty[0]!r} has no measured cell on the chosen {other}", source=cells.source)
+        notes.append(f"{len(empty)} {what}{'s' if len(empty) > 1 else ''} with no measured cell on the chosen"
+                     f" {other} left out: {', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}")
+    mo = [m for m, h in zip(mo, has_m) if h]
+    ta = [t for t, h in zip(ta, has_t) if h]
+    mnew = (np.cumsum(has_m) - 1)[np.clip(mnew, 0, None)]
+    tnew = (np.cumsum(has_t) - 1)[np.clip(tnew, 0, None)]
     order = np.argsort(mnew[keep] * len(ta) + tnew[keep], kind="stable")
     return Cells(tuple(mo), tuple(ta), mnew[keep][order], tnew[keep][order], cells.y[keep][order],
-                 None if cells.n is None else cells.n[keep][order], cells.kind, cells.source, None, cells.notes,
+                 None if cells.n is None else cells.n[keep][order], cells.kind, cells.source, None, tuple(notes),
                  cells.attribution)
 
 

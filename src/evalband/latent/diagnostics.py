@@ -269,7 +269,7 @@ def _flags(a, a_low, a_high, y, obs, itc, dup, labels, model) -> list:
             f.append("negative discrimination: likely a wrong answer key")
         elif model == "2pl" and a[i] < 0:
             f.append("negative discrimination (within noise)")
-        elif model == "2pl" and a_low[i] <= 0 and not (itc[i] >= 0.1):
+        elif model == "2pl" and a_low[i] <= 0 and a[i] < 1 and not (itc[i] >= 0.1):
             f.append("no information: discrimination near 0")
         if dup[i] >= 0:
             f.append(f"near-duplicate response pattern (same as item '{labels[dup[i]]}')")

@@ -98,9 +98,16 @@ def _batch_size(d) -> int:
     return int(max(1, min(256, (1 << 21) // max(1, d.n_models * k))))
 
 
+#: a bootstrap refit stops when a step moves no standardized ability or difficulty by more than this: the moves
+#: left are along the scale (location and spread, pinned only by the priors) that the refit discards when it
+#: standardizes; on 500 models x 60 tasks such a refit is within 1e-3 of the fully converged one (under 1% of
+#: the abilities' bootstrap SE) after about 6 steps instead of 35 (benchmarks/ability.py)
+REFIT_SCALE_TOL = 1e-4
+
+
 def refit(d, y, w, *, loss: str, prior: dict, start, track=None):
     """Refit every replicate (rows of ``y``, ``w``) from ``start`` (the full-data fit), on the standardized
-    scale. Returns ``(C, D, beta, converged)`` with replicates as rows."""
+    scale, to :data:`REFIT_SCALE_TOL`. Returns ``(C, D, beta, converged)`` with replicates as rows."""
     b = y.shape[0]
     size = _batch_size(d)
     C = np.empty((b, d.n_models))
@@ -111,7 +118,7 @@ def refit(d, y, w, *, loss: str, prior: dict, start, track=None):
     it = batches if track is None else track(iter(batches), len(batches))
     for sl in it:
         wb = w[sl] if np.ndim(w) == 2 else w
-        c, dd, bb, ok = sf.fit(d, y[sl], wb, loss=loss, prior=prior, start=start)
+        c, dd, bb, ok = sf.fit(d, y[sl], wb, loss=loss, prior=prior, start=start, scale_tol=REFIT_SCALE_TOL)
         C[sl], D[sl], beta[sl] = sf.standardize(c, dd, bb, scale=d.slopes)
         conv[sl] = ok
     return C, D, beta, conv

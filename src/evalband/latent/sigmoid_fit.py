@@ -42,7 +42,7 @@ from scipy import sparse
 from scipy.special import expit, log_expit
 
 __all__ = ["LOSSES", "PRIOR_SD", "Design", "design", "fit", "predict_eta", "standardize", "to_anchor",
-           "start_values", "dispersion", "n_parameters", "leverages"]
+           "start_values", "dispersion", "n_parameters", "leverages", "information_draws"]
 
 #: the likelihoods of a cell's score
 LOSSES = ("binomial", "fraction", "least-squares")
@@ -167,7 +167,8 @@ def _step(d, C, D, beta, y, w, loss, prior, lam):
     return dc, db[:, :t_], (db[:, t_:] if d.slopes else np.zeros_like(beta))
 
 
-def fit(d: Design, y, w, *, loss: str, prior: dict, start, max_iter: int = 100, tol: float = 1e-7):
+def fit(d: Design, y, w, *, loss: str, prior: dict, start, max_iter: int = 100, tol: float = 1e-7,
+        damping: float = 1e-3, scale_tol: float | None = None):
     """Fit R replicates at once from ``start = (C, D, beta)`` (each (R, .) or (.)), on scores ``y`` and weights
     ``w`` ((R, N) or (N,)): n for the binomial, 1 / dispersion otherwise.
 
@@ -180,7 +181,7 @@ def fit(d: Design, y, w, *, loss: str, prior: dict, start, max_iter: int = 100, 
     w = np.broadcast_to(np.asarray(w, dtype=float), y.shape)
     if not d.slopes:
         beta[:] = 0.0
-    lam = np.full(r_, 1e-3)
+    lam = np.full(r_, float(damping))
     f = _objective(d, C, D, beta, y, w, loss, prior)
     active = np.ones(r_, dtype=bool)
     for _ in range(max_iter):
@@ -192,7 +193,8 @@ def fit(d: Design, y, w, *, loss: str, prior: dict, start, max_iter: int = 100, 
         big = np.maximum(np.abs(dc).max(axis=1), np.maximum(np.abs(dd).max(axis=1), np.abs(dbeta).max(axis=1)))
         shrink = np.minimum(1.0, MAX_STEP / np.maximum(big, 1e-300))[:, None]
         dc, dd, dbeta = dc * shrink, dd * shrink, dbeta * shrink
-        c_new, d_new, b_new = C[idx] + dc, D[idx] + dd, beta[idx] + dbeta
+        C_prev, D_prev, beta_prev = C[idx], D[idx], beta[idx]
+        c_new, d_new, b_new = C_prev + dc, D_prev + dd, beta_prev + dbeta
         f_new = _objective(d, c_new, d_new, b_new, y[idx], w[idx], loss, prior)
         ok = np.isfinite(f_new) & (f_new <= f[idx] + 1e-12 * np.abs(f[idx]))
         acc = idx[ok]
@@ -202,6 +204,11 @@ def fit(d: Design, y, w, *, loss: str, prior: dict, start, max_iter: int = 100, 
         # converged: a step (taken or not) too small to matter, or an accepted step that no longer lowers the
         # objective by more than rounding
         small = (size < tol * (1.0 + np.abs(c_new).max(axis=1))) | (ok & (gain <= 1e-11 * (1.0 + np.abs(f[idx]))))
+        if scale_tol is not None:  # converged on the standardized scale: the moves left are along the scale
+            before = standardize(C_prev, D_prev, beta_prev, scale=d.slopes)  # (location and spread) that only the
+            after = standardize(c_new, d_new, b_new, scale=d.slopes)        # priors pin down, which refits discard
+            moved = np.maximum(np.abs(after[0] - before[0]).max(axis=1), np.abs(after[1] - before[1]).max(axis=1))
+            small |= ok & (moved < scale_tol)
         stalled = ~ok & (lam[idx] > 1e10)
         f[acc] = f_new[ok]
         lam[idx] = np.where(ok, np.maximum(lam[idx] / 3.0, 1e-9), lam[idx] * 4.0)
@@ -256,13 +263,9 @@ def dispersion(d: Design, y, eta, loss: str, n=None) -> float:
     return float(terms.sum() / df) if df > 0 else float("nan")
 
 
-def leverages(d: Design, C, D, beta, y, w, loss: str, prior: dict) -> np.ndarray:
-    """The leverage ``h_c = w_c J_c H^-1 J_c'`` of each cell (the diagonal of the hat matrix of the linearized
-    fit; ``J_c`` the derivatives of the cell's linear predictor, ``H`` the Fisher information with the priors).
-
-    A cell of a model measured on few tasks has a large leverage: the fit bends towards it, so its residual
-    understates its noise; the residual bootstrap divides residuals by ``sqrt(1 - h)`` (Davison & Hinkley 1997,
-    section 6.2)."""
+def _information(d: Design, C, D, beta, y, w, loss: str, prior: dict):
+    """The Jacobian of the cells' linear predictors ``J`` (sparse, N x params), their Fisher weights ``h`` and the
+    Fisher information with the priors ``J' diag(h) J + prior precision`` (dense)."""
     a = np.exp(beta[d.task])
     eta = a * (C[d.model] - D[d.task])
     h = _loss_terms(eta, y, w, loss)[2]
@@ -278,5 +281,36 @@ def leverages(d: Design, C, D, beta, y, w, loss: str, prior: dict) -> np.ndarray
     diag = np.r_[np.full(m, 1 / prior["ability"] ** 2), np.full(t, 1 / prior["difficulty"] ** 2),
                  np.full(t if d.slopes else 0, 1 / prior["log_slope"] ** 2)]
     info[np.diag_indices_from(info)] += diag
+    return J, h, info
+
+
+def leverages(d: Design, C, D, beta, y, w, loss: str, prior: dict) -> np.ndarray:
+    """The leverage ``h_c = w_c J_c H^-1 J_c'`` of each cell (the diagonal of the hat matrix of the linearized
+    fit; ``J_c`` the derivatives of the cell's linear predictor, ``H`` the Fisher information with the priors).
+
+    A cell of a model measured on few tasks has a large leverage: the fit bends towards it, so its residual
+    understates its noise; the residual bootstrap divides residuals by ``sqrt(1 - h)`` (Davison & Hinkley 1997,
+    section 6.2)."""
+    J, h, info = _information(d, C, D, beta, y, w, loss, prior)
     cov = np.linalg.inv(info)
     return np.clip(h * np.asarray(J.multiply(J @ cov).sum(axis=1)).ravel(), 0.0, 0.99)
+
+
+def information_draws(d: Design, params, y, w, *, loss: str, prior: dict, n_draws: int, entropy):
+    """Draws of ``(C, D, beta)`` from the normal approximation at the fit ``params`` (standardized), with the
+    inverse Fisher information as covariance, each draw standardized as a bootstrap refit is: ``(C, D, beta)``
+    shaped (n_draws, .). One stream keyed by the purpose (the parameters are in canonical order)."""
+    from .._random import block_generator, name_key
+
+    C, D, beta = params
+    _, _, info = _information(d, C, D, beta, y, w, loss, prior)
+    free = slice(None) if d.slopes else slice(0, d.n_models + d.n_tasks)
+    info = info[free, free]
+    vals, vecs = np.linalg.eigh(info)
+    root = vecs / np.sqrt(np.maximum(vals, 1e-12))  # cov = root root'
+    gen = block_generator(entropy, (name_key("information draws"),))
+    z = gen.standard_normal((n_draws, info.shape[0])) @ root.T
+    m, t = d.n_models, d.n_tasks
+    Cs, Ds = C + z[:, :m], D + z[:, m:m + t]
+    Bs = beta + z[:, m + t:] if d.slopes else np.zeros((n_draws, t))
+    return standardize(Cs, Ds, Bs, scale=d.slopes)

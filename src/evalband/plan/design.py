@@ -115,6 +115,12 @@ def design_effect(cluster_size, icc, *, cv: float = 0.0):
     References
     ----------
     Eldridge, Ashby & Kerry (2006), Int. J. Epidemiol. 35, 1292-1300.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> eb.design_effect(cluster_size=10, icc=0.1)
+    1.9
     """
     m = np.asarray(cluster_size, dtype=float)
     rho = np.asarray(icc, dtype=float)
@@ -188,6 +194,12 @@ def recommend_trials(item_variance: float, output_variance: float, *, cost_ratio
     If items cost nothing beyond their trials, one trial per item is always most efficient (a budget of ``B``
     trials gives variance ``(k item_variance + output_variance) / B``, increasing in ``k``); extra trials pay
     only when items are scarce or expensive.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> eb.recommend_trials(item_variance=0.04, output_variance=0.08, cost_ratio=5)
+    3
     """
     item_variance = _nonneg(item_variance, "item_variance")
     output_variance = _nonneg(output_variance, "output_variance")

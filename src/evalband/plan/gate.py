@@ -36,7 +36,7 @@ from .._validate import (ArgumentError, InputError, as_generator, check_choice, 
 from ..estimation.cluster import cluster_interval
 from ..estimation.mean import mean_interval
 from ..estimation.confidence import ConfidenceInterval
-from .power import solve_power
+from .power import _solve_power
 from .sequential import SequentialComparison
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
@@ -364,6 +364,14 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     move the mean difference ``d`` down by at most ``s (1 + d)`` and up by at most ``s (1 - d)``; the interval
     becomes ``[d - s (1 + d), d + s (1 - d)]``. 500 identical items then pass a 1-point margin at 90%
     (``s = 0.006``); 6 do not.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> table = eb.load_example("mmlu-pro")
+    >>> gate = eb.release_gate(table, table, models=["gemini-1.5-pro-002", "gemini-1.5-flash-002"], margin=0.02)
+    >>> gate.decision
+    'fail'
     """
     conf = check_confidence_level(confidence_level)
     method = check_choice(method, GATE_METHODS, "method")
@@ -450,7 +458,7 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
         elif gap == 0 or sd == 0:
             more = math.inf
         else:
-            need = solve_power(effect=abs(gap), power=power, variance=sd ** 2 * deff, alpha=(1 - conf) / 2,
+            need = _solve_power(effect=abs(gap), power=power, variance=sd ** 2 * deff, alpha=(1 - conf) / 2,
                                alternative="greater", method="t" if method == "t" else "normal",
                                cluster_size=n / G if G else 1.0)
             more = float(max(math.ceil(need - n), 1)) if math.isfinite(need) else math.inf

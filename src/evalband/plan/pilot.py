@@ -322,6 +322,14 @@ def plan_from_pilot(data, *, effect: float, models=None, tasks=None, weights=Non
     -------
     ComparisonPlan
         ``inputs`` holds every estimate (``sources`` marks them 'estimated'), ``n`` is the pilot's item count.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> plan = eb.plan_from_pilot(eb.load_example("mmlu-pro"), effect=0.03,
+    ...                           models=["gemini-1.5-flash-002", "gemini-1.5-pro-002"])
+    >>> plan.n_required > 0
+    True
     """
     from ..selection import select
 

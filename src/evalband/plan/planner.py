@@ -18,7 +18,7 @@ from .._validate import (ArgumentError, ArgumentTypeError, check_alternative, ch
                          check_positive_int, check_probability)
 from .design import (_nonneg, binary_variance_of_difference, design_effect, recommend_trials,
                      variance_of_difference)
-from .power import MULTIPLICITY_METHODS, POWER_METHODS, adjusted_alpha, solve_power
+from .power import MULTIPLICITY_METHODS, POWER_METHODS, _solve_power as solve_power, adjusted_alpha, test_size
 from ..display.numbers import format_percent
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
@@ -222,12 +222,12 @@ NOTE_TRIALS_WITHOUT_OUTPUT_VARIANCE = NoteKind(
 
 def plan_comparison(*, effect: float, baseline: float | None = None, correlation: float | None = None,
                     variance_difference: float | None = None, sd_a: float | None = None, sd_b: float | None = None,
-                    n: int | None = None, power: float = 0.8, alpha: float = 0.05, alternative: str = "two-sided",
+                    n: int | None = None, power: float = 0.8, confidence_level=0.95, alternative: str = "two-sided",
                     paired: bool = True, score_kind: str = "binary", method: str = "t",
-                    confidence_level=None, cluster_size: float | None = None, icc: float | None = None,
+                    interval_level=None, cluster_size: float | None = None, icc: float | None = None,
                     cluster_cv: float = 0.0, trials: int = 1, output_variance: float | None = None,
                     cost_ratio: float | None = None, n_comparisons: int = 1, multiplicity: str = "bonferroni",
-                    sources: dict | None = None, notes=()) -> ComparisonPlan:
+                    sources: dict | None = None, notes=(), **deprecated) -> ComparisonPlan:
     """Plan (or audit) a comparison of two models on per-item scores.
 
     Parameters
@@ -246,8 +246,9 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
         Continuous scores: per-item standard deviations (``sd_b`` defaults to ``sd_a``).
     n : int, optional
         Items per model now (or planned): the standard error, interval, ``mde`` and power are given at it.
-    power, alpha, alternative
-        Requested power, family-wise significance level and direction ('greater': A better).
+    power, confidence_level, alternative
+        Requested power, the family-wise level of the test (its significance ``alpha = 1 - confidence_level``;
+        ``alpha=`` before 0.2, deprecated) and its direction ('greater': A better).
     paired : bool
         Same items for both models (default) or independent item sets of ``n`` each.
     score_kind : {'binary', 'continuous'}
@@ -255,8 +256,9 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
         't' (default): noncentral t power with ``clusters - 1`` degrees of freedom (the analysis a paired t test
         or a cluster-robust interval does); 'normal': normal approximation, ``n ~ (z_{1-a/2} + z_{pow})^2 *
         var / effect^2``.
-    confidence_level : float or str, optional
-        Level of the reported interval; default ``1 - alpha`` (two-sided interval always).
+    interval_level : float or str, optional
+        Level of the reported interval, when it differs from the test's; default ``confidence_level``
+        (two-sided interval always).
     cluster_size, icc, cluster_cv
         Clustered items: mean cluster size, intra-cluster correlation of the per-item difference on one trial,
         and the coefficient of variation of cluster sizes (Eldridge et al. 2006).
@@ -298,17 +300,29 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
     Connor, R. J. (1987). Sample size for testing differences in proportions for the paired-sample design.
     Biometrics 43, 207-211.
     Eldridge, S. M., Ashby, D. and Kerry, S. (2006). Int. J. Epidemiol. 35, 1292-1300.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> plan = eb.plan_comparison(effect=0.03, baseline=0.7, correlation=0.5)
+    >>> plan.n_required
+    1778
     """
     alternative = check_alternative(alternative)
     method = check_choice(method, POWER_METHODS, "method")
     score_kind = check_choice(score_kind, SCORE_KINDS, "score_kind")
     multiplicity = check_choice(multiplicity, MULTIPLICITY_METHODS, "multiplicity")
     power = check_probability(power, "power")
-    alpha = check_probability(alpha, "alpha")
+    if "alpha" in deprecated:  # before 0.2: alpha the test's size, confidence_level the interval's level
+        if interval_level is None and confidence_level != 0.95:
+            interval_level = confidence_level
+        alpha = test_size(0.95, deprecated, "plan_comparison")
+    else:
+        alpha = test_size(confidence_level, deprecated, "plan_comparison")
     n_comparisons = check_positive_int(n_comparisons, "n_comparisons")
     trials = check_positive_int(trials, "trials")
     alpha_c = adjusted_alpha(alpha, n_comparisons, method=multiplicity)
-    conf = 1 - alpha if confidence_level is None else check_confidence_level(confidence_level)
+    conf = 1 - alpha if interval_level is None else check_confidence_level(interval_level)
     if effect is None or isinstance(effect, bool) or not isinstance(effect, (int, float, np.floating)):
         raise ArgumentTypeError(f"`effect` must be a number; got {effect!r}.")
     effect = float(effect)

@@ -73,15 +73,28 @@ def adjusted_alpha(alpha: float, n_comparisons: int = 1, *, method: str = "bonfe
     return alpha if method == "none" else alpha / m
 
 
-def power_of_test(effect, se, *, alpha: float = 0.05, alternative: str = "two-sided", df=None):
+def test_size(confidence_level, deprecated: dict, function: str) -> float:
+    """The significance level ``alpha`` of a planned test at ``confidence_level`` (``1 - confidence_level``, to
+    12 decimals so that 0.95 gives 0.05 exactly), or the deprecated ``alpha=`` of ``deprecated`` (warned)."""
+    from .._validate import check_confidence_level, no_other_keywords, renamed
+
+    if "alpha" in deprecated:
+        alpha = renamed(deprecated, old="alpha", new="confidence_level", function=function)
+        no_other_keywords(deprecated, function)
+        return check_probability(alpha, "alpha")
+    no_other_keywords(deprecated, function)
+    return round(1.0 - check_confidence_level(confidence_level), 12)
+
+
+def power_of_test(effect, se, *, confidence_level=0.95, alternative: str = "two-sided", df=None, **deprecated):
     """Power of a test of ``effect == 0`` whose estimate has standard error ``se``.
 
     Parameters
     ----------
     effect, se : float or array_like
         True effect and standard error of its estimate (same units); broadcast together.
-    alpha : float
-        Significance level.
+    confidence_level : float
+        The test's level: it rejects at significance ``1 - confidence_level`` (``alpha=`` before 0.2, deprecated).
     alternative : {'two-sided', 'greater', 'less'}
         'greater' rejects for large estimates (the effect is expected positive), 'less' for small ones.
     df : float or array_like, optional
@@ -102,6 +115,12 @@ def power_of_test(effect, se, *, alpha: float = 0.05, alternative: str = "two-si
     ----------
     Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences, 2nd ed. Erlbaum.
     """
+    return _power_of_test(effect, se, alpha=test_size(confidence_level, deprecated, "power_of_test"),
+                          alternative=alternative, df=df)
+
+
+def _power_of_test(effect, se, *, alpha: float, alternative: str = "two-sided", df=None):
+    """:func:`power_of_test` at significance ``alpha``."""
     alternative = check_alternative(alternative)
     alpha = check_probability(alpha, "alpha")
     nc = np.asarray(effect, dtype=float) / np.asarray(se, dtype=float)
@@ -132,9 +151,9 @@ def _df(n, paired: bool, cluster_size: float):
     return np.maximum(units - 1.0, 1.0) if paired else np.maximum(2.0 * units - 2.0, 1.0)
 
 
-def solve_power(*, effect=None, n=None, power=None, variance, alpha: float = 0.05, alternative: str = "two-sided",
+def solve_power(*, effect=None, n=None, power=None, variance, confidence_level=0.95, alternative: str = "two-sided",
                 method: str = "t", paired: bool = True, design_effect: float = 1.0, cluster_size: float = 1.0,
-                max_n: float = 1e9) -> float:
+                max_n: float = 1e9, **deprecated) -> float:
     """Solve for the one of ``effect``, ``n``, ``power`` that is None, given the other two.
 
     Parameters
@@ -149,8 +168,9 @@ def solve_power(*, effect=None, n=None, power=None, variance, alpha: float = 0.0
         Variance of one item's contribution to the difference: ``Var(a_i - b_i)`` when paired and
         ``Var(a_i) + Var(b_i)`` when unpaired. A callable ``variance(effect)`` lets it depend on the effect (binary
         scores, where the second proportion is the first plus the effect).
-    alpha, alternative
-        Significance level (already adjusted for multiplicity) and the direction of the test.
+    confidence_level, alternative
+        The test's level (its significance is ``1 - confidence_level``, already adjusted for multiplicity;
+        ``alpha=`` before 0.2, deprecated) and its direction.
     method : {'t', 'normal'}
         't': noncentral t with ``n/m - 1`` degrees of freedom (``2 n/m - 2`` unpaired; m the cluster size);
         'normal': the normal approximation.
@@ -179,7 +199,23 @@ def solve_power(*, effect=None, n=None, power=None, variance, alpha: float = 0.0
     ----------
     statsmodels ``stats.power.TTestPower.solve_power`` (the same formulation, tested against it).
     Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640 (the paired planning formula).
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> round(eb.solve_power(effect=0.03, power=0.8, variance=0.2))
+    1746
     """
+    return _solve_power(effect=effect, n=n, power=power, variance=variance,
+                        alpha=test_size(confidence_level, deprecated, "solve_power"), alternative=alternative,
+                        method=method, paired=paired, design_effect=design_effect, cluster_size=cluster_size,
+                        max_n=max_n)
+
+
+def _solve_power(*, effect=None, n=None, power=None, variance, alpha: float, alternative: str = "two-sided",
+                 method: str = "t", paired: bool = True, design_effect: float = 1.0, cluster_size: float = 1.0,
+                 max_n: float = 1e9) -> float:
+    """:func:`solve_power` at significance ``alpha``."""
     given = [v is None for v in (effect, n, power)]
     if sum(given) != 1:
         raise ArgumentError("give exactly two of `effect`, `n` and `power`; the third is solved for.")
@@ -207,7 +243,7 @@ def solve_power(*, effect=None, n=None, power=None, variance, alpha: float = 0.0
             raise ArgumentError(f"the variance of the difference must be positive; got {v!r}.")
         se = math.sqrt(v * design_effect / nn)
         df = None if method == "normal" else float(_df(nn, paired, cluster_size))
-        return power_of_test(e, se, alpha=alpha, alternative=alternative, df=df)
+        return _power_of_test(e, se, alpha=alpha, alternative=alternative, df=df)
 
     if power is None:
         return float(pw(effect, n))

@@ -133,6 +133,15 @@ def betting_confidence_sequence(a, b=None, *, confidence_level=0.95, grid_size: 
     -------
     ConfidenceInterval
         ``low`` and ``high`` arrays, one entry per item: the running-intersection bounds after it.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import numpy as np
+    >>> x = np.random.default_rng(0).binomial(1, 0.7, 200)
+    >>> cs = eb.betting_confidence_sequence(x, grid_size=200)
+    >>> type(cs).__name__
+    'ConfidenceInterval'
     """
     conf = check_confidence_level(confidence_level)
     grid_size = check_positive_int(grid_size, "grid_size", minimum=10)

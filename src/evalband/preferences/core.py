@@ -10,7 +10,7 @@ import pandas as pd
 
 from .._random import run_entropy
 from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice,
-                         check_confidence_level, check_positive_int)
+                         check_confidence_level, check_positive_int, renamed)
 from ..estimation.confidence import ConfidenceInterval
 from ..data.battles import BattleTable
 from .bradley_terry import RIDGE, TIES
@@ -194,10 +194,28 @@ NOTE_STYLE_CONTROL_RATINGS_BRADLEY = NoteKind(
     "held at 0 (FastChat's normalization, exact maximum likelihood); rating_raw is the fit without style")
 
 
-def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale: str = "elo", anchor=None,
+def _model_and_method(model, method, options: dict):
+    """``arena``'s keywords after the renames of 0.2: ``interval=`` is now ``method=``; a rating model given to
+    ``method`` (its meaning before 0.2; the two sets of values are disjoint) is read as ``model``. Each warns."""
+    import warnings
+
+    method = renamed(options, old="interval", new="method", function="arena", value=method, default="percentile")
+    if isinstance(method, str) and method.strip().lower() in METHODS:
+        if model != "bt":
+            raise ArgumentError(f"`method={method!r}` is a rating model and `model={model!r}` is given too; give the"
+                                " rating model as `model=` and the interval method ('percentile', 'bca') as"
+                                " `method=`.")
+        warnings.warn(f"`arena(method={method!r})` names the rating model: use `model={method!r}` (since 0.2"
+                      " `method=` is the interval method, 'percentile' or 'bca'; the old meaning is kept one"
+                      " release)", DeprecationWarning, stacklevel=3)
+        model, method = method, "percentile"
+    return model, method
+
+
+def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: str = "elo", anchor=None,
           cluster="auto", style=None, length_control: bool | str = False, lc_glm: str = "length_controlled_v1",
           lc_reference=None, instruction_difficulty="auto", k: float = 4.0, n_resamples: int = 2000,
-          confidence_level=0.95, interval: str = "percentile", rng=None, models=None,
+          confidence_level=0.95, method: str = "percentile", rng=None, models=None,
           simultaneous: str = "max-t", ridge: float = RIDGE, source: str = "auto", **read_options) -> ArenaResult:
     """A preference leaderboard with intervals, ranks and comparisons from one seeded, clustered bootstrap.
 
@@ -207,14 +225,15 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
         Battles: anything :func:`evalband.select` accepts, selected once (a path or DataFrame is read by
         :func:`evalband.read`, which reads CSV/TSV/JSONL/Parquet column layouts, Chatbot Arena clean battles,
         Arena-Hard judgments and AlpacaEval annotations).
-    method : {'bt', 'elo', 'rao-kupper', 'davidson', 'win-rate'}
-        'bt': Bradley-Terry maximum likelihood (exact, Newton's method). 'rao-kupper', 'davidson': Bradley-Terry
+    model : {'bt', 'elo', 'rao-kupper', 'davidson', 'win-rate'}
+        The rating model (``method=`` before 0.2: a model's name given to ``method`` still means the model for
+        one release, with a DeprecationWarning). 'bt': Bradley-Terry maximum likelihood (exact, Newton's method). 'rao-kupper', 'davidson': Bradley-Terry
         with that tie model (its parameter fitted). 'elo': FastChat's bootstrap Elo (online Elo, ``k``, on
         resampled battles in random order; the median is the rating). 'win-rate': the win rate against
         ``baseline`` (AlpacaEval, Arena-Hard), or without a baseline the average win rate against all opponents.
     ties : {'half', 'drop', 'rao-kupper', 'davidson'}
         'half' (default): a tie is half a win for each side, as evalica and FastChat count it; 'drop': ties are
-        left out (counted in a note); the tie models as for ``method``.
+        left out (counted in a note); the tie models as for ``model``.
     baseline : str, optional
         The reference model for win rates; with a rating method, adds the predicted win rate against it
         (Arena-Hard's score). Also tells the Arena-Hard reader which model the judgments compare against.
@@ -253,8 +272,8 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
         :mod:`evalband._defaults`).
     confidence_level : float or str
         0.95 by default; Arena-Hard shows 90% intervals (0.9, said in the notes).
-    interval : {'percentile', 'bca'}
-        'bca' uses delete-one-cluster jackknife values (one Newton step from the fit, exact for win rates).
+    method : {'percentile', 'bca'}
+        The interval method (``interval=`` before 0.2, deprecated). 'bca' uses delete-one-cluster jackknife values (one Newton step from the fit, exact for win rates).
     rng : None, int, SeedSequence, BitGenerator or Generator
         Turned into one Generator, from which the run's entropy is drawn once. Same seed, same numbers.
     models : sequence of str or str, optional
@@ -310,10 +329,11 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
     >>> res.to_frame()["model"].tolist()
     ['x', 'y', 'z']
     """
-    method = check_choice(method, METHODS, "method")
+    model, method = _model_and_method(model, method, read_options)
+    method, interval = check_choice(model, METHODS, "model"), method  # the body's names: the model, the interval
     ties = check_choice(ties, TIES, "ties")
     scale = check_choice(scale, SCALES, "scale")
-    interval = check_choice(interval, INTERVALS, "interval")
+    interval = check_choice(interval, INTERVALS, "method")
     level = check_confidence_level(confidence_level)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     k = _check_k(k)
@@ -321,23 +341,23 @@ def arena(data, *, method: str = "bt", ties: str = "half", baseline=None, scale:
         raise ArgumentError(f"`ridge` must be a finite number >= 0; got {ridge!r}.")
     if method in ("rao-kupper", "davidson"):
         if ties not in ("half", method):
-            raise ArgumentError(f"`method={method!r}` models ties itself; `ties` must be left at 'half' or be"
+            raise ArgumentError(f"`model={method!r}` models ties itself; `ties` must be left at 'half' or be"
                              f" {method!r}; got {ties!r}.")
         ties = method
     elif method == "bt" and ties in ("rao-kupper", "davidson"):
         method = ties
     elif ties in ("rao-kupper", "davidson"):
-        raise ArgumentError(f"`ties={ties!r}` is a Bradley-Terry tie model; use it with method 'bt'.")
+        raise ArgumentError(f"`ties={ties!r}` is a Bradley-Terry tie model; use it with model 'bt'.")
     if isinstance(length_control, str):
         lc_glm, length_control = length_control, True
     lc_glm = check_choice(lc_glm, LC_GLMS, "lc_glm")
     if length_control and (method != "win-rate" or baseline is None):
-        raise ArgumentError("`length_control` needs `method` 'win-rate' and a `baseline`.")
+        raise ArgumentError("`length_control` needs `model` 'win-rate' and a `baseline`.")
     if style is not None and method not in ("bt",):
-        raise ArgumentError(f"`style` control fits a Bradley-Terry model with ties 'half' or 'drop'; got method"
+        raise ArgumentError(f"`style` control fits a Bradley-Terry model with ties 'half' or 'drop'; got model"
                          f" {method!r}.")
     if interval == "bca" and method == "elo":
-        raise ArgumentError("`interval='bca'` is not available for method 'elo' (online Elo has no jackknife); use"
+        raise ArgumentError("`method='bca'` is not available for model 'elo' (online Elo has no jackknife); use"
                          " 'percentile'.")
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
     gen = as_generator(rng)

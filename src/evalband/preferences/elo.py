@@ -91,7 +91,7 @@ def expand_weights(weight) -> np.ndarray:
     reps = np.rint(w)
     if not np.allclose(w, reps) or (reps < 1).any():
         raise ArgumentError("online Elo needs whole-number battle weights (a weight of 3 = the vote repeated three"
-                         " times); these battles have fractional weights: use method='bt'.")
+                         " times); these battles have fractional weights: use model='bt'.")
     return reps.astype(np.int64)
 
 

@@ -184,7 +184,7 @@ def elo_ratings(table, units, boot, *, k: float) -> Ratings:
     samples, absent = bootstrap_elo(a, b, y, m, units, boot, k=k, weight=w, canonical=table.canonical_order())
     notes = [f"online Elo depends on the order of the battles and on k = {k:g}: the ratings are FastChat's"
              " bootstrap Elo (the median over replicates of online Elo on resampled battles in random order);"
-             " the Bradley-Terry fit (method='bt') does not depend on the order"]
+             " the Bradley-Terry fit (model='bt') does not depend on the order"]
     if absent.any():
         idx = np.flatnonzero(absent)
         notes.append(NOTE_SOME_REPLICATES_MODEL_HAD(value=', '.join(f'{table.models[i]!r} {int(absent[i])}' for i in idx[:5]), n_resamples=boot.n_resamples))
@@ -225,7 +225,7 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
         side = np.where(table.model_a[wr.keep] == baseline, -1.0, 1.0)  # the model's length minus the baseline's
         delta = side * (lengths[:, 0] - lengths[:, 1]) if lengths.ndim == 2 else side * lengths
         if jackknife:
-            raise ArgumentError("`interval='bca'` is not available with `length_control=True`; use 'percentile'.")
+            raise ArgumentError("`method='bca'` is not available with `length_control=True`; use 'percentile'.")
         if lc_glm == "length-only":
             lc, beta, lc_scale = length_controlled_win_rates(wr, delta, m)
             observed = lc[0]

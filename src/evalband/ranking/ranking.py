@@ -206,7 +206,7 @@ NOTE_SUMMARY_LEVEL_DATA_MODELS = NoteKind(
 def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=None, tasks=None, replicates=None,
          resampling: str = "auto", n_resamples: int = 10_000, method: str = "percentile", confidence_level=0.95,
          simultaneous: str = "max-t", margin: float = 0.0, correlation: float | None = None, cluster=None,
-         aggregate_options=None, rng=None, fixed=None, ppi: str = "ppi++") -> Ranking:
+         aggregate_options=None, rng=None, fixed=None, ppi: str = "ppi++", missing: str = "drop") -> Ranking:
     """Rank models with uncertainty under one or several aggregates, from one bootstrap replicate set.
 
     Parameters
@@ -230,6 +230,12 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
         Summary data only: rank on replicates with this assumed between-model correlation (default 0).
     ppi : {'ppi++', 'classic', 'labelled', 'none'}
         Item-level results with human labels: rank the human-scale means (as :func:`evalband.comparison.compare`).
+    missing : {'drop', 'common', 'ability'}
+        Tasks some selected model has no result on. 'drop' (default): left out, named in a note that counts the
+        cells left out. 'common': on such data, ranks from every pair compared on the tasks both models have
+        (:mod:`evalband.ranking.from_pairs`: rank intervals from the pairs' decisions, no P(best)); on complete
+        data the ranking of 'drop'. 'ability': the latent-ability model's ranking (:func:`evalband.ability`;
+        ``evalband rank --missing ability``).
 
     Returns
     -------
@@ -256,6 +262,17 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     Hall, P. & Miller, H. (2009). Using the bootstrap to quantify the authority of an empirical ranking.
     Ann. Statist. 37(6B), 3929-3959.
     Longjohn, R., Gopalan, G. & Casleton, E. (2025). arXiv:2501.04234.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> table = eb.load_example("vtab")
+    >>> ranking = eb.rank(table, models=["Exemplar", "Rotation", "VAE"], n_resamples=500, rng=0)
+    >>> ranking.to_frame()[["model", "rank", "rank_low", "rank_high"]]
+          model  rank  rank_low  rank_high
+    0  Rotation     1         1          1
+    1  Exemplar     2         2          2
+    2       VAE     3         3          3
     """
     from ..aggregate import aggregate_notes, evaluate_aggregates
     from ..comparison.sensitivity import correlated_replicates
@@ -268,6 +285,21 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
     level = check_confidence_level(confidence_level)
     simultaneous = check_choice(simultaneous, SIMULTANEOUS, "simultaneous")
     margin = check_margin(margin)
+    from ..comparison.comparison import MISSING
+
+    missing = check_choice(missing, MISSING, "missing")
+    if missing == "ability":
+        raise ArgumentError("`missing='ability'` ranks latent abilities: evalband.ability(data).ranking")
+    if missing == "common" and replicates is None:
+        from ..comparison.shared import lacks_tasks
+        from ..selection import select
+
+        base = select(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights)
+        if lacks_tasks(base):
+            return _rank_common(base, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples,
+                                method=method, level=level, margin=margin, cluster=cluster,
+                                aggregate_options=aggregate_options, rng=rng, fixed=fixed, ppi=ppi)
+        data, models, tasks, weights, group_weights = base, None, None, None, None
     sel, reps, gen = replicates_for(data, models=models, tasks=tasks, weights=weights, group_weights=group_weights,
                                     replicates=replicates, resampling=resampling, n_resamples=n_resamples, rng=rng,
                                     cluster=cluster, what="a ranking", fixed=fixed, jackknife=method == "bca",
@@ -314,3 +346,30 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
             notes += [n for n in w.notes if n not in notes]
         out.append(r)
     return Ranking(tuple(out), reps, tuple(notes), sel.tasks_left_out, sel)
+
+
+def _rank_common(sel, *, aggregate, resampling, n_resamples, method, level, margin, cluster, aggregate_options, rng,
+                 fixed, ppi) -> Ranking:
+    """``rank(..., missing='common')`` on data where some model lacks a task: ranks from the pairs
+    (:mod:`evalband.ranking.from_pairs`)."""
+    from ..comparison import compare
+    from ..comparison.shared import pair_tasks
+    from .from_pairs import rank_from_pairs
+
+    if abs(level - OVERLAP_CONFIDENCE) < 1e-9:
+        raise ArgumentError("`confidence_level='overlap'` does not apply to ranks from pairs (missing='common')")
+    if margin > 0:
+        raise ArgumentError("`margin` does not apply to ranks from pairs (missing='common', decided by the pairs'"
+                            " p-values); use missing='ability', or compare with missing='common' and a margin")
+    comparison = compare(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples,
+                         method="percentile" if method == "bca" else method, confidence_level=level,
+                         correction="none", margin=margin, per_task=False, cluster=cluster,
+                         aggregate_options=aggregate_options, rng=rng, fixed=fixed, ppi=ppi, missing="common")
+    counts = pair_tasks(sel)
+    rankings = rank_from_pairs(comparison, np.diag(counts), confidence_level=level)
+    notes = list(comparison.notes) + [
+        "missing='common': ranks from every pair compared on the tasks both models have; rank_low/rank_high hold"
+        " for one model at a time (Bonferroni over its pairs), rank_sim_low/rank_sim_high for all models at once"
+        " (Holm over every pair); no P(best) without a replicate set shared by every model (missing='ability'"
+        " gives one)"]
+    return Ranking(rankings, comparison.replicates, tuple(dict.fromkeys(notes)), {}, sel)

@@ -22,7 +22,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
-from .._validate import ArgumentError, ArgumentTypeError, MissingExtraError
+from .._validate import ArgumentError, ArgumentTypeError, require_extra
 
 __all__ = ["DaskExecutor", "dask_executor", "require_distributed"]
 
@@ -32,11 +32,7 @@ SCATTER_MIN_BYTES = 64 * 1024
 
 def require_distributed():
     """Import :mod:`distributed` or say which extra installs it."""
-    try:
-        import distributed
-    except ImportError:
-        raise MissingExtraError("running on a Dask cluster needs dask.distributed: pip install 'evalband[dist]'") from None
-    return distributed
+    return require_extra("distributed", extra="dist", what="running on a Dask cluster", name="dask.distributed")
 
 
 class DaskExecutor:

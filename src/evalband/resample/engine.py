@@ -288,6 +288,14 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     arXiv:2411.00640.
     Longjohn, R., Gopalan, G. & Casleton, E. (2025). Statistical uncertainty quantification for aggregate
     performance metrics in machine learning benchmarks. arXiv:2501.04234.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> table = eb.load_example("mmlu-pro")
+    >>> reps = eb.bootstrap(table, n_resamples=200, rng=0, progress=False)
+    >>> reps.n_resamples, len(reps.models)
+    (200, 29)
     """
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
     gen = as_generator(rng)

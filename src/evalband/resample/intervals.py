@@ -158,6 +158,16 @@ def interval(samples, observed, *, method: str = "percentile", confidence_level=
     Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
     Efron, B. & Tibshirani, R. (1993). An Introduction to the Bootstrap, chapters 13-14. Chapman & Hall.
     Davison, A. C. & Hinkley, D. V. (1997). Bootstrap Methods and their Application, section 5.2. CUP.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> samples = 0.7 + rng.normal(0, 0.01, size=(2000, 1))
+    >>> ci = eb.interval(samples, np.array([0.7]), method="percentile", confidence_level=0.95)
+    >>> print(np.round(ci.low, 2), np.round(ci.high, 2))
+    [0.68] [0.72]
     """
     method = check_choice(method, INTERVAL_METHODS, "method")
     level = check_confidence_level(confidence_level)

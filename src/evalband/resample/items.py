@@ -232,6 +232,15 @@ def bootstrap_items(data, statistic, *, resampling: str = "independent", n_resam
     References
     ----------
     Agarwal, R. et al. (2021). Deep reinforcement learning at the edge of the statistical precipice. NeurIPS.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import numpy as np
+    >>> table = eb.load_example("mmlu-pro")
+    >>> reps = eb.bootstrap_items(table, lambda scores: scores.mean(axis=-1), n_resamples=50, rng=0, tasks=table.tasks[:1], progress=False)
+    >>> type(reps).__name__
+    'ItemReplicates'
     """
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
     gen = as_generator(rng)

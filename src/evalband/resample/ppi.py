@@ -29,7 +29,7 @@ from .columns import ItemColumns
 from .replicates import Replicates
 from .statistics import Statistic
 from ..display.reprs import displayed
-from ..selection.judgements import MIN_LABELS, PPI_CHOICES, check_ppi, ppi_method, ppi_rule_note, uses_ppi  # noqa: F401
+from ..selection.judgements import FEW_LABELS, MIN_LABELS, PPI_CHOICES, check_ppi, ppi_method, ppi_rule_note, uses_ppi  # noqa: F401
 from ..display.notes import NoteKind
 
 __all__ = ["PPI_CHOICES", "check_ppi", "uses_ppi", "ppi_method", "PPIReplicates", "ppi_replicates",
@@ -79,7 +79,10 @@ NOTE_PPI_REPLICATES_EVERY_TASK = NoteKind(
     "lacks), with each model's lambda held fixed")
 NOTE_FEWER_THAN_HUMAN_LABELS = NoteKind(
     'resample.fewer-than-human-labels', 'caveat',
-    'fewer than 10 human labels on a task for {value}{value2}: their intervals rest on very few labels')
+    'fewer than {few_labels} human labels on a task for {value}{value2}: their bootstrap intervals rest on so few '
+    'labels that they cover less than they say (about 0.8 for a 95% interval at 20 labels); the t interval of '
+    '`summarize` (labelled items minus one degrees of freedom) is the small-sample one; label more items to firm '
+    'them up')
 NOTE_REPLICATES_DREW_NONE_SOME = NoteKind(
     'resample.replicates-drew-none-some', 'caveat',
     "{value:,} of {n_resamples:,} replicates drew none of some model's labelled items (most often {value2}: "
@@ -171,9 +174,10 @@ def ppi_replicates(data, *, ppi="ppi++", resampling: str = "auto", n_resamples: 
     n_lab_rows = int(np.isfinite(table.data["human"].to_numpy(dtype=np.float64)).sum())
     notes = [ppi_rule_note(method, n_lab_rows, n_rows)]
     notes.append(NOTE_PPI_REPLICATES_EVERY_TASK(unit=reps.unit))
-    few = [f"{m} ({int(k)})" for m, k in zip(est.models, est.n_labelled.min(axis=1)) if k < 10]
-    if few:
-        notes.append(NOTE_FEWER_THAN_HUMAN_LABELS(value=', '.join(few[:6]), value2=' and more' if len(few) > 6 else ''))
+    few = [f"{m} ({int(k)})" for m, k in zip(est.models, est.n_labelled.min(axis=1)) if k < FEW_LABELS]
+    if few:  # percentile intervals of PPI replicates from 20 labels cover 0.77-0.82 (tests/judges)
+        notes.append(NOTE_FEWER_THAN_HUMAN_LABELS(few_labels=FEW_LABELS, value=', '.join(few[:6]),
+                                                  value2=' and more' if len(few) > 6 else ''))
     notes += [n for n in est.notes if n not in table.notes]
     notes += [n for n in reps.notes if n not in table.notes]
     values = {f.name: getattr(reps, f.name) for f in fields(Replicates)}

@@ -60,16 +60,22 @@ class LeftOut:
     lacking: dict = field(default_factory=dict)
     independent: bool = False
 
+    def cells_left_out(self, n_models: int) -> int:
+        """Measured (model, task) cells on the tasks left out for lacking, of ``n_models`` selected models."""
+        return int(sum(n_models - len(ms) for ms in self.lacking.values()))
+
     @property
     def counts(self) -> dict:
         """How many models and tasks were left out, by reason."""
         return {"models_not_selected": len(self.models), "tasks_not_selected": len(self.tasks),
                 "tasks_lacking": len(self.lacking)}
 
-    def lacking_notes(self, n_tasks: int) -> list[str]:
+    def lacking_notes(self, n_tasks: int, n_models: int | None = None) -> list[str]:
         """One note per set of models lacking tasks, and one saying what aggregates over tasks are over.
 
-        ``n_tasks`` counts the tasks before any was left out for lacking (after ``tasks``).
+        ``n_tasks`` counts the tasks before any was left out for lacking (after ``tasks``); with ``n_models`` (the
+        selected models) the last note also counts the measured (model, task) cells left out with those tasks and
+        names the analysis that uses every cell (``missing='ability'``, the latent-ability model).
         """
         if not self.lacking:
             return []
@@ -91,6 +97,12 @@ class LeftOut:
         if self.independent:
             text += ("; the models are resampled independently, but an aggregate over tasks still needs every"
                      " model on the same tasks")
+        if n_models is not None:
+            cells = self.cells_left_out(n_models)
+            if cells:
+                text += (f"; {cells:,} measured (model, task) cell{'s' if cells != 1 else ''} left out with them:"
+                         " rank and compare take `missing='common'` (each pair on the tasks both have) or"
+                         " `missing='ability'` (every cell, through a latent-ability model)")
         out.append(text)
         return out
 
@@ -217,7 +229,7 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
     >>> import evalband as eb
     >>> sel = eb.select("example:vtab", group_weights="equal", complete=True)
     >>> sel.tasks[:2], round(float(sel.weights.sum()), 6)
-    (('CIFAR-100', 'Caltech101'), 1.0)
+    (('Caltech101', 'Camelyon'), 1.0)
     """
     spec = dict(models=models, tasks=tasks, weights=weights, group_weights=group_weights, complete=complete,
                 shared_items=shared_items, independent=independent)
@@ -316,7 +328,7 @@ def _run(table, *, models, tasks, weights, group_weights, complete, shared_items
             weights, group_weights, more = restrict_weights(
                 weights, group_weights, kept, groups_now, rest, refuse=_refuse_lacking(lacking))
             left = LeftOut((), (), lacking, independent)
-            notes[:0] = left.lacking_notes(len(kept))
+            notes[:0] = left.lacking_notes(len(kept), len(table.models))
             notes += more
             kept = rest
     vector = None

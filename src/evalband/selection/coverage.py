@@ -47,8 +47,14 @@ def _shares_an_item(m_code, i_code, n_m: int, n_i: int) -> bool:
 def pair_items(table) -> dict:
     """Task -> (models x models) counts of the items each pair of models both have (item level; the diagonal:
     each model's items), on the table's integer codes, one task at a time (a sparse product: the models' item
-    sets are never formed as a dense matrix)."""
+    sets are never formed as a dense matrix). Summary level: 1 where both models have the task (n > 0)."""
     from scipy import sparse
+
+    if table.level != "item":
+        d = table.data.loc[table.data["n"] > 0]
+        have = np.zeros((len(table.models), len(table.tasks)), dtype=np.int64)
+        have[d["model"].cat.codes.to_numpy(), d["task"].cat.codes.to_numpy()] = 1
+        return {str(t): np.outer(have[:, k], have[:, k]) for k, t in enumerate(table.tasks)}
 
     n_m, n_i = len(table.models), max(len(table.data["item"].cat.categories), 1)
     out = {}

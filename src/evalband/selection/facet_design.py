@@ -10,7 +10,7 @@ cell's level codes. Levels are sorted by label, so nothing depends on the order 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -68,6 +68,9 @@ class TaskDesign:
     left_out : dict
         Per model, rows left out because the item is not shared by every model.
     notes : tuple of str
+    score_range : tuple of float
+        The range a score can take: (0, 1) for proportions, (-inf, inf) for unbounded scores. No variance
+        component can exceed ``(max - min)^2 / 4`` (of a difference of two models': ``(max - min)^2``).
     """
 
     task: str
@@ -84,6 +87,7 @@ class TaskDesign:
     cluster_labels: tuple = ()
     left_out: dict = field(default_factory=dict)
     notes: tuple = ()
+    score_range: tuple = (-np.inf, np.inf)
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -403,6 +407,8 @@ def facet_design(data, *, facets=None, nested=(), cluster: bool = False, models=
             raise InputError(f"task '{task}' has no rows for the selected models", source=table.source)
         d = _task_design(task, models, facets, nested, rows, m_code[rows], score[rows], coded, table.source,
                          cluster)
+        if table.score_kind != "unbounded":
+            d = replace(d, score_range=(0.0, 1.0))
         designs.append(d)
         notes.extend(d.notes)
     return FacetDesign(models, tasks, tuple(facets), tuple(designs), tuple(dict.fromkeys(notes)))

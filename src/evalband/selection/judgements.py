@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .._validate import InputError, check_choice
 
-__all__ = ["ratings_of", "labelled_results", "PPI_CHOICES", "MIN_LABELS", "check_ppi", "uses_ppi", "ppi_method",
+__all__ = ["ratings_of", "labelled_results", "PPI_CHOICES", "MIN_LABELS", "check_ppi", "uses_ppi", "ppi_method", "FEW_LABELS",
            "ppi_rule_note"]
 
 
@@ -20,7 +20,7 @@ def ratings_of(data, *, level: str = "auto", **read_options):
     elif isinstance(data, RatingsTable):
         table = data
     else:
-        table = select(data, source="ratings", level=level, **read_options).table
+        table = select(data, source="ratings", measurement=level, **read_options).table
     if not isinstance(table, RatingsTable):
         raise InputError("agreement needs ratings (unit, rater, value); read them with source='ratings'"
                          f" (got a {type(table).__name__})", source=getattr(table, "source", None))
@@ -50,6 +50,8 @@ PPI_CHOICES = ("ppi++", "classic", "labelled", "none")
 
 #: fewest human labels per model and task PPI needs (a variance of the residuals)
 MIN_LABELS = 2
+#: below this many human labels (labelled clusters), a note says the interval rests on few labels
+FEW_LABELS = 30
 
 
 

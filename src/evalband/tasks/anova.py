@@ -208,6 +208,15 @@ def rm_anova(scores, models=None, tasks=None, *, confidence_level=0.95) -> RMAno
     Greenhouse, S. W. & Geisser, S. (1959). On methods in the analysis of profile data. Psychometrika 24, 95-112.
     Anderson, T. W. (2003). An Introduction to Multivariate Statistical Analysis, 3rd ed. Wiley.
     Tukey, J. W. (1949). Comparing individual means in the analysis of variance. Biometrics 5, 99-114.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import numpy as np
+    >>> scores = np.array([[0.81, 0.62, 0.70, 0.55, 0.90], [0.78, 0.60, 0.66, 0.50, 0.85], [0.70, 0.52, 0.61, 0.49, 0.86]])
+    >>> res = eb.rm_anova(scores, models=["a", "b", "c"])
+    >>> round(float(res.statistic), 2), round(float(res.p_value), 4)
+    (17.86, 0.0011)
     """
     level = check_confidence_level(confidence_level)
     m = complete_cases(as_score_matrix(scores, models, tasks), min_tasks=2, what="repeated-measures ANOVA")

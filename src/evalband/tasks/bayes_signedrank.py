@@ -168,6 +168,16 @@ def bayes_signed_rank(a, b, *, rope: float = 0.0, prior_strength: float = 0.5, n
     multiple classifiers through Bayesian analysis. JMLR 18(77), 1-36.
     Benavoli, A., Corani, G., Mangili, F., Zaffalon, M. & Ruggeri, F. (2014). A Bayesian Wilcoxon signed-rank
     test based on the Dirichlet process. ICML 2014.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import numpy as np
+    >>> a = np.array([0.81, 0.62, 0.70, 0.55, 0.90, 0.66])
+    >>> b = np.array([0.78, 0.60, 0.66, 0.50, 0.85, 0.65])
+    >>> res = eb.bayes_signed_rank(a, b, rope=0.01, n_draws=2000, rng=0)
+    >>> type(res).__name__
+    'BayesSignedRankResult'
     """
     rope, prior_strength, n_draws = _check(rope, prior_strength, n_draws)
     level = check_confidence_level(confidence_level)

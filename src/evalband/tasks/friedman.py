@@ -296,6 +296,15 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
     Communications in Statistics A 9, 571-595.
     Skillings, J. H. & Mack, G. A. (1981). Technometrics 23, 171-177.
     Friedman, M. (1937). JASA 32, 675-701 (exact tables for small k and N).
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import numpy as np
+    >>> scores = np.array([[0.81, 0.62, 0.70, 0.55], [0.78, 0.60, 0.66, 0.50], [0.70, 0.52, 0.61, 0.49]])
+    >>> res = eb.friedman(scores, models=["a", "b", "c"])
+    >>> round(float(res.statistic), 3), round(float(res.p_value), 4)
+    (8.0, 0.0183)
     """
     missing = check_choice(missing, ("complete-case", "skillings-mack"), "missing")
     method = check_choice(method, ("auto", "asymptotic", "exact", "monte-carlo"), "method")
@@ -422,6 +431,15 @@ def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95, higher_is
     ----------
     Demsar, J. (2006). JMLR 7, 1-30, section 3.2.2 and Table 5.
     Nemenyi, P. B. (1963). Distribution-free multiple comparisons. PhD thesis, Princeton University.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import numpy as np
+    >>> scores = np.array([[0.81, 0.62, 0.70, 0.55, 0.90], [0.78, 0.60, 0.66, 0.50, 0.85], [0.70, 0.52, 0.61, 0.49, 0.86]])
+    >>> res = eb.nemenyi(scores, models=["a", "b", "c"])
+    >>> res.mean_ranks, round(float(res.critical_difference), 3)
+    (array([1. , 2.2, 2.8]), 1.6)
     """
     level = check_confidence_level(confidence_level)
     method = check_choice(method, ("auto", "asymptotic", "exact", "monte-carlo"), "method")

@@ -192,6 +192,16 @@ def performance_profile(runs, models=None, tasks=None, *, taus=None, kind: str =
     learning at the edge of the statistical precipice. NeurIPS 34.
     Dolan, E. D. & More, J. J. (2002). Benchmarking optimization software with performance profiles. Math.
     Program. 91, 201-213.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> runs = {"a": rng.uniform(0.4, 0.9, (5, 8)), "b": rng.uniform(0.3, 0.8, (5, 8))}
+    >>> prof = eb.performance_profile(runs, taus=[0.5, 0.7], n_resamples=100, rng=0)
+    >>> prof.to_frame()[["model", "tau"]].drop_duplicates().shape
+    (4, 2)
     """
     kind = check_choice(kind, KINDS, "kind")
     level = check_confidence_level(confidence_level)

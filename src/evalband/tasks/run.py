@@ -163,6 +163,13 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
     Returns
     -------
     TaskTestResult
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> res = eb.run_test(eb.load_example("vtab"), models=["Exemplar", "Rotation", "VAE"])
+    >>> type(res).__name__
+    'TaskTestResult'
     """
     test = check_choice(test, TESTS, "test")
     level = check_confidence_level(confidence_level)

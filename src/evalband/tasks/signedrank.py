@@ -164,6 +164,15 @@ def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: 
     Demsar, J. (2006). JMLR 7, 1-30.
     Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J. Statist. 6, 65-70.
     Wilcoxon, F. (1945). Individual comparisons by ranking methods. Biometrics Bulletin 1, 80-83.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> import numpy as np
+    >>> scores = np.array([[0.81, 0.62, 0.70, 0.55, 0.90], [0.78, 0.60, 0.66, 0.50, 0.85], [0.70, 0.52, 0.61, 0.49, 0.86]])
+    >>> res = eb.signed_rank_tests(scores, models=["a", "b", "c"])
+    >>> res.model_a, res.model_b
+    (('a', 'a', 'b'), ('b', 'c', 'c'))
     """
     method = check_choice(method, METHODS, "method")
     alternative = check_alternative(alternative)

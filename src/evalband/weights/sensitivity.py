@@ -246,6 +246,13 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
     ----------
     R. Longjohn, G. Gopalan, E. Casleton (2025). Statistical Uncertainty Quantification for Aggregate
     Performance Metrics in Machine Learning Benchmarks. arXiv:2501.04234.
+
+    Examples
+    --------
+    >>> import evalband as eb
+    >>> ws = eb.weight_sensitivity(eb.load_example("vtab"), n_points=500, n_resamples=100, rng=0)
+    >>> type(ws).__name__
+    'WeightSensitivity'
     """
 
     method = check_choice(method, _METHODS, "method")

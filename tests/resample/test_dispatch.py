@@ -3,6 +3,7 @@
 coverage of the default path with G = 5, 10, 20, 50 clusters beside today's percentile cluster bootstrap."""
 
 import numpy as np
+from scipy.stats import chi2
 import pandas as pd
 import pytest
 from scipy.stats import binomtest
@@ -86,8 +87,11 @@ def test_crossed_estimates_equal_the_two_way_cr2_formula(binary_design):
     # degrees of freedom: each family's weighted by its share (issue 22), at most Satterthwaite's
     df_sat = (v_items + v_prompts) ** 2 / (v_items ** 2 / (n_i - 1) + v_prompts ** 2 / (n_p - 1))
     df_shares = (v_items + v_prompts) / (v_items / (n_i - 1) + v_prompts / (n_p - 1))
-    assert r.df[0, 0] == pytest.approx(df_shares, rel=1e-10) and df_shares <= df_sat
-    df_sat = df_shares
+    # the prompts' variance enters the shares at its median-unbiased value V df / chi2_0.5(df) (issue 22)
+    lift = (n_p - 1) / chi2.ppf(0.5, n_p - 1)
+    df_lifted = (v_items + lift * v_prompts) / (v_items / (n_i - 1) + lift * v_prompts / (n_p - 1))
+    assert r.df[0, 0] == pytest.approx(df_lifted, rel=1e-10) and df_lifted <= df_shares <= df_sat
+    df_sat = df_lifted
     half = t_dist.isf(0.025, df_sat) * np.sqrt(v_items + v_prompts)
     assert r.ci.high[0, 0] - r.estimate[0, 0] == pytest.approx(half, rel=1e-10)
     # the crossed wild replicates without the t mixture have this variance

@@ -1,0 +1,288 @@
+"""``estimate``: a new model's full-benchmark score from the items it was evaluated on, design-based and
+prediction-assisted, with intervals that keep their level whatever the reference models are."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._distributions import t_ppf
+from .._random import block_generator, name_key, run_entropy
+from .._validate import ArgumentError, InputError, as_generator, check_confidence_level
+from ..comparison.verdict import check_margin, verdict
+from ..display.reprs import displayed
+from ..estimation.edges import edge_intervals
+from .design import regression_mean, stratified_mean
+from .population import Population, population_of, scores_on
+from .predict import cross_fitted
+
+__all__ = ["estimate", "SubsetEstimate", "ESTIMATE_COLUMNS"]
+
+#: the columns of :meth:`SubsetEstimate.to_frame`, the contract's fields first
+ESTIMATE_COLUMNS = ("model", "method", "estimate", "ci_low", "ci_high", "se", "df", "n_evaluated", "n_items",
+                    "effective_n", "confidence_level")
+
+
+@displayed
+@dataclass(frozen=True, eq=False, repr=False)
+class SubsetEstimate:
+    """Full-benchmark scores of new models evaluated on a random subset of the items.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        Per model two rows, ``method`` 'design' and 'prediction-assisted': ``estimate, ci_low, ci_high, se, df,
+        n_evaluated, n_items, effective_n`` (the items a simple random sample would need for the same SE).
+    differences : pandas.DataFrame or None
+        With ``against``: per model and method the difference ``new - against`` over every item, its interval and
+        compare's verdict.
+    calibration : pandas.DataFrame
+        The evaluated items: ``model, task, item, observed, predicted``.
+    design : str
+        'simple random' or 'stratified (H strata)'.
+    against : str or None
+    margin : float
+    confidence_level : float
+    notes : tuple of str
+    source : str
+    """
+
+    frame: pd.DataFrame
+    differences: pd.DataFrame | None
+    calibration: pd.DataFrame
+    design: str
+    against: str | None
+    margin: float
+    confidence_level: float
+    notes: tuple
+    source: str
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per model and method (the contract's fields)."""
+        return self.frame.copy()
+
+    def differences_frame(self) -> pd.DataFrame | None:
+        return None if self.differences is None else self.differences.copy()
+
+    def headline(self) -> str:
+        f = self.frame
+        first = f.iloc[0]
+        return (f"{f['model'].nunique()} model(s), {int(first['n_evaluated']):,} of {int(first['n_items']):,} items"
+                f" evaluated ({self.design} sample)")
+
+
+def _read_items(items, pop: Population) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """The items file: positions in the population, stratum codes and each stratum's size ``N_h``."""
+    source = "<items>"
+    if isinstance(items, (str, os.PathLike)):
+        source = str(items)
+        try:
+            frame = pd.read_csv(items, dtype={"task": str, "item": str})
+        except FileNotFoundError:
+            raise InputError(f"{source}: no such file.") from None
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+            raise InputError(f"{source}: not a CSV file of items ({str(exc).splitlines()[0]}).") from None
+    elif hasattr(items, "to_frame") and not isinstance(items, pd.DataFrame):
+        frame = items.to_frame()
+    elif isinstance(items, pd.DataFrame):
+        frame = items
+    else:
+        raise ArgumentError(f"`items` must be a path, a DataFrame or a SubsetChoice; got {type(items).__name__}.")
+    lack = [c for c in ("task", "item", "inclusion_prob") if c not in frame.columns]
+    if lack:
+        raise InputError(f"{source}: no column {', '.join(repr(c) for c in lack)} (the items file has task, item,"
+                         " inclusion_prob and optionally stratum).")
+    frame = frame.reset_index(drop=True)
+    prob = pd.to_numeric(frame["inclusion_prob"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~((prob > 0) & (prob <= 1))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InputError(f"{source}: row {i + 2}, column 'inclusion_prob': {frame['inclusion_prob'].iloc[i]!r} is"
+                         " not a probability in (0, 1].")
+    keys = pd.MultiIndex.from_arrays([frame["task"].astype(str), frame["item"].astype(str)])
+    if keys.duplicated().any():
+        i = int(np.argmax(keys.duplicated()))
+        raise InputError(f"{source}: row {i + 2}: task {keys[i][0]!r}, item {keys[i][1]!r} is listed twice.")
+    pos = pd.Series(np.arange(pop.n_items), index=pop.index()).reindex(keys)
+    if pos.isna().any():
+        i = int(np.argmax(pos.isna().to_numpy()))
+        raise InputError(f"{source}: row {i + 2}: task {keys[i][0]!r}, item {keys[i][1]!r} is not an item of the"
+                         " reference benchmark.")
+    if "stratum" in frame.columns:
+        labels, strata = np.unique(frame["stratum"].astype(str).to_numpy(), return_inverse=True)
+    else:
+        strata = np.zeros(len(frame), dtype=np.int64)
+    H = int(strata.max()) + 1 if len(strata) else 1
+    N_h = np.zeros(H)
+    for h in range(H):
+        p = prob[strata == h]
+        if np.ptp(p) > 1e-9:
+            i = int(np.flatnonzero(strata == h)[np.argmax(np.abs(p - p[0]) > 1e-9)])
+            where = "within a stratum" if "stratum" in frame.columns else "without a 'stratum' column"
+            raise InputError(f"{source}: row {i + 2}, column 'inclusion_prob': {prob[i]:g} differs from"
+                             f" {p[0]:g} {where}; the estimators need a simple random sample within each stratum.")
+        N_h[h] = np.round(len(p) / p[0])
+    if abs(N_h.sum() - pop.n_items) > 0.5:
+        raise InputError(f"{source}: the inclusion probabilities imply a benchmark of {int(N_h.sum()):,} items;"
+                         f" the reference has {pop.n_items:,} (was the file chosen from this reference?).")
+    return pos.to_numpy(dtype=np.int64), strata, N_h, source
+
+
+def _interval(est, var, df, n, *, bounded, level):
+    se = float(np.sqrt(max(var, 0.0)))
+    q = float(t_ppf(0.5 + level / 2, df))
+    lo, hi, sd, _, _ = edge_intervals([est], [se], [est - q * se], [est + q * se], [n], bounded=bounded,
+                                      confidence_level=level)
+    return float(lo[0]), float(hi[0]), float(sd[0])
+
+
+def estimate(reference, new, *, items=None, against: str | None = None, margin: float = 0.0,
+             confidence_level: float = 0.95, rng=None, **read_options) -> SubsetEstimate:
+    """Each new model's mean score over every item of the benchmark, from the items it was evaluated on.
+
+    Parameters
+    ----------
+    reference : Selection, ResultsTable, DataFrame, path or ``'example:NAME'``
+        Item-level results of earlier models on the full benchmark; its items (task, item) are the population.
+    new : same kinds
+        Item-level results of one or more new models on a random subset of those items.
+    items : path, DataFrame or SubsetChoice, optional
+        The sample drawn (:func:`evalband.subset.choose`): ``task, item, inclusion_prob`` and optionally
+        ``stratum``. Without it each model's evaluated items are taken as a simple random sample of the benchmark.
+        Chosen items a model was not evaluated on are treated as missing at random within their stratum (counted
+        in the notes); evaluated items outside the sample are left out (counted).
+    against : str, optional
+        A reference model (evaluated on every item): also report each new model's difference from it.
+    margin : float
+        Smallest difference that matters, for the verdicts (fractions: 0.01 is one point).
+    confidence_level : float
+    rng : None, int or numpy.random.Generator
+        Seeds the split of each model's evaluated items into the folds of the cross-fitted predictions (one
+        stream per model, keyed by its name, so the result does not depend on the order of models or rows).
+    **read_options
+        Options of :func:`evalband.read` for both inputs.
+
+    Returns
+    -------
+    SubsetEstimate
+
+    Notes
+    -----
+    *Design-based*: the stratified mean ``sum_h W_h ybar_h`` (one stratum: the sample mean) with variance
+    ``sum_h W_h^2 (1 - n_h/N_h) s_h^2 / n_h`` and a t interval on Satterthwaite's degrees of freedom (Cochran
+    1977, ch. 5). *Prediction-assisted*: the new model's score on every item is predicted from the reference
+    models (:func:`evalband.subset.predict.predict_scores`: a logistic regression of its evaluated scores on the
+    items' reference difficulty and on its nearest reference models' scores), cross-fitted over 10 folds of the
+    evaluated items so that no score predicts itself (Zrnic and Candes 2024); the combined regression estimator
+    ``sum_h W_h [ybar_h - b fbar_h] + b Fbar`` (``Fbar``: the prediction's mean over every item) uses it as a
+    control variate, as PPI++ does with its power-tuning weight. It is design-consistent for any prediction: a
+    poor one gives ``b`` near 0 and the design estimate back. Its variance is the stratified variance of the
+    residuals ``y - b f``, with one degree of freedom taken for ``b``. ``effective_n`` is the number of items
+    a simple random sample would need for the same standard error.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from evalband.subset import choose, estimate
+    >>> rng = np.random.default_rng(0)
+    >>> theta, b = rng.normal(size=11), rng.normal(size=400)
+    >>> y = (rng.random((11, 400)) < 1 / (1 + np.exp(-(theta[:, None] - b)))).astype(float)
+    >>> df = pd.DataFrame([(f"m{m}", "t", f"q{i}", y[m, i]) for m in range(11) for i in range(400)],
+    ...                   columns=["model", "task", "item", "score"])
+    >>> reference, new = df[df["model"] != "m10"], df[df["model"] == "m10"]
+    >>> picked = choose(reference, 80, rng=1).to_frame()
+    >>> evaluated = new[new["item"].isin(picked["item"])]
+    >>> res = estimate(reference, evaluated, items=picked, rng=0)
+    >>> res.to_frame()["method"].tolist()
+    ['design', 'prediction-assisted']
+    """
+    level = check_confidence_level(confidence_level)
+    margin = check_margin(margin, scale=100.0)
+    entropy = run_entropy(as_generator(rng))
+    pop = population_of(reference, **read_options)
+    evaluated, new_notes = scores_on(pop, new, **read_options)
+    notes = list(dict.fromkeys(list(pop.notes) + list(new_notes)))
+    if items is not None:
+        sample_pos, strata_of_sample, N_h, items_source = _read_items(items, pop)
+        stratum = np.full(pop.n_items, -1, dtype=np.int64)
+        stratum[sample_pos] = strata_of_sample
+        design = "simple random" if len(N_h) == 1 else f"stratified ({len(N_h)} strata)"
+    else:
+        stratum = np.zeros(pop.n_items, dtype=np.int64)
+        N_h = np.array([float(pop.n_items)])
+        design = "simple random"
+        notes.append("no items file: each model's evaluated items are taken as a simple random sample of the"
+                     " benchmark's items")
+    ref_rows = np.arange(len(pop.models))
+    r_scores = None
+    if against is not None:
+        if against not in pop.models:
+            raise ArgumentError(f"`against` {against!r} is not a reference model; reference models:"
+                                f" {', '.join(pop.models[:8])}{', ...' if len(pop.models) > 8 else ''}.")
+        r_scores = pop.scores[pop.models.index(against)]
+        if not np.isfinite(r_scores).all():
+            raise InputError(f"{pop.source}: reference model {against!r} lacks {int((~np.isfinite(r_scores)).sum()):,}"
+                             " item(s) of the benchmark; a difference over every item needs it on every item.")
+    rows, diffs, calib = [], [], []
+    tasks = np.asarray(pop.tasks, dtype=object)
+    for model, (pos, y) in evaluated.items():
+        keep = stratum[pos] >= 0
+        if not keep.all():
+            notes.append(f"{model}: {int((~keep).sum()):,} evaluated item(s) outside the sample in the items file"
+                         " left out (not drawn at random)")
+        pos, y = pos[keep], y[keep]
+        order = np.argsort(pos, kind="stable")  # the benchmark's order, whatever the order of the rows
+        pos, y = pos[order], y[order]
+        n = len(pos)
+        if n < 10 + len(N_h):
+            raise InputError(f"{model}: {n} evaluated item(s) of the sample; an estimate with an interval needs at"
+                             f" least {10 + len(N_h)}.")
+        if items is not None:
+            n_chosen = int(len(sample_pos))
+            if n < n_chosen:
+                notes.append(f"{model}: evaluated on {n:,} of the {n_chosen:,} chosen items; the rest treated as"
+                             " missing at random within their stratum")
+        h = stratum[pos]
+        use = ref_rows if model not in pop.models else ref_rows[np.asarray(pop.models) != model]
+        if model in pop.models:
+            notes.append(f"{model} is also a reference model: its reference results are not used to predict it")
+        f_sample, f_mean, f_all = cross_fitted(pop.scores[use], pos, y, bounded=pop.bounded,
+                                               rng=block_generator(entropy, (name_key(model),)))
+        est_d, var_d, df_d = stratified_mean(y, h, N_h)
+        est_p, var_p, df_p, _ = regression_mean(y, f_sample, h, N_h, f_mean)
+        s2 = float(np.var(y, ddof=1))
+        N = float(N_h.sum())
+        for method, est, var, df in (("design", est_d, var_d, df_d), ("prediction-assisted", est_p, var_p, df_p)):
+            lo, hi, se = _interval(est, var, df, n, bounded=pop.bounded, level=level)
+            n_eff = float(1.0 / (se ** 2 / s2 + 1.0 / N)) if s2 > 0 and se > 0 else float(n)
+            rows.append({"model": model, "method": method, "estimate": est, "ci_low": lo, "ci_high": hi, "se": se,
+                         "df": df, "n_evaluated": n, "n_items": pop.n_items, "effective_n": n_eff,
+                         "confidence_level": level})
+            if r_scores is not None:
+                if method == "design":  # the paired differences, estimated as the scores are
+                    dd, vv, dfd = stratified_mean(y - r_scores[pos], h, N_h)
+                else:  # the reference model's mean over every item is known: the difference has the score's SE
+                    dd, vv, dfd = est - float(r_scores.mean()), var, df
+                q = float(t_ppf(0.5 + level / 2, dfd))
+                sd = float(np.sqrt(max(vv, 0.0)))
+                # an interval of zero width (every evaluated difference alike) is withheld, never shown as a point
+                lo_d, hi_d, sd, _, gone = edge_intervals([dd], [sd], [dd - q * sd], [dd + q * sd], [n],
+                                                         bounded=False, confidence_level=level)
+                lo_d, hi_d, sd = float(lo_d[0]), float(hi_d[0]), float(sd[0])
+                if gone[0]:
+                    notes.append(f"{model}: the {method} difference from {against} has no interval (every"
+                                 " evaluated item gives the same difference)")
+                diffs.append({"model": model, "against": against, "method": method, "difference": dd,
+                              "ci_low": lo_d, "ci_high": hi_d, "se": sd, "df": dfd,
+                              "verdict": str(verdict([lo_d], [hi_d], margin=margin)[0]),
+                              "n_evaluated": n, "n_items": pop.n_items})
+        calib.append(pd.DataFrame({"model": model, "task": tasks[pop.task_codes[pos]],
+                                   "item": np.asarray(pop.items, dtype=object)[pos], "observed": y,
+                                   "predicted": f_all[pos], "predicted_out_of_fold": f_sample}))
+    frame = pd.DataFrame(rows, columns=list(ESTIMATE_COLUMNS))
+    differences = pd.DataFrame(diffs) if r_scores is not None else None
+    return SubsetEstimate(frame, differences, pd.concat(calib, ignore_index=True), design, against, margin, level,
+                          tuple(notes), pop.source)

@@ -1,0 +1,175 @@
+"""`evalband ability` and `evalband items` through typer's CliRunner, as a user runs them.
+
+Oracles: the contract of issue 24 (JSON fields of abilities, predictions, the held-out check and items), and the
+library on the same seed (the command prints what :func:`evalband.ability` / :func:`evalband.items` return).
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import evalband as eb
+from evalband.cli.main import app
+
+runner = CliRunner()
+EPOCH = Path(__file__).resolve().parents[1] / "fixtures" / "epoch" / "scores.csv"
+ABILITY_FIELDS = ["model", "ability", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "p_best", "n_tasks"]
+PREDICT_FIELDS = ["model", "task", "predicted", "pi_low", "pi_high"]
+ITEM_FIELDS = ["task", "item", "difficulty", "difficulty_ci_low", "difficulty_ci_high", "discrimination",
+               "discrimination_ci_low", "discrimination_ci_high", "flag"]
+
+
+def run(*args):
+    res = runner.invoke(app, [str(a) for a in args])
+    assert res.exit_code == 0, res.output
+    return res
+
+
+def sparse_counts(tmp_path, n_models=12, n_tasks=6, missing=0.4, seed=0):
+    rng = np.random.default_rng(seed)
+    C, D = rng.normal(size=n_models), rng.normal(size=n_tasks)
+    rows = []
+    for m in range(n_models):
+        for t in range(n_tasks):
+            if t != m % n_tasks and t != 0 and rng.random() < missing:
+                continue
+            p = 1 / (1 + np.exp(-(C[m] - D[t])))
+            rows.append((f"model {m:02d}", f"task {t}", 200, int(rng.binomial(200, p))))
+    path = tmp_path / "sparse.csv"
+    pd.DataFrame(rows, columns=["model", "task", "n", "correct"]).to_csv(path, index=False)
+    return path
+
+
+def item_file(tmp_path, n_models=25, n_tasks=3, n_items=30, seed=1):
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(size=n_models)
+    a = rng.lognormal(0, 0.3, size=n_tasks * n_items)
+    d = rng.normal(size=n_tasks * n_items)
+    a[4] = -2.5  # a miskeyed item
+    rows = []
+    for m in range(n_models):
+        for i in range(n_tasks * n_items):
+            if rng.random() < 0.2:
+                continue
+            p = 1 / (1 + np.exp(-(a[i] * theta[m] + d[i])))
+            rows.append((f"m{m:02d}", f"t{i // n_items}", f"i{i:03d}", int(rng.random() < p)))
+    rows.append(("m00", "t0", "always", 1))
+    rows += [(f"m{m:02d}", "t0", "always", 1) for m in range(1, n_models)]
+    path = tmp_path / "items.csv"
+    pd.DataFrame(rows, columns=["model", "task", "item", "score"]).to_csv(path, index=False)
+    return path
+
+
+def test_ability_json_contract_on_cell_scores_equals_the_library():
+    res = run("ability", EPOCH, "--anchor", "Winogrande", "--n-resamples", 50, "--format", "json")
+    out = json.loads(res.stdout)
+    records = out["records"]
+    assert all(list(r)[:len(ABILITY_FIELDS)] == ABILITY_FIELDS[:2] + ["se"] + ABILITY_FIELDS[2:]
+               or set(ABILITY_FIELDS) <= set(r) for r in records)
+    assert len(records) == 179 and out["latent_model"] == "sigmoid"
+    lib = eb.ability(pd.read_csv(EPOCH)[["model", "task", "score"]], anchor="Winogrande", n_resamples=50, rng=0)
+    frame = lib.to_frame()
+    assert [r["model"] for r in records] == frame["model"].tolist()
+    np.testing.assert_allclose([r["ability"] for r in records], frame["ability"], rtol=1e-12)
+    np.testing.assert_allclose([r["ci_high"] for r in records], frame["ci_high"], rtol=1e-12)
+    assert [r["rank_high"] for r in records] == frame["rank_high"].tolist()
+    assert {t["task"] for t in out["tasks"]} == set(lib.tasks)
+    assert "predictions" not in out and "holdout_coverage" not in out
+
+
+def test_ability_predict_and_holdout_json(tmp_path):
+    path = sparse_counts(tmp_path)
+    res = run("ability", path, "--predict", "--holdout", "0.1", "--n-resamples", 100, "-f", "json", "--seed", 3)
+    out = json.loads(res.stdout)
+    table = pd.read_csv(path)
+    measured = set(zip(table["model"], table["task"]))
+    preds = out["predictions"]
+    assert len(preds) == 12 * 6 - len(measured)
+    assert all(set(PREDICT_FIELDS) <= set(p) for p in preds)
+    assert not measured & {(p["model"], p["task"]) for p in preds}
+    assert all(0 <= p["pi_low"] <= p["predicted"] <= p["pi_high"] <= 1 for p in preds)
+    assert 0 <= out["holdout_coverage"] <= 1 and out["holdout_rmse"] > 0 and out["holdout_cells"] >= 1
+    # the same seed, the same numbers; the rows of the file in any order
+    shuffled = tmp_path / "shuffled.csv"
+    table.sample(frac=1, random_state=1).to_csv(shuffled, index=False)
+    again = json.loads(run("ability", shuffled, "--predict", "--holdout", "0.1", "--n-resamples", 100, "-f",
+                           "json", "--seed", 3).stdout)
+    assert again["records"] == out["records"] and again["predictions"] == out["predictions"]
+    assert again["holdout_coverage"] == out["holdout_coverage"]
+
+
+@pytest.mark.parametrize("fmt", ["table", "table-wide", "markdown", "csv", "latex"])
+def test_ability_every_format(tmp_path, fmt):
+    path = sparse_counts(tmp_path)
+    res = run("ability", path, "--n-resamples", 50, "--format", fmt, "--predict", "--task-table", "--pairs")
+    if fmt == "csv":  # CSV of the predictions (the abilities are in the other formats and JSON)
+        assert res.stdout.splitlines()[0].startswith("model,task,predicted,pi_low,pi_high")
+    else:
+        assert "model 00" in res.stdout
+
+
+def test_ability_anchor_forms_and_models(tmp_path):
+    path = sparse_counts(tmp_path)
+    a = json.loads(run("ability", path, "--anchor", "task 1", "--n-resamples", 30, "-f", "json").stdout)
+    b = json.loads(run("ability", path, "--anchor", "task=task 1,difficulty=0,slope=1", "--n-resamples", 30, "-f",
+                       "json").stdout)
+    assert a["records"] == b["records"]
+    t1 = next(t for t in a["tasks"] if t["task"] == "task 1")
+    assert t1["difficulty"] == 0 and t1["slope"] == pytest.approx(1)
+    c = json.loads(run("ability", path, "--anchor", "task=task 1,difficulty=2,slope=0.5", "--n-resamples", 30,
+                       "-f", "json").stdout)
+    t1 = next(t for t in c["tasks"] if t["task"] == "task 1")
+    assert t1["difficulty"] == 2 and t1["slope"] == pytest.approx(0.5)
+    r = json.loads(run("ability", path, "--model", "rasch", "--n-resamples", 30, "-f", "json").stdout)
+    assert r["latent_model"] == "rasch" and all(t["slope"] == pytest.approx(1) for t in r["tasks"])
+
+
+def test_ability_example_epoch_names_its_source():
+    res = run("ability", "--example", "epoch", "--n-resamples", 30, "--models",
+              "gpt-4o-2024-11-20,claude-3-5-sonnet-20241022,LLaMA-7B,phi-2")
+    assert "Epoch AI" in res.output and "LLaMA-7B" in res.stdout
+    # other commands name the command that reads it
+    bad = runner.invoke(app, ["rank", "--example", "epoch"])
+    assert bad.exit_code == 2 and "evalband ability --example epoch" in bad.output
+
+
+def test_ability_errors_are_one_line(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("model,task,score\na,x,0.5\nb,x,1.7\n")
+    res = runner.invoke(app, ["ability", str(bad)])
+    assert res.exit_code == 2
+    line = res.output.strip().splitlines()
+    assert len(line) == 1 and "bad.csv" in line[0] and "line 3" in line[0] and "score" in line[0]
+    split = tmp_path / "split.csv"
+    split.write_text("model,task,score\na,x,0.5\nb,x,0.7\nc,y,0.5\nd,y,0.2\n")
+    res = runner.invoke(app, ["ability", str(split)])
+    assert res.exit_code == 2 and "components that share no task" in res.output
+    res = runner.invoke(app, ["ability", str(sparse_counts(tmp_path)), "--anchor", "task 9"])
+    assert res.exit_code == 2 and "task 9" in res.output and "--anchor" in res.output
+
+
+def test_items_json_contract_and_flags(tmp_path):
+    path = item_file(tmp_path)
+    out = json.loads(run("items", path, "-f", "json", "--n-resamples", 200).stdout)
+    records = out["records"]
+    assert all(set(ITEM_FIELDS) <= set(r) for r in records)
+    by = {r["item"]: r for r in records}
+    assert by["always"]["flag"].startswith("saturated")
+    assert "negative discrimination" in by["i004"]["flag"]
+    assert any(r["flag"] == "" for r in records)
+    lib = eb.items(str(path), n_draws=200, rng=0).to_frame()
+    assert [r["item"] for r in records] == lib["item"].astype(str).tolist()
+    np.testing.assert_allclose([r["discrimination"] for r in records], lib["discrimination"], rtol=1e-12)
+    flagged = [r["flag"] != "" for r in records]
+    assert flagged == sorted(flagged, reverse=True)  # flagged items first
+    assert {t["task"] for t in out["tasks"]} == {"t0", "t1", "t2"} and len(out["abilities"]) == 25
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "csv"])
+def test_items_formats(tmp_path, fmt):
+    res = run("items", item_file(tmp_path), "-f", fmt, "--flagged", "--task-table")
+    assert "i004" in res.stdout

@@ -1,0 +1,249 @@
+"""Sharded results read and reduced on a Dask cluster (issue 26): the same table, the same bytes, the same checks.
+
+The reference is the single-machine reader on the same shards (a glob read as one table); the distributed reader
+builds its table from per-cell sums reduced on the workers. compare, rank and summarize must print byte-identical
+JSON for the same seed, on clusters of 1, 2 and 4 workers, with uneven shards and rows shuffled across them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+distributed = pytest.importorskip("distributed")
+fsspec = pytest.importorskip("fsspec")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from evalband._validate import ArgumentError, InputError  # noqa: E402
+from evalband.cli.main import app  # noqa: E402
+from evalband.io import read  # noqa: E402
+from evalband.io.distributed_read import list_shards, read_distributed  # noqa: E402
+
+runner = CliRunner()
+
+
+def _rows(seed=1, trials=1, facets=False):
+    gen = np.random.default_rng(seed)
+    parts = []
+    for t, n in (("t1", 30), ("t10", 12), ("t2", 45)):
+        p = gen.uniform(0.2, 0.9, size=n)
+        for m in ("m1", "m10", "m2", "m3"):
+            for k in range(trials):
+                hit = gen.random(n) < p
+                frame = {"model": m, "task": t, "item": [f"q{i}" for i in range(n)], "score": hit.astype(int),
+                         "cluster": [f"c{i // 5}" for i in range(n)], "group": "g" + t[-1]}
+                if trials > 1:
+                    frame["trial"] = k + 1
+                parts.append(pd.DataFrame(frame))
+    df = pd.concat(parts, ignore_index=True)
+    if facets:
+        df = pd.concat([df.assign(prompt="p1"), df.assign(prompt="p2", score=1 - df["score"])], ignore_index=True)
+    drop = df.index[(df["model"] == "m3") & (df["task"] == "t2") & (df["item"].isin(["q3", "q4"]))]
+    return df.drop(index=drop).sample(frac=1, random_state=seed).reset_index(drop=True)  # rows shuffled
+
+
+def _write(df, folder, cuts, kinds=("parquet", "csv")):
+    """Uneven shards: rows ``cuts[k]:cuts[k+1]`` in shard k, alternating Parquet and CSV."""
+    os.makedirs(folder, exist_ok=True)
+    bounds = [0, *cuts, len(df)]
+    for k in range(len(bounds) - 1):
+        part = df.iloc[bounds[k]:bounds[k + 1]]
+        kind = kinds[k % len(kinds)]
+        path = os.path.join(folder, f"shard{k:02d}.{kind}")
+        part.to_parquet(path, index=False) if kind == "parquet" else part.to_csv(path, index=False)
+    return os.path.join(folder, "shard*")
+
+
+@pytest.fixture(scope="module")
+def threads_cluster():
+    """A 4-worker cluster of threads (a process cluster costs seconds to start; one test below uses one)."""
+    with distributed.LocalCluster(n_workers=4, processes=False, threads_per_worker=1,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        yield cluster, client
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory):
+    df = _rows()
+    return _write(df, str(tmp_path_factory.mktemp("shards")), [7, 150, 151, 151, 260])  # one shard: a header
+
+
+def _same_table(a, b):
+    pd.testing.assert_frame_equal(a.data.reset_index(drop=True), b.data.reset_index(drop=True))
+    assert (a.level, a.score_kind, a.notes, a.has_trials, a.facets, a.paired_items) == \
+        (b.level, b.score_kind, b.notes, b.has_trials, b.facets, b.paired_items)
+    assert a.describe().replace(a.source, "") == b.describe().replace(b.source, "")
+
+
+@pytest.mark.parametrize("options", [{}, {"trials": 3}, {"facets": True}, {"range_cells": 60},
+                                     {"reread": True}])
+def test_same_table_as_the_single_machine_reader(tmp_path, threads_cluster, options, monkeypatch):
+    if "range_cells" in options:  # many key ranges, each merged in its own tree and fetched on its own
+        monkeypatch.setattr("evalband.io.distributed_read.RANGE_CELLS", options.pop("range_cells"))
+    reread = options.pop("reread", False)  # each shard read twice rather than kept between the passes
+    df = _rows(seed=4, **options)
+    pattern = _write(df, str(tmp_path), [1, 50, 51, 52, len(df) // 2])
+    _, client = threads_cluster
+    extra = {"facets": ["prompt"]} if options.get("facets") else {}
+    _same_table(read(pattern, **extra), read_distributed(pattern, client=client, reread=reread, **extra))
+
+
+def _cli_json(command, pattern, scheduler=None):
+    args = [command, pattern, "--format", "json"]
+    if command in ("compare", "rank"):
+        args += ["--n-resamples", "300", "--seed", "7"]
+    if scheduler:
+        args += ["--scheduler", scheduler]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def expected(shards):
+    """The single-machine JSON of each command on the shards (a glob read as one table)."""
+    return {c: _cli_json(c, shards) for c in ("compare", "rank", "summarize")}
+
+
+@pytest.mark.parametrize("workers", [1, 2, 4])
+def test_compare_rank_summarize_json_byte_identical(shards, expected, workers):
+    with distributed.LocalCluster(n_workers=workers, processes=False, threads_per_worker=1,
+                                  dashboard_address=None, scheduler_port=0) as cluster:
+        for command, want in expected.items():
+            assert _cli_json(command, shards, cluster.scheduler_address) == want, command
+    assert json.loads(expected["compare"])  # a real comparison, not an empty output
+
+
+def test_real_processes_file_url(shards, expected):
+    """Workers in two processes read file:// URLs; the JSON is the single-machine one."""
+    url = "file://" + os.path.abspath(shards)
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        got = _cli_json("compare", url, cluster.scheduler_address)
+    assert got == expected["compare"]
+
+
+def test_memory_filesystem_and_python_api(shards, expected, threads_cluster):
+    """A memory:// folder (an object store seen by workers in this process), through read(..., client=)."""
+    fs = fsspec.filesystem("memory")
+    for path in sorted(p for p in os.listdir(os.path.dirname(shards)) if p.startswith("shard")):
+        with open(os.path.join(os.path.dirname(shards), path), "rb") as src, fs.open(f"/evals26/{path}", "wb") as dst:
+            dst.write(src.read())
+    cluster, client = threads_cluster
+    table = read("memory://evals26", client=client)
+    _same_table(read(shards), table)
+    # the documented command line, `evalband compare 's3://...' --scheduler ADDRESS`, on an fsspec store here
+    assert _cli_json("compare", "memory://evals26/*", cluster.scheduler_address) == expected["compare"]
+    source, found = list_shards("memory://evals26/*.parquet")
+    assert source == "memory://evals26/*.parquet" and all(s.url.startswith("memory://") for s in found)
+
+
+def test_url_without_cluster_says_what_to_do():
+    with pytest.raises(ArgumentError, match="--scheduler"):
+        read("s3://bucket/evals/*.parquet")
+
+
+# ------------------------------------------------------------------------------------------ the same checks
+def _bad(tmp_path, client, edit, kinds=("csv",), **options):
+    df = _rows(seed=2)
+    df = edit(df)
+    pattern = _write(df, str(tmp_path), [200, 500], kinds=kinds)
+    with pytest.raises(InputError) as single:
+        read(pattern, **options)
+    with pytest.raises(InputError) as dist:
+        read_distributed(pattern, client=client, **options)
+    return str(single.value), str(dist.value)
+
+
+def test_errors_name_the_shard_and_row(tmp_path, threads_cluster):
+    _, client = threads_cluster
+
+    def nan_score(df):
+        df["score"] = df["score"].astype(float)
+        df.loc[300, "score"] = np.nan
+        return df
+
+    single, dist = _bad(tmp_path / "nan", client, nan_score, kinds=("parquet",))
+    assert "shard01.parquet" in dist and "row 101" in dist and "score" in dist, dist
+
+    def lookalike(df):
+        df.loc[df["model"] == "m2", "model"] = "m2 "  # a trailing space: looks like 'm2' nowhere else
+        df.loc[10, "model"] = "m2"
+        return df
+
+    single, dist = _bad(tmp_path / "alike", client, lookalike)
+    assert "look" in single and "look" in dist and "'m2 '" in dist, dist
+
+    def duplicate_across_shards(df):
+        return pd.concat([df, df.iloc[[3]]], ignore_index=True)  # row 3 again, in the last shard
+
+    single, dist = _bad(tmp_path / "dup", client, duplicate_across_shards)
+    assert "duplicate result for" in single and "duplicate result for" in dist
+    assert "shard00.csv, line 5" in dist and "shard01.csv line 148" in dist and "1 duplicated row)" in dist, dist
+
+    def header(df):
+        return df.rename(columns={"cluster": "model"})  # two columns of one name
+
+    single, dist = _bad(tmp_path / "header", client, header)
+    assert "shard00.csv" in dist and "model" in dist, dist
+
+    def cluster_changes(df):
+        where = np.flatnonzero((df["task"] == "t1") & (df["item"] == "q0"))
+        df.loc[where[-1], "cluster"] = "c9"  # one model puts q0 in another cluster, in a later shard
+        return df
+
+    single, dist = _bad(tmp_path / "cluster", client, cluster_changes)
+    assert "cluster" in single and "cluster changes within item 'q0'" in dist and "shard01.csv" in dist, dist
+    from evalband.io.distributed_read import _ClusterCheck
+
+    _ClusterCheck.MAX_ENTRIES, saved = 0, _ClusterCheck.MAX_ENTRIES  # the check on the finished columns
+    try:
+        single, dist = _bad(tmp_path / "cluster2", client, cluster_changes)
+    finally:
+        _ClusterCheck.MAX_ENTRIES = saved
+    assert "item 'q0'" in dist and "cluster" in dist, dist
+
+
+def test_shards_with_different_columns_refused(tmp_path, threads_cluster):
+    _, client = threads_cluster
+    df = _rows(seed=3)
+    os.makedirs(tmp_path / "cols")
+    df.iloc[:100].to_csv(tmp_path / "cols" / "a.csv", index=False)
+    df.iloc[100:].drop(columns=["group"]).to_csv(tmp_path / "cols" / "b.csv", index=False)
+    with pytest.raises(InputError, match="same columns"):
+        read_distributed(str(tmp_path / "cols"), client=client)
+
+
+def test_missing_cells_counted_like_the_single_reader(shards, threads_cluster):
+    _, client = threads_cluster
+    table = read_distributed(shards, client=client)
+    assert any("not shared by every model" in n and "m10" in n for n in table.notes), table.notes
+    cov = table.coverage()
+    assert int(cov["left_out"].sum()) == int(read(shards).coverage()["left_out"].sum()) > 0
+
+
+def test_per_row_measures_refused_or_dropped(tmp_path, threads_cluster):
+    """A cost column is a per-row measure of the single-machine table: refused here, never read as something
+    else; --drop-cols leaves it out as it does on one machine."""
+    _, client = threads_cluster
+    df = _rows(seed=5).assign(cost=0.25)
+    pattern = _write(df, str(tmp_path), [100, 200])
+    with pytest.raises(InputError, match="per-row measures.*--drop-cols"):
+        read_distributed(pattern, client=client)
+    _same_table(read(pattern, drop_cols=["cost"]), read_distributed(pattern, client=client, drop_cols=["cost"]))
+
+
+def test_shards_without_a_task_column_are_one_task_each(tmp_path, threads_cluster):
+    _, client = threads_cluster
+    df = _rows(seed=6).drop(columns=["group"])
+    for task, part in df.groupby("task"):
+        part.drop(columns=["task"]).to_csv(tmp_path / f"{task}.csv", index=False)
+    pattern = str(tmp_path / "*.csv")
+    single, dist = read(pattern), read_distributed(pattern, client=client)
+    _same_table(single, dist)
+    assert dist.tasks == ("t1", "t2", "t10") and any("each file is one task" in n for n in dist.notes)

@@ -1,0 +1,3 @@
+"""Simulated designs shared by the resampling tests (the generators live in ``tests/designs.py``)."""
+
+from designs import binary_design, normal_design  # noqa: F401  (fixtures offered to this folder)
