@@ -39,6 +39,8 @@ from ..data.labels import _skeleton, natural_order, shown
 from ..data.checks import natural_labels
 from ..data.codes import small_int
 from .._validate import ArgumentError, ArgumentTypeError, InputError, require_extra
+from ._frames import NOTE_FILE_WITHOUT_ROWS_LEFT
+from .tabular import NOTE_NO_COLUMN_EACH_FILE
 from ._shards import (Failure, Shard, cells, combine, is_sharded, is_url, labels_of, list_shards, local_copy,
                       merge_labels, part, reduce_shard, shard_table, tree)
 
@@ -247,8 +249,8 @@ def _notes(summary: dict, source: str, options: dict, shards: list, task_column:
     if not task_column:
         task_col = options.get("task_col") or "task"
         stems = [s.stem for s in shards]
-        notes.append(f"no '{task_col}' column: each file is one task, named after the file"
-                     f" ({', '.join(stems[:8])}{' ...' if len(stems) > 8 else ''})")
+        notes.append(NOTE_NO_COLUMN_EACH_FILE(task_col=task_col, value=', '.join(stems[:8]),
+                                              value2=' ...' if len(stems) > 8 else ''))
     for shard_notes in summary["notes"]:
         for n in shard_notes:
             if n not in notes:
@@ -256,7 +258,7 @@ def _notes(summary: dict, source: str, options: dict, shards: list, task_column:
     if skipped:
         parts = [f"{len(v)} {k} ({', '.join(sorted(v)[:5])}{' ...' if len(v) > 5 else ''})"
                  for k, v in ((k, empty.get(k, [])) for k in ("empty", "header only")) if v]
-        notes.insert(0, f"file{'s' if len(skipped) > 1 else ''} without rows left out: {'; '.join(parts)}")
+        notes.insert(0, NOTE_FILE_WITHOUT_ROWS_LEFT(value='s' if len(skipped) > 1 else '', value2='; '.join(parts)))
     return notes
 
 
