@@ -62,7 +62,7 @@ def _argify(text: str) -> str:
         return "\0arg:" + name + "=" + (value or "") + "\0"
 
     value = rf"('[^']*'|\"[^\"]*\"|(?:[\w.:+\-]|{_SENT})+|\.\.\.)"
-    text = re.sub(rf"(?<![\w`.\-/\0])([a-z]\w*)={value}?(?![\w=])", bare, text)
+    text = re.sub(rf"(?<![\w`.\-/\0])(?<!\0arg:)([a-z]\w*)={value}?(?![\w=])", bare, text)
     text = re.sub(r"(?<![\w`.\-/'\"\0:])([a-z]+_[a-z_]+)(?![\w=(`'\"\0])",
                   lambda g: "\0arg:" + g.group(1) + "\0" if is_arg(g.group(1)) else g.group(0), text)
     text = re.sub("\ue200(\\d+)\ue201", lambda m: spans[int(m.group(1))], text)

@@ -15,6 +15,7 @@ import numpy as np
 from .core import get_aggregate
 from .._validate import ArgumentError
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["AggregateValues", "evaluate_aggregates", "aggregate_specs", "aggregate_notes", "linear_weights"]
 
@@ -63,13 +64,13 @@ def aggregate_specs(aggregate) -> list:
     if isinstance(aggregate, str):
         specs = [a.strip() for a in aggregate.split(",") if a.strip()]
         if not specs:
-            raise ArgumentError("`aggregate` is empty.")
+            raise ArgumentError(words('`{arg:aggregate}` is empty.'))
         return specs
     if callable(aggregate):
         return [aggregate]
     specs = list(aggregate)
     if not specs:
-        raise ArgumentError("`aggregate` is empty.")
+        raise ArgumentError(words('`{arg:aggregate}` is empty.'))
     return specs
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from .._validate import ArgumentTypeError, InputError, check_confidence_level, check_positive_int
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["Analysis", "analyze"]
 
@@ -257,12 +258,10 @@ def _seed(rng) -> int:
         return secrets.randbits(32)
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
         if rng < 0:
-            raise ArgumentTypeError(f"`rng` must be a non-negative integer seed (the report prints it to reproduce"
-                                    f" the run), a SeedSequence, BitGenerator or Generator, or None; got {rng!r}.")
+            raise ArgumentTypeError(words('`{arg:rng}` must be a non-negative integer seed (the report prints it to reproduce the run), a SeedSequence, BitGenerator or Generator, or None; got {rng!r}.', rng=rng))
         return int(rng)
     if not isinstance(rng, (np.random.SeedSequence, np.random.BitGenerator, np.random.Generator)):
-        raise ArgumentTypeError(f"`rng` must be a non-negative integer seed (the report prints it to reproduce the"
-                                f" run), a SeedSequence, BitGenerator or Generator, or None; got {rng!r}.")
+        raise ArgumentTypeError(words('`{arg:rng}` must be a non-negative integer seed (the report prints it to reproduce the run), a SeedSequence, BitGenerator or Generator, or None; got {rng!r}.', rng=rng))
     return int(np.random.default_rng(rng).integers(0, 2**32))  # drawn once: the seed the report prints
 
 

@@ -24,6 +24,7 @@ from .grid import fit_grid
 from .posterior import BayesResult, make_aggregator
 from .priors import parse_prior
 from ..display.notes import NoteKind
+from .._words import concat, words
 
 __all__ = ["beta_binomial", "as_counts"]
 
@@ -82,8 +83,7 @@ def _cluster_mode(data, clusters, models, tasks) -> tuple[str, DesignEffects | N
     has = isinstance(data, ResultsTable) and data.level == "item" and data.has_clusters
     if not has:
         if mode == "effective" and clusters is not None:  # asked for explicitly
-            raise ArgumentError("`clusters='effective'` needs item-level data with a cluster column (--cluster COL);"
-                             " this input has none.")
+            raise ArgumentError(words("`{arg:clusters='effective'}` needs item-level data with a cluster column (--cluster COL); this input has none."))
         return mode, None
     return mode, design_effects(data, models=models, tasks=tasks)
 
@@ -206,7 +206,7 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
         counts = effective_counts(counts, effects)
         cluster_notes.append(
             NOTE_CLUSTERS_EACH_COUNT_SIZE(value=summarize_by_task(effects)))
-        cluster_warnings += [f"clusters='effective' rests on estimated design effects: {note}"
+        cluster_warnings += [concat(words("{arg:clusters='effective'} rests on estimated design effects: "), note)
                              for note in effects.notes]
     elif effects is not None:
         factor = (width_factor(effects, counts, agg.weights)
@@ -216,7 +216,7 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
             cluster_warnings.append(message)
             cluster_notes.append(NOTE_CLUSTERS_IGNORED_ITEMS_TREATED())
         else:
-            cluster_notes.append(message.replace("clusters ignored:", "clusters ignored (clusters='ignore'):", 1))
+            cluster_notes.append(ignored_clusters_warning(effects, factor, chosen=True))
         cluster_notes += [f"clusters: {note}" for note in effects.notes]
     y, n = counts.correct, counts.n
     grid = fit_grid(y, n, prior, size=grid_size)

@@ -16,6 +16,7 @@ import numpy as np
 from scipy import special
 from .._validate import ArgumentError, ArgumentTypeError
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["Prior", "exponential", "half_normal", "gamma", "custom", "parse_prior", "PRIOR_FAMILIES",
            "DEFAULT_PRIOR", "sensitivity_priors"]
@@ -74,7 +75,7 @@ class Prior:
         elif self.family == "gamma":
             draw = lambda: rng.gamma(p["shape"], 1.0 / p["rate"], size)
         else:
-            raise ArgumentError("`prior`: a custom log density cannot be sampled from; give a named family.")
+            raise ArgumentError(words('`{arg:prior}`: a custom log density cannot be sampled from; give a named family.'))
         return draw(), draw()
 
     def log_normalizer(self) -> float:
@@ -91,7 +92,7 @@ class Prior:
 
 def _positive(value, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
-        raise ArgumentError(f"`{name}` must be a positive finite number; got {value!r}.")
+        raise ArgumentError(words('`{arg:{name}}` must be a positive finite number; got {value!r}.', name=name, value=value))
     return float(value)
 
 
@@ -137,30 +138,28 @@ def parse_prior(spec) -> Prior:
     if callable(spec):
         return custom(spec)
     if not isinstance(spec, str):
-        raise ArgumentTypeError(f"`prior` must be a Prior, a log-density callable or text such as 'gamma:2,0.01';"
-                        f" got {spec!r}.")
+        raise ArgumentTypeError(words("`{arg:prior}` must be a Prior, a log-density callable or text such as 'gamma:2,0.01'; got {spec!r}.", spec=spec))
     text = spec.strip()
     if text.endswith(")") and "(" in text:  # a label such as 'gamma(shape=2, rate=0.01)' reads back
         text = text[:-1].replace("(", ":", 1)
     name, _, rest = text.partition(":")
     key = name.strip().lower().replace("_", "-").replace("halfnormal", "half-normal")
     if key not in _MAKERS:
-        raise ArgumentError(f"`prior` family must be one of {', '.join(map(repr, _MAKERS))} (or a callable log"
-                         f" density); got {name!r}.")
+        raise ArgumentError(words('`{arg:prior}` family must be one of {value} (or a callable log density); got {name!r}.', value=', '.join(map(repr, _MAKERS)), name=name))
     maker, names = _MAKERS[key]
     kwargs = {}
     parts = [p.strip() for p in rest.split(",") if p.strip()]
     if len(parts) > len(names):
-        raise ArgumentError(f"`prior` {key} takes {', '.join(names)}; got {spec!r}.")
+        raise ArgumentError(words('`{arg:prior}` {key} takes {value}; got {spec!r}.', key=key, value=', '.join(names), spec=spec))
     for pos, part in enumerate(parts):
         k, eq, v = part.partition("=")
         k, v = (k.strip(), v) if eq else (names[pos], part)
         if k not in names:
-            raise ArgumentError(f"`prior` {key} takes {', '.join(names)}; got {k!r} in {spec!r}.")
+            raise ArgumentError(words('`{arg:prior}` {key} takes {value}; got {k!r} in {spec!r}.', key=key, value=', '.join(names), k=k, spec=spec))
         try:
             kwargs[k] = float(v)
         except ValueError:
-            raise ArgumentError(f"`prior`: {k} must be a number; got {v!r} in {spec!r}.") from None
+            raise ArgumentError(words('`{arg:prior}`: {k} must be a number; got {v!r} in {spec!r}.', k=k, v=v, spec=spec)) from None
     return maker(**kwargs)
 
 

@@ -376,16 +376,18 @@ def cli_vocabulary(**options):
 def note_text(note, options: dict | None = None) -> str:
     """A note in command-line words: a structured note (:class:`evalband.display.notes.Note`) rendered for the
     CLI audience; a plain ``str`` note (not yet data) re-worded by :func:`cli_message`."""
-    from ..display.notes import Note, render
+    from .._words import Words
+    from ..display.notes import render
 
     if isinstance(note, _Said):
         return note
-    if isinstance(note, Note):
+    if isinstance(note, Words):
         text = render(note, audience="cli", vocabulary=cli_vocabulary(**(options or {})))
         if os.environ.get("EVALBAND_NOTES_CHECK") and text != cli_message(str.__str__(note), options):
-            raise AssertionError(f"note {note.code!r}: the CLI words {text!r} differ from cli_message's"
-                                 f" {cli_message(str.__str__(note), options)!r}")
+            _mismatch(f"note {getattr(note, 'code', None)}", text, cli_message(str.__str__(note), options))
         return _Said(text, note)
+    if os.environ.get("EVALBAND_NOTES_CHECK") and cli_message(note, options) != note:
+        _mismatch("plain note", str(note), cli_message(note, options))
     return cli_message(note, options)
 
 
@@ -588,7 +590,7 @@ def errors(**options):
     except typer.Exit:
         raise
     except (*USER_ERRORS, OSError) as exc:  # OSError: files, folders, permissions
-        fail(cli_message(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, options))
+        fail(error_text(exc, options))
     except KeyboardInterrupt:
         typer.echo("evalband: interrupted", err=True)
         raise typer.Exit(130) from None
@@ -603,6 +605,37 @@ def errors(**options):
                    + ("" if debug_enabled() else " and the traceback that --debug (or EVALBAND_DEBUG=1) prints"),
                    err=True)
         raise typer.Exit(1) from None
+
+
+def error_text(exc: BaseException, options: dict | None = None) -> str:
+    """A user error's first line in the command line's words: a message written as
+    :class:`evalband._words.Words` says its arguments as the options that set them (``options``: this command's
+    own names, ``method="--interval"``); the file, row and column an :class:`InputError` names, and any plain
+    message, are printed as written."""
+    from .._validate import InputError
+    from .._words import say
+
+    vocabulary = cli_vocabulary(**(options or {}))
+    if isinstance(exc, InputError):
+        problem = say(exc.problem, audience="cli", vocabulary=vocabulary)
+        text = f"{exc.where}: {problem}" if exc.where else problem
+    else:
+        message = exc.args[0] if len(exc.args) == 1 else str(exc)
+        text = say(message, audience="cli", vocabulary=vocabulary) if isinstance(message, str) else str(exc)
+    text = text.splitlines()[0] if text.strip() else type(exc).__name__
+    if os.environ.get("EVALBAND_NOTES_CHECK"):
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if text != cli_message(first, options):
+            _mismatch("error", text, cli_message(first, options))
+    return text
+
+
+def _mismatch(what, text, old):
+    log = os.environ.get("EVALBAND_NOTES_LOG")
+    if log:
+        with open(log, "a") as f:
+            f.write(f"{what}\t{text!r}\t{old!r}\n")
+    raise AssertionError(f"{what}: the CLI words {text!r} differ from cli_message's {old!r}")
 
 
 def emit(text: str) -> None:

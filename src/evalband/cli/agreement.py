@@ -10,6 +10,7 @@ import typer
 from ._common import ConfidenceOpt, FormatOpt, SeedOpt, WideOpt, check_input_path, errors, output_format, \
     parse_confidence, parse_list, protect_names, protect_table, resolve_seed, show, _typed_names, note_text, \
     NResamplesOpt, n_resamples_for
+from ..display.notes import NoteKind
 
 RatingsPathArg = Annotated[str, typer.Argument(help="Ratings file (CSV, TSV, JSON Lines, Parquet) or - for standard"
                                                " input: long (unit, rater, value) or wide (one column per rater).",
@@ -42,6 +43,15 @@ NAMES = {"krippendorff_alpha": "Krippendorff's alpha", "fleiss_kappa": "Fleiss' 
 _VALUES = ("estimate", "se", "ci_low", "ci_high")
 BIAS_NAMES = {"first_position_win_rate": "first-position win rate", "position_consistency": "same answer both orders",
               "first_position_vs_reference": "minus the reference, same games"}
+
+
+NOTE_BOOTSTRAP_REPLICATES_OVER_INTERVALS = NoteKind(
+    'cli.bootstrap-replicates-over-intervals', 'info',
+    '{seed_text}, {n_resamples:,} bootstrap replicates over {value}; {method} intervals')
+NOTE_JUDGES_ERRORS_WORTH_INDEPENDENT = NoteKind(
+    'cli.judges-errors-worth-independent', 'info',
+    "the {n_judges} judges' errors are worth {effective_judges:.2f} independent judges ({value}); error "
+    "correlations in the JSON")
 
 
 def agreement(
@@ -92,8 +102,7 @@ def agreement(
         # the library's notes in this command's words (level= -> --level, reference= -> --reference)
         notes = [note_text(n, {"level": "--level", "measurement": "--level", "reference": "--reference", "cluster_col": "--cluster",
                                  "judges": "--judges", "raters": "--raters"}) for n in res.notes]
-        notes.append(f"{seed_text}, {res.n_resamples:,} bootstrap replicates over"
-                     f" {'clusters' if res.n_clusters else 'units'}; {res.method} intervals")
+        notes.append(NOTE_BOOTSTRAP_REPLICATES_OVER_INTERVALS(seed_text=seed_text, n_resamples=res.n_resamples, value='clusters' if res.n_clusters else 'units', method=res.method))
         bias = _position_bias(path, shape, rater_col, value_col, cluster, reference, judges, res, seed, notes)
         coef = res.to_frame()
         ref = res.reference
@@ -139,8 +148,7 @@ def agreement(
             tables.append((rf[["judge", "statistic", *_VALUES, "n_units"]].assign(
                 confidence_level=ref.confidence_level), f"each judge against {ref.reference}"))
             if len(ref.judges) > 1:
-                notes.append(f"the {len(ref.judges)} judges' errors are worth {ref.effective_judges:.2f} independent"
-                             f" judges ({_ci(ref.effective_judges_ci)}); error correlations in the JSON")
+                notes.append(NOTE_JUDGES_ERRORS_WORTH_INDEPENDENT(n_judges=len(ref.judges), effective_judges=ref.effective_judges, value=_ci(ref.effective_judges_ci)))
         if bias is not None:
             bf = bias.to_frame()
             bf = bf.assign(statistic=bf["statistic"].map(BIAS_NAMES).fillna(bf["statistic"]))
@@ -160,6 +168,11 @@ def agreement(
 
 def _ci(ci) -> str:
     return f"CI {float(ci.low):.2f} to {float(ci.high):.2f}"
+
+
+NOTE_POSITION_BIAS_RATERS_JUDGEMENTS = NoteKind(
+    'cli.position-bias-raters-judgements', 'info',
+    "position bias: the {n_raters} raters' judgements pooled (name the judges to separate with --judges)")
 
 
 def _position_bias(path, shape, rater_col, value_col, cluster, reference, judges, res, seed, notes):
@@ -195,8 +208,7 @@ def _position_bias(path, shape, rater_col, value_col, cluster, reference, judges
         ref = reference if reference in set(rater) else None
     else:
         who = np.full(len(frame), "all raters", dtype=object)
-        notes.append(f"position bias: the {res.n_raters} raters' judgements pooled (name the judges to separate"
-                     " with --judges)")
+        notes.append(NOTE_POSITION_BIAS_RATERS_JUDGEMENTS(n_raters=res.n_raters))
     data = frame.assign(_judge=who)
     result = position_bias(data, first_col="left", second_col="right", winner_col=value_col, item_col=cluster,
                            judge_col="_judge", reference=ref, cluster_col=cluster, n_resamples=res.n_resamples,

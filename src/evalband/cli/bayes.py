@@ -6,6 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from .._words import concat
+
 from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, note_text, emit,
                       emit_json, errors, note_lines, output_format, reads_input, resolve_seed)
 from .._validate import ArgumentError
@@ -149,7 +151,7 @@ _OPTIONS = {"clusters": "--clusters", "method": "--method"}
 
 def _notes(result, table, extra_notes) -> list[str]:
     """The notes under the output: the library's (in command-line words), the command's, and the data."""
-    return [*(note_text(n, _OPTIONS) for n in result.notes), *extra_notes, f"data: {table.describe()}"]
+    return [*(note_text(n, _OPTIONS) for n in result.notes), *extra_notes, note_text(concat("data: ", table.describe()), _OPTIONS)]
 
 
 def _output(frames, fmt, result, table, extra_notes=()) -> str:

@@ -19,6 +19,7 @@ from ._common import SEED_REPLICATES
 from .compare import AggregateOpt, MarginOpt, parse_margin
 from ._common import NResamplesOpt, n_resamples_for
 from .._validate import ArgumentError
+from ..display.notes import NoteKind
 
 MinQualityOpt = Annotated[Optional[str], typer.Option(
     "--min-quality", help="Also name the cheapest model whose quality is decidedly above this level, on the"
@@ -43,6 +44,10 @@ RatingOpt = Annotated[str, typer.Option(
 _RESULTS_OPTIONS = ("shape", "model_col", "task_col", "item_col", "score_col", "trial_col", "group_col", "unbounded",
                     "count_rule", "drop_cols", "accuracy_scale", "metric", "filter_", "split", "baselines",
                     "human_col", "facets", "cluster")
+
+
+NOTE_QUALITY_POINTS_X100_JSON = NoteKind('cli.quality-points-x100-json', 'info',
+                                          'quality in points (x100); JSON and CSV give fractions')
 
 
 @reads_input("path example models tasks",
@@ -99,7 +104,7 @@ def frontier(
         decision = result.decision(*chosen) if chosen is not None and len(chosen) == 2 else None
         notes = list(result.readings()) + ([decision.sentence] if decision is not None else [])
         if result.scale == 100 and fmt not in ("csv", "json"):
-            notes.append("quality in points (x100); JSON and CSV give fractions")
+            notes.append(NOTE_QUALITY_POINTS_X100_JSON())
         notes += [n for n in result.notes if n not in notes]
         notes.append(SEED_REPLICATES(seed_text=seed_text, n_resamples=n_resamples))
         attribution = getattr(sel.table, "attribution", None)

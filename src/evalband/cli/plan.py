@@ -18,6 +18,7 @@ import typer
 
 from ._common import LOG_INPUT, InputOptions, emit, emit_json, errors, parse_confidence, parse_list, reads_input
 from .._validate import ArgumentError
+from ..display.notes import NoteKind
 
 _F = Optional[float]
 EffectOpt = Annotated[_F, typer.Option("--effect", help="Difference to detect, as a fraction (0.04 = 4 points).",
@@ -264,6 +265,11 @@ def parse_costs(text) -> dict | None:
     return out
 
 
+NOTE_DESIGNS_REACH_TARGET_FIRST = NoteKind(
+    'cli.designs-reach-target-first', 'info',
+    '{n_frame} designs reach the target; the first 20 are shown (--format json lists all)')
+
+
 def _dstudy(inputs, *, target_se, effect, power, alpha, cost, fmt):
     """--target-se (or --effect) with facets: the D-study designs, cheapest first."""
     from ..display import json_dumps, json_records, render, scale_for
@@ -301,7 +307,7 @@ def _dstudy(inputs, *, target_se, effect, power, alpha, cost, fmt):
             + (", cheapest first" if cost else ", fewest responses first"))
     shown = frame.head(20)
     if len(frame) > 20:
-        notes.append(f"{len(frame)} designs reach the target; the first 20 are shown (--format json lists all)")
+        notes.append(NOTE_DESIGNS_REACH_TARGET_FIRST(n_frame=len(frame)))
     if scale == 100:
         notes.insert(0, "predicted_se in points (x100); --format json gives fractions")
     emit(render(shown, fmt, value_cols=("predicted_se",), se_col=None, scale=scale, title=head,

@@ -13,11 +13,19 @@ from ._common import ATTRIBUTION
 from typing import Annotated
 
 from ._judges import PpiOpt
+from ..display.notes import NoteKind
 
 MethodOpt = Annotated[str, typer.Option(
     "--method", help="auto, wilson, clopper-pearson (exact), jeffreys, agresti-coull, wald, t, normal, cluster or"
                      " crossed. auto: crossed when facet columns (prompt, judge, ...) are random, cluster when"
                      " clusters are given, wilson for 0/1 scores, t otherwise.")]
+
+
+NOTE_OVERLAP_INTERVALS_DISPLAYS_ONLY = NoteKind(
+    'cli.overlap-intervals-displays-only', 'caveat',
+    "83.4% ('overlap') intervals are for displays only: two independent estimates whose intervals do not overlap "
+    "differ at about the 5% level (Goldstein & Healy 1995); this is not a 95% statement, and for models scored "
+    "on the same items use evalband compare")
 
 
 @reads_input(after={"method": "cluster", "fixed": "facets", "ppi": "human_col",
@@ -64,9 +72,7 @@ def summarize(
                      " every item of the model" + (" (summary counts: sum(correct) / sum(n))"
                                                    if table.level == "summary" else " (micro average)"))
         if abs(result.confidence_level - OVERLAP_CONFIDENCE) < 1e-9:
-            notes.append("83.4% ('overlap') intervals are for displays only: two independent estimates whose"
-                         " intervals do not overlap differ at about the 5% level (Goldstein & Healy 1995); this is"
-                         " not a 95% statement, and for models scored on the same items use evalband compare")
+            notes.append(NOTE_OVERLAP_INTERVALS_DISPLAYS_ONLY())
         if table.attribution:
             notes.append(ATTRIBUTION(attribution=table.attribution))
         scale = scale_for(table.score_kind)
@@ -76,6 +82,12 @@ def summarize(
         show(shown, fmt, notes=notes, scale=scale)
 
 
+NOTE_T_INTERVALS_LABELLED_DEGREES = NoteKind(
+    'cli.t-intervals-labelled-degrees', 'info',
+    "{value} t intervals on the labelled degrees of freedom ({method}); 'labelled ci': the human labels alone; "
+    "'judge mean': the judge's scores at face value; 'ess': the human labels alone that would be as precise")
+
+
 def _show_ppi(result, table, fmt):
     """The PPI estimates: per model and task, the human-scale estimate and interval, the labels-only interval,
     the judge's own mean, lambda, labelled and unlabelled counts and the effective sample size."""
@@ -83,10 +95,7 @@ def _show_ppi(result, table, fmt):
 
     frame = result.to_frame()
     notes = list(result.notes)
-    notes.append(f"{format_level(result.confidence_level)} t intervals on the labelled degrees of freedom"
-                 f" ({result.method}); 'labelled ci': the"
-                 " human labels alone; 'judge mean': the judge's scores at face value; 'ess': the human labels"
-                 " alone that would be as precise")
+    notes.append(NOTE_T_INTERVALS_LABELLED_DEGREES(value=format_level(result.confidence_level), method=result.method))
     if table.attribution:
         notes.append(ATTRIBUTION(attribution=table.attribution))
     scale = scale_for(table.score_kind)

@@ -24,6 +24,7 @@ from .sensitivity import DEFAULT_CORRELATIONS, correlated_replicates, describe_s
 from .verdict import MIN_DISCORDANT, check_margin, reading, verdict_detail
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["compare", "Comparison", "PairwiseComparison", "pairwise_differences"]
 
@@ -270,14 +271,13 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     alternative = check_alternative(alternative)
     confidence_level = check_confidence_level(confidence_level)
     if abs(confidence_level - OVERLAP_CONFIDENCE) < 1e-9:
-        raise ArgumentError("`confidence_level` 'overlap' (83.4%) is for per-model overlap displays (summarize);"
-                         " intervals for differences and their verdicts need a level such as 0.95.")
+        raise ArgumentError(words("`{arg:confidence_level}` 'overlap' (83.4%) is for per-model overlap displays (summarize); intervals for differences and their verdicts need a level such as 0.95."))
     margin = check_margin(margin)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
     missing = check_choice(missing, MISSING, "missing")
     if missing == "ability":
-        raise ArgumentError("`missing='ability'` compares latent abilities: evalband.ability(data).comparisons")
+        raise ArgumentError(words("`{arg:missing='ability'}` compares latent abilities: evalband.ability(data).comparisons"))
     if missing == "common" and replicates is None and _family is None and not isinstance(data, ReplicateSet):
         from .shared import compare_pairs, lacks_tasks
 

@@ -29,6 +29,7 @@ from ..data.table import COVERAGE_UNSHARED
 from .pairwise import PairwiseComparison, adjusted
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["needs_pairs", "compare_pairs", "PairReplicateSets", "lacks_tasks", "pair_tasks"]
 
@@ -156,9 +157,10 @@ def compare_pairs(sel, compare, *, correction: str, per_task, permutation: bool,
             task_results.append(_family_of([p for p, _ in parts], [m for _, m in parts], position, used))
     none_share = [f"{a} vs {b}" for a, b, shared in pairs if not shared]
     if common_tasks:
-        notes = [f"missing='common': each pair is compared on the tasks both models have ({len(subs)} of"
-                 f" {len(pairs)} pairs; n_tasks gives each pair's count), from its own bootstrap; pairs rest on"
-                 " different tasks, so their differences are not on one common set of tasks"]
+        notes = [words("{arg:missing='common'}: each pair is compared on the tasks both models have ({n_subs} of"
+                       " {n_pairs} pairs; n_tasks gives each pair's count), from its own bootstrap; pairs rest on"
+                       " different tasks, so their differences are not on one common set of tasks",
+                       n_subs=len(subs), n_pairs=len(pairs))]
     else:
         notes = [f"no item is shared by all {len(models)} models: each pair is compared on the items both have"
                  f" ({len(subs)} of {len(pairs)} pairs; n_units gives each pair's count), from its own paired"

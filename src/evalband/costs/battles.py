@@ -29,6 +29,7 @@ from ._units import Cells, cell_jackknife, cell_means, cell_quantiles
 from .latency import LatencyEstimates
 from .measures import CostEstimates
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["battle_inputs", "ARENA_OPTIONS", "QUANTILES"]
 
@@ -176,8 +177,7 @@ def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="p
                                    value=options.get("model", "bt"), default="bt")
     unknown = sorted(set(options) - set(ARENA_OPTIONS))
     if unknown:
-        raise ArgumentError(f"`arena_options` takes {', '.join(ARENA_OPTIONS)}; got {', '.join(unknown)} (models are"
-                            " chosen with `models`, the seed, replicates and level are the frontier's).")
+        raise ArgumentError(words("`arena_options` takes {value}; got {value2} (models are chosen with `{arg:models}`, the seed, replicates and level are the frontier's).", value=', '.join(ARENA_OPTIONS), value2=', '.join(unknown)))
     if cost_method == "t":
         raise ArgumentError("`cost_method='t'` applies to item-level results; battles' costs use bootstrap intervals"
                             " ('bca', 'percentile', 'basic').")
@@ -195,13 +195,12 @@ def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="p
     notes = list(sel.notes) + list(res.notes)
     per_model = _cost_table(cost)
     if per_model is not None and not isinstance(per_model, CostTable):  # pragma: no cover - _cost_table's contract
-        raise ArgumentError("`cost` must name per-battle columns or be a cost table.")
+        raise ArgumentError(words('`{arg:cost}` must name per-battle columns or be a cost table.'))
     unit_word = units.unit_name
     paired = False
     if per_model is None:
         if not isinstance(cost, str):
-            raise ArgumentError("for battles, `cost` names per-battle side columns ('cost': cost_a / cost_b) or is a"
-                                f" cost table (source='costs'); got {type(cost).__name__}.")
+            raise ArgumentError(words("for battles, `{arg:cost}` names per-battle side columns ('cost': cost_a / cost_b) or is a cost table ({arg:source='costs'}); got {name}.", name=type(cost).__name__))
         cells, _ = _battle_cells(table, cost, units)
         _check_cover(cells, models, cost, table.source)
         notes.append(NOTE_PER_RESPONSE_FROM_BATTLES(cost=cost, n_units=units.n_units, unit_word=unit_word))

@@ -19,6 +19,7 @@ from ._inputs import QUALITY_METHODS, resolve_inputs
 from .latency import quantile_name
 from .differences import pair_difference, pair_ratio
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["Decision", "decision", "cost_words", "quality_words", "latency_words"]
 
@@ -26,7 +27,7 @@ __all__ = ["Decision", "decision", "cost_words", "quality_words", "latency_words
 def _pair(models):
     names = [m.strip() for m in models.split(",")] if isinstance(models, str) else list(models or ())
     if len(names) != 2 or names[0] == names[1]:
-        raise ArgumentError(f"`models` must name two different models (A, B); got {models!r}.")
+        raise ArgumentError(words('`{arg:models}` must name two different models (A, B); got {models!r}.', models=models))
     return tuple(map(str, names))
 
 
@@ -297,7 +298,7 @@ def decision_from(q, costs, lat, models, *, margin: float = 0.0, method: str = "
     method = check_choice(method, QUALITY_METHODS, "method")
     for name in (a, b):
         if name not in q.models:
-            raise ArgumentError(f"`models`: unknown {name!r}; the quality has {', '.join(map(repr, q.models))}.")
+            raise ArgumentError(words('`{arg:models}`: unknown {name!r}; the quality has {value}.', name=name, value=', '.join(map(repr, q.models))))
     idx = [q.models.index(a), q.models.index(b)]
     jack = None if q.jackknife is None else q.jackknife[:, idx]
     pair = pairwise_differences(q.observed[idx], q.samples[:, idx], (a, b), statistic=q.name, method=method,

@@ -26,6 +26,7 @@ from ..display.reprs import titled_repr
 from ._items import TaskMeasure, check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["JointReplicates", "joint_bootstrap", "joint_from_arrays"]
 
@@ -221,7 +222,7 @@ def joint_bootstrap(data, *, cost: str = "cost", n_resamples: int = 2000, rng=No
         raise InputError("quality and cost are paired by item, but the items here are not the same across models"
                          " (runs of independent seeds)", source=table.source)
     if cluster is True and not table.has_clusters:
-        raise InputError("cluster=True, but the data have no cluster column", source=table.source)
+        raise InputError(words('{arg:cluster=True}, but the data have no cluster column'), source=table.source)
     use_clusters = table.has_clusters and cluster is not False
     per_task = task_measures(table, cost, use_clusters=use_clusters)
     notes = list(sel.all_notes)
@@ -309,8 +310,7 @@ def _joint(names, per_task, *, measure, task_groups, notes, source, seed, gen, n
     missing_rows = np.sum([tm.missing_rows for tm in per_task], axis=0).astype(np.int64)
     none = [names[k] for k in range(m) if missing_items[k] == n_items[k]]
     if none:
-        raise InputError(f"model {none[0]!r} has no {measure} on any item of the analysis; leave it out with"
-                         " `models=`", source=source, column=measure)
+        raise InputError(words('model {value!r} has no {measure} on any item of the analysis; leave it out with `{arg:models=}`', value=none[0], measure=measure), source=source, column=measure)
     virtual = names + tuple(f"{n}{_SEP}{measure}" for n in names) + tuple(f"{n}{_SEP}items" for n in names)
     columns = {tm.task: {"value": np.vstack([tm.scores, tm.values * tm.present, tm.present.astype(np.float64)])}
                for tm in per_task}

@@ -21,6 +21,7 @@ from ..display.reprs import titled_repr
 from ._items import check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["LatencyEstimates", "latency_quantiles", "nan_quantiles", "quantile_name"]
 
@@ -167,8 +168,7 @@ def _paired_quantiles(per_task, names, tasks, qs, n_resamples, gen, latency, sou
         raise ArgumentError(f"no item has a {latency} for every selected model; latency quantiles are paired by item.")
     empty = [t for t, k in zip(tasks, sizes) if k == 0]
     if empty:
-        raise InputError(f"task '{empty[0]}': no item has a {latency} for every selected model (quantiles are paired"
-                         " by item); leave the task out with `tasks`", source=source)
+        raise InputError(words("task '{value}': no item has a {latency} for every selected model (quantiles are paired by item); leave the task out with `{arg:tasks}`", value=empty[0], latency=latency), source=source)
     cells = Cells(np.concatenate(unit), np.concatenate(model), np.concatenate(value), offset, m)
     observed = cell_quantiles(cells, np.ones((1, offset)), qs)[0]
     n_max = max(tm.values.shape[1] for tm in per_task)

@@ -23,6 +23,7 @@ from ..display.reprs import titled_repr
 from ._items import check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["COST_METHODS", "CostEstimates", "cost_from_summary", "costs_from_replicates", "mean_cost"]
 
@@ -90,7 +91,7 @@ class CostEstimates:
 
     def index(self, model: str) -> int:
         if model not in self.models:
-            raise ArgumentError(f"`models`: unknown {model!r}; the costs have {', '.join(map(repr, self.models))}.")
+            raise ArgumentError(words('`{arg:models}`: unknown {model!r}; the costs have {value}.', model=model, value=', '.join(map(repr, self.models))))
         return self.models.index(model)
 
     def to_frame(self) -> pd.DataFrame:
@@ -137,8 +138,7 @@ def costs_from_replicates(joint, *, method: str = "bca", confidence_level=0.95) 
     if method == "bca":
         _, jack, strata = joint.jackknife()
         if jack is None:
-            raise ArgumentError("`method='bca'` needs the engine's jackknife, which these replicates lack; use"
-                             " method='percentile'.")
+            raise ArgumentError(words("`{arg:method='bca'}` needs the engine's jackknife, which these replicates lack; use {arg:method='percentile'}."))
     ci = interval(s, obs, method=method, confidence_level=level, jackknife=jack, jackknife_strata=strata)
     items = joint.observed_items.sum(-1)
     notes = list(joint.notes)
@@ -323,8 +323,7 @@ def cost_from_summary(frame, *, model: str = "model", cost: str = "cost", se: st
     sel = select(frame, models=models, **options)
     table = sel.table
     if not isinstance(table, CostTable):
-        raise ArgumentTypeError(f"per-model costs must be a cost table (source='costs'); got"
-                                f" {type(table).__name__}.")
+        raise ArgumentTypeError(words("per-model costs must be a cost table ({arg:source='costs'}); got {name}.", name=type(table).__name__))
     notes = list(table.notes)
     if table.shape == "responses":
         if "cost" not in table.measures:

@@ -25,6 +25,7 @@ from .._cells import check_cells
 from .labels import label_column
 from .._validate import ArgumentError, InputError
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["BattleTable", "PairSums", "LABELS"]
 
@@ -342,8 +343,7 @@ class BattleTable:
         elif kind == "ties":
             frac = np.flatnonzero(~np.isin(yi, (0.0, 0.5, 1.0)))
             if frac.size:
-                raise ArgumentError(f"tie models need win/tie/loss outcomes, but {_count(frac.size, 'battle')} have a"
-                                 f" fractional outcome (e.g. {yi[frac[0]]:g}); use ties='half'.")
+                raise ArgumentError(words("tie models need win/tie/loss outcomes, but {value} have a fractional outcome (e.g. {value2:g}); use {arg:ties='half'}.", value=_count(frac.size, 'battle'), value2=yi[frac[0]]))
             sums = {"w": mat(w * (yi == 1.0)), "t": mat(w * (yi == 0.5)), "l": mat(w * (yi == 0.0))}
         else:
             raise ArgumentError(f"`kind` must be 'half' or 'ties'; got {kind!r}.")

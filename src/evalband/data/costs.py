@@ -27,6 +27,7 @@ from .labels import natural_order
 from .._validate import ArgumentError, InputError, check_names
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["CostTable", "COST_MEASURES", "COST_SHAPES"]
 
@@ -197,7 +198,7 @@ class CostTable:
         """The costs of ``models`` (each must be there), in the order given."""
         chosen = check_names(models, self.models, "models")
         if not chosen:
-            raise ArgumentError("`models` is empty; give model names (or leave the argument out).")
+            raise ArgumentError(words('`{arg:models}` is empty; give model names (or leave the argument out).'))
         idx = np.array([self.models.index(m) for m in chosen])
         if self.shape == "summary":
             take = lambda a: None if a is None else a[idx]  # noqa: E731

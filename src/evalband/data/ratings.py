@@ -24,6 +24,7 @@ from .._lists import check_named_columns
 from .._validate import ArgumentError, InputError, check_choice
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["RatingsTable", "LEVELS", "MAX_ORDINAL_CATEGORIES"]
 
@@ -85,7 +86,7 @@ def _parse_values(values: pd.Series, level: str, categories, source: str, row_wo
             level = "ordinal"
             notes.append(NOTE_LEVEL_ORDINAL_ORDER_GIVEN(value=', '.join(map(str, cats))))
         if level in ("interval", "ratio") and not numeric:
-            raise ArgumentError(f"`measurement={level!r}` needs numeric categories; got {cats!r}.")
+            raise ArgumentError(words('`{arg:measurement={level!r}}` needs numeric categories; got {cats!r}.', level=level, cats=cats))
         return codes, tuple(cats), level, numeric, notes
     is_bool = values.map(lambda v: isinstance(v, (bool, np.bool_))).all() if len(values) else False
     num = pd.to_numeric(values, errors="coerce") if not is_bool else None
@@ -280,8 +281,7 @@ class RatingsTable:
             raters = [raters] if isinstance(raters, str) else list(raters)
             unknown = [r for r in raters if r not in frame.columns]
             if unknown:
-                raise ArgumentError(f"`raters`: no column {', '.join(map(repr, unknown))}; found"
-                                 f" {', '.join(map(repr, others))}.")
+                raise ArgumentError(words('`{arg:raters}`: no column {value}; found {value2}.', value=', '.join(map(repr, unknown)), value2=', '.join(map(repr, others))))
         if not raters:
             raise InputError("no rater columns", source=source)
         ids = ([unit_col] + ([cluster_col] if cluster_col else []))
@@ -394,8 +394,7 @@ class RatingsTable:
         raters = [raters] if isinstance(raters, str) else list(raters)
         unknown = [r for r in raters if r not in self.raters]
         if unknown:
-            raise ArgumentError(f"`raters`: unknown {', '.join(map(repr, unknown))}; available:"
-                             f" {', '.join(map(repr, self.raters[:12]))}{' ...' if self.n_raters > 12 else ''}.")
+            raise ArgumentError(words('`{arg:raters}`: unknown {value}; available: {value2}{value3}.', value=', '.join(map(repr, unknown)), value2=', '.join(map(repr, self.raters[:12])), value3=' ...' if self.n_raters > 12 else ''))
         lookup = np.full(self.n_raters, -1)
         lookup[[self.raters.index(r) for r in raters]] = np.arange(len(raters))
         code = lookup[self.rater_code]

@@ -10,6 +10,7 @@ from .checks import (_at, _canonical, _check_correct_matches_accuracy, _check_on
                             _labels, _numbers, _require, _row_name)
 from .._validate import ArgumentError, InputError
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["summary_frame"]
 
@@ -78,7 +79,7 @@ def summary_frame(df: pd.DataFrame, *, source: str, count_rule: str = "floor", a
             notes.append(ACCURACY_SCALE(scale="percent" if scale == "percent" else "fractions",
                                         largest=np.nanmax(acc)))
         elif scale not in ("fraction", "percent"):
-            raise ArgumentError(f"`accuracy_scale` must be 'auto', 'fraction' or 'percent'; got {accuracy_scale!r}.")
+            raise ArgumentError(words("`{arg:accuracy_scale}` must be 'auto', 'fraction' or 'percent'; got {accuracy_scale!r}.", accuracy_scale=accuracy_scale))
         if scale == "percent":
             acc = acc / 100.0
         bad = np.flatnonzero((acc < 0) | (acc > 1))
@@ -91,7 +92,7 @@ def summary_frame(df: pd.DataFrame, *, source: str, count_rule: str = "floor", a
         elif count_rule == "round":
             correct = np.round(n * acc)
         else:
-            raise ArgumentError(f"`count_rule` must be 'floor' or 'round'; got {count_rule!r}.")
+            raise ArgumentError(words("`{arg:count_rule}` must be 'floor' or 'round'; got {count_rule!r}.", count_rule=count_rule))
         notes.append(NOTE_CORRECT_COUNTS_RECOVERED_N(count_rule=count_rule))
     out["n"] = n.astype(np.int64)
     out["correct"] = correct.astype(np.int64)

@@ -29,6 +29,8 @@ from .labels import natural_order
 from .._validate import ArgumentError, InputError, check_names
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
+from .._words import concat
 
 __all__ = ["ResultsTable", "TaskData", "Counts", "SCORE_LETTERS", "parse_scores"]
 
@@ -233,8 +235,7 @@ class ResultsTable:
             if bad.size:
                 pos = bad[0]
                 raise InputError(
-                    f"score {float(score[pos])!r} lies outside [0, 1] ({bad.size} such row{'s' if bad.size > 1 else ''});"
-                    " if the score is not a proportion, declare it unbounded (unbounded=True, --unbounded)",
+                    words('score {value!r} lies outside [0, 1] ({size} such row{value2}); if the score is not a proportion, declare it unbounded ({py:unbounded=True, }--unbounded)', value=float(score[pos]), size=bad.size, value2='s' if bad.size > 1 else ''),
                     source=source, row=_row_name(df.index[pos], row_word), column="score",
                 )
         if _owned:
@@ -494,10 +495,10 @@ class ResultsTable:
                      _count(len(self.tasks), "task")]
         if self.has_groups:
             parts.append(_count(len(self.groups), "group"))
-        text = f"{self.source}: " + ", ".join(parts) + f"; scores {self.score_kind}."
-        if self.notes:
-            text += " " + " ".join(n if n.endswith(".") else n + "." for n in self.notes)
-        return text
+        pieces = [f"{self.source}: " + ", ".join(parts) + f"; scores {self.score_kind}."]
+        for n in self.notes:  # each note in its own words for every audience (:func:`evalband._words.say`)
+            pieces += [" ", n, "" if n.endswith(".") else "."]
+        return concat(*pieces) if self.notes else pieces[0]
 
     def task_codes(self, task: str, *columns: str) -> tuple:
         """The category codes of ``columns`` (model, item, cluster, ...) on the rows of one task, in the table's

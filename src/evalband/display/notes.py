@@ -41,9 +41,11 @@ The command line's words (option names, value spellings, commands) are its own: 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
+
+from .._words import AUDIENCES, _PYTHON, Vocabulary, Words, _fill, placeholders  # noqa: F401
 
 __all__ = ["Note", "NoteKind", "Vocabulary", "SEVERITIES", "AUDIENCES", "MARKUPS", "render", "record", "kinds",
            "placeholders", "json_with_notes"]
@@ -51,40 +53,12 @@ __all__ = ["Note", "NoteKind", "Vocabulary", "SEVERITIES", "AUDIENCES", "MARKUPS
 #: what a note says: an assumption made ('info'), something left out and counted ('excluded'), a reason the
 #: result is less reliable ('caveat')
 SEVERITIES = ("info", "excluded", "caveat")
-AUDIENCES = ("python", "cli")
 MARKUPS = ("text", "markdown", "html", "latex")
 
-_PARAM = r"\{\w+(?:![rsa])?(?::[^{}]*)?\}"
-#: one token of a template: literal braces, {arg:...} / {fn:...} (whose text may hold parameters), a parameter
-_TOKEN = re.compile(r"\{\{|\}\}|\{(arg|fn|py|cli):((?:[^{}]|" + _PARAM + r")*)\}|\{(\w+)(?:!([rsa]))?(?::([^{}]*))?\}")
 _REGISTRY: dict[str, "NoteKind"] = {}
 
 
-@dataclass(frozen=True)
-class Vocabulary:
-    """An audience's words for the arguments and functions a note names (the command line's live in ``cli/``).
-
-    ``names``: argument -> option (a mapping; it may answer names it does not list, as ``*_col``);
-    ``values``: ``(argument, value)`` -> the whole phrase for that setting; ``functions``: dotted name -> what
-    the audience runs instead."""
-
-    names: Mapping = field(default_factory=dict)
-    values: Mapping = field(default_factory=dict)
-    functions: Mapping = field(default_factory=dict)
-
-    def with_names(self, **names) -> "Vocabulary":
-        """This vocabulary with some arguments named otherwise (a command's own: ``method="--interval"``)."""
-        if not names:
-            return self
-        merged = type(self.names)(self.names) if isinstance(self.names, dict) else dict(self.names)
-        merged.update(names)
-        return Vocabulary(merged, self.values, self.functions)
-
-
-_PYTHON = Vocabulary()
-
-
-class Note(str):
+class Note(Words):
     """A note the library emits: a stable ``code``, its ``params``, a ``severity``; the str is the text for the
     Python audience (byte for byte what the library wrote before notes were data), so every use of notes as
     strings keeps working. :func:`render` gives the words for another audience or markup."""
@@ -95,7 +69,8 @@ class Note(str):
     kind: "NoteKind"
 
     def __new__(cls, kind: "NoteKind", params: Mapping):
-        self = super().__new__(cls, _fill(kind.template, params, "python", _PYTHON))
+        self = str.__new__(cls, _fill(kind.template, params, "python", _PYTHON))
+        self.template = kind.template
         self.kind = kind
         self.code = kind.code
         self.severity = kind.severity
@@ -156,60 +131,9 @@ class NoteKind:
         return hash(self.code)
 
 
-def placeholders(template: str) -> tuple[str, ...]:
-    """The parameter names of a template, in order of first use (those inside ``{arg:...}`` too)."""
-    out: list[str] = []
-    for m in _TOKEN.finditer(template):
-        if m.group(3):
-            out.append(m.group(3))
-        elif m.group(1) in ("arg", "py", "cli"):
-            out += [p.group(3) for p in _TOKEN.finditer(m.group(2)) if p.group(3)]
-    return tuple(dict.fromkeys(out))
-
-
 def kinds() -> dict[str, NoteKind]:
     """Every kind declared in the modules imported so far, by code (the first declaration of a code)."""
     return dict(_REGISTRY)
-
-
-def _param(value, conversion, spec) -> str:
-    if conversion == "r":
-        value = repr(value)
-    elif conversion == "a":
-        value = ascii(value)
-    elif conversion == "s":
-        value = str(value)
-    return format(value, spec or "")
-
-
-def _fill(template: str, params: Mapping, audience: str, vocabulary: Vocabulary) -> str:
-    def token(m):
-        whole = m.group(0)
-        if whole in ("{{", "}}"):
-            return whole[0]
-        if m.group(3):
-            return _param(params[m.group(3)], m.group(4), m.group(5))
-        body = _fill(m.group(2), params, audience, vocabulary)
-        if m.group(1) in ("py", "cli"):
-            return body if (audience == "python") == (m.group(1) == "py") else ""
-        if m.group(1) == "fn":
-            return vocabulary.functions.get(body, body) if audience == "cli" else body
-        return _argument(body, vocabulary) if audience == "cli" else body
-
-    return _TOKEN.sub(token, template)
-
-
-def _argument(body: str, vocabulary: Vocabulary) -> str:
-    name, eq, value = body.partition("=")
-    if eq and (name, value) in vocabulary.values:
-        return vocabulary.values[(name, value)]
-    if name not in vocabulary.names:
-        return body
-    option = vocabulary.names[name]
-    if not eq:
-        return option
-    value = value.strip("'\"")
-    return f"{option} {value}" if value else option
 
 
 def render(note, *, audience: str = "python", markup: str = "text", vocabulary: Vocabulary | None = None) -> str:
@@ -220,8 +144,8 @@ def render(note, *, audience: str = "python", markup: str = "text", vocabulary: 
         raise ValueError(f"`audience` must be one of {', '.join(AUDIENCES)}; got {audience!r}")
     if markup not in MARKUPS:
         raise ValueError(f"`markup` must be one of {', '.join(MARKUPS)}; got {markup!r}")
-    if isinstance(note, Note) and audience != "python":
-        text = _fill(note.kind.template, note.params, audience, vocabulary or _PYTHON)
+    if isinstance(note, Words) and audience != "python":
+        text = _fill(note.template, note.params, audience, vocabulary or _PYTHON)
     else:
         text = str.__str__(note)
     if markup == "text":

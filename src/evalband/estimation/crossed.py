@@ -23,6 +23,7 @@ from .confidence import ConfidenceInterval
 from ..selection.facet_design import ITEM, TaskDesign, facet_design, facet_table
 from .small_clusters import bell_mccaffrey_df, cr2_factors
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["CrossedEstimates", "crossed_estimates", "crossed_variance", "crossed_pieces", "facet_family", "unit_family",
            "FEW_LEVELS", "few_levels_notes"]
@@ -237,16 +238,15 @@ def crossed_estimates(data, *, fixed=(), nested=(), cluster=None, confidence_lev
     """
     level = check_confidence_level(confidence_level)
     if cluster not in (None, False, True):
-        raise ArgumentError(f"`cluster` must be None, True or False; got {cluster!r}.")
+        raise ArgumentError(words('`{arg:cluster}` must be None, True or False; got {cluster!r}.', cluster=cluster))
     fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed or ())
     table = facet_table(data)
     design = facet_design(table, nested=nested, models=models, tasks=tasks)
     bad = [f for f in fixed if f not in design.facets]
     if bad:
-        raise ArgumentError(f"`fixed`: {', '.join(map(repr, bad))} is not a facet of the table"
-                            f" ({', '.join(map(repr, design.facets)) or 'none'}).")
+        raise ArgumentError(words('`{arg:fixed}`: {value} is not a facet of the table ({value2}).', value=', '.join(map(repr, bad)), value2=', '.join(map(repr, design.facets)) or 'none'))
     if cluster is True and not any(d.clusters is not None for d in design.designs):
-        raise ArgumentError("`cluster=True`, but the data have no cluster column.")
+        raise ArgumentError(words('`{arg:cluster=True}`, but the data have no cluster column.'))
     # each model on its own items (as estimate() does) unless every model has every item
     if any(any(d.left_out.values()) for d in design.designs) and len(design.models) > 1:
         designs = [facet_design(table, nested=nested, models=[m], tasks=design.tasks) for m in design.models]

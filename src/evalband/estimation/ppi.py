@@ -25,6 +25,7 @@ from .confidence import ConfidenceInterval
 from ..selection.judgements import FEW_LABELS
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["PPIMean", "ppi_mean", "PPI_METHODS", "LAMBDA_SMALL", "DORNER_GAIN", "FEW_LABELS", "ppi_notes",
            "z_interval", "t_interval", "t_p_value", "labelled_df"]
@@ -294,7 +295,7 @@ def ppi_mean(judge, human, *, method: str = "ppi++", confidence_level=0.95, alte
     if clusters is not None:
         codes = np.asarray(clusters)
         if codes.shape != (f.shape[-1],):
-            raise ArgumentError(f"`clusters` must have one code per item ({f.shape[-1]}); got shape {codes.shape}.")
+            raise ArgumentError(words('`{arg:clusters}` must have one code per item ({value}); got shape {shape}.', value=f.shape[-1], shape=codes.shape))
         _, codes = np.unique(codes, return_inverse=True)
         n_clusters = int(codes.max()) + 1
         if n_clusters < 2:

@@ -24,6 +24,7 @@ from ..display.reprs import html_head, titled_repr
 from .ppi import PPI_METHODS, ppi_mean, ppi_notes
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["PPIEstimates", "ppi_estimate", "PPI_CORRECTIONS", "estimate_human_scale"]
 
@@ -217,10 +218,10 @@ def ppi_estimate(data, *, method: str = "ppi++", confidence_level=0.95, alternat
     method = check_choice(method, PPI_METHODS, "method")
     level = check_confidence_level(confidence_level)
     if cluster not in (None, True, False):
-        raise ArgumentTypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
+        raise ArgumentTypeError(words('`{arg:cluster}` must be None, True or False; got {cluster!r}.', cluster=cluster))
     table = _table(data, models, tasks)
     if cluster is True and not table.has_clusters:
-        raise InputError("cluster=True but the table has no cluster column", source=table.source)
+        raise InputError(words('{arg:cluster=True} but the table has no cluster column'), source=table.source)
     use_clusters = table.has_clusters and cluster is not False
     models_, tasks_ = table.models, table.tasks
     shape = (len(models_), len(tasks_))
@@ -287,9 +288,7 @@ def estimate_human_scale(sel, *, ppi="ppi++", method: str = "auto", confidence_l
 
     ppi = check_ppi(ppi)
     if method not in ("auto", ppi):
-        raise ArgumentError(f"`method` {method!r} would estimate the judge's scores; with human labels the estimate is"
-                            " prediction-powered (`ppi=` 'ppi++', 'classic' or 'labelled'), or give ppi='none' for"
-                            " the judge's scores at face value.")
+        raise ArgumentError(words("`{arg:method}` {method!r} would estimate the judge's scores; with human labels the estimate is prediction-powered (`{arg:ppi=}` 'ppi++', 'classic' or 'labelled'), or give {arg:ppi='none'} for the judge's scores at face value.", method=method))
     est = ppi_estimate(sel, method=ppi, confidence_level=confidence_level, cluster=cluster)
     table = sel.table
     n_lab = int(np.isfinite(table.data["human"].to_numpy(dtype=np.float64)).sum())

@@ -24,6 +24,7 @@ from .._validate import ArgumentError, check_alternative, check_choice, check_co
 from .confidence import ConfidenceInterval
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = [
     "SMALL_SAMPLE_METHODS",
@@ -228,7 +229,7 @@ def cluster_robust(scores, clusters, *, strata=None, weights=None, contrasts=Non
         raise ArgumentError("`scores` has NaN: give every model's score on the same items (average trials first).")
     cl = np.asarray(clusters)
     if cl.shape != (n,):
-        raise ArgumentError(f"`clusters` must have one entry per item ({n}); got shape {cl.shape}.")
+        raise ArgumentError(words('`{arg:clusters}` must have one entry per item ({n}); got shape {shape}.', n=n, shape=cl.shape))
     st = np.zeros(n, dtype=np.int64) if strata is None else np.asarray(strata)
     if st.shape != (n,):
         raise ArgumentError(f"`strata` must have one entry per item ({n}); got shape {st.shape}.")
@@ -236,7 +237,7 @@ def cluster_robust(scores, clusters, *, strata=None, weights=None, contrasts=Non
     n_t = int(st.max()) + 1
     tw = np.full(n_t, 1.0 / n_t) if weights is None else np.asarray(weights, dtype=np.float64)
     if tw.shape != (n_t,):
-        raise ArgumentError(f"`weights` must have one weight per task ({n_t}); got shape {tw.shape}.")
+        raise ArgumentError(words('`{arg:weights}` must have one weight per task ({n_t}); got shape {shape}.', n_t=n_t, shape=tw.shape))
     g = np.unique(np.column_stack([st, np.unique(cl.astype(str), return_inverse=True)[1].reshape(-1)]), axis=0,
                   return_inverse=True)[1].reshape(-1)
     n_g = int(g.max()) + 1

@@ -18,6 +18,7 @@ from .result import Estimate, TaskEstimates
 from .trials import (NEGATIVE_NOTE, NO_K_NOTE, NOTE_CELL_S_MEASURED_VARIANCE, NOTE_CELL_S_UNBIASED_METHOD,
                      trial_interval)
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["estimate", "weighted_mean", "METHODS"]
 
@@ -57,22 +58,20 @@ NOTE_CLUSTERS_IGNORED_METHOD_ITEMS = NoteKind(
 def _resolve(table, method, cluster, extra=()) -> tuple[str, bool, list[str]]:
     notes = []
     if cluster not in (None, True, False):
-        raise ArgumentTypeError(f"`cluster` must be None (use the table's clusters when it has them), True or False;"
-                        f" got {cluster!r}.")
+        raise ArgumentTypeError(words("`{arg:cluster}` must be None (use the table's clusters when it has them), True or False; got {cluster!r}.", cluster=cluster))
     if cluster is True and not (table.level == "item" and table.has_clusters):
         raise InputError("cluster-robust errors need a cluster column (item level; --cluster COL)",
                          source=table.source)
     has_clusters = table.level == "item" and table.has_clusters and cluster is not False
     if not isinstance(method, str):
-        raise ArgumentTypeError(f"`method` must be a string; got {method!r}.")
+        raise ArgumentTypeError(words('`{arg:method}` must be a string; got {method!r}.', method=method))
     key = method.strip().lower().replace("_", "-")
     key = _ALIASES.get(key, key)
     valid = ("auto", "crossed") + METHODS
     if key not in valid:
-        raise ArgumentError(f"`method` must be one of {', '.join(map(repr, valid))}; got {method!r}.")
+        raise ArgumentError(words('`{arg:method}` must be one of {value}; got {method!r}.', value=', '.join(map(repr, valid)), method=method))
     if key == "crossed":  # (with a random facet, estimate() took the crossed path before reaching here)
-        raise ArgumentError("`method='crossed'` generalizes over facet levels, but the table has no facet crossed"
-                            " with items; use method 'auto'.")
+        raise ArgumentError(words("`{arg:method='crossed'}` generalizes over facet levels, but the table has no facet crossed with items; use method 'auto'."))
     if key == "auto":
         if has_clusters:
             key = "cluster"
@@ -91,8 +90,7 @@ def _resolve(table, method, cluster, extra=()) -> tuple[str, bool, list[str]]:
         raise InputError(f"method '{key}' does not apply: {why}; applicable: {', '.join(applicable)}",
                          source=table.source)
     if cluster is True and key != "cluster":
-        raise ArgumentError(f"`cluster=True` asks for cluster-robust errors but `method` is {method!r}; use"
-                         " method='cluster' or 'auto'.")
+        raise ArgumentError(words("`{arg:cluster=True}` asks for cluster-robust errors but `{arg:method}` is {method!r}; use {arg:method='cluster'} or 'auto'.", method=method))
     if has_clusters and key != "cluster":
         notes.append(NOTE_CLUSTERS_IGNORED_METHOD_ITEMS(key=key))
     return key, has_clusters, notes

@@ -14,6 +14,7 @@ from .mean import MEAN_METHODS, mean_interval
 from .result import Estimate
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["trial_interval", "trial_variance", "TrialVariance", "DEFAULT_KS"]
 
@@ -225,11 +226,11 @@ def trial_interval(trial_scores, *, method: str = "t", confidence_level=0.95, cl
         item_means = np.where(k > 0, np.nansum(x, axis=-1) / k, np.nan)
     if method == "cluster":
         if clusters is None:
-            raise ArgumentError("`clusters` must be given with method='cluster'.")
+            raise ArgumentError(words("`{arg:clusters}` must be given with {arg:method='cluster'}."))
         est = cluster_interval(item_means, clusters, confidence_level=confidence_level)
     else:
         if clusters is not None:
-            raise ArgumentError(f"`clusters` applies only with method='cluster'; got method={method!r}.")
+            raise ArgumentError(words("`{arg:clusters}` applies only with {arg:method='cluster'}; got {arg:method={method!r}.}", method=method))
         est = mean_interval(item_means, method=method, confidence_level=confidence_level)
     tv = trial_variance(x)
     extras = dict(est.extras)

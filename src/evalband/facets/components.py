@@ -23,6 +23,7 @@ from .profile import profile_intervals
 from .reml import reml_components
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["METHODS", "VarianceComponents", "variance_components"]
 
@@ -391,6 +392,17 @@ NOTE_TASK_REML_DID_NOT = NoteKind(
     "task '{task}': REML did not confirm its optimum for {value}; those components may be off")
 
 
+NOTE_UPPER_BOUND_S_VARIANCE = NoteKind(
+    'facets.upper-bound-s-variance', 'excluded',
+    '{value} upper bound(s) of a variance component left empty (ci_high): the profile likelihood never falls to '
+    'its cutoff, so the data (too few levels) set no upper limit')
+NOTE_UPPER_BOUND_S_VARIANCE_2 = NoteKind(
+    'facets.upper-bound-s-variance-2', 'caveat',
+    '{value} upper bound(s) of a variance component (ci_high) are the largest variance scores in [0, 1] allow '
+    '(0.25 for a model, 1 for a difference): the profile likelihood does not fall to its cutoff below it, so the '
+    'data bound it no more than the score range does')
+
+
 def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool = False, models=None, tasks=None,
                         method: str = "auto", differences: bool = True, confidence_level=0.95, n_resamples: int = 10_000,
                         rng=None) -> VarianceComponents:
@@ -490,8 +502,7 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
     fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed)
     bad = [f for f in fixed if f not in design.facets]
     if bad:
-        raise ArgumentError(f"`fixed`: {', '.join(map(repr, bad))} is not among the facets analysed"
-                         f" ({', '.join(map(repr, design.facets)) or 'none'}).")
+        raise ArgumentError(words('`{arg:fixed}`: {value} is not among the facets analysed ({value2}).', value=', '.join(map(repr, bad)), value2=', '.join(map(repr, design.facets)) or 'none'))
     entropy = run_entropy(as_generator(rng))
     notes = list(design.notes)
     configs = _configs(design.facets, fixed)
@@ -519,8 +530,7 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
         if method == "auto":
             use = "anova" if d.balanced else "reml"
         elif method == "anova" and not d.balanced:
-            raise ArgumentError(f"`method='anova'` needs a balanced design; task '{d.task}' is not (missing cells or"
-                             " unequal trials); use 'reml' or 'auto'.")
+            raise ArgumentError(words("`{arg:method='anova'}` needs a balanced design; task '{task}' is not (missing cells or unequal trials); use 'reml' or 'auto'.", task=d.task))
         methods[d.task] = use
 
         def gen_for(ks, _task=d.task, _models=d.models):
@@ -571,12 +581,9 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
               pd.DataFrame(se_rows)]
     frames, flat = _without_flat(frames, se)
     if unbounded[0]:
-        notes.append(f"{unbounded[0]} upper bound(s) of a variance component left empty (ci_high): the profile"
-                     " likelihood never falls to its cutoff, so the data (too few levels) set no upper limit")
+        notes.append(NOTE_UPPER_BOUND_S_VARIANCE(value=unbounded[0]))
     if unbounded[1]:
-        notes.append(f"{unbounded[1]} upper bound(s) of a variance component (ci_high) are the largest variance"
-                     " scores in [0, 1] allow (0.25 for a model, 1 for a difference): the profile likelihood does"
-                     " not fall to its cutoff below it, so the data bound it no more than the score range does")
+        notes.append(NOTE_UPPER_BOUND_S_VARIANCE_2(value=unbounded[1]))
     if flat:
         notes.append(NOTE_INTERVAL_S_OR_STANDARD(flat=flat))
     return VarianceComponents(design.models, design.tasks, design.facets, fixed, se[()], se[allf], dfs[()],

@@ -17,6 +17,7 @@ from .._validate import ArgumentError, check_confidence_level, check_probability
 from ..selection.facet_design import ITEM
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["DEFAULT_LEVELS", "DEFAULT_TRIALS", "DStudy", "plan_design", "predicted_se"]
 
@@ -213,7 +214,7 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
     ['item', 'prompt', 'trials', 'predicted_se']
     """
     if (target_se is None) == (effect is None):
-        raise ArgumentError("give exactly one of `target_se` and `effect`.")
+        raise ArgumentError(words('give exactly one of `{arg:target_se}` and `effect`.'))
     level = check_confidence_level(confidence_level)
     notes = []
     if effect is not None:
@@ -230,7 +231,7 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
     else:
         target = float(target_se)
         if not target > 0:
-            raise ArgumentError(f"`target_se` must be positive; got {target_se!r}.")
+            raise ArgumentError(words('`{arg:target_se}` must be positive; got {target_se!r}.', target_se=target_se))
         power = None
         sets = _component_sets(vc, differences=False, model=model, task=task)
         if not sets:
@@ -242,7 +243,7 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
     valid = (ITEM, *facets, "trial")
     unknown = [k for k in cost if k not in valid]
     if unknown:
-        raise ArgumentError(f"`cost`: unknown unit(s) {', '.join(map(repr, unknown))}; valid: {', '.join(map(repr, valid))}.")
+        raise ArgumentError(words('`{arg:cost}`: unknown unit(s) {value}; valid: {value2}.', value=', '.join(map(repr, unknown)), value2=', '.join(map(repr, valid))))
     pilot = {f: int(np.median([len(d.levels[d.factors.index(f)]) for d in vc.design.designs if f in d.factors]))
              for f in facets if any(f in d.factors for d in vc.design.designs)}
     facets = tuple(pilot)

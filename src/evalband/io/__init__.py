@@ -26,6 +26,7 @@ from ..data.costs import CostTable
 from .costs import read_costs
 from .arrow import ScoreMatrices, read_score_matrices
 from .inputs import read_input
+from .._words import words
 
 __all__ = ["read", "SOURCES", "load_example", "BATTLE_SOURCES", "read_score_matrices", "ScoreMatrices",
            "read_input"]
@@ -113,7 +114,7 @@ def read(data, *, source: str = "auto", executor=None, client=None, storage_opti
         detected = _detect(data)
         return SOURCES[detected](data, **options)
     if source not in SOURCES:
-        raise ArgumentError(f"`source` must be 'auto' or one of {', '.join(map(repr, SOURCES))}; got {source!r}.")
+        raise ArgumentError(words("`{arg:source}` must be 'auto' or one of {value}; got {source!r}.", value=', '.join(map(repr, SOURCES)), source=source))
     reader = SOURCES[source]
     if isinstance(data, str) and data == STDIN and reader is not read_tabular:
         raise ArgumentError(f"standard input ('-') must hold a table (CSV, TSV, JSON Lines); {source} logs need a file,"

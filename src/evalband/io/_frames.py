@@ -19,6 +19,7 @@ from ._text import (Raw, check_column_names, decompress, is_parquet, open_text, 
                     read_json_table)
 from .folders import _is_glob, expand
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["load_frame", "load", "TABULAR_SUFFIXES", "STDIN", "STDIN_NAME", "COMPRESSED"]
 
@@ -85,8 +86,7 @@ def load_frame(path, *, file_format: str = "auto", skip=(), compact: bool = Fals
                          " as one", source=source)
     fmt = TABULAR_SUFFIXES.get(_suffix(path)) if file_format == "auto" else file_format
     if fmt is None:
-        raise InputError(f"cannot tell the format from the name; give it with --source (source=), one of"
-                         f" {', '.join(sorted(set(TABULAR_SUFFIXES.values())))}", source=source)
+        raise InputError(words('cannot tell the format from the name; give it with --source{py: (source=)}, one of {value}', value=', '.join(sorted(set(TABULAR_SUFFIXES.values())))), source=source)
     from . import columnar
 
     if compact and columnar.wanted(path, fmt):

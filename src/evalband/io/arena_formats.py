@@ -33,6 +33,7 @@ from .._cells import check_cells
 from .._validate import ArgumentError, InputError
 from .battles import battles_from_frame
 from ..display.notes import NoteKind
+from .._words import words
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.battles import BattleTable
@@ -125,8 +126,7 @@ def read_arena_hard(records, where, source: str, *, baseline: str | None = None,
     for rec, at in zip(records, where):
         base = baseline if baseline is not None else rec.get("baseline")
         if base is None:
-            raise InputError("Arena-Hard judgments do not name the baseline model: give baseline= (arena-hard-v0.1"
-                             " used 'gpt-4-0314')", source=source, row=at)
+            raise InputError(words("Arena-Hard judgments do not name the baseline model: give {arg:baseline=} (arena-hard-v0.1 used 'gpt-4-0314')"), source=source, row=at)
         model = rec.get("model")
         question = rec.get("question_id", rec.get("uid"))
         if model is None or question is None:

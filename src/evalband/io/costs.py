@@ -22,6 +22,7 @@ from ..data.costs import CostTable
 from ._columns import find_column
 from .tabular import load_frame
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["read_costs", "ITEM_COLUMNS"]
 
@@ -95,9 +96,7 @@ def read_costs(data, *, model_col: str = "model", item_col: str | None = None, c
         if latency_col is None:
             found["latency"] = None  # a summary gives costs; a latency column there is not read
         if found["cost"] is None:
-            raise InputError(f"a per-model cost summary needs a {cost_col or 'cost'!r} column (per-response rows: an"
-                             f" item column too); found {', '.join(map(repr, map(str, frame.columns)))} (name them"
-                             " with cost_col=, item_col=)", source=source)
+            raise InputError(words('a per-model cost summary needs a {value!r} column (per-response rows: an item column too); found {value2} (name them with {arg:cost_col=}, {arg:item_col=})', value=cost_col or 'cost', value2=', '.join(map(repr, map(str, frame.columns)))), source=source)
         stats = {role: _column(frame, name, role, source, required=name != role)
                  for role, name in (("se", se_col), ("sd", sd_col), ("n", n_col))}
     rows = frame.index.to_numpy(dtype=object)

@@ -43,6 +43,7 @@ from ._frames import NOTE_FILE_WITHOUT_ROWS_LEFT
 from .tabular import NOTE_NO_COLUMN_EACH_FILE
 from ._shards import (Failure, Shard, cells, combine, is_sharded, is_url, labels_of, list_shards, local_copy,
                       merge_labels, part, reduce_shard, shard_table, tree)
+from .._words import words
 
 __all__ = ["read_distributed", "list_shards", "is_sharded", "is_url", "Shard", "RANGE_CELLS"]
 
@@ -158,8 +159,7 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
     client = _client_of(client, executor)
     for name in _MEASURE_OPTIONS:
         if options.get(name) is not None and name in options:
-            raise ArgumentError(f"`{name}`: per-row measures need the rows; read them with the single-machine"
-                                " reader (no --scheduler)")
+            raise ArgumentError(words('`{arg:{name}}`: per-row measures need the rows; read them with the single-machine reader (no --scheduler)', name=name))
     if options.get("file_format") == "auto":
         del options["file_format"]
     source, shards = list_shards(data, storage_options=storage_options)

@@ -17,6 +17,7 @@ from .._validate import InputError
 from ..data.table import ResultsTable
 from .folders import as_label, build_table, check_tabular_unused, field, files_of, load_json, places
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["read_helm"]
 
@@ -91,7 +92,7 @@ def read_helm(data, *, metric: str | None = None, split: str = "auto", perturbat
         if not isinstance(model, str) or not model:
             found = re.search(r"model=([^,]+)", run_name)
             if not found:
-                raise InputError("missing key 'adapter_spec.model' (and no model= in the run name)", source=ssrc)
+                raise InputError(words("missing key 'adapter_spec.model' (and no {arg:model=} in the run name)"), source=ssrc)
             model = found.group(1)
         task = _task_name(run_name)
         groups = spec.get("groups")

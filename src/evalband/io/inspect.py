@@ -24,6 +24,7 @@ from ..data.table import SCORE_LETTERS, ResultsTable
 from .folders import as_label, build_table, check_tabular_unused, field, files_of, load_json, places, \
     require_zstandard
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["read_inspect", "read_eval_archive"]
 
@@ -84,10 +85,10 @@ def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = N
                                             ([facets] if isinstance(facets, str) else facets)]
     facet_keys = [f for f in dict.fromkeys(facet_keys) if f not in ("epoch", "trial")]
     if set(facet_keys) & {"model", "task", "item", "score", "cluster", "group"}:
-        raise ArgumentError(f"`facets` must name metadata fields other than the table's roles; got {facets!r}.")
+        raise ArgumentError(words("`{arg:facets}` must name metadata fields other than the table's roles; got {facets!r}.", facets=facets))
     group_key = _metadata_key(group_col, "group_col")
     if group_col is not None and not group_col.startswith("metadata."):
-        raise ArgumentError(f"`group_col` for inspect logs must be 'metadata.<field>'; got {group_col!r}.")
+        raise ArgumentError(words("`{arg:group_col}` for inspect logs must be 'metadata.<field>'; got {group_col!r}.", group_col=group_col))
     scorer, sub = (metric.split(":", 1) + [None])[:2] if metric else (None, None)
     source, files, skipped = files_of(data, "inspect")
     notes: list[str] = []
@@ -170,7 +171,7 @@ def _metadata_key(name, arg):
     if name is None:
         return None
     if not isinstance(name, str) or not name.strip():
-        raise ArgumentTypeError(f"`{arg}` must be a metadata field name such as 'metadata.passage'; got {name!r}.")
+        raise ArgumentTypeError(words("`{arg:{arg}}` must be a metadata field name such as 'metadata.passage'; got {name!r}.", arg=arg, name=name))
     return name[len("metadata."):] if name.startswith("metadata.") else name
 
 

@@ -20,6 +20,7 @@ from ..data.table import ResultsTable
 from .folders import (as_label, build_table, check_tabular_unused, field, files_of, iter_jsonl, load_json,
                       places)
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["read_lm_eval"]
 
@@ -75,8 +76,7 @@ def read_lm_eval(data, *, metric: str | None = None, filter: str | None = None, 
     if group not in ("parent", "top", "none"):
         raise ArgumentError(f"`group` must be one of 'parent', 'top', 'none'; got {group!r}.")
     if cluster_col is not None and not cluster_col.startswith("doc."):
-        raise ArgumentError(f"`cluster_col` for lm-eval logs must name a document field as 'doc.<field>'; got"
-                         f" {cluster_col!r}.")
+        raise ArgumentError(words("`{arg:cluster_col}` for lm-eval logs must name a document field as 'doc.<field>'; got {cluster_col!r}.", cluster_col=cluster_col))
     metrics_pref = _prefs(metric)
     filters_pref = _prefs(filter)
     source, files, skipped = files_of(data, "lm-eval")

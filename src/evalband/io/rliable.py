@@ -27,6 +27,7 @@ from ..data.table import ResultsTable
 from ._frames import load_frame
 from .folders import build_table, check_tabular_unused, files_of, load_json, places
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["read_rliable", "read_baselines"]
 
@@ -174,7 +175,7 @@ def read_baselines(baselines) -> pd.DataFrame:
                 raise InputError(f"cannot be read as a baselines table ({str(exc).splitlines()[0][:120]})",
                                  source=src) from None
         else:
-            raise ArgumentTypeError(f"`baselines` must be a path, a DataFrame or a dict; got {type(baselines).__name__}.")
+            raise ArgumentTypeError(words('`{arg:baselines}` must be a path, a DataFrame or a dict; got {name}.', name=type(baselines).__name__))
         cols = {c.lower().strip(): c for c in map(str, frame.columns)}
         low = next((cols[c] for c in ("random", "low", "min") if c in cols), None)
         high = next((cols[c] for c in ("human", "high", "max") if c in cols), None)

@@ -32,6 +32,7 @@ from ._columns import keep_split, refuse_splits, unused_note
 from ._frames import STDIN, STDIN_NAME, TABULAR_SUFFIXES, load, load_frame
 from ._text import check_column_names
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["read_tabular", "load_frame", "TABULAR_SUFFIXES", "STDIN"]
 
@@ -297,7 +298,7 @@ def read_tabular(
         return _from_wide(df, source, row_word, item_col=item_col, task_col=task_col, group_col=group_col,
                           cluster_col=cluster_col, models=models, task=default_task, unbounded=unbounded,
                           notes=pre_notes, facets=facet_cols)
-    raise ArgumentError(f"`shape` must be one of 'auto', 'long', 'wide', 'summary'; got {shape!r}.")
+    raise ArgumentError(words("`{arg:shape}` must be one of 'auto', 'long', 'wide', 'summary'; got {shape!r}.", shape=shape))
 
 
 def _constant(label: str, n: int) -> pd.Categorical:
@@ -383,9 +384,7 @@ def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_c
                      {"C": "1", "I": "0", "P": "0.5", "N": "0", "True": "1", "False": "0",
                       "true": "1", "false": "0"}), errors="coerce").isna().any()]
         if texty:
-            raise InputError(f"column{'s' if len(texty) > 1 else ''} {', '.join(map(repr, texty))} hold{'' if len(texty) > 1 else 's'} text, not"
-                             " scores; name the model columns (models=..., --models) or the id columns"
-                             " (--item-col, --task-col, --group-col, --cluster)", source=source)
+            raise InputError(words('column{value} {value2} hold{value3} text, not scores; name the model columns ({py:models=..., }--models) or the id columns (--item-col, --task-col, --group-col, --cluster)', value='s' if len(texty) > 1 else '', value2=', '.join(map(repr, texty)), value3='' if len(texty) > 1 else 's'), source=source)
     else:
         models = [models] if isinstance(models, str) else list(models)
         missing = [m for m in models if m not in df.columns]

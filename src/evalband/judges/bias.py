@@ -26,6 +26,7 @@ from ..resample.units import INTERVAL_METHODS, replicate_sums, summarize
 from .._random import name_key, run_entropy
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["BiasResult", "position_bias", "length_bias"]
 
@@ -175,7 +176,7 @@ def position_bias(data, *, first_col: str = "left", second_col: str = "right", w
     games, g_code = np.unique(game, return_inverse=True)
     judges = list(dict.fromkeys(judge))
     if reference is not None and reference not in judges:
-        raise ArgumentError(f"`reference`: unknown judge {reference!r}; available: {', '.join(map(repr, judges))}.")
+        raise ArgumentError(words('`{arg:reference}`: unknown judge {reference!r}; available: {value}.', reference=reference, value=', '.join(map(repr, judges))))
     n_g = games.size
     groups = None
     if cluster_col:
@@ -210,9 +211,11 @@ def position_bias(data, *, first_col: str = "left", second_col: str = "right", w
                             / np.maximum(cnt[j].sum(axis=1), 1.0), 0.0)
             cols += [rate, any_order.astype(float), np.zeros(n_g)]
             names += [(name, "first_position_win_rate", "single order", int(any_order.sum()))]
-            notes.append(f"{name}: no game judged in both orders; its first-position win rate is a position bias only"
-                         " if the order was random" + ("" if reference else " (compare with a reference judge on the"
-                                                       " same games: reference=)"))
+            notes.append(words("{name}: no game judged in both orders; its first-position win rate is a position"
+                               " bias only if the order was random{hint}", name=name, hint="") if reference else
+                         words("{name}: no game judged in both orders; its first-position win rate is a position"
+                               " bias only if the order was random (compare with a reference judge on the same"
+                               " games: {arg:reference=})", name=name))
     ref_cols = []
     if reference is not None:
         r = judges.index(reference)
@@ -331,7 +334,7 @@ def length_bias(data, *, outcome_col: str = "winner", length_col: str = "length_
     judge = data[judge_col].astype(str).to_numpy() if judge_col else np.full(len(data), "judge")
     judges = list(dict.fromkeys(judge))
     if reference is not None and reference not in judges:
-        raise ArgumentError(f"`reference`: unknown judge {reference!r}; available: {', '.join(map(repr, judges))}.")
+        raise ArgumentError(words('`{arg:reference}`: unknown judge {reference!r}; available: {value}.', reference=reference, value=', '.join(map(repr, judges))))
     strata = data[strata_col].astype(str).to_numpy() if strata_col else np.full(len(data), "")
     s_labels, s_code = np.unique(strata, return_inverse=True)
     p = s_labels.size + 1

@@ -26,6 +26,7 @@ from ..resample.units import INTERVAL_METHODS
 from .._random import run_entropy
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["ReferenceResult", "judge_reference", "CONSENSUS"]
 
@@ -161,26 +162,24 @@ def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed
     notes = []
     raters = table.raters
     if not isinstance(reference, str):
-        raise ArgumentTypeError(f"`reference` must be a rater's name, 'majority' or 'mean'; got {reference!r}.")
+        raise ArgumentTypeError(words("`{arg:reference}` must be a rater's name, 'majority' or 'mean'; got {reference!r}.", reference=reference))
     if judges is not None:
         judges = [judges] if isinstance(judges, str) else list(judges)
         bad = [j for j in judges if j not in raters]
         if bad:
-            raise ArgumentError(f"`judges`: unknown {', '.join(map(repr, bad))}; available:"
-                             f" {', '.join(map(repr, raters[:12]))}.")
+            raise ArgumentError(words('`{arg:judges}`: unknown {value}; available: {value2}.', value=', '.join(map(repr, bad)), value2=', '.join(map(repr, raters[:12]))))
     if reference in CONSENSUS and reference not in raters:
         if crowd is None:
             if judges is None:
-                raise ArgumentError(f"`reference={reference!r}` needs `judges` (the raters judged against the crowd) or"
-                                 " `crowd` (the raters forming it).")
+                raise ArgumentError(words('`{arg:reference={reference!r}}` needs `{arg:judges}` (the raters judged against the crowd) or `crowd` (the raters forming it).', reference=reference))
             crowd = [r for r in raters if r not in judges]
         crowd = [crowd] if isinstance(crowd, str) else list(crowd)
         if judges is None:
             judges = [r for r in raters if r not in crowd]
         if not crowd or not judges:
-            raise ArgumentError("`reference`: the crowd and the judges must both be non-empty.")
+            raise ArgumentError(words('`{arg:reference}`: the crowd and the judges must both be non-empty.'))
         if reference == "mean" and not table.numeric:
-            raise ArgumentError("`reference='mean'` needs numeric ratings; use 'majority' for categories.")
+            raise ArgumentError(words("`{arg:reference='mean'}` needs numeric ratings; use 'majority' for categories."))
         ref, size, ties = _consensus(table, [raters.index(r) for r in crowd], reference)
         have = size > 0
         per_unit = float(size[have].mean())
@@ -190,15 +189,14 @@ def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed
         numeric_ref = reference == "mean"
     else:
         if reference not in raters:
-            raise ArgumentError(f"`reference`: unknown rater {reference!r}; available: {', '.join(map(repr, raters[:12]))}"
-                             " (or 'majority' / 'mean' of a crowd).")
+            raise ArgumentError(words("`{arg:reference}`: unknown rater {reference!r}; available: {value} (or 'majority' / 'mean' of a crowd).", reference=reference, value=', '.join(map(repr, raters[:12]))))
         crowd = []
         ref = table.matrix[raters.index(reference)]
         judges = [r for r in raters if r != reference] if judges is None else judges
         numeric_ref = False
     judges = [j for j in judges if j != reference]
     if not judges:
-        raise ArgumentError("`judges`: no judge to compare with the reference.")
+        raise ArgumentError(words('`{arg:judges}`: no judge to compare with the reference.'))
     vals = table.values
     ref_ok = np.isfinite(ref) if numeric_ref else ref >= 0
     ref_val = ref if numeric_ref else (vals[np.maximum(ref, 0)] if table.numeric else None)

@@ -30,6 +30,7 @@ import numbers
 import numpy as np
 
 from .._validate import ArgumentError, ArgumentTypeError, check_positive_int, check_probability
+from .._words import words
 
 __all__ = [
     "variance_of_difference", "binary_variance_of_difference", "design_effect", "effective_sample_size",
@@ -39,10 +40,10 @@ __all__ = [
 
 def _nonneg(value, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ArgumentTypeError(f"`{name}` must be a number; got {value!r}.")
+        raise ArgumentTypeError(words('`{arg:{name}}` must be a number; got {value!r}.', name=name, value=value))
     value = float(value)
     if not (value >= 0 and math.isfinite(value)):
-        raise ArgumentError(f"`{name}` must be a finite number >= 0; got {value!r}.")
+        raise ArgumentError(words('`{arg:{name}}` must be a finite number >= 0; got {value!r}.', name=name, value=value))
     return value
 
 

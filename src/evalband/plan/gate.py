@@ -40,6 +40,7 @@ from .power import _solve_power
 from .sequential import SequentialComparison
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["release_gate", "GateResult", "paired_runs", "GATE_METHODS", "EXIT_CODES"]
 
@@ -237,7 +238,7 @@ def paired_runs(baseline, candidate, *, models=None, tasks=None):
         elif len(models) == 2:
             mb, mc = models
         else:
-            raise ArgumentError(f"`models` must be one name or two (baseline, candidate); got {models!r}.")
+            raise ArgumentError(words('`{arg:models}` must be one name or two (baseline, candidate); got {models!r}.', models=models))
     mb, mc = _one_model(baseline, mb, "baseline"), _one_model(candidate, mc, "candidate")
 
     def per_item(table, model):
@@ -377,7 +378,7 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     method = check_choice(method, GATE_METHODS, "method")
     power = check_probability(power, "power")
     if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not (0 <= margin < 1):
-        raise ArgumentError(f"`margin` must be a number in [0, 1) (a fraction: 0.01 is one point); got {margin!r}.")
+        raise ArgumentError(words('`{arg:margin}` must be a number in [0, 1) (a fraction: 0.01 is one point); got {margin!r}.', margin=margin))
     margin = float(margin)
     frame, names, left = paired_runs(baseline, candidate, models=models, tasks=tasks)
     notes = [frame.attrs["note"]] if frame.attrs.get("note") else []

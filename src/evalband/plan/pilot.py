@@ -26,6 +26,7 @@ from ..estimation.trials import trial_variance
 from .planner import ComparisonPlan, plan_comparison
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["PilotEstimates", "estimate_pilot", "plan_from_pilot"]
 
@@ -97,7 +98,7 @@ def _pick_models(table, models):
     else:
         chosen = check_names(models, table.models, "models")
         if len(chosen) != 2:
-            raise ArgumentError(f"`models` must name exactly two models (A,B); got {chosen!r}.")
+            raise ArgumentError(words('`{arg:models}` must name exactly two models (A,B); got {chosen!r}.', chosen=chosen))
         extra = False
     return chosen, extra
 

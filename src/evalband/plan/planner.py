@@ -22,6 +22,7 @@ from .power import MULTIPLICITY_METHODS, POWER_METHODS, _solve_power as solve_po
 from ..display.numbers import format_percent
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["plan_comparison", "ComparisonPlan", "SCORE_KINDS"]
 
@@ -337,7 +338,7 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
         spec = "variance_difference"
     elif score_kind == "binary":
         if baseline is None:
-            raise ArgumentError("binary scores need `baseline` (the proportion of model B) or `variance_difference`.")
+            raise ArgumentError(words('binary scores need `{arg:baseline}` (the proportion of model B) or `variance_difference`.'))
         baseline = check_probability(baseline, "baseline")
         if paired and correlation is None:
             raise ArgumentError("a paired plan needs `correlation` (per-item correlation of the two models' scores)"
@@ -347,7 +348,7 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
         def var1(e, p=baseline, rho=rho):
             q = p + e
             if not 0.0 <= q <= 1.0:
-                raise ArgumentError(f"`baseline` + `effect` = {q:g} is not a proportion.")
+                raise ArgumentError(words('`{arg:baseline}` + `effect` = {q:g} is not a proportion.', q=q))
             return binary_variance_of_difference(q, p, correlation=rho)
 
         spec = "baseline and correlation" if paired else "baseline"

@@ -28,6 +28,7 @@ from scipy import sparse
 from scipy.special import expit
 from ..display.reprs import displayed
 from .._validate import ArgumentError
+from .._words import words
 
 __all__ = ["TIES", "RIDGE", "NewtonFit", "fit_pairs", "incidence", "mle_exists", "pair_derivatives",
            "information_matrix", "one_step_jackknife", "newton_maximize", "laplacian", "log_sigmoid", "spd_solve"]
@@ -133,7 +134,7 @@ def pair_derivatives(model: str, d, e, data):
         fde = n * pt * (pa - pb) / 2.0
         fee = -n * pt * (1.0 - pt)
         return ll, fd, fdd, fe, fde, fee
-    raise ArgumentError(f"`model` must be 'bt', 'rao-kupper' or 'davidson'; got {model!r}.")
+    raise ArgumentError(words("`{arg:model}` must be 'bt', 'rao-kupper' or 'davidson'; got {model!r}.", model=model))
 
 
 def laplacian(h, pi, pj, D, q: int, ridge: float) -> np.ndarray:
@@ -246,7 +247,7 @@ def fit_pairs(data: dict, pair_i, pair_j, n_models: int, *, model: str = "bt", r
     array([[ 0.549306, -0.549306]])
     """
     if model not in ("bt", "rao-kupper", "davidson"):
-        raise ArgumentError(f"`model` must be 'bt', 'rao-kupper' or 'davidson'; got {model!r}.")
+        raise ArgumentError(words("`{arg:model}` must be 'bt', 'rao-kupper' or 'davidson'; got {model!r}.", model=model))
     pi = np.asarray(pair_i, dtype=np.int64)
     pj = np.asarray(pair_j, dtype=np.int64)
     m = int(n_models)

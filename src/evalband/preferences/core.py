@@ -21,6 +21,7 @@ from .result import ArenaResult
 from .scales import SCALES, parse_anchor, to_scale
 from .style import style_names
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["arena", "METHODS", "INTERVALS"]
 
@@ -72,13 +73,13 @@ def _subset(table: BattleTable, keep, note: str) -> BattleTable:
 def _position(name, models, what: str) -> int:
     if name not in models:
         shown = ", ".join(map(repr, models[:12])) + (" ..." if len(models) > 12 else "")
-        raise ArgumentError(f"`{what}`: unknown model {name!r}; models: {shown}.")
+        raise ArgumentError(words("`{arg:{what}}`: unknown model {name!r}; models: {shown}.", what=what, name=name, shown=shown))
     return list(models).index(name)
 
 
 def _check_k(k) -> float:
     if isinstance(k, bool) or not isinstance(k, numbers.Real) or not (np.isfinite(k) and k > 0):
-        raise ArgumentError(f"`k` must be a finite number > 0; got {k!r}.")
+        raise ArgumentError(words('`{arg:k}` must be a finite number > 0; got {k!r}.', k=k))
     return float(k)
 
 
@@ -202,9 +203,7 @@ def _model_and_method(model, method, options: dict):
     method = renamed(options, old="interval", new="method", function="arena", value=method, default="percentile")
     if isinstance(method, str) and method.strip().lower() in METHODS:
         if model != "bt":
-            raise ArgumentError(f"`method={method!r}` is a rating model and `model={model!r}` is given too; give the"
-                                " rating model as `model=` and the interval method ('percentile', 'bca') as"
-                                " `method=`.")
+            raise ArgumentError(words("`{arg:method={method!r}}` is a rating model and `{arg:model={model!r}}` is given too; give the rating model as `{arg:model=}` and the interval method ('percentile', 'bca') as `{arg:method=}`.", method=method, model=model))
         warnings.warn(f"`arena(method={method!r})` names the rating model: use `model={method!r}` (since 0.2"
                       " `method=` is the interval method, 'percentile' or 'bca'; the old meaning is kept one"
                       " release)", DeprecationWarning, stacklevel=3)
@@ -341,24 +340,21 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
         raise ArgumentError(f"`ridge` must be a finite number >= 0; got {ridge!r}.")
     if method in ("rao-kupper", "davidson"):
         if ties not in ("half", method):
-            raise ArgumentError(f"`model={method!r}` models ties itself; `ties` must be left at 'half' or be"
-                             f" {method!r}; got {ties!r}.")
+            raise ArgumentError(words("`{arg:model={method!r}}` models ties itself; `{arg:ties}` must be left at 'half' or be {method!r}; got {ties!r}.", method=method, ties=ties))
         ties = method
     elif method == "bt" and ties in ("rao-kupper", "davidson"):
         method = ties
     elif ties in ("rao-kupper", "davidson"):
-        raise ArgumentError(f"`ties={ties!r}` is a Bradley-Terry tie model; use it with model 'bt'.")
+        raise ArgumentError(words("`{arg:ties={ties!r}}` is a Bradley-Terry tie model; use it with model 'bt'.", ties=ties))
     if isinstance(length_control, str):
         lc_glm, length_control = length_control, True
     lc_glm = check_choice(lc_glm, LC_GLMS, "lc_glm")
     if length_control and (method != "win-rate" or baseline is None):
-        raise ArgumentError("`length_control` needs `model` 'win-rate' and a `baseline`.")
+        raise ArgumentError(words("`{arg:length_control}` needs `{arg:model}` 'win-rate' and a `{arg:baseline}`."))
     if style is not None and method not in ("bt",):
-        raise ArgumentError(f"`style` control fits a Bradley-Terry model with ties 'half' or 'drop'; got model"
-                         f" {method!r}.")
+        raise ArgumentError(words("`{arg:style}` control fits a Bradley-Terry model with ties 'half' or 'drop'; got model {method!r}.", method=method))
     if interval == "bca" and method == "elo":
-        raise ArgumentError("`method='bca'` is not available for model 'elo' (online Elo has no jackknife); use"
-                         " 'percentile'.")
+        raise ArgumentError(words("`{arg:method='bca'}` is not available for model 'elo' (online Elo has no jackknife); use 'percentile'."))
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
     gen = as_generator(rng)
 
@@ -367,7 +363,7 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
     base_pos = None if baseline is None else _position(baseline, table.models, "baseline")
     if ties == "drop":
         if table.tie.all():
-            raise ArgumentError("ties='drop' leaves no battle: every battle is a tie.")
+            raise ArgumentError(words("{arg:ties='drop'} leaves no battle: every battle is a tie."))
         table = _subset(table, ~table.tie, f"ties='drop': {int(table.tie.sum()):,} tied battles left out")
     if method == "win-rate" and base_pos is not None:
         pos = table.models.index(baseline)
@@ -378,7 +374,7 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
         raise ArgumentError(f"a leaderboard needs at least two models; the battles have {table.n_models}.")
     base_pos = None if baseline is None else _position(baseline, table.models, "baseline")
     if method == "win-rate" and anchor is not None:
-        raise ArgumentError("`anchor` does not apply to win rates (they are fractions).")
+        raise ArgumentError(words('`{arg:anchor}` does not apply to win rates (they are fractions).'))
     anchor_pos = parse_anchor(anchor, table.models, scale)
     notes = list(table.notes)
     units = resampling_units(table, cluster)
@@ -399,7 +395,7 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
     elif style is not None:
         names = style_names(style, list(table.features))
         if not names:
-            raise ArgumentError("`style` names no feature.")
+            raise ArgumentError(words('`{arg:style}` names no feature.'))
         res = style_ratings(table, units, boot, names, ridge=ridge, jackknife=jack)
         notes.append(NOTE_STYLE_CONTROL_RATINGS_BRADLEY(value=', '.join(names)))
     else:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from .._validate import ArgumentError, MissingExtraError
+from .._words import words
 
 __all__ = ["online_elo", "bootstrap_elo", "expand_weights", "ELO_INITIAL", "ELO_SCALE", "ELO_BASE"]
 
@@ -90,8 +91,7 @@ def expand_weights(weight) -> np.ndarray:
     w = np.asarray(weight, dtype=np.float64)
     reps = np.rint(w)
     if not np.allclose(w, reps) or (reps < 1).any():
-        raise ArgumentError("online Elo needs whole-number battle weights (a weight of 3 = the vote repeated three"
-                         " times); these battles have fractional weights: use model='bt'.")
+        raise ArgumentError(words("online Elo needs whole-number battle weights (a weight of 3 = the vote repeated three times); these battles have fractional weights: use {arg:model='bt'}."))
     return reps.astype(np.int64)
 
 

@@ -20,6 +20,7 @@ from .style import fit_style, style_design, style_jackknife
 from .winrate import (average_win_rate_replicates, baseline_win_rates, length_controlled_win_rates)
 from .._validate import ArgumentError
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["Ratings", "bt_ratings", "style_ratings", "elo_ratings", "baseline_ratings", "average_ratings"]
 
@@ -99,8 +100,7 @@ def bt_ratings(table, units, boot, *, model: str = "bt", ridge: float = RIDGE, j
     m = table.n_models
     tot = ps.totals()
     if model != "bt" and not tot["t"].sum() > 0:
-        raise ArgumentError(f"ties={model!r}: the battles have no ties, so the tie parameter is not identified; use"
-                         " ties='half' or 'drop'.")
+        raise ArgumentError(words("{arg:ties={model!r}:} the battles have no ties, so the tie parameter is not identified; use {arg:ties='half'} or 'drop'.", model=model))
     fit = fit_pairs(tot, ps.pair_i, ps.pair_j, m, model=model, ridge=ridge)
     notes = _existence_notes(table.models, tot, ps.pair_i, ps.pair_j, ridge)
     samples = np.empty((boot.n_resamples, m))
@@ -182,9 +182,9 @@ def elo_ratings(table, units, boot, *, k: float) -> Ratings:
     m = table.n_models
     online = online_elo(a, b, y, m, k=k, weight=w)
     samples, absent = bootstrap_elo(a, b, y, m, units, boot, k=k, weight=w, canonical=table.canonical_order())
-    notes = [f"online Elo depends on the order of the battles and on k = {k:g}: the ratings are FastChat's"
-             " bootstrap Elo (the median over replicates of online Elo on resampled battles in random order);"
-             " the Bradley-Terry fit (model='bt') does not depend on the order"]
+    notes = [words("online Elo depends on the order of the battles and on k = {k:g}: the ratings are FastChat's"
+                   " bootstrap Elo (the median over replicates of online Elo on resampled battles in random"
+                   " order); the Bradley-Terry fit ({arg:model='bt'}) does not depend on the order", k=k)]
     if absent.any():
         idx = np.flatnonzero(absent)
         notes.append(NOTE_SOME_REPLICATES_MODEL_HAD(value=', '.join(f'{table.models[i]!r} {int(absent[i])}' for i in idx[:5]), n_resamples=boot.n_resamples))
@@ -219,13 +219,12 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
     extras = {"win_rate": wr.win_rate, "se": wr.se, "n_baseline": wr.n}
     if length_control:
         if "length" not in table.features:
-            raise ArgumentError("`length_control` needs a 'length' style feature (answer lengths of both sides,"
-                             f" e.g. columns length_a and length_b); available: {', '.join(table.features) or 'none'}.")
+            raise ArgumentError(words("`{arg:length_control}` needs a 'length' style feature (answer lengths of both sides, e.g. columns length_a and length_b); available: {value}.", value=', '.join(table.features) or 'none'))
         lengths = table.features["length"][wr.keep]
         side = np.where(table.model_a[wr.keep] == baseline, -1.0, 1.0)  # the model's length minus the baseline's
         delta = side * (lengths[:, 0] - lengths[:, 1]) if lengths.ndim == 2 else side * lengths
         if jackknife:
-            raise ArgumentError("`method='bca'` is not available with `length_control=True`; use 'percentile'.")
+            raise ArgumentError(words("`{arg:method='bca'}` is not available with `{arg:length_control=True}`; use 'percentile'."))
         if lc_glm == "length-only":
             lc, beta, lc_scale = length_controlled_win_rates(wr, delta, m)
             observed = lc[0]
@@ -279,9 +278,7 @@ def _v1(table, wr, delta, m: int, baseline: int, lc_reference, instruction_diffi
     from .lc_glm import difficulty_of_questions, estimate_difficulty, fit_v1, lc_win_rate, read_reference
 
     if "question" not in table.labels:
-        raise ArgumentError("length_controlled_v1 needs the instruction of each battle (a question column, as"
-                            " AlpacaEval annotations have) for its instruction-difficulty term; use"
-                            " lc_glm='length-only' (--lc-glm length-only) for battles without one.")
+        raise ArgumentError(words("length_controlled_v1 needs the instruction of each battle (a question column, as AlpacaEval annotations have) for its instruction-difficulty term; use {arg:lc_glm='length-only'} (--lc-glm length-only) for battles without one."))
     notes = []
     gamed = None if lc_reference is None else read_reference(lc_reference)
     rows = np.flatnonzero(wr.keep)
@@ -302,15 +299,16 @@ def _v1(table, wr, delta, m: int, baseline: int, lc_reference, instruction_diffi
     if difficulty is None:
         if len(present) >= 3:
             difficulty = estimate_difficulty(wr.model, q_code, wr.preference, z, m, len(first))
-            how = (f"instruction difficulty estimated from these annotations (a joint logistic fit over the"
-                   f" {len(present)} models: an intercept and a length slope per model, an effect per instruction;"
-                   " AlpacaEval fitted its own this way on its leaderboard: give its df_gamed.csv"
-                   " (lc_reference, --lc-reference) to use it and reproduce the leaderboard's values)")
+            how = words("instruction difficulty estimated from these annotations (a joint logistic fit over the"
+                        " {n_present} models: an intercept and a length slope per model, an effect per instruction;"
+                        " AlpacaEval fitted its own this way on its leaderboard: give its df_gamed.csv"
+                        " ({py:lc_reference, }--lc-reference) to use it and reproduce the leaderboard's values)",
+                        n_present=len(present))
         else:
             difficulty = np.zeros(len(first))
-            how = (f"no instruction difficulty: with {len(present)} model(s) against the baseline it cannot be"
-                   " estimated from the annotations, so the term is left out (give AlpacaEval's df_gamed.csv,"
-                   " lc_reference, --lc-reference)")
+            how = words("no instruction difficulty: with {n_present} model(s) against the baseline it cannot be"
+                        " estimated from the annotations, so the term is left out (give AlpacaEval's df_gamed.csv,"
+                        " {py:lc_reference, }--lc-reference)", n_present=len(present))
     notes.append(how)
     if gamed is None:
         notes.append(NOTE_LENGTH_CONTROLLED_V1_WITHOUT())

@@ -13,6 +13,7 @@ from .distribution import marginal_rank_intervals, probability_best, rank_distri
 from .simultaneous import better_matrix, simultaneous_rank_intervals, tiers
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["rank", "Ranking", "ModelRanking", "rank_models", "SIMULTANEOUS"]
 
@@ -289,7 +290,7 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
 
     missing = check_choice(missing, MISSING, "missing")
     if missing == "ability":
-        raise ArgumentError("`missing='ability'` ranks latent abilities: evalband.ability(data).ranking")
+        raise ArgumentError(words("`{arg:missing='ability'}` ranks latent abilities: evalband.ability(data).ranking"))
     if missing == "common" and replicates is None:
         from ..comparison.shared import lacks_tasks
         from ..selection import select
@@ -357,10 +358,9 @@ def _rank_common(sel, *, aggregate, resampling, n_resamples, method, level, marg
     from .from_pairs import rank_from_pairs
 
     if abs(level - OVERLAP_CONFIDENCE) < 1e-9:
-        raise ArgumentError("`confidence_level='overlap'` does not apply to ranks from pairs (missing='common')")
+        raise ArgumentError(words("`{arg:confidence_level='overlap'}` does not apply to ranks from pairs ({arg:missing='common'})"))
     if margin > 0:
-        raise ArgumentError("`margin` does not apply to ranks from pairs (missing='common', decided by the pairs'"
-                            " p-values); use missing='ability', or compare with missing='common' and a margin")
+        raise ArgumentError(words("`{arg:margin}` does not apply to ranks from pairs ({arg:missing='common'}, decided by the pairs' p-values); use {arg:missing='ability'}, or compare with {arg:missing='common'} and a margin"))
     comparison = compare(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples,
                          method="percentile" if method == "bca" else method, confidence_level=level,
                          correction="none", margin=margin, per_task=False, cluster=cluster,
@@ -368,8 +368,8 @@ def _rank_common(sel, *, aggregate, resampling, n_resamples, method, level, marg
     counts = pair_tasks(sel)
     rankings = rank_from_pairs(comparison, np.diag(counts), confidence_level=level)
     notes = list(comparison.notes) + [
-        "missing='common': ranks from every pair compared on the tasks both models have; rank_low/rank_high hold"
-        " for one model at a time (Bonferroni over its pairs), rank_sim_low/rank_sim_high for all models at once"
-        " (Holm over every pair); no P(best) without a replicate set shared by every model (missing='ability'"
-        " gives one)"]
+        words("{arg:missing='common'}: ranks from every pair compared on the tasks both models have;"
+              " rank_low/rank_high hold for one model at a time (Bonferroni over its pairs),"
+              " rank_sim_low/rank_sim_high for all models at once (Holm over every pair); no P(best) without a"
+              " replicate set shared by every model ({arg:missing='ability'} gives one)")]
     return Ranking(rankings, comparison.replicates, tuple(dict.fromkeys(notes)), {}, sel)

@@ -25,6 +25,7 @@ import numpy as np
 
 from .._random import block_generator, name_key  # noqa: F401  (re-exported: the engine's streams)
 from .._validate import ArgumentError, MissingExtraError
+from .._words import words
 
 __all__ = ["block_size", "block_generator", "name_key", "draw_indices", "draw_counts", "use_backend",
            "backend", "HAVE_NUMBA"]
@@ -104,7 +105,7 @@ def use_backend(name: str):
     """Temporarily force the count kernel ('numba', 'numpy' or 'auto'); used by tests and benchmarks."""
     global _BACKEND
     if name not in ("numba", "numpy", "auto"):
-        raise ArgumentError(f"`name` must be 'numba', 'numpy' or 'auto'; got {name!r}.")
+        raise ArgumentError(words("`{arg:name}` must be 'numba', 'numpy' or 'auto'; got {name!r}.", name=name))
     if name == "numba" and not HAVE_NUMBA:
         raise MissingExtraError("the numba kernel needs numba: pip install 'evalband[fast]'")
     old, _BACKEND = _BACKEND, name

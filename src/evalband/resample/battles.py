@@ -21,6 +21,7 @@ from ..data.battles import LABELS, BattleTable
 from ..display.reprs import displayed
 from .._validate import ArgumentError, ArgumentTypeError
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["CLUSTERS", "Units", "resampling_units", "ClusterBootstrap", "block_size", "MIN_CLUSTERS"]
 
@@ -109,7 +110,7 @@ def resampling_units(table: BattleTable, cluster="auto") -> Units:
     if cluster is None:
         cluster = "none"
     if not isinstance(cluster, str):
-        raise ArgumentTypeError(f"`cluster` must be 'auto', 'none' or a label column name; got {cluster!r}.")
+        raise ArgumentTypeError(words("`{arg:cluster}` must be 'auto', 'none' or a label column name; got {cluster!r}.", cluster=cluster))
     key = cluster.strip().lower()
     notes = []
     if key in ("question_id", "prompt", "questions"):

@@ -21,6 +21,7 @@ from ..selection.facet_design import TaskDesign, facet_design, facet_table
 from ..estimation.small_clusters import bell_mccaffrey_df, cr2_factors
 from ..estimation.crossed import FEW_LEVELS, facet_family, crossed_pieces, _plural, unit_family, few_levels_notes  # noqa: F401
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["CROSSED_METHODS", "crossed_bootstrap", "multiplier_replicates", "FEW_LEVELS", "few_levels_notes"]
 
@@ -187,20 +188,19 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
     scale = check_choice(scale, ("pooled", "task"), "scale")
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     if cluster not in (None, True, False):
-        raise ArgumentTypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
+        raise ArgumentTypeError(words('`{arg:cluster}` must be None, True or False; got {cluster!r}.', cluster=cluster))
     if not isinstance(small_sample, bool):
         raise ArgumentTypeError(f"`small_sample` must be True or False; got {small_sample!r}.")
     design = facet_design(data, facets=facets, nested=nested, models=models, tasks=tasks)
     fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed)
     bad = [f for f in fixed if f not in design.facets]
     if bad:
-        raise ArgumentError(f"`fixed`: {', '.join(map(repr, bad))} is not among the facets"
-                         f" ({', '.join(map(repr, design.facets)) or 'none'}).")
+        raise ArgumentError(words('`{arg:fixed}`: {value} is not among the facets ({value2}).', value=', '.join(map(repr, bad)), value2=', '.join(map(repr, design.facets)) or 'none'))
     entropy = run_entropy(gen)
     n_m, n_t = len(design.models), len(design.tasks)
     use_clusters = cluster is not False
     if cluster is True and not any(d.clusters is not None for d in design.designs):
-        raise ArgumentError("`cluster=True`, but the data have no cluster column.")
+        raise ArgumentError(words('`{arg:cluster=True}`, but the data have no cluster column.'))
     pieces = [crossed_pieces(d, fixed, use_clusters) for d in design.designs]
     # facet levels shared across tasks by label: tasks with the same set of level labels share one family
     labels, pooled, where = {}, {}, {}

@@ -25,6 +25,7 @@ from .crossed import CROSSED_BOOTSTRAP, SMALL_SAMPLE, SMALL_SAMPLE_POOLED, cross
 from ..selection.facet_design import facet_table
 from ..estimation.small_clusters import bell_mccaffrey_df
 from ..selection.facet_design import check_fixed, random_facets  # noqa: F401
+from .._words import words
 
 __all__ = ["SMALL_CLUSTER_DF", "BCA_FEW_CLUSTERS_NOTE", "check_fixed", "cluster_df", "default_replicates", "few_clusters",
            "random_facets"]
@@ -128,17 +129,14 @@ def default_replicates(data, *, fixed=None, cluster=None, n_resamples: int = 10_
     facets = random_facets(table, fixed)
     use_clusters = table.has_clusters and cluster is not False
     if facets and jackknife:
-        raise ArgumentError(f"BCa intervals (`method='bca'`) need the jackknife of an ordinary bootstrap, which the"
-                            f" crossed bootstrap over the random facet{'s' if len(facets) > 1 else ''}"
-                            f" {', '.join(facets)} does not have: use percentile intervals (the default), or"
-                            f" condition on the facets with `fixed`")
+        raise ArgumentError(words("BCa intervals (`{arg:method='bca'}`) need the jackknife of an ordinary bootstrap, which the crossed bootstrap over the random facet{value} {value2} does not have: use percentile intervals (the default), or condition on the facets with `{arg:fixed}`", value='s' if len(facets) > 1 else '', value2=', '.join(facets)))
     if facets:
         reps = crossed_bootstrap(data, fixed=fixed, cluster=None if use_clusters else False,
                                  n_resamples=n_resamples, rng=rng)
-        note = (f"facet{'s' if len(facets) > 1 else ''} {', '.join(facets)} random (the default): replicates"
-                f" resample {'clusters' if reps.unit == 'cluster' else 'items'} and the levels of"
-                f" {', '.join(facets)} independently, so intervals generalize to new levels; `fixed` conditions"
-                " on the levels used")
+        note = words("facet{s} {facets} random (the default): replicates resample {units} and the levels of"
+                     " {facets} independently, so intervals generalize to new levels; `{arg:fixed}` conditions on"
+                     " the levels used", s="s" if len(facets) > 1 else "", facets=", ".join(facets),
+                     units="clusters" if reps.unit == "cluster" else "items")
         return replace(reps, notes=tuple(dict.fromkeys((*reps.notes, note))))
     if not use_clusters:
         return None

@@ -26,6 +26,7 @@ from .columns import ItemColumns
 from .replicates import CountUnits, Replicates, TaskUnits
 from .statistics import get_statistic
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["bootstrap", "RESAMPLING", "available_cores", "use_executor", "use_threads"]
 
@@ -305,7 +306,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     if chunk_size is not None:
         chunk_size = check_positive_int(chunk_size, "chunk_size")
     if cluster not in (None, True, False):
-        raise ArgumentTypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
+        raise ArgumentTypeError(words('`{arg:cluster}` must be None, True or False; got {cluster!r}.', cluster=cluster))
     if executor is None:
         executor = _DEFAULT_EXECUTOR.get()
     if executor is not None and not callable(getattr(executor, "map", None)):
@@ -341,8 +342,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     cell_n = np.zeros((n_m, n_t))  # items behind each (model, task) mean, for the floor of intervals (floors.py)
     if data.level == "summary":
         if resampling == "paired":
-            raise InputError("paired resampling needs item-level data; summary counts can only be resampled"
-                             " independently (resampling='binomial')", source=data.source)
+            raise InputError(words("paired resampling needs item-level data; summary counts can only be resampled independently ({arg:resampling='binomial'})"), source=data.source)
         if stat.name != "mean":
             raise InputError(f"statistic '{stat.name}' needs item-level data", source=data.source)
         resampling, unit = "binomial", "item"
@@ -359,17 +359,15 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
             units = None
     else:
         if resampling == "binomial":
-            raise ArgumentError("`resampling='binomial'` is for summary counts; use 'paired' or 'independent' for"
-                             " item-level data.")
+            raise ArgumentError(words("`{arg:resampling='binomial'}` is for summary counts; use 'paired' or 'independent' for item-level data."))
         paired_items = data.paired_items
         if resampling == "auto":
             resampling = "paired" if paired_items else "independent"
         elif resampling == "paired" and not paired_items:
-            raise InputError("items are not the same across models here (e.g. runs of independent seeds), so"
-                             " they cannot be paired; use resampling='independent'", source=data.source)
+            raise InputError(words("items are not the same across models here (e.g. runs of independent seeds), so they cannot be paired; use {arg:resampling='independent'}"), source=data.source)
         has_clusters = data.has_clusters
         if cluster is True and not has_clusters:
-            raise InputError("cluster=True, but the data have no cluster column", source=data.source)
+            raise InputError(words('{arg:cluster=True}, but the data have no cluster column'), source=data.source)
         use_clusters = has_clusters and cluster is not False
         unit = "cluster" if use_clusters else "item"
         if has_clusters and not use_clusters:

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from ..estimation.confidence import ConfidenceInterval
+from .._words import words
 
 __all__ = ["interval", "INTERVAL_METHODS", "bca_acceleration", "bias_correction", "central_se"]
 
@@ -185,7 +186,7 @@ def interval(samples, observed, *, method: str = "percentile", confidence_level=
     q_hi = np.full(observed.shape, 1.0 - tail)
     if method == "bca":
         if jackknife is None:
-            raise ArgumentError("`method='bca'` needs `jackknife` (delete-one values, e.g. agg(reps.jackknife())).")
+            raise ArgumentError(words("`{arg:method='bca'}` needs `jackknife` (delete-one values, e.g. agg(reps.jackknife()))."))
         jack = np.asarray(jackknife, dtype=np.float64)
         if jack.shape[1:] != observed.shape:
             raise ArgumentError(f"`jackknife` must have shape (n_jack, {', '.join(map(str, observed.shape))}); got"

@@ -24,6 +24,7 @@ from .._progress import track
 from .._random import run_entropy
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["bootstrap_items", "ItemReplicates", "item_array"]
 
@@ -138,7 +139,7 @@ def _from_mapping(data: Mapping, tasks):
     n_t = n_tasks.pop()
     tasks = tuple(map(str, tasks)) if tasks is not None else tuple(f"task{k}" for k in range(n_t))
     if len(tasks) != n_t:
-        raise ArgumentError(f"`tasks` names {len(tasks)} tasks; the arrays have {n_t}.")
+        raise ArgumentError(words('`{arg:tasks}` names {n_tasks} tasks; the arrays have {n_t}.', n_tasks=len(tasks), n_t=n_t))
     n_max = max(m.shape[0] for m in mats)
     out = np.full((len(models), n_t, n_max), np.nan)
     for k, m in enumerate(mats):

@@ -31,6 +31,7 @@ from .statistics import Statistic
 from ..display.reprs import displayed
 from ..selection.judgements import FEW_LABELS, MIN_LABELS, PPI_CHOICES, check_ppi, ppi_method, ppi_rule_note, uses_ppi  # noqa: F401
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["PPI_CHOICES", "check_ppi", "uses_ppi", "ppi_method", "PPIReplicates", "ppi_replicates",
            "ppi_rule_note", "MIN_LABELS"]
@@ -137,21 +138,18 @@ def ppi_replicates(data, *, ppi="ppi++", resampling: str = "auto", n_resamples: 
 
     method = check_ppi(ppi)
     if method == "none":
-        raise InputError("ppi='none' takes the judge's scores at face value: use evalband.resample.bootstrap")
+        raise InputError(words("{arg:ppi='none'} takes the judge's scores at face value: use evalband.resample.bootstrap"))
     from ..selection.judgements import labelled_results
 
     table = labelled_results(data, models=models, tasks=tasks)
     if cluster is True and not table.has_clusters:
-        raise InputError("cluster=True, but the data have no cluster column", source=table.source)
+        raise InputError(words('{arg:cluster=True}, but the data have no cluster column'), source=table.source)
     use_clusters = table.has_clusters and cluster is not False
     est = ppi_estimate(table, method=method, cluster=use_clusters)
     few = np.argwhere(est.n_labelled < MIN_LABELS)
     if few.size:
         i, t = few[0]
-        raise InputError(f"model '{est.models[i]}' has {int(est.n_labelled[i, t])} human label(s) on task"
-                         f" '{est.tasks[t]}': PPI needs at least {MIN_LABELS} per model and task (label more"
-                         " items, leave the model out with `models`, or use ppi='none' for the judge's scores at"
-                         " face value)", source=table.source)
+        raise InputError(words("model '{value}' has {value2} human label(s) on task '{value3}': PPI needs at least {min_labels} per model and task (label more items, leave the model out with `{arg:models}`, or use {arg:ppi='none'} for the judge's scores at face value)", value=est.models[i], value2=int(est.n_labelled[i, t]), value3=est.tasks[t], min_labels=MIN_LABELS), source=table.source)
     data_cols, clusters = {}, ({} if use_clusters else None)
     for t, task in enumerate(est.tasks):
         judge, human, codes = _task_matrices(table, task, est.models, use_clusters)

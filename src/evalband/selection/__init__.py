@@ -29,6 +29,7 @@ from .weights import (WEIGHT_ZERO_CODES, EQUAL_WORDS, GROUP_WORDS, parse_weights
                       weights_and_notes)
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import concat, words
 
 __all__ = ["select", "Selection", "LeftOut", "missing_tasks", "pair_items", "parse_weights", "resolve_weights",
            "restrict_weights", "weights_and_notes", "GROUP_WORDS", "EQUAL_WORDS"]
@@ -92,17 +93,19 @@ class LeftOut:
             else:
                 out.append(f"{which} left out: the selected models share no item on {it}")
         kept = n_tasks - len(self.lacking)
-        text = (f"aggregates over tasks are over the {kept} task{'s' if kept != 1 else ''} every selected model"
-                f" has ({len(self.lacking)} of {n_tasks} left out; choose with `tasks` or `models`)")
+        text = words("aggregates over tasks are over the {kept} task{s} every selected model has ({n_lacking} of"
+                     " {n_tasks} left out; choose with `{arg:tasks}` or `{arg:models}`)", kept=kept,
+                     s="s" if kept != 1 else "", n_lacking=len(self.lacking), n_tasks=n_tasks)
         if self.independent:
-            text += ("; the models are resampled independently, but an aggregate over tasks still needs every"
-                     " model on the same tasks")
+            text = concat(text, "; the models are resampled independently, but an aggregate over tasks still"
+                                " needs every model on the same tasks")
         if n_models is not None:
             cells = self.cells_left_out(n_models)
             if cells:
-                text += (f"; {cells:,} measured (model, task) cell{'s' if cells != 1 else ''} left out with them:"
-                         " rank and compare take `missing='common'` (each pair on the tasks both have) or"
-                         " `missing='ability'` (every cell, through a latent-ability model)")
+                text = concat(text, words("; {cells:,} measured (model, task) cell{s} left out with them: rank and"
+                                          " compare take `{arg:missing='common'}` (each pair on the tasks both"
+                                          " have) or `{arg:missing='ability'}` (every cell, through a"
+                                          " latent-ability model)", cells=cells, s="s" if cells != 1 else ""))
         out.append(text)
         return out
 
@@ -270,14 +273,13 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
         return _battles(table, models=models, spec=spec)
     if isinstance(table, CostTable):  # per-model costs: models only
         if tasks is not None or weights is not None or group_weights is not None:
-            raise ArgumentTypeError("a cost table has models, not tasks or weights: choose models with `models`.")
+            raise ArgumentTypeError(words('a cost table has models, not tasks or weights: choose models with `{arg:models}`.'))
         chosen = table if models is None else table.select(models)
         gone = tuple(m for m in table.models if m not in chosen.models)
         return Selection(chosen, chosen.models, (), None, None, LeftOut(gone), (), False, table, dict(spec))
     if isinstance(table, RatingsTable):
         if models is not None or tasks is not None or weights is not None or group_weights is not None:
-            raise ArgumentTypeError("ratings have raters and units, not models, tasks or weights: choose raters in"
-                                    " the analysis (evalband.judges.agreement(raters=...)).")
+            raise ArgumentTypeError(words('ratings have raters and units, not models, tasks or weights: choose raters in the analysis (evalband.judges.agreement({arg:raters=...})).'))
         return Selection(table, (), (), None, None, LeftOut(), tuple(table.notes), False, table, {})
     return _run(table, **spec)
 
@@ -295,9 +297,9 @@ def _run(table, *, models, tasks, weights, group_weights, complete, shared_items
     chosen_models = check_names(models, table.models, "models") if models is not None else None
     chosen_tasks = check_names(tasks, table.tasks, "tasks") if tasks is not None else None
     if models is not None and not chosen_models:
-        raise ArgumentError("`models` is empty; give model names (or leave the argument out).")
+        raise ArgumentError(words('`{arg:models}` is empty; give model names (or leave the argument out).'))
     if tasks is not None and not chosen_tasks:
-        raise ArgumentError("`tasks` is empty; give task names (or leave the argument out).")
+        raise ArgumentError(words('`{arg:tasks}` is empty; give task names (or leave the argument out).'))
     weights, group_weights = _weight_spec(weights, group_weights, all_tasks, table.groups if table.has_groups
                                           else ())
     if chosen_models is not None or chosen_tasks is not None:
@@ -315,14 +317,12 @@ def _run(table, *, models, tasks, weights, group_weights, complete, shared_items
         if lacking:
             if chosen_tasks is not None:
                 t = next(iter(lacking))
-                raise InputError(f"task '{t}' (in `tasks`): {_who(lacking[t])}; leave the task out of `tasks`, or"
-                                 " such models out with `models`", source=table.source)
+                raise InputError(words("task '{t}' (in `{arg:tasks}`): {value}; leave the task out of `{arg:tasks}`, or such models out with `{arg:models}`", t=t, value=_who(lacking[t])), source=table.source)
             rest = [t for t in kept if t not in lacking]
             if not rest:
                 who = (lacks_text({m: [t for t, ms in lacking.items() if m in ms] for m in table.models})
                        or "the selected models share no item on any task")
-                raise InputError(f"no task has results for every selected model ({who}); choose models with"
-                                 f" `models`{_sharing_pairs(table) if shared_items else ''}", source=table.source)
+                raise InputError(words('no task has results for every selected model ({who}); choose models with `{arg:models}`{value}', who=who, value=_sharing_pairs(table) if shared_items else ''), source=table.source)
             groups_now = table.task_groups
             table = table.select(tasks=rest)
             weights, group_weights, more = restrict_weights(
@@ -370,17 +370,17 @@ NOTE_BATTLE_MODEL_OUTSIDE_LEFT = NoteKind('selection.battle-model-outside-left',
 def _battles(table, *, models, spec) -> Selection:
     """The selection of pairwise battles: the battles between two of ``models`` (the others counted)."""
     if spec.get("tasks") is not None or spec.get("weights") is not None or spec.get("group_weights") is not None:
-        raise ArgumentTypeError("battles have models, not tasks or weights: choose models with `models`.")
+        raise ArgumentTypeError(words('battles have models, not tasks or weights: choose models with `{arg:models}`.'))
     source = table
     notes = []
     if models is not None:
         chosen = check_names(models, table.models, "models")
         if len(chosen) < 2:
-            raise ArgumentError(f"`models` must name at least two models; got {chosen!r}.")
+            raise ArgumentError(words('`{arg:models}` must name at least two models; got {chosen!r}.', chosen=chosen))
         pos = np.array([table.models.index(m) for m in chosen])
         keep = np.isin(table.model_a, pos) & np.isin(table.model_b, pos)
         if not keep.any():
-            raise InputError(f"no battle between two of the models in `models` ({and_names(chosen)})",
+            raise InputError(words('no battle between two of the models in `{arg:models}` ({value})', value=and_names(chosen)),
                              source=table.source)
         left = int((~keep).sum())
         if left:
@@ -395,17 +395,17 @@ def _weight_spec(weights, group_weights, tasks, groups):
     """Weights as given -> (task weights, group weights) checked against every task and group of the data."""
     if isinstance(weights, str):
         if group_weights is not None:
-            raise ArgumentError("give `weights` as text or `group_weights`, not both.")
+            raise ArgumentError(words('give `{arg:weights}` as text or `{arg:group_weights}`, not both.'))
         return parse_weights(weights, tasks, groups)
     if isinstance(weights, Mapping):
         given = {str(k): v for k, v in weights.items()}
         unknown = [k for k in given if k not in tasks]
         if unknown:
-            raise ArgumentError(f"`weights` names unknown task(s) {unknown!r}.")
+            raise ArgumentError(words('`{arg:weights}` names unknown task(s) {unknown!r}.', unknown=unknown))
         weights = given
     if isinstance(group_weights, str) and group_weights.strip().lower() in GROUP_WORDS + EQUAL_WORDS[:1]:
         if not groups:
-            raise ArgumentError("`group_weights` needs task groups in the data (a group column).")
+            raise ArgumentError(words('`{arg:group_weights}` needs task groups in the data (a group column).'))
         group_weights = "equal"
     return weights, group_weights
 
@@ -417,24 +417,28 @@ def _who(models) -> str:
 
 def _refuse_not_chosen(kind, name):
     if kind == "group":
-        return ArgumentError(f"`weights` gives group '{name}' a positive weight, but none of its tasks is among"
-                          " `tasks`; give it weight 0, or add some of its tasks to `tasks`")
+        return ArgumentError(words("`{arg:weights}` gives group '{name}' a positive weight, but none of its tasks is"
+                                   " among `{arg:tasks}`; give it weight 0, or add some of its tasks to"
+                                   " `{arg:tasks}`", name=name))
     if kind == "none":
-        return ArgumentError("`weights` names only tasks that are not among `tasks`; no weighted task remains")
-    return ArgumentError(f"`weights` gives task '{name}' a positive weight, but it is not among `tasks`; give it"
-                      " weight 0 (or leave it out of `weights`), or add it to `tasks`")
+        return ArgumentError(words("`{arg:weights}` names only tasks that are not among `{arg:tasks}`; no weighted task"
+                                   " remains"))
+    return ArgumentError(words("`{arg:weights}` gives task '{name}' a positive weight, but it is not among"
+                               " `{arg:tasks}`; give it weight 0 (or leave it out of `{arg:weights}`), or add it to"
+                               " `{arg:tasks}`", name=name))
 
 
 def _refuse_lacking(lacking):
     def refuse(kind, name):
         if kind == "group":
-            return InputError(f"`weights` gives group '{name}' a positive weight, but none of its tasks has"
-                              " results for every selected model; give it weight 0, or leave such models out"
-                              " with `models`")
+            return InputError(words("`{arg:weights}` gives group '{name}' a positive weight, but none of its tasks"
+                                    " has results for every selected model; give it weight 0, or leave such"
+                                    " models out with `{arg:models}`", name=name))
         if kind == "none":
-            return InputError("`weights` names only tasks that were left out; no weighted task remains")
-        return InputError(f"`weights` gives task '{name}' a positive weight, but {_who(lacking[name])}; give it"
-                          " weight 0 (or leave it out of `weights`), or leave such models out with `models`")
+            return InputError(words("`{arg:weights}` names only tasks that were left out; no weighted task remains"))
+        return InputError(words("`{arg:weights}` gives task '{name}' a positive weight, but {who}; give it weight 0"
+                                " (or leave it out of `{arg:weights}`), or leave such models out with"
+                                " `{arg:models}`", name=name, who=_who(lacking[name])))
 
     return refuse
 

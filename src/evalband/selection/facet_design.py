@@ -19,6 +19,7 @@ import pandas as pd
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_names
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["ITEM", "FacetDesign", "TaskDesign", "facet_design", "facet_table", "term_name", "check_fixed", "random_facets"]
 
@@ -374,8 +375,7 @@ def facet_design(data, *, facets=None, nested=(), cluster: bool = False, models=
     facets = [facets] if isinstance(facets, str) else list(facets)
     unknown = [f for f in facets if f not in table.facets]
     if unknown:
-        raise ArgumentError(f"`facets`: {', '.join(map(repr, unknown))} is not a facet column of the table; its facets"
-                         f" are {', '.join(map(repr, table.facets)) or '(none)'} (read with facets=[...]).")
+        raise ArgumentError(words('`{arg:facets}`: {value} is not a facet column of the table; its facets are {value2} (read with {arg:facets=}[...]).', value=', '.join(map(repr, unknown)), value2=', '.join(map(repr, table.facets)) or '(none)'))
     nested = [nested] if isinstance(nested, str) else list(nested)
     bad = [f for f in nested if f not in facets]
     if bad:
@@ -386,9 +386,9 @@ def facet_design(data, *, facets=None, nested=(), cluster: bool = False, models=
     notes = []
     designs = []
     if not isinstance(cluster, bool):
-        raise ArgumentTypeError(f"`cluster` must be True or False; got {cluster!r}.")
+        raise ArgumentTypeError(words('`{arg:cluster}` must be True or False; got {cluster!r}.', cluster=cluster))
     if cluster and not table.has_clusters:
-        raise ArgumentError("`cluster=True`, but the table has no cluster column.")
+        raise ArgumentError(words('`{arg:cluster=True}`, but the table has no cluster column.'))
     coded = {c: _coded(table.data[c]) for c in ("model", "task", ITEM, *facets)
              + (("cluster",) if table.has_clusters else ())}
     m_lookup = np.full(len(coded["model"][1]), -1, dtype=np.int64)
@@ -556,11 +556,10 @@ def check_fixed(table, fixed) -> tuple:
     try:
         fixed = tuple(str(f) for f in fixed)
     except TypeError:
-        raise ArgumentTypeError(f"`fixed` must be facet names (a string or a sequence); got {fixed!r}.") from None
+        raise ArgumentTypeError(words('`{arg:fixed}` must be facet names (a string or a sequence); got {fixed!r}.', fixed=fixed)) from None
     bad = [f for f in fixed if f not in facets]
     if bad:
-        raise ArgumentError(f"`fixed`: {', '.join(map(repr, bad))} is not a facet column of the table; its facets"
-                            f" are {', '.join(map(repr, facets)) or '(none)'}.")
+        raise ArgumentError(words('`{arg:fixed}`: {value} is not a facet column of the table; its facets are {value2}.', value=', '.join(map(repr, bad)), value2=', '.join(map(repr, facets)) or '(none)'))
     return fixed
 
 

@@ -11,6 +11,8 @@ from .._validate import ArgumentTypeError, as_generator, check_choice, check_pos
 from ..display.reprs import displayed
 from .design import difficulty_strata, draw, neyman_allocation
 from .population import population_of
+from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["choose", "SubsetChoice", "METHODS"]
 
@@ -68,6 +70,12 @@ def _stratum_sd(scores, strata, H):
     return out
 
 
+NOTE_BUDGET_CANNOT_GIVE_ITEMS = NoteKind(
+    'subset.budget-cannot-give-items', 'caveat',
+    'a budget of {budget} cannot give 2 items to each of {t} tasks: strata are {n_bins} difficulty bins across '
+    'tasks')
+
+
 def choose(reference, budget: int, *, method: str = "random", n_bins: int | None = None, rng=None,
            **read_options) -> SubsetChoice:
     """Draw ``budget`` items of a benchmark at random, each with its inclusion probability.
@@ -117,15 +125,14 @@ def choose(reference, budget: int, *, method: str = "random", n_bins: int | None
         n_h = np.array([budget])
     else:
         if n_bins is not None and (isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer))):
-            raise ArgumentTypeError(f"`n_bins` must be a positive integer; got {n_bins!r}.")
+            raise ArgumentTypeError(words('`{arg:n_bins}` must be a positive integer; got {n_bins!r}.', n_bins=n_bins))
         T = len(pop.tasks)
         if n_bins is None:
             n_bins = max((b for b in range(1, MAX_BINS + 1) if 2 * T * b <= budget), default=0)
             if n_bins == 0:
                 task_codes = np.zeros(N, dtype=np.int64)
                 n_bins = max(1, min(MAX_BINS, budget // 2))
-                notes.append(f"a budget of {budget} cannot give 2 items to each of {T} tasks: strata are"
-                             f" {n_bins} difficulty bins across tasks")
+                notes.append(NOTE_BUDGET_CANNOT_GIVE_ITEMS(budget=budget, t=T, n_bins=n_bins))
         n_bins = check_positive_int(n_bins, "n_bins")
         strata = difficulty_strata(task_codes, pop.reference_mean(), n_bins)
         H = int(strata.max()) + 1

@@ -18,6 +18,7 @@ from ..estimation.edges import edge_intervals
 from .design import regression_mean, stratified_mean
 from .population import Population, population_of, scores_on
 from .predict import cross_fitted
+from ..display.notes import NoteKind
 
 __all__ = ["estimate", "SubsetEstimate", "ESTIMATE_COLUMNS"]
 
@@ -100,8 +101,8 @@ def _read_items(items, pop: Population) -> tuple[np.ndarray, np.ndarray, np.ndar
     bad = ~((prob > 0) & (prob <= 1))
     if bad.any():
         i = int(np.argmax(bad))
-        raise InputError(f"{source}: row {i + 2}, column 'inclusion_prob': {frame['inclusion_prob'].iloc[i]!r} is"
-                         " not a probability in (0, 1].")
+        raise InputError(f"{frame['inclusion_prob'].iloc[i]!r} is not a probability in (0, 1].", source=source,
+                         row=i + 2, column="inclusion_prob")
     keys = pd.MultiIndex.from_arrays([frame["task"].astype(str), frame["item"].astype(str)])
     if keys.duplicated().any():
         i = int(np.argmax(keys.duplicated()))
@@ -137,6 +138,25 @@ def _interval(est, var, df, n, *, bounded, level):
     lo, hi, sd, _, _ = edge_intervals([est], [se], [est - q * se], [est + q * se], [n], bounded=bounded,
                                       confidence_level=level)
     return float(lo[0]), float(hi[0]), float(sd[0])
+
+
+NOTE_NO_ITEMS_FILE_EACH = NoteKind(
+    'subset.no-items-file-each', 'info',
+    "no items file: each model's evaluated items are taken as a simple random sample of the benchmark's items")
+NOTE_EVALUATED_ITEM_S_OUTSIDE = NoteKind(
+    'subset.evaluated-item-s-outside', 'excluded',
+    '{model}: {value:,} evaluated item(s) outside the sample in the items file left out (not drawn at random)')
+NOTE_ALSO_REFERENCE_MODEL_ITS = NoteKind(
+    'subset.also-reference-model-its', 'excluded',
+    '{model} is also a reference model: its reference results are not used to predict it')
+NOTE_EVALUATED_CHOSEN_ITEMS_REST = NoteKind(
+    'subset.evaluated-chosen-items-rest', 'info',
+    '{model}: evaluated on {n:,} of the {n_chosen:,} chosen items; the rest treated as missing at random within '
+    'their stratum')
+NOTE_DIFFERENCE_FROM_HAS_NO = NoteKind(
+    'subset.difference-from-has-no', 'info',
+    '{model}: the {method} difference from {against} has no interval (every evaluated item gives the same '
+    'difference)')
 
 
 def estimate(reference, new, *, items=None, against: str | None = None, margin: float = 0.0,
@@ -214,8 +234,7 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
         stratum = np.zeros(pop.n_items, dtype=np.int64)
         N_h = np.array([float(pop.n_items)])
         design = "simple random"
-        notes.append("no items file: each model's evaluated items are taken as a simple random sample of the"
-                     " benchmark's items")
+        notes.append(NOTE_NO_ITEMS_FILE_EACH())
     ref_rows = np.arange(len(pop.models))
     r_scores = None
     if against is not None:
@@ -231,8 +250,7 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
     for model, (pos, y) in evaluated.items():
         keep = stratum[pos] >= 0
         if not keep.all():
-            notes.append(f"{model}: {int((~keep).sum()):,} evaluated item(s) outside the sample in the items file"
-                         " left out (not drawn at random)")
+            notes.append(NOTE_EVALUATED_ITEM_S_OUTSIDE(model=model, value=int((~keep).sum())))
         pos, y = pos[keep], y[keep]
         order = np.argsort(pos, kind="stable")  # the benchmark's order, whatever the order of the rows
         pos, y = pos[order], y[order]
@@ -243,12 +261,11 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
         if items is not None:
             n_chosen = int(len(sample_pos))
             if n < n_chosen:
-                notes.append(f"{model}: evaluated on {n:,} of the {n_chosen:,} chosen items; the rest treated as"
-                             " missing at random within their stratum")
+                notes.append(NOTE_EVALUATED_CHOSEN_ITEMS_REST(model=model, n=n, n_chosen=n_chosen))
         h = stratum[pos]
         use = ref_rows if model not in pop.models else ref_rows[np.asarray(pop.models) != model]
         if model in pop.models:
-            notes.append(f"{model} is also a reference model: its reference results are not used to predict it")
+            notes.append(NOTE_ALSO_REFERENCE_MODEL_ITS(model=model))
         f_sample, f_mean, f_all = cross_fitted(pop.scores[use], pos, y, bounded=pop.bounded,
                                                rng=block_generator(entropy, (name_key(model),)))
         est_d, var_d, df_d = stratified_mean(y, h, N_h)
@@ -273,8 +290,7 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
                                                          bounded=False, confidence_level=level)
                 lo_d, hi_d, sd = float(lo_d[0]), float(hi_d[0]), float(sd[0])
                 if gone[0]:
-                    notes.append(f"{model}: the {method} difference from {against} has no interval (every"
-                                 " evaluated item gives the same difference)")
+                    notes.append(NOTE_DIFFERENCE_FROM_HAS_NO(model=model, method=method, against=against))
                 diffs.append({"model": model, "against": against, "method": method, "difference": dd,
                               "ci_low": lo_d, "ci_high": hi_d, "se": sd, "df": dfd,
                               "verdict": str(verdict([lo_d], [hi_d], margin=margin)[0]),

@@ -18,6 +18,7 @@ import pandas as pd
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_names
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import concat, words
 
 __all__ = ["ScoreMatrix", "as_score_matrix", "score_matrix", "complete_cases", "rank_matrix"]
 
@@ -155,11 +156,11 @@ def as_score_matrix(data, models=None, tasks=None) -> ScoreMatrix:
     models = tuple(map(str, models)) if models is not None else tuple(f"model {i}" for i in range(scores.shape[0]))
     tasks = tuple(map(str, tasks)) if tasks is not None else tuple(f"task {j}" for j in range(scores.shape[1]))
     if len(models) != scores.shape[0]:
-        raise ArgumentError(f"`models` has {len(models)} names for {scores.shape[0]} rows of `scores`.")
+        raise ArgumentError(words('`{arg:models}` has {n_models} names for {value} rows of `scores`.', n_models=len(models), value=scores.shape[0]))
     if len(tasks) != scores.shape[1]:
-        raise ArgumentError(f"`tasks` has {len(tasks)} names for {scores.shape[1]} columns of `scores`.")
+        raise ArgumentError(words('`{arg:tasks}` has {n_tasks} names for {value} columns of `scores`.', n_tasks=len(tasks), value=scores.shape[1]))
     if len(set(models)) != len(models) or len(set(tasks)) != len(tasks):
-        raise ArgumentError("`models` and `tasks` must not repeat a name.")
+        raise ArgumentError(words('`{arg:models}` and `{arg:tasks}` must not repeat a name.'))
     if np.isinf(scores).any():
         raise ArgumentError("`scores` holds an infinite value.")
     return ScoreMatrix(scores, models, tasks)
@@ -197,8 +198,8 @@ def complete_cases(matrix: ScoreMatrix, *, min_tasks: int = 2, what: str = "this
         notes += LeftOut(lacking=lacking).lacking_notes(matrix.n_tasks)[:-1]
         notes.append(NOTE_COMPLETE_CASE_ANALYSIS_TEST(value=int(keep.sum()), n_dropped=len(dropped), n_tasks=matrix.n_tasks))
     if keep.sum() < min_tasks:
-        raise InputError(f"{what} needs at least {min_tasks} tasks with a result for every model; found"
-                         f" {int(keep.sum())} of {matrix.n_tasks}{_lacking(matrix)}", source=matrix.source)
+        raise InputError(concat(f"{what} needs at least {min_tasks} tasks with a result for every model; found"
+                                f" {int(keep.sum())} of {matrix.n_tasks}", _lacking(matrix)), source=matrix.source)
     return ScoreMatrix(matrix.scores[:, keep], matrix.models, tuple(t for t, k in zip(matrix.tasks, keep) if k),
                        matrix.source, tuple(notes), matrix.dropped_tasks + dropped)
 
@@ -210,7 +211,7 @@ def _lacking(matrix: ScoreMatrix) -> str:
 
     gaps = np.isnan(matrix.scores)
     who = lacks_text({m: [t for t, g in zip(matrix.tasks, row) if g] for m, row in zip(matrix.models, gaps)})
-    return f" ({who}); choose models with `models`" if who else ""
+    return words(" ({who}); choose models with `{arg:models}`", who=who) if who else ""
 
 
 def rank_matrix(scores: np.ndarray, *, higher_is_better: bool = True) -> np.ndarray:

@@ -26,6 +26,7 @@ from ._matrix import as_score_matrix, complete_cases
 from .signedrank import pairs_for
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["BayesSignedRankResult", "BayesSignedRankTests", "bayes_signed_rank", "bayes_signed_rank_tests"]
 
@@ -60,8 +61,7 @@ def _posterior_samples(diff: np.ndarray, rope: float, prior_strength: float, n_d
 
 def _check(rope, prior_strength, n_draws):
     if isinstance(rope, bool) or not np.isscalar(rope) or not np.isfinite(rope) or rope < 0:
-        raise ArgumentError(f"`rope` must be a number >= 0 (half-width of the region of practical equivalence);"
-                         f" got {rope!r}.")
+        raise ArgumentError(words('`{arg:rope}` must be a number >= 0 (half-width of the region of practical equivalence); got {rope!r}.', rope=rope))
     if isinstance(prior_strength, bool) or not np.isscalar(prior_strength) or not prior_strength > 0:
         raise ArgumentError(f"`prior_strength` must be a number > 0; got {prior_strength!r}.")
     return float(rope), float(prior_strength), check_positive_int(n_draws, "n_draws")

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._validate import ArgumentError, as_generator, check_choice, check_positive_int
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["PermutationPValue", "friedman_permutation_p_value", "EXACT_MAX_WORK", "SMALL_N_TASKS"]
 
@@ -197,8 +198,7 @@ def friedman_permutation_p_value(ranks, *, method: str = "auto", n_resamples: in
     observed = int(_statistic(r))
     work, distinct = _work(r)
     if method == "exact" and work > max_work:
-        raise ArgumentError(f"exact enumeration is too large here ({r.shape[0]} models, {r.shape[1]} tasks); use "
-                         "method='monte-carlo'.")
+        raise ArgumentError(words("exact enumeration is too large here ({value} models, {value2} tasks); use {arg:method='monte-carlo'}.", value=r.shape[0], value2=r.shape[1]))
     k, n = r.shape
     distinct_ranks = bool(np.all(np.sort(r, axis=0) == np.arange(k)[:, None]))
     if method != "monte-carlo" and distinct_ranks and np.all(r == r[:, :1]):

@@ -16,6 +16,7 @@ import pandas as pd
 from .._validate import ArgumentError, as_generator, check_choice, check_confidence_level, check_positive_int
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["PerformanceProfile", "performance_profile", "run_scores"]
 
@@ -95,8 +96,7 @@ def _as_runs(runs, models, tasks):
         models = [f"model {i}" for i in range(x.shape[0])] if models is None else list(models)
     tasks = [f"task {j}" for j in range(x.shape[2])] if tasks is None else list(tasks)
     if len(models) != x.shape[0] or len(tasks) != x.shape[2]:
-        raise ArgumentError(f"`models`/`tasks`: {len(models)} and {len(tasks)} names for runs shaped"
-                         f" {x.shape} (models x runs x tasks).")
+        raise ArgumentError(words('`{arg:models}`/`{arg:tasks}`: {n_models} and {n_tasks} names for runs shaped {shape} (models x runs x tasks).', n_models=len(models), n_tasks=len(tasks), shape=x.shape))
     if np.isinf(x).any():
         raise ArgumentError("`runs` holds an infinite score.")
     return x, tuple(map(str, models)), tuple(map(str, tasks))

@@ -20,6 +20,7 @@ from ..comparison.pairs import control_pairs, pair_indices
 from ._matrix import as_score_matrix, complete_cases
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["SignedRankResult", "signed_rank_tests", "pairs_for"]
 
@@ -35,7 +36,7 @@ def pairs_for(models, control=None) -> list[tuple[int, int]]:
     else:
         if control not in models:
             shown = ", ".join(map(repr, models[:12])) + (" ..." if len(models) > 12 else "")
-            raise ArgumentError(f"`control`: unknown model {control!r}; available: {shown}.")
+            raise ArgumentError(words('`{arg:control}`: unknown model {control!r}; available: {shown}.', control=control, shown=shown))
         a, b = control_pairs(len(models), models.index(control))
     return [(int(i), int(j)) for i, j in zip(a, b)]
 

@@ -24,6 +24,7 @@ from .._validate import ArgumentError, as_generator, check_choice, check_positiv
 from ._grid import dirichlet_points, line_grid, simplex_lattice
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["weight_sensitivity", "best_model_map", "WeightSensitivity", "Z_PRESETS", "group_covariance"]
 
@@ -123,7 +124,7 @@ class WeightSensitivity:
         """Index of the evaluated weighting closest to ``weights`` (given in group order)."""
         w = np.asarray(weights, dtype=np.float64)
         if w.shape != (len(self.groups),):
-            raise ArgumentError(f"`weights` must have one entry per group ({len(self.groups)}); got shape {w.shape}.")
+            raise ArgumentError(words('`{arg:weights}` must have one entry per group ({n_groups}); got shape {shape}.', n_groups=len(self.groups), shape=w.shape))
         return int(np.argmin(((self.weights - w / w.sum()) ** 2).sum(axis=1)))
 
 
@@ -310,7 +311,7 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
         group_cov = None
     else:
         if method == "analytic":
-            raise ArgumentError("`method='analytic'` needs a ResultsTable; Replicates carry bootstrap replicates.")
+            raise ArgumentError(words("`{arg:method='analytic'}` needs a ResultsTable; Replicates carry bootstrap replicates."))
         observed = np.asarray(data.observed, dtype=np.float64)
         reps = np.asarray(data.replicates, dtype=np.float64)
         measured = data.resampling == "paired"
