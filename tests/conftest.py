@@ -7,10 +7,6 @@ from pathlib import Path
 
 import pytest
 
-# notes as data (issue 23), while cli_message still exists: every structured note the command line prints must read
-# exactly as cli_message worded its Python text (cli/_common.note_text raises otherwise)
-os.environ.setdefault("EVALBAND_NOTES_CHECK", "1")
-
 ROOT = Path(__file__).resolve().parents[1]
 #: real results of real tools (read-only), beside the repository: used where a fixture was not bundled
 SHARED_DATA = Path(os.environ.get("EVALBAND_SHARED_DATA", ROOT.parent / "shared" / "data"))

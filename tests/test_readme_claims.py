@@ -17,7 +17,6 @@ Two kinds of claim:
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 from pathlib import Path
 

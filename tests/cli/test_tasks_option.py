@@ -21,7 +21,8 @@ from typer.testing import CliRunner
 
 from evalband import load_example
 from evalband.bayes import beta_binomial
-from evalband.cli._common import cli_message
+from evalband._words import words
+from evalband.cli._common import note_text
 from evalband.cli.main import app, command_functions
 import jsonout  # noqa: E402
 
@@ -80,8 +81,8 @@ def test_clusters_effective_message_reads_as_an_option():
     assert res.exit_code == 2
     assert res.output.startswith("evalband: error: `--clusters effective` needs item-level data with a cluster"
                                  " column (--cluster COL); this input has none.")
-    assert cli_message("`method='bca'` needs more") == "`--method bca` needs more"
-    assert cli_message("`unknown_arg='x'` stays") == "`unknown_arg='x'` stays"
+    assert note_text(words("`{arg:method='bca'}` needs more")) == "`--method bca` needs more"
+    assert note_text(words("`{arg:unknown_arg='x'}` stays")) == "`unknown_arg='x'` stays"
 
 
 def test_summarize_tasks_and_pooled_row():

@@ -10,7 +10,6 @@ the pair's random stream is keyed by the two names); the family's adjusted p-val
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pandas as pd

@@ -1,7 +1,7 @@
 """Notes as data (issue 23): every NoteKind of the package has a unique code, a template that uses only its
-language, and renders for every audience and markup; the command line words each kind exactly as
-``cli_message`` worded its text before (the equivalence held while both exist); JSON output carries the notes
-as records."""
+language, and renders for every audience and markup (until ``cli_message`` was deleted, the command line's words
+for each kind were checked to be exactly what its regular expressions made of the Python text); JSON output carries
+the notes as records."""
 
 from __future__ import annotations
 
@@ -77,26 +77,6 @@ def test_every_kind_renders_for_every_audience(module, name, kind):
     assert rec["code"] == kind.code and rec["severity"] == kind.severity and set(rec["params"]) == set(kind.params)
     json.dumps(rec)
     assert pickle.loads(pickle.dumps(note)).code == kind.code
-
-
-@pytest.mark.parametrize("module,name,kind", KINDS, ids=[k.code for _, _, k in KINDS])
-def test_cli_words_as_cli_message_said_them(module, name, kind):
-    """Temporary (while ``cli_message`` exists): the CLI rendering of every kind is what ``cli_message`` made of
-    its Python text, the parameters being text the user supplied (printed as written), in the words of the
-    command that prints it (``arena``'s options for the preference notes). The run-time twin of this test is
-    ``EVALBAND_NOTES_CHECK`` (tests/conftest.py): every note a command prints in the suite is checked so, with
-    its real parameters and the command's own options."""
-    from evalband.cli._common import cli_message, cli_vocabulary, forget_names, protect_names
-    from evalband.cli.arena import _OPTIONS as ARENA
-
-    options = ARENA if kind.code.startswith("preferences.") else {}
-    note = kind(**_sample(kind))
-    forget_names()
-    protect_names([str(v) for v in note.params.values()])
-    try:
-        assert render(note, audience="cli", vocabulary=cli_vocabulary(**options)) == cli_message(str(note), options)
-    finally:
-        forget_names()
 
 
 def test_template_language():

@@ -49,11 +49,11 @@ def test_columns_differing_only_by_case_are_one_error_naming_both(tmp_path):
     path = tmp_path / "dup.csv"
     path.write_text("model,Model,task,item,score\na,A,t,1,1\n")
     with pytest.raises(InputError, match=r"columns 'model' and 'Model' differ only by case; rename one, or name the"
-                                         r" one to use with --model-col"):
+                                         r" one to use with `model_col`"):  # the argument in Python
         read(path)
     assert read(path, model_col="Model").models == ("A",)  # named exactly: no ambiguity
     res = runner.invoke(app, ["summarize", str(path)])
-    assert "differ only by case" in _err(res)
+    assert "differ only by case; rename one, or name the one to use with `--model-col`" in _err(res)  # the option
 
 
 # ------------------------------------------------------------------------------------------------ O21 globs

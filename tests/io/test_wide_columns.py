@@ -2,7 +2,6 @@
 `--shape wide` chooses the model columns when the file is read (QA O5)."""
 
 from notes import flat  # noqa: F401
-import json
 
 import numpy as np
 import pandas as pd

@@ -4,7 +4,6 @@ is named after the file) pairs the items; before the fix it failed with 'share n
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pandas as pd

@@ -1,6 +1,5 @@
 """Counts in a plan are whole numbers: items and clusters required are rounded up and typed int (QA O14)."""
 
-import json
 import math
 
 from scipy import stats

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import ConfidenceOpt, FormatOpt, SeedOpt, WideOpt, check_input_path, errors, output_format, \
-    parse_confidence, parse_list, protect_names, protect_table, resolve_seed, show, _typed_names, note_text, \
+    parse_confidence, parse_list, resolve_seed, show, note_text, \
     NResamplesOpt, n_resamples_for
 from ..display.notes import NoteKind
 
@@ -82,7 +82,6 @@ def agreement(
     """
     with errors():
         check_input_path(path)  # before the heavy imports
-    protect_names(path, unit_col, rater_col, value_col, cluster, reference, _typed_names(raters), _typed_names(judges))
     import numpy as np
 
     from ..display import json_dumps, json_records
@@ -98,7 +97,6 @@ def agreement(
         res = agree(sel, measurement=level, reference=reference, judges=parse_list(judges, name="judges"),
                     n_resamples=n_resamples_for("refit", n_resamples), confidence_level=parse_confidence(confidence),
                     rng=seed)
-        protect_table(sel.table)
         # the library's notes in this command's words (level= -> --level, reference= -> --reference)
         notes = [note_text(n, {"level": "--level", "measurement": "--level", "reference": "--reference", "cluster_col": "--cluster",
                                  "judges": "--judges", "raters": "--raters"}) for n in res.notes]

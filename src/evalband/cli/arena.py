@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (ConfidenceOpt, FormatOpt, ModelsOpt, SeedOpt, WideOpt, check_input_path, errors, output_format,
-                      parse_confidence, parse_list, protect_names, resolve_seed, show, _typed_names, note_text,
+                      parse_confidence, parse_list, resolve_seed, show, note_text,
                       NResamplesOpt, n_resamples_for)
 from ._common import SEED_REPLICATES
 from .compare import CorrectionOpt, points_note
@@ -149,9 +149,6 @@ def arena(
     """
     with errors():
         check_input_path(path)  # before the heavy imports
-    protect_names(path, baseline, anchor, anchor.rpartition("=")[0] if anchor else None, cluster,
-                  _typed_names(style), model_a_col, model_b_col, winner_col, question_col, judge_col, turn_col,
-                  weight_col, _typed_names(models))
     from ..preferences import arena as run_arena
 
     with errors(**_OPTIONS):
@@ -172,7 +169,6 @@ def arena(
                            n_resamples=n_resamples_for("refit", n_resamples),
                            confidence_level=parse_confidence(confidence), rng=seed,
                            models=parse_list(models, name="models"), source=battle_source, **read_options)
-        protect_names(result.models)
         # the library's notes in this command's words (cluster='judge' -> --cluster judge)
         notes = [note_text(n, _OPTIONS) for n in result.notes] + [SEED_REPLICATES(seed_text=seed_text, n_resamples=result.n_resamples)]
         if pairs:

@@ -13,7 +13,6 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (ConfidenceOpt, InputOptions, check_input_path, emit, emit_json, errors, note_lines, parse_confidence,
-                      protect_names,
                       parse_list, reads_input)
 from .compare import parse_margin
 from .._validate import ArgumentError
@@ -71,7 +70,6 @@ def gate(
     with errors():
         for path in (baseline, candidate):
             check_input_path(path)  # before the heavy imports
-    protect_names(baseline, candidate, metric, model)
     from ..plan import release_gate
 
     with errors():

@@ -47,7 +47,8 @@ def _arena_table(table, options):
     """The battles :func:`evalband.arena` will fit with ``options``: its own subsets (ties dropped, battles without
     the baseline for win rates) made here first, so that its units are ours."""
     if options.get("ties") == "drop":
-        table = table.subset(~table.tie, note=f"ties='drop': {int(table.tie.sum()):,} tied battles left out")
+        table = table.subset(~table.tie, note=words("{arg:ties='drop'}: {n:,} tied battles left out",
+                                                        n=int(table.tie.sum())))
     baseline = options.get("baseline")
     if options.get("method") == "win-rate" and baseline is not None and baseline in table.models:
         pos = table.models.index(baseline)

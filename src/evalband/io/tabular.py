@@ -46,8 +46,9 @@ def _match_case(col, columns, source: str, option: str, *, explicit: bool):
     if col in same and (explicit or len(same) == 1):
         return col
     if len(same) > 1:
-        raise InputError(f"columns {' and '.join(map(repr, same))} differ only by case; rename one, or name the one"
-                         f" to use with {option}", source=source)
+        raise InputError(words("columns {same} differ only by case; rename one, or name the one to use with"
+                               " `{arg:{option}}`", same=" and ".join(map(repr, same)), option=option),
+                         source=source)
     return same[0] if same else col
 
 
@@ -181,10 +182,10 @@ def read_tabular(
                       accuracy_col=accuracy_col)
     model_col, task_col, item_col, score_col, trial_col, group_col, n_col, correct_col, accuracy_col = (
         _match_case(col, cols, source, option, explicit=col != default) for col, option, default in (
-            (model_col, "--model-col", "model"), (task_col, "--task-col", "task"), (item_col, "--item-col", "item"),
-            (score_col, "--score-col", "score"), (trial_col, "--trial-col", "trial"),
-            (group_col, "--group-col", "group"), (n_col, "n_col=", "n"), (correct_col, "correct_col=", "correct"),
-            (accuracy_col, "accuracy_col=", "accuracy")))
+            (model_col, "model_col", "model"), (task_col, "task_col", "task"), (item_col, "item_col", "item"),
+            (score_col, "score_col", "score"), (trial_col, "trial_col", "trial"),
+            (group_col, "group_col", "group"), (n_col, "n_col", "n"), (correct_col, "correct_col", "correct"),
+            (accuracy_col, "accuracy_col", "accuracy")))
     # every column named for a role must exist (the one check of the column mapping: a typo such as
     # task_col='categroy' is named as such, with the closest column, never read as some other problem)
     facet_list = [] if facets is None else [facets] if isinstance(facets, str) else [str(f) for f in facets]

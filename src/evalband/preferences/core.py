@@ -364,7 +364,7 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
     if ties == "drop":
         if table.tie.all():
             raise ArgumentError(words("{arg:ties='drop'} leaves no battle: every battle is a tie."))
-        table = _subset(table, ~table.tie, f"ties='drop': {int(table.tie.sum()):,} tied battles left out")
+        table = _subset(table, ~table.tie, words("{arg:ties='drop'}: {n:,} tied battles left out", n=int(table.tie.sum())))
     if method == "win-rate" and base_pos is not None:
         pos = table.models.index(baseline)
         involved = (table.model_a == pos) | (table.model_b == pos)

@@ -101,8 +101,10 @@ def _read_items(items, pop: Population) -> tuple[np.ndarray, np.ndarray, np.ndar
     bad = ~((prob > 0) & (prob <= 1))
     if bad.any():
         i = int(np.argmax(bad))
-        raise InputError(f"{frame['inclusion_prob'].iloc[i]!r} is not a probability in (0, 1].", source=source,
-                         row=i + 2, column="inclusion_prob")
+        value = frame["inclusion_prob"].iloc[i]
+        shown = f"{float(value):g}" if isinstance(value, (int, float, np.number)) else repr(value)
+        raise InputError(f"{shown} is not a probability in (0, 1].", source=source, row=i + 2,
+                         column="inclusion_prob")
     keys = pd.MultiIndex.from_arrays([frame["task"].astype(str), frame["item"].astype(str)])
     if keys.duplicated().any():
         i = int(np.argmax(keys.duplicated()))
