@@ -15,7 +15,7 @@ import numpy as np
 from .._validate import InputError
 from ..data.battle_counts import KEY, group_rows
 from ..data.battles import LABELS
-from ._shards import Failure, Shard, local_copy
+from ._shards import Failure, Shard, local_copy, settled
 
 __all__ = ["battle_table", "battle_labels", "merge_battle_labels", "count_shard", "combine_counts", "holds_battles"]
 
@@ -122,12 +122,10 @@ def _grouped(columns: dict, count) -> dict:
 
 def combine_counts(*partials):
     """Partial counts as one: rows of equal key add their counts (a failure passes through)."""
-    for x in partials:
-        if isinstance(x, Failure):
-            return x
-    partials = [x for x in partials if x is not None]
-    if len(partials) <= 1:
-        return partials[0] if partials else None
+    done = settled(partials)
+    if not isinstance(done, tuple):
+        return done
+    (partials,) = done
     names = [k for k in partials[0] if k != "count"]
     return _grouped({k: np.concatenate([x[k] for x in partials]) for k in names},
                     np.concatenate([x["count"] for x in partials]))
