@@ -25,15 +25,30 @@ _EMPTY = {"is empty": "empty", "holds no battles": "header only", "has only a he
 
 def holds_battles(shard: Shard, storage_options) -> bool:
     """Whether a shard's columns are those of battles (``model_a``/``model_b`` or ``left``/``right`` and
-    ``winner``), told from its header or schema."""
-    from .battles import looks_like_battles
+    ``winner``), told from its Parquet schema or its header line (read through fsspec: a remote shard is not
+    copied for it)."""
+    import csv
+    import io
 
-    local, cleanup = local_copy(shard, storage_options)
+    import fsspec
+
+    from .battles import _kind_of_keys
+
+    url = shard.url.split("://", 1)[-1] if shard.local and shard.url.startswith("file://") else shard.url
     try:
-        return looks_like_battles(local)
-    finally:
-        if cleanup is not None:
-            os.unlink(cleanup)
+        if shard.name.lower().endswith((".parquet", ".pq")):
+            import pyarrow.parquet as pq
+
+            with fsspec.open(url, "rb", **(storage_options or {})) as fh:
+                names = pq.read_schema(fh).names
+        else:
+            with fsspec.open(url, "rb", compression="infer", **(storage_options or {})) as fh:
+                header = io.TextIOWrapper(fh, encoding="utf-8-sig", errors="ignore").readline()
+            sep = "\t" if ".tsv" in shard.name.lower() else ","
+            names = [n.strip() for n in next(csv.reader([header], delimiter=sep), [])]
+    except Exception:  # a detector never raises: the results reader then says what is wrong with the shard
+        return False
+    return _kind_of_keys(names) in ("columns", "fastchat")
 
 
 def battle_table(shard: Shard, options: dict, storage_options):
