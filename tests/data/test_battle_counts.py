@@ -86,3 +86,9 @@ def test_counted_battles_refuse_single_battle_views():
     frame = c.to_frame()
     assert list(frame.columns) == ["question", "judge", "model_a", "model_b", "outcome", "weight", "count"]
     assert frame["count"].sum() == c.n_battles
+
+
+def test_tie_models_count_battles_with_a_fractional_outcome():
+    c = BattleCounts.build(("a", "b"), [0, 0, 1], [1, 1, 0], [0.3, 0.3, 1.0], [1.0, 1.0, 1.0], [2, 3, 1], {}, {})
+    with pytest.raises(ValueError, match="but 5 battles have a fractional outcome"):
+        c.pair_sums(np.zeros(c.n_rows, dtype=int), 1, kind="ties")

@@ -232,11 +232,11 @@ class BattleCounts:
         >>> c.pair_sums(np.zeros(c.n_rows, dtype=int), 1).totals()["s"].tolist()
         [2.0]
         """
-        a, b, y, w = self.model_a, self.model_b, self.outcome, self.mass
+        a, b, y, w, c = self.model_a, self.model_b, self.outcome, self.mass, self.count
         u = np.asarray(unit_codes, dtype=np.int64)
         if keep is not None:
-            a, b, y, w, u = a[keep], b[keep], y[keep], w[keep], u[keep]
-        return pair_sums(a, b, y, w, u, self.n_models, n_units, kind=kind)
+            a, b, y, w, u, c = a[keep], b[keep], y[keep], w[keep], u[keep], c[keep]
+        return pair_sums(a, b, y, w, u, self.n_models, n_units, kind=kind, count=c)
 
     def __repr__(self) -> str:
         return (f"BattleCounts({self.n_battles:,} battles in {self.n_rows:,} distinct rows, {self.n_models} models,"

@@ -355,7 +355,7 @@ class BattleTable:
 
 
 def pair_sums(model_a, model_b, outcome, mass, unit_codes, n_models: int, n_units: int, *,
-              kind: str = "half") -> PairSums:
+              kind: str = "half", count=None) -> PairSums:
     """Battles compressed to weighted sums per (resampling unit, model pair): the one home of this compression
     (:meth:`BattleTable.pair_sums`, :meth:`~evalband.data.battle_counts.BattleCounts.pair_sums`).
 
@@ -373,6 +373,8 @@ def pair_sums(model_a, model_b, outcome, mass, unit_codes, n_models: int, n_unit
     kind : {'half', 'ties'}
         'half': weight and weight x outcome (a tie is half a win, a fraction a fractional win); 'ties': the
         weights of wins, ties and losses separately (the outcomes must be 0, 0.5 or 1).
+    count : array of int, shape (n,), optional
+        The battles each row stands for (counted battles), for messages.
 
     Returns
     -------
@@ -404,7 +406,8 @@ def pair_sums(model_a, model_b, outcome, mass, unit_codes, n_models: int, n_unit
     elif kind == "ties":
         frac = np.flatnonzero(~np.isin(yi, (0.0, 0.5, 1.0)))
         if frac.size:
-            raise ArgumentError(f"tie models need win/tie/loss outcomes, but {_count(frac.size, 'battle')} have a"
+            k = frac.size if count is None else int(np.asarray(count)[frac].sum())
+            raise ArgumentError(f"tie models need win/tie/loss outcomes, but {_count(k, 'battle')} have a"
                                 f" fractional outcome (e.g. {yi[frac[0]]:g}); use ties='half'.")
         sums = {"w": mat(w * (yi == 1.0)), "t": mat(w * (yi == 0.5)), "l": mat(w * (yi == 0.0))}
     else:
