@@ -11,7 +11,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (ConfidenceOpt, FormatOpt, ModelsOpt, SeedOpt, WideOpt, check_input_path, errors, output_format,
+from ._common import (ConfidenceOpt, FormatOpt, ModelsOpt, SchedulerOpt, SeedOpt, WideOpt, check_input_path, errors,
+                      executor_for, output_format,
                       parse_confidence, parse_list, resolve_seed, show, note_text,
                       NResamplesOpt, n_resamples_for)
 from ._common import SEED_REPLICATES
@@ -136,6 +137,7 @@ def arena(
     judge_col: JudgeCol = None,
     turn_col: TurnCol = None,
     weight_col: WeightCol = None,
+    scheduler: SchedulerOpt = None,
 ):
     """Rank models from pairwise battles: rating with interval, rank interval, P(best), battles won and tied.
 
@@ -151,11 +153,13 @@ def arena(
         check_input_path(path)  # before the heavy imports
     from ..preferences import arena as run_arena
 
-    with errors(**_OPTIONS):
+    with errors(**_OPTIONS), executor_for(scheduler) as executor:  # sharded battles are counted on its cluster
         fmt = output_format(fmt, wide)
         columns = dict(model_a_col=model_a_col, model_b_col=model_b_col, winner_col=winner_col,
                        question_col=question_col, judge_col=judge_col, turn_col=turn_col, weight_col=weight_col)
         read_options = {key: value for key, value in columns.items() if value is not None}
+        if executor is not None:
+            read_options["executor"] = executor
         unit = _cluster(cluster, read_options)
         names = parse_list(style, name="--style") if style is not None else None
         if names is not None:

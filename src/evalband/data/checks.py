@@ -314,14 +314,20 @@ def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded
 def _natural(col) -> pd.Categorical:
     """A label column (categorical from :func:`evalband.data.labels.label_column`, or text) as a categorical whose
     categories are in natural order (:func:`evalband.data.labels.natural_order`); codes are remapped, rows untouched."""
+    from .codes import codes_of
+
     if isinstance(getattr(col, "dtype", None), pd.CategoricalDtype):
-        codes, uniq = col.cat.codes.to_numpy(), col.cat.categories.tolist()
+        codes, uniq = codes_of(col), col.cat.categories.tolist()
     else:
         codes, uniq = pd.factorize(col)
         uniq = uniq.tolist()
     uniq = [u if isinstance(u, str) else str(u) for u in uniq]
     perm = natural_permutation(uniq)
     if np.array_equal(perm, np.arange(len(uniq))):
+        if isinstance(getattr(col, "dtype", None), pd.CategoricalDtype):
+            same = pd.CategoricalDtype(uniq)
+            if col.dtype == same and col.dtype.categories.dtype == same.categories.dtype:
+                return col.array  # already in natural order: the column as it is (no copy of its codes)
         return pd.Categorical.from_codes(codes, categories=uniq, validate=False)
     from .codes import small_int
 
@@ -348,6 +354,8 @@ def natural_labels(out: pd.DataFrame, keys: tuple, others: tuple) -> pd.DataFram
 
 
 def _key_codes(out: pd.DataFrame, keys: tuple) -> tuple[list, list]:
+    from .codes import codes_of
+
     codes, radices = [], []
     for c in keys:
         if c not in out.columns:
@@ -357,7 +365,7 @@ def _key_codes(out: pd.DataFrame, keys: tuple) -> tuple[list, list]:
             codes.append(values)
             radices.append(int(values.max()) + 1 if values.size else 1)
         else:
-            codes.append(out[c].cat.codes.to_numpy())
+            codes.append(codes_of(out[c]))
             radices.append(len(out[c].cat.categories))
     return codes, radices
 

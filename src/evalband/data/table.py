@@ -24,7 +24,7 @@ import pandas as pd
 from .checks import (_COVERAGE_PREFIX, ITEM_COLUMNS, SCORE_LETTERS, SUMMARY_COLUMNS,  # noqa: F401
                             MAX_MAGNITUDE, _at, _constant_within, _labels, _measure, _require, _row_name, natural_labels,
                             parse_scores, row_order, same_as_previous, sort_rows)
-from .codes import combined_key, distinct_pairs, first_duplicate, small_int
+from .codes import codes_of, combined_key, run_bounds, distinct_pairs, first_duplicate, small_int
 from .labels import natural_order
 from .._validate import ArgumentError, InputError, check_names
 from ..display.reprs import displayed
@@ -403,7 +403,7 @@ class ResultsTable:
                                  " item-level estimators", source=self.source)
             d = self.data
             n_t = len(self.tasks)
-            cell = d["model"].cat.codes.to_numpy().astype(np.int64) * n_t + d["task"].cat.codes.to_numpy()
+            cell = codes_of(d["model"]).astype(np.int64) * n_t + codes_of(d["task"])
             size = len(self.models) * n_t
             idx = pd.MultiIndex.from_product([self.models, self.tasks], names=["model", "task"])
             grouped = pd.DataFrame({"sum": np.bincount(cell, weights=d["score"].to_numpy(), minlength=size),
@@ -436,7 +436,7 @@ class ResultsTable:
         """Each distinct (task, model, item) of an item-level table: its task, model and item codes and its rows
         (trials times facet levels), on the codes (sorted tables: runs of neighbouring rows)."""
         d = self.data
-        t, m, i = (d[c].cat.codes.to_numpy() for c in ("task", "model", "item"))
+        t, m, i = (codes_of(d[c]) for c in ("task", "model", "item"))
         if not (self.has_trials or self.facets):  # one row per cell (duplicates were refused)
             return t, m, i, np.broadcast_to(np.int64(1), t.shape)  # (a read-only view: no array of ones)
         radices = [len(d[c].cat.categories) for c in ("task", "model", "item")]
@@ -455,16 +455,24 @@ class ResultsTable:
     def _coverage(self) -> pd.DataFrame:
         t, m, i, _ = self._cells
         n_m, n_t, n_i = len(self.models), len(self.tasks), len(self.data["item"].cat.categories)
-        per = np.bincount(combined_key([m, t], [n_m, n_t], compact=True), minlength=n_m * n_t)
-        # models per (task, item): a table over tasks x items when it is small, else the distinct pairs
-        ti = combined_key([t, i], [n_t, n_i], compact=True)
-        if n_t * n_i <= max(4 * ti.size, 1 << 24):
-            shared = np.bincount(ti, minlength=n_t * n_i)
-            del ti
-            common = (shared.reshape(n_t, n_i) == n_m).sum(axis=1)
+        # task by task (the cells come task by task), so that no array of a key per cell is made: per (model,
+        # task) its items, and per task the items every model has
+        if t.size < 2 or bool(np.all(t[:-1] <= t[1:])):
+            bounds, order = run_bounds(t, n_t), None
         else:
-            uniq, k = np.unique(ti, return_counts=True)
-            common = np.bincount(uniq // n_i, weights=k == n_m, minlength=n_t)
+            order = np.argsort(t, kind="stable")
+            bounds = run_bounds(t[order], n_t)
+        per = np.zeros((n_m, n_t), dtype=np.int64)
+        common = np.zeros(n_t, dtype=np.int64)
+        for k in range(n_t):
+            rows = slice(int(bounds[k]), int(bounds[k + 1])) if order is None else order[bounds[k]:bounds[k + 1]]
+            mk, ik = m[rows], i[rows]
+            per[:, k] = np.bincount(mk, minlength=n_m)
+            if n_i <= max(4 * ik.size, 1 << 16):
+                common[k] = np.count_nonzero(np.bincount(ik, minlength=n_i) == n_m)
+            else:  # few of many items: the distinct ones
+                common[k] = np.count_nonzero(np.unique(ik, return_counts=True)[1] == n_m)
+        per = per.ravel()  # model by model: position model * n_t + task
         have = np.flatnonzero(per)  # the observed (model, task) pairs, model by model
         mc, tc = have // n_t, have % n_t
         frame = pd.DataFrame({
@@ -486,7 +494,7 @@ class ResultsTable:
             if self.has_clusters:
                 parts.append(_count(distinct_pairs(d, "task", "cluster"), "cluster"))
             for f in self.facets:
-                k = int((np.bincount(d[f].cat.codes.to_numpy()) > 0).sum())
+                k = int((np.bincount(codes_of(d[f])) > 0).sum())
                 parts.append(f"{k:,} {f} level{'s' if k != 1 else ''}")
             for m in self.measures:
                 parts.append(f"{m} on {int(d[m].notna().sum()):,} rows")
@@ -505,15 +513,15 @@ class ResultsTable:
         order: views of the columns when the rows are in the canonical order (one slice per task), so that a pass
         over a table of 1e8 rows holds one task's codes at a time."""
         rows = self._task_rows[task]
-        return tuple(self.data[c].cat.codes.to_numpy()[rows] for c in columns)
+        return tuple(codes_of(self.data[c])[rows] for c in columns)
 
     # ---------------------------------------------------------------- internals
     @cached_property
     def _task_rows(self) -> dict:
         """Task -> row positions, computed once so per-task views do not rescan the table."""
-        codes = self.data["task"].cat.codes.to_numpy()
+        codes = codes_of(self.data["task"])
         if codes.size < 2 or bool(np.all(codes[:-1] <= codes[1:])):  # the canonical order: a slice per task
-            bounds = np.searchsorted(codes, np.arange(len(self.tasks) + 1))
+            bounds = run_bounds(codes, len(self.tasks))
             return {t: slice(int(bounds[k]), int(bounds[k + 1])) for k, t in enumerate(self.tasks)}
         order = np.argsort(codes, kind="stable")
         bounds = np.searchsorted(codes[order], np.arange(len(self.tasks) + 1))

@@ -36,7 +36,6 @@ import numpy as np
 import pandas as pd
 
 from ..data.labels import _skeleton, natural_order, shown
-from ..data.checks import natural_labels
 from ..data.codes import small_int
 from .._validate import ArgumentError, ArgumentTypeError, InputError, require_extra
 from ._frames import NOTE_FILE_WITHOUT_ROWS_LEFT
@@ -52,6 +51,8 @@ _MEASURE_OPTIONS = ("cost_col", "latency_col", "human_col")
 #: cells per key range (about): each range is merged in its own tree and fetched by the client on its own, so a
 #: worker merges and the client receives at most about this many cells at a time (36 bytes each in transit)
 RANGE_CELLS = 4_000_000
+#: cells the client fetches at a time (the table's columns only, about 16-20 bytes a cell in transit)
+FETCH_CELLS = 1_000_000
 
 
 # ------------------------------------------------------------------------------------------ on the client
@@ -269,6 +270,16 @@ def _row_word(shard: Shard) -> str:
 
 
 
+def _piece(got: dict, start: int, stop: int, columns: tuple) -> dict:
+    """Cells ``start:stop`` of a reduced range: the table's columns only (on a worker)."""
+    return {c: got[c][start:stop] for c in columns}
+
+
+def _origin(got: dict, k: int) -> tuple[int, int]:
+    """The shard and row of cell ``k`` of a reduced range (for a message; on a worker)."""
+    return int(got["cluster_shard"][k]), int(got["cluster_row"][k])
+
+
 def _size(got):
     """The number of cells of a fetched range (a failure or a duplicate passes through)."""
     if got is None:
@@ -300,21 +311,21 @@ def _table(client, ranges, summary, keys, facets, notes, source, shards):
         check = _ClusterCheck(len(labels["task"]), len(labels["item"]), labels, shards)
     start = 0
     for k, future in enumerate(ranges):
-        got = future.result()
+        size = sizes[k]
+        for a in range(0, size, FETCH_CELLS):  # a piece at a time: the client holds one piece in transit
+            b = min(size, a + FETCH_CELLS)
+            got = client.submit(_piece, future, a, b, tuple(columns), pure=False).result()
+            for c in columns:
+                columns[c][start + a:start + b] = got[c]
+            if has_clusters:
+                check.add(got, lambda j, future=future, a=a: client.submit(_origin, future, a + j, pure=False).result())
+            del got
         ranges[k] = None  # released on the workers once fetched
         future.release()
-        if got is None:
-            continue
-        stop = start + len(got["score"])
-        for c in columns:
-            columns[c][start:stop] = got[c]
-        if has_clusters:
-            check.add(got)
-        start = stop
-        del got
+        start += size
     if has_clusters:
         check.done(columns, source)
-    out = pd.DataFrame(index=pd.RangeIndex(n))
+    out = {}  # the columns, then one frame over them (copy=False: setting a column would copy its array)
     for col in ("model", "task", "item"):
         out[col] = pd.Categorical.from_codes(columns.pop(col), categories=labels[col], validate=False)
     out["trial"] = small_int(columns.pop("trial"))
@@ -325,14 +336,15 @@ def _table(client, ranges, summary, keys, facets, notes, source, shards):
         task_group = {t: next(iter(g)) for t, g in summary["groups"].items()}
         gcode = {g: k for k, g in enumerate(labels["group"])}
         per_task = np.array([gcode[task_group[t]] for t in labels["task"]], dtype=code_dtype(len(labels["group"])))
-        out["group"] = pd.Categorical.from_codes(per_task[out["task"].cat.codes.to_numpy()],
+        out["group"] = pd.Categorical.from_codes(per_task[out["task"].codes],
                                                  categories=labels["group"], validate=False)
     for f in facets:
         out[f] = pd.Categorical.from_codes(columns.pop(f), categories=labels[f], validate=False)
     out["score"] = columns.pop("score")
+    out = pd.DataFrame(out, index=pd.RangeIndex(n), copy=False)
     kinds = summary["kinds"]
     kind = "unbounded" if "unbounded" in kinds else "binary" if kinds == {"binary"} else "bounded"
-    out = natural_labels(out, keys, ("cluster", "group"))
+    # (every label column is built on its labels in natural order: the single reader's natural_labels is a no-op)
     table = ResultsTable(out, "item", kind, source, tuple(notes), None, bool(summary["trials"]), True,
                          tuple(facets))
     return table._with_coverage_notes()
@@ -371,7 +383,8 @@ class _ClusterCheck:
         if self.dense:
             self.seen = np.full(n_tasks * n_items, -1, dtype=np.int32)
 
-    def add(self, got: dict) -> None:
+    def add(self, got: dict, origin) -> None:
+        """Check the cells of one piece; ``origin(k)`` gives the (shard, row) of its cell ``k`` for a message."""
         if not self.dense:
             return
         where = got["task"].astype(np.int64) * self.n_items + got["item"]
@@ -385,11 +398,12 @@ class _ClusterCheck:
         if bad.size:
             k = int(bad[0])
             t, i, a, b = int(got["task"][k]), int(got["item"][k]), int(before[k]), int(c[k])
-            shard = self.shards[int(got["cluster_shard"][k])]
+            s, row = origin(k)
+            shard = self.shards[s]
             raise InputError(f"cluster changes within item '{self.labels['item'][i]}' of task"
                              f" '{self.labels['task'][t]}' ('{self.labels['cluster'][a]}' and"
                              f" '{self.labels['cluster'][b]}'); an item belongs to one cluster", source=shard.url,
-                             row=f"{_row_word(shard)} {int(got['cluster_row'][k])}", column="cluster")
+                             row=f"{_row_word(shard)} {row}", column="cluster")
 
     def done(self, columns: dict, source: str) -> None:
         if self.dense:

@@ -13,10 +13,11 @@ from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_genera
                          check_confidence_level, check_positive_int, renamed)
 from ..estimation.confidence import ConfidenceInterval
 from ..data.battles import BattleTable
+from ..data.battle_counts import BattleCounts
 from .bradley_terry import RIDGE, TIES
 from .lc_glm import LC_GLMS
 from .replicates import average_ratings, baseline_ratings, bt_ratings, elo_ratings, style_ratings
-from ..resample.battles import ClusterBootstrap, resampling_units
+from ..resample.battles import ClusterBootstrap, resampling_units, unit_column
 from .result import ArenaResult
 from .scales import SCALES, parse_anchor, to_scale
 from .style import style_names
@@ -41,7 +42,7 @@ def _select(data, source, options, baseline, models):
     from ..selection import Selection, select
 
     source = check_choice(source, tuple(_SOURCES), "source")
-    if isinstance(data, (Selection, BattleTable)):
+    if isinstance(data, (Selection, BattleTable, BattleCounts)):
         if options or source != "auto":
             given = [f"source={source!r}"] * (source != "auto") + list(options)
             raise ArgumentTypeError(f"reader options ({', '.join(given)}) do not apply to a"
@@ -52,7 +53,7 @@ def _select(data, source, options, baseline, models):
         # input to the battle readers, whatever its columns
         sel = select(data, models=models, source=_SOURCES[source], baseline=baseline, **options)
     table = sel.table
-    if not isinstance(table, BattleTable):
+    if not isinstance(table, (BattleTable, BattleCounts)):
         raise InputError("holds no pairwise battles (model_a, model_b and winner columns, or a Chatbot Arena,"
                          " Arena-Hard or AlpacaEval file)", source=getattr(table, "source", None))
     return table, tuple(dict.fromkeys((*table.notes, *sel.notes)))
@@ -68,6 +69,25 @@ def _subset(table: BattleTable, keep, note: str) -> BattleTable:
         shown = ", ".join(map(repr, gone[:5])) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
         out = replace(out, notes=out.notes + (f"left out with them: {shown} (no battle left)",))
     return out
+
+
+def _counted(table, method: str, style, length_control, cluster):
+    """The battles compressed to counts (:meth:`BattleTable.counted`) when the fit needs no single battle: every
+    model but online Elo, without style or length control, resampling questions, judges or clusters. Battles
+    reduced to counts on a cluster (:mod:`evalband.io.distributed_battles`) come as counts already; a fit that
+    needs the battles themselves is refused for them."""
+    needs = ("model 'elo' (online Elo runs over the battles in order)" if method == "elo" else
+             "style control (per-battle style features)" if style is not None else
+             "length control (per-battle lengths)" if length_control else
+             "independent battles (--cluster none resamples single battles)"
+             if unit_column(table, cluster) == "none" else None)
+    if isinstance(table, BattleCounts):
+        if needs is not None:
+            raise ArgumentError(f"the battles were reduced to counts per question and pair of models (read on a"
+                                f" cluster); {needs} needs the battles themselves: read them without --scheduler"
+                                f" (Python: without executor=)")
+        return table
+    return table if needs is not None else table.counted()
 
 
 def _position(name, models, what: str) -> int:
@@ -359,16 +379,17 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
     gen = as_generator(rng)
 
     table, read_notes = _select(data, source, read_options, baseline, models)
-    table = replace(table, notes=read_notes)
+    table = _counted(replace(table, notes=read_notes), method, style, length_control, cluster)
     base_pos = None if baseline is None else _position(baseline, table.models, "baseline")
     if ties == "drop":
         if table.tie.all():
             raise ArgumentError(words("{arg:ties='drop'} leaves no battle: every battle is a tie."))
-        table = _subset(table, ~table.tie, words("{arg:ties='drop'}: {n:,} tied battles left out", n=int(table.tie.sum())))
+        table = _subset(table, ~table.tie, words("{arg:ties='drop'}: {n:,} tied battles left out",
+                                                 n=table.battles(table.tie)))
     if method == "win-rate" and base_pos is not None:
         pos = table.models.index(baseline)
         involved = (table.model_a == pos) | (table.model_b == pos)
-        table = _subset(table, involved, f"{int((~involved).sum()):,} battles not involving the baseline"
+        table = _subset(table, involved, f"{table.battles(~involved):,} battles not involving the baseline"
                                          f" {baseline!r} left out of the win rates")
     if table.n_models < 2:
         raise ArgumentError(f"a leaderboard needs at least two models; the battles have {table.n_models}.")

@@ -212,7 +212,8 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
     """Win rates against ``baseline`` (or, with ``length_control``, length-controlled win rates by the GLM
     ``lc_glm``: AlpacaEval's 'length_controlled_v1' (:mod:`~evalband.preferences.lc_glm`), or 'length-only')."""
     m = table.n_models
-    wr = baseline_win_rates(table.model_a, table.model_b, table.outcome, table.weight, units, m, baseline)
+    wr = baseline_win_rates(table.model_a, table.model_b, table.outcome, table.weight, units, m, baseline,
+                            count=getattr(table, "count", None))
     notes = []
     samples = np.empty((boot.n_resamples, m))
     raw_samples = samples if not length_control else np.empty((boot.n_resamples, m))

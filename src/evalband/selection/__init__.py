@@ -245,7 +245,7 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
         if not given and (not complete or data.complete):
             return data
         merged = {**data._spec, **given}
-        if type(data.source).__name__ == "BattleTable":  # battles are narrowed by models alone
+        if type(data.source).__name__ in ("BattleTable", "BattleCounts"):  # battles are narrowed by models alone
             return _battles(data.source, models=merged.get("models"), spec=merged)
         if complete:
             merged.update(complete=True, shared_items=shared_items, independent=independent)
@@ -256,20 +256,21 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
     from ..data.table import ResultsTable
 
     if not isinstance(data, (ResultsTable, str, os.PathLike, list, tuple)) and type(data).__name__ not in (
-            "DataFrame", "BattleTable", "RatingsTable", "CostTable"):
+            "DataFrame", "BattleTable", "BattleCounts", "RatingsTable", "CostTable"):
         raise ArgumentTypeError("`data` must be a ResultsTable (from evalband.read or evalband.load_example), a Selection,"
                         f" a DataFrame or a path; got {type(data).__name__}.")
     from ..data.battles import BattleTable
+    from ..data.battle_counts import BattleCounts
     from ..data.costs import CostTable
     from ..data.ratings import RatingsTable
 
-    if isinstance(data, (BattleTable, RatingsTable, CostTable)) and not read_options:
+    if isinstance(data, (BattleTable, BattleCounts, RatingsTable, CostTable)) and not read_options:
         table = data
     elif isinstance(data, ResultsTable) and not read_options:
         return _run(data, **spec)
     else:
         table = read(data, **read_options)
-    if isinstance(table, BattleTable):
+    if isinstance(table, (BattleTable, BattleCounts)):
         return _battles(table, models=models, spec=spec)
     if isinstance(table, CostTable):  # per-model costs: models only
         if tasks is not None or weights is not None or group_weights is not None:
@@ -382,7 +383,7 @@ def _battles(table, *, models, spec) -> Selection:
         if not keep.any():
             raise InputError(words('no battle between two of the models in `{arg:models}` ({value})', value=and_names(chosen)),
                              source=table.source)
-        left = int((~keep).sum())
+        left = table.battles(~keep)
         if left:
             notes.append(NOTE_BATTLE_MODEL_OUTSIDE_LEFT(left=left, value='s' if left != 1 else ''))
         table = table.subset(keep)
