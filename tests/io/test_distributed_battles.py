@@ -9,7 +9,6 @@ and CSV) and rows shuffled across them.
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
@@ -28,6 +27,7 @@ from evalband.io import read  # noqa: E402
 from evalband.io.battles import read_battles  # noqa: E402
 from evalband.io.distributed_battles import read_battles_distributed  # noqa: E402
 from evalband.preferences import arena  # noqa: E402
+import jsonout
 
 runner = CliRunner()
 MODELS = np.array(["base", "m1", "m10", "m2", "m3"])
@@ -76,7 +76,7 @@ def _arena(path, extra, scheduler=None):
     args = ["arena", path, "--n-resamples", "200", "--seed", "3", "--format", "json", *extra]
     out = runner.invoke(app, args + (["--scheduler", scheduler] if scheduler else []))
     assert out.exit_code == 0, out.output
-    json.loads(out.stdout[:out.stdout.rindex("]") + 1])  # the records are JSON
+    assert jsonout.records(out.stdout)  # the records are JSON (beside the notes as records)
     return out.stdout
 
 

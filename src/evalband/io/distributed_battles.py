@@ -66,16 +66,22 @@ def merge_notes(per_shard: list) -> list[str]:
     ...              ["1,000 battles left out"]])
     ['1,002 battles left out', 'style features: length']
     """
-    totals, lists = {}, []
+    totals, lists, kinds = {}, [], {}
     for notes in per_shard:
         keys = []
         for note in notes:
-            m = _COUNTED.match(note)
-            key = m.group(2) if m else note
-            if m:
-                totals[key] = totals.get(key, 0) + int(m.group(1).replace(",", ""))
+            count = _count_parameter(note)
+            if count is not None:  # a note as data that opens with a count: one note, the counts added
+                key = (note.code, tuple(sorted((k, repr(v)) for k, v in note.params.items() if k != count)))
+                kinds[key] = (note, count)
+                totals[key] = totals.get(key, 0) + int(note.params[count])
             else:
-                totals.setdefault(key, None)
+                m = _COUNTED.match(note)
+                key = m.group(2) if m else note
+                if m:
+                    totals[key] = totals.get(key, 0) + int(m.group(1).replace(",", ""))
+                else:
+                    totals.setdefault(key, None)
             if key not in keys:
                 keys.append(key)
         lists.append(keys)
@@ -86,8 +92,25 @@ def merge_notes(per_shard: list) -> list[str]:
                                                  for p in keys[:keys.index(k)])), pending[0])
         pending.remove(ready)
         placed.add(ready)
-        out.append(ready if totals[ready] is None else f"{totals[ready]:,} {ready}")
+        if ready in kinds:
+            note, count = kinds[ready]
+            out.append(note.kind(**{**note.params, count: totals[ready]}))
+        else:
+            out.append(ready if totals[ready] is None else f"{totals[ready]:,} {ready}")
     return out
+
+
+def _count_parameter(note) -> str | None:
+    """The parameter a note as data opens with when it is a count (``{bothbad:,} ... battles``), else None."""
+    from ..display.notes import Note
+
+    if not isinstance(note, Note):
+        return None
+    m = re.match(r"\{(\w+)(?::,?d?)?\}", note.kind.template)
+    if m and isinstance(note.params.get(m.group(1)), (int, np.integer)) and not isinstance(
+            note.params.get(m.group(1)), bool):
+        return m.group(1)
+    return None
 
 
 def read_battles_distributed(data, *, client=None, executor=None, storage_options: dict | None = None,
