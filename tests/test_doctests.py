@@ -61,8 +61,6 @@ LACKING = frozenset({
     "evalband.aggregate.aggregate_notes", "evalband.aggregate.linear_weights", "evalband.bayes.custom",
     "evalband.bayes.diagnose", "evalband.bayes.exponential", "evalband.bayes.gamma", "evalband.bayes.half_normal",
     "evalband.bayes.nuts_beta_binomial", "evalband.bayes.parse_prior", "evalband.bayes.sensitivity_priors",
-    "evalband.comparison.bootstrap_p_value", "evalband.comparison.correlated_replicates",
-    "evalband.comparison.difference_variance", "evalband.comparison.max_t_intervals", "evalband.comparison.verdict",
     "evalband.costs.decision_from", "evalband.display.html_escape", "evalband.display.one_line",
     "evalband.display.format_interval", "evalband.display.format_level", "evalband.display.format_p",
     "evalband.display.format_percent", "evalband.display.format_rank_interval", "evalband.display.format_short",
