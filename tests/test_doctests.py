@@ -54,8 +54,6 @@ def test_examples_are_found_in_every_module_that_has_them():
 #: curated functions (of ``evalband.__all__`` and each subpackage's ``__all__``) that have no Examples section yet;
 #: the list only shrinks: a function given one must leave it (test below)
 LACKING = frozenset({
-    "evalband.aggregate.resolve_weights",
-    "evalband.aggregate.weights_and_notes", "evalband.aggregate.parse_weights",
     "evalband.aggregate.aggregate_specs",
     "evalband.aggregate.aggregate_notes", "evalband.aggregate.linear_weights", "evalband.bayes.custom",
     "evalband.bayes.diagnose", "evalband.bayes.exponential", "evalband.bayes.gamma", "evalband.bayes.half_normal",
@@ -83,9 +81,8 @@ LACKING = frozenset({
     "evalband.resample.use_executor", "evalband.resample.use_threads", "evalband.resample.available_cores",
     "evalband.resample.get_statistic", "evalband.resample.bca_acceleration", "evalband.resample.draw_counts",
     "evalband.resample.draw_indices", "evalband.resample.replicates_for", "evalband.resample.require_clusters",
-    "evalband.selection.missing_tasks", "evalband.selection.pair_items", "evalband.selection.parse_weights",
-    "evalband.selection.resolve_weights", "evalband.selection.restrict_weights",
-    "evalband.selection.weights_and_notes", "evalband.tasks.as_score_matrix", "evalband.tasks.complete_cases",
+    "evalband.selection.restrict_weights",
+    "evalband.tasks.as_score_matrix", "evalband.tasks.complete_cases",
     "evalband.tasks.rank_matrix", "evalband.tasks.score_matrix", "evalband.tasks.greenhouse_geisser",
     "evalband.tasks.mauchly", "evalband.tasks.bayes_signed_rank_tests", "evalband.tasks.hierarchical_bayes",
     "evalband.tasks.task_differences", "evalband.tasks.cliques_from_significance",

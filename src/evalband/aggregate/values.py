@@ -106,7 +106,7 @@ def evaluate_aggregates(reps, aggregate="mean", *, weights=None, higher_is_bette
     >>> from evalband.resample import ItemColumns, bootstrap
     >>> rng = np.random.default_rng(0)
     >>> scores = {"t1": {"score": rng.binomial(1, [[0.8], [0.6]], size=(2, 50)).astype(float)},
-    ...       "t2": {"score": rng.binomial(1, [[0.5], [0.4]], size=(2, 50)).astype(float)}}
+    ...           "t2": {"score": rng.binomial(1, [[0.5], [0.4]], size=(2, 50)).astype(float)}}
     >>> reps = bootstrap(ItemColumns(["A", "B"], ["t1", "t2"], scores), n_resamples=200, rng=0)
     >>> mean, mean_rank = evaluate_aggregates(reps, "mean,mean-rank")
     >>> mean.observed, mean.samples.shape
