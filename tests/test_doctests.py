@@ -82,11 +82,8 @@ LACKING = frozenset({
     "evalband.resample.get_statistic", "evalband.resample.bca_acceleration", "evalband.resample.draw_counts",
     "evalband.resample.draw_indices", "evalband.resample.replicates_for", "evalband.resample.require_clusters",
     "evalband.selection.restrict_weights",
-    "evalband.tasks.as_score_matrix", "evalband.tasks.complete_cases",
-    "evalband.tasks.rank_matrix", "evalband.tasks.score_matrix", "evalband.tasks.greenhouse_geisser",
-    "evalband.tasks.mauchly", "evalband.tasks.bayes_signed_rank_tests", "evalband.tasks.hierarchical_bayes",
-    "evalband.tasks.task_differences", "evalband.tasks.cliques_from_significance",
-    "evalband.tasks.friedman_permutation_p_value", "evalband.tasks.run_scores", "evalband.weights.best_model_map",
+    "evalband.tasks.hierarchical_bayes",
+    "evalband.weights.best_model_map",
     "evalband.weights.group_covariance", "evalband.weights.line_grid", "evalband.weights.simplex_lattice",
     "evalband.weights.dirichlet_points", "evalband.weights.barycentric_to_xy",
 })
