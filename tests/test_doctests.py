@@ -72,9 +72,6 @@ LACKING = frozenset({
     "evalband.resample.replicates_for", "evalband.resample.require_clusters",
     "evalband.selection.restrict_weights",
     "evalband.tasks.hierarchical_bayes",
-    "evalband.weights.best_model_map",
-    "evalband.weights.group_covariance", "evalband.weights.line_grid", "evalband.weights.simplex_lattice",
-    "evalband.weights.dirichlet_points", "evalband.weights.barycentric_to_xy",
 })
 
 
