@@ -59,7 +59,7 @@ LACKING = frozenset({
     "evalband.bayes.nuts_beta_binomial",
     "evalband.costs.decision_from",
     "evalband.display.displayed",
-    "evalband.estimation.passk_interval", "evalband.facets.crossed_variance",
+    "evalband.facets.crossed_variance",
     "evalband.facets.check_fixed",
     "evalband.facets.facet_table",
     "evalband.report.write_report",
