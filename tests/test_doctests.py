@@ -57,7 +57,6 @@ LACKING = frozenset({
     "evalband.aggregate.aggregate_specs",
     "evalband.aggregate.aggregate_notes", "evalband.aggregate.linear_weights",
     "evalband.bayes.nuts_beta_binomial",
-    "evalband.costs.decision_from",
     "evalband.display.displayed",
     "evalband.facets.crossed_variance",
     "evalband.facets.check_fixed",
