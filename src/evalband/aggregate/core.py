@@ -242,7 +242,16 @@ PARAMETER_SYNTAX = {"bin_width": "binned-rank:0.01", "gamma": "optimality-gap:0.
 
 def parse_parameter(text: str) -> tuple[str, dict]:
     """``'binned-rank:0.01'`` -> ``('binned-rank', {'bin_width': 0.01})``: an aggregate's name with its one
-    parameter written after a colon (the command line's syntax)."""
+    parameter written after a colon (the command line's syntax).
+
+    Examples
+    --------
+    >>> from evalband.aggregate import parse_parameter
+    >>> parse_parameter("binned-rank:0.01")
+    ('binned-rank', {'bin_width': 0.01})
+    >>> parse_parameter("probability-of-improvement:baseline-model")
+    ('probability-of-improvement', {'baseline': 'baseline-model'})
+    """
     name, value = (x.strip() for x in str(text).split(":", 1))
     key = name.lower().replace("_", "-")
     if key not in PARAMETERS:

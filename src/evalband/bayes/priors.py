@@ -97,22 +97,63 @@ def _positive(value, name: str) -> float:
 
 
 def exponential(rate: float = 1e-4) -> Prior:
-    """alpha, beta ~ Exponential(rate) independently (mean 1/rate). The default rate is 1/10000."""
+    """alpha, beta ~ Exponential(rate) independently (mean 1/rate). The default rate is 1/10000.
+
+    Examples
+    --------
+    >>> from evalband.bayes import exponential
+    >>> prior = exponential(0.01)
+    >>> prior.label
+    'exponential(rate=0.01)'
+    >>> round(float(prior.logpdf(2.0, 3.0)), 3)
+    -0.05
+    """
     return Prior("exponential", {"rate": _positive(rate, "rate")})
 
 
 def half_normal(scale: float = 100.0) -> Prior:
-    """alpha, beta ~ HalfNormal(scale) independently."""
+    """alpha, beta ~ HalfNormal(scale) independently.
+
+    Examples
+    --------
+    >>> from evalband.bayes import half_normal
+    >>> prior = half_normal(50.0)
+    >>> prior.label
+    'half-normal(scale=50)'
+    >>> round(float(prior.logpdf(10.0, 20.0)), 3)
+    -0.1
+    """
     return Prior("half-normal", {"scale": _positive(scale, "scale")})
 
 
 def gamma(shape: float = 2.0, rate: float = 0.01) -> Prior:
-    """alpha, beta ~ Gamma(shape, rate) independently (mean shape/rate)."""
+    """alpha, beta ~ Gamma(shape, rate) independently (mean shape/rate).
+
+    Examples
+    --------
+    >>> from evalband.bayes import gamma
+    >>> prior = gamma(2.0, 0.01)
+    >>> prior.label
+    'gamma(shape=2, rate=0.01)'
+    >>> round(float(prior.logpdf(100.0, 100.0)), 3)
+    7.21
+    """
     return Prior("gamma", {"shape": _positive(shape, "shape"), "rate": _positive(rate, "rate")})
 
 
 def custom(log_density: Callable, label: str = "custom") -> Prior:
-    """A user log density ``f(alpha, beta)`` (joint, up to a constant; must broadcast over arrays)."""
+    """A user log density ``f(alpha, beta)`` (joint, up to a constant; must broadcast over arrays).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.bayes import custom
+    >>> prior = custom(lambda a, b: -np.log1p(a + b), label="1/(1 + alpha + beta)")
+    >>> prior.family, prior.label
+    ('custom', '1/(1 + alpha + beta)')
+    >>> round(float(prior.logpdf(1.0, 2.0)), 3)
+    -1.386
+    """
     if not callable(log_density):
         raise ArgumentTypeError(f"`log_density` must be callable; got {type(log_density).__name__}.")
     return Prior("custom", {}, log_density, label)
@@ -130,6 +171,16 @@ def parse_prior(spec) -> Prior:
     Text is ``family`` or ``family:value,...`` or ``family:key=value,...``, e.g. ``exponential``,
     ``exponential:1e-4``, ``half-normal:scale=100``, ``gamma:2,0.01``; a prior's label
     (``gamma(shape=2, rate=0.01)``) reads back as the same prior.
+
+    Examples
+    --------
+    >>> from evalband.bayes import parse_prior
+    >>> parse_prior("half-normal:scale=100").label
+    'half-normal(scale=100)'
+    >>> parse_prior("gamma:2,0.01").label
+    'gamma(shape=2, rate=0.01)'
+    >>> parse_prior("gamma(shape=2, rate=0.01)") == parse_prior("gamma:2,0.01")
+    True
     """
     if spec is None:
         return DEFAULT_PRIOR
@@ -169,5 +220,11 @@ def sensitivity_priors() -> tuple[Prior, ...]:
     The seed's Exponential(1/10000); a 100x more concentrated exponential (prior mean of alpha, beta = 100);
     a half-normal with scale 100; and a gamma(2, 0.01) that keeps alpha, beta away from 0 (it rules out
     U-shaped task distributions).
+
+    Examples
+    --------
+    >>> from evalband.bayes import sensitivity_priors
+    >>> [p.label for p in sensitivity_priors()]
+    ['exponential(rate=0.0001)', 'exponential(rate=0.01)', 'half-normal(scale=100)', 'gamma(shape=2, rate=0.01)']
     """
     return (DEFAULT_PRIOR, exponential(1e-2), half_normal(100.0), gamma(2.0, 0.01))

@@ -73,6 +73,14 @@ def verdict(low, high, *, margin: float = 0.0, higher_is_better: bool = True) ->
     (Miller 2024; seed 001). With ``margin = 0`` a pair is decided as soon as its interval excludes zero, and
     'equivalent' cannot occur. Equivalence from a two-sided ``1 - 2 alpha`` interval inside the margin is the
     two one-sided tests (TOST) procedure (Schuirmann 1987); from a ``1 - alpha`` interval it is conservative.
+
+    Examples
+    --------
+    >>> from evalband.comparison import verdict
+    >>> low = [0.02, -0.01, -0.06, -0.004]
+    >>> high = [0.05, 0.03, -0.02, 0.006]
+    >>> list(verdict(low, high, margin=0.01))
+    ['A better', 'not yet decided', 'B better', 'equivalent']
     """
     margin = check_margin(margin)
     lo = np.asarray(low, dtype=np.float64)

@@ -291,6 +291,19 @@ def decision_from(q, costs, lat, models, *, margin: float = 0.0, method: str = "
     Returns
     -------
     Decision
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.costs import costs_from_replicates, decision_from, joint_from_arrays, quality_from_replicates
+    >>> rng = np.random.default_rng(0)
+    >>> scores = {"t": (rng.random((2, 200)) < [[0.80], [0.72]]).astype(float)}
+    >>> costs = {"t": np.array([[2.0], [0.5]]) * rng.uniform(0.5, 1.5, (2, 200))}
+    >>> joint = joint_from_arrays(["A", "B"], scores, costs, n_resamples=200, rng=0)
+    >>> q = quality_from_replicates(joint.quality)
+    >>> d = decision_from(q, costs_from_replicates(joint, method="percentile"), None, "A,B")
+    >>> print(d.sentence)
+    quality not yet decided (+3.5 points, 95% CI -4.5 to +13.0); B costs 75.5% less per item (95% CI 74.2% to 76.7%)
     """
     a, b = _pair(models)
     level = check_confidence_level(confidence_level)

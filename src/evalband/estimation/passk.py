@@ -119,6 +119,20 @@ def passk_interval(n, c, k: int, *, metric: str = "pass@k", axis: int = -1, conf
     Each item's value is unbiased for that item's probability, so the average is unbiased for the benchmark
     score; the standard error treats items as the independent units and includes the sampling noise of the
     per-item values. The interval is a CLT interval and is rough with few items or values piled at 0 or 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.estimation import passk_interval
+    >>> n = np.array([10, 10, 10, 10, 10])
+    >>> c = np.array([9, 2, 0, 5, 10])
+    >>> est = passk_interval(n, c, 3)
+    >>> round(float(est.estimate), 3), round(float(est.se), 3)
+    (0.69, 0.193)
+    >>> round(float(est.ci.low), 3), round(float(est.ci.high), 3)
+    (0.154, 1.0)
+    >>> round(float(passk_interval(n, c, 3, metric="pass^k").estimate), 3)
+    0.357
     """
     level = check_confidence_level(confidence_level)
     if metric not in PASSK_METRICS:

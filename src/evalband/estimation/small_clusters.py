@@ -44,6 +44,13 @@ def cr2_factors(shares) -> np.ndarray:
     For a stratum mean the leverage of a cluster holding ``n_g`` of the stratum's ``n`` items is ``n_g / n``;
     CR2 divides its residuals by ``sqrt(1 - n_g / n)``, which makes the variance estimator unbiased under
     independent homoscedastic errors (Bell & McCaffrey 2002). Equal shares ``1/G`` give ``sqrt(G / (G - 1))``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.facets import cr2_factors
+    >>> np.round(cr2_factors([0.25, 0.25, 0.5]), 3)
+    array([1.155, 1.155, 1.414])
     """
     w = np.asarray(shares, dtype=np.float64)
     with np.errstate(divide="ignore"):
@@ -70,6 +77,15 @@ def bell_mccaffrey_df(shares, strata=None, weights=None, sizes=None) -> float:
     float
         ``(sum lambda)^2 / sum lambda^2`` over the eigenvalues of ``G'G`` (Imbens & Kolesar 2016, working model
         of independent errors); ``G - 1`` for one stratum of equal clusters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.facets import bell_mccaffrey_df
+    >>> round(float(bell_mccaffrey_df(np.full(6, 1 / 6))), 3)
+    5.0
+    >>> round(float(bell_mccaffrey_df([0.5, 0.3, 0.1, 0.1])), 3)
+    1.935
     """
     w = np.asarray(shares, dtype=np.float64)
     strata = np.zeros(w.size, dtype=np.int64) if strata is None else np.asarray(strata, dtype=np.int64)
@@ -90,7 +106,19 @@ def bell_mccaffrey_df(shares, strata=None, weights=None, sizes=None) -> float:
 
 
 def pair_contrasts(n_models: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Contrast rows ``e_a - e_b`` for every pair ``a < b``: ``(L (P, M), ia, ib)``."""
+    """Contrast rows ``e_a - e_b`` for every pair ``a < b``: ``(L (P, M), ia, ib)``.
+
+    Examples
+    --------
+    >>> from evalband.facets import pair_contrasts
+    >>> lmat, ia, ib = pair_contrasts(3)
+    >>> lmat
+    array([[ 1., -1.,  0.],
+           [ 1.,  0., -1.],
+           [ 0.,  1., -1.]])
+    >>> ia, ib
+    (array([0, 0, 1]), array([1, 2, 2]))
+    """
     ia, ib = np.triu_indices(n_models, k=1)
     lmat = np.zeros((ia.size, n_models))
     lmat[np.arange(ia.size), ia] = 1.0

@@ -221,6 +221,21 @@ def paired_runs(baseline, candidate, *, models=None, tasks=None):
     names : (str, str)
     left_out : dict
         ``{'baseline_only': int, 'candidate_only': int}``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import evalband as eb
+    >>> from evalband.plan import paired_runs
+    >>> old = eb.read(pd.DataFrame({"model": "v1", "task": "qa", "item": ["a", "b", "c"], "score": [1, 0, 1]}))
+    >>> new = eb.read(pd.DataFrame({"model": "v2", "task": "qa", "item": ["a", "b", "d"], "score": [1, 1, 0]}))
+    >>> frame, names, left_out = paired_runs(old, new)
+    >>> frame
+      task item  baseline  candidate
+    0   qa    a       1.0        1.0
+    1   qa    b       0.0        1.0
+    >>> names, left_out
+    (('v1', 'v2'), {'baseline_only': 1, 'candidate_only': 1})
     """
     from ..selection import select
 

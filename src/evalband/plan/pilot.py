@@ -176,6 +176,24 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None, weig
     ----------
     Donner, A. (1986). A review of inference procedures for the intraclass correlation coefficient in the
     one-way random effects model. International Statistical Review 54, 67-82.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import evalband as eb
+    >>> from evalband.plan import estimate_pilot
+    >>> rng = np.random.default_rng(0)
+    >>> easy = rng.random(200) < 0.6
+    >>> a = (easy | (rng.random(200) < 0.3)).astype(float)
+    >>> b = (easy & (rng.random(200) < 0.9)).astype(float)
+    >>> df = pd.DataFrame({"model": ["A"] * 200 + ["B"] * 200, "task": "qa",
+    ...                    "item": np.tile(np.arange(200), 2), "score": np.r_[a, b]})
+    >>> pilot = estimate_pilot(eb.read(df))
+    >>> pilot.n, round(pilot.difference, 3), round(pilot.se_difference, 3)
+    (200, 0.155, 0.026)
+    >>> round(pilot.correlation, 3), round(pilot.variance_difference, 3)
+    (0.722, 0.132)
     """
     chosen, extra = _pick_models(table, models)
     notes = []

@@ -417,6 +417,14 @@ def mle_exists(data: dict, pair_i, pair_j, n_models: int) -> tuple[bool, list[in
         Models that never lost (never won) anything, not even half a battle.
     n_components : int
         Strongly connected components of the graph.
+
+    Examples
+    --------
+    >>> from evalband.preferences import mle_exists
+    >>> mle_exists({"n": [4.0, 3.0], "s": [3.0, 1.0]}, [0, 1], [1, 2], 3)
+    (True, [], [], 1)
+    >>> mle_exists({"n": [4.0, 3.0], "s": [4.0, 1.0]}, [0, 1], [1, 2], 3)
+    (False, [0], [], 2)
     """
     from scipy.sparse.csgraph import connected_components
 

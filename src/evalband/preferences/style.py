@@ -60,6 +60,18 @@ def style_design(features: dict, names) -> np.ndarray:
     ------
     ValueError
         When a feature does not vary over the battles (its coefficient is not identified).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.preferences import style_design
+    >>> features = {"length": np.array([[900, 300], [200, 600], [500, 500], [800, 100]]),
+    ...             "markdown": np.array([[3, 0], [0, 1], [2, 2], [5, 0]])}
+    >>> style_design(features, ["length", "markdown"]).round(3)
+    array([[ 0.626,  0.87 ],
+           [-1.422, -1.399],
+           [-0.398, -0.492],
+           [ 1.195,  1.021]])
     """
     cols = []
     for name in names:

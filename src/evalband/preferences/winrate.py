@@ -258,6 +258,21 @@ def length_controlled_win_rates(wr: BaselineWinRates, length_difference, n_model
     ----------
     Dubois, Y., Galambosi, B., Liang, P. & Hashimoto, T. (2024). Length-controlled AlpacaEval: a simple way to
     debias automatic evaluators. arXiv:2404.04475.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.preferences import (BattleTable, baseline_win_rates, length_controlled_win_rates,
+    ...                                   resampling_units)
+    >>> t = BattleTable.build(["m"] * 8, ["base"] * 8, [1, 1, 1, 0, 1, 0, 1, 0.0])
+    >>> base = t.models.index("base")
+    >>> wr = baseline_win_rates(t.model_a, t.model_b, t.outcome, t.weight, resampling_units(t), t.n_models, base)
+    >>> length_difference = [300, 250, -40, 200, 120, -100, 80, 60]
+    >>> lc, beta, scale = length_controlled_win_rates(wr, length_difference, t.n_models)
+    >>> t.models, wr.win_rate.round(3)
+    (('base', 'm'), array([0.5  , 0.625]))
+    >>> lc.round(3), beta.round(3)
+    (array([[0.5  , 0.512]]), array([[0.   , 1.122]]))
     """
     delta = np.asarray(length_difference, dtype=np.float64)
     model = wr.model

@@ -150,6 +150,20 @@ def rank_models(observed, samples, models, *, aggregate: str = "statistic", high
     units, or a zero-width interval for a difference, the pair is not separated
     (:func:`evalband.comparison.verdict.withhold`). ``decision_level`` (default: ``confidence_level``) is the level
     of the pairwise intervals behind the tiers and simultaneous rank intervals.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.ranking import rank_models
+    >>> rng = np.random.default_rng(0)
+    >>> observed = np.array([0.70, 0.68, 0.60])
+    >>> samples = observed + rng.normal(0, 0.02, size=(200, 3))
+    >>> ranking = rank_models(observed, samples, ["a", "b", "c"])
+    >>> ranking.to_frame()[["model", "rank", "rank_low", "rank_high", "tier"]]
+      model  rank  rank_low  rank_high  tier
+    0     a     1         1          2     1
+    1     b     2         1          2     1
+    2     c     3         3          3     2
     """
     from ..comparison.pairwise import pairwise_differences
     from ..resample import interval

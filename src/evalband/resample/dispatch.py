@@ -37,7 +37,18 @@ SMALL_CLUSTER_DF = 30.0
 
 def cluster_df(data) -> float:
     """Bell-McCaffrey degrees of freedom of the CR2 variance of the equally weighted mean over tasks, from the
-    cluster sizes of the items every model has (``inf`` without clusters)."""
+    cluster sizes of the items every model has (``inf`` without clusters).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from evalband.facets import cluster_df
+    >>> df = pd.DataFrame({"model": "m", "task": "t", "item": np.arange(60), "cluster": np.arange(60) // 10,
+    ...                    "score": np.random.default_rng(0).integers(0, 2, 60)})
+    >>> round(cluster_df(df), 2)
+    5.0
+    """
     table = facet_table(data)
     if table.level != "item" or not table.has_clusters:
         return float("inf")

@@ -141,6 +141,17 @@ def use_executor(executor):
 
     This is how the command line's ``--scheduler`` reaches the engine through compare, rank, weights and the
     report without each of them passing an executor along. Results do not depend on the executor.
+
+    Examples
+    --------
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> import numpy as np
+    >>> from evalband.resample import bootstrap, use_executor
+    >>> plain = bootstrap("example:vtab", models=["Rotation", "VAE"], n_resamples=200, rng=0)
+    >>> with ThreadPoolExecutor(2) as pool, use_executor(pool):
+    ...     pooled = bootstrap("example:vtab", models=["Rotation", "VAE"], n_resamples=200, rng=0)
+    >>> bool(np.array_equal(plain.replicates, pooled.replicates))
+    True
     """
     if executor is not None and not callable(getattr(executor, "map", None)):
         raise ArgumentTypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
@@ -157,7 +168,14 @@ _DEFAULT_THREADS: contextvars.ContextVar = contextvars.ContextVar("evalband_thre
 
 
 def available_cores() -> int:
-    """The number of cores this process may run on (its CPU affinity; ``os.cpu_count()`` where unknown)."""
+    """The number of cores this process may run on (its CPU affinity; ``os.cpu_count()`` where unknown).
+
+    Examples
+    --------
+    >>> from evalband.resample import available_cores
+    >>> available_cores() >= 1
+    True
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
@@ -170,7 +188,17 @@ def available_cores() -> int:
 def use_threads(threads: int | None):
     """Run every :func:`bootstrap` inside the ``with`` block on ``threads`` threads unless a call names its own
     (None: every core). This is how the command line's ``--threads`` reaches the engine. Results do not depend on
-    the number of threads."""
+    the number of threads.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.resample import bootstrap, use_threads
+    >>> with use_threads(1):
+    ...     reps = bootstrap("example:vtab", models=["Rotation", "VAE"], n_resamples=200, rng=0)
+    >>> reps.replicates.shape
+    (200, 2, 19)
+    """
     if threads is not None:
         threads = check_positive_int(threads, "threads")
     token = _DEFAULT_THREADS.set(threads)

@@ -92,6 +92,15 @@ def bca_acceleration(jackknife: np.ndarray, strata=None) -> np.ndarray:
     -------
     array (...)
         0 where the jackknife values do not vary (the statistic is then locally constant).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.resample import bca_acceleration
+    >>> scores = np.array([1, 1, 0, 1, 1, 1, 0, 1, 1, 1.0])
+    >>> jackknife = np.array([np.delete(scores, i).mean() for i in range(scores.size)])
+    >>> round(float(bca_acceleration(jackknife)), 4)
+    -0.0791
     """
     jack = np.asarray(jackknife, dtype=np.float64)
     if strata is None:

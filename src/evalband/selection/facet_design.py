@@ -565,7 +565,22 @@ def check_fixed(table, fixed) -> tuple:
 
 def random_facets(data, fixed=()) -> tuple:
     """The facets a default analysis generalizes over: facet columns of the selected table, not ``fixed``, with
-    more than one level and not nested in items (those stay with their item, as trials do)."""
+    more than one level and not nested in items (those stay with their item, as trials do).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from evalband.facets import random_facets
+    >>> rng = np.random.default_rng(0)
+    >>> item, prompt = np.repeat(np.arange(20), 3), np.tile(np.arange(3), 20)
+    >>> df = pd.DataFrame({"model": "m", "task": "t", "item": item, "prompt": prompt, "seed": 0,
+    ...                    "score": rng.integers(0, 2, 60)})
+    >>> random_facets(df)
+    ('prompt',)
+    >>> random_facets(df, fixed="prompt")
+    ()
+    """
     table = facet_table(data)
     if table.level != "item" or not table.facets:
         return ()

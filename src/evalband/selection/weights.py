@@ -44,6 +44,16 @@ def resolve_weights(n_tasks: int | None, *, tasks=None, weights=None, group_weig
         groups: the others get weight 0.
     task_groups : mapping task -> group
         Needed with ``group_weights``.
+
+    Examples
+    --------
+    >>> from evalband.selection import resolve_weights
+    >>> tasks = ["math", "code", "chat"]
+    >>> resolve_weights(3, tasks=tasks, weights={"math": 2, "code": 1, "chat": 1})
+    array([0.5 , 0.25, 0.25])
+    >>> resolve_weights(3, tasks=tasks, group_weights="equal",
+    ...                 task_groups={"math": "reasoning", "code": "reasoning", "chat": "dialogue"})
+    array([0.25, 0.25, 0.5 ])
     """
     return weights_and_notes(n_tasks, tasks=tasks, weights=weights, group_weights=group_weights,
                              task_groups=task_groups)[0]
@@ -61,7 +71,18 @@ WEIGHT_ZERO_CODES = (NOTE_NOT_NAMED_WEIGHT.code, NOTE_NOT_NAMED_WEIGHT_SO.code)
 
 def weights_and_notes(n_tasks: int | None, *, tasks=None, weights=None, group_weights=None,
                       task_groups=None) -> tuple[np.ndarray | None, tuple[str, ...]]:
-    """:func:`resolve_weights` and the notes on what it assumed (tasks or groups not named get weight 0)."""
+    """:func:`resolve_weights` and the notes on what it assumed (tasks or groups not named get weight 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.selection import weights_and_notes
+    >>> w, notes = weights_and_notes(3, tasks=["math", "code", "chat"], weights={"math": 2, "code": 1})
+    >>> np.round(w, 3)
+    array([0.667, 0.333, 0.   ])
+    >>> print(notes[0])
+    1 task not named in `weights` gets weight 0: 'chat'
+    """
     notes = []
     if tasks is not None:
         tasks = [str(t) for t in tasks]
@@ -168,6 +189,17 @@ def parse_weights(text, tasks, groups=()) -> tuple:
     weights : list, dict or None
     group_weights : 'equal', dict or None
         Ready for :func:`resolve_weights` (and every aggregate taking ``weights``/``group_weights``).
+
+    Examples
+    --------
+    >>> from evalband.selection import parse_weights
+    >>> tasks = ["math", "code", "chat"]
+    >>> parse_weights("math=2,code=1", tasks)
+    ({'math': 2.0, 'code': 1.0}, None)
+    >>> parse_weights("2,1,1", tasks)
+    ([2.0, 1.0, 1.0], None)
+    >>> parse_weights("groups", tasks, groups=["reasoning", "dialogue"])
+    (None, 'equal')
     """
     tasks = [str(t) for t in tasks]
     groups = [str(g) for g in (groups or ())]

@@ -87,6 +87,18 @@ def score_matrix(table, *, models=None, tasks=None) -> ScoreMatrix:
     Returns
     -------
     ScoreMatrix
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import evalband as eb
+    >>> from evalband.tasks import score_matrix
+    >>> m = score_matrix(eb.load_example("vtab"), models=["Rotation", "VAE"], tasks=["DTD", "SVHN"])
+    >>> m.models, m.tasks
+    (('Rotation', 'VAE'), ('DTD', 'SVHN'))
+    >>> np.round(m.scores, 3)
+    array([[0.514, 0.894],
+           [0.103, 0.493]])
     """
     models = check_names(models, table.models, "models")
     tasks = check_names(tasks, table.tasks, "tasks")
@@ -118,7 +130,20 @@ def score_matrix(table, *, models=None, tasks=None) -> ScoreMatrix:
 
 
 def as_score_matrix(data, models=None, tasks=None) -> ScoreMatrix:
-    """Accept a ResultsTable, a ScoreMatrix, a wide DataFrame (models x tasks) or an array (models x tasks)."""
+    """Accept a ResultsTable, a ScoreMatrix, a wide DataFrame (models x tasks) or an array (models x tasks).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalband.tasks import as_score_matrix
+    >>> wide = pd.DataFrame({"math": [0.61, 0.55], "code": [0.48, 0.52]}, index=["A", "B"])
+    >>> m = as_score_matrix(wide)
+    >>> m.models, m.tasks
+    (('A', 'B'), ('math', 'code'))
+    >>> m.scores
+    array([[0.61, 0.48],
+           [0.55, 0.52]])
+    """
     if isinstance(data, ScoreMatrix):
         if models is None and tasks is None:
             return data
@@ -185,6 +210,18 @@ def complete_cases(matrix: ScoreMatrix, *, min_tasks: int = 2, what: str = "this
     ------
     InputError
         When fewer than ``min_tasks`` tasks remain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.tasks import as_score_matrix, complete_cases
+    >>> m = as_score_matrix(np.array([[0.61, 0.48, 0.70], [0.55, np.nan, 0.66]]))
+    >>> kept = complete_cases(m)
+    >>> kept.tasks, kept.dropped_tasks
+    (('task 0', 'task 2'), ('task 1',))
+    >>> kept.scores
+    array([[0.61, 0.7 ],
+           [0.55, 0.66]])
     """
     from ..selection import LeftOut
 
@@ -216,7 +253,18 @@ def _lacking(matrix: ScoreMatrix) -> str:
 
 def rank_matrix(scores: np.ndarray, *, higher_is_better: bool = True) -> np.ndarray:
     """Ranks of the models within each task (axis 0), 1 = best, ties given their mean rank (midranks;
-    :func:`evalband._ranks.ranks` with ``ties='average'``)."""
+    :func:`evalband._ranks.ranks` with ``ties='average'``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.tasks import rank_matrix
+    >>> scores = np.array([[0.61, 0.48, 0.70], [0.55, 0.52, 0.70], [0.40, 0.45, 0.66]])
+    >>> rank_matrix(scores)
+    array([[1. , 2. , 1.5],
+           [2. , 1. , 1.5],
+           [3. , 3. , 3. ]])
+    """
     from .._ranks import ranks
 
     return ranks(scores, axis=0, higher_is_better=higher_is_better, ties="average")

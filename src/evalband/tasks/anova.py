@@ -33,7 +33,17 @@ def _contrast_cov(x: np.ndarray) -> np.ndarray:
 
 
 def greenhouse_geisser(x) -> float:
-    """Greenhouse-Geisser epsilon of a (models x tasks) matrix: 1 under sphericity, down to 1 / (k - 1)."""
+    """Greenhouse-Geisser epsilon of a (models x tasks) matrix: 1 under sphericity, down to 1 / (k - 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.tasks import greenhouse_geisser
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.uniform(0.4, 0.9, size=(4, 12))
+    >>> round(greenhouse_geisser(x), 3)
+    0.838
+    """
     s = _contrast_cov(np.asarray(x, dtype=float))
     p = s.shape[0]
     tr = np.trace(s)
@@ -47,6 +57,16 @@ def mauchly(x) -> tuple[float, float, float, float]:
     With 2 models sphericity holds trivially (W = 1, p = 1). With no more tasks than models - 1 the contrast
     covariance is singular and the test is undefined (NaN). The p-value uses the chi-square approximation with
     its second-order correction (Anderson 2003, section 10.7.4), as R's ``mauchly.test`` does.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.tasks import mauchly
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.uniform(0.4, 0.9, size=(4, 12))
+    >>> w, chi2, df, p = mauchly(x)
+    >>> round(w, 3), round(chi2, 3), df, round(p, 3)
+    (0.718, 3.22, 5.0, 0.668)
     """
     x = np.asarray(x, dtype=float)
     k, n = x.shape

@@ -42,6 +42,19 @@ def task_differences(table, model_a: str, model_b: str, *, tasks=None):
     Returns
     -------
     (dbar, se, tasks, notes)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import evalband as eb
+    >>> from evalband.tasks import task_differences
+    >>> df = pd.DataFrame({"model": ["A"] * 8 + ["B"] * 8, "task": (["t1"] * 4 + ["t2"] * 4) * 2,
+    ...                    "item": list("abcdefgh") * 2,
+    ...                    "score": [1, 1, 0, 1, 1, 0, 1, 1] + [0, 1, 0, 1, 1, 0, 0, 0]})
+    >>> dbar, se, tasks, notes = task_differences(eb.read(df), "A", "B")
+    >>> tasks, np.round(dbar, 3), np.round(se, 3)
+    (('t1', 't2'), array([0.25, 0.5 ]), array([0.25 , 0.289]))
     """
     from .._validate import check_names
 

@@ -227,6 +227,19 @@ def bayes_signed_rank_tests(scores, models=None, tasks=None, *, control=None, ro
 
     Tasks where some model has no score are dropped first (complete cases over all models), so every pair is
     judged on the same tasks. Parameters are those of :func:`bayes_signed_rank`; one generator feeds all pairs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.tasks import bayes_signed_rank_tests
+    >>> scores = np.array([[0.71, 0.64, 0.80, 0.55, 0.62, 0.77, 0.69, 0.58],
+    ...                    [0.68, 0.60, 0.79, 0.50, 0.60, 0.71, 0.66, 0.57],
+    ...                    [0.70, 0.65, 0.78, 0.56, 0.61, 0.76, 0.70, 0.59]])
+    >>> res = bayes_signed_rank_tests(scores, ["A", "B", "C"], control="A", rope=0.01, n_draws=2000, rng=0)
+    >>> res.to_frame()[["model_a", "model_b", "prob_a_better", "prob_equivalent", "decision"]].round(3)
+      model_a model_b  prob_a_better  prob_equivalent         decision
+    0       A       B          0.965            0.035         A better
+    1       A       C          0.261            0.491  not yet decided
     """
     gen = as_generator(rng)
     m = complete_cases(as_score_matrix(scores, models, tasks), min_tasks=1, what="the Bayesian signed-rank test")

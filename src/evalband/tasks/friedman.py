@@ -487,6 +487,17 @@ def cliques_from_significance(mean_ranks, significant, models) -> tuple[tuple[st
 
     Works for any post-hoc verdict (Nemenyi, Holm-corrected signed-rank), not only for a critical difference.
     Single models are not cliques.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.tasks import cliques_from_significance
+    >>> mean_ranks = np.array([1.4, 1.9, 3.1, 3.6])
+    >>> significant = np.zeros((4, 4), dtype=bool)
+    >>> significant[0, 2:] = significant[2:, 0] = True
+    >>> significant[1, 3] = significant[3, 1] = True
+    >>> cliques_from_significance(mean_ranks, significant, ["A", "B", "C", "D"])
+    (('A', 'B'), ('B', 'C'), ('C', 'D'))
     """
     mean_ranks = np.asarray(mean_ranks, dtype=float)
     sig = np.asarray(significant, dtype=bool)

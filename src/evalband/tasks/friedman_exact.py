@@ -191,6 +191,17 @@ def friedman_permutation_p_value(ranks, *, method: str = "auto", n_resamples: in
     variance. JASA 32, 675-701.
     Hollander, M., Wolfe, D. A. & Chicken, E. (2014). Nonparametric Statistical Methods, 3rd ed. Wiley.
     Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero. Stat. Appl. Genet. Mol. Biol. 9.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.tasks import friedman_permutation_p_value, rank_matrix
+    >>> scores = np.array([[0.71, 0.64, 0.80, 0.55, 0.62, 0.77],
+    ...                    [0.68, 0.60, 0.79, 0.50, 0.60, 0.71],
+    ...                    [0.70, 0.65, 0.78, 0.51, 0.61, 0.70]])
+    >>> res = friedman_permutation_p_value(rank_matrix(scores))
+    >>> round(res.p_value, 4), res.method
+    (0.0289, 'enumeration')
     """
     method = check_choice(method, ("auto", "exact", "monte-carlo"), "method")
     r = _check_ranks(ranks)

@@ -116,6 +116,20 @@ def run_scores(table, *, models=None, tasks=None, run: str = "auto"):
     -------
     (runs, models, tasks)
         ``runs`` shaped (n_models, max_runs, n_tasks), NaN where a model has fewer runs.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import evalband as eb
+    >>> from evalband.tasks import run_scores
+    >>> df = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "task": "t1", "item": ["x", "x", "y", "y"] * 2,
+    ...                    "trial": [0, 1] * 4, "score": [1, 0, 1, 1, 0, 0, 1, 0]})
+    >>> runs, models, tasks = run_scores(eb.read(df))
+    >>> runs.shape, models, tasks
+    ((2, 2, 1), ('A', 'B'), ('t1',))
+    >>> runs[:, :, 0]
+    array([[1. , 0.5],
+           [0.5, 0. ]])
     """
     from .._validate import check_names
 

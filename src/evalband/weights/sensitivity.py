@@ -144,6 +144,19 @@ def best_model_map(group_scores, group_cov, weights, *, z: float):
     Returns
     -------
     dict of arrays: scores (P, M), best, runner_up, lead, se, correlation, decided (each (P,)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.weights import best_model_map, group_covariance, line_grid
+    >>> group_scores = np.array([[0.80, 0.60], [0.72, 0.70]])
+    >>> task_cov = np.array([[[4e-4, 2e-4], [2e-4, 4e-4]]] * 2)
+    >>> cov = group_covariance(task_cov, np.eye(2))
+    >>> out = best_model_map(group_scores, cov, line_grid(4), z=1.96)
+    >>> out["best"], out["decided"]
+    (array([0, 0, 1, 1, 1]), array([ True,  True, False,  True,  True]))
+    >>> np.round(out["lead"], 3)
+    array([0.08 , 0.035, 0.01 , 0.055, 0.1  ])
     """
     Y = np.asarray(group_scores, dtype=np.float64)
     C = np.asarray(group_cov, dtype=np.float64)
@@ -179,6 +192,19 @@ def group_covariance(task_cov, membership):
     Returns
     -------
     numpy.ndarray, shape (M, G, M, G)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.weights import group_covariance
+    >>> task_cov = np.array([[[4e-4, 2e-4], [2e-4, 4e-4]]] * 3)
+    >>> membership = np.array([[0.5, 0.0], [0.5, 0.0], [0.0, 1.0]])
+    >>> cov = group_covariance(task_cov, membership)
+    >>> cov.shape
+    (2, 2, 2, 2)
+    >>> cov[0, :, 0, :]
+    array([[0.0002, 0.    ],
+           [0.    , 0.0004]])
     """
     A = np.asarray(membership, dtype=np.float64)
     # Cov(sum_t A_tg Y_at, sum_s A_sh Y_bs) = sum_t A_tg A_th Cov_t(a, b)   (tasks independent)
