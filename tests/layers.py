@@ -45,8 +45,9 @@ DOC_BEGIN, DOC_END = "<!-- layers:begin -->", "<!-- layers:end -->"
 #: whose names load lazily: it imports nothing itself). Every module of the source belongs to exactly one room.
 LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("shared helpers", ("__init__", "_validate", "_random", "_ranks", "_lists", "_progress", "_files", "_moved",
-                        "_blas", "_cells", "_defaults", "_distributions", "_lazy"),
-     "argument checks and errors, random streams, ranks, name lists, progress, safe files, old module paths"),
+                        "_blas", "_cells", "_defaults", "_distributions", "_lazy", "_words"),
+     "argument checks and errors, messages in words for each audience, random streams, ranks, name lists, progress,"
+     " safe files, old module paths"),
     ("display rules", ("display",),
      "digits, units, words, escaping, notes, terminal tables, short reprs (every result type's repr uses them)"),
     ("tables", ("data",), "the results table and its checks, labels, battles, ratings, costs"),

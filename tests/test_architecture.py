@@ -216,3 +216,36 @@ def test_a_planted_upward_import_fails_and_a_removed_one_is_stale(planted):
     (planted / "peer_b.py").write_text("")
     _, stale = layers.new_and_stale(layers.violations(layers.scan(planted), _PLANTED_LAYERS), allowed)
     assert stale == {"peer_b.py -> peer_a": 1}
+
+
+def test_no_module_shadows_a_name_its_package_exports():
+    """A subpackage's exported name is the object it exports even after every module of the package is imported:
+    importing a submodule sets the package's attribute of that name to the module, so a submodule named as a name
+    the package loads lazily (``evalband.judges.ppi_compare`` once, a function and a module) would hand users the
+    module, depending on what ran before. Checked in a fresh interpreter that imports every module first."""
+    import subprocess
+    import sys
+
+    code = """
+import importlib, inspect, pkgutil, types
+import evalband
+for info in pkgutil.walk_packages(evalband.__path__, "evalband."):
+    try:
+        importlib.import_module(info.name)
+    except ImportError:  # a module of an optional extra that is not installed
+        pass
+bad = []
+for info in pkgutil.iter_modules(evalband.__path__, "evalband."):
+    if not info.ispkg:
+        continue
+    package = importlib.import_module(info.name)
+    names = {m.name for m in pkgutil.iter_modules(package.__path__)}
+    lazy = getattr(package, "_LAZY", {})
+    for name in getattr(package, "__all__", ()):
+        value = getattr(package, name)
+        if name in names and isinstance(value, types.ModuleType) and name in lazy:
+            bad.append(f"{info.name}.{name}")
+print(",".join(bad))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"exported names shadowed by a submodule: {out.stdout.strip()}"

@@ -17,7 +17,6 @@ Two kinds of claim:
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from typer.testing import CliRunner
 
 import evalband as eb
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf8")
@@ -116,7 +116,7 @@ def test_plan_and_passk_examples():
     assert says("# tau-bench: pass^4 = 0.200")
     out = CliRunner().invoke(app, ["passk", str(ROOT / "tests/fixtures/tau_bench/gpt-4o-airline_rewards.csv"),
                                    "--item-col", "task_id", "--score-col", "reward", "--k", "1,2,4", "-f", "json"])
-    rows = json.loads(out.stdout)
+    rows = jsonout.records(out.stdout)
     (four,) = [r for r in rows if r["metric"] == "pass^k" and r["k"] == 4]
     assert f"{four['estimate']:.3f}" == "0.200"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import re
 from ._validate import ArgumentError, InputError, closest_name
+from ._words import words
 
 __all__ = ["split_names", "names_text", "lacks_text", "and_names", "closest_name", "check_named_columns"]  # closest_name: from _validate
 
@@ -48,10 +49,9 @@ def split_names(text, *, name: str = "list") -> list[str]:
                 return [_unquote(line.strip()) for line in fh.read().splitlines() if line.strip()]
         except (OSError, UnicodeDecodeError) as exc:
             why = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc.strerror or type(exc).__name__
-            raise ArgumentError(f"`{name}`: cannot read the list file {path!r} ({why}); @FILE names a file with one"
-                             " entry per line.") from None
+            raise ArgumentError(words('`{arg:{name}}`: cannot read the list file {path!r} ({why}); @FILE names a file with one entry per line.', name=name, path=path, why=why)) from None
     if text.count('"') % 2 and _OPEN_QUOTE.search(text):
-        raise ArgumentError(f"`{name}`: unbalanced quote in {text!r}; quote a name holding commas as \"a,b\".")
+        raise ArgumentError(words('`{arg:{name}}`: unbalanced quote in {text!r}; quote a name holding commas as "a,b".', name=name, text=text))
     rows = list(csv.reader([text], skipinitialspace=True))
     return [t.strip() for t in (rows[0] if rows else []) if t.strip()]
 
@@ -114,4 +114,4 @@ def check_named_columns(named, columns, source: str) -> None:
         if len(columns) > _COLUMNS_SHOWN:
             shown += f" and {len(columns) - _COLUMNS_SHOWN} more"
         hint = f"; did you mean '{close}'? Its columns: " if close else "; its columns: "
-        raise InputError(f"column '{col}' (named with `{argument}`) is not in the file{hint}{shown}", source=source)
+        raise InputError(words("column '{col}' (named with `{arg:{argument}}`) is not in the file{hint}{shown}", col=col, argument=argument, hint=hint, shown=shown), source=source)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import ArgumentError
+from ._words import words
 
 __all__ = ["ranks", "TIES"]
 
@@ -46,7 +47,7 @@ def ranks(values, *, axis: int = -1, higher_is_better: bool = True, ties: str = 
     array([2.5, 1. , 2.5, 4. ])
     """
     if ties not in TIES:
-        raise ArgumentError(f"`ties` must be one of {', '.join(map(repr, TIES))}; got {ties!r}.")
+        raise ArgumentError(words('`{arg:ties}` must be one of {value}; got {ties!r}.', value=', '.join(map(repr, TIES)), ties=ties))
     v = np.asarray(values, dtype=np.float64)
     finite = np.isfinite(v)
     scale = np.max(np.abs(np.where(finite, v, 0.0)), axis=axis, keepdims=True)

@@ -10,6 +10,7 @@ import difflib
 import numbers
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
+from ._words import words
 
 if TYPE_CHECKING:  # numpy is imported where it is used, so that the command line starts fast
     import numpy as np
@@ -98,8 +99,8 @@ class InputError(ArgumentError):
             where.append(f"row {row}" if not isinstance(row, str) else row)
         if column is not None:
             where.append(f"column '{column}'")
-        prefix = ", ".join(where)
-        super().__init__(f"{prefix}: {problem}" if prefix else problem)
+        self.where = ", ".join(where)
+        super().__init__(f"{self.where}: {problem}" if self.where else problem)
 
 
 #: the exceptions that are a user's mistake (one line, exit 2 on the command line); anything else is a bug
@@ -118,15 +119,15 @@ def as_generator(rng) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, np.random.RandomState):
-        raise ArgumentTypeError("`rng` must be a numpy.random.Generator, a seed or None; RandomState is not supported.")
+        raise ArgumentTypeError(words('`{arg:rng}` must be a numpy.random.Generator, a seed or None; RandomState is not supported.'))
     if isinstance(rng, bool) or (rng is not None and isinstance(rng, float)):
-        raise ArgumentTypeError(f"`rng` must be an integer seed, a Generator or None; got {rng!r}.")
+        raise ArgumentTypeError(words('`{arg:rng}` must be an integer seed, a Generator or None; got {rng!r}.', rng=rng))
     if isinstance(rng, (int, np.integer)) and rng < 0:
-        raise ArgumentError(f"`rng` seed must be a non-negative integer; got {int(rng)}.")
+        raise ArgumentError(words('`{arg:rng}`{py: seed} must be a non-negative integer; got {rng}.', rng=int(rng)))
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError) as exc:
-        raise ArgumentTypeError(f"`rng` must be an integer seed, a Generator or None; got {rng!r}.") from exc
+        raise ArgumentTypeError(words('`{arg:rng}` must be an integer seed, a Generator or None; got {rng!r}.', rng=rng)) from exc
 
 
 def check_confidence_level(confidence_level, name: str = "confidence_level") -> float:
@@ -144,25 +145,25 @@ def check_confidence_level(confidence_level, name: str = "confidence_level") -> 
             value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
         except ValueError:
             raise ArgumentError(
-                f"`{name}` must be a number in (0, 1), a percent such as '95%', or 'overlap'; got {confidence_level!r}."
+                words("`{arg:{name}}` must be a number in (0, 1), a percent such as '95%', or 'overlap'; got {confidence_level!r}.", name=name, confidence_level=confidence_level)
             ) from None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ArgumentTypeError(f"`{name}` must be a number in (0, 1); got {confidence_level!r}.")
+        raise ArgumentTypeError(words('`{arg:{name}}` must be a number in (0, 1); got {confidence_level!r}.', name=name, confidence_level=confidence_level))
     value = float(value)
     if not 0.0 < value < 1.0:
-        raise ArgumentError(f"`{name}` must lie strictly between 0 and 1; got {confidence_level!r}.")
+        raise ArgumentError(words('`{arg:{name}}` must lie strictly between 0 and 1; got {confidence_level!r}.', name=name, confidence_level=confidence_level))
     return value
 
 
 def check_probability(value, name: str, *, open_interval: bool = True) -> float:
     """Return ``value`` as a float probability, in (0, 1) or [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ArgumentTypeError(f"`{name}` must be a number; got {value!r}.")
+        raise ArgumentTypeError(words('`{arg:{name}}` must be a number; got {value!r}.', name=name, value=value))
     value = float(value)
     ok = 0.0 < value < 1.0 if open_interval else 0.0 <= value <= 1.0
     if not ok:
         bounds = "(0, 1)" if open_interval else "[0, 1]"
-        raise ArgumentError(f"`{name}` must lie in {bounds}; got {value!r}.")
+        raise ArgumentError(words('`{arg:{name}}` must lie in {bounds}; got {value!r}.', name=name, bounds=bounds, value=value))
     return value
 
 
@@ -177,11 +178,11 @@ def check_choice(value, choices: Iterable[str], name: str) -> str:
     """Return ``value`` (lower-cased, '_' read as '-') if it is a valid choice; the error lists the valid ones."""
     choices = tuple(choices)
     if not isinstance(value, str):
-        raise ArgumentTypeError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.")
+        raise ArgumentTypeError(words('`{arg:{name}}` must be one of {value}; got {value2!r}.', name=name, value=', '.join(map(repr, choices)), value2=value))
     key = value.strip().lower().replace("_", "-")
     lookup = {c.lower().replace("_", "-"): c for c in choices}
     if key not in lookup:
-        raise ArgumentError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.")
+        raise ArgumentError(words('`{arg:{name}}` must be one of {value}; got {value2!r}.', name=name, value=', '.join(map(repr, choices)), value2=value))
     return lookup[key]
 
 
@@ -191,10 +192,10 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         else:
-            raise ArgumentTypeError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+            raise ArgumentTypeError(words('`{arg:{name}}` must be an integer >= {minimum}; got {value!r}.', name=name, minimum=minimum, value=value))
     value = int(value)
     if value < minimum:
-        raise ArgumentError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+        raise ArgumentError(words('`{arg:{name}}` must be an integer >= {minimum}; got {value!r}.', name=name, minimum=minimum, value=value))
     return value
 
 
@@ -227,9 +228,9 @@ def check_names(selected: Sequence[str] | None, available: Sequence[str], name: 
                 if split else "")
         close = [c for c in (closest_name(u, available) for u in unknown) if c]
         meant = f" (did you mean {', '.join(map(repr, close))}?)" if close and not split else ""
-        raise ArgumentError(f"`{name}`: unknown {', '.join(map(repr, unknown))}{meant}; available: {shown}.{hint}")
+        raise ArgumentError(words('`{arg:{name}}`: unknown {value}{meant}; available: {shown}.{hint}', name=name, value=', '.join(map(repr, unknown)), meant=meant, shown=shown, hint=hint))
     if len(set(selected)) != len(selected):
-        raise ArgumentError(f"`{name}` lists a name twice: {selected!r}.")
+        raise ArgumentError(words('`{arg:{name}}` lists a name twice: {selected!r}.', name=name, selected=selected))
     return selected
 
 
@@ -260,7 +261,7 @@ def renamed(kwargs: dict, *, old: str, new: str, function: str, value=UNSET, con
     import warnings
 
     if value is not UNSET and (default is UNSET or value is not default and value != default):
-        raise ArgumentError(f"`{old}` is the old name of `{new}` in {function}(); give only `{new}`.")
+        raise ArgumentError(words('`{arg:{old}}` is the old name of `{arg:{new}}` in {function}(); give only `{arg:{new}}`.', old=old, new=new, function=function))
     warnings.warn(f"`{function}({old}=)` is deprecated (removed in the next release); use `{new}=`",
                   DeprecationWarning, stacklevel=3)
     return convert(given) if convert is not None else given

@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -29,7 +30,7 @@ def test_contract_krippendorff_codings_nominal():
     krippendorff_alpha 0.743 (Krippendorff 2011, published) with ci_low < 0.743 < ci_high."""
     res = run(CODINGS_LONG, "--level", "nominal", "--format", "json", "--seed", 2026)
     assert res.exit_code == 0, res.output
-    out = json.loads(res.stdout)
+    out = jsonout.records(res.stdout)
     assert round(out["krippendorff_alpha"], 3) == 0.743
     assert out["ci_low"] < 0.743 < out["ci_high"]
     assert out["level"] == "nominal" and out["n_raters"] == 4 and out["n_ratings"] == 41
@@ -90,7 +91,7 @@ def test_llmfao_gpt4_against_the_crowd_majority(tmp_path):
               "--cluster", "prompt", "--reference", "majority", "--judges", "gpt-4", "--seed", 2026,
               "--n-resamples", 500, "--format", "json")
     assert res.exit_code == 0, res.output
-    out = json.loads(res.stdout)
+    out = jsonout.records(res.stdout)
     ref = {r["statistic"]: r for r in out["reference"]["records"]}
     assert round(ref["accuracy"]["estimate"], 3) == 0.446 and ref["accuracy"]["n_units"] == 1831
     assert ref["accuracy"]["ci_low"] < 0.446 < ref["accuracy"]["ci_high"]

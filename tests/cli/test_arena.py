@@ -10,7 +10,6 @@ the fixture files are stored below with the pandas call that produced them.
 from __future__ import annotations
 
 import io
-import json
 
 import numpy as np
 import pandas as pd
@@ -20,6 +19,7 @@ from typer.testing import CliRunner
 from evalband.cli.main import app
 
 from ..conftest import FIXTURES, SHARED_DATA
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 #: the contract's file (../shared/data/preferences/llmfao/crowd-comparisons.csv); the fixture is a byte copy
@@ -42,7 +42,7 @@ def run(*args):
 def records(result) -> list[dict]:
     assert result.exit_code == 0, result.output
     text = result.stdout
-    return json.loads(text[text.index("["): text.rindex("]") + 1])
+    return jsonout.records(text)
 
 
 @pytest.fixture(scope="module")
@@ -248,7 +248,6 @@ def test_files_that_are_not_battles_or_are_missing(tmp_path):
 def test_style_coefficients_with_intervals_in_the_table_and_the_json(tmp_path):
     """Issue 22: the style coefficients (length, markdown) with their intervals are in the terminal and JSON output,
     not only in Python's ``res.style``."""
-    import json
 
     import numpy as np
     import pandas as pd
@@ -275,11 +274,11 @@ def test_style_coefficients_with_intervals_in_the_table_and_the_json(tmp_path):
     line = next(x for x in table.stdout.splitlines() if x.startswith("length "))
     assert f"({res['ci_low']:.2f}, {res['ci_high']:.2f})" in line and "95% CI" in table.stdout
     out = CliRunner().invoke(app, [*args, "-f", "json"])
-    doc = json.loads(out.stdout)
+    doc = jsonout.records(out.stdout)
     (style,) = doc["style"]
     assert style["feature"] == "length" and style["ci_low"] == pytest.approx(res["ci_low"], abs=0, rel=1e-12)
     assert style["coefficient"] > 0 and {"se", "ci_high", "confidence_level"} <= set(style)
     assert [r["model"] for r in doc["records"]][0] == "a"  # the records as before, beside the style
-    plain = json.loads(CliRunner().invoke(app, ["arena", str(path), "--seed", "1", "--n-resamples", "200", "-f",
+    plain = jsonout.records(CliRunner().invoke(app, ["arena", str(path), "--seed", "1", "--n-resamples", "200", "-f",
                                                 "json"]).stdout)
     assert isinstance(plain, list)  # without --style, the JSON is the list of records it always was

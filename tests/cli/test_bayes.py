@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import numpy as np
@@ -13,6 +12,7 @@ from typer.testing import CliRunner
 from evalband import load_example
 from evalband.bayes import beta_binomial
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 
@@ -25,7 +25,7 @@ def run(*args):
 def vtab_json():
     res = run("--example", "vtab", "--draws", "2000", "--seed", "3", "--pairs", "--format", "json")
     assert res.exit_code == 0, res.output
-    return pd.DataFrame(json.loads(res.stdout))
+    return pd.DataFrame(jsonout.records(res.stdout))
 
 
 def test_json_has_one_record_per_model_and_pair(vtab_json):
@@ -61,7 +61,7 @@ def test_prior_and_weights_change_the_answer():
     assert base.exit_code == other.exit_code == groups.exit_code == 0, other.output + groups.output
     table = load_example("vtab").select(models=THREE[1].split(","))
     in_order = lambda f: f.set_index("model").loc[list(table.models)].reset_index()  # noqa: E731 (library order)
-    b, o, g = (in_order(pd.DataFrame(json.loads(r.stdout))) for r in (base, other, groups))
+    b, o, g = (in_order(pd.DataFrame(jsonout.records(r.stdout))) for r in (base, other, groups))
     lib_o = beta_binomial(table, n_draws=500, rng=1, prior="half-normal:1").summary()
     np.testing.assert_allclose(o["ci_high"].to_numpy(float), lib_o["ci_high"].to_numpy())
     assert not np.array_equal(b["ci_high"].to_numpy(float), o["ci_high"].to_numpy(float))
@@ -69,7 +69,7 @@ def test_prior_and_weights_change_the_answer():
     np.testing.assert_allclose(g["posterior_mean"].to_numpy(float), lib["posterior_mean"].to_numpy())
     one = run("--example", "vtab", *THREE, "--draws", "300", "--seed", "1", "--format", "json", "--weights", "DTD=1")
     assert one.exit_code == 0, one.output
-    dtd = in_order(pd.DataFrame(json.loads(one.stdout)))
+    dtd = in_order(pd.DataFrame(jsonout.records(one.stdout)))
     obs = table.counts(tasks=["DTD"])
     np.testing.assert_allclose(dtd["observed"].to_numpy(float), (obs.correct / obs.n).ravel())
 
@@ -85,7 +85,7 @@ def test_sensitivity_and_compare_records():
     res = run("--example", "vtab", "--models", "VAE,WAE-GAN,WAE-UKL", "--draws", "1000", "--seed", "4",
               "--sensitivity", "--compare", "--format", "json")
     assert res.exit_code == 0, res.output
-    f = pd.DataFrame(json.loads(res.stdout))
+    f = pd.DataFrame(jsonout.records(res.stdout))
     assert set(f["record"]) == {"model", "sensitivity", "sensitivity_pair", "compare", "compare_pair"}
     assert f.loc[f["record"] == "sensitivity", "prior"].nunique() == 4
     assert {"boot_verdict", "bayes_verdict", "disagree"} <= set(f.loc[f["record"] == "compare_pair"].dropna(axis=1).columns)
@@ -137,8 +137,8 @@ def test_clustered_items_warn_by_default_and_effective_counts_widen(tmp_path):
     eff = run(path, "--draws", "2000", "--seed", "1", "--format", "json", "--clusters", "effective")
     assert eff.exit_code == 0, eff.output
     assert "clusters ignored" not in eff.stderr
-    sd_plain = pd.DataFrame(json.loads(plain.stdout))["posterior_sd"]
-    sd_eff = pd.DataFrame(json.loads(eff.stdout))["posterior_sd"]
+    sd_plain = pd.DataFrame(jsonout.records(plain.stdout))["posterior_sd"]
+    sd_eff = pd.DataFrame(jsonout.records(eff.stdout))["posterior_sd"]
     assert (sd_eff > 1.5 * sd_plain).all()
     table = run(path, "--draws", "500", "--seed", "1", "--clusters", "effective")
     assert "Rao & Scott 1992" in table.stdout
@@ -177,5 +177,5 @@ def test_method_reaches_the_library_and_the_notes_say_which_ran(tmp_path):
               "--format", "json")
     assert res.exit_code == 0, res.output
     assert "Laplace approximation" in res.stderr and "Pareto k" in res.stderr
-    f = pd.DataFrame(json.loads(res.stdout))
+    f = pd.DataFrame(jsonout.records(res.stdout))
     assert set(f["model"]) == {"A", "B"} and (f["ci_low"] < f["ci_high"]).all()

@@ -56,8 +56,14 @@ def test_percent_note_names_the_option(tmp_path):
     assert "accuracy_scale=" not in out.stderr
 
 
-def test_cli_message_leaves_other_text_alone():
-    from evalband.cli._common import cli_message
+def test_error_text_names_the_commands_own_options():
+    from evalband._validate import ArgumentError, InputError
+    from evalband._words import words
+    from evalband.cli._common import error_text
 
-    assert cli_message("no column 'x'; found 'a', 'b'") == "no column 'x'; found 'a', 'b'"
-    assert cli_message("`method` must be one of 'a'", {"method": "--interval"}) == "`--interval` must be one of 'a'"
+    assert error_text(ArgumentError("no column 'x'; found 'a', 'b'")) == "no column 'x'; found 'a', 'b'"
+    message = words("`{arg:method}` must be one of 'a'")
+    assert error_text(ArgumentError(message), {"method": "--interval"}) == "`--interval` must be one of 'a'"
+    # the file, row and column of an input error are printed as written, the problem in the command's words
+    exc = InputError(words("give `{arg:rng}`"), source="rng=1.csv", row=3, column="method=joint")
+    assert error_text(exc) == "rng=1.csv, row 3, column 'method=joint': give `--seed`"

@@ -7,35 +7,51 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from evalband.cli._common import cli_message
+from evalband._validate import ArgumentError
+from evalband._words import words
+from evalband.cli._common import error_text, note_text
 from evalband.cli.main import app
 
 runner = CliRunner()
 Q4 = "/work/shared/data/judges/hibayes/q4.csv"
 
 
-@pytest.mark.parametrize("library, cli", [
-    ("no unit column 'x'; found 'a' (name it with unit_col=)", "no unit column 'x'; found 'a' (name it with --unit-col)"),
-    ("column 'c' (named with `task_col`) is not in the file", "column 'c' (named with `--task-col`) is not in the file"),
-    ("column 'c' (named with `cluster_col`)", "column 'c' (named with `--cluster`)"),
-    ("keep one split (split='...', --split NAME), or leave the column out (drop_cols=, --drop-cols c)",
+@pytest.mark.parametrize("template, python, cli", [
+    ("no unit column 'x'; found 'a' (name it with {arg:unit_col=})",
+     "no unit column 'x'; found 'a' (name it with unit_col=)", "no unit column 'x'; found 'a' (name it with --unit-col)"),
+    ("column 'c' (named with `{arg:task_col}`) is not in the file",
+     "column 'c' (named with `task_col`) is not in the file", "column 'c' (named with `--task-col`) is not in the file"),
+    ("column 'c' (named with `{arg:cluster_col}`)", "column 'c' (named with `cluster_col`)",
+     "column 'c' (named with `--cluster`)"),
+    ("keep one split ({py:split='...', }--split NAME), or leave the column out ({py:drop_cols=, }--drop-cols c)",
+     "keep one split (split='...', --split NAME), or leave the column out (drop_cols=, --drop-cols c)",
      "keep one split (--split NAME), or leave the column out (--drop-cols c)"),
-    ("name the model columns (models=..., --models) or", "name the model columns (--models) or"),
-    ("choose with --models A,B (models=)", "choose with --models A,B"),
-    ("in a random order fixed by the seed (rng=1; a permutation", "in a random order fixed by the seed (--seed 1; a"
+    ("choose with --models A,B{py: (models=)}", "choose with --models A,B (models=)", "choose with --models A,B"),
+    ("in a random order fixed by the seed ({arg:rng={seed}}; a permutation",
+     "in a random order fixed by the seed (rng=1; a permutation", "in a random order fixed by the seed (--seed 1; a"
      " permutation"),
-    ("clusters ignored (clusters='ignore'):", "clusters ignored (--clusters ignore):"),
-    ("trials alone are analysed by evalband.estimation.trial_variance.",
+    ("clusters ignored ({arg:clusters='ignore'}):", "clusters ignored (clusters='ignore'):",
+     "clusters ignored (--clusters ignore):"),
+    ("clusters ignored ({arg:cluster=False})", "clusters ignored (cluster=False)", "clusters ignored (--cluster none)"),
+    ("trials alone are analysed by {fn:evalband.estimation.trial_variance}.",
+     "trials alone are analysed by evalband.estimation.trial_variance.",
      "trials alone are analysed by `evalband summarize` (its var_between and var_within columns) or `evalband plan`."),
 ])
-def test_library_keywords_become_options(library, cli):
-    assert cli_message(library) == cli
+def test_library_keywords_become_options(template, python, cli):
+    """A message written once in the template language (evalband._words) reads with the library's keywords in
+    Python and with the options that set them on the command line."""
+    message = words(template, seed=1) if "{seed}" in template else words(template)
+    assert str(message) == python
+    assert note_text(message) == cli
+    assert error_text(ArgumentError(message)) == cli
 
 
 @pytest.mark.parametrize("text", ["p = 0.5, x=1", "ties='min' here", "F(2, 36) = 12.5", "a=b is an equation",
-                                  "https://example.org/?q=1"])
-def test_text_that_names_no_argument_is_unchanged(text):
-    assert cli_message(text) == text
+                                  "https://example.org/?q=1", "no unit column 'x'; name it with unit_col="])
+def test_plain_text_is_printed_as_written(text):
+    """Plain text (a message not written as words) is never rewritten: nothing guesses at prose."""
+    assert note_text(text) == text
+    assert error_text(ArgumentError(text)) == text
 
 
 def no_keyword(text):

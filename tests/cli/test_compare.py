@@ -1,11 +1,11 @@
 """`evalband compare` through typer's CliRunner."""
 
-import json
 
 import pytest
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 VTAB3 = "Sup-Rotation-100%,Sup-Exemplar-100%,Sup-100%"
@@ -14,8 +14,7 @@ VTAB3 = "Sup-Rotation-100%,Sup-Exemplar-100%,Sup-100%"
 def _json(args):
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    start = result.stdout.index("[")
-    return json.loads(result.stdout[start: result.stdout.rindex("]") + 1])
+    return jsonout.records(result.stdout)
 
 
 def test_compare_json_records_keys_and_fractions():

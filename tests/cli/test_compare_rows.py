@@ -1,7 +1,6 @@
 """Which pairs the default `compare` table shows: every pair when few, else neighbours in the ranking and open
 pairs, at most ROWS_SHOWN of them from the top of the ranking; JSON always has every pair."""
 
-import json
 import re
 
 import numpy as np
@@ -10,6 +9,7 @@ from typer.testing import CliRunner
 
 from evalband.cli.compare import ROWS_SHOWN
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 
@@ -35,7 +35,7 @@ def test_many_open_pairs_are_capped_from_the_top(tmp_path):
     assert len(rows) == ROWS_SHOWN
     text = " ".join(out.stdout.split())
     assert f"mean: {ROWS_SHOWN} of 780 pairs shown" in text and "from the top of the ranking" in text
-    records = json.loads(runner.invoke(app, ["compare", str(path), "--n-resamples", "400", "--seed", "1",
+    records = jsonout.records(runner.invoke(app, ["compare", str(path), "--n-resamples", "400", "--seed", "1",
                                              "--format", "json"]).stdout)
     assert len(records) == 780
     best = records[0]["model_a"]  # the pairs of the model at the top come first

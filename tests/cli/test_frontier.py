@@ -10,7 +10,6 @@ Oracles:
   points; none is above 95).
 """
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +20,7 @@ from typer.testing import CliRunner
 
 import evalband as eb
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "frontier" / "contract.csv"
@@ -35,7 +35,7 @@ def _run(*args):
 
 def _json(result):
     assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    return jsonout.records(result.stdout)
 
 
 def test_contract_json_records():

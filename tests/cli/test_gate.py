@@ -1,12 +1,12 @@
 """`evalband gate` through CliRunner: exit codes 0 pass, 1 fail, 3 undecided, 2 usage/input error."""
 
-import json
 
 import numpy as np
 import pandas as pd
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 
@@ -48,7 +48,7 @@ def test_json_and_metric_column(tmp_path, rng):
     pc = write(tmp_path / "c.csv", acc, extra={"f1": np.clip(f1 - 0.2, 0, 1)})
     res = runner.invoke(app, ["gate", pb, pc, "--metric", "f1", "--margin", "0.05", "--format", "json"])
     assert res.exit_code == 1, res.output
-    rec = json.loads(res.stdout)
+    rec = jsonout.records(res.stdout)
     assert rec["decision"] == "fail" and rec["exit_code"] == 1 and rec["ci_high"] < -0.05
     res = runner.invoke(app, ["gate", pb, pc, "--margin", "0.01", "--confidence", "90%"])
     assert res.exit_code == 0 and "90% CI (" in res.stdout  # accuracy column 'score' is identical

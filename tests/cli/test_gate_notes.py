@@ -10,6 +10,7 @@ import pandas as pd
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 
@@ -40,20 +41,19 @@ def test_notes_go_to_stderr_below_the_line(tmp_path, rng):
     # JSON: notes stay in the JSON and are also printed on stderr (as show() does for every command)
     res = runner.invoke(app, ["gate", str(tmp_path / "b.csv"), str(tmp_path / "c.csv"), "--margin", "0.05",
                               "-f", "json"])
-    rec = json.loads(res.stdout)
-    assert any("pooled" in n for n in rec["notes"]) and "20 only in the baseline" in res.stderr
+    assert any("pooled" in n for n in jsonout.note_texts(res.stdout)) and "20 only in the baseline" in res.stderr
 
 
 def test_pooled_difference_note_names_the_estimator_and_its_value(tmp_path, rng):
     base, cand = two_tasks(rng)
     res = runner.invoke(app, ["gate", write(tmp_path / "b.csv", base), write(tmp_path / "c.csv", cand),
                               "--margin", "0.05", "-f", "json"])
-    rec = json.loads(res.stdout)
+    rec = jsonout.records(res.stdout)
     d = cand["score"].to_numpy() - base["score"].to_numpy()
     assert rec["difference"] == np.mean(d)  # item-pooled (theory: the mean of the paired differences)
     per_task = pd.Series(d).groupby(base["task"].to_numpy()).mean().mean()
     assert per_task != np.mean(d)  # the two estimators differ on these data, so the note matters
-    note = next(n for n in rec["notes"] if "pooled" in n)
+    note = next(n for n in jsonout.note_texts(res.stdout) if "pooled" in n)
     assert "400 paired items" in note and "2 tasks" in note
 
 
@@ -62,7 +62,7 @@ def test_one_task_needs_no_pooling_note(tmp_path, rng):
     base["task"] = cand["task"] = "t"
     res = runner.invoke(app, ["gate", write(tmp_path / "b.csv", base), write(tmp_path / "c.csv", cand),
                               "--margin", "0.05", "-f", "json"])
-    assert not any("pooled" in n for n in json.loads(res.stdout)["notes"])
+    assert not any("pooled" in n for n in jsonout.note_texts(res.stdout))
 
 
 def test_margin_accepts_percent_like_compare(tmp_path, rng):
@@ -84,7 +84,7 @@ def test_betting_item_count_is_worded_as_the_rough_fixed_sample_figure(tmp_path,
     cand = base.assign(model="cand", score=c)
     pb, pc = write(tmp_path / "b.csv", base), write(tmp_path / "c.csv", cand)
     res = runner.invoke(app, ["gate", pb, pc, "--margin", "0.01", "--method", "betting", "-f", "json"])
-    rec = json.loads(res.stdout)
+    rec = jsonout.records(res.stdout)
     assert rec["decision"] == "undecided", rec
     line = rec["message"]
     assert "about" not in line and "would decide it" not in line  # no precise-looking count

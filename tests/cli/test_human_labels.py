@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 # two models x 500 items of one task; judge score on every row, a human 0/1 label on 100 items (make_fixture.py)
@@ -37,7 +38,7 @@ def run(*args):
 
 def records(res):
     assert res.exit_code == 0, res.output
-    return {r["model"]: r for r in json.loads(res.stdout)}
+    return {r["model"]: r for r in jsonout.records(res.stdout)}
 
 
 def check_against(r, ref, df):
@@ -122,7 +123,7 @@ def test_compare_and_rank_use_the_ppi_replicates():
     PPI cells in the JSON beside the records."""
     res = run("compare", JUDGED, "--seed", 3, "--n-resamples", 2000, "--format", "json")
     assert res.exit_code == 0, res.output
-    out = json.loads(res.stdout)
+    out = jsonout.records(res.stdout)
     cells = {c["model"]: c for c in out["ppi"]}
     assert cells["alpha"]["lambda"] == pytest.approx(PPI_PY_LAMBDA["alpha"], abs=1e-6)
     pair = out["records"][0]
@@ -185,7 +186,7 @@ def test_docs_llmfao_example():
     assert round(out["LLaMA-2-Chat (70B)"]["lambda"], 3) == 0.359
     res = run("compare", path, "--models", models, "--seed", 2026, "--format", "json")
     assert res.exit_code == 0, res.output
-    verdicts = {(r["model_a"], r["model_b"]): r["verdict"] for r in json.loads(res.stdout)["records"]}
+    verdicts = {(r["model_a"], r["model_b"]): r["verdict"] for r in jsonout.records(res.stdout)["records"]}
     assert verdicts[("Claude v2", "Dolly v2 (12B)")] == "A better"
     assert verdicts[("Claude v2", "GPT 4")] == "not yet decided"
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import json
 
 import pandas as pd
 import pytest
@@ -19,6 +18,7 @@ from typer.testing import CliRunner
 
 from evalband.cli._common import InputOptions, load_input, reads_input
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 READING = ["summarize", "passk", "compare", "rank", "bayes", "report", "plan", "gate"]
@@ -101,7 +101,7 @@ def _bayes(*args):
 
 def _models(res):
     assert res.exit_code == 0, res.output
-    frame = pd.DataFrame(json.loads(res.stdout))
+    frame = pd.DataFrame(jsonout.records(res.stdout))
     return frame.loc[frame["record"] == "model"].set_index("model")["posterior_mean"]
 
 

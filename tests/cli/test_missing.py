@@ -6,7 +6,7 @@ file each pair of `--missing common` equals `compare` of that pair alone (the ta
 ranks from pairs follow the pairs' decisions (Klein, Wright & Wieczorek 2020).
 """
 
-import json
+import jsonout
 
 import numpy as np
 import pandas as pd
@@ -48,8 +48,8 @@ def test_dense_common_equals_rank_and_ability_agrees(example, b):
     assert run("rank", *base, "--missing", "drop").stdout == plain
     pairs = run("compare", *base).stdout
     assert run("compare", *base, "--missing", "common").stdout == pairs
-    ranked = {r["model"]: r["estimate"] for r in json.loads(plain)}
-    ability = {r["model"]: r["estimate"] for r in json.loads(run("rank", *base, "--missing", "ability").stdout)}
+    ranked = {r["model"]: r["estimate"] for r in jsonout.records(plain)}
+    ability = {r["model"]: r["estimate"] for r in jsonout.records(run("rank", *base, "--missing", "ability").stdout)}
     assert set(ability) == set(ranked)
     models = sorted(ranked)
     assert spearmanr([ranked[m] for m in models], [ability[m] for m in models])[0] >= 0.95
@@ -66,7 +66,7 @@ def test_drop_note_counts_cells_and_suggests_ability(sparse):
 
 
 def test_common_on_sparse_pairs_are_pairs_alone(sparse):
-    out = json.loads(run("compare", sparse, "--missing", "common", "--n-resamples", 500, "-f", "json").stdout)
+    out = jsonout.records(run("compare", sparse, "--missing", "common", "--n-resamples", 500, "-f", "json").stdout)
     table = pd.read_csv(sparse)
     have = {m: set(g["task"]) for m, g in table.groupby("model")}
     assert len(out) == 15
@@ -82,8 +82,8 @@ def test_common_on_sparse_pairs_are_pairs_alone(sparse):
 
 
 def test_common_ranks_follow_the_pairs(sparse):
-    ranks = json.loads(run("rank", sparse, "--missing", "common", "--n-resamples", 2000, "-f", "json").stdout)
-    pairs = json.loads(run("compare", sparse, "--missing", "common", "--n-resamples", 2000, "-f", "json").stdout)
+    ranks = jsonout.records(run("rank", sparse, "--missing", "common", "--n-resamples", 2000, "-f", "json").stdout)
+    pairs = jsonout.records(run("compare", sparse, "--missing", "common", "--n-resamples", 2000, "-f", "json").stdout)
     m = len(ranks)
     for r in ranks:
         ahead = sum(1 for p in pairs if r["model"] in (p["model_a"], p["model_b"])
@@ -98,12 +98,12 @@ def test_common_ranks_follow_the_pairs(sparse):
 
 
 def test_ability_on_sparse_summary(sparse):
-    ranks = json.loads(run("rank", sparse, "--missing", "ability", "--n-resamples", 200, "-f", "json").stdout)
+    ranks = jsonout.records(run("rank", sparse, "--missing", "ability", "--n-resamples", 200, "-f", "json").stdout)
     lib = eb.ability(str(sparse), n_resamples=200, rng=0).to_frame()
     assert [r["model"] for r in ranks] == lib["model"].tolist()
     np.testing.assert_allclose([r["estimate"] for r in ranks], lib["ability"], rtol=1e-12)
     assert all({"rank_low", "rank_high", "p_best", "n_tasks"} <= set(r) for r in ranks)
-    pairs = json.loads(run("compare", sparse, "--missing", "ability", "--n-resamples", 200, "-f", "json").stdout)
+    pairs = jsonout.records(run("compare", sparse, "--missing", "ability", "--n-resamples", 200, "-f", "json").stdout)
     assert len(pairs) == 15 and all(p["aggregate"] == "ability" for p in pairs)
     bad = runner.invoke(app, ["rank", str(sparse), "--missing", "sometimes"])
     assert bad.exit_code == 2 and "--missing" in bad.output

@@ -1,6 +1,6 @@
 """Names the user supplied (models, tasks, files, columns) are printed as written in every command's notes and
-errors: the rewriting of library messages into command-line words (`cli_message`) never touches them (issue 22,
-"Names printed as written, everywhere")."""
+errors: they are parameters of the messages' templates, which nothing rewrites (issue 22, "Names printed as
+written, everywhere"; issue 23, messages as words)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from evalband.cli._common import cli_message, forget_names, protect_names
+from evalband._words import words
+from evalband.cli._common import note_text
 from evalband.cli.main import app
 from notes import flat
 
@@ -20,33 +21,12 @@ TASKS = ["mmlu:subject=law,method=joint", "n_resamples=5", "plain --seed 3"]
 REWRITTEN = ("--margin 0.1", "--method joint", "--n-resamples 5", "`--method`", "--seed 3,")
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    forget_names()
-    yield
-    forget_names()
-
-
-def test_cli_message_keeps_registered_names():
-    protect_names(["mmlu:subject=law,method=joint", "gpt-4o"])
-    assert cli_message("gpt-4o vs mmlu:subject=law,method=joint: +2 points") == \
-        "gpt-4o vs mmlu:subject=law,method=joint: +2 points"
-    # the rest of the message is still rewritten
-    assert cli_message("mmlu:subject=law,method=joint: give `rng`") == "mmlu:subject=law,method=joint: give `--seed`"
-
-
-def test_cli_message_keeps_quoted_names_it_was_not_told():
-    text = "`models`: unknown 'x'; available: 'lr=3e-4,margin=0.1', \"a=b\""
-    assert cli_message(text) == "`--models`: unknown 'x'; available: 'lr=3e-4,margin=0.1', \"a=b\""
-    # an argument's quoted value is still API syntax to rewrite
-    assert cli_message("use split='test' here") == "use --split test here"
-    assert cli_message("(resampling='binomial')") == "(--resampling independent, or leave it at auto)"
-
-
-def test_names_are_forgotten_between_commands():
-    protect_names(["method=joint"])
-    forget_names()
-    assert cli_message("give method=joint") == "give --method joint"
+def test_names_are_parameters_never_rewritten():
+    """A name the user supplied reaches a message as a parameter of its template, so no rewrite can touch it."""
+    message = words("{model} vs {task}: give `{arg:rng}`", model="gpt-4o", task="mmlu:subject=law,method=joint")
+    assert note_text(message) == "gpt-4o vs mmlu:subject=law,method=joint: give `--seed`"
+    message = words("`{arg:models}`: unknown 'x'; available: {names}", names="'lr=3e-4,margin=0.1', \"a=b\"")
+    assert note_text(message) == "`--models`: unknown 'x'; available: 'lr=3e-4,margin=0.1', \"a=b\""
 
 
 def _results(path):

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TAU = FIXTURES / "tau_bench" / "gpt-4o-airline_rewards.csv"
@@ -21,7 +22,7 @@ def test_tau_bench_pass_hat_k():
     res = runner.invoke(app, ["passk", str(TAU), "--item-col", "task_id", "--score-col", "reward", "--k", "1,2,3,4",
                               "-f", "json"])
     assert res.exit_code == 0, res.output
-    frame = pd.DataFrame(json.loads(res.stdout))
+    frame = pd.DataFrame(jsonout.records(res.stdout))
     hat = frame[frame["metric"] == "pass^k"].sort_values("k")
     # tau-bench README, gpt-4o airline: pass^1..4 = 0.420, 0.273, 0.220, 0.200
     assert hat["estimate"].round(3).tolist() == [0.420, 0.273, 0.220, 0.200]
@@ -43,7 +44,7 @@ def test_cruxeval_pass_at_k(tmp_path):
     pd.DataFrame(rows).to_csv(path, index=False)
     res = runner.invoke(app, ["passk", str(path), "--k", "1,5", "-f", "json"])
     assert res.exit_code == 0, res.output
-    at = pd.DataFrame(json.loads(res.stdout)).query("metric == 'pass@k'").sort_values("k")
+    at = pd.DataFrame(jsonout.records(res.stdout)).query("metric == 'pass@k'").sort_values("k")
     # published: pass@1 = 35.95, pass@5 = 44.99 (percent)
     assert (100 * at["estimate"]).round(2).tolist() == [35.95, 44.99]
 

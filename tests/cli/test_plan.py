@@ -1,7 +1,6 @@
 """`evalband plan` through typer's CliRunner: typed numbers (seed 001) and pilot files."""
 
 from notes import flat  # noqa: F401
-import json
 
 import numpy as np
 import pandas as pd
@@ -9,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 
@@ -21,7 +21,7 @@ def test_typed_numbers_json_record():
     res = invoke("--baseline", 0.74, "--effect", 0.04, "--correlation", 0.5, "--n", 120, "--method", "normal",
                  "--format", "json")
     assert res.exit_code == 0, res.output
-    rec = json.loads(res.stdout)
+    rec = jsonout.records(res.stdout)
     assert isinstance(rec, dict)
     # seed 001: SE about 3.9 points, 95% interval about -3.6 to +11.6, roughly 900 tasks for 4 points
     assert rec["se_difference"] == pytest.approx(0.039, abs=0.0005)
@@ -57,7 +57,7 @@ def test_pilot_file(tmp_path, rng):
     df.to_csv(path, index=False)
     res = runner.invoke(app, ["plan", str(path), "--effect", "0.03", "--models", "A,C", "--format", "json"])
     assert res.exit_code == 0, res.output
-    rec = json.loads(res.stdout)
+    rec = jsonout.records(res.stdout)
     assert rec["n"] == n and rec["pilot"]["model_b"] == "C"
     assert rec["variance_difference"] == pytest.approx(np.var(a - c, ddof=1))
     assert rec["sources"]["variance_difference"] == "estimated"

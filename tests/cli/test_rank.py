@@ -1,10 +1,10 @@
 """`evalband rank` through typer's CliRunner."""
 
-import json
 
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 
@@ -13,7 +13,7 @@ def test_rank_json_records_keys():
     result = runner.invoke(app, ["rank", "--example", "vtab", "--n-resamples", "1000", "--seed", "1",
                                  "--confidence", "overlap", "--format", "json"])
     assert result.exit_code == 0, result.output
-    records = json.loads(result.stdout[result.stdout.index("["): result.stdout.rindex("]") + 1])
+    records = jsonout.records(result.stdout)
     assert len(records) == 16
     for r in records:
         for key in ("model", "estimate", "ci_low", "ci_high", "rank_mean", "rank_low", "rank_high", "p_best"):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 
 import numpy as np
 import pandas as pd
@@ -13,6 +12,7 @@ from typer.testing import CliRunner
 from evalband.cli.main import app
 from evalband import load_example
 from evalband.tasks import run_test
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 
@@ -26,7 +26,7 @@ def test_friedman_matches_the_library_and_scipy():
 
     res = _invoke("--test", "friedman", "--format", "json")
     assert res.exit_code == 0, res.output
-    out = json.loads(res.stdout)
+    out = jsonout.records(res.stdout)
     rows = out["records"]
     lib = run_test(load_example("vtab"), test="friedman")
     # the primary result is in the JSON (issue 13): the Friedman chi-square, its df and p-value, Iman-Davenport F

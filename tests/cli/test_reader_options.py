@@ -7,7 +7,6 @@ depend on the executor).
 
 from __future__ import annotations
 
-import json
 import shutil
 
 import pytest
@@ -16,6 +15,7 @@ from typer.testing import CliRunner
 from evalband.cli.main import app
 
 from ..conftest import FIXTURES
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 ATARI = FIXTURES / "atari100k"
@@ -33,7 +33,7 @@ def test_baselines_option_normalizes_rliable_scores(atari):
                                  str(ATARI / "atari_100k_baselines.csv"), "--aggregate", "median",
                                  "--n-resamples", "200", "--seed", "1", "--format", "json"])
     assert result.exit_code == 0, result.output
-    records = {r["model"]: r for r in json.loads(result.stdout)}
+    records = {r["model"]: r for r in jsonout.records(result.stdout)}
     assert records["SPR"]["estimate"] == pytest.approx(0.39562938291779215, abs=1e-12)
 
 
@@ -59,4 +59,4 @@ def test_scheduler_gives_the_same_numbers(atari):
     dask = runner.invoke(app, args + ["--scheduler", "local"])
     assert plain.exit_code == 0, plain.output
     assert dask.exit_code == 0, dask.output
-    assert json.loads(plain.stdout) == json.loads(dask.stdout)
+    assert jsonout.records(plain.stdout) == jsonout.records(dask.stdout)

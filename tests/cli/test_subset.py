@@ -66,7 +66,7 @@ def test_bad_input_is_one_line_naming_the_row(files):
     picked.loc[6, "inclusion_prob"] = -1
     picked.to_csv(d / "bad.csv", index=False)
     res = run("subset", "estimate", d / "ref.csv", d / "new.csv", "--items", d / "bad.csv", code=2)
-    assert "bad.csv: row 8, column 'inclusion_prob'" in res.output and len(res.output.strip().splitlines()) == 1
+    assert "bad.csv, row 8, column 'inclusion_prob': -1 is not a probability" in res.output and len(res.output.strip().splitlines()) == 1
     res = run("subset", "choose", d / "ref.csv", "--budget", 10_000, code=2)
     assert "exceeds the 600 items" in res.output
     res = run("subset", "choose", d / "ref.csv", "--budget", 100, "-o", d / "ref.csv", code=2)

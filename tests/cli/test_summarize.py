@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pandas as pd
@@ -12,6 +11,7 @@ from typer.testing import CliRunner
 from evalband import load_example
 from evalband.cli.main import app
 from evalband.estimation import estimate
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 
@@ -23,7 +23,7 @@ def run(*args):
 def test_vtab_json_records_are_fractions():
     res = run("--example", "vtab", "--format", "json")
     assert res.exit_code == 0, res.output
-    records = json.loads(res.stdout)
+    records = jsonout.records(res.stdout)
     assert len(records) == 16 * 19 + 16
     assert {"model", "task", "estimate", "se", "ci_low", "ci_high", "n", "method"} <= set(records[0])
     frame = pd.DataFrame(records)
@@ -58,14 +58,14 @@ def test_other_formats(fmt, marker):
 def test_method_and_confidence_options():
     res = run("--example", "vtab", "--method", "clopper-pearson", "--confidence", "overlap", "-f", "json")
     assert res.exit_code == 0, res.output
-    rec = json.loads(res.stdout)[0]
+    rec = jsonout.records(res.stdout)[0]
     assert rec["method"] == "clopper-pearson"
     # statsmodels 0.15.0: proportion_confint(3778, 6084, alpha=0.166, method='beta')[0] (Cond-BigGAN, Caltech101)
     from statsmodels.stats.proportion import proportion_confint
     assert rec["ci_low"] == pytest.approx(proportion_confint(3778, 6084, alpha=0.166, method="beta")[0])
     res = run("--example", "vtab", "--confidence", "90%", "-f", "json")
     assert res.exit_code == 0, res.output
-    low90 = json.loads(res.stdout)[0]["ci_low"]
+    low90 = jsonout.records(res.stdout)[0]["ci_low"]
     assert low90 == pytest.approx(proportion_confint(3778, 6084, alpha=0.1, method="wilson")[0])
 
 
@@ -91,17 +91,17 @@ def test_cluster_column_from_a_file(tmp_path):
     pd.DataFrame(rows).to_csv(path, index=False)
     res = runner.invoke(app, ["summarize", str(path), "--cluster", "passage", "-f", "json"])
     assert res.exit_code == 0, res.output
-    recs = json.loads(res.stdout)
+    recs = jsonout.records(res.stdout)
     assert recs[0]["method"] == "cluster" and recs[0]["n_clusters"] == 12
     assert "fewer than 30" in res.stderr
-    plain = json.loads(runner.invoke(app, ["summarize", str(path), "-f", "json"]).stdout)
+    plain = jsonout.records(runner.invoke(app, ["summarize", str(path), "-f", "json"]).stdout)
     assert plain[0]["method"] == "wilson"
 
 
 def test_mmlu_pro_uses_its_clusters():
     res = run("--example", "mmlu-pro", "--models", "Meta-Llama-3-70B,Yi-6B", "-f", "json")
     assert res.exit_code == 0, res.output
-    frame = pd.DataFrame(json.loads(res.stdout))
+    frame = pd.DataFrame(jsonout.records(res.stdout))
     assert (frame["method"] == "cluster").all() and len(frame) == 2 * 15
     pooled = frame[(frame["model"] == "Meta-Llama-3-70B") & (frame["task"] == "(pooled)")].iloc[0]
     assert round(pooled["estimate"], 4) == 0.5201 and pooled["n_clusters"] == 91
@@ -115,5 +115,5 @@ def test_unbounded_scores(tmp_path):
     assert res.exit_code == 2 and "lies outside [0, 1]" in res.output
     res = runner.invoke(app, ["summarize", str(path), "--unbounded", "-f", "json"])
     assert res.exit_code == 0, res.output
-    rec = json.loads(res.stdout)[0]
+    rec = jsonout.records(res.stdout)[0]
     assert rec["method"] == "t" and rec["estimate"] == pytest.approx(23.875)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from notes import flat  # noqa: F401
 import inspect
-import json
 
 import numpy as np
 import pandas as pd
@@ -22,8 +21,10 @@ from typer.testing import CliRunner
 
 from evalband import load_example
 from evalband.bayes import beta_binomial
-from evalband.cli._common import cli_message
+from evalband._words import words
+from evalband.cli._common import note_text
 from evalband.cli.main import app, command_functions
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 
@@ -39,7 +40,7 @@ def test_bayes_tasks_matches_the_library():
     res = runner.invoke(app, ["bayes", "--example", "vtab", "--tasks", "DTD,Pets,Camelyon", "--draws", "2000",
                               "--seed", "5", "--format", "json"])
     assert res.exit_code == 0, res.output
-    got = pd.DataFrame(json.loads(res.stdout)).set_index("model")["posterior_mean"]
+    got = pd.DataFrame(jsonout.records(res.stdout)).set_index("model")["posterior_mean"]
     want = beta_binomial(load_example("vtab"), tasks=["DTD", "Pets", "Camelyon"], n_draws=2000, rng=5).summary()
     want = want.set_index("model")["posterior_mean"]
     np.testing.assert_allclose(got.loc[want.index].to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
@@ -80,15 +81,15 @@ def test_clusters_effective_message_reads_as_an_option():
     assert res.exit_code == 2
     assert res.output.startswith("evalband: error: `--clusters effective` needs item-level data with a cluster"
                                  " column (--cluster COL); this input has none.")
-    assert cli_message("`method='bca'` needs more") == "`--method bca` needs more"
-    assert cli_message("`unknown_arg='x'` stays") == "`unknown_arg='x'` stays"
+    assert note_text(words("`{arg:method='bca'}` needs more")) == "`--method bca` needs more"
+    assert note_text(words("`{arg:unknown_arg='x'}` stays")) == "`unknown_arg='x'` stays"
 
 
 def test_summarize_tasks_and_pooled_row():
     res = runner.invoke(app, ["summarize", "--example", "vtab", "--models", "Sup-100%", "--tasks", "DTD,Pets",
                               "--format", "json"])
     assert res.exit_code == 0, res.output
-    frame = pd.DataFrame(json.loads(res.stdout))
+    frame = pd.DataFrame(jsonout.records(res.stdout))
     assert list(frame["task"]) == ["DTD", "Pets", "(pooled)"]
     d = load_example("vtab").data
     d = d[(d["model"] == "Sup-100%") & d["task"].isin(["DTD", "Pets"])]
@@ -102,7 +103,7 @@ def test_passk_tasks(tmp_path):
     pd.DataFrame(rows).to_csv(path, index=False)
     res = runner.invoke(app, ["passk", str(path), "--k", "1,2", "--tasks", "t22", "--format", "json"])
     assert res.exit_code == 0, res.output
-    assert {r["task"] for r in json.loads(res.stdout)} == {"t22"}
+    assert {r["task"] for r in jsonout.records(res.stdout)} == {"t22"}
 
 
 def test_plan_tasks_matches_the_library():
@@ -114,7 +115,7 @@ def test_plan_tasks_matches_the_library():
     assert res.exit_code == 0, res.output
     table = load_example("mmlu-pro").select(tasks=["law", "math"])
     want = plan_from_pilot(table, effect=0.03, models=models).to_dict()
-    assert json.loads(res.stdout)["n_required"] == want["n_required"]
+    assert jsonout.records(res.stdout)["n_required"] == want["n_required"]
     res = runner.invoke(app, ["plan", "--effect", "0.03", "--tasks", "law"])
     assert res.exit_code == 2 and "--tasks chooses tasks from a results file" in flat(res.output)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "facets"
@@ -25,7 +25,7 @@ def test_contract_json_components_and_se_random_and_fixed():
     # evalband variance FILE --facets prompt --format json
     res = run(PROMPTS, "--facets", "prompt", "--format", "json", "--seed", "1")
     assert res.exit_code == 0, res.output
-    out = json.loads(res.stdout)
+    out = jsonout.records(res.stdout)
     assert out["facets"] == ["prompt"] and out["method"] == {"t": "anova"}
     assert [m["model"] for m in out["models"]] == ["model-a", "model-b"]
     for m in out["models"]:
@@ -60,11 +60,11 @@ def test_trial_named_in_facets_stays_nested_and_table_shows_both_se():
 def test_fixed_sets_the_shares_and_runs_show_best_of_n():
     res = run(PROMPTS, "--facets", "prompt", "--fixed", "prompt", "--format", "json", "--seed", "1")
     assert res.exit_code == 0, res.output
-    comps = {c["component"]: c for c in json.loads(res.stdout)["models"][0]["components"]}
+    comps = {c["component"]: c for c in jsonout.records(res.stdout)["models"][0]["components"]}
     assert comps["prompt"]["share"] == 0 and comps["prompt"]["random"] is False
     res = run(RUNS, "--format", "json", "--seed", "2")
     assert res.exit_code == 0, res.output
-    out = json.loads(res.stdout)
+    out = jsonout.records(res.stdout)
     assert out["facets"] == ["run"]
     runs = [r for r in out["runs"] if r["model"] == "model-b"]
     best = {r["n"]: r for r in runs}

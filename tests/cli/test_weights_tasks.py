@@ -13,13 +13,13 @@ difference of the weighted mean is the mean of the DTD and Pets accuracy differe
 from __future__ import annotations
 
 from notes import flat, notes_of  # noqa: F401
-import json
 
 import pytest
 from typer.testing import CliRunner
 
 from evalband import load_example
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 MODELS = "Sup-100%,Sup-Exemplar-100%"
@@ -51,7 +51,7 @@ def _accuracy(task):
 def test_weight_zero_drops_the_group_and_numbers_follow(command):
     res = run(command, "--tasks", "DTD,Pets,Camelyon", "--weights", "natural=1,structured=0", "--format", "json")
     assert res.exit_code == 0, res.output
-    records = json.loads(res.stdout)
+    records = jsonout.records(res.stdout)
     assert "group 'natural' keeps its weight, shared among the 2 of its 7 tasks in `--tasks`" in flat(res.stderr)
     if command == "compare":
         diff = records[0]["difference"] * (1 if records[0]["model_a"] == "Sup-100%" else -1)
@@ -69,7 +69,7 @@ def test_equal_group_weights_leave_out_groups_without_tasks():
     assert ("group(s) 'structured' left out with all their tasks (none among `--tasks`); the other groups share"
             " the weight equally") in flat(res.stderr)
     assert "group 'natural' keeps its weight, shared among the 1 of its 7 tasks" in flat(res.stderr)
-    diff = json.loads(res.stdout)[0]
+    diff = jsonout.records(res.stdout)[0]
     sign = 1 if diff["model_a"] == "Sup-100%" else -1
     assert sign * diff["difference"] == pytest.approx((_accuracy("DTD") + _accuracy("Camelyon")) / 2, abs=1e-12)
 
@@ -82,6 +82,6 @@ def test_task_weight_outside_tasks_is_refused_and_positional_weights_cover_every
     every = ",".join("3" if t == "DTD" else "1" if t == "Pets" else "0" for t in tasks)
     res = run("compare", "--tasks", "DTD,Pets", "--weights", every, "--format", "json")
     assert res.exit_code == 0, res.output
-    diff = json.loads(res.stdout)[0]
+    diff = jsonout.records(res.stdout)[0]
     sign = 1 if diff["model_a"] == "Sup-100%" else -1
     assert sign * diff["difference"] == pytest.approx(0.75 * _accuracy("DTD") + 0.25 * _accuracy("Pets"), abs=1e-12)

@@ -7,7 +7,6 @@ column now say what is decided (Sup-Exemplar-100% is better) and what is not (by
 
 from __future__ import annotations
 
-import io
 
 import numpy as np
 import pandas as pd
@@ -19,6 +18,7 @@ from evalband.cli.main import app
 from evalband.comparison.pairwise import pairwise_differences
 from evalband.comparison.verdict import VERDICTS, margin_text, verdict, verdict_detail
 from evalband.data.table import ResultsTable
+import jsonout  # noqa: E402
 
 # (low, high) of A - B against a 1-point margin: the verdict (unchanged rule) and what the reading adds
 CASES = [
@@ -78,7 +78,7 @@ def test_cli_reading_and_json_field():
     assert res.exit_code == 0, res.output
     assert "better, but not decidedly by more than the 1-point" in " ".join(res.output.split())
     js = CliRunner().invoke(app, args + ["--format", "json"])
-    frame = pd.read_json(io.StringIO(js.stdout))
+    frame = pd.DataFrame(jsonout.records(js.stdout))
     assert frame.loc[0, "verdict"] == "not yet decided"
     assert frame.loc[0, "verdict_detail"].startswith("not yet decided: Sup-Exemplar-100% better, but")
 

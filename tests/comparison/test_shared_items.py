@@ -10,7 +10,6 @@ the pair's random stream is keyed by the two names); the family's adjusted p-val
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pandas as pd
@@ -22,6 +21,7 @@ from evalband.cli.main import app
 from evalband.comparison.multiplicity import adjust_p_values
 from evalband.comparison.shared import PairReplicateSets
 from evalband._validate import InputError
+import jsonout  # noqa: E402
 
 #: which pair of models each block of 30 items was run on (no item has all of A, B, C; D shares with A only)
 BLOCKS = {"t1": [("A", "B"), ("B", "C"), ("A", "C")], "t2": [("A", "B"), ("B", "C"), ("A", "D")]}
@@ -121,7 +121,7 @@ def test_command_line_shows_the_counts_and_rank_names_the_pairs(tmp_path):
     header = res.stdout.splitlines()[1]
     assert "n_units" in header and "no item is shared by all 3 models" in " ".join(res.output.split())
     out = CliRunner().invoke(app, ["compare", str(path), "--seed", "1", "--n-resamples", "500", "--format", "json"])
-    records = json.loads(out.stdout)
+    records = jsonout.records(out.stdout)
     assert {r["n_units"] for r in records} == {60, 30}
     rank = CliRunner().invoke(app, ["rank", str(path), "--seed", "1", "--n-resamples", "200"])
     assert rank.exit_code == 2

@@ -1,12 +1,12 @@
 """Runs docs/vtab_reproduction.md: every Python block, in order, in one namespace (the blocks hold the checks
 against the article's published numbers), and the documented command lines."""
 
-import json
 import re
 import shlex
 from pathlib import Path
 
 import pytest
+import jsonout  # noqa: E402
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "vtab_reproduction.md"
 
@@ -47,5 +47,5 @@ def test_vtab_reproduction_command_lines_run():
         args[args.index("--n-resamples") + 1] = "500"  # the same options, fewer replicates
         result = runner.invoke(app, [*args, "--format", "json"])
         assert result.exit_code == 0, result.output
-        records = json.loads(result.stdout[result.stdout.index("["): result.stdout.rindex("]") + 1])
+        records = jsonout.records(result.stdout)
         assert records and ("model_a" in records[0] or "rank_low" in records[0])

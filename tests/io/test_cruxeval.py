@@ -19,6 +19,7 @@ from evalband.estimation import passk
 from evalband.io.folders import classify
 
 from ..conftest import FIXTURES
+import jsonout  # noqa: E402
 
 CRUX = FIXTURES / "cruxeval"
 INPUT = CRUX / "sample_scored_codellama-7b_temp0.2_input.json"
@@ -87,5 +88,5 @@ def test_cli_passk_reads_the_file_directly(tmp_path):
     shutil.copy(INPUT, tmp_path)
     res = CliRunner().invoke(app, ["passk", str(tmp_path / INPUT.name), "--k", "1,5", "-f", "json"])
     assert res.exit_code == 0, res.output
-    at = pd.DataFrame(json.loads(res.stdout)).query("metric == 'pass@k'").sort_values("k")
+    at = pd.DataFrame(jsonout.records(res.stdout)).query("metric == 'pass@k'").sort_values("k")
     assert (100 * at["estimate"]).round(2).tolist() == [35.95, 44.99]

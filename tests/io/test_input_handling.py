@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from evalband import InputError, read
 from evalband._lists import split_names
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 runner = CliRunner()
 LONG = "model,task,item,score\na,t,1,1\na,t,2,0\na,t,3,1\nb,t,1,0\nb,t,2,0\nb,t,3,1\n"
@@ -48,11 +49,11 @@ def test_columns_differing_only_by_case_are_one_error_naming_both(tmp_path):
     path = tmp_path / "dup.csv"
     path.write_text("model,Model,task,item,score\na,A,t,1,1\n")
     with pytest.raises(InputError, match=r"columns 'model' and 'Model' differ only by case; rename one, or name the"
-                                         r" one to use with --model-col"):
+                                         r" one to use with `model_col`"):  # the argument in Python
         read(path)
     assert read(path, model_col="Model").models == ("A",)  # named exactly: no ambiguity
     res = runner.invoke(app, ["summarize", str(path)])
-    assert "differ only by case" in _err(res)
+    assert "differ only by case; rename one, or name the one to use with `--model-col`" in _err(res)  # the option
 
 
 # ------------------------------------------------------------------------------------------------ O21 globs
@@ -178,12 +179,12 @@ def test_weights_name_a_task_with_commas_and_equals(helm_csv, tmp_path, how):
     res = runner.invoke(app, ["compare", str(helm_csv), "--models", "m1,m2", "--weights", weights, "--seed", "1",
                               "--n-resamples", "50", "-f", "json"])
     assert res.exit_code == 0, res.output
-    row = pd.DataFrame(json.loads(res.stdout)).iloc[0]
+    row = pd.DataFrame(jsonout.records(res.stdout)).iloc[0]
     # by hand: m1 = (3 * 0.5 + 1 * 1.0) / 4 = 0.625, m2 = (3 * 0.5 + 0) / 4 = 0.375 (equal weights would give 0.5)
     assert (row["model_a"], row["model_b"]) == ("m1", "m2")
     assert row["difference"] == pytest.approx(0.25)
     res = runner.invoke(app, ["bayes", str(helm_csv), "--models", "m1,m2", "--weights", weights, "--seed", "1",
                               "-f", "json"])
     assert res.exit_code == 0, res.output
-    records = [r for r in json.loads(res.stdout) if r.get("record", "model") == "model"]
+    records = [r for r in jsonout.records(res.stdout) if r.get("record", "model") == "model"]
     assert {r["model"]: r["observed"] for r in records} == pytest.approx({"m1": 0.625, "m2": 0.375})

@@ -26,6 +26,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------- the base table
 HEADER = ["model", "task", "item", "score"]
@@ -624,7 +625,7 @@ def test_the_promise(case, tmp_path):
     for part in case.contains:
         assert part in said, f"no note {part!r}: {out.stderr}"
     if case.check is not None and case.command == "summarize":
-        case.check(json.loads(out.stdout))
+        case.check(jsonout.records(out.stdout))
 
 
 def test_the_corpus_covers_every_class_and_path():

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from evalband.cli.main import app
 from evalband.io import columnar, read
+import jsonout  # noqa: E402
 
 
 def _frame(n_items=200):
@@ -29,7 +30,7 @@ def _frame(n_items=200):
 def _json(args, *, stdin=None):
     res = CliRunner().invoke(app, ["summarize", *args, "--format", "json"], input=stdin)
     assert res.exit_code == 0, res.stderr
-    return json.loads(res.stdout), " ".join(res.stderr.split())
+    return jsonout.records(res.stdout), " ".join(res.stderr.split())
 
 
 @pytest.mark.parametrize("columnar_path", [False, True])

@@ -14,6 +14,7 @@ from evalband.cli.main import app
 from evalband.io import read
 
 from ..conftest import FIXTURES
+import jsonout  # noqa: E402
 
 LOGS = FIXTURES / "harness_logs"
 EVAL = LOGS / "inspect_eval"
@@ -45,5 +46,5 @@ def test_cli_variance_on_inspect_logs():
     assert "`--facets`" in trial.stderr and "`evalband summarize`" in trial.stderr  # CLI words, not the API's
     res = runner.invoke(app, ["variance", str(EVAL), "--facets", "passage", "--seed", "1", "-f", "json"])
     assert res.exit_code == 0, res.output
-    out = json.loads(res.stdout)
+    out = jsonout.records(res.stdout)
     assert "passage" in json.dumps(out)

@@ -2,7 +2,6 @@
 `--shape wide` chooses the model columns when the file is read (QA O5)."""
 
 from notes import flat  # noqa: F401
-import json
 
 import numpy as np
 import pandas as pd
@@ -12,6 +11,7 @@ from typer.testing import CliRunner
 from evalband._validate import InputError
 from evalband.cli.main import app
 from evalband.io.tabular import read_tabular
+import jsonout  # noqa: E402
 
 
 def _wide():
@@ -67,13 +67,13 @@ def test_cli_drop_cols_and_wide_models(tmp_path):
             "-f", "json"]
     out = _run(base + ["--drop-cols", "answer_key_varies"])
     assert out.exit_code == 0, out.output
-    models = {r["model"] for r in json.loads(out.stdout)}
+    models = {r["model"] for r in jsonout.records(out.stdout)}
     assert models == {"A", "B", "C"}
     assert "left out as asked (--drop-cols): answer_key_varies" in flat(out.stderr)
 
     out = _run(base + ["--models", "A,B"])
     assert out.exit_code == 0, out.output
-    assert {r["model"] for r in json.loads(out.stdout)} == {"A", "B"}
+    assert {r["model"] for r in jsonout.records(out.stdout)} == {"A", "B"}
     assert "not read as models (not in --models): answer_key_varies, C" in flat(out.stderr)
     assert "blank cells" not in out.stderr  # C's blanks would only concern a model that was not chosen
 

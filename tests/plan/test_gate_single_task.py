@@ -4,7 +4,6 @@ is named after the file) pairs the items; before the fix it failed with 'share n
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pandas as pd
@@ -12,6 +11,7 @@ from scipy import stats
 from typer.testing import CliRunner
 
 from evalband.cli.main import app
+import jsonout  # noqa: E402
 
 
 def test_gate_pairs_items_of_two_single_task_files(tmp_path):
@@ -23,13 +23,13 @@ def test_gate_pairs_items_of_two_single_task_files(tmp_path):
     res = CliRunner().invoke(app, ["gate", str(tmp_path / "baseline.csv"), str(tmp_path / "candidate.csv"),
                                    "-f", "json"])
     assert res.exit_code in (0, 1, 3), res.output
-    out = json.loads(res.stdout)
+    out = jsonout.records(res.stdout)
     assert out["n"] == 60 and out["left_out"] == {"baseline_only": 0, "candidate_only": 0}
     # oracle: the paired t interval of candidate - baseline (scipy)
     d = cand - base
     low, high = stats.t.interval(0.95, 59, loc=d.mean(), scale=stats.sem(d))
     assert np.isclose(out["ci_low"], low) and np.isclose(out["ci_high"], high)
-    assert any("paired by item" in n for n in out["notes"])
+    assert any("paired by item" in n for n in jsonout.note_texts(res.stdout))
 
 
 def test_files_with_different_real_tasks_and_items_still_fail(tmp_path):

@@ -1,6 +1,5 @@
 """Counts in a plan are whole numbers: items and clusters required are rounded up and typed int (QA O14)."""
 
-import json
 import math
 
 from scipy import stats
@@ -8,6 +7,7 @@ from typer.testing import CliRunner
 
 from evalband.cli.main import app
 from evalband.plan import plan_comparison
+import jsonout  # noqa: E402
 
 
 def test_normal_method_items_are_the_rounded_up_textbook_formula():
@@ -39,7 +39,7 @@ def test_cli_json_counts_are_integers():
     out = CliRunner().invoke(app, ["plan", "--baseline", "0.74", "--effect", "0.04", "--correlation", "0.5",
                                    "--cluster-size", "10", "--icc", "0.1", "-f", "json"])
     assert out.exit_code == 0, out.output
-    d = json.loads(out.stdout)
+    d = jsonout.records(out.stdout)
     assert isinstance(d["n_required"], int) and isinstance(d["clusters_required"], int)
     assert d["clusters_required"] == 172  # 1,719 items in clusters of 10 (was 171.9)
     assert '"n_required": %d,' % d["n_required"] in out.stdout  # written without '.0'

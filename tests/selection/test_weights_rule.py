@@ -10,7 +10,6 @@ VTAB counts), in compare, rank and the Bayesian aggregator alike.
 from __future__ import annotations
 
 from notes import flat, notes_of  # noqa: F401
-import io
 
 import numpy as np
 import pandas as pd
@@ -22,6 +21,7 @@ from evalband.aggregate import get_aggregate, parse_weights, resolve_weights, we
 from evalband.bayes.posterior import make_aggregator
 from evalband.cli.main import app
 from evalband import load_example
+import jsonout  # noqa: E402
 
 TASKS = ["a", "b", "c", "d"]
 GROUPS = {"a": "g1", "b": "g1", "c": "g2", "d": "g3"}
@@ -96,7 +96,7 @@ def test_cli_accepts_some_tasks_and_lists_the_rest(command):
                                    "DTD=1", "--n-resamples", "200", "--seed", "1", "--format", "json"])
     assert res.exit_code == 0, res.output
     assert "note: 18 tasks not named in `--weights` get weight 0: 'Caltech101'" in flat(res.stderr)
-    frame = pd.read_json(io.StringIO(res.stdout))
+    frame = pd.DataFrame(jsonout.records(res.stdout))
     acc = _dtd_accuracy()
     if command == "rank":
         got = dict(zip(frame["model"], frame["estimate"]))

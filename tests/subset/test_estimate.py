@@ -95,7 +95,7 @@ def test_bad_items_files_are_one_line_naming_the_row(data, tmp_path):
     bad.loc[3, "inclusion_prob"] = 1.5
     path = tmp_path / "items.csv"
     bad.to_csv(path, index=False)
-    with pytest.raises(InputError, match=r"items.csv: row 5, column 'inclusion_prob'"):
+    with pytest.raises(InputError, match=r"items.csv, row 5, column 'inclusion_prob': 1.5 is not a probability"):
         estimate(ref, sub, items=path)
     bad = picked.copy()
     bad.loc[2, "item"] = "nope"

@@ -20,6 +20,7 @@ from .._validate import ArgumentError, check_choice
 from ..selection.weights import weights_and_notes
 from .ranks import binned_task_ranks, task_ranks, task_win_rates
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["Aggregate", "get_aggregate", "AGGREGATES", "PARAMETERS", "PARAMETER_SYNTAX", "parse_parameter"]
 
@@ -104,10 +105,10 @@ def _harmonic(w):
 def _per_task(values, tasks, name, n_tasks=None) -> np.ndarray:
     if isinstance(values, Mapping):
         if tasks is None:
-            raise ArgumentError(f"`{name}` given as a mapping needs `tasks` (or `replicates=`).")
+            raise ArgumentError(words('`{arg:{name}}` given as a mapping needs `{arg:tasks}` (or `replicates=`).', name=name))
         missing = [t for t in tasks if t not in values]
         if missing:
-            raise ArgumentError(f"`{name}` lacks task(s) {missing!r}.")
+            raise ArgumentError(words('`{arg:{name}}` lacks task(s) {missing!r}.', name=name, missing=missing))
         return np.array([float(values[t]) for t in tasks])
     return np.asarray(values, dtype=np.float64)
 
@@ -219,9 +220,10 @@ def get_aggregate(name="mean", *, weights=None, group_weights=None, task_groups=
     unweighted = name in ("median", "iqm", "optimality-gap", "probability-of-improvement")
     if unweighted and (weights is not None or group_weights is not None):
         given = [n for n, v in (("weights", weights), ("group_weights", group_weights)) if v is not None]
-        raise ArgumentError(f"aggregate '{name}' is unweighted: {' and '.join(f'`{g}`' for g in given)}"
-                         f" {'do' if len(given) > 1 else 'does'} not apply to it; leave '{name}' out of the"
-                         " aggregates or give no weights.")
+        shown = " and ".join("`{arg:" + g + "}`" for g in given)
+        raise ArgumentError(words("aggregate '{name}' is unweighted: " + shown + " {verb} not apply to it; leave"
+                                  " '{name}' out of the aggregates or give no weights.", name=name,
+                                  verb="do" if len(given) > 1 else "does"))
     w, notes = weights_and_notes(n_tasks, tasks=tasks, weights=weights, group_weights=group_weights,
                                  task_groups=task_groups)
     agg = _build(name, w, tasks, models, fit, floors, ceilings, chance, bin_width, gamma, baseline)
@@ -240,7 +242,16 @@ PARAMETER_SYNTAX = {"bin_width": "binned-rank:0.01", "gamma": "optimality-gap:0.
 
 def parse_parameter(text: str) -> tuple[str, dict]:
     """``'binned-rank:0.01'`` -> ``('binned-rank', {'bin_width': 0.01})``: an aggregate's name with its one
-    parameter written after a colon (the command line's syntax)."""
+    parameter written after a colon (the command line's syntax).
+
+    Examples
+    --------
+    >>> from evalband.aggregate import parse_parameter
+    >>> parse_parameter("binned-rank:0.01")
+    ('binned-rank', {'bin_width': 0.01})
+    >>> parse_parameter("probability-of-improvement:baseline-model")
+    ('probability-of-improvement', {'baseline': 'baseline-model'})
+    """
     name, value = (x.strip() for x in str(text).split(":", 1))
     key = name.lower().replace("_", "-")
     if key not in PARAMETERS:
@@ -294,7 +305,7 @@ def _build(name, w, tasks, models, fit, floors, ceilings, chance, bin_width, gam
                          f"weighted mean of min-max normalized scores ({how})")
     if name == "chance-normalized":
         if chance is None:
-            raise ArgumentError("'chance-normalized' needs `chance` (the random-guess score of each task).")
+            raise ArgumentError(words("{py:'chance-normalized' needs `chance`}{cli:--aggregate chance-normalized needs its chance after a colon, e.g. --aggregate chance-normalized:0.25} (the random-guess score of each task)."))
         c = _per_task(chance, tasks, "chance")
         if np.any(c >= 1):
             raise ArgumentError("'chance-normalized': chance levels must be below 1.")
@@ -305,7 +316,7 @@ def _build(name, w, tasks, models, fit, floors, ceilings, chance, bin_width, gam
                          on_score_scale=False)
     if name == "binned-rank":
         if bin_width is None:
-            raise ArgumentError("'binned-rank' needs `bin_width` (scores in the same bin tie).")
+            raise ArgumentError(words("{py:'binned-rank' needs `bin_width`}{cli:--aggregate binned-rank needs its bin width after a colon, e.g. --aggregate binned-rank:0.01} (scores in the same bin tie)."))
         return Aggregate(name, _weighted(w, lambda s: binned_task_ranks(s, bin_width)), False, w,
                          f"weighted mean of per-task ranks after binning scores by {bin_width:g}",
                          on_score_scale=False)
@@ -323,10 +334,10 @@ def _build(name, w, tasks, models, fit, floors, ceilings, chance, bin_width, gam
                          f"optimality gap over tasks (gamma = {gamma:g})")
     # probability of improvement over a baseline model
     if baseline is None:
-        raise ArgumentError("'probability-of-improvement' needs `baseline` (a model name or index).")
+        raise ArgumentError(words("{py:'probability-of-improvement' needs `baseline`}{cli:--aggregate probability-of-improvement needs its baseline after a colon, e.g. --aggregate probability-of-improvement:MODEL} (a model name or index)."))
     if isinstance(baseline, str):
         if models is None or baseline not in models:
-            raise ArgumentError(f"`baseline` {baseline!r} is not among the models {models!r}.")
+            raise ArgumentError(words('`{arg:baseline}` {baseline!r} is not among the models {models!r}.', baseline=baseline, models=models))
         b = list(models).index(baseline)
     else:
         b = int(baseline)

@@ -15,6 +15,7 @@ import numpy as np
 from .core import get_aggregate
 from .._validate import ArgumentError
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["AggregateValues", "evaluate_aggregates", "aggregate_specs", "aggregate_notes", "linear_weights"]
 
@@ -63,13 +64,13 @@ def aggregate_specs(aggregate) -> list:
     if isinstance(aggregate, str):
         specs = [a.strip() for a in aggregate.split(",") if a.strip()]
         if not specs:
-            raise ArgumentError("`aggregate` is empty.")
+            raise ArgumentError(words('`{arg:aggregate}` is empty.'))
         return specs
     if callable(aggregate):
         return [aggregate]
     specs = list(aggregate)
     if not specs:
-        raise ArgumentError("`aggregate` is empty.")
+        raise ArgumentError(words('`{arg:aggregate}` is empty.'))
     return specs
 
 
@@ -97,6 +98,21 @@ def evaluate_aggregates(reps, aggregate="mean", *, weights=None, higher_is_bette
         Also evaluate the replicates' jackknife values (for BCa).
     **options
         Further options of :func:`get_aggregate` (floors, ceilings, chance, bin_width, gamma, baseline).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.aggregate import evaluate_aggregates
+    >>> from evalband.resample import ItemColumns, bootstrap
+    >>> rng = np.random.default_rng(0)
+    >>> scores = {"t1": {"score": rng.binomial(1, [[0.8], [0.6]], size=(2, 50)).astype(float)},
+    ...           "t2": {"score": rng.binomial(1, [[0.5], [0.4]], size=(2, 50)).astype(float)}}
+    >>> reps = bootstrap(ItemColumns(["A", "B"], ["t1", "t2"], scores), n_resamples=200, rng=0)
+    >>> mean, mean_rank = evaluate_aggregates(reps, "mean,mean-rank")
+    >>> mean.observed, mean.samples.shape
+    (array([0.65, 0.47]), (200, 2))
+    >>> mean_rank.observed, mean_rank.higher_is_better
+    (array([1., 2.]), False)
     """
     out = []
     jk = reps.jackknife() if jackknife else None

@@ -17,11 +17,15 @@ import numpy as np
 
 from .._validate import ArgumentTypeError, InputError, check_confidence_level, check_positive_int
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["Analysis", "analyze"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Analysis:
     """Every statistic of one report, computed once (:func:`analyze`).
@@ -254,18 +258,23 @@ def _seed(rng) -> int:
         return secrets.randbits(32)
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
         if rng < 0:
-            raise ArgumentTypeError(f"`rng` must be a non-negative integer seed (the report prints it to reproduce"
-                                    f" the run), a SeedSequence, BitGenerator or Generator, or None; got {rng!r}.")
+            raise ArgumentTypeError(words('`{arg:rng}` must be a non-negative integer seed (the report prints it to reproduce the run), a SeedSequence, BitGenerator or Generator, or None; got {rng!r}.', rng=rng))
         return int(rng)
     if not isinstance(rng, (np.random.SeedSequence, np.random.BitGenerator, np.random.Generator)):
-        raise ArgumentTypeError(f"`rng` must be a non-negative integer seed (the report prints it to reproduce the"
-                                f" run), a SeedSequence, BitGenerator or Generator, or None; got {rng!r}.")
+        raise ArgumentTypeError(words('`{arg:rng}` must be a non-negative integer seed (the report prints it to reproduce the run), a SeedSequence, BitGenerator or Generator, or None; got {rng!r}.', rng=rng))
     return int(np.random.default_rng(rng).integers(0, 2**32))  # drawn once: the seed the report prints
 
 
 def _names(items, limit) -> str:
     items = list(items)
     return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+NOTE_MODELS_SHARE_NO_ITEM = NoteKind(
+    'analysis.models-share-no-item', 'caveat',
+    'the models share no item on {value}: items cannot be paired, so every model is resampled independently on '
+    'its own items (unpaired bootstrap); differences are less precise than a paired comparison on shared items '
+    'would make them')
 
 
 def _comparison(sel, aggregate, requested, level, seed, bayes, fixed=None, ppi="ppi++") -> Analysis:
@@ -289,9 +298,7 @@ def _comparison(sel, aggregate, requested, level, seed, bayes, fixed=None, ppi="
         unpaired = list(missing_tasks(probe.table))  # tasks on which no item has a result from every model
         independent = bool(unpaired) or not table.paired_items
         if unpaired:
-            notes.append(f"the models share no item on {_names(unpaired, 4)}: items cannot be paired, so every "
-                         "model is resampled independently on its own items (unpaired bootstrap); differences "
-                         "are less precise than a paired comparison on shared items would make them")
+            notes.append(NOTE_MODELS_SHARE_NO_ITEM(value=_names(unpaired, 4)))
     sel = sel.complete_tasks(shared_items=not independent and not human,
                              independent=independent or table.level == "summary")
     from ..selection.facet_design import check_fixed

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .extensions import run_extensions
+from ..display.notes import NoteKind
 
 __all__ = ["summary_analysis", "SUMMARY_AGGREGATES"]
 
@@ -27,6 +28,12 @@ def model_tasks(table) -> dict:
     for m, t in present.index:
         out[str(m)].append(str(t))
     return {m: [t for t in table.tasks if t in ts] for m, ts in out.items()}
+
+
+NOTE_AGGREGATE_COMPARES_MODELS_EACH = NoteKind(
+    'analysis.aggregate-compares-models-each', 'caveat',
+    "aggregate '{aggregate}' compares models with each other; with nothing to compare the report shows the mean "
+    "over tasks")
 
 
 def summary_analysis(sel, *, reason: str, aggregate: str, n_resamples: int | None, level: float, seed: int):
@@ -46,8 +53,7 @@ def summary_analysis(sel, *, reason: str, aggregate: str, n_resamples: int | Non
     agg_name = aggregate
     if aggregate not in SUMMARY_AGGREGATES:
         agg_name = "mean"
-        notes.append(f"aggregate '{aggregate}' compares models with each other; with nothing to compare the"
-                     " report shows the mean over tasks")
+        notes.append(NOTE_AGGREGATE_COMPARES_MODELS_EACH(aggregate=aggregate))
     tasks_of = model_tasks(table)
     rows, task_frames, samples, bars = [], [], [], []
     for m in sel.models:

@@ -23,11 +23,14 @@ from .exact import as_counts, as_data
 from .intervals import equal_tailed, pair_indices, verdict
 from .posterior import BayesResult
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["Agreement", "compare_with_bootstrap"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class Agreement:
     """Side-by-side intervals.
@@ -79,6 +82,21 @@ def _bootstrap_replicates(data, models, tasks, n_resamples, rng):
                          tasks=list(tasks))
 
 
+NOTE_BOOTSTRAP_PERCENTILE_INTERVALS_FROM = NoteKind(
+    'bayes.bootstrap-percentile-intervals-from', 'info',
+    'bootstrap: percentile intervals from {value:,} replicates ({resampling} resampling)')
+NOTE_ANALYTIC_INTERVAL_TREATS_ITEMS = NoteKind(
+    'bayes.analytic-interval-treats-items', 'caveat',
+    'the analytic interval treats items as independent (too narrow with clustered items); the bootstrap '
+    'resamples whole clusters')
+NOTE_ANALYTIC_INTERVAL_NOT_SHOWN = NoteKind('bayes.analytic-interval-not-shown', 'caveat',
+                                             'analytic interval not shown: the aggregate is not a weighted mean')
+NOTE_PAIR_S_WHERE_BAYESIAN = NoteKind(
+    'bayes.pair-s-where-bayesian', 'info',
+    "{value} pair(s) where the Bayesian verdict differs from the bootstrap's: typically small-N tasks, where "
+    "shrinkage toward the model's mean matters")
+
+
 def compare_with_bootstrap(data, result: BayesResult, *, replicates=None, n_resamples: int = 10_000,
                            rng=None) -> Agreement:
     """Bootstrap (percentile), analytic (normal) and Bayesian credible intervals for every model and pair.
@@ -123,8 +141,7 @@ def compare_with_bootstrap(data, result: BayesResult, *, replicates=None, n_resa
     level = result.confidence_level
     notes = []
     if isinstance(data, ResultsTable) and data.level == "item" and data.has_clusters:
-        notes.append("the analytic interval treats items as independent (too narrow with clustered items);"
-                     " the bootstrap resamples whole clusters")
+        notes.append(NOTE_ANALYTIC_INTERVAL_TREATS_ITEMS())
     if replicates is None:
         n_resamples = check_positive_int(n_resamples, "n_resamples")
         replicates = _bootstrap_replicates(data, result.models, result.tasks, n_resamples, as_generator(rng))
@@ -132,8 +149,7 @@ def compare_with_bootstrap(data, result: BayesResult, *, replicates=None, n_resa
     if reps.shape[1:] != counts.correct.shape:
         raise ArgumentError(f"`replicates` must be shaped (B, {counts.correct.shape[0]}, {counts.correct.shape[1]})"
                          f" like the fit; got {reps.shape}.")
-    notes.append(f"bootstrap: percentile intervals from {reps.shape[0]:,} replicates"
-                 f" ({replicates.resampling} resampling)")
+    notes.append(NOTE_BOOTSTRAP_PERCENTILE_INTERVALS_FROM(value=reps.shape[0], resampling=replicates.resampling))
     agg = result.aggregator
     boot = agg(reps)  # (B, M)
     observed = np.asarray(agg(counts.correct / counts.n))
@@ -145,7 +161,7 @@ def compare_with_bootstrap(data, result: BayesResult, *, replicates=None, n_resa
         var = (p * (1 - p) / counts.n) @ (w**2)
     else:
         var = np.full(observed.shape, np.nan)
-        notes.append("analytic interval not shown: the aggregate is not a weighted mean")
+        notes.append(NOTE_ANALYTIC_INTERVAL_NOT_SHOWN())
     s = result.summary()
     models = pd.DataFrame({
         "model": list(result.models), "observed": observed, "boot_low": blo, "boot_high": bhi,
@@ -173,6 +189,5 @@ def compare_with_bootstrap(data, result: BayesResult, *, replicates=None, n_resa
         "bayes_high": pr["ci_high"].to_numpy(), "bayes_verdict": yv, "disagree": bv != yv,
     })
     if pairs["disagree"].any():
-        notes.append(f"{int(pairs['disagree'].sum())} pair(s) where the Bayesian verdict differs from the"
-                     " bootstrap's: typically small-N tasks, where shrinkage toward the model's mean matters")
+        notes.append(NOTE_PAIR_S_WHERE_BAYESIAN(value=int(pairs['disagree'].sum())))
     return Agreement(models, pairs, tuple(notes))

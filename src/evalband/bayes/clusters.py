@@ -22,6 +22,8 @@ import pandas as pd
 from ..data.table import Counts
 from .._validate import ArgumentError
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import concat, words
 
 __all__ = ["CLUSTER_MODES", "DesignEffects", "design_effects", "effective_counts", "ignored_clusters_warning",
            "width_factor"]
@@ -31,6 +33,8 @@ CLUSTER_MODES = ("ignore", "effective")
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class DesignEffects:
     """Design effects of clustered items, per model and task.
@@ -81,6 +85,12 @@ class DesignEffects:
             "design_effect": self.design_effect.ravel(), "used": self.used.ravel(),
             "n_effective": self.n_effective.ravel(),
         })
+
+
+NOTE_MODEL_TASK_CELL_S = NoteKind(
+    'bayes.model-task-cell-s', 'info',
+    "{value} (model, task) cell(s) have no design effect of their own (every answer the same, or a single "
+    "cluster): the task's median over the other models is used")
 
 
 def design_effects(data, *, models=None, tasks=None) -> DesignEffects:
@@ -134,8 +144,7 @@ def design_effects(data, *, models=None, tasks=None) -> DesignEffects:
             task_median = np.nanmedian(np.where(undefined, np.nan, used), axis=0)
         fill = np.broadcast_to(np.where(np.isnan(task_median), 1.0, task_median), used.shape)
         used = np.where(undefined, fill, used)
-        notes.append(f"{int(undefined.sum())} (model, task) cell(s) have no design effect of their own (every"
-                     " answer the same, or a single cluster): the task's median over the other models is used")
+        notes.append(NOTE_MODEL_TASK_CELL_S(value=int(undefined.sum())))
     n = np.asarray(est.n, dtype=np.float64)
     return DesignEffects(tuple(est.models), tuple(est.tasks), n,
                          np.asarray(est.extras["n_clusters"], dtype=np.float64),
@@ -169,14 +178,16 @@ def width_factor(effects: DesignEffects, counts: Counts, weights) -> np.ndarray:
         return np.where(total > 0, np.sqrt((wv * effects.used).sum(axis=1) / total), np.nan)
 
 
-def ignored_clusters_warning(effects: DesignEffects, factor=None) -> str:
+def ignored_clusters_warning(effects: DesignEffects, factor=None, *, chosen: bool = False) -> str:
     """The warning of a fit that treats clustered items as independent, with the design effects measured and,
-    given ``factor`` from :func:`width_factor`, how much too narrow the weighted mean's intervals are."""
-    text = ("clusters ignored: items within a cluster are correlated, so these intervals are too narrow by about"
+    given ``factor`` from :func:`width_factor`, how much too narrow the weighted mean's intervals are; ``chosen``:
+    the note of a user who asked for it (``clusters='ignore'``)."""
+    head = words("clusters ignored ({arg:clusters='ignore'}):") if chosen else "clusters ignored:"
+    text = concat(head, " items within a cluster are correlated, so these intervals are too narrow by about"
             " the design effect (a task's variance; its width by the square root). Design effect per task, median"
             f" over models: {summarize_by_task(effects)}.")
     if factor is not None and np.isfinite(factor).any():
-        text += (f" The intervals of the mean over tasks are about {np.nanmedian(factor):.2g}x too narrow (median"
+        text = concat(text, f" The intervals of the mean over tasks are about {np.nanmedian(factor):.2g}x too narrow (median"
                  f" over models; up to {np.nanmax(factor):.2g}x).")
-    return text + (" Use clusters='effective' (--clusters effective), --model logistic (cluster effects) or the"
-                   " cluster bootstrap (compare, rank)")
+    return concat(text, words(" Use {arg:clusters='effective'}{py: (--clusters effective)}, --model logistic"
+                              " (cluster effects) or the cluster bootstrap (compare, rank)"))

@@ -201,6 +201,23 @@ def diagnose(inference_data, var_names=None, *, known=None) -> tuple[pd.DataFram
     -------
     (pandas.DataFrame, tuple of str)
         The frame has one row per variable, plus ``divergences`` and ``n_chains`` in ``frame.attrs``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from evalband.bayes import diagnose
+    >>> rng = np.random.default_rng(0)
+    >>> draws = rng.normal(size=(4, 500)) + np.array([[0.0], [0.0], [0.0], [1.0]])
+    >>> fit = SimpleNamespace(posterior={"mu": draws}, sample_stats={"diverging": np.zeros((4, 500), dtype=bool)})
+    >>> frame, warnings = diagnose(fit)
+    >>> frame.round(2)
+      variable  size  r_hat_max  ess_bulk_min  ess_tail_min
+    0       mu     1       1.09         31.27        110.25
+    >>> for w in warnings:
+    ...     print(w)
+    R-hat above 1.01 for mu (worst 1.090): the chains disagree; do not trust these draws (run longer or reparameterise)
+    too few effective draws (bulk or tail ESS below 400) for mu (smallest 31): intervals are unstable
     """
     post = inference_data.posterior
     if isinstance(post, dict):

@@ -23,6 +23,8 @@ from .clusters import (CLUSTER_MODES, DesignEffects, design_effects, effective_c
 from .grid import fit_grid
 from .posterior import BayesResult, make_aggregator
 from .priors import parse_prior
+from ..display.notes import NoteKind
+from .._words import concat, words
 
 __all__ = ["beta_binomial", "as_counts"]
 
@@ -81,8 +83,7 @@ def _cluster_mode(data, clusters, models, tasks) -> tuple[str, DesignEffects | N
     has = isinstance(data, ResultsTable) and data.level == "item" and data.has_clusters
     if not has:
         if mode == "effective" and clusters is not None:  # asked for explicitly
-            raise ArgumentError("`clusters='effective'` needs item-level data with a cluster column (--cluster COL);"
-                             " this input has none.")
+            raise ArgumentError(words("`{arg:clusters='effective'}` needs item-level data with a cluster column (--cluster COL); this input has none."))
         return mode, None
     return mode, design_effects(data, models=models, tasks=tasks)
 
@@ -93,6 +94,17 @@ def _groups(table, tasks):
         return None
     keep = tasks if tasks is not None else table.tasks
     return {t: groups[t] for t in keep}
+
+
+NOTE_CLUSTERS_EACH_COUNT_SIZE = NoteKind(
+    'bayes.clusters-each-count-size', 'info',
+    "clusters: each count and size divided by its (model, task) design effect, (correct, n) -> (correct, n) / "
+    "deff (Rao & Scott 1992), so the binomial variance matches the cluster-robust one; design effect per task, "
+    "median over models: {value}. The posterior is that of these effective counts (approximate): heavily "
+    "clustered tasks weigh less and shrink more toward the model's mean; n in the task summary is the effective "
+    "size, and pred is for a new test set clustered like this one")
+NOTE_CLUSTERS_IGNORED_ITEMS_TREATED = NoteKind('bayes.clusters-ignored-items-treated', 'excluded',
+                                                'clusters ignored: items treated as independent (see the warning)')
 
 
 def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0.95, weights=None,
@@ -193,13 +205,8 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
     if effects is not None and mode == "effective":
         counts = effective_counts(counts, effects)
         cluster_notes.append(
-            "clusters: each count and size divided by its (model, task) design effect, (correct, n) -> (correct,"
-            " n) / deff (Rao & Scott 1992), so the binomial variance matches the cluster-robust one; design effect"
-            f" per task, median over models: {summarize_by_task(effects)}. The posterior is that of these"
-            " effective counts (approximate): heavily clustered tasks weigh less and shrink more toward the model's"
-            " mean; n in the task summary is the effective size, and pred is for a new test set clustered like"
-            " this one")
-        cluster_warnings += [f"clusters='effective' rests on estimated design effects: {note}"
+            NOTE_CLUSTERS_EACH_COUNT_SIZE(value=summarize_by_task(effects)))
+        cluster_warnings += [concat(words("{arg:clusters='effective'} rests on estimated design effects: "), note)
                              for note in effects.notes]
     elif effects is not None:
         factor = (width_factor(effects, counts, agg.weights)
@@ -207,9 +214,9 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
         message = ignored_clusters_warning(effects, factor)
         if clusters is None:  # the default: warn; an explicit clusters='ignore' is a choice, noted
             cluster_warnings.append(message)
-            cluster_notes.append("clusters ignored: items treated as independent (see the warning)")
+            cluster_notes.append(NOTE_CLUSTERS_IGNORED_ITEMS_TREATED())
         else:
-            cluster_notes.append(message.replace("clusters ignored:", "clusters ignored (clusters='ignore'):", 1))
+            cluster_notes.append(ignored_clusters_warning(effects, factor, chosen=True))
         cluster_notes += [f"clusters: {note}" for note in effects.notes]
     y, n = counts.correct, counts.n
     grid = fit_grid(y, n, prior, size=grid_size)

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .whitened_hmc import Fit, draws_to_posterior, potential_fn, prepare
+from .._words import words
 
 __all__ = ["fit_laplace", "laplace_diagnostics", "PARETO_K_MAX", "VALIDATED"]
 
@@ -118,7 +119,7 @@ def laplace_diagnostics(checks, levels) -> tuple[pd.DataFrame, tuple[str, ...]]:
     warnings = ()
     if not k <= PARETO_K_MAX:
         extra = (" (expected with item effects: thousands of skewed item posteriors)" if "item" in levels else "")
-        warnings = (f"Laplace approximation: Pareto k {k:.2f} > {PARETO_K_MAX}{extra}; its draws are not the"
-                    " posterior's. Use the intervals only as far as the validation in the notes goes, or fit with"
-                    " method='hmc' (exact)",)
+        warnings = (words("Laplace approximation: Pareto k {k:.2f} > {k_max}{extra}; its draws are not the"
+                          " posterior's. Use the intervals only as far as the validation in the notes goes, or fit"
+                          " with {arg:method='hmc'} (exact)", k=k, k_max=PARETO_K_MAX, extra=extra),)
     return frame, warnings

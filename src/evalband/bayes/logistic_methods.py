@@ -8,6 +8,7 @@ import numpy as np
 
 from ._nuts import run_nuts
 from .logistic_terms import CENTRED_MIN_RATIO, _logistic_model
+from .._words import words
 
 __all__ = ["METHODS", "HMC_MIN_EFFECTS", "NUTS_WARMUP", "fit", "hmc_unconverged", "auto_method", "posterior_in_order",
            "inference_data", "LazyInferenceData"]
@@ -41,8 +42,8 @@ def auto_method(obs, n_models, n_tasks, info):
         why.append(f"{', '.join(few)} (fewer than HMC_MIN_EFFECTS = {HMC_MIN_EFFECTS})")
     if weak:
         why.append(f"weakly informed {', '.join(weak)}")
-    return "nuts", (f"NUTS (not HMC): {'; '.join(why)}: no Gaussian whitens that posterior well; method='hmc'"
-                    " forces HMC")
+    return "nuts", words("NUTS (not HMC): {why}: no Gaussian whitens that posterior well; {arg:method='hmc'}"
+                         " forces HMC", why="; ".join(why))
 
 
 #: NUTS's warm-up when ``method='auto'`` falls back to it and no ``num_warmup`` was given.
@@ -98,8 +99,7 @@ def fit(method, obs, fit_m, fit_t, centred, info, *, num_warmup, num_samples, nu
             return fit, list(fit.notes), dict(fit.checks)
         except ModeNotFound as exc:
             if not auto:
-                raise ValueError(f"`method`={method!r} needs the posterior's mode, which was not found ({exc});"
-                                 " use method='nuts'") from None
+                raise ValueError(words("`{arg:method}`={method!r} needs the posterior's mode, which was not found ({exc}); use {arg:method='nuts'}", method=method, exc=exc)) from None
             fallback = [f"NUTS (not HMC): {exc}"]
         except _Unconverged as exc:
             fallback = [f"NUTS (not HMC): HMC's chains ({num_chains} x {num_samples} after {num_warmup} warm-up)"

@@ -62,6 +62,7 @@ from .logistic_methods import (HMC_MIN_EFFECTS, METHODS, NUTS_WARMUP, auto_metho
 from .logistic_terms import (CENTRED_MIN_RATIO, LEVELS, _effect, _logistic_model,  # noqa: F401
                              ragged_zero_sum, ragged_zero_sum_index)
 from .posterior import BayesResult, make_aggregator
+from ..display.notes import NoteKind
 
 __all__ = ["logistic", "ITEM_EFFECTS_MAX_ITEMS", "CENTRED_MIN_RATIO", "LEVELS"]
 
@@ -124,6 +125,13 @@ def _codes_within_task(d, column, sort=False):
     return codes, len(labels)
 
 
+NOTE_CLUSTER_EFFECTS_LEFT_OUT = NoteKind(
+    'bayes.cluster-effects-left-out', 'excluded',
+    'cluster effects left out: every task is one cluster, so they are the task effects')
+NOTE_ITEM_EFFECTS_LEFT_OUT = NoteKind('bayes.item-effects-left-out', 'excluded',
+                                       'item effects left out: every item is alone in its {value}')
+
+
 def _logistic_data(table, m_names, t_names, item_effects, cluster_effects, sort=False):
     """Observation arrays for the model (rows or dense form), observed accuracies, test-set sizes, the units
     theta averages over, each level's precision ratio (:func:`_precision_ratios`), and notes on levels left out
@@ -162,7 +170,7 @@ def _logistic_data(table, m_names, t_names, item_effects, cluster_effects, sort=
         cluster_task = np.zeros(n_clusters, dtype=np.int64)
         cluster_task[ci] = ti
         if n_clusters == np.unique(cluster_task).size:  # clusters sum to zero within a task: nothing left to fit
-            notes.append("cluster effects left out: every task is one cluster, so they are the task effects")
+            notes.append(NOTE_CLUSTER_EFFECTS_LEFT_OUT())
             ci, n_clusters, cluster_task = None, 0, None
     nested = {}
     if ci is not None:
@@ -177,7 +185,7 @@ def _logistic_data(table, m_names, t_names, item_effects, cluster_effects, sort=
             item_cluster = np.zeros(k, dtype=np.int64)
             item_cluster[ui] = ci
         if k == np.unique(item_task if ci is None else item_cluster).size:
-            notes.append(f"item effects left out: every item is alone in its {'task' if ci is None else 'cluster'}")
+            notes.append(NOTE_ITEM_EFFECTS_LEFT_OUT(value='task' if ci is None else 'cluster'))
             item_effects = False
     if item_effects:
         succ, tri = np.zeros((M, k)), np.zeros((M, k))

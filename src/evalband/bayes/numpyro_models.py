@@ -14,6 +14,7 @@ from .logistic_model import ITEM_EFFECTS_MAX_ITEMS, logistic
 from .posterior import BayesResult, make_aggregator
 from .priors import parse_prior
 from .._validate import ArgumentError
+from .._words import words
 
 __all__ = ["nuts_beta_binomial", "logistic", "require_numpyro", "EXTRA_MESSAGE", "ITEM_EFFECTS_MAX_ITEMS"]
 
@@ -61,7 +62,7 @@ def nuts_beta_binomial(data, *, prior=None, num_warmup: int = 1000, num_samples:
     counts, task_groups, table_notes = as_counts(data, models=models, tasks=tasks)
     prior = parse_prior(prior)
     if prior.family == "custom":
-        raise ArgumentError("`prior`: the NUTS reference takes a named family (exponential, half-normal, gamma).")
+        raise ArgumentError(words('`{arg:prior}`: the NUTS reference takes a named family (exponential, half-normal, gamma).'))
     num_warmup, num_samples, num_chains, level, seed, gen = mcmc_options(num_warmup, num_samples, num_chains,
                                                                           rng, confidence_level)
     require_numpyro(num_chains)

@@ -21,6 +21,7 @@ import pandas as pd
 from .intervals import equal_tailed, hdi, pair_indices, rank_probabilities, ranks, verdict
 from .._validate import ArgumentError
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["BayesResult", "make_aggregator", "aggregator_notes"]
 
@@ -59,18 +60,23 @@ def make_aggregator(tasks, task_groups=None, *, aggregate="mean", weights=None, 
     return agg, text
 
 
+NOTE_TASK_WEIGHT = NoteKind('bayes.weight-zero-named-tasks', 'info',
+                             '{n_zero} task{value} {value2} weight 0: {value3}')
+
+
 def aggregator_notes(agg, tasks) -> list[str]:
     """What the aggregate's weights assumed, as compare and rank list it: the aggregator's own notes (tasks or
     groups a mapping of weights does not name get weight 0), or, when the weights named every task and gave some
     of them 0 (as a command line that spells out every task does), one note listing the tasks that weigh 0."""
     from .._lists import names_text
 
-    notes = [str(n) for n in getattr(agg, "notes", ())]
+    notes = list(getattr(agg, "notes", ()))
     w = getattr(agg, "weights", None)
     zero = [] if w is None else [str(t) for t, x in zip(tasks, np.asarray(w, dtype=float)) if x == 0]
-    if zero and not any("weight 0" in n for n in notes):
-        notes.append(f"{len(zero)} task{'s' if len(zero) != 1 else ''} {'get' if len(zero) != 1 else 'gets'}"
-                     f" weight 0: {names_text(zero)}")
+    from ..selection.weights import WEIGHT_ZERO_CODES
+
+    if zero and not any(getattr(n, "code", None) in WEIGHT_ZERO_CODES for n in notes):
+        notes.append(NOTE_TASK_WEIGHT(n_zero=len(zero), value='s' if len(zero) != 1 else '', value2='get' if len(zero) != 1 else 'gets', value3=names_text(zero)))
     return notes
 
 
@@ -81,6 +87,8 @@ def _names(names, limit: int = 20) -> str:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class BayesResult:
     """Posterior draws from :func:`~evalband.bayes.beta_binomial` or :func:`~evalband.bayes.logistic`.

@@ -16,6 +16,7 @@ import numpy as np
 from scipy import special
 from .._validate import ArgumentError, ArgumentTypeError
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["Prior", "exponential", "half_normal", "gamma", "custom", "parse_prior", "PRIOR_FAMILIES",
            "DEFAULT_PRIOR", "sensitivity_priors"]
@@ -74,7 +75,7 @@ class Prior:
         elif self.family == "gamma":
             draw = lambda: rng.gamma(p["shape"], 1.0 / p["rate"], size)
         else:
-            raise ArgumentError("`prior`: a custom log density cannot be sampled from; give a named family.")
+            raise ArgumentError(words('`{arg:prior}`: a custom log density cannot be sampled from; give a named family.'))
         return draw(), draw()
 
     def log_normalizer(self) -> float:
@@ -91,27 +92,68 @@ class Prior:
 
 def _positive(value, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
-        raise ArgumentError(f"`{name}` must be a positive finite number; got {value!r}.")
+        raise ArgumentError(words('`{arg:{name}}` must be a positive finite number; got {value!r}.', name=name, value=value))
     return float(value)
 
 
 def exponential(rate: float = 1e-4) -> Prior:
-    """alpha, beta ~ Exponential(rate) independently (mean 1/rate). The default rate is 1/10000."""
+    """alpha, beta ~ Exponential(rate) independently (mean 1/rate). The default rate is 1/10000.
+
+    Examples
+    --------
+    >>> from evalband.bayes import exponential
+    >>> prior = exponential(0.01)
+    >>> prior.label
+    'exponential(rate=0.01)'
+    >>> round(float(prior.logpdf(2.0, 3.0)), 3)
+    -0.05
+    """
     return Prior("exponential", {"rate": _positive(rate, "rate")})
 
 
 def half_normal(scale: float = 100.0) -> Prior:
-    """alpha, beta ~ HalfNormal(scale) independently."""
+    """alpha, beta ~ HalfNormal(scale) independently.
+
+    Examples
+    --------
+    >>> from evalband.bayes import half_normal
+    >>> prior = half_normal(50.0)
+    >>> prior.label
+    'half-normal(scale=50)'
+    >>> round(float(prior.logpdf(10.0, 20.0)), 3)
+    -0.1
+    """
     return Prior("half-normal", {"scale": _positive(scale, "scale")})
 
 
 def gamma(shape: float = 2.0, rate: float = 0.01) -> Prior:
-    """alpha, beta ~ Gamma(shape, rate) independently (mean shape/rate)."""
+    """alpha, beta ~ Gamma(shape, rate) independently (mean shape/rate).
+
+    Examples
+    --------
+    >>> from evalband.bayes import gamma
+    >>> prior = gamma(2.0, 0.01)
+    >>> prior.label
+    'gamma(shape=2, rate=0.01)'
+    >>> round(float(prior.logpdf(100.0, 100.0)), 3)
+    7.21
+    """
     return Prior("gamma", {"shape": _positive(shape, "shape"), "rate": _positive(rate, "rate")})
 
 
 def custom(log_density: Callable, label: str = "custom") -> Prior:
-    """A user log density ``f(alpha, beta)`` (joint, up to a constant; must broadcast over arrays)."""
+    """A user log density ``f(alpha, beta)`` (joint, up to a constant; must broadcast over arrays).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.bayes import custom
+    >>> prior = custom(lambda a, b: -np.log1p(a + b), label="1/(1 + alpha + beta)")
+    >>> prior.family, prior.label
+    ('custom', '1/(1 + alpha + beta)')
+    >>> round(float(prior.logpdf(1.0, 2.0)), 3)
+    -1.386
+    """
     if not callable(log_density):
         raise ArgumentTypeError(f"`log_density` must be callable; got {type(log_density).__name__}.")
     return Prior("custom", {}, log_density, label)
@@ -129,6 +171,16 @@ def parse_prior(spec) -> Prior:
     Text is ``family`` or ``family:value,...`` or ``family:key=value,...``, e.g. ``exponential``,
     ``exponential:1e-4``, ``half-normal:scale=100``, ``gamma:2,0.01``; a prior's label
     (``gamma(shape=2, rate=0.01)``) reads back as the same prior.
+
+    Examples
+    --------
+    >>> from evalband.bayes import parse_prior
+    >>> parse_prior("half-normal:scale=100").label
+    'half-normal(scale=100)'
+    >>> parse_prior("gamma:2,0.01").label
+    'gamma(shape=2, rate=0.01)'
+    >>> parse_prior("gamma(shape=2, rate=0.01)") == parse_prior("gamma:2,0.01")
+    True
     """
     if spec is None:
         return DEFAULT_PRIOR
@@ -137,30 +189,28 @@ def parse_prior(spec) -> Prior:
     if callable(spec):
         return custom(spec)
     if not isinstance(spec, str):
-        raise ArgumentTypeError(f"`prior` must be a Prior, a log-density callable or text such as 'gamma:2,0.01';"
-                        f" got {spec!r}.")
+        raise ArgumentTypeError(words("`{arg:prior}` must be a Prior, a log-density callable or text such as 'gamma:2,0.01'; got {spec!r}.", spec=spec))
     text = spec.strip()
     if text.endswith(")") and "(" in text:  # a label such as 'gamma(shape=2, rate=0.01)' reads back
         text = text[:-1].replace("(", ":", 1)
     name, _, rest = text.partition(":")
     key = name.strip().lower().replace("_", "-").replace("halfnormal", "half-normal")
     if key not in _MAKERS:
-        raise ArgumentError(f"`prior` family must be one of {', '.join(map(repr, _MAKERS))} (or a callable log"
-                         f" density); got {name!r}.")
+        raise ArgumentError(words('`{arg:prior}` family must be one of {value} (or a callable log density); got {name!r}.', value=', '.join(map(repr, _MAKERS)), name=name))
     maker, names = _MAKERS[key]
     kwargs = {}
     parts = [p.strip() for p in rest.split(",") if p.strip()]
     if len(parts) > len(names):
-        raise ArgumentError(f"`prior` {key} takes {', '.join(names)}; got {spec!r}.")
+        raise ArgumentError(words('`{arg:prior}` {key} takes {value}; got {spec!r}.', key=key, value=', '.join(names), spec=spec))
     for pos, part in enumerate(parts):
         k, eq, v = part.partition("=")
         k, v = (k.strip(), v) if eq else (names[pos], part)
         if k not in names:
-            raise ArgumentError(f"`prior` {key} takes {', '.join(names)}; got {k!r} in {spec!r}.")
+            raise ArgumentError(words('`{arg:prior}` {key} takes {value}; got {k!r} in {spec!r}.', key=key, value=', '.join(names), k=k, spec=spec))
         try:
             kwargs[k] = float(v)
         except ValueError:
-            raise ArgumentError(f"`prior`: {k} must be a number; got {v!r} in {spec!r}.") from None
+            raise ArgumentError(words('`{arg:prior}`: {k} must be a number; got {v!r} in {spec!r}.', k=k, v=v, spec=spec)) from None
     return maker(**kwargs)
 
 
@@ -170,5 +220,11 @@ def sensitivity_priors() -> tuple[Prior, ...]:
     The seed's Exponential(1/10000); a 100x more concentrated exponential (prior mean of alpha, beta = 100);
     a half-normal with scale 100; and a gamma(2, 0.01) that keeps alpha, beta away from 0 (it rules out
     U-shaped task distributions).
+
+    Examples
+    --------
+    >>> from evalband.bayes import sensitivity_priors
+    >>> [p.label for p in sensitivity_priors()]
+    ['exponential(rate=0.0001)', 'exponential(rate=0.01)', 'half-normal(scale=100)', 'gamma(shape=2, rate=0.01)']
     """
     return (DEFAULT_PRIOR, exponential(1e-2), half_normal(100.0), gamma(2.0, 0.01))

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from ..display.notes import NoteKind
 
 __all__ = ["Fit", "fit_hmc", "HMC_WARMUP"]
 
@@ -32,6 +33,8 @@ _BLOCK = 50
 
 
 @dataclass(frozen=True)
+
+
 class Fit:
     """A fit of the logistic model: ``posterior`` maps each variable (intercept, sigma_<level>, <level>_effect) to
     draws shaped (chains, draws, ...); ``sample_stats`` per transition; ``notes`` what was done; ``checks`` the
@@ -111,6 +114,11 @@ def potential_fn(lay, mapping):
     return potential
 
 
+NOTE_SAMPLED_NON_CENTRED_CENTRED = NoteKind(
+    'bayes.sampled-non-centred-centred', 'info',
+    '{value} sampled non-centred: the centred density has no interior mode there')
+
+
 def potential_numpy(lay, mapping, z):
     """:func:`potential_fn` and its gradient at z (c, dim) in NumPy, float64, for the model without item effects
     (:class:`~evalband.bayes._cell_density.CellDensity`): the chains' starting values without compiling the
@@ -140,8 +148,7 @@ def prepare(obs, n_models, n_tasks, centred, *, couple_items=False, dtype=np.flo
     notes = [f"Gaussian approximation: scales at their marginal posterior mode (Laplace; {steps} EM iterations),"
              " effects at their conditional mode"]
     if switched:
-        notes.append(f"{', '.join(lv.replace('_', ' x ') for lv in switched)} sampled non-centred: the centred"
-                     " density has no interior mode there")
+        notes.append(NOTE_SAMPLED_NON_CENTRED_CENTRED(value=', '.join(lv.replace('_', ' x ') for lv in switched)))
     return lay, mapping, val, notes
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import copy
 import dataclasses
 import functools
 import inspect
@@ -31,15 +30,16 @@ import typer
 from .._defaults import RESAMPLES_HELP, SEED, SEED_HELP, n_resamples_for  # noqa: F401 - for the commands
 from .._lists import split_names
 from .._validate import ArgumentError, InputError, USER_ERRORS
+from ..display.notes import NoteKind
 
 __all__ = [
     "PathArg", "ExampleOpt", "SourceOpt", "ShapeOpt", "ModelColOpt", "TaskColOpt", "ItemColOpt", "ScoreColOpt",
     "TrialColOpt", "ClusterOpt", "GroupColOpt", "UnboundedOpt", "CountRuleOpt", "FormatOpt", "ConfidenceOpt",
     "SeedOpt", "ModelsOpt", "TasksOpt", "errors", "emit", "load_input", "parse_list", "fail",
     "MetricOpt", "FilterOpt", "SplitOpt", "BaselinesOpt", "SchedulerOpt", "executor_for", "DropColsOpt",
-    "resolve_seed", "AccuracyScaleOpt", "cli_message", "split_list", "InputOptions", "reads_input",
+    "resolve_seed", "SEED_REPLICATES", "ATTRIBUTION", "AccuracyScaleOpt", "note_text", "note_records", "emit_json", "cli_vocabulary", "split_list", "InputOptions", "reads_input",
     "WeightsOpt", "parse_confidence", "debug_enabled", "WideOpt", "show", "note_lines", "output_format",
-    "FixedOpt", "parse_fixed", "NResamplesOpt", "n_resamples_for", "protect_names", "protect_table", "protect_frame", "forget_names",
+    "FixedOpt", "parse_fixed", "NResamplesOpt", "n_resamples_for", 
 ]
 
 PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL), a glob of them"
@@ -151,6 +151,8 @@ def _cli(alias):
 
 
 @dataclasses.dataclass(frozen=True)
+
+
 class InputOptions:
     """The input options shared by every command that reads results, as the user gave them.
 
@@ -200,14 +202,6 @@ class InputOptions:
 
         with status(f"reading {path if path is not None else 'example ' + str(example)}"):
             return load_input(path, example, battles=battles, **options)
-
-    def protect(self) -> None:
-        """Register the names the user typed (the file, --models, --tasks, --weights, the columns named) as text
-        that messages print as written (:func:`protect_names`)."""
-        protect_names(self.path, *(_typed_names(getattr(self, k)) for k in ("models", "tasks", "weights")),
-                      *(getattr(self, f.name) for f in dataclasses.fields(self)
-                        if f.name.endswith("_col") or f.name in ("cluster", "facets", "drop_cols")),
-                      *(_typed_names(getattr(self, k)) for k in ("facets", "drop_cols")))
 
     def selection(self, *, weights: bool = True, battles: bool = False, **options):
         """The library's selection (:func:`evalband.select`) of --models, --tasks and --weights on the table
@@ -281,7 +275,6 @@ def reads_input(first: str = "path example", *, after: dict[str, str] | None = N
         @functools.wraps(func)
         def command(**kwargs):
             inputs = InputOptions(**{n: kwargs.pop(n, fields[n].default) for n in names})
-            inputs.protect()
             with errors():
                 check_input_path(inputs.path)  # before the command imports NumPy, pandas and the readers
             return func(**kwargs, inputs=inputs)
@@ -334,13 +327,17 @@ CLI_NAMES = {"rng": "--seed", "missing": "--missing", "n_resamples": "--n-resamp
              "source": "--source", "count_rule": "--count-rule", "rope": "--rope", "control": "--control",
              "unbounded": "--unbounded"}
 #: Aggregates whose parameter the CLI gives after a colon, with an example of the syntax.
-_PARAMETER_SYNTAX = {"bin_width": "binned-rank:0.01", "gamma": "optimality-gap:0.9",
-                     "baseline": "probability-of-improvement:MODEL", "chance": "chance-normalized:0.25"}
 
 
 #: Library functions named in messages -> what a command-line user runs instead
 CLI_COMMANDS = {"evalband.estimation.trial_variance": "`evalband summarize` (its var_between and var_within"
                 " columns) or `evalband plan`"}
+
+
+#: (argument, value) -> the phrase a command-line user gives for that setting
+CLI_VALUES = {("cluster", "False"): "--cluster none",
+              ("resampling", "'binomial'"): "--resampling independent, or leave it at auto",
+              ("accuracy_scale", ""): "--accuracy-scale fraction or percent"}
 
 
 class _Flags(dict):
@@ -355,147 +352,59 @@ class _Flags(dict):
         return dict.__contains__(self, key) or (key.endswith("_col") and len(key) > 4)
 
 
-def _bare_arguments(text: str, names) -> str:
-    """API keywords written bare (``unit_col=``, ``split='test'``, ``rng=1``, ``models=...``) -> options
-    (``--unit-col``, ``--split test``, ``--seed 1``, ``--models ...``); an option then said twice in one aside
-    (``(drop_cols=, --drop-cols X)``) is said once, as the CLI wrote it."""
-    def flag(g):
-        name, value = g.group(1), g.group(2)
-        if name not in names:
-            return g.group(0)
-        value = (value or "").strip("'\"")
-        return names[name] + (f" {value}" if value else "")
+def cli_vocabulary(**options):
+    """The command line's words for the notes the library emits (:func:`evalband.display.notes.render`): the
+    options of :data:`CLI_NAMES` (and ``options``, a command's own: ``method="--interval"``), the value
+    spellings of :data:`CLI_VALUES`, the commands of :data:`CLI_COMMANDS`."""
+    from ..display.notes import Vocabulary
 
-    text = re.sub(r"(?<![\w`.\-/])([a-z]\w*)=('[^']*'|\"[^\"]*\"|[\w.:+\-]+|\.\.\.)?(?![\w=])", flag, text)
-    # an argument named bare in prose ('raise n_resamples'): only names no English word spells (with '_')
-    text = re.sub(r"(?<![\w`.\-/'\"])([a-z]+_[a-z_]+)(?![\w=(`'\"])",
-                  lambda g: names[g.group(1)] if g.group(1) in names else g.group(0), text)
-    text = re.sub(r"(--[\w-]+)(?: [^,()]*)?, (\1\b)", r"\2", text)  # '(--split ..., --split NAME)'
-    return re.sub(r"(--[\w-]+)([^()]*) \(\1\)", r"\1\2", text)  # '--models A,B (--models)'
+    return Vocabulary(_Flags({**CLI_NAMES, **options}), CLI_VALUES, CLI_COMMANDS)
 
 
-#: text the user supplied (model, task, file and column names) in this command: never rewritten by
-#: :func:`cli_message` (see :func:`protect_names`); emptied when a command starts (``cli.main``)
-_USER_NAMES: set = set()
-#: a quoted name in a message ('a', "b"), unless it is the value of an argument (split='test')
-_QUOTED = re.compile(r"(?<![=\w])'[^'\n]*'|(?<![=\w])\"[^\"\n]*\"")
-#: private-use characters that stand for a protected name while a message is rewritten
-_MARK, _END = "\ue000", "\ue001"
+def note_text(note, options: dict | None = None) -> str:
+    """A note in command-line words: a note or message written in the template language
+    (:class:`evalband._words.Words`; a :class:`evalband.display.notes.Note` is one) said with the command line's
+    options (``options``: this command's own names, ``method="--interval"``); a plain ``str`` as written."""
+    from .._words import Words
+    from ..display.notes import render
+
+    if isinstance(note, _Said):
+        return note
+    if isinstance(note, Words):
+        return _Said(render(note, audience="cli", vocabulary=cli_vocabulary(**(options or {}))), note)
+    return note
 
 
-def protect_names(*groups) -> None:
-    """Register text the user supplied (model, task, group, file and column names; each group an iterable of
-    names or one name) so that :func:`cli_message` prints it as written. Only names that a rewrite could touch
-    are kept (they hold ``=``, a backtick or ``--``, or spell an argument the messages name)."""
-    for group in groups:
-        if group is None:
+class _Said(str):
+    """A note already in command-line words (:func:`note_text`), keeping the note it says (its code and
+    parameters for the JSON records)."""
+
+    def __new__(cls, text: str, note):
+        self = super().__new__(cls, text)
+        self.note = note
+        return self
+
+
+def note_records(notes, options: dict | None = None) -> list[dict]:
+    """The notes as JSON records (``{"code", "severity", "text", "params"}``), each once, in CLI words, as
+    :func:`evalband.display.layout.wrap_notes` shows them on stderr (a note on one line)."""
+    from ..display import one_line
+    from ..display.notes import record
+
+    out, seen = [], set()
+    for n in notes:
+        if not n or not str(n).strip():
             continue
-        for name in ([group] if isinstance(group, str) else group):
-            if name is None or isinstance(name, (bool, int, float)):
-                continue
-            text = str(name)
-            if text and ("=" in text or "`" in text or "--" in text or text in CLI_NAMES
-                         or text.endswith("_col") or any(f in text for f in CLI_COMMANDS)):
-                _USER_NAMES.add(text)
-
-
-def _typed_names(text) -> list[str]:
-    """The names in a list option as typed (``--models``, ``--weights`` without their ``=w``); none when the
-    text does not parse (the option's own check says why)."""
-    if not text or not isinstance(text, str) or text.startswith("@"):
-        return []
-    try:
-        parts = split_names(text)
-    except ArgumentError:
-        return []
-    return parts + [p.rpartition("=")[0] for p in parts if "=" in p]
-
-
-#: label columns of result frames: their values are names the user supplied
-_LABEL_COLUMNS = ("model", "model_a", "model_b", "task", "group", "baseline", "control", "rater", "judge",
-                  "reference", "facet", "source", "file", "candidate")
-
-
-def protect_table(table) -> None:
-    """Register a table's (or a result's) labels as text messages print as written: models, tasks, groups,
-    raters, facets, measures and the source file."""
-    for attribute in ("models", "tasks", "groups", "raters", "judges", "facets", "measures", "source", "sources"):
-        try:
-            value = getattr(table, attribute, None)
-            value = value() if callable(value) else value
-        except Exception:  # noqa: BLE001 - a property that cannot answer names nothing to protect
+        text = one_line(note_text(n, options))
+        if text in seen:
             continue
-        if isinstance(value, dict):
-            value = list(value)
-        if isinstance(value, (str, list, tuple)):
-            protect_names(value)
+        seen.add(text)
+        out.append(record(getattr(n, "note", n), text=str.__str__(text)))
+    return out
 
 
-def protect_frame(frame) -> None:
-    """Register the label cells of a result frame (model, task, ... columns) as text messages print as written."""
-    for column in _LABEL_COLUMNS:
-        if column in getattr(frame, "columns", ()):
-            protect_names(frame[column].dropna().astype(str).unique())
 
 
-def forget_names() -> None:
-    """Start a command with no protected names (:func:`protect_names`)."""
-    _USER_NAMES.clear()
-
-
-def _hide_names(text: str) -> tuple[str, list[str]]:
-    """``text`` with each protected name, and each quoted span that is not an argument's value, replaced by a
-    mark (private-use characters no rewrite matches); the spans, to put back with :func:`_show_names`."""
-    spans: list[str] = []
-
-    def mark(m):
-        spans.append(_show_names(m.group(0), spans))  # a quoted span holding a name: the name as written
-        return f"{_MARK}{''.join(chr(0xE010 + int(d)) for d in str(len(spans) - 1))}{_END}"
-
-    for name in sorted((n for n in _USER_NAMES if n in text), key=len, reverse=True):
-        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", mark, text)
-    return _QUOTED.sub(mark, text), spans
-
-
-def _show_names(text: str, spans: list[str]) -> str:
-    if not spans:
-        return text
-    return re.sub(f"{_MARK}([\ue010-\ue019]+){_END}",
-                  lambda m: spans[int("".join(str(ord(c) - 0xE010) for c in m.group(1)))], text)
-
-
-def cli_message(text: str, options: dict | None = None) -> str:
-    """Re-word a library message for the command line: argument names, backticked or bare (``unit_col=``),
-    become the options that set them (`rng` -> `--seed`, `task_col` -> `--task-col`), API syntax becomes CLI
-    syntax (``accuracy_scale=``, ``resampling='binomial'``, an aggregate's parameter as ``binned-rank:0.01``), and
-    library functions the command line cannot call become the commands that do their work. Text that names no
-    argument is returned unchanged.
-
-    Text the user supplied is never rewritten: the names registered with :func:`protect_names` (the command's
-    models, tasks, files and columns) and any quoted span that is not an argument's value (``available:
-    'lr=3e-4,margin=0.1'``) are printed as written."""
-    names = _Flags({**CLI_NAMES, **(options or {})})
-    m = re.match(r"'([\w-]+)' needs `(\w+)`(.*)", text)
-    if m and m.group(2) in _PARAMETER_SYNTAX:
-        aggregate, param, rest = m.groups()
-        return (f"--aggregate {aggregate} needs its {param.replace('_', ' ')} after a colon, e.g. --aggregate"
-                f" {_PARAMETER_SYNTAX[param]}{rest}")
-    text, spans = _hide_names(text)
-    return _show_names(_rewrite(text, names), spans)
-
-
-def _rewrite(text: str, names) -> str:
-    """The rewriting of :func:`cli_message`, on text whose user-supplied names are hidden."""
-    for function, command in CLI_COMMANDS.items():
-        text = text.replace(function, command)
-    text = re.sub(r"`(\w+)=(['\"]?)([^`'\"]*)\2`",  # `clusters='effective'` -> `--clusters effective`
-                  lambda g: f"`{names[g.group(1)]} {g.group(3)}`" if g.group(1) in names else g.group(0), text)
-    text = re.sub(r"`(\w+)`", lambda g: f"`{names[g.group(1)]}`" if g.group(1) in names else g.group(0), text)
-    text = text.replace("`--seed` seed must", "`--seed` must").replace("`cluster=False`", "`--cluster none`")
-    text = text.replace("(resampling='binomial')", "(--resampling independent, or leave it at auto)")
-    text = re.sub(r"say accuracy_scale=\S* to override", "give --accuracy-scale fraction or percent to override",
-                  text)
-    return _bare_arguments(text, names)
 
 
 #: where to report a bug
@@ -508,6 +417,8 @@ def debug_enabled() -> bool:
 
 
 @contextlib.contextmanager
+
+
 def errors(**options):
     """Turn a user's mistake into one line on stderr and exit code 2; report anything else as a bug.
 
@@ -517,14 +428,14 @@ def errors(**options):
     how to report it, exit code 1; with ``--debug`` (or ``EVALBAND_DEBUG=1``) the traceback follows.
 
     ``options`` maps a library argument to the option that sets it in this command (``method="--interval"``), so
-    that the message names what the user typed (see :func:`cli_message`).
+    that the message names what the user typed (see :func:`error_text`).
     """
     try:
         yield
     except typer.Exit:
         raise
     except (*USER_ERRORS, OSError) as exc:  # OSError: files, folders, permissions
-        fail(cli_message(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, options))
+        fail(error_text(exc, options))
     except KeyboardInterrupt:
         typer.echo("evalband: interrupted", err=True)
         raise typer.Exit(130) from None
@@ -539,6 +450,24 @@ def errors(**options):
                    + ("" if debug_enabled() else " and the traceback that --debug (or EVALBAND_DEBUG=1) prints"),
                    err=True)
         raise typer.Exit(1) from None
+
+
+def error_text(exc: BaseException, options: dict | None = None) -> str:
+    """A user error's first line in the command line's words: a message written as
+    :class:`evalband._words.Words` says its arguments as the options that set them (``options``: this command's
+    own names, ``method="--interval"``); the file, row and column an :class:`InputError` names, and any plain
+    message, are printed as written."""
+    from .._validate import InputError
+    from .._words import say
+
+    vocabulary = cli_vocabulary(**(options or {}))
+    if isinstance(exc, InputError):
+        problem = say(exc.problem, audience="cli", vocabulary=vocabulary)
+        text = f"{exc.where}: {problem}" if exc.where else problem
+    else:
+        message = exc.args[0] if len(exc.args) == 1 else str(exc)
+        text = say(message, audience="cli", vocabulary=vocabulary) if isinstance(message, str) else str(exc)
+    return text.splitlines()[0] if text.strip() else type(exc).__name__
 
 
 def emit(text: str) -> None:
@@ -561,29 +490,42 @@ def output_format(fmt: str, wide: bool = False) -> str:
     return key
 
 
-def note_lines(notes) -> None:
+def note_lines(notes, options: dict | None = None) -> None:
     """Notes on stderr, each once, wrapped at the terminal's width (the machine formats' companion)."""
     from ..display import terminal_width, wrap_notes
 
-    for line in wrap_notes([cli_message(n) for n in notes], terminal_width()):
+    for line in wrap_notes([note_text(n, options) for n in notes], terminal_width()):
         sys.stderr.write(line + "\n")
 
 
 def show(frame, fmt: str, *, notes=(), title=None, value_cols=("estimate", "se", "ci_low", "ci_high"),
-         se_col="se", scale=1.0, p_floor=None, json=None) -> None:
+         se_col="se", scale=1.0, p_floor=None, json=None, options: dict | None = None) -> None:
     """Print a result frame in ``fmt`` (:func:`evalband.display.render`): a table, Markdown or LaTeX with the
-    notes below it; CSV or JSON on stdout with the notes on stderr. ``json`` replaces the JSON output (an object
-    with the primary result beside the records). Notes name command-line options (:func:`cli_message`)."""
+    notes below it; CSV or JSON on stdout with the notes on stderr. JSON is one object, the records and the notes
+    as records (:func:`emit_json`); ``json`` replaces the JSON of the records (an object with the primary result
+    beside the records). Notes name command-line options (:func:`note_text`; ``options``: the command's own)."""
     from ..display import render, to_csv, to_json
 
-    protect_frame(frame)
-    notes = [cli_message(n) for n in notes]
-    if fmt in ("csv", "json"):
-        emit(to_csv(frame) if fmt == "csv" else (json if json is not None else to_json(frame)))
-        note_lines(notes)
+    if fmt == "json":
+        emit_json(json if json is not None else to_json(frame), notes, options)
         return
+    if fmt == "csv":
+        emit(to_csv(frame))
+        note_lines(notes, options)
+        return
+    notes = [note_text(n, options) for n in notes]
     emit(render(frame, fmt, value_cols=value_cols, se_col=se_col, scale=scale, title=title, notes=notes,
                 p_floor=p_floor))
+
+
+def emit_json(text: str, notes=(), options: dict | None = None) -> None:
+    """JSON output with its notes: ``{"records": [...], "notes": [{"code", "severity", "text", "params"}]}`` (an
+    object output gains the ``"notes"`` key beside its own; :func:`evalband.display.notes.json_with_notes`) on
+    stdout; the notes also on stderr, for the person at the terminal."""
+    from ..display.notes import json_with_notes
+
+    emit(json_with_notes(text, note_records(notes, options)))
+    note_lines(notes, options)
 
 
 def split_list(text: str, *, name: str = "list") -> list[str]:
@@ -616,16 +558,15 @@ def parse_confidence(text):
 
 def load_input(path, example, **options):
     """Read PATH or --example into a ResultsTable (the reading policy is the library's,
-    :func:`evalband.io.read_input`); its labels (models, tasks, the file) are then printed as written in every
-    message of the command (:func:`protect_table`)."""
+    :func:`evalband.io.read_input`)."""
     from ..io.inputs import read_input
 
-    table = read_input(path, example, executor=_CLUSTER.get(), **options)  # --scheduler: read on its cluster
-    protect_table(table)
-    if any(cli_message(n) != n for n in table.notes):  # notes that name API arguments (accuracy_scale=)
-        table = copy.copy(table)  # a copy: an example table may be cached
-        object.__setattr__(table, "notes", tuple(cli_message(n) for n in table.notes))
-    return table
+    return read_input(path, example, executor=_CLUSTER.get(), **options)  # --scheduler: read on its cluster
+
+
+#: the seed and the replicates of a command's run; the example data's source and licence
+SEED_REPLICATES = NoteKind("cli.seed-replicates", "info", "{seed_text}, {n_resamples:,} replicates")
+ATTRIBUTION = NoteKind("cli.data-attribution", "info", "{attribution}")
 
 
 def resolve_seed(seed: int | None) -> tuple[int, str]:
@@ -636,6 +577,8 @@ def resolve_seed(seed: int | None) -> tuple[int, str]:
 
 
 @contextlib.contextmanager
+
+
 def executor_for(scheduler: str | None, threads: int | None = None):
     """``--scheduler``: yield an executor for the bootstrap engine (None when not given), closed afterwards;
     ``--threads``: the engine's thread count inside the block (None: every core)."""

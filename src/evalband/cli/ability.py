@@ -19,6 +19,7 @@ from ._common import (TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, NResa
                       n_resamples_for)
 from .compare import CorrectionOpt
 from .._validate import ArgumentError
+from ..display.notes import NoteKind
 
 LatentModelOpt = Annotated[str, typer.Option(
     "--model", help="Latent-ability model: sigmoid (score = sigmoid(slope_t (ability - difficulty_t)), a slope per"
@@ -89,6 +90,10 @@ def latent_input(inputs: InputOptions):
     return frame, dict(models=models, tasks=tasks)
 
 
+NOTE_NOTE = NoteKind('cli.note', 'info',
+                      '{seed_text}, {n_resamples:,} {value}')
+
+
 @reads_input("path example models tasks", after={"fmt": TABLE_INPUT})
 def ability(
     model: LatentModelOpt = "sigmoid",
@@ -127,7 +132,7 @@ def ability(
                      n_resamples=n_resamples_for("refit", n_resamples), confidence_level=parse_confidence(confidence),
                      correction=correction, holdout=holdout, rng=seed, **(choose or {}))
         notes = [result.headline()] + [n for n in result.notes if not n.startswith("held-out check")]
-        notes.append(f"{seed_text}, {result.n_resamples:,} {_replicate_word(result)}")
+        notes.append(NOTE_NOTE(seed_text=seed_text, n_resamples=result.n_resamples, value=_replicate_word(result)))
         if result.attribution:
             notes.append(result.attribution)
         _print(result, fmt, notes, predict=predict, task_table=task_table, pairs=pairs)

@@ -8,8 +8,9 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import ConfidenceOpt, FormatOpt, SeedOpt, WideOpt, check_input_path, errors, output_format, \
-    parse_confidence, parse_list, protect_names, protect_table, resolve_seed, show, _typed_names, cli_message, \
+    parse_confidence, parse_list, resolve_seed, show, note_text, \
     NResamplesOpt, n_resamples_for
+from ..display.notes import NoteKind
 
 RatingsPathArg = Annotated[str, typer.Argument(help="Ratings file (CSV, TSV, JSON Lines, Parquet) or - for standard"
                                                " input: long (unit, rater, value) or wide (one column per rater).",
@@ -44,6 +45,15 @@ BIAS_NAMES = {"first_position_win_rate": "first-position win rate", "position_co
               "first_position_vs_reference": "minus the reference, same games"}
 
 
+NOTE_BOOTSTRAP_REPLICATES_OVER_INTERVALS = NoteKind(
+    'cli.bootstrap-replicates-over-intervals', 'info',
+    '{seed_text}, {n_resamples:,} bootstrap replicates over {value}; {method} intervals')
+NOTE_JUDGES_ERRORS_WORTH_INDEPENDENT = NoteKind(
+    'cli.judges-errors-worth-independent', 'info',
+    "the {n_judges} judges' errors are worth {effective_judges:.2f} independent judges ({value}); error "
+    "correlations in the JSON")
+
+
 def agreement(
     path: RatingsPathArg,
     unit_col: UnitColOpt = "unit",
@@ -72,7 +82,6 @@ def agreement(
     """
     with errors():
         check_input_path(path)  # before the heavy imports
-    protect_names(path, unit_col, rater_col, value_col, cluster, reference, _typed_names(raters), _typed_names(judges))
     import numpy as np
 
     from ..display import json_dumps, json_records
@@ -88,12 +97,10 @@ def agreement(
         res = agree(sel, measurement=level, reference=reference, judges=parse_list(judges, name="judges"),
                     n_resamples=n_resamples_for("refit", n_resamples), confidence_level=parse_confidence(confidence),
                     rng=seed)
-        protect_table(sel.table)
         # the library's notes in this command's words (level= -> --level, reference= -> --reference)
-        notes = [cli_message(n, {"level": "--level", "measurement": "--level", "reference": "--reference", "cluster_col": "--cluster",
+        notes = [note_text(n, {"level": "--level", "measurement": "--level", "reference": "--reference", "cluster_col": "--cluster",
                                  "judges": "--judges", "raters": "--raters"}) for n in res.notes]
-        notes.append(f"{seed_text}, {res.n_resamples:,} bootstrap replicates over"
-                     f" {'clusters' if res.n_clusters else 'units'}; {res.method} intervals")
+        notes.append(NOTE_BOOTSTRAP_REPLICATES_OVER_INTERVALS(seed_text=seed_text, n_resamples=res.n_resamples, value='clusters' if res.n_clusters else 'units', method=res.method))
         bias = _position_bias(path, shape, rater_col, value_col, cluster, reference, judges, res, seed, notes)
         coef = res.to_frame()
         ref = res.reference
@@ -113,10 +120,9 @@ def agreement(
                                     "effective_judges_ci_high": ref.effective_judges_ci.high}
             if bias is not None:
                 out["position_bias"] = json_records(bias.to_frame())
-            print(json_dumps(out))
-            from ._common import note_lines
+            from ._common import emit_json
 
-            note_lines(notes)
+            emit_json(json_dumps(out), notes)
             return
         if fmt == "csv":
             import pandas as pd
@@ -140,8 +146,7 @@ def agreement(
             tables.append((rf[["judge", "statistic", *_VALUES, "n_units"]].assign(
                 confidence_level=ref.confidence_level), f"each judge against {ref.reference}"))
             if len(ref.judges) > 1:
-                notes.append(f"the {len(ref.judges)} judges' errors are worth {ref.effective_judges:.2f} independent"
-                             f" judges ({_ci(ref.effective_judges_ci)}); error correlations in the JSON")
+                notes.append(NOTE_JUDGES_ERRORS_WORTH_INDEPENDENT(n_judges=len(ref.judges), effective_judges=ref.effective_judges, value=_ci(ref.effective_judges_ci)))
         if bias is not None:
             bf = bias.to_frame()
             bf = bf.assign(statistic=bf["statistic"].map(BIAS_NAMES).fillna(bf["statistic"]))
@@ -161,6 +166,11 @@ def agreement(
 
 def _ci(ci) -> str:
     return f"CI {float(ci.low):.2f} to {float(ci.high):.2f}"
+
+
+NOTE_POSITION_BIAS_RATERS_JUDGEMENTS = NoteKind(
+    'cli.position-bias-raters-judgements', 'info',
+    "position bias: the {n_raters} raters' judgements pooled (name the judges to separate with --judges)")
 
 
 def _position_bias(path, shape, rater_col, value_col, cluster, reference, judges, res, seed, notes):
@@ -196,8 +206,7 @@ def _position_bias(path, shape, rater_col, value_col, cluster, reference, judges
         ref = reference if reference in set(rater) else None
     else:
         who = np.full(len(frame), "all raters", dtype=object)
-        notes.append(f"position bias: the {res.n_raters} raters' judgements pooled (name the judges to separate"
-                     " with --judges)")
+        notes.append(NOTE_POSITION_BIAS_RATERS_JUDGEMENTS(n_raters=res.n_raters))
     data = frame.assign(_judge=who)
     result = position_bias(data, first_col="left", second_col="right", winner_col=value_col, item_col=cluster,
                            judge_col="_judge", reference=ref, cluster_col=cluster, n_resamples=res.n_resamples,

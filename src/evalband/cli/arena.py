@@ -11,9 +11,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (ConfidenceOpt, FormatOpt, ModelsOpt, SeedOpt, WideOpt, check_input_path, errors, output_format,
-                      parse_confidence, parse_list, protect_names, resolve_seed, show, _typed_names, cli_message,
+from ._common import (ConfidenceOpt, FormatOpt, ModelsOpt, SchedulerOpt, SeedOpt, WideOpt, check_input_path, errors,
+                      executor_for, output_format,
+                      parse_confidence, parse_list, resolve_seed, show, note_text,
                       NResamplesOpt, n_resamples_for)
+from ._common import SEED_REPLICATES
 from .compare import CorrectionOpt, points_note
 from .._validate import ArgumentError
 
@@ -135,6 +137,7 @@ def arena(
     judge_col: JudgeCol = None,
     turn_col: TurnCol = None,
     weight_col: WeightCol = None,
+    scheduler: SchedulerOpt = None,
 ):
     """Rank models from pairwise battles: rating with interval, rank interval, P(best), battles won and tied.
 
@@ -148,16 +151,15 @@ def arena(
     """
     with errors():
         check_input_path(path)  # before the heavy imports
-    protect_names(path, baseline, anchor, anchor.rpartition("=")[0] if anchor else None, cluster,
-                  _typed_names(style), model_a_col, model_b_col, winner_col, question_col, judge_col, turn_col,
-                  weight_col, _typed_names(models))
     from ..preferences import arena as run_arena
 
-    with errors(**_OPTIONS):
+    with errors(**_OPTIONS), executor_for(scheduler) as executor:  # sharded battles are counted on its cluster
         fmt = output_format(fmt, wide)
         columns = dict(model_a_col=model_a_col, model_b_col=model_b_col, winner_col=winner_col,
                        question_col=question_col, judge_col=judge_col, turn_col=turn_col, weight_col=weight_col)
         read_options = {key: value for key, value in columns.items() if value is not None}
+        if executor is not None:
+            read_options["executor"] = executor
         unit = _cluster(cluster, read_options)
         names = parse_list(style, name="--style") if style is not None else None
         if names is not None:
@@ -171,9 +173,8 @@ def arena(
                            n_resamples=n_resamples_for("refit", n_resamples),
                            confidence_level=parse_confidence(confidence), rng=seed,
                            models=parse_list(models, name="models"), source=battle_source, **read_options)
-        protect_names(result.models)
         # the library's notes in this command's words (cluster='judge' -> --cluster judge)
-        notes = [cli_message(n, _OPTIONS) for n in result.notes] + [f"{seed_text}, {result.n_resamples:,} replicates"]
+        notes = [note_text(n, _OPTIONS) for n in result.notes] + [SEED_REPLICATES(seed_text=seed_text, n_resamples=result.n_resamples)]
         if pairs:
             return _pairs(result, fmt, correction, notes)
         _leaderboard(result, fmt, notes)

@@ -6,8 +6,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, cli_message, emit,
-                      errors, note_lines, output_format, reads_input, resolve_seed)
+from .._words import concat
+
+from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, note_text, emit,
+                      emit_json, errors, note_lines, output_format, reads_input, resolve_seed)
 from .._validate import ArgumentError
 
 MODEL_CHOICES = ("beta-binomial", "logistic")
@@ -21,6 +23,8 @@ _PAIR_COLS = ["model_a", "model_b", "observed", "posterior_mean", "posterior_sd"
 @reads_input(after={"prior": "weights",
                     "seed": "models tasks drop_cols accuracy_scale source shape model_col task_col item_col score_col"
                            " cluster group_col count_rule", "fmt": LOG_INPUT})
+
+
 def bayes(
     model: Annotated[str, typer.Option("--model", help="beta-binomial (exact, no MCMC) or logistic (NumPyro"
                                        " NUTS; needs evalband[bayes]).")] = "beta-binomial",
@@ -123,8 +127,11 @@ def bayes(
             cmp = compare_with_bootstrap(sel, result, rng=seed)
             frames += [("compare", cmp.models), ("compare_pair", cmp.pairs)]
             extra_notes += list(cmp.notes)
+        if fmt == "json":  # the notes as records beside the records, and on stderr
+            emit_json(_output(frames, fmt, result, table, extra_notes), _notes(result, table, extra_notes))
+            return
         emit(_output(frames, fmt, result, table, extra_notes))
-        if fmt in ("json", "csv"):  # these formats carry no notes: every note goes to stderr, as in compare/rank
+        if fmt == "csv":  # CSV carries no notes: every note goes to stderr, as in compare/rank
             note_lines(_notes(result, table, extra_notes))
 
 
@@ -144,7 +151,7 @@ _OPTIONS = {"clusters": "--clusters", "method": "--method"}
 
 def _notes(result, table, extra_notes) -> list[str]:
     """The notes under the output: the library's (in command-line words), the command's, and the data."""
-    return [*(cli_message(n, _OPTIONS) for n in result.notes), *extra_notes, f"data: {table.describe()}"]
+    return [*(note_text(n, _OPTIONS) for n in result.notes), *extra_notes, note_text(concat("data: ", table.describe()), _OPTIONS)]
 
 
 def _output(frames, fmt, result, table, extra_notes=()) -> str:

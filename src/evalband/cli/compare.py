@@ -9,6 +9,7 @@ import typer
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, ThreadsOpt, SeedOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed,
                       show, FixedOpt, parse_fixed, NResamplesOpt, n_resamples_for)
+from ._common import ATTRIBUTION, SEED_REPLICATES
 from ._judges import PpiOpt, ppi_line, ppi_records
 from .._validate import ArgumentError
 
@@ -114,6 +115,8 @@ def readings_shown(pc, order, *, verbose: bool) -> list[str]:
 @reads_input("path example models tasks drop_cols accuracy_scale",
              after={"aggregate": "weights", "fixed": "facets", "ppi": "human_col",
                     "fmt": f"cluster {TABLE_INPUT} {LOG_INPUT}"})
+
+
 def compare(
     aggregate: AggregateOpt = "mean",
     ppi: PpiOpt = "ppi++",
@@ -169,9 +172,9 @@ def compare(
                                 correction=correction, margin=parse_margin(margin), per_task=False, rng=seed,
                                 fixed=parse_fixed(fixed), ppi=ppi, missing=missing)
         notes = list(result.notes)
-        notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
+        notes.append(SEED_REPLICATES(seed_text=seed_text, n_resamples=result.replicates.n_resamples))
         if table.attribution:
-            notes.append(table.attribution)
+            notes.append(ATTRIBUTION(attribution=table.attribution))
         value_cols = ("difference", "se", "ci_low", "ci_high")
         frame = result.to_frame()
         if fmt in ("csv", "json"):

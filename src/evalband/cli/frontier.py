@@ -13,11 +13,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, emit, errors,
+from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, emit, emit_json, errors,
                       note_lines, output_format, parse_confidence, parse_list, reads_input, resolve_seed)
+from ._common import SEED_REPLICATES
 from .compare import AggregateOpt, MarginOpt, parse_margin
 from ._common import NResamplesOpt, n_resamples_for
 from .._validate import ArgumentError
+from ..display.notes import NoteKind
 
 MinQualityOpt = Annotated[Optional[str], typer.Option(
     "--min-quality", help="Also name the cheapest model whose quality is decidedly above this level, on the"
@@ -44,9 +46,15 @@ _RESULTS_OPTIONS = ("shape", "model_col", "task_col", "item_col", "score_col", "
                     "human_col", "facets", "cluster")
 
 
+NOTE_QUALITY_POINTS_X100_JSON = NoteKind('cli.quality-points-x100-json', 'info',
+                                          'quality in points (x100); JSON and CSV give fractions')
+
+
 @reads_input("path example models tasks",
              after={"aggregate": "weights", "costs_item_col": "cost_col latency_col",
                     "fmt": f"{TABLE_INPUT} cluster", "rating": LOG_INPUT})
+
+
 def frontier(
     aggregate: AggregateOpt = "mean",
     margin: MarginOpt = "0",
@@ -96,9 +104,9 @@ def frontier(
         decision = result.decision(*chosen) if chosen is not None and len(chosen) == 2 else None
         notes = list(result.readings()) + ([decision.sentence] if decision is not None else [])
         if result.scale == 100 and fmt not in ("csv", "json"):
-            notes.append("quality in points (x100); JSON and CSV give fractions")
+            notes.append(NOTE_QUALITY_POINTS_X100_JSON())
         notes += [n for n in result.notes if n not in notes]
-        notes.append(f"{seed_text}, {n_resamples:,} replicates")
+        notes.append(SEED_REPLICATES(seed_text=seed_text, n_resamples=n_resamples))
         attribution = getattr(sel.table, "attribution", None)
         if attribution:
             notes.append(attribution)
@@ -163,7 +171,8 @@ def _print(result, pair, fmt, notes):
             frame = frame.assign(dominated_by=[";".join(d) for d in frame["dominated_by"]])
             emit(to_csv(frame))
         elif pair is None and result.reach is None:
-            emit(to_json(frame))
+            emit_json(to_json(frame), notes)
+            return
         else:
             extra = {}
             if pair is not None:
@@ -173,7 +182,8 @@ def _print(result, pair, fmt, notes):
                 r = result.reach
                 extra["reach"] = {"min_quality": r.min_quality, "cheapest": r.cheapest,
                                   "qualified": list(r.qualified), "sentence": r.sentence}
-            emit(json_dumps({**extra, "records": json_records(frame)}))
+            emit_json(json_dumps({**extra, "records": json_records(frame)}), notes)
+            return
         note_lines(notes)
         return
     shown, value_cols, title = result.display_table(wide=fmt != "table")

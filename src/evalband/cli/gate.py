@@ -12,8 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (ConfidenceOpt, InputOptions, check_input_path, emit, errors, note_lines, parse_confidence,
-                      protect_names,
+from ._common import (ConfidenceOpt, InputOptions, check_input_path, emit, emit_json, errors, note_lines, parse_confidence,
                       parse_list, reads_input)
 from .compare import parse_margin
 from .._validate import ArgumentError
@@ -47,6 +46,8 @@ def _tabular(path: str, source: str) -> bool:
 
 @reads_input("", after={"fmt": "tasks drop_cols cluster source shape model_col task_col item_col score_col trial_col"
                              " group_col unbounded"})
+
+
 def gate(
     baseline: BaselineArg,
     candidate: CandidateArg,
@@ -69,7 +70,6 @@ def gate(
     with errors():
         for path in (baseline, candidate):
             check_input_path(path)  # before the heavy imports
-    protect_names(baseline, candidate, metric, model)
     from ..plan import release_gate
 
     with errors():
@@ -85,12 +85,14 @@ def gate(
         chosen = parse_list(model, name="model")
         result = release_gate(tables[0], tables[1], margin=parse_margin(margin), confidence_level=parse_confidence(confidence),
                               method=method, models=chosen, tasks=parse_list(inputs.tasks, name="tasks"), rng=seed)
-        if fmt == "json":
+        # below the line, on stderr: the means, what was left out, assumed, which estimator
+        if fmt == "json":  # the notes as records (in command-line words), and on stderr
             from ..display import json_dumps
 
-            emit(json_dumps(result.to_dict()))
+            out = result.to_dict()
+            out.pop("notes", None)
+            emit_json(json_dumps(out), [result.means_text, *result.notes])
         else:
             emit(result.message)
-        # below the line, on stderr: the means, what was left out, assumed, which estimator
-        note_lines([result.means_text, *result.notes])
+            note_lines([result.means_text, *result.notes])
     raise typer.Exit(result.exit_code)

@@ -15,6 +15,7 @@ import typer
 from ._common import (TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, NResamplesOpt, SeedOpt, WideOpt, emit,
                       errors, note_lines, output_format, parse_confidence, reads_input, resolve_seed, show,
                       n_resamples_for)
+from ..display.notes import NoteKind
 
 ItemModelOpt = Annotated[str, typer.Option(
     "--model", help="Item response model: 2pl (a difficulty and a discrimination per item) or rasch (every"
@@ -28,6 +29,10 @@ TaskTableOpt = Annotated[bool, typer.Option(
 ITEM_COLUMNS = ("task", "item", "difficulty", "difficulty_ci_low", "difficulty_ci_high", "discrimination",
                 "discrimination_ci_low", "discrimination_ci_high", "item_total", "p_correct", "n_models",
                 "information", "flag")
+
+
+NOTE_ITEMS_FLAGGED_FLAGGED_SHOWS = NoteKind('cli.items-flagged-flagged-shows', 'caveat',
+                                             '{n_shown:,} of {n_frame:,} items flagged (--flagged shows only them)')
 
 
 @reads_input("path example models tasks", after={"fmt": TABLE_INPUT})
@@ -74,7 +79,7 @@ def items(
             return
         shown = frame[frame["flag"] != ""] if flagged else frame
         if flagged:
-            notes.append(f"{len(shown):,} of {len(frame):,} items flagged (--flagged shows only them)")
+            notes.append(NOTE_ITEMS_FLAGGED_FLAGGED_SHOWS(n_shown=len(shown), n_frame=len(frame)))
         shown = shown.drop(columns=[c for c in ("confidence_level",) if c in shown.columns])
         show(shown, fmt, notes=() if task_table else notes, title="items", se_col=None,
              value_cols=("difficulty", "difficulty_ci_low", "difficulty_ci_high", "discrimination",

@@ -92,9 +92,6 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
           debug: bool = typer.Option(False, "--debug", callback=_debug, is_eager=True,
                                      help="On an internal error, print the traceback (also EVALBAND_DEBUG=1).")):
     """Honest error bars for machine-learning evaluation results."""
-    from ._common import forget_names
-
-    forget_names()  # names the user supplied are protected per command (cli._common.protect_names)
 
 
 def run() -> None:

@@ -16,8 +16,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import LOG_INPUT, InputOptions, emit, errors, parse_confidence, parse_list, reads_input
+from ._common import LOG_INPUT, InputOptions, emit, emit_json, errors, parse_confidence, parse_list, reads_input
 from .._validate import ArgumentError
+from ..display.notes import NoteKind
 
 _F = Optional[float]
 EffectOpt = Annotated[_F, typer.Option("--effect", help="Difference to detect, as a fraction (0.04 = 4 points).",
@@ -77,6 +78,8 @@ _SHOWN = ("effect", "n", "se_difference", "ci_low", "ci_high", "n_required", "cl
 @reads_input(after={"multiplicity": "models", "cost": "facets",
                     "fmt": "tasks weights drop_cols cluster source shape model_col task_col"
                            f" item_col score_col trial_col unbounded count_rule {LOG_INPUT}"})
+
+
 def plan(
     effect: EffectOpt = None,
     baseline: BaselineOpt = None,
@@ -162,10 +165,12 @@ def plan(
                                      cluster_cv=cluster_cv, trials=1 if trials is None else trials,
                                      output_variance=output_variance, sources=sources, **common)
             header = "Plan from typed numbers"
-        if fmt == "json":
+        if fmt == "json":  # the notes as records (in command-line words)
             from ..display import json_dumps
 
-            emit(json_dumps(result.to_dict()))
+            out = result.to_dict()
+            out.pop("notes", None)
+            emit_json(json_dumps(out), result.notes)
             return
         emit(_text(result, header, fmt))
 
@@ -260,11 +265,15 @@ def parse_costs(text) -> dict | None:
     return out
 
 
+NOTE_DESIGNS_REACH_TARGET_FIRST = NoteKind(
+    'cli.designs-reach-target-first', 'info',
+    '{n_frame} designs reach the target; the first 20 are shown (--format json lists all)')
+
+
 def _dstudy(inputs, *, target_se, effect, power, alpha, cost, fmt):
     """--target-se (or --effect) with facets: the D-study designs, cheapest first."""
     from ..display import json_dumps, json_records, render, scale_for
     from ..facets import plan_design, variance_components
-    from ._common import note_lines
 
     if target_se is None and effect is None:
         raise ArgumentError("give --target-se (the standard error to reach) or --effect with the results file")
@@ -288,10 +297,8 @@ def _dstudy(inputs, *, target_se, effect, power, alpha, cost, fmt):
                                 "item = items in total, a facet = its levels, trials = per cell; predicted_se"
                                 " assumes a balanced design from the same populations as the pilot"]
     if fmt == "json":
-        emit(json_dumps({"target_se": plan.target_se, "effect": plan.effect, "power": plan.power,
-                         "basis": plan.basis, "se_now": se_now, "designs": json_records(frame),
-                         "notes": notes}))
-        note_lines([])
+        emit_json(json_dumps({"target_se": plan.target_se, "effect": plan.effect, "power": plan.power,
+                              "basis": plan.basis, "se_now": se_now, "designs": json_records(frame)}), notes)
         return
     value = plan.target_se * scale
     target_text = f"{value:.3g}" + ((" point" if value == 1 else " points") if scale == 100 else "")
@@ -300,7 +307,7 @@ def _dstudy(inputs, *, target_se, effect, power, alpha, cost, fmt):
             + (", cheapest first" if cost else ", fewest responses first"))
     shown = frame.head(20)
     if len(frame) > 20:
-        notes.append(f"{len(frame)} designs reach the target; the first 20 are shown (--format json lists all)")
+        notes.append(NOTE_DESIGNS_REACH_TARGET_FIRST(n_frame=len(frame)))
     if scale == 100:
         notes.insert(0, "predicted_se in points (x100); --format json gives fractions")
     emit(render(shown, fmt, value_cols=("predicted_se",), se_col=None, scale=scale, title=head,

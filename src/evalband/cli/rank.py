@@ -14,11 +14,13 @@ import typer
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, ThreadsOpt, SeedOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed, show,
                       FixedOpt, parse_fixed, NResamplesOpt, n_resamples_for)
+from ._common import ATTRIBUTION, SEED_REPLICATES
 from .compare import (AggregateOpt, CorrectionOpt, IntervalOpt, MarginOpt, ResamplingOpt,
                       parse_margin, points_note, row_scales)
 from ._judges import PpiOpt, ppi_columns, ppi_records
 from .ability import MissingOpt
 from .._validate import ArgumentError
+from ..display.notes import NoteKind
 
 TestOpt = Annotated[Optional[str], typer.Option(
     "--test", help="Test over tasks (tasks as the sample) instead of the bootstrap ranking: friedman (with"
@@ -34,6 +36,8 @@ RopeOpt = Annotated[float, typer.Option(
 @reads_input("path example models tasks drop_cols accuracy_scale",
              after={"aggregate": "weights", "fixed": "facets", "ppi": "human_col", "fmt": f"cluster {TABLE_INPUT}",
                     "rope": LOG_INPUT})
+
+
 def rank(
     aggregate: AggregateOpt = "mean",
     ppi: PpiOpt = "ppi++",
@@ -120,6 +124,12 @@ def _run_ability(inputs, *, fmt, n_resamples, seed, confidence, correction):
     show(shown, fmt, notes=notes)
 
 
+NOTE_INTERVALS_RANK_CI_BOOTSTRAP = NoteKind(
+    'cli.intervals-rank-ci-bootstrap', 'info',
+    "{value} intervals; rank CI: bootstrap percentile interval of each model's rank; sim. rank CI: simultaneous "
+    "({correction}) rank intervals, holding for all models at once; rank 1 is best")
+
+
 def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval, correction, margin, fixed=None,
          ppi="ppi++", missing="drop"):
     """Call the library on the selection; return (frame, notes, [(aggregate, display scale)], PPI records or
@@ -137,13 +147,15 @@ def _run(sel, *, aggregate, resampling, n_resamples, seed, confidence, interval,
     notes = list(result.notes)
     level = result.rankings[0].confidence_level
     if hasattr(result.rankings[0], "rank_ci"):  # (ranks from pairs, --missing common, say theirs in a note)
-        notes.append(f"{format_level(level)} intervals; rank CI: bootstrap percentile interval of each model's"
-                     f" rank; sim. rank CI: simultaneous ({correction}) rank intervals, holding for all models at"
-                     " once; rank 1 is best")
-    notes.append(f"{seed_text}, {result.replicates.n_resamples:,} replicates")
+        notes.append(NOTE_INTERVALS_RANK_CI_BOOTSTRAP(value=format_level(level), correction=correction))
+    notes.append(SEED_REPLICATES(seed_text=seed_text, n_resamples=result.replicates.n_resamples))
     if table.attribution:
-        notes.append(table.attribution)
+        notes.append(ATTRIBUTION(attribution=table.attribution))
     return frame, notes, [(r.aggregate, r.scale) for r in result.rankings], ppi_records(result.replicates)
+
+
+NOTE_POINTS_X100_JSON_CSV = NoteKind('cli.points-x100-json-csv', 'info',
+                                      '{value} in points (x100); JSON and CSV give fractions')
 
 
 def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
@@ -160,7 +172,7 @@ def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
     if result.test == "bayes-signed-rank" or getattr(result.omnibus, "exact_method", "") == "monte-carlo":
         notes.append(seed_text)
     if table.attribution:
-        notes.append(table.attribution)
+        notes.append(ATTRIBUTION(attribution=table.attribution))
     frame = result.to_frame()
     # the primary result (the omnibus test, the critical difference) is part of the JSON, beside the pairs
     records = frame
@@ -175,6 +187,6 @@ def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
         shown = []  # differences of mean ranks
     value_cols = {c: (0.01 if scale == 100 else None, scale) for c in shown}
     if value_cols and scale == 100:
-        notes.append(f"{', '.join(shown)} in points (x100); JSON and CSV give fractions")
+        notes.append(NOTE_POINTS_X100_JSON_CSV(value=', '.join(shown)))
     show(frame, fmt, notes=notes, value_cols=value_cols,
          json=to_json(records, **result.to_dict()) if fmt == "json" else None)

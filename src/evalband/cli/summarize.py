@@ -9,9 +9,11 @@ import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FixedOpt, FormatOpt, InputOptions, SchedulerOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, parse_fixed, reads_input, show)
+from ._common import ATTRIBUTION
 from typing import Annotated
 
 from ._judges import PpiOpt
+from ..display.notes import NoteKind
 
 MethodOpt = Annotated[str, typer.Option(
     "--method", help="auto, wilson, clopper-pearson (exact), jeffreys, agresti-coull, wald, t, normal, cluster or"
@@ -19,8 +21,17 @@ MethodOpt = Annotated[str, typer.Option(
                      " clusters are given, wilson for 0/1 scores, t otherwise.")]
 
 
+NOTE_OVERLAP_INTERVALS_DISPLAYS_ONLY = NoteKind(
+    'cli.overlap-intervals-displays-only', 'caveat',
+    "83.4% ('overlap') intervals are for displays only: two independent estimates whose intervals do not overlap "
+    "differ at about the 5% level (Goldstein & Healy 1995); this is not a 95% statement, and for models scored "
+    "on the same items use evalband compare")
+
+
 @reads_input(after={"method": "cluster", "fixed": "facets", "ppi": "human_col",
                     "fmt": f"{TABLE_INPUT} models tasks weights drop_cols accuracy_scale {LOG_INPUT}"})
+
+
 def summarize(
     method: MethodOpt = "auto",
     fixed: FixedOpt = None,
@@ -61,16 +72,20 @@ def summarize(
                      " every item of the model" + (" (summary counts: sum(correct) / sum(n))"
                                                    if table.level == "summary" else " (micro average)"))
         if abs(result.confidence_level - OVERLAP_CONFIDENCE) < 1e-9:
-            notes.append("83.4% ('overlap') intervals are for displays only: two independent estimates whose"
-                         " intervals do not overlap differ at about the 5% level (Goldstein & Healy 1995); this is"
-                         " not a 95% statement, and for models scored on the same items use evalband compare")
+            notes.append(NOTE_OVERLAP_INTERVALS_DISPLAYS_ONLY())
         if table.attribution:
-            notes.append(table.attribution)
+            notes.append(ATTRIBUTION(attribution=table.attribution))
         scale = scale_for(table.score_kind)
         if scale == 100 and fmt not in ("csv", "json"):
             notes.insert(0, "values in points (x100); JSON and CSV give fractions")
         shown = frame if fmt in ("csv", "json") else frame.assign(confidence_level=result.confidence_level)
         show(shown, fmt, notes=notes, scale=scale)
+
+
+NOTE_T_INTERVALS_LABELLED_DEGREES = NoteKind(
+    'cli.t-intervals-labelled-degrees', 'info',
+    "{value} t intervals on the labelled degrees of freedom ({method}); 'labelled ci': the human labels alone; "
+    "'judge mean': the judge's scores at face value; 'ess': the human labels alone that would be as precise")
 
 
 def _show_ppi(result, table, fmt):
@@ -80,12 +95,9 @@ def _show_ppi(result, table, fmt):
 
     frame = result.to_frame()
     notes = list(result.notes)
-    notes.append(f"{format_level(result.confidence_level)} t intervals on the labelled degrees of freedom"
-                 f" ({result.method}); 'labelled ci': the"
-                 " human labels alone; 'judge mean': the judge's scores at face value; 'ess': the human labels"
-                 " alone that would be as precise")
+    notes.append(NOTE_T_INTERVALS_LABELLED_DEGREES(value=format_level(result.confidence_level), method=result.method))
     if table.attribution:
-        notes.append(table.attribution)
+        notes.append(ATTRIBUTION(attribution=table.attribution))
     scale = scale_for(table.score_kind)
     if fmt in ("csv", "json"):
         show(frame, fmt, notes=notes)

@@ -10,13 +10,16 @@ from typing import Annotated
 import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FixedOpt, FormatOpt, InputOptions, SeedOpt, WideOpt,
-                      emit, errors, note_lines, output_format, parse_confidence, parse_fixed, reads_input,
+                      emit, emit_json, errors, output_format, parse_confidence, parse_fixed, reads_input,
                       resolve_seed, NResamplesOpt, n_resamples_for)
+from ._common import ATTRIBUTION
 DifferencesOpt = Annotated[bool, typer.Option("--differences/--no-differences", help="Also show the components"
                                               " of every pair's difference (JSON always has them).")]
 
 
 @reads_input(after={"fixed": "facets models tasks", "fmt": f"cluster {TABLE_INPUT} drop_cols {LOG_INPUT}"})
+
+
 def variance(
     fixed: FixedOpt = None,
     n_resamples: NResamplesOpt = None,
@@ -48,10 +51,9 @@ def variance(
         vc = result.components
         notes = list(result.notes) + [f"{seed_text}, {vc.n_resamples:,} pivotal draws per model and task"]
         if sel.table.attribution:
-            notes.append(sel.table.attribution)
+            notes.append(ATTRIBUTION(attribution=sel.table.attribution))
         if fmt == "json":
-            emit(json_dumps(_json(result, json_records)))
-            note_lines(notes)
+            emit_json(json_dumps(_json(result, json_records)), notes)
             return
         emit(_human(result, fmt, notes, differences=differences, scale=_scale(sel.table)))
 
@@ -93,7 +95,6 @@ def _json(result, json_records) -> dict:
                     "designs": json_records(result.plan.to_frame()) if result.plan is not None else []}}
     if result.runs is not None:
         out["runs"] = json_records(result.runs.to_frame())
-    out["notes"] = list(result.notes)
     return out
 
 

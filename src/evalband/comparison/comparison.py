@@ -23,11 +23,15 @@ from .p_values import INTERVAL_METHODS, p_floor
 from .sensitivity import DEFAULT_CORRELATIONS, correlated_replicates, describe_sweep
 from .verdict import MIN_DISCORDANT, check_margin, reading, verdict_detail
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["compare", "Comparison", "PairwiseComparison", "pairwise_differences"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class Comparison:
     """Result of :func:`compare`.
@@ -121,6 +125,21 @@ class Comparison:
             if p.statistic == name:
                 return p
         raise KeyError(f"no aggregate or task named {name!r}")
+
+
+NOTE_NO_PAIRING_BETWEEN_MODELS = NoteKind(
+    'comparison.no-pairing-between-models', 'caveat',
+    'no pairing between models in these data{value}: the main result assumes a between-model correlation of '
+    '{rho:g}; each verdict is repeated at assumed correlations {grid} (`sensitivity`)')
+NOTE_INTERVALS_REST_FEWER_THAN = NoteKind(
+    'comparison.intervals-rest-fewer-than', 'caveat',
+    "{statistic}: the {correction} intervals at {interval_level:.4%} rest on fewer than 10 replicates per tail "
+    "(B = {b:,}; {n_difference} pairs) and p-values cannot fall below {value:.2g}; raise {arg:n_resamples} or "
+    "use {arg:correction='max-t'}")
+NOTE_PER_TASK_COMPARISONS_LEFT = NoteKind(
+    'comparison.per-task-comparisons-left', 'excluded',
+    'per-task comparisons left out: {n_pairs:,} pairs x {n_tasks} tasks is {value:,} pair rows (more than '
+    '{per_task_rows:,}); per_task=True computes them')
 
 
 def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=None, tasks=None,
@@ -252,14 +271,13 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     alternative = check_alternative(alternative)
     confidence_level = check_confidence_level(confidence_level)
     if abs(confidence_level - OVERLAP_CONFIDENCE) < 1e-9:
-        raise ArgumentError("`confidence_level` 'overlap' (83.4%) is for per-model overlap displays (summarize);"
-                         " intervals for differences and their verdicts need a level such as 0.95.")
+        raise ArgumentError(words("`{arg:confidence_level}` 'overlap' (83.4%) is for per-model overlap displays (summarize); intervals for differences and their verdicts need a level such as 0.95."))
     margin = check_margin(margin)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
     missing = check_choice(missing, MISSING, "missing")
     if missing == "ability":
-        raise ArgumentError("`missing='ability'` compares latent abilities: evalband.ability(data).comparisons")
+        raise ArgumentError(words("`{arg:missing='ability'}` compares latent abilities: evalband.ability(data).comparisons"))
     if missing == "common" and replicates is None and _family is None and not isinstance(data, ReplicateSet):
         from .shared import compare_pairs, lacks_tasks
 
@@ -302,9 +320,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
         rho = 0.0 if correlation is None else float(correlation)
         sweep = sorted({float(c) for c in correlations} | {rho})
         grid = f"{sweep[0]:g} to {sweep[-1]:g}" if len(sweep) > 2 else " and ".join(f"{c:g}" for c in sweep)
-        notes.append(f"no pairing between models in these data{'' if binomial else ' (resampled independently)'}:"
-                     f" the main result assumes a between-model correlation of {rho:g}; each verdict is repeated at"
-                     f" assumed correlations {grid} (`sensitivity`)")
+        notes.append(NOTE_NO_PAIRING_BETWEEN_MODELS(value='' if binomial else ' (resampled independently)', rho=rho, grid=grid))
     else:
         rho = None
         sweep = []
@@ -392,17 +408,13 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     for pc in aggregates:
         tail = (1 - pc.interval_level) / (2 if alternative == "two-sided" else 1)
         if pc.correction in ("bonferroni", "holm", "bh") and tail * b < 10:
-            notes.append(f"{pc.statistic}: the {pc.correction} intervals at {pc.interval_level:.4%} rest on fewer"
-                         f" than 10 replicates per tail (B = {b:,}; {len(pc.difference)} pairs) and p-values"
-                         f" cannot fall below {p_floor(b, 'greater'):.2g}; raise n_resamples or use correction='max-t'")
+            notes.append(NOTE_INTERVALS_REST_FEWER_THAN(statistic=pc.statistic, correction=pc.correction, interval_level=pc.interval_level, b=b, n_difference=len(pc.difference), value=p_floor(b, 'greater')))
     task_results = []
     n_pairs = len(reps.models) * (len(reps.models) - 1) // 2
     if isinstance(per_task, str) and per_task == "auto":
         per_task = bool(permutation) or n_pairs * len(reps.tasks) <= PER_TASK_ROWS
         if not per_task:
-            notes.append(f"per-task comparisons left out: {n_pairs:,} pairs x {len(reps.tasks)} tasks is"
-                         f" {n_pairs * len(reps.tasks):,} pair rows (more than {PER_TASK_ROWS:,}); per_task=True"
-                         " computes them")
+            notes.append(NOTE_PER_TASK_COMPARISONS_LEFT(n_pairs=n_pairs, n_tasks=len(reps.tasks), value=n_pairs * len(reps.tasks), per_task_rows=PER_TASK_ROWS))
     if per_task:
         for t, task in enumerate(reps.tasks):
             task_options = {**options, "family": family.get("tasks", {}).get(task)}

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._validate import ArgumentError
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["McNemarResult", "mcnemar_exact"]
 
@@ -78,7 +79,7 @@ def mcnemar_exact(a, b, *, alternative: str = "two-sided", axis: int = -1) -> Mc
     b = np.moveaxis(np.asarray(b), axis, -1)
     for name, x in (("a", a), ("b", b)):
         if not np.isin(x, (0, 1)).all():
-            raise ArgumentError(f"`{name}` must hold 0/1 scores for McNemar's test.")
+            raise ArgumentError(words("`{arg:{name}}` must hold 0/1 scores for McNemar's test.", name=name))
     a = a.astype(bool)
     b = b.astype(bool)
     only_a = (a & ~b).sum(-1)

@@ -163,6 +163,21 @@ def max_t_intervals(samples, observed, *, confidence_level: float = 0.95,
     Westfall, P. H. & Young, S. S. (1993). Resampling-Based Multiple Testing. Wiley. (single-step max-T)
     Romano, J. P. & Wolf, M. (2005). Exact and approximate stepdown methods for multiple hypothesis testing.
     JASA 100, 94-108.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.comparison import max_t_intervals
+    >>> rng = np.random.default_rng(0)
+    >>> observed = np.array([0.05, 0.02, -0.03])
+    >>> samples = observed + rng.normal(0, 0.01, size=(200, 3))
+    >>> res = max_t_intervals(samples, observed)
+    >>> round(float(res.critical_value), 2)
+    2.34
+    >>> np.round(res.low, 3), np.round(res.high, 3)
+    (array([ 0.026, -0.003, -0.053]), array([ 0.074,  0.043, -0.007]))
+    >>> np.round(res.p_value, 3)
+    array([0.005, 0.109, 0.02 ])
     """
     confidence_level = check_confidence_level(confidence_level)
     alternative = check_alternative(alternative)

@@ -67,6 +67,17 @@ def bootstrap_p_value(samples, observed, *, null: float = 0.0, method: str = "pe
     References
     ----------
     Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall, ch. 15-16.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.comparison import bootstrap_p_value
+    >>> rng = np.random.default_rng(0)
+    >>> samples = 0.03 + rng.normal(0, 0.015, size=200)
+    >>> round(float(bootstrap_p_value(samples, 0.03)), 3)
+    0.06
+    >>> round(float(bootstrap_p_value(samples, 0.03, alternative="greater")), 3)
+    0.03
     """
     method = check_choice(method, INTERVAL_METHODS, "method")
     alternative = check_alternative(alternative)

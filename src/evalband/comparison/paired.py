@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from .._validate import ArgumentError
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["PairedDifference", "pair_moments", "paired_difference"]
 
@@ -61,7 +62,7 @@ def _cluster_codes(clusters, n: int) -> tuple[np.ndarray, int]:
     """Cluster labels of ``n`` items as codes 0..G-1 and G (at least 2: a cluster-robust SE needs two)."""
     codes = np.asarray(clusters)
     if codes.shape != (n,):
-        raise ArgumentError(f"`clusters` must have one code per item ({n}); got shape {codes.shape}.")
+        raise ArgumentError(words('`{arg:clusters}` must have one code per item ({n}); got shape {shape}.', n=n, shape=codes.shape))
     _, codes = np.unique(codes, return_inverse=True)
     g = int(codes.max()) + 1
     if g < 2:

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._validate import ArgumentError, as_generator, check_alternative, check_positive_int
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["PermutationResult", "paired_permutation_test"]
 
@@ -102,7 +103,7 @@ def paired_permutation_test(x, y=None, *, weights=None, n_resamples: int = 9999,
     else:
         w = np.asarray(weights, dtype=np.float64)
         if w.shape != (n,) or np.any(w < 0) or w.sum() <= 0:
-            raise ArgumentError(f"`weights` must be {n} non-negative numbers with a positive sum.")
+            raise ArgumentError(words('`{arg:weights}` must be {n} non-negative numbers with a positive sum.', n=n))
         w = w / w.sum()
     wd = flat * w  # (K, n)
     t_obs = wd.sum(-1)

@@ -50,6 +50,19 @@ def correlated_replicates(observed, replicates, correlation: float, *, rng) -> n
     Each model's per-task variance is unchanged and any two models' covariance within a task becomes
     ``rho sd_A sd_B``; tasks stay independent. The shared factor is Gaussian, so at ``rho > 0`` the replicates
     are partly a normal approximation; with test sets of hundreds of items the binomial is close to normal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.comparison import correlated_replicates
+    >>> rng = np.random.default_rng(0)
+    >>> observed = np.array([[0.80, 0.60], [0.78, 0.55]])
+    >>> replicates = rng.binomial(200, observed, size=(200, 2, 2)) / 200
+    >>> joint = correlated_replicates(observed, replicates, 0.5, rng=rng)
+    >>> joint.shape
+    (200, 2, 2)
+    >>> round(float(np.corrcoef(joint[:, 0, 0], joint[:, 1, 0])[0, 1]), 2)
+    0.54
     """
     rho = check_probability(correlation, "correlation", open_interval=False)
     if rho >= 1:
@@ -75,6 +88,16 @@ def difference_variance(p_a, p_b, n, weights_a, weights_b, correlation: float) -
     weights_a, weights_b : array_like, shape (..., T)
         Aggregate weights (usually equal for both models).
     correlation : float
+
+    Examples
+    --------
+    >>> from evalband.comparison import difference_variance
+    >>> p_a, p_b, n = [0.80, 0.60], [0.78, 0.55], [200, 500]
+    >>> w = [0.5, 0.5]
+    >>> round(float(difference_variance(p_a, p_b, n, w, w, 0.0)), 6)
+    0.000658
+    >>> round(float(difference_variance(p_a, p_b, n, w, w, 0.5)), 6)
+    0.000329
     """
     va = np.asarray(p_a) * (1 - np.asarray(p_a)) / np.asarray(n)
     vb = np.asarray(p_b) * (1 - np.asarray(p_b)) / np.asarray(n)

@@ -25,9 +25,11 @@ from .._random import block_generator, name_key, run_entropy
 from .._validate import InputError, as_generator
 from ..estimation.confidence import ConfidenceInterval
 from ..selection import missing_tasks, pair_items
-from ..data.table import UNSHARED_NOTE
+from ..data.table import COVERAGE_UNSHARED
 from .pairwise import PairwiseComparison, adjusted
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["needs_pairs", "compare_pairs", "PairReplicateSets", "lacks_tasks", "pair_tasks"]
 
@@ -36,6 +38,8 @@ PAIR_CORRECTIONS = ("none", "bonferroni", "holm")
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class PairReplicateSets:
     """The replicate sets behind a comparison on shared items: one per pair compared, each on its own items.
@@ -75,6 +79,17 @@ def needs_pairs(sel, *, resampling: str, ppi: str) -> bool:
         return False
     lacking = missing_tasks(table, shared_items=True)
     return all(t in lacking for t in sel.tasks)
+
+
+NOTE_NOT_COMPARED_NO_ITEM = NoteKind('comparison.not-compared-no-item', 'excluded',
+                                      'not compared, no item in common: {value}')
+NOTE_AGGREGATES_PAIR_OVER_TASKS = NoteKind(
+    'comparison.aggregates-pair-over-tasks', 'info',
+    'aggregates of {n_fewer} pair{value} are over the tasks on which both models have items: {value2}{value3}')
+NOTE_CORRECTION_NEEDS_ONE_REPLICATE = NoteKind(
+    'comparison.correction-needs-one-replicate', 'info',
+    'correction {correction!r} needs one replicate set for the family; pairs on their own items have one each: '
+    'Bonferroni is used instead (it controls the family-wise error rate)')
 
 
 def lacks_tasks(sel) -> bool:
@@ -142,29 +157,28 @@ def compare_pairs(sel, compare, *, correction: str, per_task, permutation: bool,
             task_results.append(_family_of([p for p, _ in parts], [m for _, m in parts], position, used))
     none_share = [f"{a} vs {b}" for a, b, shared in pairs if not shared]
     if common_tasks:
-        notes = [f"missing='common': each pair is compared on the tasks both models have ({len(subs)} of"
-                 f" {len(pairs)} pairs; n_tasks gives each pair's count), from its own bootstrap; pairs rest on"
-                 " different tasks, so their differences are not on one common set of tasks"]
+        notes = [words("{arg:missing='common'}: each pair is compared on the tasks both models have ({n_subs} of"
+                       " {n_pairs} pairs; n_tasks gives each pair's count), from its own bootstrap; pairs rest on"
+                       " different tasks, so their differences are not on one common set of tasks",
+                       n_subs=len(subs), n_pairs=len(pairs))]
     else:
         notes = [f"no item is shared by all {len(models)} models: each pair is compared on the items both have"
                  f" ({len(subs)} of {len(pairs)} pairs; n_units gives each pair's count), from its own paired"
                  " bootstrap; pairs rest on different items, so their differences are not on one common test set"]
     if none_share:
-        notes.append(f"not compared, no item in common: {and_names(none_share, limit=8, noun='pairs')}")
+        notes.append(NOTE_NOT_COMPARED_NO_ITEM(value=and_names(none_share, limit=8, noun='pairs')))
     if not_compared:
         notes.append(f"not compared: {'; '.join(not_compared[:5])}" + (" ..." if len(not_compared) > 5 else ""))
     fewer = [f"{a} vs {b} ({len(shared)} of {len(sel.tasks)})" for a, b, shared in comparable
              if len(shared) < len(sel.tasks)]
     if fewer and len(sel.tasks) > 1 and not common_tasks:
-        notes.append(f"aggregates of {len(fewer)} pair{'s' if len(fewer) > 1 else ''} are over the tasks on which"
-                     f" both models have items: {', '.join(fewer[:8])}{' ...' if len(fewer) > 8 else ''}")
+        notes.append(NOTE_AGGREGATES_PAIR_OVER_TASKS(n_fewer=len(fewer), value='s' if len(fewer) > 1 else '', value2=', '.join(fewer[:8]), value3=' ...' if len(fewer) > 8 else ''))
     if used != correction:
-        notes.append(f"correction {correction!r} needs one replicate set for the family; pairs on their own items"
-                     f" have one each: Bonferroni is used instead (it controls the family-wise error rate)")
+        notes.append(NOTE_CORRECTION_NEEDS_ONE_REPLICATE(correction=correction))
     left = {t: () for t in sel.tasks if not any(t in p[2] for p in comparable)}
     for s in subs:  # each pair's own notes, but what its selection left out (said above for the family) and the
         own = set(s.selection.notes) if s.selection is not None else set()  # table's note on unshared items
-        notes += [n for n in s.notes if n not in own and not n.startswith(UNSHARED_NOTE)]
+        notes += [n for n in s.notes if n not in own and getattr(n, "code", None) != COVERAGE_UNSHARED.code]
     replicates = PairReplicateSets(tuple((s.models[0], s.models[1]) for s in subs), tuple(s.replicates for s in subs),
                                    int(subs[0].replicates.n_resamples))
     return Comparison(models, aggregates, tuple(task_results), (), replicates, True, tuple(dict.fromkeys(notes)),

@@ -16,6 +16,7 @@ from ..display.words import (format_difference, margin_text, reading, verdict_de
                              withheld_text)
 from .._validate import ArgumentError, ArgumentTypeError
 from .p_values import p_floor
+from .._words import words
 
 __all__ = ["VERDICTS", "verdict", "check_margin", "reading", "format_difference", "withhold", "MIN_UNITS",
            "MIN_DISCORDANT", "verdict_detail", "margin_text", "withheld_text"]
@@ -38,15 +39,12 @@ def check_margin(margin, *, scale: float | None = None) -> float:
     points written where a fraction was meant (2 for 2 points instead of 0.02).
     """
     if isinstance(margin, bool) or not isinstance(margin, numbers.Real):
-        raise ArgumentTypeError(f"`margin` must be a number >= 0; got {margin!r}.")
+        raise ArgumentTypeError(words('`{arg:margin}` must be a number >= 0; got {margin!r}.', margin=margin))
     margin = float(margin)
     if not (margin >= 0 and math.isfinite(margin)):
-        raise ArgumentError(f"`margin` must be a finite number >= 0; got {margin!r}.")
+        raise ArgumentError(words('`{arg:margin}` must be a finite number >= 0; got {margin!r}.', margin=margin))
     if scale == 100.0 and margin >= 1:
-        raise ArgumentError(f"`margin` {margin:g} is at least the whole range of a difference of proportions (1 ="
-                            f" 100 points), so every pair would be equivalent; write it as a fraction"
-                            f" ({margin / 100:g} for {margin:g} points) or as a percent ('{margin:g}%' on the"
-                            " command line).")
+        raise ArgumentError(words("`{arg:margin}` {margin:g} is at least the whole range of a difference of proportions (1 = 100 points), so every pair would be equivalent; write it as a fraction ({value:g} for {margin:g} points) or as a percent ('{margin:g}%' on the command line).", margin=margin, value=margin / 100))
     return margin
 
 
@@ -75,6 +73,14 @@ def verdict(low, high, *, margin: float = 0.0, higher_is_better: bool = True) ->
     (Miller 2024; seed 001). With ``margin = 0`` a pair is decided as soon as its interval excludes zero, and
     'equivalent' cannot occur. Equivalence from a two-sided ``1 - 2 alpha`` interval inside the margin is the
     two one-sided tests (TOST) procedure (Schuirmann 1987); from a ``1 - alpha`` interval it is conservative.
+
+    Examples
+    --------
+    >>> from evalband.comparison import verdict
+    >>> low = [0.02, -0.01, -0.06, -0.004]
+    >>> high = [0.05, 0.03, -0.02, 0.006]
+    >>> list(verdict(low, high, margin=0.01))
+    ['A better', 'not yet decided', 'B better', 'equivalent']
     """
     margin = check_margin(margin)
     lo = np.asarray(low, dtype=np.float64)

@@ -13,6 +13,8 @@ from .._validate import ArgumentError, ArgumentTypeError, as_generator, check_ch
 from ..estimation.confidence import ConfidenceInterval
 from .measures import COST_METHODS, CostEstimates, cost_from_summary, costs_from_replicates, mean_cost
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["Quality", "resolve_inputs", "QUALITY_METHODS"]
 
@@ -20,6 +22,8 @@ QUALITY_METHODS = ("percentile", "basic", "bca")
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class Quality:
     """Quality of each model on the data and on joint replicates, from any source (an aggregate of a results
@@ -62,12 +66,11 @@ class Quality:
         s = np.asarray(self.samples, dtype=np.float64)
         models = tuple(map(str, self.models))
         if obs.shape != (len(models),):
-            raise ArgumentError(f"`quality` observed values must be one per model ({len(models)}); got shape"
-                             f" {obs.shape}.")
+            raise ArgumentError(words('`{arg:quality}` observed values must be one per model ({n_models}); got shape {shape}.', n_models=len(models), shape=obs.shape))
         if s.ndim != 2 or s.shape[1] != len(models) or s.shape[0] < 2:
-            raise ArgumentError(f"`quality` replicates must be (B >= 2, {len(models)}); got shape {s.shape}.")
+            raise ArgumentError(words('`{arg:quality}` replicates must be (B >= 2, {n_models}); got shape {shape}.', n_models=len(models), shape=s.shape))
         if len(set(models)) != len(models):
-            raise ArgumentError(f"`quality` names a model twice: {models!r}.")
+            raise ArgumentError(words('`{arg:quality}` names a model twice: {models!r}.', models=models))
         object.__setattr__(self, "models", models)
         object.__setattr__(self, "observed", obs)
         object.__setattr__(self, "samples", s)
@@ -95,7 +98,7 @@ class Quality:
         kw = {}
         if method == "bca":
             if self.jackknife is None:
-                raise ArgumentError("`method='bca'` needs jackknife values of the quality; use 'percentile'.")
+                raise ArgumentError(words("`{arg:method='bca'}` needs jackknife values of the quality; use 'percentile'."))
             kw = dict(jackknife=self.jackknife, jackknife_strata=self.jackknife_strata)
         return interval(self.samples, self.observed, method=method, confidence_level=level, **kw)
 
@@ -116,11 +119,10 @@ def _as_quality(quality, models) -> Quality:
         return quality
     if isinstance(quality, (tuple, list)) and len(quality) == 2:
         if models is None:
-            raise ArgumentError("`quality` given as (observed, replicates) needs `models=` naming its columns.")
+            raise ArgumentError(words('`{arg:quality}` given as (observed, replicates) needs `{arg:models=}` naming its columns.'))
         names = [m.strip() for m in models.split(",")] if isinstance(models, str) else list(models)
         return Quality(tuple(names), quality[0], quality[1], name="quality", scale=1.0)
-    raise ArgumentTypeError("`quality` must be a Quality or a pair (observed (M,), replicates (B, M)); got"
-                    f" {type(quality).__name__}.")
+    raise ArgumentTypeError(words('`{arg:quality}` must be a Quality or a pair (observed (M,), replicates (B, M)); got {name}.', name=type(quality).__name__))
 
 
 def _take(costs: CostEstimates, names) -> CostEstimates:
@@ -179,7 +181,7 @@ def quality_from_replicates(reps, *, aggregate="mean", weights=None, group_weigh
         options["group_weights"] = group_weights
     values = evaluate_aggregates(reps, aggregate, weights=weights, jackknife=jackknife, **options)
     if len(values) != 1:
-        raise ArgumentError(f"`aggregate` must name one aggregate for a frontier; got {aggregate!r}.")
+        raise ArgumentError(words('`{arg:aggregate}` must name one aggregate for a frontier; got {aggregate!r}.', aggregate=aggregate))
     av = values[0]
     strata = reps.jackknife_strata() if av.jackknife is not None else None
     from functools import partial
@@ -217,6 +219,14 @@ def summary_costs(table, models, level) -> CostEstimates:
     return cost_from_summary(table, models=list(models), confidence_level=level)
 
 
+NOTE_QUALITY_COST_WERE_RESAMPLED = NoteKind(
+    'costs.quality-cost-were-resampled', 'caveat',
+    'quality and cost were resampled separately (quality given directly), so judgements involving both are not '
+    'paired')
+NOTE_FROM_THEIR_OWN_PAIRED = NoteKind('costs.from-their-own-paired', 'info',
+                                       '{name} {value} from their own paired item draws')
+
+
 def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="mean", weights=None,
                    group_weights=None, aggregate_options=None, models=None, tasks=None, n_resamples=2000,
                    method="percentile", cost_method="bca", confidence_level=0.95, cluster=None, rng=None,
@@ -248,8 +258,7 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
                                   n_resamples)
     if sel is not None and isinstance(sel.table, BattleTable):
         if quality is not None:
-            raise ArgumentError("battles give the quality (their arena ratings): give battles or `quality=`, not"
-                                " both.")
+            raise ArgumentError(words('battles give the quality (their arena ratings): give battles or `{arg:quality=}`, not both.'))
         from .battles import battle_inputs
 
         return battle_inputs(sel, cost=cost, latency=latency, n_resamples=n_resamples, method=method,
@@ -262,7 +271,7 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
     paired = False
     if quality is None:
         if sel is None:
-            raise ArgumentError("give `data` (a results table), or quality replicates with `quality=`.")
+            raise ArgumentError(words('give `data` (a results table), or quality replicates with `{arg:quality=}`.'))
         sel = results_selection(sel)
         if isinstance(cost, str):
             joint = joint_bootstrap(sel, cost=cost, n_resamples=n_resamples, rng=gen, cluster=cluster)
@@ -286,20 +295,16 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
         notes += list(q.notes)
         if isinstance(cost, str):
             if sel is None:
-                raise ArgumentError(f"`cost={cost!r}` names a measure column, which needs `data`; or give per-model"
-                                    " costs (a CostEstimates, a CostTable, or a summary frame with model, cost,"
-                                    " se / sd / n).")
+                raise ArgumentError(words('`{arg:cost={cost!r}}` names a measure column, which needs `data`; or give per-model costs (a CostEstimates, a CostTable, or a summary frame with model, cost, se / sd / n).', cost=cost))
             costs = mean_cost(select(sel, models=list(q.models)), cost=cost, method=cost_method,
                               confidence_level=level, n_resamples=n_resamples, cluster=cluster, rng=gen)
         elif per_model is not None:
             costs = summary_costs(per_model, q.models, level)
         else:
             costs = cost
-        notes.append("quality and cost were resampled separately (quality given directly), so judgements"
-                     " involving both are not paired")
+        notes.append(NOTE_QUALITY_COST_WERE_RESAMPLED())
     if not isinstance(costs, CostEstimates):
-        raise ArgumentTypeError("`cost` must name a measure column ('cost', 'latency'), or be a CostEstimates, a"
-                                f" CostTable or a per-model summary frame; got {type(costs).__name__}.")
+        raise ArgumentTypeError(words("`{arg:cost}` must name a measure column ('cost', 'latency'), or be a CostEstimates, a CostTable or a per-model summary frame; got {name}.", name=type(costs).__name__))
     costs = _take(costs, q.models)
     notes += [n for n in costs.notes if n not in notes]
     notes += [n for n in q.notes if n not in notes]
@@ -310,7 +315,7 @@ def resolve_inputs(data, *, cost="cost", latency=None, quality=None, aggregate="
             lat = latency_quantiles(select(sel, models=list(q.models)), latency=name, confidence_level=level,
                                     n_resamples=n_resamples, rng=gen)
             notes += list(lat.notes)
-            notes.append(f"{name} {' and '.join(map(quantile_name, lat.quantiles))} from their own paired item draws")
+            notes.append(NOTE_FROM_THEIR_OWN_PAIRED(name=name, value=' and '.join(map(quantile_name, lat.quantiles))))
     elif isinstance(latency, str):
-        raise ArgumentError(f"`latency={latency!r}` needs item-level `data` with that measure column.")
+        raise ArgumentError(words('`{arg:latency={latency!r}}` needs item-level `data` with that measure column.', latency=latency))
     return q, costs, lat, tuple(dict.fromkeys(notes)), paired

@@ -14,6 +14,7 @@ import pandas as pd
 
 from .._validate import ArgumentTypeError, InputError
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["TaskMeasure", "task_measures", "check_measure", "results_selection"]
 
@@ -62,15 +63,13 @@ def results_selection(data, *, models=None, tasks=None, weights=None, group_weig
 def check_measure(table, measure: str, name: str) -> str:
     """``measure`` if the table carries that measure column, else an error naming what it has."""
     if not isinstance(measure, str):
-        raise ArgumentTypeError(f"`{name}` must name a measure column ('cost', 'latency') or be a per-model summary;"
-                        f" got {type(measure).__name__}.")
+        raise ArgumentTypeError(words("`{arg:{name}}` must name a measure column ('cost', 'latency') or be a per-model summary; got {name2}.", name=name, name2=type(measure).__name__))
     if table.level != "item":
         raise InputError(f"`{name}={measure!r}` needs item-level data with a '{measure}' column; this table holds"
                          " per-task summaries (give per-model costs with cost_from_summary)", source=table.source)
     if measure not in table.measures:
         have = ", ".join(map(repr, table.measures)) or "none"
-        raise InputError(f"no '{measure}' column to read `{name}` from (measures present: {have}); map a column"
-                         f" with read(..., {measure}_col='your_column')", source=table.source)
+        raise InputError(words("no '{measure}' column to read `{arg:{name}}` from (measures present: {have}); map a column with read(..., {measure}_col='your_column')", measure=measure, name=name, have=have), source=table.source)
     return measure
 
 
@@ -90,9 +89,7 @@ def task_measures(table, measure: str, *, models=None, use_clusters: bool = True
             td = table.task_data(task, models=models)
         except InputError as exc:
             if "share no item" in str(exc) or "no rows" in str(exc):
-                raise InputError(f"task '{task}': not every selected model has results on a common item, so"
-                                 " quality and cost cannot be paired there; choose tasks with `tasks=` or models"
-                                 " with `models=`", source=table.source) from None
+                raise InputError(words("task '{task}': not every selected model has results on a common item, so quality and cost cannot be paired there; choose tasks with `{arg:tasks=}` or models with `{arg:models=}`", task=task), source=table.source) from None
             raise
         sub = data.iloc[np.flatnonzero(task_codes == task_names.index(str(task)))]
         m_code = model_lookup[sub["model"].cat.codes.to_numpy()]

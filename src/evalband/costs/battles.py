@@ -28,6 +28,8 @@ from ._inputs import Quality, summary_costs
 from ._units import Cells, cell_jackknife, cell_means, cell_quantiles
 from .latency import LatencyEstimates
 from .measures import CostEstimates
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["battle_inputs", "ARENA_OPTIONS", "QUANTILES"]
 
@@ -45,7 +47,8 @@ def _arena_table(table, options):
     """The battles :func:`evalband.arena` will fit with ``options``: its own subsets (ties dropped, battles without
     the baseline for win rates) made here first, so that its units are ours."""
     if options.get("ties") == "drop":
-        table = table.subset(~table.tie, note=f"ties='drop': {int(table.tie.sum()):,} tied battles left out")
+        table = table.subset(~table.tie, note=words("{arg:ties='drop'}: {n:,} tied battles left out",
+                                                        n=int(table.tie.sum())))
     baseline = options.get("baseline")
     if options.get("method") == "win-rate" and baseline is not None and baseline in table.models:
         pos = table.models.index(baseline)
@@ -137,6 +140,25 @@ def _latency_estimates(cells, boot, models, measure, level, notes) -> LatencyEst
                             samples, tuple(notes))
 
 
+NOTE_PER_RESPONSE_FROM_BATTLES = NoteKind(
+    'costs.per-response-from-battles', 'info',
+    "{cost} per response from the battles' {cost}_a / {cost}_b columns; each model's value on one of the "
+    "{n_units:,} {unit_word} is the mean of its battles there, resampled with the ratings' clusters (paired)")
+NOTE_MEDIAN_P95_FROM_BATTLES = NoteKind(
+    'costs.median-p95-from-battles', 'info',
+    "{lname} median and p95 from the battles' {lname}_a / {lname}_b columns, resampled with the ratings' clusters")
+NOTE_COST_PER_RESPONSE_FROM = NoteKind(
+    'costs.cost-per-response-from', 'info',
+    "cost per response from {source}, matched to the battles' questions and resampled with the ratings' clusters "
+    "(paired)")
+NOTE_COST_PER_RESPONSE_FROM_2 = NoteKind(
+    'costs.cost-per-response-from-2', 'caveat',
+    'cost per response from {source}, resampled by its own items: the battles are resampled by {unit_word}, not '
+    'by the items the responses answered (not paired)')
+NOTE_RESPONSES_ITEMS_BATTLES_DO = NoteKind('costs.responses-items-battles-do', 'excluded',
+                                            '{dropped:,} responses to items the battles do not ask left out')
+
+
 def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="percentile", cost_method="bca",
                   confidence_level=0.95, rng=None, need_latency=True, arena_options=None):
     """``(Quality, CostEstimates, LatencyEstimates or None, notes, paired)`` for battles (see the module docs).
@@ -156,8 +178,7 @@ def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="p
                                    value=options.get("model", "bt"), default="bt")
     unknown = sorted(set(options) - set(ARENA_OPTIONS))
     if unknown:
-        raise ArgumentError(f"`arena_options` takes {', '.join(ARENA_OPTIONS)}; got {', '.join(unknown)} (models are"
-                            " chosen with `models`, the seed, replicates and level are the frontier's).")
+        raise ArgumentError(words("`arena_options` takes {value}; got {value2} (models are chosen with `{arg:models}`, the seed, replicates and level are the frontier's).", value=', '.join(ARENA_OPTIONS), value2=', '.join(unknown)))
     if cost_method == "t":
         raise ArgumentError("`cost_method='t'` applies to item-level results; battles' costs use bootstrap intervals"
                             " ('bca', 'percentile', 'basic').")
@@ -175,18 +196,15 @@ def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="p
     notes = list(sel.notes) + list(res.notes)
     per_model = _cost_table(cost)
     if per_model is not None and not isinstance(per_model, CostTable):  # pragma: no cover - _cost_table's contract
-        raise ArgumentError("`cost` must name per-battle columns or be a cost table.")
+        raise ArgumentError(words('`{arg:cost}` must name per-battle columns or be a cost table.'))
     unit_word = units.unit_name
     paired = False
     if per_model is None:
         if not isinstance(cost, str):
-            raise ArgumentError("for battles, `cost` names per-battle side columns ('cost': cost_a / cost_b) or is a"
-                                f" cost table (source='costs'); got {type(cost).__name__}.")
+            raise ArgumentError(words("for battles, `{arg:cost}` names per-battle side columns ('cost': cost_a / cost_b) or is a cost table ({arg:source='costs'}); got {name}.", name=type(cost).__name__))
         cells, _ = _battle_cells(table, cost, units)
         _check_cover(cells, models, cost, table.source)
-        notes.append(f"{cost} per response from the battles' {cost}_a / {cost}_b columns; each model's value on one"
-                     f" of the {units.n_units:,} {unit_word} is the mean of its battles there, resampled with the"
-                     " ratings' clusters (paired)")
+        notes.append(NOTE_PER_RESPONSE_FROM_BATTLES(cost=cost, n_units=units.n_units, unit_word=unit_word))
         costs = _cost_estimates(cells, boot, models, cost, cost_method, confidence_level, [], True)
         paired = True
     elif per_model.shape == "summary":
@@ -194,16 +212,14 @@ def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="p
     elif "cost" in per_model.measures:
         cells, dropped = _table_cells(per_model, "cost", models, units)
         if cells is not None:
-            notes.append(f"cost per response from {per_model.source}, matched to the battles' questions and"
-                         " resampled with the ratings' clusters (paired)")
+            notes.append(NOTE_COST_PER_RESPONSE_FROM(source=per_model.source))
             paired = True
             own = boot
         else:
             cells, own = _own_units(per_model, "cost", models, n_resamples, gen)
-            notes.append(f"cost per response from {per_model.source}, resampled by its own items: the battles are"
-                         f" resampled by {unit_word}, not by the items the responses answered (not paired)")
+            notes.append(NOTE_COST_PER_RESPONSE_FROM_2(source=per_model.source, unit_word=unit_word))
         if dropped:
-            notes.append(f"{dropped:,} responses to items the battles do not ask left out")
+            notes.append(NOTE_RESPONSES_ITEMS_BATTLES_DO(dropped=dropped))
         _check_cover(cells, models, "cost", per_model.source)
         costs = _cost_estimates(cells, own, models, "cost", cost_method, confidence_level, [], True)
     else:
@@ -218,8 +234,7 @@ def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="p
             else:
                 lat_cells, _ = _battle_cells(table, lname, units)
                 lat_boot = boot
-                notes.append(f"{lname} median and p95 from the battles' {lname}_a / {lname}_b columns, resampled with"
-                             " the ratings' clusters")
+                notes.append(NOTE_MEDIAN_P95_FROM_BATTLES(lname=lname))
         else:
             lat_cells = lat_boot = None
         if lat_cells is None and per_model is not None and "latency" in per_model.measures:

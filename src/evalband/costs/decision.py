@@ -19,6 +19,7 @@ from ._inputs import QUALITY_METHODS, resolve_inputs
 from .latency import quantile_name
 from .differences import pair_difference, pair_ratio
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["Decision", "decision", "cost_words", "quality_words", "latency_words"]
 
@@ -26,7 +27,7 @@ __all__ = ["Decision", "decision", "cost_words", "quality_words", "latency_words
 def _pair(models):
     names = [m.strip() for m in models.split(",")] if isinstance(models, str) else list(models or ())
     if len(names) != 2 or names[0] == names[1]:
-        raise ArgumentError(f"`models` must name two different models (A, B); got {models!r}.")
+        raise ArgumentError(words('`{arg:models}` must name two different models (A, B); got {models!r}.', models=models))
     return tuple(map(str, names))
 
 
@@ -290,6 +291,19 @@ def decision_from(q, costs, lat, models, *, margin: float = 0.0, method: str = "
     Returns
     -------
     Decision
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.costs import costs_from_replicates, decision_from, joint_from_arrays, quality_from_replicates
+    >>> rng = np.random.default_rng(0)
+    >>> scores = {"t": (rng.random((2, 200)) < [[0.80], [0.72]]).astype(float)}
+    >>> costs = {"t": np.array([[2.0], [0.5]]) * rng.uniform(0.5, 1.5, (2, 200))}
+    >>> joint = joint_from_arrays(["A", "B"], scores, costs, n_resamples=200, rng=0)
+    >>> q = quality_from_replicates(joint.quality)
+    >>> d = decision_from(q, costs_from_replicates(joint, method="percentile"), None, "A,B")
+    >>> print(d.sentence)
+    quality not yet decided (+3.5 points, 95% CI -4.5 to +13.0); B costs 75.5% less per item (95% CI 74.2% to 76.7%)
     """
     a, b = _pair(models)
     level = check_confidence_level(confidence_level)
@@ -297,7 +311,7 @@ def decision_from(q, costs, lat, models, *, margin: float = 0.0, method: str = "
     method = check_choice(method, QUALITY_METHODS, "method")
     for name in (a, b):
         if name not in q.models:
-            raise ArgumentError(f"`models`: unknown {name!r}; the quality has {', '.join(map(repr, q.models))}.")
+            raise ArgumentError(words('`{arg:models}`: unknown {name!r}; the quality has {value}.', name=name, value=', '.join(map(repr, q.models))))
     idx = [q.models.index(a), q.models.index(b)]
     jack = None if q.jackknife is None else q.jackknife[:, idx]
     pair = pairwise_differences(q.observed[idx], q.samples[:, idx], (a, b), statistic=q.name, method=method,

@@ -18,6 +18,7 @@ from ._inputs import QUALITY_METHODS, resolve_inputs
 from ._pareto import decide_dominance, ordered_pairs, pareto_front
 from .differences import pair_p_value
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["frontier", "FrontierResult", "Reach", "CORRECTIONS"]
 
@@ -33,6 +34,8 @@ _CHUNK_ELEMENTS = 4_000_000
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class Reach:
     """The cheapest model whose quality is decidedly above a level.
@@ -73,6 +76,8 @@ class Reach:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class FrontierResult:
     """Quality against cost per model: the Pareto frontier on point estimates and domination with confidence.
@@ -278,6 +283,12 @@ def _reach(q, costs, p_cost, min_quality, *, method, level, correction) -> Reach
                  sentence)
 
 
+NOTE_FEWER_THAN_RESAMPLING_UNITS = NoteKind(
+    'costs.fewer-than-resampling-units', 'caveat',
+    'fewer than {min_units} resampling units behind the quality or the cost: no domination is decided (the '
+    'bootstrap cannot support it)')
+
+
 def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="mean", weights=None,
              group_weights=None, margin: float = 0.0, models=None, tasks=None, min_quality: float | None = None,
              n_resamples: int | None = None, confidence_level=0.95, method: str = "percentile", cost_method: str = "bca",
@@ -408,8 +419,7 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
     few_cost = costs.method not in ("known", "normal") and np.nanmin(costs.n_items) < MIN_UNITS
     if few or few_cost:
         pq[:] = np.nan
-        notes.append(f"fewer than {MIN_UNITS} resampling units behind the quality or the cost: no domination is"
-                     " decided (the bootstrap cannot support it)")
+        notes.append(NOTE_FEWER_THAN_RESAMPLING_UNITS(min_units=MIN_UNITS))
     p, p_adj, decided = decide_dominance(pq, pc, confidence_level=level, correction=correction)
     dominated_by = tuple(tuple(q.models[i] for i in np.flatnonzero(decided[:, c])) for c in range(m))
     reach = None

@@ -25,6 +25,8 @@ from ..resample.statistics import STATISTICS
 from ..display.reprs import titled_repr
 from ._items import TaskMeasure, check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["JointReplicates", "joint_bootstrap", "joint_from_arrays"]
 
@@ -37,6 +39,8 @@ def _value_columns(cols):
 
 
 @dataclass(frozen=True)
+
+
 class _JointFinish:
     """Rows ``[0, M)``: item means (the engine's 'mean'); rows ``[M, 3M)``: plain sums (cost, measured items).
 
@@ -53,6 +57,8 @@ class _JointFinish:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class JointReplicates:
     """Bootstrap replicates of quality (per task) and of mean cost per item, from the same item draws.
@@ -148,6 +154,12 @@ def _sd(samples):
         return np.sqrt(np.nansum((samples - mean) ** 2, axis=0) / (ok.sum(0) - 1))
 
 
+NOTE_REPEATED_TRIALS_STAY_THEIR = NoteKind(
+    'costs.repeated-trials-stay-their', 'info',
+    'repeated trials{value} stay with their item: items are resampled with their mean score and mean {cost} over '
+    'their rows')
+
+
 def joint_bootstrap(data, *, cost: str = "cost", n_resamples: int = 2000, rng=None, models=None, tasks=None,
                     cluster=None, progress=None, executor=None) -> JointReplicates:
     """Bootstrap per-task quality and mean cost per item together, paired across models and measures.
@@ -210,13 +222,12 @@ def joint_bootstrap(data, *, cost: str = "cost", n_resamples: int = 2000, rng=No
         raise InputError("quality and cost are paired by item, but the items here are not the same across models"
                          " (runs of independent seeds)", source=table.source)
     if cluster is True and not table.has_clusters:
-        raise InputError("cluster=True, but the data have no cluster column", source=table.source)
+        raise InputError(words('{arg:cluster=True}, but the data have no cluster column'), source=table.source)
     use_clusters = table.has_clusters and cluster is not False
     per_task = task_measures(table, cost, use_clusters=use_clusters)
     notes = list(sel.all_notes)
     if table.has_trials or table.facets:
-        notes.append(f"repeated trials{' and facet levels' if table.facets else ''} stay with their item: items"
-                     f" are resampled with their mean score and mean {cost} over their rows")
+        notes.append(NOTE_REPEATED_TRIALS_STAY_THEIR(value=' and facet levels' if table.facets else '', cost=cost))
     return _joint(tuple(table.models), per_task, measure=cost, task_groups=table.task_groups, notes=notes,
                   source=table.source, seed=seed, gen=gen, n_resamples=n_resamples, cluster=cluster,
                   progress=progress, executor=executor)
@@ -299,8 +310,7 @@ def _joint(names, per_task, *, measure, task_groups, notes, source, seed, gen, n
     missing_rows = np.sum([tm.missing_rows for tm in per_task], axis=0).astype(np.int64)
     none = [names[k] for k in range(m) if missing_items[k] == n_items[k]]
     if none:
-        raise InputError(f"model {none[0]!r} has no {measure} on any item of the analysis; leave it out with"
-                         " `models=`", source=source, column=measure)
+        raise InputError(words('model {value!r} has no {measure} on any item of the analysis; leave it out with `{arg:models=}`', value=none[0], measure=measure), source=source, column=measure)
     virtual = names + tuple(f"{n}{_SEP}{measure}" for n in names) + tuple(f"{n}{_SEP}items" for n in names)
     columns = {tm.task: {"value": np.vstack([tm.scores, tm.values * tm.present, tm.present.astype(np.float64)])}
                for tm in per_task}

@@ -20,6 +20,8 @@ from ..estimation.confidence import ConfidenceInterval
 from ..display.reprs import titled_repr
 from ._items import check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["LatencyEstimates", "latency_quantiles", "nan_quantiles", "quantile_name"]
 
@@ -52,6 +54,8 @@ def nan_quantiles(x, quantiles) -> np.ndarray:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class LatencyEstimates:
     """Latency quantiles of each model with intervals.
@@ -128,6 +132,8 @@ class LatencyEstimates:
 
 
 @dataclass(frozen=True)
+
+
 class _Draws:
     observed: np.ndarray
     replicates: np.ndarray
@@ -162,8 +168,7 @@ def _paired_quantiles(per_task, names, tasks, qs, n_resamples, gen, latency, sou
         raise ArgumentError(f"no item has a {latency} for every selected model; latency quantiles are paired by item.")
     empty = [t for t, k in zip(tasks, sizes) if k == 0]
     if empty:
-        raise InputError(f"task '{empty[0]}': no item has a {latency} for every selected model (quantiles are paired"
-                         " by item); leave the task out with `tasks`", source=source)
+        raise InputError(words("task '{value}': no item has a {latency} for every selected model (quantiles are paired by item); leave the task out with `{arg:tasks}`", value=empty[0], latency=latency), source=source)
     cells = Cells(np.concatenate(unit), np.concatenate(model), np.concatenate(value), offset, m)
     observed = cell_quantiles(cells, np.ones((1, offset)), qs)[0]
     n_max = max(tm.values.shape[1] for tm in per_task)
@@ -177,6 +182,15 @@ def _paired_quantiles(per_task, names, tasks, qs, n_resamples, gen, latency, sou
                                  for key, k in zip(keys, sizes)], axis=1)
         out[b * block:b * block + c] = cell_quantiles(cells, counts, qs)
     return out, observed, offset
+
+
+NOTE_ITEM_S_LACK_SOME = NoteKind(
+    'costs.item-s-lack-some', 'excluded',
+    "{latency}: {unpaired:,} item(s) lack a {latency} for some model and are left out of every model's quantiles "
+    "(pairing needs common items); {common:,} items remain")
+NOTE_ITEMS_RESAMPLED_ONE_ONE = NoteKind(
+    'costs.items-resampled-one-one', 'caveat',
+    '{latency}: items resampled one by one (clusters are not kept whole for quantiles)')
 
 
 def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), method: str = "percentile",
@@ -248,9 +262,8 @@ def latency_quantiles(data, *, latency: str = "latency", quantiles=(0.5, 0.95), 
     notes = list(sel.notes) + missing_note(latency, names, missing, n_all, rows)
     unpaired = int(n_all[0] - common)
     if unpaired:
-        notes.append(f"{latency}: {unpaired:,} item(s) lack a {latency} for some model and are left out of every"
-                     f" model's quantiles (pairing needs common items); {common:,} items remain")
+        notes.append(NOTE_ITEM_S_LACK_SOME(latency=latency, unpaired=unpaired, common=common))
     if table.has_clusters:
-        notes.append(f"{latency}: items resampled one by one (clusters are not kept whole for quantiles)")
+        notes.append(NOTE_ITEMS_RESAMPLED_ONE_ONE(latency=latency))
     return LatencyEstimates(latency, names, qs, reps.observed, ConfidenceInterval(ci.low, ci.high),
                             np.full(len(names), float(common)), missing, method, level, reps.replicates, tuple(notes))

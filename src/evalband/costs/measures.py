@@ -22,6 +22,8 @@ from ..estimation.confidence import ConfidenceInterval
 from ..display.reprs import titled_repr
 from ._items import check_measure, missing_note, results_selection, task_measures
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["COST_METHODS", "CostEstimates", "cost_from_summary", "costs_from_replicates", "mean_cost"]
 
@@ -31,6 +33,8 @@ _BOOTSTRAP = ("bca", "percentile", "basic")
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class CostEstimates:
     """Mean cost per item of each model, with its interval.
@@ -87,7 +91,7 @@ class CostEstimates:
 
     def index(self, model: str) -> int:
         if model not in self.models:
-            raise ArgumentError(f"`models`: unknown {model!r}; the costs have {', '.join(map(repr, self.models))}.")
+            raise ArgumentError(words('`{arg:models}`: unknown {model!r}; the costs have {value}.', model=model, value=', '.join(map(repr, self.models))))
         return self.models.index(model)
 
     def to_frame(self) -> pd.DataFrame:
@@ -107,6 +111,11 @@ class CostEstimates:
 
 
 # ---------------------------------------------------------------------------------------------- building
+NOTE_SOME_REPLICATES_DREW_NO = NoteKind(
+    'costs.some-replicates-drew-no', 'info',
+    '{measure}: some replicates drew no measured item for a model; their intervals are undefined (NaN)')
+
+
 def costs_from_replicates(joint, *, method: str = "bca", confidence_level=0.95) -> CostEstimates:
     """:class:`CostEstimates` from a :class:`~evalband.costs.joint.JointReplicates` (bootstrap methods).
 
@@ -129,14 +138,12 @@ def costs_from_replicates(joint, *, method: str = "bca", confidence_level=0.95) 
     if method == "bca":
         _, jack, strata = joint.jackknife()
         if jack is None:
-            raise ArgumentError("`method='bca'` needs the engine's jackknife, which these replicates lack; use"
-                             " method='percentile'.")
+            raise ArgumentError(words("`{arg:method='bca'}` needs the engine's jackknife, which these replicates lack; use {arg:method='percentile'}."))
     ci = interval(s, obs, method=method, confidence_level=level, jackknife=jack, jackknife_strata=strata)
     items = joint.observed_items.sum(-1)
     notes = list(joint.notes)
     if np.isnan(s).any():
-        notes.append(f"{joint.measure}: some replicates drew no measured item for a model; their intervals are"
-                     " undefined (NaN)")
+        notes.append(NOTE_SOME_REPLICATES_DREW_NO(measure=joint.measure))
     w = withhold_degenerate(ci.low, ci.high, _nan_sd(s), joint.models, what=f"the mean {joint.measure} per item")
     notes += w.notes
     return CostEstimates(joint.measure, tuple(joint.models), obs, w.se, w.ci, items.astype(np.float64),
@@ -265,6 +272,16 @@ def mean_cost(data, *, cost: str = "cost", method: str = "bca", confidence_level
                          missing, "t", level, True, tuple(notes), cov=cov, df=np.full(len(mean), df))
 
 
+NOTE_COSTS_FROM_PER_MODEL = NoteKind(
+    'costs.costs-from-per-model', 'caveat',
+    "costs from a per-model summary: not paired by item, so differences are Welch's (independent)")
+NOTE_COSTS_PER_RESPONSE_SUMMARIZED = NoteKind(
+    'costs.costs-per-response-summarized', 'info',
+    'costs per response summarized per model (mean, SD and n of its responses; each (model, item) once)')
+NOTE_COSTS_GIVEN_WITHOUT_SE = NoteKind('costs.costs-given-without-se', 'info',
+                                        'costs given without SE or SD are taken as exact (no sampling uncertainty)')
+
+
 def cost_from_summary(frame, *, model: str = "model", cost: str = "cost", se: str = "se", sd: str = "sd",
                       n: str = "n", confidence_level=0.95, models=None) -> CostEstimates:
     """Per-model mean costs from a summary: one row per model with the mean cost and its SE, or SD and n.
@@ -306,8 +323,7 @@ def cost_from_summary(frame, *, model: str = "model", cost: str = "cost", se: st
     sel = select(frame, models=models, **options)
     table = sel.table
     if not isinstance(table, CostTable):
-        raise ArgumentTypeError(f"per-model costs must be a cost table (source='costs'); got"
-                                f" {type(table).__name__}.")
+        raise ArgumentTypeError(words("per-model costs must be a cost table ({arg:source='costs'}); got {name}.", name=type(table).__name__))
     notes = list(table.notes)
     if table.shape == "responses":
         if "cost" not in table.measures:
@@ -322,21 +338,20 @@ def cost_from_summary(frame, *, model: str = "model", cost: str = "cost", se: st
         mean_v = np.bincount(m, weights=v, minlength=k) / n_v
         sd_v = np.sqrt(np.bincount(m, weights=(v - mean_v[m]) ** 2, minlength=k) / (n_v - 1))
         se_v = sd_v / np.sqrt(n_v)
-        notes.append("costs per response summarized per model (mean, SD and n of its responses; each (model,"
-                     " item) once)")
+        notes.append(NOTE_COSTS_PER_RESPONSE_SUMMARIZED())
     else:
         mean_v, n_v = table.cost, table.n
         se_v = table.se if table.se is not None else (None if table.sd is None else table.sd / np.sqrt(table.n))
     m = len(mean_v)
     if se_v is None:
         se_v, method, df = np.zeros(m), "known", np.full(m, np.inf)
-        notes.append("costs given without SE or SD are taken as exact (no sampling uncertainty)")
+        notes.append(NOTE_COSTS_GIVEN_WITHOUT_SE())
     elif n_v is not None:
         method, df = "t", np.maximum(n_v - 1, 1)
     else:
         method, df = "normal", np.full(m, np.inf)
     half = stats.t.ppf(0.5 + level / 2, df) * se_v
-    notes.append("costs from a per-model summary: not paired by item, so differences are Welch's (independent)")
+    notes.append(NOTE_COSTS_FROM_PER_MODEL())
     return CostEstimates("cost", tuple(table.models), mean_v, se_v, ConfidenceInterval(mean_v - half, mean_v + half),
                          n_v if n_v is not None else np.full(m, np.nan), np.zeros(m, dtype=np.int64), method, level,
                          False, tuple(dict.fromkeys(notes)), cov=np.diag(se_v ** 2), df=df)

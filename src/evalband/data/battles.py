@@ -25,8 +25,9 @@ from .._cells import check_cells
 from .labels import label_column
 from .._validate import ArgumentError, InputError
 from ..display.reprs import displayed
+from .._words import words
 
-__all__ = ["BattleTable", "PairSums", "LABELS"]
+__all__ = ["BattleTable", "PairSums", "LABELS", "pair_sums"]
 
 #: optional per-battle label columns (text), in the order they are shown
 LABELS = ("question", "judge", "cluster", "turn")
@@ -252,6 +253,15 @@ class BattleTable:
     def has_questions(self) -> bool:
         return "question" in self.labels
 
+    @property
+    def mass(self) -> np.ndarray:
+        """Weight of each row (as :attr:`BattleCounts.mass`, where a row stands for several battles)."""
+        return self.weight
+
+    def battles(self, where) -> int:
+        """How many battles the rows ``where`` (bool, (n,)) are."""
+        return int(np.count_nonzero(where))
+
     def label_codes(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Codes (n,) and sorted unique names (K,) of a label column (names sorted: no dependence on row order)."""
         if name not in self.labels:
@@ -321,33 +331,19 @@ class BattleTable:
         keep : array of bool, optional
             Battles to use (e.g. ties dropped).
         """
-        m = self.n_models
         a, b, y, w = self.model_a, self.model_b, self.outcome, self.weight
         u = np.asarray(unit_codes, dtype=np.int64)
         if keep is not None:
             a, b, y, w, u = a[keep], b[keep], y[keep], w[keep], u[keep]
-        i = np.minimum(a, b)
-        j = np.maximum(a, b)
-        yi = np.where(a == i, y, 1.0 - y)  # outcome for the lower-coded model of the pair
-        key, pair = np.unique(i * m + j, return_inverse=True)
-        pi, pj = (key // m).astype(np.int64), (key % m).astype(np.int64)
-        shape = (key.size, int(n_units))
-        from scipy import sparse  # here, not at import: reading a results table needs no scipy.sparse
+        return pair_sums(a, b, y, w, u, self.n_models, n_units, kind=kind)
 
-        def mat(values):
-            return sparse.csr_matrix((values, (pair, u)), shape=shape)
+    def counted(self):
+        """The battles compressed to counts (:class:`~evalband.data.battle_counts.BattleCounts`): each distinct
+        battle (labels, ordered pair of models, outcome, weight) once, with how often it occurs. Style features
+        and the order of the rows are not kept."""
+        from .battle_counts import BattleCounts
 
-        if kind == "half":
-            sums = {"n": mat(w), "s": mat(w * yi)}
-        elif kind == "ties":
-            frac = np.flatnonzero(~np.isin(yi, (0.0, 0.5, 1.0)))
-            if frac.size:
-                raise ArgumentError(f"tie models need win/tie/loss outcomes, but {_count(frac.size, 'battle')} have a"
-                                 f" fractional outcome (e.g. {yi[frac[0]]:g}); use ties='half'.")
-            sums = {"w": mat(w * (yi == 1.0)), "t": mat(w * (yi == 0.5)), "l": mat(w * (yi == 0.0))}
-        else:
-            raise ArgumentError(f"`kind` must be 'half' or 'ties'; got {kind!r}.")
-        return PairSums(pi, pj, m, int(n_units), sums, kind)
+        return BattleCounts.from_table(self)
 
     def __repr__(self) -> str:
         labels = ", ".join(self.labels) or "none"
@@ -357,3 +353,63 @@ class BattleTable:
 
     def _repr_html_(self) -> str:
         return self.to_frame().head(10).to_html()
+
+
+def pair_sums(model_a, model_b, outcome, mass, unit_codes, n_models: int, n_units: int, *,
+              kind: str = "half", count=None) -> PairSums:
+    """Battles compressed to weighted sums per (resampling unit, model pair): the one home of this compression
+    (:meth:`BattleTable.pair_sums`, :meth:`~evalband.data.battle_counts.BattleCounts.pair_sums`).
+
+    Parameters
+    ----------
+    model_a, model_b : array of int, shape (n,)
+        Positions of the two models in the sorted models.
+    outcome : array of float, shape (n,)
+        Probability that A wins.
+    mass : array of float, shape (n,)
+        Weight of each row (a battle's weight; for counted battles, weight times count).
+    unit_codes : array of int, shape (n,)
+        Resampling unit of each row, in ``[0, n_units)``.
+    n_models, n_units : int
+    kind : {'half', 'ties'}
+        'half': weight and weight x outcome (a tie is half a win, a fraction a fractional win); 'ties': the
+        weights of wins, ties and losses separately (the outcomes must be 0, 0.5 or 1).
+    count : array of int, shape (n,), optional
+        The battles each row stands for (counted battles), for messages.
+
+    Returns
+    -------
+    PairSums
+
+    Examples
+    --------
+    >>> ps = pair_sums([0, 1], [1, 0], [1.0, 0.5], [1.0, 2.0], [0, 0], 2, 1)
+    >>> ps.totals()["n"].tolist(), ps.totals()["s"].tolist()
+    ([3.0], [2.0])
+    """
+    m = int(n_models)
+    a, b = np.asarray(model_a, dtype=np.int64), np.asarray(model_b, dtype=np.int64)
+    y, w = np.asarray(outcome, dtype=np.float64), np.asarray(mass, dtype=np.float64)
+    u = np.asarray(unit_codes, dtype=np.int64)
+    i = np.minimum(a, b)
+    j = np.maximum(a, b)
+    yi = np.where(a == i, y, 1.0 - y)  # outcome for the lower-coded model of the pair
+    key, pair = np.unique(i * m + j, return_inverse=True)
+    pi, pj = (key // m).astype(np.int64), (key % m).astype(np.int64)
+    shape = (key.size, int(n_units))
+    from scipy import sparse  # here, not at import: reading a results table needs no scipy.sparse
+
+    def mat(values):
+        return sparse.csr_matrix((values, (pair, u)), shape=shape)
+
+    if kind == "half":
+        sums = {"n": mat(w), "s": mat(w * yi)}
+    elif kind == "ties":
+        frac = np.flatnonzero(~np.isin(yi, (0.0, 0.5, 1.0)))
+        if frac.size:
+            k = frac.size if count is None else int(np.asarray(count)[frac].sum())
+            raise ArgumentError(words("tie models need win/tie/loss outcomes, but {value} have a fractional outcome (e.g. {value2:g}); use {arg:ties='half'}.", value=_count(k, 'battle'), value2=yi[frac[0]]))
+        sums = {"w": mat(w * (yi == 1.0)), "t": mat(w * (yi == 0.5)), "l": mat(w * (yi == 0.0))}
+    else:
+        raise ArgumentError(f"`kind` must be 'half' or 'ties'; got {kind!r}.")
+    return PairSums(pi, pj, m, int(n_units), sums, kind)

@@ -12,6 +12,7 @@ import pandas as pd
 from .._cells import check_cells
 from .labels import label_column, natural_permutation
 from .._validate import InputError
+from ..display.notes import NoteKind
 
 #: inspect_ai-style score letters: Correct, Incorrect, Partial, No answer.
 SCORE_LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -264,6 +265,12 @@ def _constant_within(out: pd.DataFrame, col: str, by: list[str], what: str, sour
     )
 
 
+BLANK_HUMAN = NoteKind("data.human-blank-unlabelled", "info",
+                       "human: {blank:,} of {rows:,} rows have none (blank), read as unlabelled")
+BLANK_MEASURE = NoteKind("data.measure-blank-left-out", "excluded",
+                         "{name}: {blank:,} of {rows:,} rows have none (blank), left out of the analyses of {name}")
+
+
 def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded: bool):
     """A measure column as float64 (blank = NaN, counted in a note); refuses text, infinities and, for cost and
     latency, negative values; ``human`` labels lie in [0, 1] unless the scores are unbounded."""
@@ -299,22 +306,28 @@ def _measure(col: pd.Series, name: str, source: str, row_word: str, *, unbounded
     blank = int(np.isnan(values).sum())
     notes = []
     if blank:
-        notes.append(f"{name}: {blank:,} of {len(values):,} rows have none (blank)"
-                     + (", read as unlabelled" if name == "human" else ", left out of the analyses of " + name))
+        notes.append(BLANK_HUMAN(blank=blank, rows=len(values)) if name == "human"
+                     else BLANK_MEASURE(name=name, blank=blank, rows=len(values)))
     return values, notes
 
 
 def _natural(col) -> pd.Categorical:
     """A label column (categorical from :func:`evalband.data.labels.label_column`, or text) as a categorical whose
     categories are in natural order (:func:`evalband.data.labels.natural_order`); codes are remapped, rows untouched."""
+    from .codes import codes_of
+
     if isinstance(getattr(col, "dtype", None), pd.CategoricalDtype):
-        codes, uniq = col.cat.codes.to_numpy(), col.cat.categories.tolist()
+        codes, uniq = codes_of(col), col.cat.categories.tolist()
     else:
         codes, uniq = pd.factorize(col)
         uniq = uniq.tolist()
     uniq = [u if isinstance(u, str) else str(u) for u in uniq]
     perm = natural_permutation(uniq)
     if np.array_equal(perm, np.arange(len(uniq))):
+        if isinstance(getattr(col, "dtype", None), pd.CategoricalDtype):
+            same = pd.CategoricalDtype(uniq)
+            if col.dtype == same and col.dtype.categories.dtype == same.categories.dtype:
+                return col.array  # already in natural order: the column as it is (no copy of its codes)
         return pd.Categorical.from_codes(codes, categories=uniq, validate=False)
     from .codes import small_int
 
@@ -341,6 +354,8 @@ def natural_labels(out: pd.DataFrame, keys: tuple, others: tuple) -> pd.DataFram
 
 
 def _key_codes(out: pd.DataFrame, keys: tuple) -> tuple[list, list]:
+    from .codes import codes_of
+
     codes, radices = [], []
     for c in keys:
         if c not in out.columns:
@@ -350,7 +365,7 @@ def _key_codes(out: pd.DataFrame, keys: tuple) -> tuple[list, list]:
             codes.append(values)
             radices.append(int(values.max()) + 1 if values.size else 1)
         else:
-            codes.append(out[c].cat.codes.to_numpy())
+            codes.append(codes_of(out[c]))
             radices.append(len(out[c].cat.categories))
     return codes, radices
 

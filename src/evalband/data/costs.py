@@ -26,6 +26,8 @@ from .._cells import check_cells
 from .labels import natural_order
 from .._validate import ArgumentError, InputError, check_names
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["CostTable", "COST_MEASURES", "COST_SHAPES"]
 
@@ -59,7 +61,16 @@ def _numbers(values, name: str, *, source, rows, row_word, column, blank_ok: boo
     return num
 
 
+NOTE_RESPONSE_WITHOUT_ANY_MEASURE = NoteKind('data.response-without-any-measure', 'excluded',
+                                              '{blank:,} response{value} without any measure left out')
+NOTE_REPEATED_MODEL_ITEM_RESPONSE = NoteKind(
+    'data.repeated-model-item-response', 'info',
+    '{value:,} repeated (model, item) response{value2}: each (model, item) counts once, with the mean of its rows')
+
+
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class CostTable:
     """Validated per-model costs: a summary (one row per model) or per-response measures.
@@ -169,13 +180,12 @@ class CostTable:
             raise InputError(f"no response has a {' or a '.join(given)}", source=source)
         blank = int(none.sum())
         if blank:
-            notes.append(f"{blank:,} response{'s' if blank != 1 else ''} without any measure left out")
+            notes.append(NOTE_RESPONSE_WITHOUT_ANY_MEASURE(blank=blank, value='s' if blank != 1 else ''))
         codes = pd.Index(models).get_indexer(names)
         key = pd.Series(codes.astype(str)) + "\x1f" + pd.Series(items)
         dup = key.duplicated().to_numpy()
         if dup.any():
-            notes.append(f"{int(dup.sum()):,} repeated (model, item) response{'s' if dup.sum() != 1 else ''}: each"
-                         " (model, item) counts once, with the mean of its rows")
+            notes.append(NOTE_REPEATED_MODEL_ITEM_RESPONSE(value=int(dup.sum()), value2='s' if dup.sum() != 1 else ''))
         return cls(models, "responses", tuple(given), model=codes.astype(np.int64), item=items, values=values,
                    source=source, rows=rows, row_word=row_word, columns=cols, notes=tuple(notes))
 
@@ -188,7 +198,7 @@ class CostTable:
         """The costs of ``models`` (each must be there), in the order given."""
         chosen = check_names(models, self.models, "models")
         if not chosen:
-            raise ArgumentError("`models` is empty; give model names (or leave the argument out).")
+            raise ArgumentError(words('`{arg:models}` is empty; give model names (or leave the argument out).'))
         idx = np.array([self.models.index(m) for m in chosen])
         if self.shape == "summary":
             take = lambda a: None if a is None else a[idx]  # noqa: E731

@@ -23,6 +23,8 @@ from .labels import label_column
 from .._lists import check_named_columns
 from .._validate import ArgumentError, InputError, check_choice
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["RatingsTable", "LEVELS", "MAX_ORDINAL_CATEGORIES"]
 
@@ -54,6 +56,15 @@ def _labels(col: pd.Series, name: str, source: str, row_word: str, notes: list |
     return np.asarray(coded.cat.categories, dtype=object)[coded.cat.codes.to_numpy()]
 
 
+NOTE_LEVEL_NOMINAL_DETECTED_NON = NoteKind(
+    'data.ratings-level-nominal-detected', 'info',
+    'level nominal detected ({n_cats} non-numeric value{value}: {value2}{value3}); give {arg:measurement=} to override')
+NOTE_LEVEL_ORDINAL_ORDER_GIVEN = NoteKind('data.ratings-level-ordinal-order', 'info',
+                                           'level ordinal: the order given in `categories` ({value})')
+NOTE_LEVEL_DETECTED_GIVE_OVERRIDE = NoteKind('data.ratings-level-detected', 'info',
+                                              'level {level} detected ({why}); give {arg:measurement=} to override')
+
+
 def _parse_values(values: pd.Series, level: str, categories, source: str, row_word: str, column: str):
     """Values (non-missing) -> (codes, categories tuple, level, numeric, notes)."""
     notes = []
@@ -73,9 +84,9 @@ def _parse_values(values: pd.Series, level: str, categories, source: str, row_wo
                       for c in cats)
         if level == "auto":
             level = "ordinal"
-            notes.append(f"level ordinal: the order given in `categories` ({', '.join(map(str, cats))})")
+            notes.append(NOTE_LEVEL_ORDINAL_ORDER_GIVEN(value=', '.join(map(str, cats))))
         if level in ("interval", "ratio") and not numeric:
-            raise ArgumentError(f"`measurement={level!r}` needs numeric categories; got {cats!r}.")
+            raise ArgumentError(words('`{arg:measurement={level!r}}` needs numeric categories; got {cats!r}.', level=level, cats=cats))
         return codes, tuple(cats), level, numeric, notes
     is_bool = values.map(lambda v: isinstance(v, (bool, np.bool_))).all() if len(values) else False
     num = pd.to_numeric(values, errors="coerce") if not is_bool else None
@@ -95,7 +106,7 @@ def _parse_values(values: pd.Series, level: str, categories, source: str, row_wo
             else:
                 level = "interval"
                 why = (f"{len(cats)} distinct integer values" if integer else "non-integer numbers")
-            notes.append(f"level {level} detected ({why}); give measurement= to override")
+            notes.append(NOTE_LEVEL_DETECTED_GIVE_OVERRIDE(level=level, why=why))
         if level == "ratio" and cats[0] < 0:
             raise InputError(f"ratio ratings must be >= 0; got {cats[0]:g}", source=source, column=column)
         cats = tuple(int(c) if integer else float(c) for c in cats)
@@ -110,12 +121,28 @@ def _parse_values(values: pd.Series, level: str, categories, source: str, row_wo
     cats, codes = np.unique(keys.to_numpy(dtype=str), return_inverse=True)
     if level == "auto":
         level = "nominal"
-        notes.append(f"level nominal detected ({len(cats)} non-numeric value{'s' if len(cats) > 1 else ''}:"
-                     f" {', '.join(map(str, cats[:8]))}{' ...' if len(cats) > 8 else ''}); give measurement= to override")
+        notes.append(NOTE_LEVEL_NOMINAL_DETECTED_NON(n_cats=len(cats), value='s' if len(cats) > 1 else '', value2=', '.join(map(str, cats[:8])), value3=' ...' if len(cats) > 8 else ''))
     return codes.astype(np.int64), tuple(str(c) for c in cats), level, False, notes
 
 
+NOTE_BLANK_RATING_READ_MISSING = NoteKind('data.blank-rating-read-missing', 'info',
+                                           '{n_blank:,} blank rating{value} read as missing')
+NOTE_NO_UNIT_COLUMN_UNITS = NoteKind('data.no-unit-column-units', 'info',
+                                      'no unit column: units named by {value}')
+NOTE_UNIT_S_HAVE_NO = NoteKind('data.ratings-units-unrated', 'excluded',
+                                '{value:,} unit(s) have no rating at all and are left out')
+NOTE_UNITS_X_RATERS_CELLS = NoteKind(
+    'data.ratings-cells-rated', 'info',
+    '{n_u:,} of {n_units:,} units x {n_raters:,} raters = {cells:,} cells rated; {value:,} missing')
+#: the notes of what a table's raters rated (said again when the raters change) and of its level
+COUNT_CODES = (NOTE_UNIT_S_HAVE_NO.code, NOTE_UNITS_X_RATERS_CELLS.code)
+LEVEL_CODES = (NOTE_LEVEL_NOMINAL_DETECTED_NON.code, NOTE_LEVEL_ORDINAL_ORDER_GIVEN.code,
+               NOTE_LEVEL_DETECTED_GIVE_OVERRIDE.code)
+
+
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class RatingsTable:
     """A validated table of ratings. Build it with :func:`evalband.io.read_ratings` or the ``from_*`` methods.
@@ -225,7 +252,7 @@ class RatingsTable:
         notes += more
         n_blank = int(blank.sum())
         if n_blank:
-            notes.append(f"{n_blank:,} blank rating{'s' if n_blank > 1 else ''} read as missing")
+            notes.append(NOTE_BLANK_RATING_READ_MISSING(n_blank=n_blank, value='s' if n_blank > 1 else ''))
         return cls._build(tuple(str(u) for u in u_labels), tuple(str(r) for r in r_labels),
                           u_code_all[keep], np.asarray(r_code_all)[keep], codes, cats, level, numeric, clusters,
                           cluster_labels, source, notes)
@@ -245,7 +272,7 @@ class RatingsTable:
             if unit_col is not None and unit_col != "unit":
                 check_named_columns([("unit_col", unit_col)], df.columns, source)
             frame["__unit__"] = [str(i) for i in frame.index]
-            notes.append(f"no unit column: units named by {'file line' if row_word == 'line' else 'row'}")
+            notes.append(NOTE_NO_UNIT_COLUMN_UNITS(value='file line' if row_word == 'line' else 'row'))
             unit_col = "__unit__"
         others = [c for c in frame.columns if c not in (unit_col, cluster_col)]
         if raters is None:
@@ -254,8 +281,7 @@ class RatingsTable:
             raters = [raters] if isinstance(raters, str) else list(raters)
             unknown = [r for r in raters if r not in frame.columns]
             if unknown:
-                raise ArgumentError(f"`raters`: no column {', '.join(map(repr, unknown))}; found"
-                                 f" {', '.join(map(repr, others))}.")
+                raise ArgumentError(words('`{arg:raters}`: no column {value}; found {value2}.', value=', '.join(map(repr, unknown)), value2=', '.join(map(repr, others))))
         if not raters:
             raise InputError("no rater columns", source=source)
         ids = ([unit_col] + ([cluster_col] if cluster_col else []))
@@ -299,7 +325,7 @@ class RatingsTable:
         n_units, n_raters = len(units), len(raters)
         rated = np.bincount(u, minlength=n_units)
         if (rated == 0).any():
-            notes.append(f"{int((rated == 0).sum()):,} unit(s) have no rating at all and are left out")
+            notes.append(NOTE_UNIT_S_HAVE_NO(value=int((rated == 0).sum())))
             keep_units = np.flatnonzero(rated > 0)
             remap = np.full(n_units, -1)
             remap[keep_units] = np.arange(keep_units.size)
@@ -310,8 +336,7 @@ class RatingsTable:
             n_units = len(units)
         cells = n_units * n_raters
         if len(u) < cells:
-            notes.append(f"{len(u):,} of {n_units:,} units x {n_raters:,} raters = {cells:,} cells rated;"
-                         f" {cells - len(u):,} missing")
+            notes.append(NOTE_UNITS_X_RATERS_CELLS(n_u=len(u), n_units=n_units, n_raters=n_raters, cells=cells, value=cells - len(u)))
         return cls(tuple(units), tuple(raters), np.asarray(u, np.int64)[order], np.asarray(r, np.int64)[order],
                    np.asarray(v, np.int64)[order], tuple(cats), level, bool(numeric),
                    None if clusters is None else np.asarray(clusters, np.int64), tuple(cluster_labels), source,
@@ -369,13 +394,12 @@ class RatingsTable:
         raters = [raters] if isinstance(raters, str) else list(raters)
         unknown = [r for r in raters if r not in self.raters]
         if unknown:
-            raise ArgumentError(f"`raters`: unknown {', '.join(map(repr, unknown))}; available:"
-                             f" {', '.join(map(repr, self.raters[:12]))}{' ...' if self.n_raters > 12 else ''}.")
+            raise ArgumentError(words('`{arg:raters}`: unknown {value}; available: {value2}{value3}.', value=', '.join(map(repr, unknown)), value2=', '.join(map(repr, self.raters[:12])), value3=' ...' if self.n_raters > 12 else ''))
         lookup = np.full(self.n_raters, -1)
         lookup[[self.raters.index(r) for r in raters]] = np.arange(len(raters))
         code = lookup[self.rater_code]
         keep = code >= 0
-        notes = [n for n in self.notes if "cells rated" not in n and "no rating at all" not in n]
+        notes = [n for n in self.notes if getattr(n, "code", None) not in COUNT_CODES]
         return RatingsTable._build(self.units, tuple(raters), self.unit_code[keep], code[keep],
                                    self.value_code[keep], self.categories, self.level, self.numeric,
                                    self.cluster_code, self.cluster_labels, self.source, notes)
@@ -385,8 +409,7 @@ class RatingsTable:
         numbers. The raters keep their order."""
         if level == "auto" or level == self.level:
             return self
-        kept = [n for n in self.notes if not n.startswith("level ") and "cells rated" not in n
-                and "no rating at all" not in n]
+        kept = [n for n in self.notes if getattr(n, "code", None) not in COUNT_CODES + LEVEL_CODES]
         table = RatingsTable.from_long(self.to_frame(), cluster_col="cluster" if self.has_clusters else None,
                                        level=level, categories=None if self.numeric else list(self.categories),
                                        source=self.source, notes=kept)

@@ -9,6 +9,8 @@ import pandas as pd
 from .checks import (_at, _canonical, _check_correct_matches_accuracy, _check_one_scale, _constant_within,
                             _labels, _numbers, _require, _row_name)
 from .._validate import ArgumentError, InputError
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["summary_frame"]
 
@@ -20,6 +22,18 @@ def _same_key_rows(out: pd.DataFrame, dup: pd.Series, key: list) -> np.ndarray:
     ids = out.groupby(key, sort=False, observed=True, dropna=False).ngroup().to_numpy()
     return np.flatnonzero(ids == ids[first])[:2]
 
+
+NOTE_CORRECT_COUNTS_RECOVERED_N = NoteKind('data.correct-counts-recovered-n', 'info',
+                                            'correct counts recovered as {count_rule}(n * accuracy)')
+NOTE_TEST_SET_SIZE_N = NoteKind(
+    'data.test-set-size-n', 'caveat',
+    "test-set size n differs between models in {n_differ} task(s), e.g. '{value}' ({value2:,} to {value3:,}): "
+    "those models were not scored on the same items")
+
+
+ACCURACY_SCALE = NoteKind("data.accuracy-scale-detected", "info",
+                          "accuracy read as {scale} (largest value {largest:g}); {py:say}{cli:give}"
+                          " {arg:accuracy_scale=} to override")
 
 
 def summary_frame(df: pd.DataFrame, *, source: str, count_rule: str = "floor", accuracy_scale: str = "auto",
@@ -62,10 +76,10 @@ def summary_frame(df: pd.DataFrame, *, source: str, count_rule: str = "floor", a
             scale = "percent" if np.nanmax(acc) > 1 else "fraction"
             if scale == "percent":
                 _check_one_scale(acc, out["model"], df, source, row_word)
-            notes.append(f"accuracy read as {'percent' if scale == 'percent' else 'fractions'}"
-                         f" (largest value {np.nanmax(acc):g}); say accuracy_scale= to override")
+            notes.append(ACCURACY_SCALE(scale="percent" if scale == "percent" else "fractions",
+                                        largest=np.nanmax(acc)))
         elif scale not in ("fraction", "percent"):
-            raise ArgumentError(f"`accuracy_scale` must be 'auto', 'fraction' or 'percent'; got {accuracy_scale!r}.")
+            raise ArgumentError(words("`{arg:accuracy_scale}` must be 'auto', 'fraction' or 'percent'; got {accuracy_scale!r}.", accuracy_scale=accuracy_scale))
         if scale == "percent":
             acc = acc / 100.0
         bad = np.flatnonzero((acc < 0) | (acc > 1))
@@ -78,16 +92,14 @@ def summary_frame(df: pd.DataFrame, *, source: str, count_rule: str = "floor", a
         elif count_rule == "round":
             correct = np.round(n * acc)
         else:
-            raise ArgumentError(f"`count_rule` must be 'floor' or 'round'; got {count_rule!r}.")
-        notes.append(f"correct counts recovered as {count_rule}(n * accuracy)")
+            raise ArgumentError(words("`{arg:count_rule}` must be 'floor' or 'round'; got {count_rule!r}.", count_rule=count_rule))
+        notes.append(NOTE_CORRECT_COUNTS_RECOVERED_N(count_rule=count_rule))
     out["n"] = n.astype(np.int64)
     out["correct"] = correct.astype(np.int64)
     sizes = out.groupby("task", sort=False, observed=True)["n"].agg(["min", "max"])
     differ = sizes[sizes["min"] != sizes["max"]]
     if len(differ):
-        notes.append(f"test-set size n differs between models in {len(differ)} task(s), e.g. '{differ.index[0]}'"
-                     f" ({differ['min'].iloc[0]:,} to {differ['max'].iloc[0]:,}): those models were not scored"
-                     " on the same items")
+        notes.append(NOTE_TEST_SET_SIZE_N(n_differ=len(differ), value=differ.index[0], value2=differ['min'].iloc[0], value3=differ['max'].iloc[0]))
     dup = out.duplicated(["model", "task"], keep=False)
     if dup.any():
         pos = _same_key_rows(out, dup, ["model", "task"])

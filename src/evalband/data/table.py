@@ -24,10 +24,13 @@ import pandas as pd
 from .checks import (_COVERAGE_PREFIX, ITEM_COLUMNS, SCORE_LETTERS, SUMMARY_COLUMNS,  # noqa: F401
                             MAX_MAGNITUDE, _at, _constant_within, _labels, _measure, _require, _row_name, natural_labels,
                             parse_scores, row_order, same_as_previous, sort_rows)
-from .codes import combined_key, distinct_pairs, first_duplicate, small_int
+from .codes import codes_of, combined_key, run_bounds, distinct_pairs, first_duplicate, small_int
 from .labels import natural_order
 from .._validate import ArgumentError, InputError, check_names
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
+from .._words import concat
 
 __all__ = ["ResultsTable", "TaskData", "Counts", "SCORE_LETTERS", "parse_scores"]
 
@@ -48,6 +51,8 @@ def _count(k: int, noun: str) -> str:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class TaskData:
     """One task's item-level scores, paired across models on their common items.
@@ -91,6 +96,8 @@ class TaskData:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class Counts:
     """Correct counts and test-set sizes, shaped (n_models, n_tasks)."""
@@ -105,7 +112,34 @@ class Counts:
         return self.correct / self.n
 
 
+NOTE_FACET_ANALYSES_OVER_ITEMS = NoteKind(
+    'data.facet-analyses-over-items', 'info',
+    "facet{value} {value2}: analyses over items average each item's rows over its facet levels")
+NOTE_SCORES_DECLARED_UNBOUNDED_PROPORTION = NoteKind(
+    'data.scores-declared-unbounded-proportion', 'caveat',
+    'scores declared unbounded: proportion intervals and pass@k do not apply')
+#: the coverage notes of a table (said again whenever its rows change: :meth:`ResultsTable._with_coverage_notes`)
+COVERAGE_UNSHARED = NoteKind("data.coverage-unshared-items", "excluded",
+                             UNSHARED_NOTE + " ({shown}); analyses that resample each model independently keep them")
+COVERAGE_TEST_SET_SIZES = NoteKind("data.coverage-test-set-sizes-differ", "info",
+                                   "coverage: test-set sizes differ between models within {n_tasks} task(s)")
+COVERAGE_TRIAL_COUNTS = NoteKind("data.coverage-trial-counts-differ", "info",
+                                 "coverage: trial counts differ between items ({low} to {high}); items are averaged"
+                                 " over their own trials")
+COVERAGE_MODELS_LACK_TASKS = NoteKind("data.coverage-models-lack-tasks", "excluded",
+                                      "coverage: some models lack some tasks ({lacking})")
+COVERAGE_CODES = tuple(k.code for k in (COVERAGE_UNSHARED, COVERAGE_TEST_SET_SIZES, COVERAGE_TRIAL_COUNTS,
+                                        COVERAGE_MODELS_LACK_TASKS))
+
+
+def _coverage(note) -> bool:
+    """Whether a note is one of the table's coverage notes (by its code)."""
+    return getattr(note, "code", None) in COVERAGE_CODES
+
+
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class ResultsTable:
     """A validated table of evaluation results. Build it with ``evalband.read`` or the ``from_*`` methods.
@@ -201,8 +235,7 @@ class ResultsTable:
             if bad.size:
                 pos = bad[0]
                 raise InputError(
-                    f"score {float(score[pos])!r} lies outside [0, 1] ({bad.size} such row{'s' if bad.size > 1 else ''});"
-                    " if the score is not a proportion, declare it unbounded (unbounded=True, --unbounded)",
+                    words('score {value!r} lies outside [0, 1] ({size} such row{value2}); if the score is not a proportion, declare it unbounded ({py:unbounded=True, }--unbounded)', value=float(score[pos]), size=bad.size, value2='s' if bad.size > 1 else ''),
                     source=source, row=_row_name(df.index[pos], row_word), column="score",
                 )
         if _owned:
@@ -218,7 +251,7 @@ class ResultsTable:
             kind = "binary"
         elif unbounded:
             kind = "unbounded"
-            notes.append("scores declared unbounded: proportion intervals and pass@k do not apply")
+            notes.append(NOTE_SCORES_DECLARED_UNBOUNDED_PROPORTION())
         else:
             kind = "bounded"
         del scores
@@ -246,8 +279,7 @@ class ResultsTable:
         out = sort_rows(out, order)
         del order
         if facets:
-            notes.append(f"facet{'s' if len(facets) > 1 else ''} {', '.join(facets)}: analyses over items average"
-                         " each item's rows over its facet levels")
+            notes.append(NOTE_FACET_ANALYSES_OVER_ITEMS(value='s' if len(facets) > 1 else '', value2=', '.join(facets)))
         table = cls(out, "item", kind, source, tuple(notes), attribution, has_trials, True, facets)
         return table._with_coverage_notes()
 
@@ -336,7 +368,7 @@ class ResultsTable:
         for col in ("item", "cluster", "group", *self.facets):
             if col in data.columns:
                 data[col] = data[col].cat.remove_unused_categories()
-        notes = tuple(n for n in self.notes if not n.startswith(_COVERAGE_PREFIX))
+        notes = tuple(n for n in self.notes if not _coverage(n))
         out = ResultsTable(data, self.level, self.score_kind, self.source, notes, self.attribution, self.has_trials,
                            self.paired_items, self.facets)
         return out._with_coverage_notes()
@@ -371,7 +403,7 @@ class ResultsTable:
                                  " item-level estimators", source=self.source)
             d = self.data
             n_t = len(self.tasks)
-            cell = d["model"].cat.codes.to_numpy().astype(np.int64) * n_t + d["task"].cat.codes.to_numpy()
+            cell = codes_of(d["model"]).astype(np.int64) * n_t + codes_of(d["task"])
             size = len(self.models) * n_t
             idx = pd.MultiIndex.from_product([self.models, self.tasks], names=["model", "task"])
             grouped = pd.DataFrame({"sum": np.bincount(cell, weights=d["score"].to_numpy(), minlength=size),
@@ -404,7 +436,7 @@ class ResultsTable:
         """Each distinct (task, model, item) of an item-level table: its task, model and item codes and its rows
         (trials times facet levels), on the codes (sorted tables: runs of neighbouring rows)."""
         d = self.data
-        t, m, i = (d[c].cat.codes.to_numpy() for c in ("task", "model", "item"))
+        t, m, i = (codes_of(d[c]) for c in ("task", "model", "item"))
         if not (self.has_trials or self.facets):  # one row per cell (duplicates were refused)
             return t, m, i, np.broadcast_to(np.int64(1), t.shape)  # (a read-only view: no array of ones)
         radices = [len(d[c].cat.categories) for c in ("task", "model", "item")]
@@ -423,16 +455,24 @@ class ResultsTable:
     def _coverage(self) -> pd.DataFrame:
         t, m, i, _ = self._cells
         n_m, n_t, n_i = len(self.models), len(self.tasks), len(self.data["item"].cat.categories)
-        per = np.bincount(combined_key([m, t], [n_m, n_t], compact=True), minlength=n_m * n_t)
-        # models per (task, item): a table over tasks x items when it is small, else the distinct pairs
-        ti = combined_key([t, i], [n_t, n_i], compact=True)
-        if n_t * n_i <= max(4 * ti.size, 1 << 24):
-            shared = np.bincount(ti, minlength=n_t * n_i)
-            del ti
-            common = (shared.reshape(n_t, n_i) == n_m).sum(axis=1)
+        # task by task (the cells come task by task), so that no array of a key per cell is made: per (model,
+        # task) its items, and per task the items every model has
+        if t.size < 2 or bool(np.all(t[:-1] <= t[1:])):
+            bounds, order = run_bounds(t, n_t), None
         else:
-            uniq, k = np.unique(ti, return_counts=True)
-            common = np.bincount(uniq // n_i, weights=k == n_m, minlength=n_t)
+            order = np.argsort(t, kind="stable")
+            bounds = run_bounds(t[order], n_t)
+        per = np.zeros((n_m, n_t), dtype=np.int64)
+        common = np.zeros(n_t, dtype=np.int64)
+        for k in range(n_t):
+            rows = slice(int(bounds[k]), int(bounds[k + 1])) if order is None else order[bounds[k]:bounds[k + 1]]
+            mk, ik = m[rows], i[rows]
+            per[:, k] = np.bincount(mk, minlength=n_m)
+            if n_i <= max(4 * ik.size, 1 << 16):
+                common[k] = np.count_nonzero(np.bincount(ik, minlength=n_i) == n_m)
+            else:  # few of many items: the distinct ones
+                common[k] = np.count_nonzero(np.unique(ik, return_counts=True)[1] == n_m)
+        per = per.ravel()  # model by model: position model * n_t + task
         have = np.flatnonzero(per)  # the observed (model, task) pairs, model by model
         mc, tc = have // n_t, have % n_t
         frame = pd.DataFrame({
@@ -454,7 +494,7 @@ class ResultsTable:
             if self.has_clusters:
                 parts.append(_count(distinct_pairs(d, "task", "cluster"), "cluster"))
             for f in self.facets:
-                k = int((np.bincount(d[f].cat.codes.to_numpy()) > 0).sum())
+                k = int((np.bincount(codes_of(d[f])) > 0).sum())
                 parts.append(f"{k:,} {f} level{'s' if k != 1 else ''}")
             for m in self.measures:
                 parts.append(f"{m} on {int(d[m].notna().sum()):,} rows")
@@ -463,25 +503,25 @@ class ResultsTable:
                      _count(len(self.tasks), "task")]
         if self.has_groups:
             parts.append(_count(len(self.groups), "group"))
-        text = f"{self.source}: " + ", ".join(parts) + f"; scores {self.score_kind}."
-        if self.notes:
-            text += " " + " ".join(n if n.endswith(".") else n + "." for n in self.notes)
-        return text
+        pieces = [f"{self.source}: " + ", ".join(parts) + f"; scores {self.score_kind}."]
+        for n in self.notes:  # each note in its own words for every audience (:func:`evalband._words.say`)
+            pieces += [" ", n, "" if n.endswith(".") else "."]
+        return concat(*pieces) if self.notes else pieces[0]
 
     def task_codes(self, task: str, *columns: str) -> tuple:
         """The category codes of ``columns`` (model, item, cluster, ...) on the rows of one task, in the table's
         order: views of the columns when the rows are in the canonical order (one slice per task), so that a pass
         over a table of 1e8 rows holds one task's codes at a time."""
         rows = self._task_rows[task]
-        return tuple(self.data[c].cat.codes.to_numpy()[rows] for c in columns)
+        return tuple(codes_of(self.data[c])[rows] for c in columns)
 
     # ---------------------------------------------------------------- internals
     @cached_property
     def _task_rows(self) -> dict:
         """Task -> row positions, computed once so per-task views do not rescan the table."""
-        codes = self.data["task"].cat.codes.to_numpy()
+        codes = codes_of(self.data["task"])
         if codes.size < 2 or bool(np.all(codes[:-1] <= codes[1:])):  # the canonical order: a slice per task
-            bounds = np.searchsorted(codes, np.arange(len(self.tasks) + 1))
+            bounds = run_bounds(codes, len(self.tasks))
             return {t: slice(int(bounds[k]), int(bounds[k + 1])) for k, t in enumerate(self.tasks)}
         order = np.argsort(codes, kind="stable")
         bounds = np.searchsorted(codes[order], np.arange(len(self.tasks) + 1))
@@ -493,7 +533,7 @@ class ResultsTable:
                              source=self.source)
 
     def _with_coverage_notes(self) -> "ResultsTable":
-        notes = [n for n in self.notes if not n.startswith(_COVERAGE_PREFIX)]
+        notes = [n for n in self.notes if not _coverage(n)]
         if self.level == "item" and self.paired_items:  # unpaired items (rliable runs) are never left out
             cov = self.coverage()
             lost = cov.groupby("model", observed=True)["left_out"].sum()
@@ -506,23 +546,20 @@ class ResultsTable:
                 shown = "; ".join(
                     f"{v:,} for {len(ms)} models" if len(ms) > 3 else f"{v:,} for {', '.join(ms)}"
                     for v, ms in sorted(by_count.items(), key=lambda kv: -len(kv[1])))
-                notes.append(f"{UNSHARED_NOTE} ({shown}); analyses that resample each model independently"
-                             " keep them")
+                notes.append(COVERAGE_UNSHARED(shown=shown))
         if self.level == "item":
             if self.has_trials:
                 k = self._cells[3]
                 if k.min() != k.max():
-                    notes.append(f"{_COVERAGE_PREFIX} trial counts differ between items ({int(k.min())} to"
-                                 f" {int(k.max())}); items are averaged over their own trials")
+                    notes.append(COVERAGE_TRIAL_COUNTS(low=int(k.min()), high=int(k.max())))
         else:
             sizes = self.data.groupby("task", observed=True)["n"].nunique()
             tasks_per_model = self.data.groupby("model", observed=True).size()
             if (tasks_per_model < len(self.tasks)).any():
                 short = tasks_per_model[tasks_per_model < len(self.tasks)]
-                notes.append(f"{_COVERAGE_PREFIX} some models lack some tasks ("
-                             + ", ".join(f"{m}: {int(v)} of {len(self.tasks)}" for m, v in short.items()) + ")")
+                notes.append(COVERAGE_MODELS_LACK_TASKS(
+                    lacking=", ".join(f"{m}: {int(v)} of {len(self.tasks)}" for m, v in short.items())))
             if (sizes > 1).any():
-                notes.append(f"{_COVERAGE_PREFIX} test-set sizes differ between models within"
-                             f" {int((sizes > 1).sum())} task(s)")
+                notes.append(COVERAGE_TEST_SET_SIZES(n_tasks=int((sizes > 1).sum())))
         object.__setattr__(self, "notes", tuple(notes))
         return self

@@ -15,12 +15,26 @@ __all__ = ["html_escape", "md_escape", "latex_escape", "csv_safe_text", "one_lin
 
 
 def one_line(value) -> str:
-    """A name or sentence on one line: line breaks (and other vertical whitespace) become spaces."""
+    """A name or sentence on one line: line breaks (and other vertical whitespace) become spaces.
+
+    Examples
+    --------
+    >>> from evalband.display import one_line
+    >>> one_line("model trained\\non new data")
+    'model trained on new data'
+    """
     return re.sub(r"[\r\n\v\f\u2028\u2029\x85]+", " ", str(value))
 
 
 def html_escape(value) -> str:
-    """HTML-escape any value (quotes too)."""
+    """HTML-escape any value (quotes too).
+
+    Examples
+    --------
+    >>> from evalband.display import html_escape
+    >>> html_escape('<b>"A" & B</b>')
+    '&lt;b&gt;&quot;A&quot; &amp; B&lt;/b&gt;'
+    """
     return html.escape(str(value), quote=True)
 
 

@@ -37,7 +37,17 @@ _DECIDING = ("verdict", "significant", "reject", "decision")
 
 
 def terminal_width() -> int:
-    """``COLUMNS`` when set, else the terminal's width, else :data:`DEFAULT_WIDTH` (not a terminal)."""
+    """``COLUMNS`` when set, else the terminal's width, else :data:`DEFAULT_WIDTH` (not a terminal).
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> from evalband.display import terminal_width
+    >>> with mock.patch.dict(os.environ, {"COLUMNS": "100"}):
+    ...     terminal_width()
+    100
+    """
     env = os.environ.get("COLUMNS", "").strip()
     if env.isdigit() and int(env) > 0:
         return int(env)
@@ -55,7 +65,17 @@ def _once(notes) -> list[str]:
 
 
 def wrap_notes(notes, width: int, *, prefix: str = "note: ") -> list[str]:
-    """Each note once, on one line or wrapped at ``width`` on word boundaries with a hanging indent."""
+    """Each note once, on one line or wrapped at ``width`` on word boundaries with a hanging indent.
+
+    Examples
+    --------
+    >>> from evalband.display import wrap_notes
+    >>> notes = ["2 tasks left out: B has no results on them", "2 tasks left out: B has no results on them"]
+    >>> for line in wrap_notes(notes, 30):
+    ...     print(line)
+    note: 2 tasks left out: B has
+          no results on them
+    """
     out = []
     for n in _once(notes):
         out.extend(textwrap.wrap(n, width=max(20, width), initial_indent=prefix,

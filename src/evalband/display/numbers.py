@@ -71,7 +71,14 @@ def format_estimate(value, se=None) -> str:
 
 
 def format_value(x, decimals: int) -> str:
-    """``x`` with ``decimals`` decimals; '' for missing, 'inf' / '-inf' for infinities, text unchanged."""
+    """``x`` with ``decimals`` decimals; '' for missing, 'inf' / '-inf' for infinities, text unchanged.
+
+    Examples
+    --------
+    >>> from evalband.display import format_value
+    >>> format_value(78.1234, 1), format_value(float("nan"), 1), format_value(float("inf"), 1)
+    ('78.1', '', 'inf')
+    """
     if type(x) is float and x - x == 0.0:  # a finite Python float, the common case (one reading per pair)
         text = f"{x:.{decimals}f}"
         return text[1:] if text[0] == "-" and float(text) == 0 else text
@@ -89,7 +96,14 @@ def format_value(x, decimals: int) -> str:
 
 
 def format_signed(x, decimals: int) -> str:
-    """``+1.23`` / ``-0.40``: a difference with its sign."""
+    """``+1.23`` / ``-0.40``: a difference with its sign.
+
+    Examples
+    --------
+    >>> from evalband.display import format_signed
+    >>> format_signed(1.234, 2), format_signed(-0.4, 2)
+    ('+1.23', '-0.40')
+    """
     if x is None or not _finite(x):
         return format_value(x, decimals)
     text = format_value(x, decimals)
@@ -97,13 +111,31 @@ def format_signed(x, decimals: int) -> str:
 
 
 def format_interval(low, high, decimals: int, *, signed: bool = False) -> str:
-    """``'(0.61, 0.63)'``; an infinite end (one-sided interval) as ``-inf`` / ``inf``."""
+    """``'(0.61, 0.63)'``; an infinite end (one-sided interval) as ``-inf`` / ``inf``.
+
+    Examples
+    --------
+    >>> from evalband.display import format_interval
+    >>> format_interval(61.234, 63.01, 1)
+    '(61.2, 63.0)'
+    >>> format_interval(-0.4, 1.25, 2, signed=True)
+    '(-0.40, +1.25)'
+    >>> format_interval(0.2, float("inf"), 2)
+    '(0.20, inf)'
+    """
     f = format_signed if signed else format_value
     return f"({f(low, decimals)}, {f(high, decimals)})"
 
 
 def format_rank_interval(low, high) -> str:
-    """``'1-2'``, or a single ``'3'`` when both ends agree."""
+    """``'1-2'``, or a single ``'3'`` when both ends agree.
+
+    Examples
+    --------
+    >>> from evalband.display import format_rank_interval
+    >>> format_rank_interval(1, 2), format_rank_interval(3, 3)
+    ('1-2', '3')
+    """
     if not (_finite(low) and _finite(high)):
         return ""
     lo, hi = int(low), int(high)
@@ -112,7 +144,16 @@ def format_rank_interval(low, high) -> str:
 
 def format_p(p, floor: float | None = None) -> str:
     """A p-value: '<0.0001', '0.0032', '0.041', '0.27'; at the resampling floor (``2 / (B + 1)`` for a two-sided
-    bootstrap p-value) '<floor', since the bootstrap says only "below"."""
+    bootstrap p-value) '<floor', since the bootstrap says only "below".
+
+    Examples
+    --------
+    >>> from evalband.display import format_p
+    >>> format_p(0.0032), format_p(0.27), format_p(0.00002)
+    ('0.0032', '0.27', '<0.0001')
+    >>> format_p(0.002, floor=2 / 1000)
+    '<0.002'
+    """
     if p is None or not _finite(p):
         return ""
     p = float(p)
@@ -131,7 +172,14 @@ def format_p(p, floor: float | None = None) -> str:
 
 def format_short(v) -> str:
     """Three significant figures, but whole numbers (df, effective n, counts) as integers and large values without
-    an exponent; from 1,000 up with thousands separators, as every count is shown (``260,700``)."""
+    an exponent; from 1,000 up with thousands separators, as every count is shown (``260,700``).
+
+    Examples
+    --------
+    >>> from evalband.display import format_short
+    >>> format_short(0.012345), format_short(12.0), format_short(260700.4)
+    ('0.0123', '12', '260,700')
+    """
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
     v = float(v)
@@ -143,7 +191,14 @@ def format_short(v) -> str:
 
 def format_level(level) -> str:
     """A confidence level as a percent that never rounds to 100%: 0.95 -> '95%', 0.834 -> '83.4%', a
-    Holm-corrected 0.9999708 -> '99.9971%'."""
+    Holm-corrected 0.9999708 -> '99.9971%'.
+
+    Examples
+    --------
+    >>> from evalband.display import format_level
+    >>> format_level(0.95), format_level(0.834), format_level(0.9999708)
+    ('95%', '83.4%', '99.997%')
+    """
     return _level_text(float(level))
 
 
@@ -159,7 +214,14 @@ def _level_text(level: float) -> str:
 
 def format_percent(p, *, small: float = 0.005) -> str:
     """A probability as a percent for a table: '37%', '<1%' below ``small`` and '>99%' above ``1 - small`` (but
-    '0%' and '100%' for exactly 0 and 1: a share that is not all never reads as all)."""
+    '0%' and '100%' for exactly 0 and 1: a share that is not all never reads as all).
+
+    Examples
+    --------
+    >>> from evalband.display import format_percent
+    >>> format_percent(0.372), format_percent(0.001), format_percent(0.999), format_percent(1.0)
+    ('37%', '<1%', '>99%', '100%')
+    """
     if p is None or not _finite(p):
         return ""
     p = float(p)
@@ -177,10 +239,24 @@ def format_percent(p, *, small: float = 0.005) -> str:
 
 def scale_for(score_kind: str) -> float:
     """The display multiplier of a table's scores: :data:`POINTS` for proportions ('binary', 'bounded'), 1 for
-    'unbounded' scores (their own scale)."""
+    'unbounded' scores (their own scale).
+
+    Examples
+    --------
+    >>> from evalband.display import scale_for
+    >>> scale_for("binary"), scale_for("unbounded")
+    (100.0, 1.0)
+    """
     return 1.0 if score_kind == "unbounded" else POINTS
 
 
 def unit_for(scale: float) -> str:
-    """'points' for proportions shown x100, '' for statistics on their own scale."""
+    """'points' for proportions shown x100, '' for statistics on their own scale.
+
+    Examples
+    --------
+    >>> from evalband.display import unit_for
+    >>> unit_for(100.0), unit_for(1.0)
+    ('points', '')
+    """
     return "points" if scale == POINTS else ""

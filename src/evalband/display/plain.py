@@ -51,7 +51,18 @@ def _clean(value, key: str = ""):
 
 
 def json_dumps(obj) -> str:
-    """Any result dict as JSON: full-precision floats, counts (by name) as integers, NaN and inf as null."""
+    """Any result dict as JSON: full-precision floats, counts (by name) as integers, NaN and inf as null.
+
+    Examples
+    --------
+    >>> from evalband.display import json_dumps
+    >>> print(json_dumps({"estimate": 0.781, "se": float("nan"), "n_items": 120.0}))
+    {
+      "estimate": 0.781,
+      "se": null,
+      "n_items": 120
+    }
+    """
     return json.dumps(_clean(obj), indent=2, allow_nan=False)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+from .notes import NoteKind
 
 __all__ = ["displayed", "short_repr", "titled_repr", "html_head", "summary_of", "html_table", "REPR_LIMIT"]
 
@@ -213,6 +214,12 @@ def _str(obj) -> str:
     return render(frame, "table", notes=[more] if more else (), **options).rstrip("\n")
 
 
+NOTE_NOT_SHOWN_FIT = NoteKind('display.not-shown-fit', 'caveat',
+                               'not shown, to fit: {value}')
+NOTE_FRAME_GIVES_EVERY_COLUMN = NoteKind('display.frame-gives-every-column', 'info',
+                                          '.to_frame() gives every column at full precision (fractions)')
+
+
 def html_table(obj) -> str:
     """A result in a notebook: what ``print(result)`` shows (the display rules, the columns that fit a notebook
     of :data:`HTML_WIDTH` characters, the head of a long table) as an HTML table, with the full frame one call
@@ -237,9 +244,9 @@ def html_table(obj) -> str:
     shown, dropped = fit_columns(shown, part.reset_index(drop=True), HTML_WIDTH)
     notes = [more] if more else []
     if dropped:
-        notes.append(f"not shown, to fit: {', '.join(dropped)}")
+        notes.append(NOTE_NOT_SHOWN_FIT(value=', '.join(dropped)))
     if not more:
-        notes.append(".to_frame() gives every column at full precision (fractions)")
+        notes.append(NOTE_FRAME_GIVES_EVERY_COLUMN())
     caption = f"<p>{html.escape(head)}</p>" if head else ""
     import pandas as pd
 

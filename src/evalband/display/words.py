@@ -16,7 +16,14 @@ __all__ = ["margin_text", "verdict_detail", "format_difference", "reading", "wit
 #: the verdict words, from the point of view of the pair (model_a, model_b)
 VERDICT_WORDS = ("A better", "B better", "equivalent", "not yet decided")
 def margin_text(margin: float, *, scale: float = 100.0) -> str:
-    """``'1-point margin'`` (accuracy-like statistics, ``scale`` 100) or ``'margin of 0.5'`` (other scales)."""
+    """``'1-point margin'`` (accuracy-like statistics, ``scale`` 100) or ``'margin of 0.5'`` (other scales).
+
+    Examples
+    --------
+    >>> from evalband.display import margin_text
+    >>> margin_text(0.01), margin_text(0.5, scale=1.0)
+    ('1-point margin', 'margin of 0.5')
+    """
     if scale == 100.0:
         value = f"{margin * scale:.4g}"
         return f"{value}-point margin"
@@ -42,6 +49,16 @@ def verdict_detail(verdict_: str, low: float, high: float, *, margin: float = 0.
         The interval of ``A - B``.
     margin, higher_is_better, scale
         As for :func:`verdict`; ``scale`` only formats the margin.
+
+    Examples
+    --------
+    >>> from evalband.display import verdict_detail
+    >>> verdict_detail("not yet decided", 0.0093, 0.0167, margin=0.01)
+    'not yet decided: A better, but not decidedly by more than the 1-point margin'
+    >>> verdict_detail("not yet decided", -0.005, 0.015, margin=0.01)
+    'not yet decided: B is not better by more than the 1-point margin'
+    >>> verdict_detail("A better", 0.02, 0.05, model_a="gpt", model_b="llama")
+    'gpt better'
     """
     margin = float(margin)
     named = {"A better": f"{model_a} better", "B better": f"{model_b} better"}
@@ -71,7 +88,16 @@ def verdict_detail(verdict_: str, low: float, high: float, *, margin: float = 0.
 
 
 def withheld_text(basis: str, n_units=None, *, unit: str = "items", min_units: int | None = None) -> str:
-    """Reading suffix saying why a verdict was withheld ('' for 'bootstrap')."""
+    """Reading suffix saying why a verdict was withheld ('' for 'bootstrap').
+
+    Examples
+    --------
+    >>> from evalband.display import withheld_text
+    >>> withheld_text("too few units", 6, unit="tasks", min_units=10)
+    '(only 6 tasks: too few for a bootstrap verdict; at least 10 are needed)'
+    >>> withheld_text("bootstrap")
+    ''
+    """
     if basis == "too few units":
         n = "" if n_units is None or not np.isfinite(n_units) else f"only {int(n_units)} {unit}: "
         need = "" if min_units is None else f"; at least {min_units} are needed"
@@ -94,7 +120,16 @@ def _decimals(se, scale: float) -> int:
 
 
 def format_difference(value: float, se: float, *, scale: float = 100.0) -> tuple[str, int]:
-    """Signed difference as text with digits from its standard error, and the digits used."""
+    """Signed difference as text with digits from its standard error, and the digits used.
+
+    Examples
+    --------
+    >>> from evalband.display import format_difference
+    >>> format_difference(0.0312, 0.0104)
+    ('+3.1', 1)
+    >>> format_difference(0.0312, 0.0011)
+    ('+3.12', 2)
+    """
     d = _decimals(se, scale)
     return format_signed(value * scale, d), d  # '+0.00', never '-0.00', for a difference that rounds to zero
 
@@ -106,6 +141,14 @@ def reading(model_a: str, model_b: str, difference: float, low: float, high: flo
 
     ``verdict_`` 'A better'/'B better' is written with the model's name. Digits follow the standard error.
     ``detail`` (from :func:`verdict_detail`, which says what a margin leaves decided) replaces the verdict words.
+
+    Examples
+    --------
+    >>> from evalband.display import reading
+    >>> reading("A", "B", 0.031, 0.011, 0.052, "A better", se=0.0104)
+    'A vs B: +3.1 points, 95% CI (1.1, 5.2); A better'
+    >>> reading("A", "B", 0.003, -0.001, 0.008, "not yet decided", se=0.0023)
+    'A vs B: +0.30 points, 95% CI (-0.10, 0.80); not yet decided'
     """
     finite = math.isfinite
     spread = se if finite(se) else abs(high - low) / 4

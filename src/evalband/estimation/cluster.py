@@ -9,6 +9,7 @@ import numpy as np
 from .._validate import ArgumentError, check_confidence_level, check_positive_int
 from .mean import _interval
 from .result import Estimate
+from .._words import words
 
 __all__ = ["cluster_interval", "FEW_CLUSTERS", "VERY_FEW_CLUSTERS"]
 
@@ -111,11 +112,11 @@ def cluster_interval(scores, clusters, *, axis: int = -1, confidence_level=0.95,
     n_items = x.shape[-1]
     codes = np.asarray(clusters)
     if codes.shape != (n_items,):
-        raise ArgumentError(f"`clusters` must have one code per item ({n_items}); got shape {codes.shape}.")
+        raise ArgumentError(words('`{arg:clusters}` must have one code per item ({n_items}); got shape {shape}.', n_items=n_items, shape=codes.shape))
     if not np.issubdtype(codes.dtype, np.integer):
         codes = np.unique(codes, return_inverse=True)[1]
     if n_items and codes.min() < 0:
-        raise ArgumentError("`clusters` codes must be non-negative integers.")
+        raise ArgumentError(words('`{arg:clusters}` codes must be non-negative integers.'))
     codes = codes.astype(np.int64)
     n_codes = int(codes.max()) + 1 if n_items else 0
     x2 = x.reshape(-1, n_items)

@@ -22,6 +22,8 @@ from .confidence import ConfidenceInterval
 
 from ..selection.facet_design import ITEM, TaskDesign, facet_design, facet_table
 from .small_clusters import bell_mccaffrey_df, cr2_factors
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["CrossedEstimates", "crossed_estimates", "crossed_variance", "crossed_pieces", "facet_family", "unit_family",
            "FEW_LEVELS", "few_levels_notes"]
@@ -111,6 +113,8 @@ def _median_lift(df) -> np.ndarray:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class CrossedEstimates:
     """Per-(model, task) means with standard errors that generalize over items and facet levels.
@@ -234,16 +238,15 @@ def crossed_estimates(data, *, fixed=(), nested=(), cluster=None, confidence_lev
     """
     level = check_confidence_level(confidence_level)
     if cluster not in (None, False, True):
-        raise ArgumentError(f"`cluster` must be None, True or False; got {cluster!r}.")
+        raise ArgumentError(words('`{arg:cluster}` must be None, True or False; got {cluster!r}.', cluster=cluster))
     fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed or ())
     table = facet_table(data)
     design = facet_design(table, nested=nested, models=models, tasks=tasks)
     bad = [f for f in fixed if f not in design.facets]
     if bad:
-        raise ArgumentError(f"`fixed`: {', '.join(map(repr, bad))} is not a facet of the table"
-                            f" ({', '.join(map(repr, design.facets)) or 'none'}).")
+        raise ArgumentError(words('`{arg:fixed}`: {value} is not a facet of the table ({value2}).', value=', '.join(map(repr, bad)), value2=', '.join(map(repr, design.facets)) or 'none'))
     if cluster is True and not any(d.clusters is not None for d in design.designs):
-        raise ArgumentError("`cluster=True`, but the data have no cluster column.")
+        raise ArgumentError(words('`{arg:cluster=True}`, but the data have no cluster column.'))
     # each model on its own items (as estimate() does) unless every model has every item
     if any(any(d.left_out.values()) for d in design.designs) and len(design.models) > 1:
         designs = [facet_design(table, nested=nested, models=[m], tasks=design.tasks) for m in design.models]
@@ -301,7 +304,6 @@ def crossed_estimates(data, *, fixed=(), nested=(), cluster=None, confidence_lev
 FEW_LEVELS = 5
 
 
-
 def unit_family(d: TaskDesign, use_clusters: bool):
     """Unit of each item: the facet items are nested in, else the cluster, else the item itself."""
     nest = sorted(d.parents[0])
@@ -314,7 +316,6 @@ def unit_family(d: TaskDesign, use_clusters: bool):
     if use_clusters and d.clusters is not None:
         return d.clusters, "cluster", None
     return np.arange(d.n_items), ITEM, None
-
 
 
 def crossed_pieces(d: TaskDesign, fixed, use_clusters: bool):
@@ -344,10 +345,15 @@ def crossed_pieces(d: TaskDesign, fixed, use_clusters: bool):
     return theta, unit_codes, unit_name, infl_u, shares_u, facets
 
 
-
 def _plural(name: str) -> str:
     return name if name.endswith("s") else name + "s"
 
+
+#: a random facet with few levels in some task (said as a warning where the interval is shown)
+FEW_LEVELS_NOTE = NoteKind("estimation.few-facet-levels", "caveat",
+                           "{k} {levels}: the interval for new {levels} rests on {df} degree{s} of freedom (fewer"
+                           " than {few} levels of a random facet), so it is wide and only approximate; more {levels}"
+                           " firm it up, and `{arg:fixed}` conditions on these {k} instead")
 
 
 def few_levels_notes(pieces) -> list[str]:
@@ -360,12 +366,9 @@ def few_levels_notes(pieces) -> list[str]:
     out = []
     for f, k in fewest.items():
         if k < FEW_LEVELS:
-            out.append(f"{k} {_plural(f)}: the interval for new {_plural(f)} rests on {k - 1} degree"
-                       f"{'s' if k != 2 else ''} of freedom (fewer than {FEW_LEVELS} levels of a random facet),"
-                       f" so it is wide and only approximate; more {_plural(f)} firm it up, and `fixed` conditions"
-                       f" on these {k} instead")
+            out.append(FEW_LEVELS_NOTE(k=k, levels=_plural(f), df=k - 1, s="s" if k != 2 else "",
+                                       few=FEW_LEVELS))
     return out
-
 
 
 def facet_family(facet: str, levels) -> str:

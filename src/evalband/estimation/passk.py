@@ -12,6 +12,7 @@ from .confidence import ConfidenceInterval
 from .mean import _interval
 from .result import WEIGHTED, Estimate
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["pass_at_k", "pass_hat_k", "passk_interval", "passk", "PassKResult", "PASSK_METRICS"]
 
@@ -32,9 +33,7 @@ def _check_k(n: np.ndarray, k: int, items) -> None:
     if short.size:
         pos = short[0]
         label = f"item '{np.ravel(items)[pos]}'" if items is not None else f"item at position {pos}"
-        raise ArgumentError(f"`k` = {k} exceeds the number of samples of {label} (n = {int(np.ravel(n)[pos])};"
-                         f" {short.size} item{'s' if short.size > 1 else ''} with n < k); pass@k and pass^k"
-                         " need n >= k samples per item.")
+        raise ArgumentError(words('`{arg:k}` = {k} exceeds the number of samples of {label} (n = {value}; {size} item{value2} with n < k); pass@k and pass^k need n >= k samples per item.', k=k, label=label, value=int(np.ravel(n)[pos]), size=short.size, value2='s' if short.size > 1 else ''))
 
 
 def pass_at_k(n, c, k: int, *, items=None) -> np.ndarray:
@@ -120,10 +119,24 @@ def passk_interval(n, c, k: int, *, metric: str = "pass@k", axis: int = -1, conf
     Each item's value is unbiased for that item's probability, so the average is unbiased for the benchmark
     score; the standard error treats items as the independent units and includes the sampling noise of the
     per-item values. The interval is a CLT interval and is rough with few items or values piled at 0 or 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.estimation import passk_interval
+    >>> n = np.array([10, 10, 10, 10, 10])
+    >>> c = np.array([9, 2, 0, 5, 10])
+    >>> est = passk_interval(n, c, 3)
+    >>> round(float(est.estimate), 3), round(float(est.se), 3)
+    (0.69, 0.193)
+    >>> round(float(est.ci.low), 3), round(float(est.ci.high), 3)
+    (0.154, 1.0)
+    >>> round(float(passk_interval(n, c, 3, metric="pass^k").estimate), 3)
+    0.357
     """
     level = check_confidence_level(confidence_level)
     if metric not in PASSK_METRICS:
-        raise ArgumentError(f"`metric` must be one of {', '.join(map(repr, PASSK_METRICS))}; got {metric!r}.")
+        raise ArgumentError(words('`{arg:metric}` must be one of {value}; got {metric!r}.', value=', '.join(map(repr, PASSK_METRICS)), metric=metric))
     n, c = _counts(n, c)
     n = np.moveaxis(n, axis, -1)
     c = np.moveaxis(c, axis, -1)
@@ -262,7 +275,7 @@ def passk(data, *, k=(1,), confidence_level=0.95, models=None, tasks=None, weigh
     level = check_confidence_level(confidence_level)
     ks = (k,) if np.ndim(k) == 0 else tuple(k)
     if not ks:
-        raise ArgumentError("`k` must name at least one value.")
+        raise ArgumentError(words('`{arg:k}` must name at least one value.'))
     ks = tuple(dict.fromkeys(check_positive_int(v, "k") for v in ks))  # a repeated k once, not twice
     if table.level != "item" or not table.has_trials:
         raise InputError("pass@k needs item-level data with several samples per item (a trial column, e.g."

@@ -24,6 +24,8 @@ from .._validate import ArgumentError, check_alternative, check_choice, check_co
 from .confidence import ConfidenceInterval
 from ..selection.judgements import FEW_LABELS
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["PPIMean", "ppi_mean", "PPI_METHODS", "LAMBDA_SMALL", "DORNER_GAIN", "FEW_LABELS", "ppi_notes",
            "z_interval", "t_interval", "t_p_value", "labelled_df"]
@@ -37,6 +39,8 @@ DORNER_GAIN = 1.8
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class PPIMean:
     """Prediction-powered estimates of a mean, elementwise over leading axes (models).
@@ -291,7 +295,7 @@ def ppi_mean(judge, human, *, method: str = "ppi++", confidence_level=0.95, alte
     if clusters is not None:
         codes = np.asarray(clusters)
         if codes.shape != (f.shape[-1],):
-            raise ArgumentError(f"`clusters` must have one code per item ({f.shape[-1]}); got shape {codes.shape}.")
+            raise ArgumentError(words('`{arg:clusters}` must have one code per item ({value}); got shape {shape}.', value=f.shape[-1], shape=codes.shape))
         _, codes = np.unique(codes, return_inverse=True)
         n_clusters = int(codes.max()) + 1
         if n_clusters < 2:
@@ -368,6 +372,24 @@ def _listed(items, limit: int = 6) -> str:
     return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
+NOTE_FEWER_THAN_HUMAN_LABELS = NoteKind('estimation.fewer-than-human-labels', 'caveat',
+                                         'fewer than 2 human labels{where}: no estimate for {value}')
+NOTE_FEWER_THAN_HUMAN_LABELS_2 = NoteKind(
+    'estimation.fewer-than-human-labels-2', 'caveat',
+    'fewer than {few_labels} human labels{where} for {value}: the interval is a t interval on the labelled items '
+    'minus one, and rests on so few labels that it is approximate (it assumes the residuals y - lambda f are not '
+    'far from normal); label more items to firm it up')
+NOTE_EFFECTIVE_SAMPLE_SIZE_GAIN = NoteKind(
+    'estimation.effective-sample-size-gain', 'caveat',
+    'effective-sample-size gain{where} near or above 2 for {value}: Dorner et al. (2024, arXiv:2410.13341) show '
+    'that a judge no more accurate than the evaluated model cannot gain more than about 2x; a larger gain needs '
+    'a judge better than the model (check the labels are a random sample)')
+NOTE_LAMBDA_NEAR_JUDGE_S = NoteKind(
+    'estimation.lambda-near-judge-s', 'caveat',
+    "lambda near 0{where} for {value}: the judge's scores add little to the human labels there (they barely "
+    "predict them); the estimate is close to the labelled-only mean")
+
+
 def ppi_notes(names, res: PPIMean, *, where: str = "") -> list[str]:
     """Notes on what PPI bought: lambda near 0 (the judge adds little), a gain near Dorner et al.'s limit, too
     few labels. ``names`` label the cells of ``res`` (flattened in C order)."""
@@ -379,21 +401,15 @@ def ppi_notes(names, res: PPIMean, *, where: str = "") -> list[str]:
     names = list(names)
     few = [m for m, k in zip(names, n) if k < 2]
     if few:
-        notes.append(f"fewer than 2 human labels{where}: no estimate for {_listed(few)}")
+        notes.append(NOTE_FEWER_THAN_HUMAN_LABELS(where=where, value=_listed(few)))
     small = [f"{m} ({k})" for m, k in zip(names, n) if 2 <= k < FEW_LABELS]
     if small:
-        notes.append(f"fewer than {FEW_LABELS} human labels{where} for {_listed(small)}: the interval is a t interval"
-                     " on the labelled items minus one, and rests on so few labels that it is approximate (it"
-                     " assumes the residuals y - lambda f are not far from normal); label more items to firm it up")
+        notes.append(NOTE_FEWER_THAN_HUMAN_LABELS_2(few_labels=FEW_LABELS, where=where, value=_listed(small)))
     if res.method == "ppi++":
         small = [f"{m} ({v:.2f})" for m, v, k in zip(names, lam, n) if k >= 2 and v < LAMBDA_SMALL]
         if small:
-            notes.append(f"lambda near 0{where} for {_listed(small)}: the judge's scores add little to the human"
-                         " labels there (they barely predict them); the estimate is close to the labelled-only mean")
+            notes.append(NOTE_LAMBDA_NEAR_JUDGE_S(where=where, value=_listed(small)))
     near = [f"{m} (x{g:.2f})" for m, g, k in zip(names, gain, n) if k >= 2 and np.isfinite(g) and g >= DORNER_GAIN]
     if near:
-        notes.append(f"effective-sample-size gain{where} near or above 2 for {_listed(near)}: Dorner et al. (2024,"
-                     " arXiv:2410.13341) show that a judge no more accurate than the evaluated model cannot gain more"
-                     " than about 2x; a larger gain needs a judge better than the model (check the labels are a"
-                     " random sample)")
+        notes.append(NOTE_EFFECTIVE_SAMPLE_SIZE_GAIN(where=where, value=_listed(near)))
     return notes

@@ -18,11 +18,13 @@ import pandas as pd
 from .._validate import ArgumentTypeError, InputError, check_choice, check_confidence_level
 from ..selection.judgements import check_ppi, ppi_rule_note
 from .confidence import ConfidenceInterval
-from ..data.table import UNSHARED_NOTE
+from ..data.table import COVERAGE_UNSHARED
 from ..display.numbers import format_estimate
 from ..display.reprs import html_head, titled_repr
 from .ppi import PPI_METHODS, ppi_mean, ppi_notes
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["PPIEstimates", "ppi_estimate", "PPI_CORRECTIONS", "estimate_human_scale"]
 
@@ -31,6 +33,8 @@ PPI_CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class PPIEstimates:
     """PPI estimates of the human-scale mean of every model on every task.
@@ -125,7 +129,6 @@ class PPIEstimates:
         return html_head(self.to_frame())
 
 
-
 def _table(data, models, tasks):
     from ..selection.judgements import labelled_results
 
@@ -147,6 +150,20 @@ def _task_matrices(table, task, models, use_clusters: bool):
         first = sub.drop_duplicates("item").set_index("item")["cluster"]
         clusters = pd.factorize(first.reindex(score.columns).astype(str))[0]
     return score.to_numpy(dtype=np.float64), human.to_numpy(dtype=np.float64), clusters
+
+
+NOTE_ITEMS_SEVERAL_ROWS_TRIALS = NoteKind(
+    'estimation.items-several-rows-trials', 'info',
+    "items with several rows (trials, facets): each item's judge score is the mean of its rows, its human label "
+    "the mean of the labels given")
+NOTE_MODELS_SCORED_DIFFERENT_ITEMS = NoteKind(
+    'estimation.models-scored-different-items', 'info',
+    '{task}: models scored on different items ({value}{value2} lack some): each model is estimated on its own '
+    'items; differences sum the influence of every item (zero where a model lacks it)')
+NOTE_INTERVAL_END_S_REACHED = NoteKind(
+    'estimation.interval-end-s-reached', 'caveat',
+    '{past} interval end(s) reached past [0, 1], the range of the human labels, and are shown clipped to it '
+    '(with few labels the t interval is wide)')
 
 
 def ppi_estimate(data, *, method: str = "ppi++", confidence_level=0.95, alternative: str = "two-sided",
@@ -201,10 +218,10 @@ def ppi_estimate(data, *, method: str = "ppi++", confidence_level=0.95, alternat
     method = check_choice(method, PPI_METHODS, "method")
     level = check_confidence_level(confidence_level)
     if cluster not in (None, True, False):
-        raise ArgumentTypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
+        raise ArgumentTypeError(words('`{arg:cluster}` must be None, True or False; got {cluster!r}.', cluster=cluster))
     table = _table(data, models, tasks)
     if cluster is True and not table.has_clusters:
-        raise InputError("cluster=True but the table has no cluster column", source=table.source)
+        raise InputError(words('{arg:cluster=True} but the table has no cluster column'), source=table.source)
     use_clusters = table.has_clusters and cluster is not False
     models_, tasks_ = table.models, table.tasks
     shape = (len(models_), len(tasks_))
@@ -215,18 +232,15 @@ def ppi_estimate(data, *, method: str = "ppi++", confidence_level=0.95, alternat
     n_clusters = np.full(len(tasks_), np.nan)
     # nothing is left out here (every model keeps all of its items), so the table's note saying that paired
     # analyses leave unshared items out does not apply
-    notes = [n for n in table.notes if not n.startswith(UNSHARED_NOTE)]
+    notes = [n for n in table.notes if getattr(n, "code", None) != COVERAGE_UNSHARED.code]
     if table.has_trials or table.facets:
-        notes.append("items with several rows (trials, facets): each item's judge score is the mean of its rows,"
-                     " its human label the mean of the labels given")
+        notes.append(NOTE_ITEMS_SEVERAL_ROWS_TRIALS())
     per_task = []
     for t, task in enumerate(tasks_):
         judge, human, clusters = _task_matrices(table, task, models_, use_clusters)
         lacking = [mdl for mdl, row in zip(models_, judge) if np.isnan(row).any()]
         if lacking and len(models_) > 1:
-            notes.append(f"{task}: models scored on different items ({', '.join(lacking[:4])}"
-                         f"{' ...' if len(lacking) > 4 else ''} lack some): each model is estimated on its own items;"
-                         " differences sum the influence of every item (zero where a model lacks it)")
+            notes.append(NOTE_MODELS_SCORED_DIFFERENT_ITEMS(task=task, value=', '.join(lacking[:4]), value2=' ...' if len(lacking) > 4 else ''))
         res = ppi_mean(judge, human, method=method, confidence_level=level, alternative=alternative,
                        clusters=clusters)
         for key, val in (("estimate", res.estimate), ("se", res.se), ("low", res.ci.low), ("high", res.ci.high),
@@ -252,14 +266,17 @@ def ppi_estimate(data, *, method: str = "ppi++", confidence_level=0.95, alternat
         if past:
             for k in ("low", "high", "lab_low", "lab_high"):
                 out[k] = np.clip(out[k], 0.0, 1.0)
-            notes.append(f"{past} interval end(s) reached past [0, 1], the range of the human labels, and are shown"
-                         " clipped to it (with few labels the t interval is wide)")
+            notes.append(NOTE_INTERVAL_END_S_REACHED(past=past))
     return PPIEstimates(models_, tasks_, out["estimate"], out["se"], ConfidenceInterval(out["low"], out["high"]),
                         out["lam"], n_lab, n_unl, out["ess"], out["gain"], out["lab_est"], out["lab_se"],
                         ConfidenceInterval(out["lab_low"], out["lab_high"]), out["judge"], n_clusters, method, level,
                         alternative, tuple(notes), 1.0 if table.score_kind == "unbounded" else 100.0,
                         tuple(per_task), out["df"], out["se_asym"])
 
+
+NOTE_TASK_WEIGHTS_DO_NOT = NoteKind(
+    'estimation.task-weights-do-not', 'caveat',
+    'task weights do not change the per-task PPI estimates (compare and rank weigh them)')
 
 
 def estimate_human_scale(sel, *, ppi="ppi++", method: str = "auto", confidence_level=0.95, cluster=None):
@@ -271,13 +288,11 @@ def estimate_human_scale(sel, *, ppi="ppi++", method: str = "auto", confidence_l
 
     ppi = check_ppi(ppi)
     if method not in ("auto", ppi):
-        raise ArgumentError(f"`method` {method!r} would estimate the judge's scores; with human labels the estimate is"
-                            " prediction-powered (`ppi=` 'ppi++', 'classic' or 'labelled'), or give ppi='none' for"
-                            " the judge's scores at face value.")
+        raise ArgumentError(words("`{arg:method}` {method!r} would estimate the judge's scores; with human labels the estimate is prediction-powered (`{arg:ppi=}` 'ppi++', 'classic' or 'labelled'), or give {arg:ppi='none'} for the judge's scores at face value.", method=method))
     est = ppi_estimate(sel, method=ppi, confidence_level=confidence_level, cluster=cluster)
     table = sel.table
     n_lab = int(np.isfinite(table.data["human"].to_numpy(dtype=np.float64)).sum())
     notes = [ppi_rule_note(ppi, n_lab, len(table.data)), *est.notes, *sel.notes]
     if sel.weights is not None:
-        notes.append("task weights do not change the per-task PPI estimates (compare and rank weigh them)")
+        notes.append(NOTE_TASK_WEIGHTS_DO_NOT())
     return replace(est, notes=tuple(dict.fromkeys(notes)))

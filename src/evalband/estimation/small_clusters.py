@@ -23,6 +23,8 @@ from .._distributions import t_cdf, t_isf, t_sf
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from .confidence import ConfidenceInterval
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = [
     "SMALL_SAMPLE_METHODS",
@@ -42,6 +44,13 @@ def cr2_factors(shares) -> np.ndarray:
     For a stratum mean the leverage of a cluster holding ``n_g`` of the stratum's ``n`` items is ``n_g / n``;
     CR2 divides its residuals by ``sqrt(1 - n_g / n)``, which makes the variance estimator unbiased under
     independent homoscedastic errors (Bell & McCaffrey 2002). Equal shares ``1/G`` give ``sqrt(G / (G - 1))``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.facets import cr2_factors
+    >>> np.round(cr2_factors([0.25, 0.25, 0.5]), 3)
+    array([1.155, 1.155, 1.414])
     """
     w = np.asarray(shares, dtype=np.float64)
     with np.errstate(divide="ignore"):
@@ -68,6 +77,15 @@ def bell_mccaffrey_df(shares, strata=None, weights=None, sizes=None) -> float:
     float
         ``(sum lambda)^2 / sum lambda^2`` over the eigenvalues of ``G'G`` (Imbens & Kolesar 2016, working model
         of independent errors); ``G - 1`` for one stratum of equal clusters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.facets import bell_mccaffrey_df
+    >>> round(float(bell_mccaffrey_df(np.full(6, 1 / 6))), 3)
+    5.0
+    >>> round(float(bell_mccaffrey_df([0.5, 0.3, 0.1, 0.1])), 3)
+    1.935
     """
     w = np.asarray(shares, dtype=np.float64)
     strata = np.zeros(w.size, dtype=np.int64) if strata is None else np.asarray(strata, dtype=np.int64)
@@ -88,7 +106,19 @@ def bell_mccaffrey_df(shares, strata=None, weights=None, sizes=None) -> float:
 
 
 def pair_contrasts(n_models: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Contrast rows ``e_a - e_b`` for every pair ``a < b``: ``(L (P, M), ia, ib)``."""
+    """Contrast rows ``e_a - e_b`` for every pair ``a < b``: ``(L (P, M), ia, ib)``.
+
+    Examples
+    --------
+    >>> from evalband.facets import pair_contrasts
+    >>> lmat, ia, ib = pair_contrasts(3)
+    >>> lmat
+    array([[ 1., -1.,  0.],
+           [ 1.,  0., -1.],
+           [ 0.,  1., -1.]])
+    >>> ia, ib
+    (array([0, 0, 1]), array([1, 2, 2]))
+    """
     ia, ib = np.triu_indices(n_models, k=1)
     lmat = np.zeros((ia.size, n_models))
     lmat[np.arange(ia.size), ia] = 1.0
@@ -97,6 +127,8 @@ def pair_contrasts(n_models: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class ClusterRobust:
     """Cluster-robust estimates of linear contrasts of a weighted mean over tasks.
@@ -144,6 +176,14 @@ class ClusterRobust:
 
     def _repr_html_(self) -> str:
         return self.to_frame().head(20).to_html(index=False)
+
+
+NOTE_ONLY_CLUSTERS_EVEN_CORRECTED = NoteKind(
+    'estimation.only-clusters-even-corrected', 'caveat',
+    'only {n_g} clusters: even corrected intervals rest on very little information')
+NOTE_TASK_SINGLE_CLUSTER_HAS = NoteKind(
+    'estimation.task-single-cluster-has', 'info',
+    'a task with a single cluster has no within-task variation to estimate: CR2 is undefined')
 
 
 def cluster_robust(scores, clusters, *, strata=None, weights=None, contrasts=None, labels=None,
@@ -217,7 +257,7 @@ def cluster_robust(scores, clusters, *, strata=None, weights=None, contrasts=Non
         raise ArgumentError("`scores` has NaN: give every model's score on the same items (average trials first).")
     cl = np.asarray(clusters)
     if cl.shape != (n,):
-        raise ArgumentError(f"`clusters` must have one entry per item ({n}); got shape {cl.shape}.")
+        raise ArgumentError(words('`{arg:clusters}` must have one entry per item ({n}); got shape {shape}.', n=n, shape=cl.shape))
     st = np.zeros(n, dtype=np.int64) if strata is None else np.asarray(strata)
     if st.shape != (n,):
         raise ArgumentError(f"`strata` must have one entry per item ({n}); got shape {st.shape}.")
@@ -225,7 +265,7 @@ def cluster_robust(scores, clusters, *, strata=None, weights=None, contrasts=Non
     n_t = int(st.max()) + 1
     tw = np.full(n_t, 1.0 / n_t) if weights is None else np.asarray(weights, dtype=np.float64)
     if tw.shape != (n_t,):
-        raise ArgumentError(f"`weights` must have one weight per task ({n_t}); got shape {tw.shape}.")
+        raise ArgumentError(words('`{arg:weights}` must have one weight per task ({n_t}); got shape {shape}.', n_t=n_t, shape=tw.shape))
     g = np.unique(np.column_stack([st, np.unique(cl.astype(str), return_inverse=True)[1].reshape(-1)]), axis=0,
                   return_inverse=True)[1].reshape(-1)
     n_g = int(g.max()) + 1
@@ -245,7 +285,7 @@ def cluster_robust(scores, clusters, *, strata=None, weights=None, contrasts=Non
         factor = cr2_factors(g_share) ** 2
         df = bell_mccaffrey_df(g_share, g_task, tw, size_t)
         if not np.isfinite(factor).all():
-            notes.append("a task with a single cluster has no within-task variation to estimate: CR2 is undefined")
+            notes.append(NOTE_TASK_SINGLE_CLUSTER_HAS())
     else:
         factor = np.full(n_g, n_g / (n_g - 1) * (n - 1) / (n - n_t)) if n_g > 1 else np.full(n_g, np.inf)
         df = float(n_g - 1)
@@ -269,6 +309,6 @@ def cluster_robust(scores, clusters, *, strata=None, weights=None, contrasts=Non
     else:
         p = t_cdf(tstat, df)
     if n_g < 5:
-        notes.append(f"only {n_g} clusters: even corrected intervals rest on very little information")
+        notes.append(NOTE_ONLY_CLUSTERS_EVEN_CORRECTED(n_g=n_g))
     labels = tuple(labels) if labels is not None else ()
     return ClusterRobust(est, se, float(df), ConfidenceInterval(lo, hi), p, n_g, method, level, labels, tuple(notes))

@@ -15,7 +15,10 @@ from .cluster import cluster_interval
 from .mean import mean_interval
 from .proportion import PROPORTION_METHODS, _ALIASES, proportion_interval
 from .result import Estimate, TaskEstimates
-from .trials import NEGATIVE_NOTE, NO_K_NOTE, trial_interval
+from .trials import (NEGATIVE_NOTE, NO_K_NOTE, NOTE_CELL_S_MEASURED_VARIANCE, NOTE_CELL_S_UNBIASED_METHOD,
+                     trial_interval)
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["estimate", "weighted_mean", "METHODS"]
 
@@ -47,25 +50,28 @@ def _rows_per_item(table) -> str:
             " outcome, and a proportion interval of items does not apply")
 
 
+NOTE_CLUSTERS_IGNORED_METHOD_ITEMS = NoteKind(
+    'estimation.clusters-ignored-method-items', 'excluded',
+    "clusters ignored by method '{key}': items are treated as independent, so the standard errors may be too small")
+
+
 def _resolve(table, method, cluster, extra=()) -> tuple[str, bool, list[str]]:
     notes = []
     if cluster not in (None, True, False):
-        raise ArgumentTypeError(f"`cluster` must be None (use the table's clusters when it has them), True or False;"
-                        f" got {cluster!r}.")
+        raise ArgumentTypeError(words("`{arg:cluster}` must be None (use the table's clusters when it has them), True or False; got {cluster!r}.", cluster=cluster))
     if cluster is True and not (table.level == "item" and table.has_clusters):
         raise InputError("cluster-robust errors need a cluster column (item level; --cluster COL)",
                          source=table.source)
     has_clusters = table.level == "item" and table.has_clusters and cluster is not False
     if not isinstance(method, str):
-        raise ArgumentTypeError(f"`method` must be a string; got {method!r}.")
+        raise ArgumentTypeError(words('`{arg:method}` must be a string; got {method!r}.', method=method))
     key = method.strip().lower().replace("_", "-")
     key = _ALIASES.get(key, key)
     valid = ("auto", "crossed") + METHODS
     if key not in valid:
-        raise ArgumentError(f"`method` must be one of {', '.join(map(repr, valid))}; got {method!r}.")
+        raise ArgumentError(words('`{arg:method}` must be one of {value}; got {method!r}.', value=', '.join(map(repr, valid)), method=method))
     if key == "crossed":  # (with a random facet, estimate() took the crossed path before reaching here)
-        raise ArgumentError("`method='crossed'` generalizes over facet levels, but the table has no facet crossed"
-                            " with items; use method 'auto'.")
+        raise ArgumentError(words("`{arg:method='crossed'}` generalizes over facet levels, but the table has no facet crossed with items; use method 'auto'."))
     if key == "auto":
         if has_clusters:
             key = "cluster"
@@ -84,12 +90,16 @@ def _resolve(table, method, cluster, extra=()) -> tuple[str, bool, list[str]]:
         raise InputError(f"method '{key}' does not apply: {why}; applicable: {', '.join(applicable)}",
                          source=table.source)
     if cluster is True and key != "cluster":
-        raise ArgumentError(f"`cluster=True` asks for cluster-robust errors but `method` is {method!r}; use"
-                         " method='cluster' or 'auto'.")
+        raise ArgumentError(words("`{arg:cluster=True}` asks for cluster-robust errors but `{arg:method}` is {method!r}; use {arg:method='cluster'} or 'auto'.", method=method))
     if has_clusters and key != "cluster":
-        notes.append(f"clusters ignored by method '{key}': items are treated as independent, so the standard"
-                     " errors may be too small")
+        notes.append(NOTE_CLUSTERS_IGNORED_METHOD_ITEMS(key=key))
     return key, has_clusters, notes
+
+
+NOTE_FACETS_NOT_GENERALIZED_OVER = NoteKind(
+    'estimation.facets-not-generalized-over', 'caveat',
+    "facets {value} not generalized over by method '{method}': the intervals condition on the levels used "
+    "(method 'auto' or 'crossed' treats them as random)")
 
 
 def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool | None = None,
@@ -189,9 +199,7 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
                                 + (f" (fixed: {', '.join(fixed)})" if fixed else " (the table has no facet crossed"
                                    " with items)") + "; use method 'auto'.")
         if random:
-            facet_notes.append(f"facets {', '.join(random)} not generalized over by method '{method}': the"
-                               " intervals condition on the levels used (method 'auto' or 'crossed' treats them as"
-                               " random)")
+            facet_notes.append(NOTE_FACETS_NOT_GENERALIZED_OVER(value=', '.join(random), method=method))
     key, clustered, notes = _resolve(table, method, cluster,
                                      extra=("crossed",) if table.level == "item" and table.facets and random
                                      else ())
@@ -215,15 +223,15 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
                 del a
             pooled = _one(concat_tasks(parts), key, level, clustered, table.has_trials, tolerance)
             del parts
-    own = (NEGATIVE_NOTE, NO_K_NOTE)  # per-cell trial notes, merged below into one note each
-    few = [c for c in cells if any(not n.startswith(own) for n in c.notes)]
+    own = (NOTE_CELL_S_UNBIASED_METHOD.code, NOTE_CELL_S_MEASURED_VARIANCE.code)  # per-cell trial notes, merged
+    few = [c for c in cells if any(getattr(n, "code", None) not in own for n in c.notes)]  # below into one each
     if few:
         worst = min(int(np.nanmin(c.extras["n_clusters"])) for c in few)
         message = (f"few clusters: {len(few)} of {len(cells)} task(s) have fewer than 30 (as few as {worst});"
                    " cluster-robust intervals are unreliable there" + (" and can be badly off" if worst < 10 else ""))
         notes.append(message)
         warnings.warn(message, UserWarning, stacklevel=2)
-    pooled_notes = [n for n in pooled.notes if not n.startswith(own)]
+    pooled_notes = [n for n in pooled.notes if getattr(n, "code", None) not in own]
     notes += pooled_notes
     if pooled_notes:
         warnings.warn(pooled_notes[0], UserWarning, stacklevel=2)
@@ -316,23 +324,27 @@ def weighted_mean(estimate, se, weights, *, n=None, confidence_level=0.95) -> Es
                     notes=(note,))
 
 
+NOTE_METHOD_CROSSED_ITEMS_LEVELS = NoteKind(
+    'estimation.method-crossed-items-levels', 'info',
+    "method crossed: items{value} and levels of {value2} are both samples; '(pooled)' rows: every item of the "
+    "model in every task, the same levels shared across tasks; share_facets is the part of the squared SE from "
+    "the facet levels")
+
+
 def _crossed(sel, fixed, level, cluster) -> TaskEstimates:
     """Facets random: per-(model, task) means with standard errors over items and facet levels."""
-    from .crossed import crossed_estimates
+    from .crossed import FEW_LEVELS_NOTE, crossed_estimates
 
     table = sel.table
     r = crossed_estimates(sel, fixed=fixed, cluster=cluster, confidence_level=level)
     for note in r.notes:  # a random facet with few levels: said in words, where the interval is shown
-        if "degree" in note and note.split(":")[0].split(" ")[0].isdigit():
+        if getattr(note, "code", None) == FEW_LEVELS_NOTE.code:
             warnings.warn(note, UserWarning, stacklevel=3)
     extras = {"df": r.df, "n_units": r.n_units, "share_facets": r.share_facets}
     pooled = Estimate(r.pooled_estimate, r.pooled_se, r.pooled_ci, r.n_items.sum(axis=1), "crossed", level,
                       df=r.pooled_df)
     notes = list(sel.all_notes) + [n for n in r.notes if n not in sel.all_notes]
-    notes.append(f"method crossed: items{' (clusters)' if r.unit == 'cluster' else ''} and levels of"
-                 f" {', '.join(r.facets)} are both samples; '(pooled)' rows: every item of the model in every"
-                 " task, the same levels shared across tasks; share_facets is the part of the squared SE from the"
-                 " facet levels")
+    notes.append(NOTE_METHOD_CROSSED_ITEMS_LEVELS(value=' (clusters)' if r.unit == 'cluster' else '', value2=', '.join(r.facets)))
     ci, pooled, extras, clipped = (_clip_to_range(r.ci, pooled, extras) if table.score_kind != "unbounded"
                                    else (r.ci, pooled, extras, []))
     notes += clipped

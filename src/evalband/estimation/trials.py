@@ -13,6 +13,8 @@ from .cluster import cluster_interval
 from .mean import MEAN_METHODS, mean_interval
 from .result import Estimate
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["trial_interval", "trial_variance", "TrialVariance", "DEFAULT_KS"]
 
@@ -24,6 +26,8 @@ NO_K_NOTE = "k_enough is empty (NaN)"
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class TrialVariance:
     """Between-item and within-item (output) variance of repeated-trial scores, elementwise over cells.
@@ -152,6 +156,16 @@ def trial_variance(trial_scores) -> TrialVariance:
     return TrialVariance(var_between, var_within, n.astype(np.int64), mean_trials)
 
 
+NOTE_CELL_S_UNBIASED_METHOD = NoteKind(
+    'estimation.variance-negative-cells', 'info',
+    NEGATIVE_NOTE + ' in {negative} cell(s) (the unbiased method-of-moments estimate can be negative when items '
+    'barely differ): var_between is shown as 0, the unbiased value is var_between_raw')
+NOTE_CELL_S_MEASURED_VARIANCE = NoteKind(
+    'estimation.k-enough-empty-cells', 'info',
+    NO_K_NOTE + ' in {no_k} cell(s): the measured variance there is all output noise, so no number of trials is '
+    'enough by the tolerance rule; each more trial helps about as much as another item')
+
+
 def trial_interval(trial_scores, *, method: str = "t", confidence_level=0.95, clusters=None,
                    tolerance: float = 0.1) -> Estimate:
     """Mean score over items with repeated trials: average within item, standard error across items.
@@ -212,11 +226,11 @@ def trial_interval(trial_scores, *, method: str = "t", confidence_level=0.95, cl
         item_means = np.where(k > 0, np.nansum(x, axis=-1) / k, np.nan)
     if method == "cluster":
         if clusters is None:
-            raise ArgumentError("`clusters` must be given with method='cluster'.")
+            raise ArgumentError(words("`{arg:clusters}` must be given with {arg:method='cluster'}."))
         est = cluster_interval(item_means, clusters, confidence_level=confidence_level)
     else:
         if clusters is not None:
-            raise ArgumentError(f"`clusters` applies only with method='cluster'; got method={method!r}.")
+            raise ArgumentError(words("`{arg:clusters}` applies only with {arg:method='cluster'}; got {arg:method={method!r}.}", method=method))
         est = mean_interval(item_means, method=method, confidence_level=confidence_level)
     tv = trial_variance(x)
     extras = dict(est.extras)
@@ -226,13 +240,9 @@ def trial_interval(trial_scores, *, method: str = "t", confidence_level=0.95, cl
     notes = list(est.notes)
     negative = np.sum(tv.var_between < 0)
     if negative:
-        notes.append(f"{NEGATIVE_NOTE} in {int(negative)} cell(s) (the unbiased"
-                     " method-of-moments estimate can be negative when items barely differ): var_between is"
-                     " shown as 0, the unbiased value is var_between_raw")
+        notes.append(NOTE_CELL_S_UNBIASED_METHOD(negative=int(negative)))
     no_k = np.sum(np.isnan(k_enough) & (tv.var_between <= 0) & (tv.var_within > 0))
     if no_k:
-        notes.append(f"{NO_K_NOTE} in {int(no_k)} cell(s): the measured variance there is all output"
-                     " noise, so no number of trials is enough by the tolerance rule; each more trial helps about"
-                     " as much as another item")
+        notes.append(NOTE_CELL_S_MEASURED_VARIANCE(no_k=int(no_k)))
     return Estimate(est.estimate, est.se, est.ci, est.n, est.method, est.confidence_level, est.df, extras,
                     tuple(notes))

@@ -22,6 +22,8 @@ from ..selection.facet_design import ITEM, FacetDesign, TaskDesign, facet_design
 from .profile import profile_intervals
 from .reml import reml_components
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["METHODS", "VarianceComponents", "variance_components"]
 
@@ -30,6 +32,8 @@ _PIVOT_KEY = 0x5643  # 'VC': the stream of the pivotal draws
 
 
 @dataclass(frozen=True)
+
+
 class _Fit:
     """The components of one entity (a model, or a pair's difference) in one task."""
 
@@ -215,6 +219,8 @@ class _Slice:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class VarianceComponents:
     """Variance components per model (and pair) and task, with the standard error of the mean they imply.
@@ -366,6 +372,37 @@ def _summaries(fit: _Fit, fixed, level: float):
     return contrib, share, dshare, v, df, g_rel, g_abs
 
 
+NOTE_FACETS_TREATED_RANDOM_GENERALIZING = NoteKind(
+    'facets.facets-treated-random-generalizing', 'info',
+    'facets {value} treated as random (generalizing to new levels) unless fixed; se_fixed conditions on the '
+    'levels used')
+NOTE_INTERVAL_S_OR_STANDARD = NoteKind(
+    'facets.interval-s-or-standard', 'excluded',
+    '{flat} interval(s) or standard error(s) left empty: the scores do not vary there (every item and level '
+    'alike), so the data say nothing about their uncertainty')
+NOTE_TASK_UNBALANCED_DESIGN_COMPONENTS = NoteKind(
+    'facets.task-unbalanced-design-components', 'info',
+    "task '{task}': unbalanced design, components by REML with profile-likelihood intervals")
+NOTE_TASK_SOME_ANOVA_ESTIMATES = NoteKind(
+    'facets.task-some-anova-estimates', 'info',
+    "task '{task}': some ANOVA estimates are negative (variance_raw); set to 0 in variance and in the standard "
+    "errors")
+NOTE_TASK_REML_DID_NOT = NoteKind(
+    'facets.task-reml-did-not', 'caveat',
+    "task '{task}': REML did not confirm its optimum for {value}; those components may be off")
+
+
+NOTE_UPPER_BOUND_S_VARIANCE = NoteKind(
+    'facets.upper-bound-s-variance', 'excluded',
+    '{value} upper bound(s) of a variance component left empty (ci_high): the profile likelihood never falls to '
+    'its cutoff, so the data (too few levels) set no upper limit')
+NOTE_UPPER_BOUND_S_VARIANCE_2 = NoteKind(
+    'facets.upper-bound-s-variance-2', 'caveat',
+    '{value} upper bound(s) of a variance component (ci_high) are the largest variance scores in [0, 1] allow '
+    '(0.25 for a model, 1 for a difference): the profile likelihood does not fall to its cutoff below it, so the '
+    'data bound it no more than the score range does')
+
+
 def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool = False, models=None, tasks=None,
                         method: str = "auto", differences: bool = True, confidence_level=0.95, n_resamples: int = 10_000,
                         rng=None) -> VarianceComponents:
@@ -465,8 +502,7 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
     fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed)
     bad = [f for f in fixed if f not in design.facets]
     if bad:
-        raise ArgumentError(f"`fixed`: {', '.join(map(repr, bad))} is not among the facets analysed"
-                         f" ({', '.join(map(repr, design.facets)) or 'none'}).")
+        raise ArgumentError(words('`{arg:fixed}`: {value} is not among the facets analysed ({value2}).', value=', '.join(map(repr, bad)), value2=', '.join(map(repr, design.facets)) or 'none'))
     entropy = run_entropy(as_generator(rng))
     notes = list(design.notes)
     configs = _configs(design.facets, fixed)
@@ -494,8 +530,7 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
         if method == "auto":
             use = "anova" if d.balanced else "reml"
         elif method == "anova" and not d.balanced:
-            raise ArgumentError(f"`method='anova'` needs a balanced design; task '{d.task}' is not (missing cells or"
-                             " unequal trials); use 'reml' or 'auto'.")
+            raise ArgumentError(words("`{arg:method='anova'}` needs a balanced design; task '{task}' is not (missing cells or unequal trials); use 'reml' or 'auto'.", task=d.task))
         methods[d.task] = use
 
         def gen_for(ks, _task=d.task, _models=d.models):
@@ -505,13 +540,11 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
             fits = _anova_fits(d, entities, gen_for, n_resamples)
         else:
             fits = [_reml_fit(d, ks, gen_for(ks), n_resamples) for ks in entities]
-            notes.append(f"task '{d.task}': unbalanced design, components by REML with profile-likelihood"
-                         " intervals")
+            notes.append(NOTE_TASK_UNBALANCED_DESIGN_COMPONENTS(task=d.task))
             failed = [d.models[ks[0]] if len(ks) == 1 else f"{d.models[ks[0]]} - {d.models[ks[1]]}"
                       for ks, f in zip(entities, fits) if not f.converged]
             if failed:
-                notes.append(f"task '{d.task}': REML did not confirm its optimum for {', '.join(failed)}; those"
-                             " components may be off")
+                notes.append(NOTE_TASK_REML_DID_NOT(task=d.task, value=', '.join(failed)))
         for ks, fit in zip(entities, fits):
             all_fits[(d.task,) + tuple(d.models[k] for k in ks)] = fit
             contrib, share, _, _, _, gr, ga = _summaries(fit, fixed, level)
@@ -540,25 +573,19 @@ def variance_components(data, *, facets=None, fixed=(), nested=(), cluster: bool
                 if len(ks) == 1:
                     se[c][ks[0], t_i], dfs[c][ks[0], t_i] = s, dfc
         if (np.concatenate([f.raw for f in fits]) < 0).any() and use == "anova":
-            notes.append(f"task '{d.task}': some ANOVA estimates are negative (variance_raw); set to 0 in variance"
-                         " and in the standard errors")
+            notes.append(NOTE_TASK_SOME_ANOVA_ESTIMATES(task=d.task))
     if design.facets:
-        notes.append(f"facets {', '.join(design.facets)} treated as random (generalizing to new levels) unless"
-                     " fixed; se_fixed conditions on the levels used")
+        notes.append(NOTE_FACETS_TREATED_RANDOM_GENERALIZING(value=', '.join(design.facets)))
     allf = tuple(design.facets)
     frames = [pd.concat(rows, ignore_index=True), pd.concat(pair_rows, ignore_index=True) if pair_rows else None,
               pd.DataFrame(se_rows)]
     frames, flat = _without_flat(frames, se)
     if unbounded[0]:
-        notes.append(f"{unbounded[0]} upper bound(s) of a variance component left empty (ci_high): the profile"
-                     " likelihood never falls to its cutoff, so the data (too few levels) set no upper limit")
+        notes.append(NOTE_UPPER_BOUND_S_VARIANCE(value=unbounded[0]))
     if unbounded[1]:
-        notes.append(f"{unbounded[1]} upper bound(s) of a variance component (ci_high) are the largest variance"
-                     " scores in [0, 1] allow (0.25 for a model, 1 for a difference): the profile likelihood does"
-                     " not fall to its cutoff below it, so the data bound it no more than the score range does")
+        notes.append(NOTE_UPPER_BOUND_S_VARIANCE_2(value=unbounded[1]))
     if flat:
-        notes.append(f"{flat} interval(s) or standard error(s) left empty: the scores do not vary there (every item"
-                     " and level alike), so the data say nothing about their uncertainty")
+        notes.append(NOTE_INTERVAL_S_OR_STANDARD(flat=flat))
     return VarianceComponents(design.models, design.tasks, design.facets, fixed, se[()], se[allf], dfs[()],
                               dfs[allf], est, g_rel, g_abs, methods, level, n_resamples, design,
                               tuple(dict.fromkeys(notes)), frames[0], frames[1], frames[2], all_fits)

@@ -16,6 +16,8 @@ from scipy.special import ndtri
 from .._validate import ArgumentError, check_confidence_level, check_probability
 from ..selection.facet_design import ITEM
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["DEFAULT_LEVELS", "DEFAULT_TRIALS", "DStudy", "plan_design", "predicted_se"]
 
@@ -62,6 +64,8 @@ def predicted_se(components, sizes, *, trials: int = 1, fixed=()) -> float:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class DStudy:
     """Designs that reach a target standard error, cheapest first.
@@ -125,6 +129,23 @@ def _component_sets(vc, *, differences: bool, model, task):
         comps = {f: max(float(v), 0.0) for f, v in zip(fit.factors, fit.raw)}
         sets.append((key, comps))
     return sets
+
+
+NOTE_PILOT_HAS_ONE_TRIAL = NoteKind(
+    'facets.pilot-has-one-trial', 'caveat',
+    'the pilot has one trial per cell, so trial noise cannot be told from the item x facet interaction: plans '
+    'keep one trial per cell')
+NOTE_NO_CANDIDATE_DESIGN_REACHES = NoteKind(
+    'facets.no-candidate-design-reaches', 'info',
+    'no candidate design reaches the target: facet terms without items set a floor; allow more facet levels '
+    '(levels=)')
+NOTE_ITEMS_NESTED_CLUSTERS_ITEM = NoteKind('facets.items-nested-clusters-item', 'info',
+                                            "items are nested in clusters: 'item' counts items per cluster")
+NOTE_FIXED_FACETS_KEEP_PILOT = NoteKind('facets.fixed-facets-keep-pilot', 'info',
+                                         "fixed facets ({value}) keep the pilot's levels and add no uncertainty")
+NOTE_TARGET_NEEDS_MORE_THAN = NoteKind(
+    'facets.target-needs-more-than', 'info',
+    'the target needs more than {value} levels of {value2}: larger numbers were tried')
 
 
 def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confidence_level=0.95, cost=None,
@@ -193,7 +214,7 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
     ['item', 'prompt', 'trials', 'predicted_se']
     """
     if (target_se is None) == (effect is None):
-        raise ArgumentError("give exactly one of `target_se` and `effect`.")
+        raise ArgumentError(words('give exactly one of `{arg:target_se}` and `effect`.'))
     level = check_confidence_level(confidence_level)
     notes = []
     if effect is not None:
@@ -210,7 +231,7 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
     else:
         target = float(target_se)
         if not target > 0:
-            raise ArgumentError(f"`target_se` must be positive; got {target_se!r}.")
+            raise ArgumentError(words('`{arg:target_se}` must be positive; got {target_se!r}.', target_se=target_se))
         power = None
         sets = _component_sets(vc, differences=False, model=model, task=task)
         if not sets:
@@ -222,14 +243,13 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
     valid = (ITEM, *facets, "trial")
     unknown = [k for k in cost if k not in valid]
     if unknown:
-        raise ArgumentError(f"`cost`: unknown unit(s) {', '.join(map(repr, unknown))}; valid: {', '.join(map(repr, valid))}.")
+        raise ArgumentError(words('`{arg:cost}`: unknown unit(s) {value}; valid: {value2}.', value=', '.join(map(repr, unknown)), value2=', '.join(map(repr, valid))))
     pilot = {f: int(np.median([len(d.levels[d.factors.index(f)]) for d in vc.design.designs if f in d.factors]))
              for f in facets if any(f in d.factors for d in vc.design.designs)}
     facets = tuple(pilot)
     has_trial = all(() in comps for _, comps in sets)
     if not has_trial:
-        notes.append("the pilot has one trial per cell, so trial noise cannot be told from the item x facet"
-                     " interaction: plans keep one trial per cell")
+        notes.append(NOTE_PILOT_HAS_ONE_TRIAL())
     cand = {}
     for f in facets:
         given = None if levels is None else levels.get(f)
@@ -281,18 +301,16 @@ def plan_design(vc, *, target_se=None, effect=None, power: float = 0.8, confiden
             cand[f] = sorted(set(cand[f]) | set(LARGE_LEVELS))
         rows = designs(cand)
         if rows:
-            notes.append(f"the target needs more than {max(DEFAULT_LEVELS)} levels of {', '.join(free)}: larger"
-                         " numbers were tried")
+            notes.append(NOTE_TARGET_NEEDS_MORE_THAN(value=max(DEFAULT_LEVELS), value2=', '.join(free)))
     frame = pd.DataFrame(rows, columns=[ITEM, *facets, "trials", "predicted_se", "observations"]
                          + (["cost"] if cost else []))
     if len(frame):
         frame = frame.sort_values(["cost" if cost else "observations", "predicted_se"], kind="stable")
         frame = frame.reset_index(drop=True)
     else:
-        notes.append("no candidate design reaches the target: facet terms without items set a floor; allow more"
-                     " facet levels (levels=)")
+        notes.append(NOTE_NO_CANDIDATE_DESIGN_REACHES())
     if "cluster" in facets:
-        notes.append("items are nested in clusters: 'item' counts items per cluster")
+        notes.append(NOTE_ITEMS_NESTED_CLUSTERS_ITEM())
     if fixed:
-        notes.append(f"fixed facets ({', '.join(fixed)}) keep the pilot's levels and add no uncertainty")
+        notes.append(NOTE_FIXED_FACETS_KEEP_PILOT(value=', '.join(fixed)))
     return DStudy(float(target), effect, power, (ITEM, *facets, "trials"), frame, basis, tuple(notes))

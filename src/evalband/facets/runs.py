@@ -18,6 +18,7 @@ from .._random import block_generator, name_key, run_entropy
 from .._validate import ArgumentError, as_generator, check_confidence_level, check_positive_int
 from ..selection.facet_design import facet_design
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["RunSpread", "expected_best", "normal_max_factor", "run_spread"]
 
@@ -25,7 +26,14 @@ _KEY_RUNS = 0x52554E
 
 
 def normal_max_factor(n) -> np.ndarray:
-    """``E[max of n independent standard normals]`` (0 for n = 1, 0.5642 for 2, 1.1630 for 5)."""
+    """``E[max of n independent standard normals]`` (0 for n = 1, 0.5642 for 2, 1.1630 for 5).
+
+    Examples
+    --------
+    >>> from evalband.facets import normal_max_factor
+    >>> normal_max_factor([1, 2, 5]).round(4)
+    array([0.    , 0.5642, 1.163 ])
+    """
     n = np.atleast_1d(np.asarray(n, dtype=np.float64))
     x = np.linspace(-12, 12, 24001)
     pdf = np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)
@@ -75,6 +83,8 @@ def expected_best(values, n: int) -> np.ndarray:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class RunSpread:
     """Spread across runs and the inflation of best-of-n reporting, per model and task.
@@ -112,6 +122,12 @@ class RunSpread:
 
     def _repr_html_(self) -> str:
         return self.frame.head(20).to_html(index=False)
+
+
+NOTE_TASK_SINGLE_RUN_NO = NoteKind('facets.task-single-run-no', 'info',
+                                    "task '{task}': a single run; no spread to report")
+NOTE_ONLY_RUNS_BEST_MORE = NoteKind('facets.only-runs-best-more', 'caveat',
+                                     '{m} / {task}: only {value} runs; best of more than that is not estimated (NaN)')
 
 
 def run_spread(data, *, run: str = "run", n=(1, 2, 3, 5, 10), nested: bool | None = None, models=None, tasks=None,
@@ -186,7 +202,7 @@ def run_spread(data, *, run: str = "run", n=(1, 2, 3, 5, 10), nested: bool | Non
     rows, notes = [], list(design.notes)
     for d in design.designs:
         if run not in d.factors:
-            notes.append(f"task '{d.task}': a single run; no spread to report")
+            notes.append(NOTE_TASK_SINGLE_RUN_NO(task=d.task))
             continue
         a = d.factors.index(run)
         is_nested = (0 in d.parents[a]) if nested is None else bool(nested)
@@ -242,5 +258,5 @@ def run_spread(data, *, run: str = "run", n=(1, 2, 3, 5, 10), nested: bool | Non
                              "normal_low": float(np.nanmean(sd_lo) * e_n),
                              "normal_high": float(np.nanmean(sd_hi) * e_n)})
             if (r < max(ns)).any():
-                notes.append(f"{m} / {d.task}: only {int(r.min())} runs; best of more than that is not estimated (NaN)")
+                notes.append(NOTE_ONLY_RUNS_BEST_MORE(m=m, task=d.task, value=int(r.min())))
     return RunSpread(pd.DataFrame(rows), level, n_resamples, tuple(dict.fromkeys(notes)))

@@ -18,6 +18,7 @@ from ..selection.facet_design import check_fixed
 from ..selection.facet_design import facet_table
 from .dstudy import DStudy, plan_design
 from .runs import RunSpread, run_spread
+from .._words import words
 
 __all__ = ["FacetSummary", "facet_summary", "RUN_FACET"]
 
@@ -191,8 +192,7 @@ def facet_summary(data, *, facets=None, fixed=(), nested=(), n_resamples: int = 
         facets = tuple(table.facets)
     facets = (facets,) if isinstance(facets, str) else tuple(facets)
     if not facets:
-        raise ArgumentError("the table has no facet column: name the columns with `facets` (prompt, judge, run,"
-                            " ...); trials alone are analysed by evalband.estimation.trial_variance.")
+        raise ArgumentError(words('the table has no facet column: name the columns with `{arg:facets}` (prompt, judge, run, ...); trials alone are analysed by {fn:evalband.estimation.trial_variance}.'))
     gen = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     vc = variance_components(table, facets=facets, fixed=fixed, nested=nested, models=models, tasks=tasks,
                              n_resamples=n_resamples, confidence_level=confidence_level, rng=gen)

@@ -19,6 +19,7 @@ from .rliable import read_rliable
 from .tabular import STDIN, TABULAR_SUFFIXES, read_tabular
 from .._validate import ArgumentError, ArgumentTypeError
 from ..data.battles import BattleTable
+from ..data.battle_counts import BattleCounts
 from ..data.ratings import RatingsTable
 from .battles import looks_like_battles, read_battles
 from .ratings import read_ratings
@@ -26,6 +27,7 @@ from ..data.costs import CostTable
 from .costs import read_costs
 from .arrow import ScoreMatrices, read_score_matrices
 from .inputs import read_input
+from .._words import words
 
 __all__ = ["read", "SOURCES", "load_example", "BATTLE_SOURCES", "read_score_matrices", "ScoreMatrices",
            "read_input"]
@@ -66,7 +68,8 @@ def read(data, *, source: str = "auto", executor=None, client=None, storage_opti
     executor, client : optional
         A Dask executor (:func:`evalband.resample.distributed.dask_executor`) or ``distributed.Client``: a folder, glob, list or
         fsspec URL (``s3://``, ``file://``, ``memory://``, ...) of Parquet, CSV or TSV shards is then read and
-        reduced on the cluster (:func:`evalband.io.distributed_read.read_distributed`), into the same table.
+        reduced on the cluster (:func:`evalband.io.distributed_read.read_distributed`), into the same table; battle
+        shards are counted there (:func:`evalband.io.distributed_battles.read_battles_distributed`, a BattleCounts).
     storage_options : dict, optional
         fsspec options (credentials, endpoint) for URLs read on a cluster.
 
@@ -89,10 +92,16 @@ def read(data, *, source: str = "auto", executor=None, client=None, storage_opti
     >>> eb.read("example:vtab").level
     'summary'
     """
-    if isinstance(data, (ResultsTable, BattleTable, RatingsTable, CostTable)):
+    if isinstance(data, (ResultsTable, BattleTable, BattleCounts, RatingsTable, CostTable)):
         return data
     if _on_cluster(data, source, executor, client, options):
+        from .distributed_battles import read_battles_distributed, shards_hold_battles
         from .distributed_read import read_distributed
+
+        if source in ("battles", "columns") or BATTLE_OPTIONS & set(options) or (source == "auto" and shards_hold_battles(
+                data, executor=executor, client=client, storage_options=storage_options)):
+            return read_battles_distributed(data, executor=executor, client=client, storage_options=storage_options,
+                                            source="battles" if source == "auto" else source, **options)
 
         if source in TABULAR_SUFFIXES.values():
             options.setdefault("file_format", source)
@@ -113,7 +122,7 @@ def read(data, *, source: str = "auto", executor=None, client=None, storage_opti
         detected = _detect(data)
         return SOURCES[detected](data, **options)
     if source not in SOURCES:
-        raise ArgumentError(f"`source` must be 'auto' or one of {', '.join(map(repr, SOURCES))}; got {source!r}.")
+        raise ArgumentError(words("`{arg:source}` must be 'auto' or one of {value}; got {source!r}.", value=', '.join(map(repr, SOURCES)), source=source))
     reader = SOURCES[source]
     if isinstance(data, str) and data == STDIN and reader is not read_tabular:
         raise ArgumentError(f"standard input ('-') must hold a table (CSV, TSV, JSON Lines); {source} logs need a file,"
@@ -136,7 +145,10 @@ def _on_cluster(data, source: str, executor, client, options) -> bool:
         return True
     if not dask or not is_sharded(data):
         return False
-    if source not in ("auto", "table", *TABULAR_SUFFIXES.values()) or BATTLE_OPTIONS & set(options):
+    if source in ("auto", "battles") and (BATTLE_OPTIONS & set(options) or source == "battles"):
+        # battle shards in a column layout; a folder of JSON battle files (Arena-Hard) is read here
+        return not (isinstance(data, (str, os.PathLike)) and looks_like_battles(data))
+    if source not in ("auto", "table", *TABULAR_SUFFIXES.values()):
         return False
     return not (source == "auto" and _battle_input(data, options)) and _detect(data) == "table"
 

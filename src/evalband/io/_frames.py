@@ -18,6 +18,8 @@ from .._validate import ArgumentError, InputError
 from ._text import (Raw, check_column_names, decompress, is_parquet, open_text, read_delimited, read_json_lines,
                     read_json_table)
 from .folders import _is_glob, expand
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["load_frame", "load", "TABULAR_SUFFIXES", "STDIN", "STDIN_NAME", "COMPRESSED"]
 
@@ -38,6 +40,10 @@ def _suffix(path: Path) -> str:
     if suffixes and suffixes[-1] in COMPRESSED:
         suffixes = suffixes[:-1]
     return suffixes[-1] if suffixes else ""
+
+
+NOTE_PARQUET_FILE_TOLD_ITS = NoteKind('io.parquet-file-told-its', 'caveat',
+                                       '{source}: a Parquet file (told by its content, not its name); read as Parquet')
 
 
 def load_frame(path, *, file_format: str = "auto", skip=(), compact: bool = False
@@ -80,8 +86,7 @@ def load_frame(path, *, file_format: str = "auto", skip=(), compact: bool = Fals
                          " as one", source=source)
     fmt = TABULAR_SUFFIXES.get(_suffix(path)) if file_format == "auto" else file_format
     if fmt is None:
-        raise InputError(f"cannot tell the format from the name; give it with --source (source=), one of"
-                         f" {', '.join(sorted(set(TABULAR_SUFFIXES.values())))}", source=source)
+        raise InputError(words('cannot tell the format from the name; give it with --source{py: (source=)}, one of {value}', value=', '.join(sorted(set(TABULAR_SUFFIXES.values())))), source=source)
     from . import columnar
 
     if compact and columnar.wanted(path, fmt):
@@ -94,7 +99,7 @@ def load_frame(path, *, file_format: str = "auto", skip=(), compact: bool = Fals
     except OSError as exc:
         raise InputError(f"cannot be read ({exc.strerror or type(exc).__name__})", source=source) from None
     if fmt != "parquet" and is_parquet(raw):
-        raw.notes.append(f"{source}: a Parquet file (told by its content, not its name); read as Parquet")
+        raw.notes.append(NOTE_PARQUET_FILE_TOLD_ITS(source=source))
         fmt = "parquet"
     return _parse(raw, fmt, source)
 
@@ -156,6 +161,10 @@ def _parse(raw: Raw, fmt: str, source: str) -> tuple[pd.DataFrame, str, str, lis
         df.index = np.arange(1, len(df) + 1)
         return df, source, "row", raw.notes
     raise ArgumentError(f"`source_format` must be one of {sorted(set(TABULAR_SUFFIXES.values()))}; got {fmt!r}.")
+
+
+NOTE_FILE_WITHOUT_ROWS_LEFT = NoteKind('io.file-without-rows-left', 'excluded',
+                                        'file{value} without rows left out: {value2}')
 
 
 def load(data, file_format: str, skip=()):
@@ -221,7 +230,7 @@ def load(data, file_format: str, skip=()):
         parts = [f"{len(v)} {k} ({', '.join(v[:5])}{' ...' if len(v) > 5 else ''})" for k, v in empty.items() if v]
         if not frames:
             raise InputError(f"every file is empty or holds only a header: {'; '.join(parts)}", source=source)
-        notes.append(f"file{'s' if len(skipped) > 1 else ''} without rows left out: {'; '.join(parts)}")
+        notes.append(NOTE_FILE_WITHOUT_ROWS_LEFT(value='s' if len(skipped) > 1 else '', value2='; '.join(parts)))
     stems = [pd.Series(stem, index=df.index, dtype=object) for df, stem in zip(frames, task_names(kept))]
     if any(_compact(f) for f in frames):
         return _concat_compact(frames, stems, source, notes)

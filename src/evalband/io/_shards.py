@@ -319,16 +319,26 @@ def part(parts, k: int):
     return parts if parts is None or isinstance(parts, Failure) else parts[k]
 
 
-def combine(*partials):
-    """Partial reductions of one key range as one: cells of equal key add their sums and counts (a count above
-    one is a duplicate; the first one is kept for the message). The partials are sorted runs: one stable sort of
-    their concatenation merges them."""
+def settled(partials):
+    """What merging ``partials`` gives without a merge: the first :class:`Failure`, the one partial that is not
+    None, or None; ``(partials,)`` (those not None) when two or more are left to merge."""
     for x in partials:
         if isinstance(x, Failure):
             return x
     partials = [x for x in partials if x is not None]
     if len(partials) <= 1:
         return partials[0] if partials else None
+    return (partials,)
+
+
+def combine(*partials):
+    """Partial reductions of one key range as one: cells of equal key add their sums and counts (a count above
+    one is a duplicate; the first one is kept for the message). The partials are sorted runs: one stable sort of
+    their concatenation merges them."""
+    done = settled(partials)
+    if not isinstance(done, tuple):
+        return done
+    (partials,) = done
     dup = next((x.dup for x in partials if x.dup is not None), None)
     key = np.concatenate([x.key for x in partials])
     order = np.argsort(key, kind="stable")

@@ -27,6 +27,7 @@ import pandas as pd
 
 from ..data.labels import JSONFloat
 from .._validate import InputError, MissingExtraError
+from ..display.notes import NoteKind
 
 __all__ = ["Raw", "decompress", "read_delimited", "read_json_lines", "read_json_table", "utf8_problem",
            "check_column_names", "pandas_index", "row_numbers", "index_note", "MAGIC", "BOM"]
@@ -133,6 +134,16 @@ def decompress(raw: bytes, source: str) -> tuple[bytes, str | None]:
     return out, name
 
 
+NOTE_COMPRESSED_TOLD_ITS_CONTENT = NoteKind(
+    'io.compressed-told-its-content', 'caveat',
+    '{source}: {name}-compressed (told by its content, not its name); decompressed')
+NOTE_READ_BYTE_ORDER_MARK = NoteKind('io.read-byte-order-mark', 'info',
+                                      '{source}: read as {value} (byte-order mark) and converted to UTF-8')
+NOTE_READ_NO_BYTE_ORDER = NoteKind(
+    'io.read-no-byte-order', 'info',
+    '{source}: read as {value} (no byte-order mark; told by its zero bytes) and converted to UTF-8')
+
+
 def open_text(path, source: str, *, data: bytes | None = None) -> Raw:
     """The text of a file (or of ``data``): compression undone by content, UTF-16/32 with a byte-order mark
     transcoded to UTF-8, a UTF-8 byte-order mark removed. Parquet is left as it is (see :func:`is_parquet`)."""
@@ -142,7 +153,7 @@ def open_text(path, source: str, *, data: bytes | None = None) -> Raw:
         raw = data if data is not None else path.read_bytes()
         data, name = decompress(raw, source)
         if path is not None and not str(path).lower().endswith((".gz", ".bz2", ".xz", ".zst", ".zstd", ".zip")):
-            notes.append(f"{source}: {name}-compressed (told by its content, not its name); decompressed")
+            notes.append(NOTE_COMPRESSED_TOLD_ITS_CONTENT(source=source, name=name))
         head = data[:8]
     if head.startswith(b"PAR1"):  # Parquet: binary by design
         return Raw(source, data=data, notes=notes) if data is not None else Raw(source, path=path, notes=notes)
@@ -156,7 +167,7 @@ def open_text(path, source: str, *, data: bytes | None = None) -> Raw:
                 raise InputError(f"starts with a {encoding.upper()[:6]} byte-order mark but is not valid"
                                  f" {encoding.upper()} text", source=source, row=f"line {line}") from None
             data = text.encode("utf-8")
-            notes.append(f"{source}: read as {encoding.upper()[:6]} (byte-order mark) and converted to UTF-8")
+            notes.append(NOTE_READ_BYTE_ORDER_MARK(source=source, value=encoding.upper()[:6]))
             break
     else:
         if head.startswith(BOM):
@@ -177,8 +188,7 @@ def open_text(path, source: str, *, data: bytes | None = None) -> Raw:
                     raise InputError(f"looks like {encoding.upper()} text without a byte-order mark (every other"
                                      " byte is zero) but does not decode as such; save it as UTF-8",
                                      source=source) from None
-                notes.append(f"{source}: read as {encoding.upper()} (no byte-order mark; told by its zero bytes)"
-                             " and converted to UTF-8")
+                notes.append(NOTE_READ_NO_BYTE_ORDER(source=source, value=encoding.upper()))
     if data is not None:
         return Raw(source, data=data, notes=notes)
     return Raw(source, path=path, notes=notes)
@@ -493,6 +503,12 @@ def read_json_lines(raw: Raw, source: str) -> pd.DataFrame:
     return _frame(records, np.asarray(lines), source)
 
 
+NOTE_ROWS_NAMED_KEYS_PANDAS = NoteKind(
+    'io.rows-named-keys-pandas', 'caveat',
+    '{source}: the rows are named by keys ({value}{value2}; a pandas index), not read as a column; rows are '
+    'counted in their order')
+
+
 def read_json_table(raw: Raw, source: str) -> tuple[pd.DataFrame, str]:
     """A JSON table: an array of records (rows named 'record k') or an object of columns (rows 'row k')."""
     data = raw.all()
@@ -522,9 +538,7 @@ def read_json_table(raw: Raw, source: str) -> tuple[pd.DataFrame, str]:
             frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in cols.items()})
             frame.index = np.arange(1, len(keys) + 1)
             if list(keys) != [str(k) for k in range(len(keys))]:
-                raw.notes.append(f"{source}: the rows are named by keys ({', '.join(keys[:3])}"
-                                 f"{' ...' if len(keys) > 3 else ''}; a pandas index), not read as a column; rows"
-                                 " are counted in their order")
+                raw.notes.append(NOTE_ROWS_NAMED_KEYS_PANDAS(source=source, value=', '.join(keys[:3]), value2=' ...' if len(keys) > 3 else ''))
             return frame, "row"
         cols = {k: (list(v.values()) if isinstance(v, dict) else v) for k, v in doc.items()}
         sizes = {len(v) for v in cols.values()}

@@ -32,6 +32,8 @@ import pandas as pd
 from .._cells import check_cells
 from .._validate import ArgumentError, InputError
 from .battles import battles_from_frame
+from ..display.notes import NoteKind
+from .._words import words
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.battles import BattleTable
@@ -54,6 +56,14 @@ def _count(value) -> float:
     return float(value)
 
 
+NOTE_NON_ANONYMOUS_BATTLES_LEFT = NoteKind(
+    'io.non-anonymous-battles-left', 'excluded',
+    '{value:,} non-anonymous battles left out (FastChat ranks anonymous battles only; anonymous_only=False keeps '
+    'them)')
+NOTE_BATTLES_PUT_TIME_ORDER = NoteKind('io.battles-put-time-order', 'info',
+                                        'battles put in time order (tstamp), as FastChat does before online Elo')
+
+
 def read_fastchat(records, where, source: str, *, anonymous_only: bool = True, style_cols=None) -> "BattleTable":
     """Chatbot Arena / FastChat clean battle records -> BattleTable (see the module docs)."""
     frame = pd.DataFrame.from_records(records)
@@ -62,14 +72,13 @@ def read_fastchat(records, where, source: str, *, anonymous_only: bool = True, s
     if anonymous_only and "anony" in frame.columns:
         anony = frame["anony"].astype(bool).to_numpy()
         if (~anony).any():
-            notes.append(f"{int((~anony).sum()):,} non-anonymous battles left out (FastChat ranks anonymous battles"
-                         " only; anonymous_only=False keeps them)")
+            notes.append(NOTE_NON_ANONYMOUS_BATTLES_LEFT(value=int((~anony).sum())))
             frame = frame.loc[anony]
     if "tstamp" in frame.columns:
         ts = pd.to_numeric(frame["tstamp"], errors="coerce")
         if not ts.isna().any() and not ts.is_monotonic_increasing:
             frame = frame.iloc[np.argsort(ts.to_numpy(), kind="stable")]
-            notes.append("battles put in time order (tstamp), as FastChat does before online Elo")
+            notes.append(NOTE_BATTLES_PUT_TIME_ORDER())
     if "conv_metadata" in frame.columns:
         meta = frame["conv_metadata"]
         missing = np.flatnonzero([not isinstance(m, dict) for m in meta])
@@ -101,6 +110,12 @@ def _has_number(meta, key) -> bool:
         return False
 
 
+NOTE_ARENA_HARD_GAMES_WITHOUT = NoteKind('io.arena-hard-games-without', 'excluded',
+                                          '{left:,} Arena-Hard games without a score left out')
+NOTE_STRONG_VOTES_B_B = NoteKind('io.strong-votes-b-b', 'info',
+                                  'strong votes (A>>B, B>>A) count {strong_weight:g} times, as in Arena-Hard')
+
+
 def read_arena_hard(records, where, source: str, *, baseline: str | None = None, strong_weight: float = 3,
                     style_cols=None) -> "BattleTable":
     """Arena-Hard judgment records -> BattleTable: two battles per record, one per game (see the module docs)."""
@@ -111,8 +126,7 @@ def read_arena_hard(records, where, source: str, *, baseline: str | None = None,
     for rec, at in zip(records, where):
         base = baseline if baseline is not None else rec.get("baseline")
         if base is None:
-            raise InputError("Arena-Hard judgments do not name the baseline model: give baseline= (arena-hard-v0.1"
-                             " used 'gpt-4-0314')", source=source, row=at)
+            raise InputError(words("Arena-Hard judgments do not name the baseline model: give {arg:baseline=} (arena-hard-v0.1 used 'gpt-4-0314')"), source=source, row=at)
         model = rec.get("model")
         question = rec.get("question_id", rec.get("uid"))
         if model is None or question is None:
@@ -142,13 +156,21 @@ def read_arena_hard(records, where, source: str, *, baseline: str | None = None,
         raise InputError("holds no scored Arena-Hard game", source=source)
     notes = []
     if left:
-        notes.append(f"{left:,} Arena-Hard games without a score left out")
+        notes.append(NOTE_ARENA_HARD_GAMES_WITHOUT(left=left))
     if any(w > 1 for w in rows["weight"]):
-        notes.append(f"strong votes (A>>B, B>>A) count {strong_weight:g} times, as in Arena-Hard")
+        notes.append(NOTE_STRONG_VOTES_B_B(strong_weight=strong_weight))
     _as_text(rows, labels, source, {"model_a": "model", "model_b": "model", "question_id": "question_id",
                                     "judge": "judge"})
     frame = pd.DataFrame(rows, index=pd.Index(labels, dtype=object))
     return battles_from_frame(frame, source=source, row_word="at", style_cols=style_cols, notes=notes)
+
+
+NOTE_ALPACAEVAL_ANNOTATIONS_WITHOUT_PREFERENCE = NoteKind(
+    'io.alpacaeval-annotations-without-preference', 'excluded',
+    '{no_pref:,} AlpacaEval annotations without a preference left out (as AlpacaEval drops them)')
+NOTE_ANNOTATIONS_BASELINE_AGAINST_ITSELF = NoteKind(
+    'io.annotations-baseline-against-itself', 'excluded',
+    '{self_rows:,} annotations of the baseline against itself left out (its win rate is 0.5 by definition)')
 
 
 def read_alpaca_eval(records, where, source: str, *, style_cols=None) -> "BattleTable":
@@ -191,10 +213,9 @@ def read_alpaca_eval(records, where, source: str, *, style_cols=None) -> "Battle
         labels.append(at)
     notes = []
     if no_pref:
-        notes.append(f"{no_pref:,} AlpacaEval annotations without a preference left out (as AlpacaEval drops them)")
+        notes.append(NOTE_ALPACAEVAL_ANNOTATIONS_WITHOUT_PREFERENCE(no_pref=no_pref))
     if self_rows:
-        notes.append(f"{self_rows:,} annotations of the baseline against itself left out (its win rate is 0.5 by"
-                     " definition)")
+        notes.append(NOTE_ANNOTATIONS_BASELINE_AGAINST_ITSELF(self_rows=self_rows))
     if not labels:
         raise InputError("holds no AlpacaEval annotation with a preference between two different models",
                          source=source)

@@ -30,6 +30,8 @@ from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..data.battles import BattleTable
 from ._columns import find_column
 from .tabular import STDIN, TABULAR_SUFFIXES, load_frame
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["read_battles", "looks_like_battles", "battles_from_frame", "BATTLE_SOURCES", "WINNER_VALUES"]
 
@@ -185,6 +187,12 @@ def _features(frame, used, style_cols, source, row_word="row"):
     return out, columns, notes
 
 
+NOTE_TIE_BOTHBAD_BATTLES_COUNTED = NoteKind('io.tie-bothbad-battles-counted', 'info',
+                                             "{bothbad:,} 'tie (bothbad)' battles counted as ties")
+NOTE_STYLE_FEATURES = NoteKind('io.style-features', 'info',
+                                'style features: {value}')
+
+
 def battles_from_frame(frame: pd.DataFrame, *, source: str = "<DataFrame>", row_word: str = "row",
                        model_a_col=None, model_b_col=None, winner_col=None, question_col=None, judge_col=None,
                        turn_col=None, cluster_col=None, weight_col=None, style_cols=None, notes=()) -> BattleTable:
@@ -201,10 +209,7 @@ def battles_from_frame(frame: pd.DataFrame, *, source: str = "<DataFrame>", row_
         found[role] = _find(frame.columns, role, explicit, source)
     missing = [r for r in ("model_a", "model_b", "winner") if found[r] is None]
     if missing:
-        raise InputError(f"not a battle table: no {', '.join(missing)} column (looked for"
-                         f" {'; '.join(' / '.join(ROLES[r]) for r in missing)}); columns:"
-                         f" {', '.join(map(repr, map(str, frame.columns)))}; map them with model_a_col=,"
-                         " model_b_col=, winner_col=", source=source)
+        raise InputError(words('not a battle table: no {value} column (looked for {value2}); columns: {value3}; map them with {arg:model_a_col=}, {arg:model_b_col=}, {arg:winner_col=}', value=', '.join(missing), value2='; '.join(' / '.join(ROLES[r]) for r in missing), value3=', '.join(map(repr, map(str, frame.columns)))), source=source)
     expected = {"winner": "model_a, model_b, tie, a model's name or a probability", "weight": "a number"}
     for role, col in found.items():  # before any cell is turned into text
         if col is not None:
@@ -221,7 +226,7 @@ def battles_from_frame(frame: pd.DataFrame, *, source: str = "<DataFrame>", row_
                                    column=found["winner"])
     notes = list(notes)
     if bothbad:
-        notes.append(f"{bothbad:,} 'tie (bothbad)' battles counted as ties")
+        notes.append(NOTE_TIE_BOTHBAD_BATTLES_COUNTED(bothbad=bothbad))
     labels = {}
     for role in ("question", "judge", "cluster", "turn"):
         col = found[role]
@@ -234,7 +239,7 @@ def battles_from_frame(frame: pd.DataFrame, *, source: str = "<DataFrame>", row_
     features, fcols, more = _features(frame, used, style_cols, source, row_word)
     notes += more
     if features:
-        notes.append(f"style features: {', '.join(f'{k} ({v})' for k, v in fcols.items())}")
+        notes.append(NOTE_STYLE_FEATURES(value=', '.join(f'{k} ({v})' for k, v in fcols.items())))
     columns = {k: v for k, v in found.items() if v is not None}
     columns.update(fcols)
     return BattleTable.build(a, b, y, tie=tie, weight=weight, labels=labels, features=features, source=source,
@@ -375,7 +380,7 @@ def read_battles(data, *, source: str = "auto", model_a_col=None, model_b_col=No
     if isinstance(data, BattleTable):
         return data
     if source not in BATTLE_SOURCES:
-        raise ArgumentError(f"`source` must be one of {', '.join(map(repr, BATTLE_SOURCES))}; got {source!r}.")
+        raise ArgumentError(words('`{arg:source}` must be one of {value}; got {source!r}.', value=', '.join(map(repr, BATTLE_SOURCES)), source=source))
     cols = dict(model_a_col=model_a_col, model_b_col=model_b_col, winner_col=winner_col,
                 question_col=question_col, judge_col=judge_col, turn_col=turn_col, cluster_col=cluster_col,
                 weight_col=weight_col, style_cols=style_cols)

@@ -37,6 +37,7 @@ from .._validate import InputError
 from ._columnar_text import _STREAMED, BLOCK_BYTES, _csv_problem, _input_stream, _pyarrow, _raw
 from ._text import (MAGIC, Raw, check_column_names, index_note, not_an_index, pandas_index, record_lines,
                     row_numbers)
+from ..display.notes import NoteKind
 
 __all__ = ["MIN_ROWS", "wanted", "load_columnar"]
 
@@ -108,6 +109,14 @@ def _decompressed_head(path: Path, kind: str) -> bytes:
         return b""
 
 
+NOTE_COMPRESSED_TOLD_ITS_CONTENT_2 = NoteKind(
+    'io.compressed-told-its-content-2', 'caveat',
+    '{source}: {kind}-compressed (told by its content, not its name); decompressed')
+NOTE_PARQUET_FILE_TOLD_ITS_2 = NoteKind(
+    'io.parquet-file-told-its-2', 'caveat',
+    '{source}: a Parquet file (told by its content, not its name); read as Parquet')
+
+
 def load_columnar(path: Path, fmt: str, source: str, *, skip=()) -> tuple[pd.DataFrame, str, list[str]] | None:
     """Read a large CSV, TSV or Parquet file into a compact frame: ``(frame, row_word, notes)``, or None when the
     file holds a column type the batches do not cover (the text path reads it then).
@@ -119,12 +128,12 @@ def load_columnar(path: Path, fmt: str, source: str, *, skip=()) -> tuple[pd.Dat
     notes = []
     if head[:4] == b"PAR1":
         if fmt != "parquet":
-            notes.append(f"{source}: a Parquet file (told by its content, not its name); read as Parquet")
+            notes.append(NOTE_PARQUET_FILE_TOLD_ITS_2(source=source))
         out = _parquet(path, source, skip)
         return None if out is None else (out, "row", notes)
     kind = _compression(head)
     if kind is not None and not str(path).lower().endswith((".gz", ".bz2", ".zst", ".zstd")):
-        notes.append(f"{source}: {kind}-compressed (told by its content, not its name); decompressed")
+        notes.append(NOTE_COMPRESSED_TOLD_ITS_CONTENT_2(source=source, kind=kind))
     return _delimited(path, "\t" if fmt == "tsv" else ",", source, kind, skip, notes), "line", notes
 
 

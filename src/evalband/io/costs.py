@@ -21,6 +21,8 @@ from .._validate import ArgumentTypeError, InputError
 from ..data.costs import CostTable
 from ._columns import find_column
 from .tabular import load_frame
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["read_costs", "ITEM_COLUMNS"]
 
@@ -30,6 +32,10 @@ ITEM_COLUMNS = ("item", "question_id", "question", "prompt_id", "prompt")
 
 def _column(frame, name, role: str, source: str, *, required: bool):
     return find_column(frame.columns, name, role, source, required=required)
+
+
+NOTE_COST_FILE_COLUMNS_NOT = NoteKind('io.cost-file-columns-not', 'caveat',
+                                       'cost file columns not read: {value}{value2}')
 
 
 def read_costs(data, *, model_col: str = "model", item_col: str | None = None, cost_col: str | None = None,
@@ -90,9 +96,7 @@ def read_costs(data, *, model_col: str = "model", item_col: str | None = None, c
         if latency_col is None:
             found["latency"] = None  # a summary gives costs; a latency column there is not read
         if found["cost"] is None:
-            raise InputError(f"a per-model cost summary needs a {cost_col or 'cost'!r} column (per-response rows: an"
-                             f" item column too); found {', '.join(map(repr, map(str, frame.columns)))} (name them"
-                             " with cost_col=, item_col=)", source=source)
+            raise InputError(words('a per-model cost summary needs a {value!r} column (per-response rows: an item column too); found {value2} (name them with {arg:cost_col=}, {arg:item_col=})', value=cost_col or 'cost', value2=', '.join(map(repr, map(str, frame.columns)))), source=source)
         stats = {role: _column(frame, name, role, source, required=name != role)
                  for role, name in (("se", se_col), ("sd", sd_col), ("n", n_col))}
     rows = frame.index.to_numpy(dtype=object)
@@ -109,6 +113,6 @@ def read_costs(data, *, model_col: str = "model", item_col: str | None = None, c
     used = set(columns.values())
     unused = [str(c) for c in frame.columns if c not in used]
     if unused:
-        notes.append(f"cost file columns not read: {', '.join(unused[:8])}{' ...' if len(unused) > 8 else ''}")
+        notes.append(NOTE_COST_FILE_COLUMNS_NOT(value=', '.join(unused[:8]), value2=' ...' if len(unused) > 8 else ''))
     return CostTable.build(names.to_numpy(dtype=object), item=items, source=source, rows=rows, row_word=row_word,
                            columns=columns, notes=notes, **values)

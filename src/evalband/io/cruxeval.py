@@ -18,6 +18,7 @@ import re
 from .._validate import InputError
 from ..data.table import ResultsTable
 from .folders import build_table, check_tabular_unused, field, files_of, load_json
+from ..display.notes import NoteKind
 
 __all__ = ["read_cruxeval"]
 
@@ -33,6 +34,10 @@ def _parse_name(stem: str) -> tuple[str, str | None, str]:
     if m is None:
         return stem, None, "CRUXEval"
     return m.group("model"), m.group("temp"), TASKS[m.group("mode")]
+
+
+NOTE_STORES = NoteKind('io.stores', 'info',
+                        '{name} stores {value} ({name2}, {task})')
 
 
 def read_cruxeval(data, *, unbounded: bool = False, **tabular) -> ResultsTable:
@@ -99,7 +104,7 @@ def read_cruxeval(data, *, unbounded: bool = False, **tabular) -> ResultsTable:
         stored = [f"pass@{k} = {doc[f'pass_at_{k}']:.2f}%" for k in (1, 5)
                   if isinstance(doc.get(f"pass_at_{k}"), (int, float)) and not isinstance(doc.get(f"pass_at_{k}"), bool)]
         if stored:
-            notes.append(f"{path.name} stores {', '.join(stored)} ({name}, {task})")
+            notes.append(NOTE_STORES(name=path.name, value=', '.join(stored), name2=name, task=task))
     single = sorted({f"{m} at temperature {next(iter(t))}" for m, t in temps.items()
                      if len(t) == 1 and next(iter(t)) is not None})
     if single:

@@ -36,11 +36,13 @@ import numpy as np
 import pandas as pd
 
 from ..data.labels import _skeleton, natural_order, shown
-from ..data.checks import natural_labels
 from ..data.codes import small_int
 from .._validate import ArgumentError, ArgumentTypeError, InputError, require_extra
+from ._frames import NOTE_FILE_WITHOUT_ROWS_LEFT
+from .tabular import NOTE_NO_COLUMN_EACH_FILE
 from ._shards import (Failure, Shard, cells, combine, is_sharded, is_url, labels_of, list_shards, local_copy,
                       merge_labels, part, reduce_shard, shard_table, tree)
+from .._words import words
 
 __all__ = ["read_distributed", "list_shards", "is_sharded", "is_url", "Shard", "RANGE_CELLS"]
 
@@ -49,6 +51,8 @@ _MEASURE_OPTIONS = ("cost_col", "latency_col", "human_col")
 #: cells per key range (about): each range is merged in its own tree and fetched by the client on its own, so a
 #: worker merges and the client receives at most about this many cells at a time (36 bytes each in transit)
 RANGE_CELLS = 4_000_000
+#: cells the client fetches at a time (the table's columns only, about 16-20 bytes a cell in transit)
+FETCH_CELLS = 1_000_000
 
 
 # ------------------------------------------------------------------------------------------ on the client
@@ -156,8 +160,7 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
     client = _client_of(client, executor)
     for name in _MEASURE_OPTIONS:
         if options.get(name) is not None and name in options:
-            raise ArgumentError(f"`{name}`: per-row measures need the rows; read them with the single-machine"
-                                " reader (no --scheduler)")
+            raise ArgumentError(words('`{arg:{name}}`: per-row measures need the rows; read them with the single-machine reader (no --scheduler)', name=name))
     if options.get("file_format") == "auto":
         del options["file_format"]
     source, shards = list_shards(data, storage_options=storage_options)
@@ -247,8 +250,8 @@ def _notes(summary: dict, source: str, options: dict, shards: list, task_column:
     if not task_column:
         task_col = options.get("task_col") or "task"
         stems = [s.stem for s in shards]
-        notes.append(f"no '{task_col}' column: each file is one task, named after the file"
-                     f" ({', '.join(stems[:8])}{' ...' if len(stems) > 8 else ''})")
+        notes.append(NOTE_NO_COLUMN_EACH_FILE(task_col=task_col, value=', '.join(stems[:8]),
+                                              value2=' ...' if len(stems) > 8 else ''))
     for shard_notes in summary["notes"]:
         for n in shard_notes:
             if n not in notes:
@@ -256,7 +259,7 @@ def _notes(summary: dict, source: str, options: dict, shards: list, task_column:
     if skipped:
         parts = [f"{len(v)} {k} ({', '.join(sorted(v)[:5])}{' ...' if len(v) > 5 else ''})"
                  for k, v in ((k, empty.get(k, [])) for k in ("empty", "header only")) if v]
-        notes.insert(0, f"file{'s' if len(skipped) > 1 else ''} without rows left out: {'; '.join(parts)}")
+        notes.insert(0, NOTE_FILE_WITHOUT_ROWS_LEFT(value='s' if len(skipped) > 1 else '', value2='; '.join(parts)))
     return notes
 
 
@@ -265,6 +268,16 @@ def _row_word(shard: Shard) -> str:
     return "row" if shard.name.lower().endswith((".parquet", ".pq")) else "line"
 
 
+
+
+def _piece(got: dict, start: int, stop: int, columns: tuple) -> dict:
+    """Cells ``start:stop`` of a reduced range: the table's columns only (on a worker)."""
+    return {c: got[c][start:stop] for c in columns}
+
+
+def _origin(got: dict, k: int) -> tuple[int, int]:
+    """The shard and row of cell ``k`` of a reduced range (for a message; on a worker)."""
+    return int(got["cluster_shard"][k]), int(got["cluster_row"][k])
 
 
 def _size(got):
@@ -298,21 +311,21 @@ def _table(client, ranges, summary, keys, facets, notes, source, shards):
         check = _ClusterCheck(len(labels["task"]), len(labels["item"]), labels, shards)
     start = 0
     for k, future in enumerate(ranges):
-        got = future.result()
+        size = sizes[k]
+        for a in range(0, size, FETCH_CELLS):  # a piece at a time: the client holds one piece in transit
+            b = min(size, a + FETCH_CELLS)
+            got = client.submit(_piece, future, a, b, tuple(columns), pure=False).result()
+            for c in columns:
+                columns[c][start + a:start + b] = got[c]
+            if has_clusters:
+                check.add(got, lambda j, future=future, a=a: client.submit(_origin, future, a + j, pure=False).result())
+            del got
         ranges[k] = None  # released on the workers once fetched
         future.release()
-        if got is None:
-            continue
-        stop = start + len(got["score"])
-        for c in columns:
-            columns[c][start:stop] = got[c]
-        if has_clusters:
-            check.add(got)
-        start = stop
-        del got
+        start += size
     if has_clusters:
         check.done(columns, source)
-    out = pd.DataFrame(index=pd.RangeIndex(n))
+    out = {}  # the columns, then one frame over them (copy=False: setting a column would copy its array)
     for col in ("model", "task", "item"):
         out[col] = pd.Categorical.from_codes(columns.pop(col), categories=labels[col], validate=False)
     out["trial"] = small_int(columns.pop("trial"))
@@ -323,14 +336,15 @@ def _table(client, ranges, summary, keys, facets, notes, source, shards):
         task_group = {t: next(iter(g)) for t, g in summary["groups"].items()}
         gcode = {g: k for k, g in enumerate(labels["group"])}
         per_task = np.array([gcode[task_group[t]] for t in labels["task"]], dtype=code_dtype(len(labels["group"])))
-        out["group"] = pd.Categorical.from_codes(per_task[out["task"].cat.codes.to_numpy()],
+        out["group"] = pd.Categorical.from_codes(per_task[out["task"].codes],
                                                  categories=labels["group"], validate=False)
     for f in facets:
         out[f] = pd.Categorical.from_codes(columns.pop(f), categories=labels[f], validate=False)
     out["score"] = columns.pop("score")
+    out = pd.DataFrame(out, index=pd.RangeIndex(n), copy=False)
     kinds = summary["kinds"]
     kind = "unbounded" if "unbounded" in kinds else "binary" if kinds == {"binary"} else "bounded"
-    out = natural_labels(out, keys, ("cluster", "group"))
+    # (every label column is built on its labels in natural order: the single reader's natural_labels is a no-op)
     table = ResultsTable(out, "item", kind, source, tuple(notes), None, bool(summary["trials"]), True,
                          tuple(facets))
     return table._with_coverage_notes()
@@ -369,7 +383,8 @@ class _ClusterCheck:
         if self.dense:
             self.seen = np.full(n_tasks * n_items, -1, dtype=np.int32)
 
-    def add(self, got: dict) -> None:
+    def add(self, got: dict, origin) -> None:
+        """Check the cells of one piece; ``origin(k)`` gives the (shard, row) of its cell ``k`` for a message."""
         if not self.dense:
             return
         where = got["task"].astype(np.int64) * self.n_items + got["item"]
@@ -383,11 +398,12 @@ class _ClusterCheck:
         if bad.size:
             k = int(bad[0])
             t, i, a, b = int(got["task"][k]), int(got["item"][k]), int(before[k]), int(c[k])
-            shard = self.shards[int(got["cluster_shard"][k])]
+            s, row = origin(k)
+            shard = self.shards[s]
             raise InputError(f"cluster changes within item '{self.labels['item'][i]}' of task"
                              f" '{self.labels['task'][t]}' ('{self.labels['cluster'][a]}' and"
                              f" '{self.labels['cluster'][b]}'); an item belongs to one cluster", source=shard.url,
-                             row=f"{_row_word(shard)} {int(got['cluster_row'][k])}", column="cluster")
+                             row=f"{_row_word(shard)} {row}", column="cluster")
 
     def done(self, columns: dict, source: str) -> None:
         if self.dense:

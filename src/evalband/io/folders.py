@@ -30,6 +30,7 @@ from ..data.labels import JSONFloat, label_text
 from .._validate import ArgumentError, ArgumentTypeError, InputError, MissingExtraError
 from ..data.table import ResultsTable
 from ._text import utf8_problem
+from .._words import words
 
 __all__ = ["expand", "input_files", "classify", "detect", "load_json", "iter_jsonl", "field", "Skipped", "build_table",
            "check_tabular_unused", "places", "HARNESS_SOURCES"]
@@ -418,15 +419,12 @@ def check_tabular_unused(options: dict, source_name: str) -> None:
     options = dict(options)
     facets = options.pop("facets", None)
     if facets is not None and len([facets] if isinstance(facets, str) else list(facets)):
-        raise ArgumentError(f"`facets` names label columns of a results table; {source_name} logs have none (their"
-                            " repeats are read as trials, which every analysis uses already); write the results"
-                            " as a table with the facet column (model, task, item, score, and e.g. prompt) to"
-                            " analyse a facet")
+        raise ArgumentError(words('`{arg:facets}` names label columns of a results table; {source_name} logs have none (their repeats are read as trials, which every analysis uses already); write the results as a table with the facet column (model, task, item, score, and e.g. prompt) to analyse a facet', source_name=source_name))
     for key, value in options.items():
         if key not in _TABULAR_DEFAULTS:
-            raise ArgumentTypeError(f"the {source_name} reader got an unexpected option `{key}`.")
+            raise ArgumentTypeError(words('the {source_name} reader got an unexpected option `{arg:{key}}`.', source_name=source_name, key=key))
         if value != _TABULAR_DEFAULTS[key]:
-            raise ArgumentError(f"`{key}` does not apply to {source_name} logs (their fields are fixed); got {value!r}.")
+            raise ArgumentError(words('`{arg:{key}}` does not apply to {source_name} logs (their fields are fixed); got {value!r}.', key=key, source_name=source_name, value=value))
 
 
 def build_table(rows: dict, *, source: str, notes: list[str], skipped: Skipped, unbounded: bool = False,

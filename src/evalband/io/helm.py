@@ -16,11 +16,20 @@ from pathlib import Path
 from .._validate import InputError
 from ..data.table import ResultsTable
 from .folders import as_label, build_table, check_tabular_unused, field, files_of, load_json, places
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["read_helm"]
 
 _MODEL_ARG = re.compile(r"(^|,|:)model=[^,]*")
 _DEPLOY_ARG = re.compile(r"(^|,|:)model_deployment=[^,]*")
+
+
+NOTE_HELM_METRIC_USED_SPLIT = NoteKind('io.helm-metric-used-split', 'info',
+                                        'HELM metric used: {value}{how}; split: {value2}')
+NOTE_SKIPPED_STATISTICS_PERTURBED_INSTANCES = NoteKind(
+    'io.skipped-statistics-perturbed-instances', 'excluded',
+    'skipped {n_perturbed:,} statistics on perturbed instances (perturbations=True keeps them)')
 
 
 def read_helm(data, *, metric: str | None = None, split: str = "auto", perturbations: bool = False,
@@ -83,7 +92,7 @@ def read_helm(data, *, metric: str | None = None, split: str = "auto", perturbat
         if not isinstance(model, str) or not model:
             found = re.search(r"model=([^,]+)", run_name)
             if not found:
-                raise InputError("missing key 'adapter_spec.model' (and no model= in the run name)", source=ssrc)
+                raise InputError(words("missing key 'adapter_spec.model' (and no {arg:model=} in the run name)"), source=ssrc)
             model = found.group(1)
         task = _task_name(run_name)
         groups = spec.get("groups")
@@ -157,10 +166,9 @@ def read_helm(data, *, metric: str | None = None, split: str = "auto", perturbat
     notes = []
     if used_metrics:
         how = "" if metric else " (default; choose with --metric)"
-        notes.append(f"HELM metric used: {', '.join(sorted(used_metrics))}{how};"
-                     f" split: {', '.join(sorted(used_splits))}")
+        notes.append(NOTE_HELM_METRIC_USED_SPLIT(value=', '.join(sorted(used_metrics)), how=how, value2=', '.join(sorted(used_splits))))
     if n_perturbed:
-        notes.append(f"skipped {n_perturbed:,} statistics on perturbed instances (perturbations=True keeps them)")
+        notes.append(NOTE_SKIPPED_STATISTICS_PERTURBED_INSTANCES(n_perturbed=n_perturbed))
     return build_table(rows, source=source, notes=notes, skipped=skipped, unbounded=unbounded, what="HELM runs")
 
 

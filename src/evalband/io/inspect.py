@@ -23,11 +23,19 @@ from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..data.table import SCORE_LETTERS, ResultsTable
 from .folders import as_label, build_table, check_tabular_unused, field, files_of, load_json, places, \
     require_zstandard
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["read_inspect", "read_eval_archive"]
 
 _ZSTD = 93
 _MAX_MEMBER = 2 ** 31  # refuse absurd sizes from a corrupt header rather than allocating them
+
+
+NOTE_INSPECT_SCORER_USED = NoteKind('io.inspect-scorer-used', 'info',
+                                     'inspect scorer used: {value}{how}')
+NOTE_STATUS_ITS_LOGGED_SAMPLES = NoteKind('io.status-its-logged-samples', 'info',
+                                           "{name}: status '{status}'; its {n_samples} logged samples are used")
 
 
 def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = None,
@@ -77,10 +85,10 @@ def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = N
                                             ([facets] if isinstance(facets, str) else facets)]
     facet_keys = [f for f in dict.fromkeys(facet_keys) if f not in ("epoch", "trial")]
     if set(facet_keys) & {"model", "task", "item", "score", "cluster", "group"}:
-        raise ArgumentError(f"`facets` must name metadata fields other than the table's roles; got {facets!r}.")
+        raise ArgumentError(words("`{arg:facets}` must name metadata fields other than the table's roles; got {facets!r}.", facets=facets))
     group_key = _metadata_key(group_col, "group_col")
     if group_col is not None and not group_col.startswith("metadata."):
-        raise ArgumentError(f"`group_col` for inspect logs must be 'metadata.<field>'; got {group_col!r}.")
+        raise ArgumentError(words("`{arg:group_col}` for inspect logs must be 'metadata.<field>'; got {group_col!r}.", group_col=group_col))
     scorer, sub = (metric.split(":", 1) + [None])[:2] if metric else (None, None)
     source, files, skipped = files_of(data, "inspect")
     notes: list[str] = []
@@ -101,7 +109,7 @@ def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = N
             skipped.add(path, "log holds no samples (written with log_samples=False?)")
             continue
         if status not in (None, "success"):
-            notes.append(f"{path.name}: status '{status}'; its {len(samples)} logged samples are used")
+            notes.append(NOTE_STATUS_ITS_LOGGED_SAMPLES(name=path.name, status=status, n_samples=len(samples)))
         use = scorer or _default_scorer(header, samples)
         if use is None:
             skipped.add(path, "no scorer in the log")
@@ -150,7 +158,7 @@ def read_inspect(data, *, metric: str | None = None, cluster_col: str | None = N
             skipped.add(f"{path.name} ({missing})", f"samples without a '{use}' score (errors or cancelled)")
     if used_scorers:
         how = "" if scorer else " (each log's first scorer; choose with --metric)"
-        notes.append(f"inspect scorer used: {', '.join(sorted(used_scorers))}{how}")
+        notes.append(NOTE_INSPECT_SCORER_USED(value=', '.join(sorted(used_scorers)), how=how))
     if group_key is None:
         rows["group"] = None
     if cluster_key is None:
@@ -163,7 +171,7 @@ def _metadata_key(name, arg):
     if name is None:
         return None
     if not isinstance(name, str) or not name.strip():
-        raise ArgumentTypeError(f"`{arg}` must be a metadata field name such as 'metadata.passage'; got {name!r}.")
+        raise ArgumentTypeError(words("`{arg:{arg}}` must be a metadata field name such as 'metadata.passage'; got {name!r}.", arg=arg, name=name))
     return name[len("metadata."):] if name.startswith("metadata.") else name
 
 

@@ -19,11 +19,17 @@ from .._validate import ArgumentError, ArgumentTypeError, InputError
 from ..data.table import ResultsTable
 from .folders import (as_label, build_table, check_tabular_unused, field, files_of, iter_jsonl, load_json,
                       places)
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["read_lm_eval"]
 
 _SAMPLES = re.compile(r"samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl")
 _RESULTS = re.compile(r"results_(?P<stamp>.+)\.json")
+
+
+NOTE_TASKS_OUTSIDE_ANY_GROUP = NoteKind('io.tasks-outside-any-group', 'info',
+                                         'tasks outside any group form a group of their own')
 
 
 def read_lm_eval(data, *, metric: str | None = None, filter: str | None = None, item_key: str = "auto",
@@ -70,8 +76,7 @@ def read_lm_eval(data, *, metric: str | None = None, filter: str | None = None, 
     if group not in ("parent", "top", "none"):
         raise ArgumentError(f"`group` must be one of 'parent', 'top', 'none'; got {group!r}.")
     if cluster_col is not None and not cluster_col.startswith("doc."):
-        raise ArgumentError(f"`cluster_col` for lm-eval logs must name a document field as 'doc.<field>'; got"
-                         f" {cluster_col!r}.")
+        raise ArgumentError(words("`{arg:cluster_col}` for lm-eval logs must name a document field as 'doc.<field>'; got {cluster_col!r}.", cluster_col=cluster_col))
     metrics_pref = _prefs(metric)
     filters_pref = _prefs(filter)
     source, files, skipped = files_of(data, "lm-eval")
@@ -135,7 +140,7 @@ def read_lm_eval(data, *, metric: str | None = None, filter: str | None = None, 
         rows["group"] = None
     elif any(g is None for g in rows["group"]):
         rows["group"] = [g if g is not None else t for g, t in zip(rows["group"], rows["task"])]
-        notes.append("tasks outside any group form a group of their own")
+        notes.append(NOTE_TASKS_OUTSIDE_ANY_GROUP())
     return build_table(rows, source=source, notes=notes, skipped=skipped, unbounded=unbounded,
                        what="lm-eval logs")
 
@@ -277,6 +282,12 @@ def _choose(prefs, available, *, default):
     return None
 
 
+NOTE_LM_EVAL_USED_CHOSEN = NoteKind('io.lm-eval-used-chosen', 'info',
+                                     'lm-eval {what} used: {value} (chosen by default; set another with {flag})')
+NOTE_LM_EVAL_USED = NoteKind('io.lm-eval-used', 'info',
+                              'lm-eval {what} used: {value}')
+
+
 def _choice_notes(chosen, metrics_pref, filters_pref) -> list[str]:
     notes = []
     for what, prefs, flag in (("metric", metrics_pref, "--metric"), ("filter", filters_pref, "--filter")):
@@ -284,9 +295,9 @@ def _choice_notes(chosen, metrics_pref, filters_pref) -> list[str]:
         if not used:
             continue
         if prefs is None:
-            notes.append(f"lm-eval {what} used: {', '.join(used)} (chosen by default; set another with {flag})")
+            notes.append(NOTE_LM_EVAL_USED_CHOSEN(what=what, value=', '.join(used), flag=flag))
         else:
-            notes.append(f"lm-eval {what} used: {', '.join(used)}")
+            notes.append(NOTE_LM_EVAL_USED(what=what, value=', '.join(used)))
     if chosen.get("doc_id"):
         notes.append("documents paired by doc_id (no doc_hash) in " + ", ".join(sorted(chosen["doc_id"])))
     return notes

@@ -26,8 +26,17 @@ from .._validate import ArgumentTypeError, InputError
 from ..data.table import ResultsTable
 from ._frames import load_frame
 from .folders import build_table, check_tabular_unused, files_of, load_json, places
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["read_rliable", "read_baselines"]
+
+
+NOTE_SKIPPED_MISSING_RUN_SCORES = NoteKind('io.skipped-missing-run-scores', 'excluded',
+                                            'skipped {n_missing:,} missing run scores (null or NaN)')
+NOTE_SCORES_NORMALIZED_SCORE_RANDOM = NoteKind(
+    'io.scores-normalized-score-random', 'info',
+    'scores normalized as (score - random) / (human - random) with baselines from {value}')
 
 
 def read_rliable(data, *, baselines=None, unbounded: bool = True, **tabular) -> ResultsTable:
@@ -105,7 +114,7 @@ def read_rliable(data, *, baselines=None, unbounded: bool = True, **tabular) -> 
     notes = ["runs are items; runs of different models are independent, so they are resampled independently per"
              " model and task (rliable's stratified bootstrap), never paired"]
     if n_missing:
-        notes.append(f"skipped {n_missing:,} missing run scores (null or NaN)")
+        notes.append(NOTE_SKIPPED_MISSING_RUN_SCORES(n_missing=n_missing))
     if baselines is not None and rows["score"]:
         table = read_baselines(baselines)
         tasks = pd.unique(pd.Series(rows["task"]))
@@ -117,11 +126,12 @@ def read_rliable(data, *, baselines=None, unbounded: bool = True, **tabular) -> 
         lo = table.loc[rows["task"], "low"].to_numpy()
         hi = table.loc[rows["task"], "high"].to_numpy()
         rows["score"] = list((np.asarray(rows["score"]) - lo) / (hi - lo))
-        notes.append(f"scores normalized as (score - random) / (human - random) with baselines from"
-                     f" {_name(baselines)}")
+        notes.append(NOTE_SCORES_NORMALIZED_SCORE_RANDOM(value=_name(baselines)))
     table = build_table(rows, source=source, notes=notes, skipped=skipped, unbounded=True, what="score files")
     # runs are never paired, so the table's note about items left out of paired analyses does not apply
-    notes = tuple(n for n in table.notes if not n.startswith("coverage: items not shared"))
+    from ..data.table import COVERAGE_UNSHARED
+
+    notes = tuple(n for n in table.notes if getattr(n, "code", None) != COVERAGE_UNSHARED.code)
     return dataclasses.replace(table, paired_items=False, notes=notes)
 
 
@@ -165,7 +175,7 @@ def read_baselines(baselines) -> pd.DataFrame:
                 raise InputError(f"cannot be read as a baselines table ({str(exc).splitlines()[0][:120]})",
                                  source=src) from None
         else:
-            raise ArgumentTypeError(f"`baselines` must be a path, a DataFrame or a dict; got {type(baselines).__name__}.")
+            raise ArgumentTypeError(words('`{arg:baselines}` must be a path, a DataFrame or a dict; got {name}.', name=type(baselines).__name__))
         cols = {c.lower().strip(): c for c in map(str, frame.columns)}
         low = next((cols[c] for c in ("random", "low", "min") if c in cols), None)
         high = next((cols[c] for c in ("human", "high", "max") if c in cols), None)

@@ -31,6 +31,8 @@ from .._lists import check_named_columns
 from ._columns import keep_split, refuse_splits, unused_note
 from ._frames import STDIN, STDIN_NAME, TABULAR_SUFFIXES, load, load_frame
 from ._text import check_column_names
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["read_tabular", "load_frame", "TABULAR_SUFFIXES", "STDIN"]
 
@@ -44,9 +46,21 @@ def _match_case(col, columns, source: str, option: str, *, explicit: bool):
     if col in same and (explicit or len(same) == 1):
         return col
     if len(same) > 1:
-        raise InputError(f"columns {' and '.join(map(repr, same))} differ only by case; rename one, or name the one"
-                         f" to use with {option}", source=source)
+        raise InputError(words("columns {same} differ only by case; rename one, or name the one to use with"
+                               " `{arg:{option}}`", same=" and ".join(map(repr, same)), option=option),
+                         source=source)
     return same[0] if same else col
+
+
+NOTE_COLUMN_LEFT_OUT_ASKED = NoteKind('io.column-left-out-asked', 'excluded',
+                                       'column{value} left out as asked (--drop-cols): {value2}')
+NOTE_NO_COLUMN_EACH_FILE = NoteKind(
+    'io.no-column-each-file', 'info',
+    "no '{task_col}' column: each file is one task, named after the file ({value}{value2})")
+NOTE_NO_COLUMN_ONE_TASK = NoteKind('io.no-column-one-task', 'info',
+                                    "no '{task_col}' column: one task named '{default_task}'")
+NOTE_NO_COLUMN_ONE_MODEL = NoteKind('io.no-column-one-model', 'info',
+                                     "no '{model_col}' column: one model named '{default_task}'")
 
 
 def read_tabular(
@@ -153,8 +167,7 @@ def read_tabular(
         drop = list(skip)  # the columnar reader may have left them unread: checked against every column of the file
         check_named_columns([("drop_cols", c) for c in drop], list(df.attrs.get("columns", df.columns)), source)
         df = df.drop(columns=[c for c in dict.fromkeys(drop) if c in df.columns])
-        pre_notes.append(f"column{'s' if len(drop) > 1 else ''} left out as asked (--drop-cols):"
-                         f" {', '.join(dict.fromkeys(drop))}")
+        pre_notes.append(NOTE_COLUMN_LEFT_OUT_ASKED(value='s' if len(drop) > 1 else '', value2=', '.join(dict.fromkeys(drop))))
     if split is not None:
         taken = {model_col, task_col, item_col, score_col, trial_col, cluster_col, group_col}
         df, split_col, more = keep_split(df, split, source, taken=taken)
@@ -169,10 +182,10 @@ def read_tabular(
                       accuracy_col=accuracy_col)
     model_col, task_col, item_col, score_col, trial_col, group_col, n_col, correct_col, accuracy_col = (
         _match_case(col, cols, source, option, explicit=col != default) for col, option, default in (
-            (model_col, "--model-col", "model"), (task_col, "--task-col", "task"), (item_col, "--item-col", "item"),
-            (score_col, "--score-col", "score"), (trial_col, "--trial-col", "trial"),
-            (group_col, "--group-col", "group"), (n_col, "n_col=", "n"), (correct_col, "correct_col=", "correct"),
-            (accuracy_col, "accuracy_col=", "accuracy")))
+            (model_col, "model_col", "model"), (task_col, "task_col", "task"), (item_col, "item_col", "item"),
+            (score_col, "score_col", "score"), (trial_col, "trial_col", "trial"),
+            (group_col, "group_col", "group"), (n_col, "n_col", "n"), (correct_col, "correct_col", "correct"),
+            (accuracy_col, "accuracy_col", "accuracy")))
     # every column named for a role must exist (the one check of the column mapping: a typo such as
     # task_col='categroy' is named as such, with the closest column, never read as some other problem)
     facet_list = [] if facets is None else [facets] if isinstance(facets, str) else [str(f) for f in facets]
@@ -213,8 +226,7 @@ def read_tabular(
     if added_task:
         df[task_col] = stems  # several files without a task column: each file is one task
         shown = list(pd.unique(stems))
-        pre_notes.append(f"no '{task_col}' column: each file is one task, named after the file"
-                         f" ({', '.join(shown[:8])}{' ...' if len(shown) > 8 else ''})")
+        pre_notes.append(NOTE_NO_COLUMN_EACH_FILE(task_col=task_col, value=', '.join(shown[:8]), value2=' ...' if len(shown) > 8 else ''))
 
     if shape == "auto":
         if score_col in df.columns:
@@ -266,10 +278,10 @@ def read_tabular(
                              f" --score-col, ...){several}", source=source)
         if "task" not in df.columns:
             df["task"] = _constant(default_task, len(df))
-            notes.append(f"no '{task_col}' column: one task named '{default_task}'")
+            notes.append(NOTE_NO_COLUMN_ONE_TASK(task_col=task_col, default_task=default_task))
         if "model" not in df.columns and model_col == "model":  # one model's log (e.g. tau-bench rewards)
             df["model"] = _constant(default_task, len(df))
-            notes.append(f"no '{model_col}' column: one model named '{default_task}'")
+            notes.append(NOTE_NO_COLUMN_ONE_MODEL(model_col=model_col, default_task=default_task))
         return ResultsTable.from_items(df, source=source, unbounded=unbounded, row_word=row_word, notes=notes,
                                        facets=facet_cols, _owned=True)
     if shape == "summary":
@@ -287,7 +299,7 @@ def read_tabular(
         return _from_wide(df, source, row_word, item_col=item_col, task_col=task_col, group_col=group_col,
                           cluster_col=cluster_col, models=models, task=default_task, unbounded=unbounded,
                           notes=pre_notes, facets=facet_cols)
-    raise ArgumentError(f"`shape` must be one of 'auto', 'long', 'wide', 'summary'; got {shape!r}.")
+    raise ArgumentError(words("`{arg:shape}` must be one of 'auto', 'long', 'wide', 'summary'; got {shape!r}.", shape=shape))
 
 
 def _constant(label: str, n: int) -> pd.Categorical:
@@ -373,9 +385,7 @@ def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_c
                      {"C": "1", "I": "0", "P": "0.5", "N": "0", "True": "1", "False": "0",
                       "true": "1", "false": "0"}), errors="coerce").isna().any()]
         if texty:
-            raise InputError(f"column{'s' if len(texty) > 1 else ''} {', '.join(map(repr, texty))} hold{'' if len(texty) > 1 else 's'} text, not"
-                             " scores; name the model columns (models=..., --models) or the id columns"
-                             " (--item-col, --task-col, --group-col, --cluster)", source=source)
+            raise InputError(words('column{value} {value2} hold{value3} text, not scores; name the model columns ({py:models=..., }--models) or the id columns (--item-col, --task-col, --group-col, --cluster)', value='s' if len(texty) > 1 else '', value2=', '.join(map(repr, texty)), value3='' if len(texty) > 1 else 's'), source=source)
     else:
         models = [models] if isinstance(models, str) else list(models)
         missing = [m for m in models if m not in df.columns]

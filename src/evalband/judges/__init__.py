@@ -28,9 +28,9 @@ _LAZY = {
     "position_bias": "evalband.judges.bias", "length_bias": "evalband.judges.bias",
     "BiasResult": "evalband.judges.bias",
     "ppi_mean": "evalband.estimation.ppi", "PPIMean": "evalband.estimation.ppi",
-    "ppi_estimate": "evalband.estimation.ppi_table", "ppi_compare": "evalband.judges.ppi_compare",
+    "ppi_estimate": "evalband.estimation.ppi_table", "ppi_compare": "evalband.judges.ppi_comparison",
     "ppi_replicates": "evalband.resample.ppi", "PPIReplicates": "evalband.resample.ppi",
-    "PPIEstimates": "evalband.estimation.ppi_table", "PPIComparison": "evalband.judges.ppi_compare",
+    "PPIEstimates": "evalband.estimation.ppi_table", "PPIComparison": "evalband.judges.ppi_comparison",
     "read_ratings": "evalband.io.ratings",
 }
 

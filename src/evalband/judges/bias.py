@@ -25,11 +25,15 @@ from ..display.reprs import html_head, titled_repr
 from ..resample.units import INTERVAL_METHODS, replicate_sums, summarize
 from .._random import name_key, run_entropy
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["BiasResult", "position_bias", "length_bias"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class BiasResult:
     """Judge biases with bootstrap intervals.
@@ -172,7 +176,7 @@ def position_bias(data, *, first_col: str = "left", second_col: str = "right", w
     games, g_code = np.unique(game, return_inverse=True)
     judges = list(dict.fromkeys(judge))
     if reference is not None and reference not in judges:
-        raise ArgumentError(f"`reference`: unknown judge {reference!r}; available: {', '.join(map(repr, judges))}.")
+        raise ArgumentError(words('`{arg:reference}`: unknown judge {reference!r}; available: {value}.', reference=reference, value=', '.join(map(repr, judges))))
     n_g = games.size
     groups = None
     if cluster_col:
@@ -207,9 +211,11 @@ def position_bias(data, *, first_col: str = "left", second_col: str = "right", w
                             / np.maximum(cnt[j].sum(axis=1), 1.0), 0.0)
             cols += [rate, any_order.astype(float), np.zeros(n_g)]
             names += [(name, "first_position_win_rate", "single order", int(any_order.sum()))]
-            notes.append(f"{name}: no game judged in both orders; its first-position win rate is a position bias only"
-                         " if the order was random" + ("" if reference else " (compare with a reference judge on the"
-                                                       " same games: reference=)"))
+            notes.append(words("{name}: no game judged in both orders; its first-position win rate is a position"
+                               " bias only if the order was random{hint}", name=name, hint="") if reference else
+                         words("{name}: no game judged in both orders; its first-position win rate is a position"
+                               " bias only if the order was random (compare with a reference judge on the same"
+                               " games: {arg:reference=})", name=name))
     ref_cols = []
     if reference is not None:
         r = judges.index(reference)
@@ -248,6 +254,11 @@ def position_bias(data, *, first_col: str = "left", second_col: str = "right", w
     stats = pd.DataFrame(rows)
     stats["confidence_level"] = level
     return BiasResult("position", stats, level, tuple(notes))
+
+
+NOTE_ONE_INTERCEPT_PER_STRATA = NoteKind(
+    'judges.one-intercept-per-strata', 'info',
+    'one intercept per {strata_col} ({size} strata): slopes compare answers within a stratum')
 
 
 def length_bias(data, *, outcome_col: str = "winner", length_col: str = "length_diff", judge_col: str | None = None,
@@ -323,7 +334,7 @@ def length_bias(data, *, outcome_col: str = "winner", length_col: str = "length_
     judge = data[judge_col].astype(str).to_numpy() if judge_col else np.full(len(data), "judge")
     judges = list(dict.fromkeys(judge))
     if reference is not None and reference not in judges:
-        raise ArgumentError(f"`reference`: unknown judge {reference!r}; available: {', '.join(map(repr, judges))}.")
+        raise ArgumentError(words('`{arg:reference}`: unknown judge {reference!r}; available: {value}.', reference=reference, value=', '.join(map(repr, judges))))
     strata = data[strata_col].astype(str).to_numpy() if strata_col else np.full(len(data), "")
     s_labels, s_code = np.unique(strata, return_inverse=True)
     p = s_labels.size + 1
@@ -371,6 +382,5 @@ def length_bias(data, *, outcome_col: str = "winner", length_col: str = "length_
     stats = pd.DataFrame(rows)
     stats["confidence_level"] = level
     if strata_col:
-        notes.append(f"one intercept per {strata_col} ({s_labels.size} strata): slopes compare answers within a"
-                     " stratum")
+        notes.append(NOTE_ONE_INTERCEPT_PER_STRATA(strata_col=strata_col, size=s_labels.size))
     return BiasResult("length", stats, level, tuple(notes))

@@ -26,6 +26,7 @@ from ..display.reprs import html_head, titled_repr
 from ..resample.units import INTERVAL_METHODS, jackknife_sums, replicate_sums, summarize
 from .._random import name_key, run_entropy
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["AgreementResult", "agreement", "STATISTICS", "UNIT_KEY"]
 
@@ -43,6 +44,8 @@ FEW_UNITS = 30
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class AgreementResult:
     """Agreement coefficients with bootstrap intervals over units.
@@ -190,15 +193,27 @@ def _fleiss_raters(table) -> int:
     return int(sizes[np.flatnonzero(freq == freq.max())[-1]])
 
 
+NOTE_DISTINCT_VALUES_FLEISS_COHEN = NoteKind(
+    'judges.distinct-values-fleiss-cohen', 'excluded',
+    "{n_categories} distinct values: Fleiss' and Cohen's kappa, percent agreement and Gwet's AC1 treat values as "
+    "categories and are left out above {max_categories}; Krippendorff's alpha uses the level's distances")
+NOTE_RATERS_COHEN_S_KAPPA = NoteKind(
+    'judges.raters-cohen-s-kappa', 'excluded',
+    "{n_raters} raters: Cohen's kappa per pair left out ({n_pairs:,} pairs); name pairs with pairs=, or compare "
+    "judges with a reference ({arg:reference=})")
+NOTE_FLEISS_KAPPA_NEEDS_SAME = NoteKind(
+    'judges.fleiss-kappa-needs-same', 'excluded',
+    "Fleiss' kappa needs the same number of ratings per unit: it uses the {n_units:,} units rated exactly "
+    "{m_full} times; {left:,} pairable units with other counts are left out (Krippendorff's alpha uses them all)")
+
+
 def coefficients(table, *, pairs="auto", kappa_weights="auto") -> tuple[list, list]:
     """The :class:`~evalband.judges._coefficients.Coefficient` list of a ratings table, and notes."""
     notes = []
     counts = table.counts
     out = [coef.alpha(counts, table.level, table.values)]
     if table.n_categories > MAX_CATEGORIES:
-        notes.append(f"{table.n_categories} distinct values: Fleiss' and Cohen's kappa, percent agreement and"
-                     f" Gwet's AC1 treat values as categories and are left out above {MAX_CATEGORIES};"
-                     " Krippendorff's alpha uses the level's distances")
+        notes.append(NOTE_DISTINCT_VALUES_FLEISS_COHEN(n_categories=table.n_categories, max_categories=MAX_CATEGORIES))
         return out, notes
     m_full = _fleiss_raters(table)
     if m_full >= 2:
@@ -206,15 +221,12 @@ def coefficients(table, *, pairs="auto", kappa_weights="auto") -> tuple[list, li
         out.append(fl)
         left = int((np.bincount(table.unit_code, minlength=table.n_units) >= 2).sum()) - fl.n_units
         if left:
-            notes.append(f"Fleiss' kappa needs the same number of ratings per unit: it uses the {fl.n_units:,}"
-                         f" units rated exactly {m_full} times; {left:,} pairable units with other counts are"
-                         " left out (Krippendorff's alpha uses them all)")
+            notes.append(NOTE_FLEISS_KAPPA_NEEDS_SAME(n_units=fl.n_units, m_full=m_full, left=left))
     out += [coef.percent_agreement(counts), coef.gwet_ac1(counts)]
     idx = _pairs_of(table, pairs)
     if isinstance(pairs, str) and pairs.lower() == "auto" and table.n_raters > MAX_AUTO_RATERS:
         n_pairs = table.n_raters * (table.n_raters - 1) // 2
-        notes.append(f"{table.n_raters} raters: Cohen's kappa per pair left out ({n_pairs:,}"
-                     " pairs); name pairs with pairs=, or compare judges with a reference (reference=)")
+        notes.append(NOTE_RATERS_COHEN_S_KAPPA(n_raters=table.n_raters, n_pairs=n_pairs))
     weights = _weights_list(table.level, kappa_weights)
     by_value = table.level in ("interval", "ratio")
     for a, b in idx:
@@ -255,6 +267,24 @@ def evaluate(coefs, table, *, entropy, n_resamples: int, method: str, confidence
     return obs, samples, low, high, se, undefined, notes
 
 
+NOTE_WITHHELD_FROM_FEWER_THAN = NoteKind(
+    'judges.withheld-from-fewer-than', 'excluded',
+    '{value}: withheld, from fewer than {min_units} shared {unit} (a coefficient of agreement needs at least '
+    '{min_units} units rated by the raters it compares)')
+NOTE_FROM_FEWER_THAN_UNITS = NoteKind(
+    'judges.from-fewer-than-units', 'caveat',
+    "{value}: from fewer than {floor_units} units, widened to contain Wilson's interval of the share of agreeing "
+    "units (for AC1 through its chance correction), which the bootstrap of a share from few units falls short of")
+NOTE_EVERY_UNIT_AGREES_SO = NoteKind(
+    'judges.every-unit-agrees-so', 'info',
+    "{value}: every unit agrees, so every bootstrap replicate is the same; the interval shown is Wilson's on the "
+    "units (a valid bound for a share of agreement)")
+NOTE_NO_INTERVAL_EVERY_BOOTSTRAP = NoteKind(
+    'judges.no-interval-every-bootstrap', 'caveat',
+    "{value}: no interval (every bootstrap replicate is the same: the units all agree, so the bootstrap says "
+    "nothing about the coefficient's uncertainty)")
+
+
 def intervals_of(coefs, obs, samples, units, *, jackknife=None, method: str = "percentile",
                  confidence_level: float = 0.95, unit: str = "units"):
     """The intervals of agreement coefficients from their replicates, with the small-sample rules.
@@ -273,8 +303,7 @@ def intervals_of(coefs, obs, samples, units, *, jackknife=None, method: str = "p
                                          confidence_level=confidence_level, n_units=units)
     notes = []
     if few.any():
-        notes.append(f"{_labels(coefs, few)}: withheld, from fewer than {MIN_UNITS} shared {unit} (a coefficient"
-                     f" of agreement needs at least {MIN_UNITS} units rated by the raters it compares)")
+        notes.append(NOTE_WITHHELD_FROM_FEWER_THAN(value=_labels(coefs, few), min_units=MIN_UNITS, unit=unit))
     share = np.array([c.name in PROPORTIONS for c in coefs])
     lo, hi, sd, at_edge, gone = edge_intervals(obs, se, low, high, units, bounded=True,
                                                confidence_level=confidence_level)
@@ -285,17 +314,13 @@ def intervals_of(coefs, obs, samples, units, *, jackknife=None, method: str = "p
         floored = np.zeros(len(coefs), dtype=bool)
     se = np.where(floored, np.fmax(np.nan_to_num(se), implied_se(low, high, confidence_level)), se)
     if floored.any():
-        notes.append(f"{_labels(coefs, floored)}: from fewer than {FLOOR_UNITS} units, widened to contain Wilson's"
-                     " interval of the share of agreeing units (for AC1 through its chance correction), which the"
-                     " bootstrap of a share from few units falls short of")
+        notes.append(NOTE_FROM_FEWER_THAN_UNITS(value=_labels(coefs, floored), floor_units=FLOOR_UNITS))
     flat = degenerate(low, high, se) & np.isfinite(obs)
     low, high, se = (np.where(flat, np.nan, x) for x in (low, high, se))
     if (at_edge & share).any():
-        notes.append(f"{_labels(coefs, at_edge & share)}: every unit agrees, so every bootstrap replicate is the same;"
-                     " the interval shown is Wilson's on the units (a valid bound for a share of agreement)")
+        notes.append(NOTE_EVERY_UNIT_AGREES_SO(value=_labels(coefs, at_edge & share)))
     if flat.any():
-        notes.append(f"{_labels(coefs, flat)}: no interval (every bootstrap replicate is the same: the units all"
-                     " agree, so the bootstrap says nothing about the coefficient's uncertainty)")
+        notes.append(NOTE_NO_INTERVAL_EVERY_BOOTSTRAP(value=_labels(coefs, flat)))
     return obs, low, high, se, undefined, notes
 
 
@@ -372,6 +397,16 @@ def _paradox_note(table, names, obs) -> list[str]:
                 f" {share[top]:.0%} of ratings are '{table.categories[top]}' and chance agreement is high; Gwet's AC1"
                 f" ({ac1:.2f}) is less sensitive to such skew (Feinstein & Cicchetti 1990; Gwet 2008)"]
     return []
+
+
+NOTE_UNDEFINED_REPLICATES_NO_SPREAD = NoteKind(
+    'judges.undefined-replicates-no-spread', 'excluded',
+    '{label}: undefined on {value:,} of {n_resamples:,} replicates (no spread in the resampled ratings), left '
+    'out of its interval')
+NOTE_ONLY_BOOTSTRAP_INTERVALS_SMALL = NoteKind(
+    'judges.only-bootstrap-intervals-small', 'caveat',
+    'only {n_res_units} {value}: the bootstrap intervals are the small-sample (expanded) ones, as wide as a t '
+    'interval on that many units (Hesterberg 2015); with fewer than about {few_units} they remain approximate')
 
 
 def agreement(data, *, unit_col: str = "unit", rater_col: str = "rater", value_col: str = "value",
@@ -477,14 +512,11 @@ def agreement(data, *, unit_col: str = "unit", rater_col: str = "rater", value_c
     names = tuple(c.name for c in coefs)
     for k in np.flatnonzero((undefined > 0) & np.isfinite(obs)):  # (a withheld coefficient has its own note)
         label = names[k] + (f" ({coefs[k].rater_a}, {coefs[k].rater_b})" if coefs[k].rater_a else "")
-        notes.append(f"{label}: undefined on {int(undefined[k]):,} of {n_resamples:,} replicates (no spread in"
-                     " the resampled ratings), left out of its interval")
+        notes.append(NOTE_UNDEFINED_REPLICATES_NO_SPREAD(label=label, value=int(undefined[k]), n_resamples=n_resamples))
     n_clusters = len(table.cluster_labels) if table.has_clusters else None
     n_res_units = n_clusters if n_clusters is not None else table.n_units
     if MIN_UNITS <= n_res_units < FEW_UNITS:
-        notes.append(f"only {n_res_units} {'clusters' if n_clusters else 'units'}: the bootstrap intervals are the"
-                     " small-sample (expanded) ones, as wide as a t interval on that many units (Hesterberg 2015);"
-                     f" with fewer than about {FEW_UNITS} they remain approximate")
+        notes.append(NOTE_ONLY_BOOTSTRAP_INTERVALS_SMALL(n_res_units=n_res_units, value='clusters' if n_clusters else 'units', few_units=FEW_UNITS))
     notes += _paradox_note(table, names, obs)
     ref = None
     if reference is not None:

@@ -25,6 +25,8 @@ from ..display.reprs import html_head, titled_repr
 from ..resample.units import INTERVAL_METHODS
 from .._random import run_entropy
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["ReferenceResult", "judge_reference", "CONSENSUS"]
 
@@ -33,6 +35,8 @@ CONSENSUS = ("majority", "mean")
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class ReferenceResult:
     """Each judge against a reference.
@@ -141,6 +145,16 @@ def _effective(corrs, n_judges):
     return Coefficient("effective_judges", cols, finish, max(c.n_units for c in corrs))
 
 
+NOTE_REFERENCE_CROWD_S_RATERS = NoteKind(
+    'judges.reference-crowd-s-raters', 'info',
+    "reference: the crowd's {reference} of {n_crowd} raters ({per_unit:.1f} ratings per unit on average)")
+NOTE_UNITS_WHERE_CROWD_S = NoteKind(
+    'judges.units-where-crowd-s', 'excluded',
+    "{ties:,} units where the crowd's majority is tied have no reference and are left out")
+NOTE_NO_UNIT_RATED_BOTH = NoteKind('judges.no-unit-rated-both', 'info',
+                                    '{j}: no unit rated by both the judge and the reference')
+
+
 def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed=None, n_resamples=2000,
                      method="percentile", confidence_level=0.95) -> ReferenceResult:
     from .interrater import evaluate
@@ -148,45 +162,41 @@ def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed
     notes = []
     raters = table.raters
     if not isinstance(reference, str):
-        raise ArgumentTypeError(f"`reference` must be a rater's name, 'majority' or 'mean'; got {reference!r}.")
+        raise ArgumentTypeError(words("`{arg:reference}` must be a rater's name, 'majority' or 'mean'; got {reference!r}.", reference=reference))
     if judges is not None:
         judges = [judges] if isinstance(judges, str) else list(judges)
         bad = [j for j in judges if j not in raters]
         if bad:
-            raise ArgumentError(f"`judges`: unknown {', '.join(map(repr, bad))}; available:"
-                             f" {', '.join(map(repr, raters[:12]))}.")
+            raise ArgumentError(words('`{arg:judges}`: unknown {value}; available: {value2}.', value=', '.join(map(repr, bad)), value2=', '.join(map(repr, raters[:12]))))
     if reference in CONSENSUS and reference not in raters:
         if crowd is None:
             if judges is None:
-                raise ArgumentError(f"`reference={reference!r}` needs `judges` (the raters judged against the crowd) or"
-                                 " `crowd` (the raters forming it).")
+                raise ArgumentError(words('`{arg:reference={reference!r}}` needs `{arg:judges}` (the raters judged against the crowd) or `crowd` (the raters forming it).', reference=reference))
             crowd = [r for r in raters if r not in judges]
         crowd = [crowd] if isinstance(crowd, str) else list(crowd)
         if judges is None:
             judges = [r for r in raters if r not in crowd]
         if not crowd or not judges:
-            raise ArgumentError("`reference`: the crowd and the judges must both be non-empty.")
+            raise ArgumentError(words('`{arg:reference}`: the crowd and the judges must both be non-empty.'))
         if reference == "mean" and not table.numeric:
-            raise ArgumentError("`reference='mean'` needs numeric ratings; use 'majority' for categories.")
+            raise ArgumentError(words("`{arg:reference='mean'}` needs numeric ratings; use 'majority' for categories."))
         ref, size, ties = _consensus(table, [raters.index(r) for r in crowd], reference)
         have = size > 0
         per_unit = float(size[have].mean())
-        notes.append(f"reference: the crowd's {reference} of {len(crowd)} raters ({per_unit:.1f} ratings"
-                     f" per unit on average)")
+        notes.append(NOTE_REFERENCE_CROWD_S_RATERS(reference=reference, n_crowd=len(crowd), per_unit=per_unit))
         if ties:
-            notes.append(f"{ties:,} units where the crowd's majority is tied have no reference and are left out")
+            notes.append(NOTE_UNITS_WHERE_CROWD_S(ties=ties))
         numeric_ref = reference == "mean"
     else:
         if reference not in raters:
-            raise ArgumentError(f"`reference`: unknown rater {reference!r}; available: {', '.join(map(repr, raters[:12]))}"
-                             " (or 'majority' / 'mean' of a crowd).")
+            raise ArgumentError(words("`{arg:reference}`: unknown rater {reference!r}; available: {value} (or 'majority' / 'mean' of a crowd).", reference=reference, value=', '.join(map(repr, raters[:12]))))
         crowd = []
         ref = table.matrix[raters.index(reference)]
         judges = [r for r in raters if r != reference] if judges is None else judges
         numeric_ref = False
     judges = [j for j in judges if j != reference]
     if not judges:
-        raise ArgumentError("`judges`: no judge to compare with the reference.")
+        raise ArgumentError(words('`{arg:judges}`: no judge to compare with the reference.'))
     vals = table.values
     ref_ok = np.isfinite(ref) if numeric_ref else ref >= 0
     ref_val = ref if numeric_ref else (vals[np.maximum(ref, 0)] if table.numeric else None)
@@ -195,7 +205,7 @@ def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed
         jc = table.matrix[raters.index(j)]
         both = (jc >= 0) & ref_ok
         if not both.any():
-            notes.append(f"{j}: no unit rated by both the judge and the reference")
+            notes.append(NOTE_NO_UNIT_RATED_BOTH(j=j))
         if not numeric_ref:
             coefs.append(_mean_of("accuracy", (jc == ref).astype(float), both, j))
             pair = np.vstack([jc, np.where(ref_ok, ref, -1)])

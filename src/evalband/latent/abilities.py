@@ -20,6 +20,8 @@ from .predict import choose_holdout, holdout_summary, predictive_intervals
 from .resampling import pearson_residuals, refit, replicate_scores, item_weights
 from .item_abilities import UNCERTAINTY
 from .result import AbilityResult
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["ability", "MODELS", "LOSSES", "CORRECTIONS", "UNCERTAINTY", "weak_flags", "model_units", "pair_units",
            "rank_and_compare"]
@@ -35,6 +37,8 @@ SATURATED = 0.02
 
 
 @dataclass(frozen=True)
+
+
 class _Fit:
     params: tuple
     samples: tuple
@@ -43,6 +47,16 @@ class _Fit:
     weight: object
     dispersion: float
     design: object
+
+
+NOTE_BOOTSTRAP_REFITS_STOPPED_BEFORE = NoteKind(
+    'latent.bootstrap-refits-stopped-before', 'info',
+    '{failed} of {n_resamples} bootstrap refits stopped before converging; they are kept')
+NOTE_CELLS_VARY_TIMES_MUCH = NoteKind(
+    'latent.cells-vary-times-much', 'info',
+    'the cells vary {dispersion:.3g} times as much around the fit as binomial sampling of their items explains '
+    '(Pearson dispersion): the ability intervals cover item sampling on these tasks, the predictive intervals '
+    'include the extra spread')
 
 
 def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", models=None, tasks=None,
@@ -157,8 +171,7 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
     if holdout is not None:
         holdout = check_probability(holdout, "holdout")
         if holdout >= 0.5:
-            raise ArgumentError(f"`holdout` is the share of measured cells held out for the check; {holdout:g}"
-                                " leaves too few to fit (use e.g. 0.1).")
+            raise ArgumentError(words('`{arg:holdout}` is the share of measured cells held out for the check; {holdout:g} leaves too few to fit (use e.g. 0.1).', holdout=holdout))
     prior = _prior(prior)
     gen = as_generator(rng)
     entropy = run_entropy(gen)
@@ -168,8 +181,7 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
         raise InputError("a latent-ability model needs at least 2 models", source=cells.source)
     if cells.kind == "items" and model in ("2pl", "rasch"):
         if loss != "auto":
-            raise ArgumentError(f"`loss` applies to the task-level model; the item-level {model} model has the"
-                                f" Bernoulli likelihood of each response (got loss={loss!r}).")
+            raise ArgumentError(words('`{arg:loss}` applies to the task-level model; the item-level {model} model has the Bernoulli likelihood of each response (got {arg:loss={loss!r}}).', model=model, loss=loss))
         from .item_abilities import item_level_ability
 
         return item_level_ability(cells, model=model, anchor=_anchor(anchor, cells), n_resamples=n_resamples,
@@ -177,8 +189,7 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
                                   simultaneous=simultaneous, holdout=holdout, entropy=entropy, progress=progress)
     loss = ("binomial" if cells.n is not None else "fraction") if loss == "auto" else loss
     if loss == "binomial" and cells.n is None:
-        raise ArgumentError("`loss='binomial'` needs counts (an `n` column); these cells have scores only: use"
-                            " 'fraction' or 'least-squares'.")
+        raise ArgumentError(words("`{arg:loss='binomial'}` needs counts (an `n` column); these cells have scores only: use 'fraction' or 'least-squares'."))
     anchor = _anchor(anchor, cells)
     slopes = model != "rasch"
     notes = list(cells.notes)
@@ -204,12 +215,10 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
     notes.append(ident)
     failed = int((~fit.converged).sum())
     if failed:
-        notes.append(f"{failed} of {n_resamples} bootstrap refits stopped before converging; they are kept")
+        notes.append(NOTE_BOOTSTRAP_REFITS_STOPPED_BEFORE(failed=failed, n_resamples=n_resamples))
     notes.append(_uncertainty_note(cells.kind, loss, n_resamples, method))
     if cells.kind != "scores" and np.isfinite(fit.dispersion) and fit.dispersion > 1.5:
-        notes.append(f"the cells vary {fit.dispersion:.3g} times as much around the fit as binomial sampling of"
-                     " their items explains (Pearson dispersion): the ability intervals cover item sampling on"
-                     " these tasks, the predictive intervals include the extra spread")
+        notes.append(NOTE_CELLS_VARY_TIMES_MUCH(dispersion=fit.dispersion))
     units, unit_name = model_units(cells)
     ranking, comparisons = rank_and_compare(C, Cs, cells.models, level, simultaneous, correction, units,
                                             unit_name)
@@ -239,11 +248,10 @@ def _prior(prior) -> dict:
     if prior is None:
         return out
     if not isinstance(prior, Mapping):
-        raise ArgumentTypeError(f"`prior` must be a mapping of prior standard deviations ({', '.join(out)}); got"
-                                f" {type(prior).__name__}.")
+        raise ArgumentTypeError(words('`{arg:prior}` must be a mapping of prior standard deviations ({value}); got {name}.', value=', '.join(out), name=type(prior).__name__))
     for k, v in prior.items():
         if k not in out:
-            raise ArgumentError(f"`prior` has no {k!r}; its keys are {', '.join(map(repr, out))}.")
+            raise ArgumentError(words('`{arg:prior}` has no {k!r}; its keys are {value}.', k=k, value=', '.join(map(repr, out))))
         if not (isinstance(v, (int, float)) and v > 0 and np.isfinite(v)):
             raise ArgumentError(f"`prior[{k!r}]` must be a positive number; got {v!r}.")
         out[k] = float(v)
@@ -258,27 +266,25 @@ def _anchor(anchor, cells: Cells):
     elif isinstance(anchor, Mapping):
         unknown = set(anchor) - {"task", "difficulty", "slope"}
         if unknown or "task" not in anchor:
-            raise ArgumentError("`anchor` as a mapping needs 'task' (and may give 'difficulty', 'slope'); got keys"
-                                f" {sorted(map(str, anchor))}.")
+            raise ArgumentError(words("`{arg:anchor}` as a mapping needs 'task' (and may give 'difficulty', 'slope'); got keys {value}.", value=sorted(map(str, anchor))))
         spec = (anchor["task"], anchor.get("difficulty", 0.0), anchor.get("slope", 1.0))
     elif isinstance(anchor, (tuple, list)) and len(anchor) in (1, 2, 3):
         spec = (*anchor, *(0.0, 1.0)[len(anchor) - 1:])
     else:
-        raise ArgumentTypeError(f"`anchor` must be a task name, (task, difficulty, slope) or a mapping; got"
-                                f" {anchor!r}.")
+        raise ArgumentTypeError(words('`{arg:anchor}` must be a task name, (task, difficulty, slope) or a mapping; got {anchor!r}.', anchor=anchor))
     task, diff, slope = str(spec[0]), spec[1], spec[2]
     if task not in cells.tasks:
         from .._validate import closest_name
 
         close = closest_name(task, cells.tasks)
-        raise ArgumentError(f"`anchor` names task {task!r}, which is not in the data"
-                            + (f"; did you mean {close!r}?" if close else "."))
+        raise ArgumentError(words("`{arg:anchor}` names task {task!r}, which is not in the data{hint}", task=task,
+                                  hint=f"; did you mean {close!r}?" if close else "."))
     try:
         diff, slope = float(diff), float(slope)
     except (TypeError, ValueError):
-        raise ArgumentError(f"`anchor` difficulty and slope must be numbers; got {spec[1]!r}, {spec[2]!r}.") from None
+        raise ArgumentError(words('`{arg:anchor}` difficulty and slope must be numbers; got {value!r}, {value2!r}.', value=spec[1], value2=spec[2])) from None
     if not (np.isfinite(diff) and np.isfinite(slope) and slope > 0):
-        raise ArgumentError(f"`anchor` needs a finite difficulty and a positive slope; got {diff!r}, {slope!r}.")
+        raise ArgumentError(words('`{arg:anchor}` needs a finite difficulty and a positive slope; got {diff!r}, {slope!r}.', diff=diff, slope=slope))
     return (task, diff, slope)
 
 
@@ -321,8 +327,9 @@ def _fit(cells: Cells, *, slopes, loss, prior, n_resamples, entropy, track, meth
 
 def _uncertainty_note(kind, loss, b, method="bootstrap") -> str:
     if method == "information":
-        return (f"intervals from {b:,} draws from the normal approximation at the fit (inverse Fisher information,"
-                f" loss {loss}; uncertainty='bootstrap' resamples the data instead)")
+        return words("intervals from {b:,} draws from the normal approximation at the fit (inverse Fisher"
+                     " information, loss {loss}; {arg:uncertainty='bootstrap'} resamples the data instead)", b=b,
+                     loss=loss)
     what = {"counts": "binomial counts redrawn within cells", "items": "items resampled within tasks, paired"
             " across models", "scores": "a residual bootstrap of the cells' deviations from the fit (scores"
             " without counts: the cells' spread around the fit is the only measure of their noise)"}[kind]

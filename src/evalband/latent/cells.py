@@ -26,11 +26,15 @@ from ..data.labels import natural_order
 from .._lists import and_names, names_text
 from ..data.checks import _labels, _require, _row_name, parse_scores
 from .._validate import ArgumentTypeError, InputError
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["Cells", "ItemResponses", "cells_from", "check_connected", "components", "score_frame"]
 
 
 @dataclass(frozen=True, eq=False)
+
+
 class ItemResponses:
     """Item-level responses as a (models x items) matrix, NaN where a model has no response.
 
@@ -80,6 +84,8 @@ class ItemResponses:
 
 
 @dataclass(frozen=True, eq=False)
+
+
 class Cells:
     """The observed cells of a model x task matrix, in canonical order (by model, then task).
 
@@ -131,6 +137,10 @@ class Cells:
                      self.attribution)
 
 
+NOTE_CELL_BLANK_SCORE_LEFT = NoteKind('latent.cell-blank-score-left', 'excluded',
+                                       '{value:,} cell{value2} with a blank score left out (not measured)')
+
+
 def score_frame(df: pd.DataFrame, *, source: str = "<DataFrame>", row_word: str = "row") -> tuple:
     """Validate a frame of cell scores (``model, task, score`` in [0, 1]; optional ``n``): labels, scores and
     duplicates, by the rules of the results table. Returns ``(models, tasks, model, task, y, n, notes)`` in
@@ -161,8 +171,7 @@ def score_frame(df: pd.DataFrame, *, source: str = "<DataFrame>", row_word: str 
             raise InputError(f"test-set size n must be a positive integer; got {df['n'].iloc[badn[0]]!r}",
                              source=source, row=_row_name(df.index[badn[0]], row_word), column="n")
     if blank.any():
-        notes.append(f"{int(blank.sum()):,} cell{'s' if blank.sum() != 1 else ''} with a blank score left out"
-                     " (not measured)")
+        notes.append(NOTE_CELL_BLANK_SCORE_LEFT(value=int(blank.sum()), value2='s' if blank.sum() != 1 else ''))
     keep = ~blank
     mo = natural_order(model[keep].astype(str).unique())
     ta = natural_order(task[keep].astype(str).unique())
@@ -234,6 +243,11 @@ def cells_from(data, *, models=None, tasks=None, **read_options) -> Cells:
                  table.source, resp, notes, table.attribution)
 
 
+NOTE_NO_MEASURED_CELL_CHOSEN = NoteKind(
+    'latent.no-measured-cell-chosen', 'excluded',
+    '{n_empty} {what}{value} with no measured cell on the chosen {other} left out: {value2}{value3}')
+
+
 def _choose(cells: Cells, models, tasks) -> Cells:
     from .._validate import check_names
 
@@ -258,8 +272,7 @@ def _choose(cells: Cells, models, tasks) -> Cells:
             continue
         if given is not None:
             raise InputError(f"{what} {empty[0]!r} has no measured cell on the chosen {other}", source=cells.source)
-        notes.append(f"{len(empty)} {what}{'s' if len(empty) > 1 else ''} with no measured cell on the chosen"
-                     f" {other} left out: {', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}")
+        notes.append(NOTE_NO_MEASURED_CELL_CHOSEN(n_empty=len(empty), what=what, value='s' if len(empty) > 1 else '', other=other, value2=', '.join(empty[:5]), value3=' ...' if len(empty) > 5 else ''))
     mo = [m for m, h in zip(mo, has_m) if h]
     ta = [t for t, h in zip(ta, has_t) if h]
     mnew = (np.cumsum(has_m) - 1)[np.clip(mnew, 0, None)]
@@ -317,6 +330,4 @@ def check_connected(cells: Cells) -> None:
             continue
         parts.append(f"{{{and_names(ms, limit=3)} on {names_text(ts, 3)}}}")
     more = f" and {k - 4} more" if k > 4 else ""
-    raise InputError(f"the model x task graph has {k} components that share no task: {'; '.join(parts)}{more};"
-                     " abilities on different components are not comparable: choose the models and tasks of one"
-                     " component (`models`, `tasks`)", source=cells.source)
+    raise InputError(words('the model x task graph has {k} components that share no task: {value}{more}; abilities on different components are not comparable: choose the models and tasks of one component (`{arg:models}`, `{arg:tasks}`)', k=k, value='; '.join(parts), more=more), source=cells.source)

@@ -14,6 +14,7 @@ from .._validate import InputError, as_generator, check_choice, check_confidence
 from ..display.reprs import displayed
 from .cells import cells_from, check_connected
 from .irt_fit import fit_irt
+from ..display.notes import NoteKind
 
 __all__ = ["items", "ItemsResult", "item_total_correlation", "duplicate_patterns"]
 
@@ -22,6 +23,8 @@ GRID = np.linspace(-4.0, 4.0, 161)
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class ItemsResult:
     """Per-item 2PL parameters with intervals, item-total correlations and flags; per-task information; the
@@ -86,6 +89,19 @@ class ItemsResult:
         flagged = int((self.frame["flag"] != "").sum())
         return (f"{len(self.frame):,} items of {len(self.tasks)} tasks, {len(self.models)} models ({self.model});"
                 f" {flagged:,} item{'s' if flagged != 1 else ''} flagged")
+
+
+NOTE_SCALE_ABILITIES_STANDARDIZED_MEAN = NoteKind(
+    'latent.scale-abilities-standardized-mean', 'info',
+    'scale: abilities standardized to mean 0 and variance 1 over the models')
+NOTE_SCALE_LOGIT_SCALE_RASCH = NoteKind('latent.scale-logit-scale-rasch', 'info',
+                                         'scale: the logit scale (Rasch), abilities centred at mean 0')
+NOTE_INTERVALS_FROM_OBSERVED_INFORMATION = NoteKind(
+    'latent.intervals-from-observed-information', 'info',
+    'intervals from the observed information (items) and its sandwich over items within tasks (abilities: the '
+    'linearized bootstrap of items within tasks, paired across models)')
+NOTE_FIT_STOPPED_AFTER_STEPS = NoteKind('latent.fit-stopped-after-steps', 'info',
+                                         'the fit stopped after {iterations} steps before converging')
 
 
 def items(data, *, model: str = "2pl", models=None, tasks=None, confidence_level=0.95, n_draws: int = 1000,
@@ -156,11 +172,10 @@ def items(data, *, model: str = "2pl", models=None, tasks=None, confidence_level
     fit = fit_irt(resp.y, obs, resp.item_task, len(resp.tasks), rasch=model == "rasch")
     notes = list(cells.notes)
     if not fit.converged:
-        notes.append(f"the fit stopped after {fit.iterations} steps before converging")
-    notes.append("scale: abilities standardized to mean 0 and variance 1 over the models" if model == "2pl" else
-                 "scale: the logit scale (Rasch), abilities centred at mean 0")
-    notes.append("intervals from the observed information (items) and its sandwich over items within tasks"
-                 " (abilities: the linearized bootstrap of items within tasks, paired across models)")
+        notes.append(NOTE_FIT_STOPPED_AFTER_STEPS(iterations=fit.iterations))
+    notes.append(NOTE_SCALE_ABILITIES_STANDARDIZED_MEAN() if model == "2pl" else
+                 NOTE_SCALE_LOGIT_SCALE_RASCH())
+    notes.append(NOTE_INTERVALS_FROM_OBSERVED_INFORMATION())
     z = norm.ppf(0.5 + level / 2)
     se_a, se_b = np.sqrt(np.maximum(fit.var_a, 0)), np.sqrt(np.maximum(fit.var_b, 0))
     n_models = obs.sum(axis=0)

@@ -36,6 +36,8 @@ from scipy.special import expit
 from .._random import block_generator, name_key
 from .irt_fit import fit_irt, newton, standardize
 from .resampling import cell_streams, item_weights
+from ..display.notes import NoteKind
+from .._words import concat, words
 
 __all__ = ["ItemAbilityFit", "fit_item_abilities", "item_level_ability", "task_curves", "ability_draws", "cell_predictions",
            "choose_uncertainty", "BOOTSTRAP_BUDGET", "UNCERTAINTY"]
@@ -211,6 +213,13 @@ def cell_predictions(resp, theta, samples, a, d, obs, model, task, *, confidence
     return f0, low, high, n
 
 
+NOTE_ITEM_LEVEL_FIT_STOPPED = NoteKind('latent.item-level-fit-stopped', 'info',
+                                        'the item-level fit stopped before converging')
+NOTE_BOOTSTRAP_REFITS_STOPPED_BEFORE_2 = NoteKind(
+    'latent.bootstrap-refits-stopped-before-2', 'info',
+    '{failed} of {n_resamples} bootstrap refits stopped before converging; they are kept')
+
+
 def item_level_ability(cells, *, model, anchor, n_resamples, uncertainty, level, correction, simultaneous, holdout,
                        entropy, progress):
     """:func:`evalband.latent.ability` on item-level data with the '2pl' or 'rasch' model (see the module notes)."""
@@ -247,10 +256,10 @@ def item_level_ability(cells, *, model, anchor, n_resamples, uncertainty, level,
         ident = "abilities standardized to mean 0 and variance 1 over the models (no anchor given)"
     notes.append(ident)
     if not fit.full_converged:
-        notes.append("the item-level fit stopped before converging")
+        notes.append(NOTE_ITEM_LEVEL_FIT_STOPPED())
     failed = int((~fit.converged).sum())
     if failed:
-        notes.append(f"{failed} of {n_resamples} bootstrap refits stopped before converging; they are kept")
+        notes.append(NOTE_BOOTSTRAP_REFITS_STOPPED_BEFORE_2(failed=failed, n_resamples=n_resamples))
     notes.append(_note(method, uncertainty, model, n_resamples, n_m, n_i))
     units, unit_name = model_units(cells)
     ranking, comparisons = rank_and_compare(theta, samples, resp.models, level, simultaneous, correction, units,
@@ -305,9 +314,9 @@ def _note(method, asked, model, b, n_m, n_i) -> str:
     if method == "bootstrap":
         return (f"intervals from {b:,} bootstrap refits of the {name} model (items resampled within tasks, paired"
                 " across models), each started from the full-data fit")
-    why = ""
+    text = (f"intervals from {b:,} draws from the normal approximation of the {name} fit (the sandwich over items"
+            f" within tasks, the linearized item bootstrap)")
     if asked == "auto":
-        why = (f"; the bootstrap would refit {n_m:,} models x {n_i:,} items {b:,} times: ask for it with"
-               " uncertainty='bootstrap'")
-    return (f"intervals from {b:,} draws from the normal approximation of the {name} fit (the sandwich over items"
-            f" within tasks, the linearized item bootstrap){why}")
+        return concat(text, words("; the bootstrap would refit {n_m:,} models x {n_i:,} items {b:,} times: ask for"
+                                  " it with {arg:uncertainty='bootstrap'}", n_m=n_m, n_i=n_i, b=b))
+    return text

@@ -30,6 +30,7 @@ import numbers
 import numpy as np
 
 from .._validate import ArgumentError, ArgumentTypeError, check_positive_int, check_probability
+from .._words import words
 
 __all__ = [
     "variance_of_difference", "binary_variance_of_difference", "design_effect", "effective_sample_size",
@@ -39,10 +40,10 @@ __all__ = [
 
 def _nonneg(value, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ArgumentTypeError(f"`{name}` must be a number; got {value!r}.")
+        raise ArgumentTypeError(words('`{arg:{name}}` must be a number; got {value!r}.', name=name, value=value))
     value = float(value)
     if not (value >= 0 and math.isfinite(value)):
-        raise ArgumentError(f"`{name}` must be a finite number >= 0; got {value!r}.")
+        raise ArgumentError(words('`{arg:{name}}` must be a finite number >= 0; got {value!r}.', name=name, value=value))
     return value
 
 
@@ -58,6 +59,14 @@ def variance_of_difference(var_a: float, var_b: float, *, correlation: float = 0
     """``Var(a - b) = var_a + var_b - 2 rho sd_a sd_b`` for one item scored by two models.
 
     ``correlation=0`` gives the unpaired (independent) case ``var_a + var_b``.
+
+    Examples
+    --------
+    >>> from evalband.plan import variance_of_difference
+    >>> variance_of_difference(0.2, 0.2)
+    0.4
+    >>> round(variance_of_difference(0.2, 0.2, correlation=0.6), 3)
+    0.16
     """
     var_a, var_b = _nonneg(var_a, "var_a"), _nonneg(var_b, "var_b")
     rho = _correlation(correlation)
@@ -76,6 +85,14 @@ def binary_variance_of_difference(p_a: float, p_b: float, *, correlation: float 
         When no joint distribution of two 0/1 scores has these margins and this correlation (the implied
         probability that both are correct, ``p_a p_b + rho sd_a sd_b``, must lie in
         ``[max(0, p_a + p_b - 1), min(p_a, p_b)]``).
+
+    Examples
+    --------
+    >>> from evalband.plan import binary_variance_of_difference
+    >>> round(binary_variance_of_difference(0.7, 0.6), 3)
+    0.45
+    >>> round(binary_variance_of_difference(0.7, 0.6, correlation=0.5), 3)
+    0.226
     """
     p_a = check_probability(p_a, "p_a", open_interval=False)
     p_b = check_probability(p_b, "p_b", open_interval=False)
@@ -136,7 +153,14 @@ def design_effect(cluster_size, icc, *, cv: float = 0.0):
 
 
 def effective_sample_size(n, cluster_size, icc, *, cv: float = 0.0):
-    """``n / design_effect(cluster_size, icc, cv=cv)``: the independent items the clustered ``n`` is worth."""
+    """``n / design_effect(cluster_size, icc, cv=cv)``: the independent items the clustered ``n`` is worth.
+
+    Examples
+    --------
+    >>> from evalband.plan import effective_sample_size
+    >>> round(effective_sample_size(1000, 10, 0.1), 1)
+    526.3
+    """
     return np.asarray(n, dtype=float) / design_effect(cluster_size, icc, cv=cv) if np.ndim(n) else \
         float(n) / design_effect(cluster_size, icc, cv=cv)
 
@@ -146,6 +170,12 @@ def trial_variance(item_variance: float, output_variance: float, trials):
 
     ``item_variance`` is the variance of the items' true (infinitely resampled) scores, ``output_variance`` the
     mean within-item variance of a single trial (for a paired difference: the sum of both models').
+
+    Examples
+    --------
+    >>> from evalband.plan import trial_variance
+    >>> trial_variance(0.05, 0.10, [1, 2, 4])
+    array([0.15 , 0.1  , 0.075])
     """
     item_variance = _nonneg(item_variance, "item_variance")
     output_variance = _nonneg(output_variance, "output_variance")
@@ -161,6 +191,13 @@ def variance_reduction(item_variance: float, output_variance: float, trials):
 
     It approaches ``output_variance / (item_variance + output_variance)`` as ``k`` grows; with output variance
     twice the item variance, 2 trials remove a third, 4 a half, and no ``k`` more than two thirds (Miller 2024).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.plan import variance_reduction
+    >>> np.round(variance_reduction(0.05, 0.10, [2, 4, 100]), 3)
+    array([0.333, 0.5  , 0.66 ])
     """
     v1 = trial_variance(item_variance, output_variance, 1)
     if v1 == 0:

@@ -39,6 +39,8 @@ from ..estimation.confidence import ConfidenceInterval
 from .power import _solve_power
 from .sequential import SequentialComparison
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["release_gate", "GateResult", "paired_runs", "GATE_METHODS", "EXIT_CODES"]
 
@@ -50,6 +52,8 @@ MIN_UNITS = 10
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class GateResult:
     """Outcome of :func:`release_gate` (fractions, unrounded).
@@ -217,6 +221,21 @@ def paired_runs(baseline, candidate, *, models=None, tasks=None):
     names : (str, str)
     left_out : dict
         ``{'baseline_only': int, 'candidate_only': int}``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import evalband as eb
+    >>> from evalband.plan import paired_runs
+    >>> old = eb.read(pd.DataFrame({"model": "v1", "task": "qa", "item": ["a", "b", "c"], "score": [1, 0, 1]}))
+    >>> new = eb.read(pd.DataFrame({"model": "v2", "task": "qa", "item": ["a", "b", "d"], "score": [1, 1, 0]}))
+    >>> frame, names, left_out = paired_runs(old, new)
+    >>> frame
+      task item  baseline  candidate
+    0   qa    a       1.0        1.0
+    1   qa    b       0.0        1.0
+    >>> names, left_out
+    (('v1', 'v2'), {'baseline_only': 1, 'candidate_only': 1})
     """
     from ..selection import select
 
@@ -234,7 +253,7 @@ def paired_runs(baseline, candidate, *, models=None, tasks=None):
         elif len(models) == 2:
             mb, mc = models
         else:
-            raise ArgumentError(f"`models` must be one name or two (baseline, candidate); got {models!r}.")
+            raise ArgumentError(words('`{arg:models}` must be one name or two (baseline, candidate); got {models!r}.', models=models))
     mb, mc = _one_model(baseline, mb, "baseline"), _one_model(candidate, mc, "candidate")
 
     def per_item(table, model):
@@ -280,6 +299,37 @@ def _betting_order(frame: pd.DataFrame, rng) -> np.ndarray:
                             frame["task"].astype(str).map(tasks).to_numpy()))
     gen = block_generator(run_entropy(as_generator(rng)), (name_key("gate-betting"),))
     return canonical[gen.permutation(canonical.size)]
+
+
+NOTE_ALL_ITEMS_ONE_CLUSTER = NoteKind('plan.all-items-one-cluster', 'excluded',
+                                       'all items are in one cluster; clustering ignored')
+NOTE_DIFFERENCE_MEAN_OVER_PAIRED = NoteKind(
+    'plan.difference-mean-over-paired', 'info',
+    'the difference is the mean over the {n:,} paired items pooled across {n_tasks} tasks (each item counts '
+    'once, so larger tasks weigh more); compare and rank report the mean over tasks (each task counts once), '
+    'which can differ')
+NOTE_INTERVAL_CLUSTER_ROBUST_T = NoteKind('plan.interval-cluster-robust-t', 'info',
+                                           'interval: cluster-robust t over {g} clusters ({value} degrees of freedom)')
+NOTE_INTERVAL_PAIRED_T_PER = NoteKind('plan.interval-paired-t-per', 'info',
+                                       'interval: paired t on the per-item differences (items taken as independent)')
+NOTE_BETTING_PAIRED_ITEMS_TAKEN = NoteKind(
+    'plan.betting-paired-items-taken', 'caveat',
+    'betting: the {n:,} paired items are taken in a random order fixed by the seed ({arg:rng={seed}}; a permutation'
+    ' of the items in their canonical order), so the decision does not depend on the order of the rows')
+NOTE_BETTING_GIVEN_RNG = NoteKind(
+    'plan.betting-paired-items-taken-rng', 'caveat',
+    'betting: the {n:,} paired items are taken in a random order fixed by the seed (the given rng; a permutation'
+    ' of the items in their canonical order), so the decision does not depend on the order of the rows')
+NOTE_EVERY_PER_ITEM_DIFFERENCE = NoteKind(
+    'plan.every-per-item-difference', 'caveat',
+    'every per-item difference is {value:+.4g} points (standard error 0): the interval is the exact bound on the '
+    'share of items that could differ (Clopper-Pearson), not a t interval')
+NOTE_ONLY_NO_INTERVAL_FROM = NoteKind(
+    'plan.only-no-interval-from', 'caveat',
+    'only {units} {value}: no interval from fewer than {min_units} is trusted, so the gate does not decide')
+NOTE_BETTING_INTERVAL_TREATS_ITEMS = NoteKind(
+    'plan.betting-interval-treats-items', 'excluded',
+    'the betting interval treats items as independent; clusters are not used')
 
 
 def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=0.95, method: str = "t",
@@ -343,7 +393,7 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     method = check_choice(method, GATE_METHODS, "method")
     power = check_probability(power, "power")
     if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not (0 <= margin < 1):
-        raise ArgumentError(f"`margin` must be a number in [0, 1) (a fraction: 0.01 is one point); got {margin!r}.")
+        raise ArgumentError(words('`{arg:margin}` must be a number in [0, 1) (a fraction: 0.01 is one point); got {margin!r}.', margin=margin))
     margin = float(margin)
     frame, names, left = paired_runs(baseline, candidate, models=models, tasks=tasks)
     notes = [frame.attrs["note"]] if frame.attrs.get("note") else []
@@ -362,7 +412,7 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     deff = 1.0
     clustered = "cluster" in frame.columns and frame["cluster"].nunique() >= 2
     if "cluster" in frame.columns and not clustered:
-        notes.append("all items are in one cluster; clustering ignored")
+        notes.append(NOTE_ALL_ITEMS_ONE_CLUSTER())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if clustered:
@@ -376,38 +426,32 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     se = float(est.se)
     n_tasks = int(frame["task"].nunique())
     if n_tasks > 1:
-        notes.append(f"the difference is the mean over the {n:,} paired items pooled across {n_tasks} tasks (each"
-                     " item counts once, so larger tasks weigh more); compare and rank report the mean over tasks"
-                     " (each task counts once), which can differ")
+        notes.append(NOTE_DIFFERENCE_MEAN_OVER_PAIRED(n=n, n_tasks=n_tasks))
     if method == "t":
         low, high = float(est.ci.low), float(est.ci.high)
-        notes.append(f"interval: cluster-robust t over {G} clusters ({G - 1} degrees of freedom)" if G else
-                     "interval: paired t on the per-item differences (items taken as independent)")
+        notes.append(NOTE_INTERVAL_CLUSTER_ROBUST_T(g=G, value=G - 1) if G else
+                     NOTE_INTERVAL_PAIRED_T_PER())
     else:
         if b.min() < 0 or b.max() > 1 or c.min() < 0 or c.max() > 1:
             raise InputError("method 'betting' needs scores in [0, 1]", source="gate")
         order = _betting_order(frame, rng)
         seq = SequentialComparison(confidence_level=conf, names=("candidate", "baseline"))
         state = seq.update(c[order], b[order])
-        seed = f"rng={rng}" if isinstance(rng, int) else "the given rng"
-        notes.append(f"betting: the {n:,} paired items are taken in a random order fixed by the seed ({seed}; a"
-                     " permutation of the items in their canonical order), so the decision does not depend on the"
-                     " order of the rows")
+        notes.append(NOTE_BETTING_PAIRED_ITEMS_TAKEN(n=n, seed=rng) if isinstance(rng, int)
+                     else NOTE_BETTING_GIVEN_RNG(n=n))
         low, high = float(state.ci.low), float(state.ci.high)
         if G:
-            notes.append("the betting interval treats items as independent; clusters are not used")
+            notes.append(NOTE_BETTING_INTERVAL_TREATS_ITEMS())
     units = G if G else n
     bounded = b.min() >= 0 and b.max() <= 1 and c.min() >= 0 and c.max() <= 1
     if sd == 0 and bounded:  # a zero-width interval says only that the items agree; use the exact bound instead
         share = 1 - ((1 - conf) / 2) ** (1 / n)
         low, high = min(low, mean - share * (1 + mean)), max(high, mean + share * (1 - mean))
-        notes.append(f"every per-item difference is {100 * mean:+.4g} points (standard error 0): the interval is"
-                     " the exact bound on the share of items that could differ (Clopper-Pearson), not a t interval")
+        notes.append(NOTE_EVERY_PER_ITEM_DIFFERENCE(value=100 * mean))
     reason = ""
     if units < MIN_UNITS:
         decision, reason = "undecided", "too few units"
-        notes.append(f"only {units} {'clusters' if G else 'paired items'}: no interval from fewer than {MIN_UNITS}"
-                     " is trusted, so the gate does not decide")
+        notes.append(NOTE_ONLY_NO_INTERVAL_FROM(units=units, value='clusters' if G else 'paired items', min_units=MIN_UNITS))
     elif sd == 0 and not bounded:
         decision, reason = "undecided", "no spread"
     elif low > -margin:

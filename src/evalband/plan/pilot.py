@@ -25,11 +25,15 @@ from ..estimation.cluster import cluster_interval
 from ..estimation.trials import trial_variance
 from .planner import ComparisonPlan, plan_comparison
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["PilotEstimates", "estimate_pilot", "plan_from_pilot"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class PilotEstimates:
     """Variance components of ``model_a - model_b`` estimated from pilot data (fractions; unrounded).
@@ -94,7 +98,7 @@ def _pick_models(table, models):
     else:
         chosen = check_names(models, table.models, "models")
         if len(chosen) != 2:
-            raise ArgumentError(f"`models` must name exactly two models (A,B); got {chosen!r}.")
+            raise ArgumentError(words('`{arg:models}` must name exactly two models (A,B); got {chosen!r}.', chosen=chosen))
         extra = False
     return chosen, extra
 
@@ -108,6 +112,40 @@ def _cluster_stats(d: np.ndarray, codes: np.ndarray):
     size = np.bincount(codes)
     size = size[size > 0].astype(float)
     return (float(est.se), float(est.extras["icc"]), float(est.extras["design_effect"]), size, notes)
+
+
+NOTE_TABLE_HAS_MODELS_PLANNING = NoteKind(
+    'plan.table-has-models-planning', 'info',
+    'the table has {n_models} models; planning compares the first two ({value} vs {value2}); choose with '
+    '--models A,B{py: ({arg:models=})}')
+NOTE_ITEMS_THAT_NOT_BOTH = NoteKind('plan.items-that-not-both', 'excluded',
+                                     '{left:,} items that not both models have were left out')
+NOTE_ONE_MODEL_S_SCORES = NoteKind('plan.one-model-s-scores', 'caveat',
+                                    "one model's scores do not vary; the correlation is set to 0")
+NOTE_WEIGHTS_PLANNED_DIFFERENCE_WEIGHTED = NoteKind(
+    'plan.weights-planned-difference-weighted', 'info',
+    "weights: the planned difference is the weighted mean over tasks of the per-task mean differences; its "
+    "variance sum_t w_t**2 s_t**2 / n_t is expressed per item (times the items compared), so planned sizes scale "
+    "every task's items in proportion")
+NOTE_ONE_TRIAL_PER_ITEM = NoteKind(
+    'plan.one-trial-per-item', 'caveat',
+    'one trial per item: output noise cannot be told apart from item variance; score a sample of items two or '
+    'more times to plan the number of trials')
+NOTE_OUTPUT_NOISE_EXPLAINS_ALL = NoteKind(
+    'plan.output-noise-explains-all', 'info',
+    "output noise explains all of the difference's variance; the item part is set to 0")
+NOTE_TWO_MODELS_HAVE_DIFFERENT = NoteKind(
+    'plan.two-models-have-different', 'info',
+    'the two models have different test sizes ({value}, {value2}); the smaller is used')
+NOTE_NO_ITEM_HAS_TWO = NoteKind('plan.no-item-has-two', 'caveat',
+                                 'no item has two or more trials: output noise cannot be separated')
+NOTE_TOO_FEW_CLUSTERS_ESTIMATE = NoteKind('plan.too-few-clusters-estimate', 'excluded',
+                                           'too few clusters to estimate an ICC; clustering ignored')
+NOTE_TASK_HAS_NO_ITEM = NoteKind('plan.task-has-no-item', 'excluded',
+                                  "task '{task}' has no item shared by both models and is left out")
+NOTE_ESTIMATED_ICC_DIFFERENCES_NEGATIVE = NoteKind(
+    'plan.estimated-icc-differences-negative', 'info',
+    'the estimated ICC of the differences is negative ({icc_raw:.3g}); planned with 0')
 
 
 def estimate_pilot(table, *, models=None, correlation: float | None = None, weights=None) -> PilotEstimates:
@@ -138,19 +176,36 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None, weig
     ----------
     Donner, A. (1986). A review of inference procedures for the intraclass correlation coefficient in the
     one-way random effects model. International Statistical Review 54, 67-82.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import evalband as eb
+    >>> from evalband.plan import estimate_pilot
+    >>> rng = np.random.default_rng(0)
+    >>> easy = rng.random(200) < 0.6
+    >>> a = (easy | (rng.random(200) < 0.3)).astype(float)
+    >>> b = (easy & (rng.random(200) < 0.9)).astype(float)
+    >>> df = pd.DataFrame({"model": ["A"] * 200 + ["B"] * 200, "task": "qa",
+    ...                    "item": np.tile(np.arange(200), 2), "score": np.r_[a, b]})
+    >>> pilot = estimate_pilot(eb.read(df))
+    >>> pilot.n, round(pilot.difference, 3), round(pilot.se_difference, 3)
+    (200, 0.155, 0.026)
+    >>> round(pilot.correlation, 3), round(pilot.variance_difference, 3)
+    (0.722, 0.132)
     """
     chosen, extra = _pick_models(table, models)
     notes = []
     if extra:
-        notes.append(f"the table has {len(table.models)} models; planning compares the first two"
-                     f" ({chosen[0]} vs {chosen[1]}); choose with --models A,B (models=)")
+        notes.append(NOTE_TABLE_HAS_MODELS_PLANNING(n_models=len(table.models), value=chosen[0], value2=chosen[1]))
     if table.level == "summary":
         counts = table.counts(models=chosen)
         correct, n = counts.correct.sum(axis=1), counts.n.sum(axis=1)
         pa, pb = correct / n
         nn = int(n.min())
         if n[0] != n[1]:
-            notes.append(f"the two models have different test sizes ({int(n[0])}, {int(n[1])}); the smaller is used")
+            notes.append(NOTE_TWO_MODELS_HAVE_DIFFERENT(value=int(n[0]), value2=int(n[1])))
         va, vb = pa * (1 - pa), pb * (1 - pb)
         rho = 0.0 if correlation is None else float(correlation)
         vd = va + vb - 2 * rho * math.sqrt(va * vb)
@@ -172,7 +227,7 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None, weig
         try:
             td = table.task_data(task, models=chosen)
         except InputError:
-            notes.append(f"task '{task}' has no item shared by both models and is left out")
+            notes.append(NOTE_TASK_HAS_NO_ITEM(task=task))
             continue
         left += sum(td.left_out.values())
         w_parts.append((1.0 if weights is None else float(weights[j]), td.n_items))
@@ -192,18 +247,16 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None, weig
     if n < 3:
         raise InputError(f"only {n} common items: too few to estimate a variance", source=table.source)
     if left:
-        notes.append(f"{left:,} items that not both models have were left out")
+        notes.append(NOTE_ITEMS_THAT_NOT_BOTH(left=left))
     d = a - b
     va, vb = float(a.var(ddof=1)), float(b.var(ddof=1))
     rho = float(np.corrcoef(a, b)[0, 1]) if va > 0 and vb > 0 else 0.0
     if not (va > 0 and vb > 0):
-        notes.append("one model's scores do not vary; the correlation is set to 0")
+        notes.append(NOTE_ONE_MODEL_S_SCORES())
     vd_obs = float(d.var(ddof=1))
     if weights is not None:
         vd_obs, d_w = _weighted_variance(d, w_parts)
-        notes.append("weights: the planned difference is the weighted mean over tasks of the per-task mean"
-                     " differences; its variance sum_t w_t**2 s_t**2 / n_t is expressed per item (times the items"
-                     " compared), so planned sizes scale every task's items in proportion")
+        notes.append(NOTE_WEIGHTS_PLANNED_DIFFERENCE_WEIGHTED())
 
     # output (trial-to-trial) noise from repeated trials (evalband.estimation.trial_variance, per model)
     oa = ob = 0.0
@@ -211,16 +264,15 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None, weig
     if out_parts:
         tv = trial_variance(np.concatenate(out_parts, axis=1))  # (2, n, kmax) -> per model
         if np.all(np.isnan(tv.var_within)):
-            notes.append("no item has two or more trials: output noise cannot be separated")
+            notes.append(NOTE_NO_ITEM_HAS_TWO())
         else:
             oa, ob = (float(max(v, 0.0)) if np.isfinite(v) else 0.0 for v in tv.var_within)
     else:
-        notes.append("one trial per item: output noise cannot be told apart from item variance; score a sample of"
-                     " items two or more times to plan the number of trials")
+        notes.append(NOTE_ONE_TRIAL_PER_ITEM())
     noise_now = float(np.mean(oa / k[0] + ob / k[1]))
     item_part = vd_obs - noise_now
     if item_part < 0:
-        notes.append("output noise explains all of the difference's variance; the item part is set to 0")
+        notes.append(NOTE_OUTPUT_NOISE_EXPLAINS_ALL())
         item_part = 0.0
     vd1 = item_part + oa + ob
 
@@ -237,9 +289,9 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None, weig
         cv = float(size.std() / m_bar)
         se = se_cr if G >= 2 else se
         if not math.isfinite(icc_raw):
-            notes.append("too few clusters to estimate an ICC; clustering ignored")
+            notes.append(NOTE_TOO_FEW_CLUSTERS_ESTIMATE())
         elif icc_raw < 0:
-            notes.append(f"the estimated ICC of the differences is negative ({icc_raw:.3g}); planned with 0")
+            notes.append(NOTE_ESTIMATED_ICC_DIFFERENCES_NEGATIVE(icc_raw=icc_raw))
             icc = 0.0
         else:
             icc = icc_raw

@@ -21,6 +21,8 @@ from .design import (_nonneg, binary_variance_of_difference, design_effect, reco
 from .power import MULTIPLICITY_METHODS, POWER_METHODS, _solve_power as solve_power, adjusted_alpha, test_size
 from ..display.numbers import format_percent
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["plan_comparison", "ComparisonPlan", "SCORE_KINDS"]
 
@@ -33,6 +35,8 @@ MIN_ITEMS = 30
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class ComparisonPlan:
     """Answer of :func:`plan_comparison`. Differences are fractions (0.04 is four points), never rounded.
@@ -202,6 +206,21 @@ def _test_words(i: dict) -> str:
     return text
 
 
+NOTE_RECOMMENDED_TRIALS_BOUNDED_DESIGN = NoteKind(
+    'plan.recommended-trials-bounded-design', 'caveat',
+    'recommended trials bounded: a design keeps at least {unit}, so trials are recommended only up to {k_rec} '
+    'per item; more trials on fewer items reduce output noise but say nothing more about the population of '
+    'tasks, and the approximations behind the plan need about {min_items} independent units')
+NOTE_HOLM_PLANNED_ITS_STRICTEST = NoteKind(
+    'plan.holm-planned-its-strictest', 'info',
+    'Holm planned at its strictest step (alpha / m); achieved power is at least the stated power')
+NOTE_UNPAIRED_N_NUMBER_ITEMS = NoteKind('plan.unpaired-n-number-items', 'info',
+                                         'unpaired: n is the number of items per model, each model on its own items')
+NOTE_TRIALS_WITHOUT_OUTPUT_VARIANCE = NoteKind(
+    'plan.trials-without-output-variance', 'caveat',
+    'trials > 1 without `output_variance`: trials are assumed to change nothing')
+
+
 def plan_comparison(*, effect: float, baseline: float | None = None, correlation: float | None = None,
                     variance_difference: float | None = None, sd_a: float | None = None, sd_b: float | None = None,
                     n: int | None = None, power: float = 0.8, confidence_level=0.95, alternative: str = "two-sided",
@@ -319,7 +338,7 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
         spec = "variance_difference"
     elif score_kind == "binary":
         if baseline is None:
-            raise ArgumentError("binary scores need `baseline` (the proportion of model B) or `variance_difference`.")
+            raise ArgumentError(words('binary scores need `{arg:baseline}` (the proportion of model B) or `variance_difference`.'))
         baseline = check_probability(baseline, "baseline")
         if paired and correlation is None:
             raise ArgumentError("a paired plan needs `correlation` (per-item correlation of the two models' scores)"
@@ -329,7 +348,7 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
         def var1(e, p=baseline, rho=rho):
             q = p + e
             if not 0.0 <= q <= 1.0:
-                raise ArgumentError(f"`baseline` + `effect` = {q:g} is not a proportion.")
+                raise ArgumentError(words('`{arg:baseline}` + `effect` = {q:g} is not a proportion.', q=q))
             return binary_variance_of_difference(q, p, correlation=rho)
 
         spec = "baseline and correlation" if paired else "baseline"
@@ -355,7 +374,7 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
             raise ArgumentError(f"`output_variance` {output_variance!r} is more than half the per-item variance of the"
                              f" difference ({v_at:.4g}): the output noise of both models cannot exceed it.")
     elif trials > 1:
-        notes.append("trials > 1 without `output_variance`: trials are assumed to change nothing")
+        notes.append(NOTE_TRIALS_WITHOUT_OUTPUT_VARIANCE())
     clustered = cluster_size is not None or icc is not None
     if clustered and (cluster_size is None or icc is None):
         raise ArgumentError("a clustered plan needs both `cluster_size` and `icc`.")
@@ -408,10 +427,7 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
     if bounded:
         n_req_rec = max(n_req_rec, min_items)
         unit = f"{MIN_ITEMS} clusters ({min_items:,} items)" if clustered else f"{min_items} items"
-        notes.append(f"recommended trials bounded: a design keeps at least {unit}, so trials are recommended only"
-                     f" up to {k_rec} per item; more trials on fewer items reduce output noise but say nothing"
-                     " more about the population of tasks, and the approximations behind the plan need about"
-                     f" {MIN_ITEMS} independent units")
+        notes.append(NOTE_RECOMMENDED_TRIALS_BOUNDED_DESIGN(unit=unit, k_rec=k_rec, min_items=MIN_ITEMS))
 
     se = ci_low = ci_high = mde = pw = eff_n = math.nan
     if n is not None:
@@ -423,9 +439,9 @@ def plan_comparison(*, effect: float, baseline: float | None = None, correlation
         pw = solve_power(effect=effect, n=n, variance=var_fn, **common)
         eff_n = n / deff
     if multiplicity == "holm" and n_comparisons > 1:
-        notes.append("Holm planned at its strictest step (alpha / m); achieved power is at least the stated power")
+        notes.append(NOTE_HOLM_PLANNED_ITS_STRICTEST())
     if not paired:
-        notes.append("unpaired: n is the number of items per model, each model on its own items")
+        notes.append(NOTE_UNPAIRED_N_NUMBER_ITEMS())
 
     inputs = dict(baseline=baseline, correlation=correlation if paired else None,
                   variance_given_as=spec, sd_a=sd_a, sd_b=sd_b, power=power, alpha=alpha, alternative=alternative,

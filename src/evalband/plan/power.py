@@ -66,6 +66,14 @@ def adjusted_alpha(alpha: float, n_comparisons: int = 1, *, method: str = "bonfe
     References
     ----------
     Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J. Statist. 6, 65-70.
+
+    Examples
+    --------
+    >>> from evalband.plan import adjusted_alpha
+    >>> adjusted_alpha(0.05, 10)
+    0.005
+    >>> adjusted_alpha(0.05, 10, method="none")
+    0.05
     """
     alpha = check_probability(alpha, "alpha")
     m = check_positive_int(n_comparisons, "n_comparisons")
@@ -114,6 +122,14 @@ def power_of_test(effect, se, *, confidence_level=0.95, alternative: str = "two-
     References
     ----------
     Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences, 2nd ed. Erlbaum.
+
+    Examples
+    --------
+    >>> from evalband.plan import power_of_test
+    >>> round(float(power_of_test(0.03, 0.01)), 3)
+    0.851
+    >>> round(float(power_of_test(0.03, 0.01, df=20)), 3)
+    0.814
     """
     return _power_of_test(effect, se, alpha=test_size(confidence_level, deprecated, "power_of_test"),
                           alternative=alternative, df=df)

@@ -37,6 +37,7 @@ import pandas as pd
 from .._validate import ArgumentError, check_confidence_level, check_positive_int
 from ..estimation.confidence import ConfidenceInterval
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["SequentialComparison", "SequentialState", "betting_confidence_sequence", "DECISIONS"]
 
@@ -129,7 +130,7 @@ class _HedgedCS:
 def _check_scores(values, name: str) -> np.ndarray:
     arr = np.asarray(values, dtype=float).ravel()
     if arr.size and (np.isnan(arr).any() or arr.min() < 0 or arr.max() > 1):
-        raise ArgumentError(f"`{name}` must hold scores in [0, 1] without NaN (bounded scores; rescale others).")
+        raise ArgumentError(words('`{arg:{name}}` must hold scores in [0, 1] without NaN (bounded scores; rescale others).', name=name))
     return arr
 
 
@@ -275,7 +276,7 @@ class SequentialComparison:
                  grid_size: int = 1000):
         self.confidence_level = check_confidence_level(confidence_level)
         if margin is not None and not (isinstance(margin, (int, float)) and 0 < margin < 2):
-            raise ArgumentError(f"`margin` must be a number in (0, 2); got {margin!r}.")
+            raise ArgumentError(words('`{arg:margin}` must be a number in (0, 2); got {margin!r}.', margin=margin))
         self.margin = None if margin is None else float(margin)
         self.names = tuple(names)
         if len(self.names) != 2:

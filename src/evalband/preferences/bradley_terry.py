@@ -28,6 +28,7 @@ from scipy import sparse
 from scipy.special import expit
 from ..display.reprs import displayed
 from .._validate import ArgumentError
+from .._words import words
 
 __all__ = ["TIES", "RIDGE", "NewtonFit", "fit_pairs", "incidence", "mle_exists", "pair_derivatives",
            "information_matrix", "one_step_jackknife", "newton_maximize", "laplacian", "log_sigmoid", "spd_solve"]
@@ -133,7 +134,7 @@ def pair_derivatives(model: str, d, e, data):
         fde = n * pt * (pa - pb) / 2.0
         fee = -n * pt * (1.0 - pt)
         return ll, fd, fdd, fe, fde, fee
-    raise ArgumentError(f"`model` must be 'bt', 'rao-kupper' or 'davidson'; got {model!r}.")
+    raise ArgumentError(words("`{arg:model}` must be 'bt', 'rao-kupper' or 'davidson'; got {model!r}.", model=model))
 
 
 def laplacian(h, pi, pj, D, q: int, ridge: float) -> np.ndarray:
@@ -246,7 +247,7 @@ def fit_pairs(data: dict, pair_i, pair_j, n_models: int, *, model: str = "bt", r
     array([[ 0.549306, -0.549306]])
     """
     if model not in ("bt", "rao-kupper", "davidson"):
-        raise ArgumentError(f"`model` must be 'bt', 'rao-kupper' or 'davidson'; got {model!r}.")
+        raise ArgumentError(words("`{arg:model}` must be 'bt', 'rao-kupper' or 'davidson'; got {model!r}.", model=model))
     pi = np.asarray(pair_i, dtype=np.int64)
     pj = np.asarray(pair_j, dtype=np.int64)
     m = int(n_models)
@@ -416,6 +417,14 @@ def mle_exists(data: dict, pair_i, pair_j, n_models: int) -> tuple[bool, list[in
         Models that never lost (never won) anything, not even half a battle.
     n_components : int
         Strongly connected components of the graph.
+
+    Examples
+    --------
+    >>> from evalband.preferences import mle_exists
+    >>> mle_exists({"n": [4.0, 3.0], "s": [3.0, 1.0]}, [0, 1], [1, 2], 3)
+    (True, [], [], 1)
+    >>> mle_exists({"n": [4.0, 3.0], "s": [4.0, 1.0]}, [0, 1], [1, 2], 3)
+    (False, [0], [], 2)
     """
     from scipy.sparse.csgraph import connected_components
 

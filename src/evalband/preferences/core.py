@@ -13,13 +13,16 @@ from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_genera
                          check_confidence_level, check_positive_int, renamed)
 from ..estimation.confidence import ConfidenceInterval
 from ..data.battles import BattleTable
+from ..data.battle_counts import BattleCounts
 from .bradley_terry import RIDGE, TIES
 from .lc_glm import LC_GLMS
 from .replicates import average_ratings, baseline_ratings, bt_ratings, elo_ratings, style_ratings
-from ..resample.battles import ClusterBootstrap, resampling_units
+from ..resample.battles import ClusterBootstrap, resampling_units, unit_column
 from .result import ArenaResult
 from .scales import SCALES, parse_anchor, to_scale
 from .style import style_names
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["arena", "METHODS", "INTERVALS"]
 
@@ -39,7 +42,7 @@ def _select(data, source, options, baseline, models):
     from ..selection import Selection, select
 
     source = check_choice(source, tuple(_SOURCES), "source")
-    if isinstance(data, (Selection, BattleTable)):
+    if isinstance(data, (Selection, BattleTable, BattleCounts)):
         if options or source != "auto":
             given = [f"source={source!r}"] * (source != "auto") + list(options)
             raise ArgumentTypeError(f"reader options ({', '.join(given)}) do not apply to a"
@@ -50,7 +53,7 @@ def _select(data, source, options, baseline, models):
         # input to the battle readers, whatever its columns
         sel = select(data, models=models, source=_SOURCES[source], baseline=baseline, **options)
     table = sel.table
-    if not isinstance(table, BattleTable):
+    if not isinstance(table, (BattleTable, BattleCounts)):
         raise InputError("holds no pairwise battles (model_a, model_b and winner columns, or a Chatbot Arena,"
                          " Arena-Hard or AlpacaEval file)", source=getattr(table, "source", None))
     return table, tuple(dict.fromkeys((*table.notes, *sel.notes)))
@@ -68,16 +71,35 @@ def _subset(table: BattleTable, keep, note: str) -> BattleTable:
     return out
 
 
+def _counted(table, method: str, style, length_control, cluster):
+    """The battles compressed to counts (:meth:`BattleTable.counted`) when the fit needs no single battle: every
+    model but online Elo, without style or length control, resampling questions, judges or clusters. Battles
+    reduced to counts on a cluster (:mod:`evalband.io.distributed_battles`) come as counts already; a fit that
+    needs the battles themselves is refused for them."""
+    needs = ("model 'elo' (online Elo runs over the battles in order)" if method == "elo" else
+             "style control (per-battle style features)" if style is not None else
+             "length control (per-battle lengths)" if length_control else
+             "independent battles (--cluster none resamples single battles)"
+             if unit_column(table, cluster) == "none" else None)
+    if isinstance(table, BattleCounts):
+        if needs is not None:
+            raise ArgumentError(f"the battles were reduced to counts per question and pair of models (read on a"
+                                f" cluster); {needs} needs the battles themselves: read them without --scheduler"
+                                f" (Python: without executor=)")
+        return table
+    return table if needs is not None else table.counted()
+
+
 def _position(name, models, what: str) -> int:
     if name not in models:
         shown = ", ".join(map(repr, models[:12])) + (" ..." if len(models) > 12 else "")
-        raise ArgumentError(f"`{what}`: unknown model {name!r}; models: {shown}.")
+        raise ArgumentError(words("`{arg:{what}}`: unknown model {name!r}; models: {shown}.", what=what, name=name, shown=shown))
     return list(models).index(name)
 
 
 def _check_k(k) -> float:
     if isinstance(k, bool) or not isinstance(k, numbers.Real) or not (np.isfinite(k) and k > 0):
-        raise ArgumentError(f"`k` must be a finite number > 0; got {k!r}.")
+        raise ArgumentError(words('`{arg:k}` must be a finite number > 0; got {k!r}.', k=k))
     return float(k)
 
 
@@ -166,6 +188,33 @@ def _extras(method, res, scale, anchor_pos, base_pos, level) -> dict:
     return extra
 
 
+NOTE_ANCHORED_EVERY_REPLICATE_SO = NoteKind(
+    'preferences.anchored-every-replicate-so', 'info',
+    "anchored: {value!r} = {value2:g} in every replicate, so its interval is a point and the others' intervals "
+    "are relative to it")
+NOTE_INTERVALS_ARENA_HARD_SHOWS = NoteKind(
+    'preferences.intervals-arena-hard-shows', 'caveat',
+    '90% intervals, as Arena-Hard shows them (its bootstrap also resamples battles as if independent); 95% '
+    'intervals are wider')
+NOTE_ONLY_BOOTSTRAP_REPLICATES_ENDS = NoteKind(
+    'preferences.only-bootstrap-replicates-ends', 'caveat',
+    'only {n_resamples:,} bootstrap replicates: the ends of a {level:.0%} interval are poorly estimated with '
+    'fewer than about 1,000')
+NOTE_BATTLES_CARRY_WEIGHTS_E = NoteKind(
+    'preferences.battles-carry-weights-e', 'caveat',
+    "battles carry weights (e.g. Arena-Hard's strong votes): the fits use them; n_battles, n_wins and n_ties "
+    "count battles, not weights")
+NOTE_WIN_RATE_AGAINST_BASELINE = NoteKind(
+    'preferences.win-rate-against-baseline', 'info',
+    "win rate against the baseline: the mean preference (AlpacaEval's definition; a tie is 0.5); se is "
+    "AlpacaEval's standard error of that mean, which treats battles as independent; the interval comes from the "
+    "cluster bootstrap; the baseline is 0.5 by definition")
+NOTE_STYLE_CONTROL_RATINGS_BRADLEY = NoteKind(
+    'preferences.style-control-ratings-bradley', 'info',
+    "style control on {value}: ratings are Bradley-Terry log-strengths with the normalized style differences "
+    "held at 0 (FastChat's normalization, exact maximum likelihood); rating_raw is the fit without style")
+
+
 def _model_and_method(model, method, options: dict):
     """``arena``'s keywords after the renames of 0.2: ``interval=`` is now ``method=``; a rating model given to
     ``method`` (its meaning before 0.2; the two sets of values are disjoint) is read as ``model``. Each warns."""
@@ -174,9 +223,7 @@ def _model_and_method(model, method, options: dict):
     method = renamed(options, old="interval", new="method", function="arena", value=method, default="percentile")
     if isinstance(method, str) and method.strip().lower() in METHODS:
         if model != "bt":
-            raise ArgumentError(f"`method={method!r}` is a rating model and `model={model!r}` is given too; give the"
-                                " rating model as `model=` and the interval method ('percentile', 'bca') as"
-                                " `method=`.")
+            raise ArgumentError(words("`{arg:method={method!r}}` is a rating model and `{arg:model={model!r}}` is given too; give the rating model as `{arg:model=}` and the interval method ('percentile', 'bca') as `{arg:method=}`.", method=method, model=model))
         warnings.warn(f"`arena(method={method!r})` names the rating model: use `model={method!r}` (since 0.2"
                       " `method=` is the interval method, 'percentile' or 'bca'; the old meaning is kept one"
                       " release)", DeprecationWarning, stacklevel=3)
@@ -313,44 +360,42 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
         raise ArgumentError(f"`ridge` must be a finite number >= 0; got {ridge!r}.")
     if method in ("rao-kupper", "davidson"):
         if ties not in ("half", method):
-            raise ArgumentError(f"`model={method!r}` models ties itself; `ties` must be left at 'half' or be"
-                             f" {method!r}; got {ties!r}.")
+            raise ArgumentError(words("`{arg:model={method!r}}` models ties itself; `{arg:ties}` must be left at 'half' or be {method!r}; got {ties!r}.", method=method, ties=ties))
         ties = method
     elif method == "bt" and ties in ("rao-kupper", "davidson"):
         method = ties
     elif ties in ("rao-kupper", "davidson"):
-        raise ArgumentError(f"`ties={ties!r}` is a Bradley-Terry tie model; use it with model 'bt'.")
+        raise ArgumentError(words("`{arg:ties={ties!r}}` is a Bradley-Terry tie model; use it with model 'bt'.", ties=ties))
     if isinstance(length_control, str):
         lc_glm, length_control = length_control, True
     lc_glm = check_choice(lc_glm, LC_GLMS, "lc_glm")
     if length_control and (method != "win-rate" or baseline is None):
-        raise ArgumentError("`length_control` needs `model` 'win-rate' and a `baseline`.")
+        raise ArgumentError(words("`{arg:length_control}` needs `{arg:model}` 'win-rate' and a `{arg:baseline}`."))
     if style is not None and method not in ("bt",):
-        raise ArgumentError(f"`style` control fits a Bradley-Terry model with ties 'half' or 'drop'; got model"
-                         f" {method!r}.")
+        raise ArgumentError(words("`{arg:style}` control fits a Bradley-Terry model with ties 'half' or 'drop'; got model {method!r}.", method=method))
     if interval == "bca" and method == "elo":
-        raise ArgumentError("`method='bca'` is not available for model 'elo' (online Elo has no jackknife); use"
-                         " 'percentile'.")
+        raise ArgumentError(words("`{arg:method='bca'}` is not available for model 'elo' (online Elo has no jackknife); use 'percentile'."))
     seed = int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
     gen = as_generator(rng)
 
     table, read_notes = _select(data, source, read_options, baseline, models)
-    table = replace(table, notes=read_notes)
+    table = _counted(replace(table, notes=read_notes), method, style, length_control, cluster)
     base_pos = None if baseline is None else _position(baseline, table.models, "baseline")
     if ties == "drop":
         if table.tie.all():
-            raise ArgumentError("ties='drop' leaves no battle: every battle is a tie.")
-        table = _subset(table, ~table.tie, f"ties='drop': {int(table.tie.sum()):,} tied battles left out")
+            raise ArgumentError(words("{arg:ties='drop'} leaves no battle: every battle is a tie."))
+        table = _subset(table, ~table.tie, words("{arg:ties='drop'}: {n:,} tied battles left out",
+                                                 n=table.battles(table.tie)))
     if method == "win-rate" and base_pos is not None:
         pos = table.models.index(baseline)
         involved = (table.model_a == pos) | (table.model_b == pos)
-        table = _subset(table, involved, f"{int((~involved).sum()):,} battles not involving the baseline"
+        table = _subset(table, involved, f"{table.battles(~involved):,} battles not involving the baseline"
                                          f" {baseline!r} left out of the win rates")
     if table.n_models < 2:
         raise ArgumentError(f"a leaderboard needs at least two models; the battles have {table.n_models}.")
     base_pos = None if baseline is None else _position(baseline, table.models, "baseline")
     if method == "win-rate" and anchor is not None:
-        raise ArgumentError("`anchor` does not apply to win rates (they are fractions).")
+        raise ArgumentError(words('`{arg:anchor}` does not apply to win rates (they are fractions).'))
     anchor_pos = parse_anchor(anchor, table.models, scale)
     notes = list(table.notes)
     units = resampling_units(table, cluster)
@@ -363,10 +408,7 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
             res = baseline_ratings(table, units, boot, base_pos, length_control=length_control, lc_glm=lc_glm,
                                    lc_reference=lc_reference, instruction_difficulty=instruction_difficulty,
                                    jackknife=jack)
-            notes.append("win rate against the baseline: the mean preference (AlpacaEval's definition; a tie is"
-                         " 0.5); se is AlpacaEval's standard error of that mean, which treats battles as"
-                         " independent; the interval comes from the cluster bootstrap; the baseline is 0.5 by"
-                         " definition")
+            notes.append(NOTE_WIN_RATE_AGAINST_BASELINE())
         else:
             res = average_ratings(table, units, boot, jackknife=jack)
     elif method == "elo":
@@ -374,11 +416,9 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
     elif style is not None:
         names = style_names(style, list(table.features))
         if not names:
-            raise ArgumentError("`style` names no feature.")
+            raise ArgumentError(words('`{arg:style}` names no feature.'))
         res = style_ratings(table, units, boot, names, ridge=ridge, jackknife=jack)
-        notes.append(f"style control on {', '.join(names)}: ratings are Bradley-Terry log-strengths with the"
-                     " normalized style differences held at 0 (FastChat's normalization, exact maximum"
-                     " likelihood); rating_raw is the fit without style")
+        notes.append(NOTE_STYLE_CONTROL_RATINGS_BRADLEY(value=', '.join(names)))
     else:
         res = bt_ratings(table, units, boot, model=method, ridge=ridge, jackknife=jack)
     notes.extend(res.notes)
@@ -392,8 +432,7 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
     else:
         rating, samples, jk, display, unit = res.observed, res.samples, res.jackknife, 100.0, "points"
     if anchor_pos is not None:
-        notes.append(f"anchored: {table.models[anchor_pos[0]]!r} = {anchor_pos[1]:g} in every replicate, so its"
-                     " interval is a point and the others' intervals are relative to it")
+        notes.append(NOTE_ANCHORED_EVERY_REPLICATE_SO(value=table.models[anchor_pos[0]], value2=anchor_pos[1]))
 
     from ..ranking import rank_models
     from ..comparison import pairwise_differences
@@ -411,16 +450,13 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
 
     extra = _extras(method, res, scale, anchor_pos, base_pos, level)
     if abs(level - 0.9) < 1e-12:
-        notes.append("90% intervals, as Arena-Hard shows them (its bootstrap also resamples battles as if"
-                     " independent); 95% intervals are wider")
+        notes.append(NOTE_INTERVALS_ARENA_HARD_SHOWS())
     if n_resamples < 1000:
-        notes.append(f"only {n_resamples:,} bootstrap replicates: the ends of a {level:.0%} interval are poorly"
-                     " estimated with fewer than about 1,000")
+        notes.append(NOTE_ONLY_BOOTSTRAP_REPLICATES_ENDS(n_resamples=n_resamples, level=level))
 
     counts = table.model_counts()
     if not np.all(table.weight == 1):
-        notes.append("battles carry weights (e.g. Arena-Hard's strong votes): the fits use them; n_battles, n_wins"
-                     " and n_ties count battles, not weights")
+        notes.append(NOTE_BATTLES_CARRY_WEIGHTS_E())
     return ArenaResult(
         method=method, ties=ties, scale=scale, models=tuple(table.models), rating=np.asarray(rating, dtype=float),
         samples=np.asarray(samples, dtype=float), ranking=ranking, counts=counts, separability=separability,

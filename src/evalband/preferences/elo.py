@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from .._validate import ArgumentError, MissingExtraError
+from .._words import words
 
 __all__ = ["online_elo", "bootstrap_elo", "expand_weights", "ELO_INITIAL", "ELO_SCALE", "ELO_BASE"]
 
@@ -90,8 +91,7 @@ def expand_weights(weight) -> np.ndarray:
     w = np.asarray(weight, dtype=np.float64)
     reps = np.rint(w)
     if not np.allclose(w, reps) or (reps < 1).any():
-        raise ArgumentError("online Elo needs whole-number battle weights (a weight of 3 = the vote repeated three"
-                         " times); these battles have fractional weights: use model='bt'.")
+        raise ArgumentError(words("online Elo needs whole-number battle weights (a weight of 3 = the vote repeated three times); these battles have fractional weights: use {arg:model='bt'}."))
     return reps.astype(np.int64)
 
 
@@ -165,6 +165,20 @@ def bootstrap_elo(model_a, model_b, outcome, n_models: int, units, boot, *, k: f
         Online Elo of every replicate.
     absent : numpy.ndarray of int, shape (M,)
         Replicates in which each model had no battle (it then keeps the initial rating).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.preferences import BattleTable, ClusterBootstrap, bootstrap_elo, resampling_units
+    >>> t = BattleTable.build(["x", "x", "y", "x", "z", "y"], ["y", "z", "z", "y", "x", "x"],
+    ...                       [1.0, 1.0, 0.5, 1.0, 0.0, 0.0])
+    >>> units = resampling_units(t)
+    >>> boot = ClusterBootstrap(units, 200, (0,))
+    >>> samples, absent = bootstrap_elo(t.model_a, t.model_b, t.outcome, t.n_models, units, boot)
+    >>> t.models, samples.shape
+    (('x', 'y', 'z'), (200, 3))
+    >>> np.median(samples, axis=0).round(1)
+    array([1009.8,  994.1,  996. ])
     """
     a = np.asarray(model_a, dtype=np.int64)
     b = np.asarray(model_b, dtype=np.int64)

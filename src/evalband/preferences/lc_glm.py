@@ -47,6 +47,7 @@ import numpy as np
 from scipy.special import expit
 
 from .._validate import ArgumentError, InputError
+from .._words import words
 
 __all__ = ["LC_GLMS", "GAMED_LAMBDA", "CS", "N_SPLITS", "GamedRows", "l1_logistic", "choose_c", "fit_v1",
            "estimate_difficulty", "read_reference", "difficulty_of_questions"]
@@ -319,8 +320,7 @@ def difficulty_of_questions(questions: list, given, reference: GamedRows | None,
     else:
         table = dict(given.items()) if hasattr(given, "items") else None
         if table is None:
-            raise ArgumentError("`instruction_difficulty` must be 'auto', a mapping instruction -> difficulty or a"
-                                f" CSV path; got {type(given).__name__}.")
+            raise ArgumentError(words("`{arg:instruction_difficulty}` must be 'auto', a mapping instruction -> difficulty or a CSV path; got {name}.", name=type(given).__name__))
     by_text = {str(k): v for k, v in table.items()}
     if all(str(q) in by_text for q in questions):
         values = np.array([float(by_text[str(q)]) for q in questions])

@@ -19,6 +19,8 @@ from .scales import ELO_PER_LOGIT
 from .style import fit_style, style_design, style_jackknife
 from .winrate import (average_win_rate_replicates, baseline_win_rates, length_controlled_win_rates)
 from .._validate import ArgumentError
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["Ratings", "bt_ratings", "style_ratings", "elo_ratings", "baseline_ratings", "average_ratings"]
 
@@ -27,6 +29,8 @@ STYLE_ELEMENTS = 2_000_000
 
 
 @dataclass
+
+
 class Ratings:
     """A method's estimate and replicates.
 
@@ -59,19 +63,34 @@ def _degenerate(rep: dict, pi, pj, m) -> np.ndarray:
     return (won <= 0) | (lost <= 0)
 
 
+NOTE_WON_EVERY_BATTLE_MAXIMUM = NoteKind(
+    'preferences.won-every-battle-maximum', 'info',
+    "{value} won every battle: the maximum-likelihood rating is +infinity; the ridge ({ridge:g}) keeps it finite "
+    "but its value and upper interval end mean 'unbounded'")
+NOTE_LOST_EVERY_BATTLE_MAXIMUM = NoteKind(
+    'preferences.lost-every-battle-maximum', 'info',
+    "{value} lost every battle: the maximum-likelihood rating is -infinity; the ridge ({ridge:g}) keeps it "
+    "finite but its value and lower interval end mean 'unbounded'")
+NOTE_COMPARISON_GRAPH_FALLS_INTO = NoteKind(
+    'preferences.comparison-graph-falls-into', 'caveat',
+    'the comparison graph falls into {n_comp} groups that never won against each other: ratings across groups '
+    'are not identified by maximum likelihood; the ridge ({ridge:g}) sets them')
+
+
 def _existence_notes(models, data, pi, pj, ridge) -> list:
     exists, only_wins, only_losses, n_comp = mle_exists(data, pi, pj, len(models))
     notes = []
     if only_wins:
-        notes.append(f"{_names(models, only_wins)} won every battle: the maximum-likelihood rating is +infinity;"
-                     f" the ridge ({ridge:g}) keeps it finite but its value and upper interval end mean 'unbounded'")
+        notes.append(NOTE_WON_EVERY_BATTLE_MAXIMUM(value=_names(models, only_wins), ridge=ridge))
     if only_losses:
-        notes.append(f"{_names(models, only_losses)} lost every battle: the maximum-likelihood rating is -infinity;"
-                     f" the ridge ({ridge:g}) keeps it finite but its value and lower interval end mean 'unbounded'")
+        notes.append(NOTE_LOST_EVERY_BATTLE_MAXIMUM(value=_names(models, only_losses), ridge=ridge))
     if not exists and not (only_wins or only_losses):
-        notes.append(f"the comparison graph falls into {n_comp} groups that never won against each other: ratings"
-                     f" across groups are not identified by maximum likelihood; the ridge ({ridge:g}) sets them")
+        notes.append(NOTE_COMPARISON_GRAPH_FALLS_INTO(n_comp=n_comp, ridge=ridge))
     return notes
+
+
+NOTE_NEWTON_S_METHOD_DID = NoteKind('preferences.newton-s-method-did', 'caveat',
+                                     "Newton's method did not converge in {value} fit(s)")
 
 
 def bt_ratings(table, units, boot, *, model: str = "bt", ridge: float = RIDGE, jackknife: bool = False) -> Ratings:
@@ -81,8 +100,7 @@ def bt_ratings(table, units, boot, *, model: str = "bt", ridge: float = RIDGE, j
     m = table.n_models
     tot = ps.totals()
     if model != "bt" and not tot["t"].sum() > 0:
-        raise ArgumentError(f"ties={model!r}: the battles have no ties, so the tie parameter is not identified; use"
-                         " ties='half' or 'drop'.")
+        raise ArgumentError(words("{arg:ties={model!r}:} the battles have no ties, so the tie parameter is not identified; use {arg:ties='half'} or 'drop'.", model=model))
     fit = fit_pairs(tot, ps.pair_i, ps.pair_j, m, model=model, ridge=ridge)
     notes = _existence_notes(table.models, tot, ps.pair_i, ps.pair_j, ridge)
     samples = np.empty((boot.n_resamples, m))
@@ -104,7 +122,7 @@ def bt_ratings(table, units, boot, *, model: str = "bt", ridge: float = RIDGE, j
                      f" ridge there): {', '.join(f'{table.models[i]!r} {int(bad[i])}' for i in worst[:5])}"
                      + (" ..." if (bad > 0).sum() > 5 else "") + f" of {boot.n_resamples:,} replicates")
     if failed or not fit.converged.all():
-        notes.append(f"Newton's method did not converge in {failed + int((~fit.converged).sum())} fit(s)")
+        notes.append(NOTE_NEWTON_S_METHOD_DID(value=failed + int((~fit.converged).sum())))
     jack = None
     extras = {"pairs": (ps.pair_i, ps.pair_j)}
     if jackknife:
@@ -116,6 +134,10 @@ def bt_ratings(table, units, boot, *, model: str = "bt", ridge: float = RIDGE, j
     if fit.tie is not None:
         extras.update(tie=float(fit.tie[0]), tie_samples=ties)
     return Ratings(fit.theta[0], samples, "logit", jack, extras, notes)
+
+
+NOTE_STYLE_CONTROLLED_FIT_DID = NoteKind('preferences.style-controlled-fit-did', 'caveat',
+                                          'the style-controlled fit did not converge in {failed} replicate(s)')
 
 
 def style_ratings(table, units, boot, names, *, ridge: float = RIDGE, jackknife: bool = False) -> Ratings:
@@ -139,7 +161,7 @@ def style_ratings(table, units, boot, names, *, ridge: float = RIDGE, jackknife:
             failed += int((~cv).sum())
     notes = list(raw.notes)
     if failed:
-        notes.append(f"the style-controlled fit did not converge in {failed} replicate(s)")
+        notes.append(NOTE_STYLE_CONTROLLED_FIT_DID(failed=failed))
     jack = None
     if jackknife:
         full = style_jackknife(a, b, y, z, w, codes, units.n_units, theta[0], beta[0], ridge=ridge)
@@ -149,24 +171,39 @@ def style_ratings(table, units, boot, names, *, ridge: float = RIDGE, jackknife:
     return Ratings(theta[0], samples, "logit", jack, extras, notes)
 
 
+NOTE_SOME_REPLICATES_MODEL_HAD = NoteKind(
+    'preferences.some-replicates-model-had', 'info',
+    'in some replicates a model had no battle and kept the initial rating: {value} of {n_resamples:,} replicates')
+
+
 def elo_ratings(table, units, boot, *, k: float) -> Ratings:
     """Online Elo in the order of the rows, and FastChat's bootstrap Elo (median of the replicates)."""
     a, b, y, w = table.model_a, table.model_b, table.outcome, table.weight
     m = table.n_models
     online = online_elo(a, b, y, m, k=k, weight=w)
     samples, absent = bootstrap_elo(a, b, y, m, units, boot, k=k, weight=w, canonical=table.canonical_order())
-    notes = [f"online Elo depends on the order of the battles and on k = {k:g}: the ratings are FastChat's"
-             " bootstrap Elo (the median over replicates of online Elo on resampled battles in random order);"
-             " the Bradley-Terry fit (model='bt') does not depend on the order"]
+    notes = [words("online Elo depends on the order of the battles and on k = {k:g}: the ratings are FastChat's"
+                   " bootstrap Elo (the median over replicates of online Elo on resampled battles in random"
+                   " order); the Bradley-Terry fit ({arg:model='bt'}) does not depend on the order", k=k)]
     if absent.any():
         idx = np.flatnonzero(absent)
-        notes.append(f"in some replicates a model had no battle and kept the initial rating: "
-                     f"{', '.join(f'{table.models[i]!r} {int(absent[i])}' for i in idx[:5])}"
-                     f" of {boot.n_resamples:,} replicates")
+        notes.append(NOTE_SOME_REPLICATES_MODEL_HAD(value=', '.join(f'{table.models[i]!r} {int(absent[i])}' for i in idx[:5]), n_resamples=boot.n_resamples))
     to_logit = lambda r: (r - r.mean(axis=-1, keepdims=True)) / ELO_PER_LOGIT  # noqa: E731
     median = np.median(samples, axis=0)
     return Ratings(to_logit(median), to_logit(samples), "logit", None,
                    {"online": to_logit(online), "online_elo": online}, notes)
+
+
+NOTE_REPLICATES_DREW_NO_BATTLE = NoteKind(
+    'preferences.replicates-drew-no-battle', 'info',
+    '{value:,} replicates drew no battle of some model against the baseline; there its win rate is its value on '
+    'the data')
+NOTE_LENGTH_CONTROLLED_WIN_RATE_2 = NoteKind(
+    'preferences.length-controlled-win-rate-2', 'caveat',
+    "length-controlled win rate by the length-only GLM ({arg:lc_glm='length-only'}): per model, a logistic GLM "
+    "of the preference on tanh(length difference / its SD) with an intercept, predicted at equal lengths; not "
+    "AlpacaEval's length_controlled_v1 (no instruction difficulty, no regularization toward gamed baselines), so "
+    "values differ from the published LC win rates; its interval comes from refitting the GLM on every replicate")
 
 
 def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool = False,
@@ -175,29 +212,25 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
     """Win rates against ``baseline`` (or, with ``length_control``, length-controlled win rates by the GLM
     ``lc_glm``: AlpacaEval's 'length_controlled_v1' (:mod:`~evalband.preferences.lc_glm`), or 'length-only')."""
     m = table.n_models
-    wr = baseline_win_rates(table.model_a, table.model_b, table.outcome, table.weight, units, m, baseline)
+    wr = baseline_win_rates(table.model_a, table.model_b, table.outcome, table.weight, units, m, baseline,
+                            count=getattr(table, "count", None))
     notes = []
     samples = np.empty((boot.n_resamples, m))
     raw_samples = samples if not length_control else np.empty((boot.n_resamples, m))
     extras = {"win_rate": wr.win_rate, "se": wr.se, "n_baseline": wr.n}
     if length_control:
         if "length" not in table.features:
-            raise ArgumentError("`length_control` needs a 'length' style feature (answer lengths of both sides,"
-                             f" e.g. columns length_a and length_b); available: {', '.join(table.features) or 'none'}.")
+            raise ArgumentError(words("`{arg:length_control}` needs a 'length' style feature (answer lengths of both sides, e.g. columns length_a and length_b); available: {value}.", value=', '.join(table.features) or 'none'))
         lengths = table.features["length"][wr.keep]
         side = np.where(table.model_a[wr.keep] == baseline, -1.0, 1.0)  # the model's length minus the baseline's
         delta = side * (lengths[:, 0] - lengths[:, 1]) if lengths.ndim == 2 else side * lengths
         if jackknife:
-            raise ArgumentError("`method='bca'` is not available with `length_control=True`; use 'percentile'.")
+            raise ArgumentError(words("`{arg:method='bca'}` is not available with `{arg:length_control=True}`; use 'percentile'."))
         if lc_glm == "length-only":
             lc, beta, lc_scale = length_controlled_win_rates(wr, delta, m)
             observed = lc[0]
             extras.update(lc_beta=beta[0], delta=delta)
-            notes.append("length-controlled win rate by the length-only GLM (lc_glm='length-only'): per model, a"
-                         " logistic GLM of the preference on tanh(length difference / its SD) with an intercept,"
-                         " predicted at equal lengths; not AlpacaEval's length_controlled_v1 (no instruction"
-                         " difficulty, no regularization toward gamed baselines), so values differ from the"
-                         " published LC win rates; its interval comes from refitting the GLM on every replicate")
+            notes.append(NOTE_LENGTH_CONTROLLED_WIN_RATE_2())
             replicate = lambda counts: length_controlled_win_rates(wr, delta, m, counts=counts,  # noqa: E731
                                                                    scale=lc_scale)[0]
         else:
@@ -214,8 +247,7 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
             samples[start:start + c] = replicate(counts)
     empty = np.isnan(samples).any(axis=0)
     if empty.any():
-        notes.append(f"{int(np.isnan(samples).any(axis=1).sum()):,} replicates drew no battle of some model against"
-                     " the baseline; there its win rate is its value on the data")
+        notes.append(NOTE_REPLICATES_DREW_NO_BATTLE(value=int(np.isnan(samples).any(axis=1).sum())))
         samples = np.where(np.isnan(samples), observed[None, :], samples)
     extras["win_rate_samples"] = raw_samples if not length_control else np.where(np.isnan(raw_samples),
                                                                                   wr.win_rate[None, :], raw_samples)
@@ -226,6 +258,19 @@ def baseline_ratings(table, units, boot, baseline: int, *, length_control: bool 
     return Ratings(observed, samples, "rate", jack, extras, notes)
 
 
+NOTE_LENGTH_CONTROLLED_WIN_RATE = NoteKind(
+    'preferences.length-controlled-win-rate', 'info',
+    "length-controlled win rate: AlpacaEval's length_controlled_v1 (per model, the L1-penalized logistic GLM on "
+    "tanh(standardized length difference), instruction difficulty and the model,{value} C by 5-fold "
+    "cross-validation, predicted at equal lengths); its interval comes from refitting the GLM on every replicate "
+    "with that C (AlpacaEval gives no uncertainty for the GLM)")
+NOTE_LENGTH_CONTROLLED_V1_WITHOUT = NoteKind(
+    'preferences.length-controlled-v1-without', 'info',
+    "length_controlled_v1 without its regularization toward the gamed baselines (their annotations are "
+    "AlpacaEval's df_gamed.csv: give it as {arg:lc_reference}{py:, --lc-reference}): the values then differ a little "
+    "from AlpacaEval's")
+
+
 def _v1(table, wr, delta, m: int, baseline: int, lc_reference, instruction_difficulty):
     """AlpacaEval's length_controlled_v1 on the battles against the baseline: (observed LC win rates, a function
     of the unit counts of a block of replicates giving theirs, notes, the fits as a frame)."""
@@ -234,9 +279,7 @@ def _v1(table, wr, delta, m: int, baseline: int, lc_reference, instruction_diffi
     from .lc_glm import difficulty_of_questions, estimate_difficulty, fit_v1, lc_win_rate, read_reference
 
     if "question" not in table.labels:
-        raise ArgumentError("length_controlled_v1 needs the instruction of each battle (a question column, as"
-                            " AlpacaEval annotations have) for its instruction-difficulty term; use"
-                            " lc_glm='length-only' (--lc-glm length-only) for battles without one.")
+        raise ArgumentError(words("length_controlled_v1 needs the instruction of each battle (a question column, as AlpacaEval annotations have) for its instruction-difficulty term; use {arg:lc_glm='length-only'} (--lc-glm length-only) for battles without one."))
     notes = []
     gamed = None if lc_reference is None else read_reference(lc_reference)
     rows = np.flatnonzero(wr.keep)
@@ -257,25 +300,20 @@ def _v1(table, wr, delta, m: int, baseline: int, lc_reference, instruction_diffi
     if difficulty is None:
         if len(present) >= 3:
             difficulty = estimate_difficulty(wr.model, q_code, wr.preference, z, m, len(first))
-            how = (f"instruction difficulty estimated from these annotations (a joint logistic fit over the"
-                   f" {len(present)} models: an intercept and a length slope per model, an effect per instruction;"
-                   " AlpacaEval fitted its own this way on its leaderboard: give its df_gamed.csv"
-                   " (lc_reference, --lc-reference) to use it and reproduce the leaderboard's values)")
+            how = words("instruction difficulty estimated from these annotations (a joint logistic fit over the"
+                        " {n_present} models: an intercept and a length slope per model, an effect per instruction;"
+                        " AlpacaEval fitted its own this way on its leaderboard: give its df_gamed.csv"
+                        " ({py:lc_reference, }--lc-reference) to use it and reproduce the leaderboard's values)",
+                        n_present=len(present))
         else:
             difficulty = np.zeros(len(first))
-            how = (f"no instruction difficulty: with {len(present)} model(s) against the baseline it cannot be"
-                   " estimated from the annotations, so the term is left out (give AlpacaEval's df_gamed.csv,"
-                   " lc_reference, --lc-reference)")
+            how = words("no instruction difficulty: with {n_present} model(s) against the baseline it cannot be"
+                        " estimated from the annotations, so the term is left out (give AlpacaEval's df_gamed.csv,"
+                        " {py:lc_reference, }--lc-reference)", n_present=len(present))
     notes.append(how)
     if gamed is None:
-        notes.append("length_controlled_v1 without its regularization toward the gamed baselines (their annotations"
-                     " are AlpacaEval's df_gamed.csv: give it as lc_reference, --lc-reference): the values then"
-                     " differ a little from AlpacaEval's")
-    notes.append("length-controlled win rate: AlpacaEval's length_controlled_v1 (per model, the L1-penalized"
-                 " logistic GLM on tanh(standardized length difference), instruction difficulty and the model,"
-                 f"{' regularized toward the gamed baselines (lambda 0.2),' if gamed is not None else ''} C by"
-                 " 5-fold cross-validation, predicted at equal lengths); its interval comes from refitting the GLM"
-                 " on every replicate with that C (AlpacaEval gives no uncertainty for the GLM)")
+        notes.append(NOTE_LENGTH_CONTROLLED_V1_WITHOUT())
+    notes.append(NOTE_LENGTH_CONTROLLED_WIN_RATE(value=' regularized toward the gamed baselines (lambda 0.2),' if gamed is not None else ''))
     d_row = difficulty[q_code]
     observed = np.full(m, np.nan)
     observed[baseline] = 0.5
@@ -304,6 +342,11 @@ def _v1(table, wr, delta, m: int, baseline: int, lc_reference, instruction_diffi
     return observed, replicate, notes, frame
 
 
+NOTE_REPLICATES_DREW_NO_BATTLE_2 = NoteKind(
+    'preferences.replicates-drew-no-battle-2', 'info',
+    '{value:,} replicates drew no battle of some model; there its average win rate is its value on the data')
+
+
 def average_ratings(table, units, boot, *, jackknife: bool = False) -> Ratings:
     """Average win rate against all opponents met (ties half)."""
     ps = table.pair_sums(units.codes, units.n_units, kind="half")
@@ -319,8 +362,7 @@ def average_ratings(table, units, boot, *, jackknife: bool = False) -> Ratings:
              " averaged over those opponents (evalica's average_win_rate; HELM's mean win rate on head-to-head"
              " results); it depends on which opponents a model met"]
     if np.isnan(samples).any():
-        notes.append(f"{int(np.isnan(samples).any(axis=1).sum()):,} replicates drew no battle of some model; there"
-                     " its average win rate is its value on the data")
+        notes.append(NOTE_REPLICATES_DREW_NO_BATTLE_2(value=int(np.isnan(samples).any(axis=1).sum())))
         samples = np.where(np.isnan(samples), observed[None, :], samples)
     jack = None
     if jackknife:

@@ -15,6 +15,7 @@ import numbers
 
 import numpy as np
 from .._validate import ArgumentError, ArgumentTypeError
+from .._words import words
 
 __all__ = ["SCALES", "ELO_PER_LOGIT", "parse_anchor", "to_scale"]
 
@@ -35,24 +36,23 @@ def parse_anchor(anchor, models, scale: str):
     if isinstance(anchor, str):
         name, sep, value = anchor.rpartition("=")
         if not sep or not name:
-            raise ArgumentError(f"`anchor` must look like 'MODEL=1000'; got {anchor!r}.")
+            raise ArgumentError(words("`{arg:anchor}` must look like 'MODEL=1000'; got {anchor!r}.", anchor=anchor))
         try:
             anchor = {name.strip(): float(value)}
         except ValueError:
-            raise ArgumentError(f"`anchor`: the value after '=' must be a number; got {anchor!r}.") from None
+            raise ArgumentError(words("`{arg:anchor}`: the value after '=' must be a number; got {anchor!r}.", anchor=anchor)) from None
     if isinstance(anchor, tuple) and len(anchor) == 2:
         anchor = {anchor[0]: anchor[1]}
     if not isinstance(anchor, dict) or len(anchor) != 1:
-        raise ArgumentTypeError(f"`anchor` must be {{'model': value}}, ('model', value) or 'model=value'; got {anchor!r}.")
+        raise ArgumentTypeError(words("`{arg:anchor}` must be {{'model': value}}, ('model', value) or 'model=value'; got {anchor!r}.", anchor=anchor))
     (name, value), = anchor.items()
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ArgumentTypeError(f"`anchor` value must be a finite number; got {value!r}.")
+        raise ArgumentTypeError(words('`{arg:anchor}` value must be a finite number; got {value!r}.', value=value))
     if scale == "prob":
-        raise ArgumentError("`anchor` does not apply to scale='prob' (strengths sum to 1); use scale 'elo' or"
-                         " 'logit'.")
+        raise ArgumentError(words("`{arg:anchor}` does not apply to {arg:scale='prob'} (strengths sum to 1); use scale 'elo' or 'logit'."))
     if name not in models:
         shown = ", ".join(map(repr, list(models)[:12])) + (" ..." if len(models) > 12 else "")
-        raise ArgumentError(f"`anchor`: unknown model {name!r}; models: {shown}.")
+        raise ArgumentError(words('`{arg:anchor}`: unknown model {name!r}; models: {shown}.', name=name, shown=shown))
     return list(models).index(name), float(value)
 
 

@@ -21,6 +21,7 @@ from scipy.special import expit
 
 from .bradley_terry import RIDGE, incidence, laplacian, log_sigmoid, newton_maximize
 from .._validate import ArgumentError
+from .._words import words
 
 __all__ = ["MARKDOWN", "style_names", "style_design", "fit_style", "style_jackknife"]
 
@@ -41,16 +42,14 @@ def style_names(style, available) -> list[str]:
         if item == "markdown" and "markdown" not in available:
             missing = [f for f in MARKDOWN if f not in available]
             if missing:
-                raise ArgumentError(f"`style`: 'markdown' needs the features {', '.join(MARKDOWN)}; the battles lack"
-                                 f" {', '.join(missing)} (available: {', '.join(available) or 'none'}).")
+                raise ArgumentError(words("`{arg:style}`: 'markdown' needs the features {value}; the battles lack {value2} (available: {value3}).", value=', '.join(MARKDOWN), value2=', '.join(missing), value3=', '.join(available) or 'none'))
             names.extend(MARKDOWN)
         elif item in available:
             names.append(item)
         else:
-            raise ArgumentError(f"`style`: no style feature {item!r}; available: {', '.join(available) or 'none'}"
-                             " (numeric columns NAME_a and NAME_b, or columns named with style_cols=).")
+            raise ArgumentError(words('`{arg:style}`: no style feature {item!r}; available: {value} (numeric columns NAME_a and NAME_b, or columns named with {arg:style_cols=}).', item=item, value=', '.join(available) or 'none'))
     if len(set(names)) != len(names):
-        raise ArgumentError(f"`style` names a feature twice: {names!r}.")
+        raise ArgumentError(words('`{arg:style}` names a feature twice: {names!r}.', names=names))
     return names
 
 
@@ -61,6 +60,18 @@ def style_design(features: dict, names) -> np.ndarray:
     ------
     ValueError
         When a feature does not vary over the battles (its coefficient is not identified).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.preferences import style_design
+    >>> features = {"length": np.array([[900, 300], [200, 600], [500, 500], [800, 100]]),
+    ...             "markdown": np.array([[3, 0], [0, 1], [2, 2], [5, 0]])}
+    >>> style_design(features, ["length", "markdown"]).round(3)
+    array([[ 0.626,  0.87 ],
+           [-1.422, -1.399],
+           [-0.398, -0.492],
+           [ 1.195,  1.021]])
     """
     cols = []
     for name in names:

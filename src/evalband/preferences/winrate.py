@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
+
+from ..data.battle_counts import group_rows
 from scipy.special import expit
 from ..display.reprs import displayed
 
@@ -84,7 +86,8 @@ class BaselineWinRates:
         return out
 
 
-def baseline_win_rates(model_a, model_b, outcome, weight, units, n_models: int, baseline: int) -> BaselineWinRates:
+def baseline_win_rates(model_a, model_b, outcome, weight, units, n_models: int, baseline: int, *,
+                       count=None) -> BaselineWinRates:
     """Win rates against ``baseline`` with AlpacaEval's standard errors, and their sums per unit.
 
     Parameters
@@ -93,6 +96,8 @@ def baseline_win_rates(model_a, model_b, outcome, weight, units, n_models: int, 
         The battles (positions, probability that A wins, weights).
     units : Units
     n_models, baseline : int
+    count : array_like of int, shape (n,), optional
+        How many battles each row stands for (counted battles, :class:`~evalband.data.battle_counts.BattleCounts`).
 
     Returns
     -------
@@ -127,14 +132,19 @@ def baseline_win_rates(model_a, model_b, outcome, weight, units, n_models: int, 
     keep = (a == baseline) | (b == baseline)
     model = np.where(a[keep] == baseline, b[keep], a[keep])
     pref = np.where(a[keep] == baseline, 1.0 - y[keep], y[keep])
-    wk = w[keep]
+    c = np.ones(a.size, dtype=np.int64) if count is None else np.asarray(count, dtype=np.int64)
     m = int(n_models)
-    n = np.bincount(model, weights=wk, minlength=m)
-    s = np.bincount(model, weights=wk * pref, minlength=m)
+    # the sums over distinct (model, preference, weight) with their counts, in their sorted order: the same
+    # numbers whatever the order of the battles and whether they come one by one or counted
+    (gm, gp, gw), gc = group_rows([model, pref, w[keep]], c[keep])
+    mass = gc * gw
+    n = np.bincount(gm, weights=mass, minlength=m)
+    s = np.bincount(gm, weights=mass * gp, minlength=m)
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = s / n
-        dev = np.bincount(model, weights=wk * (pref - rate[model]) ** 2, minlength=m)
+        dev = np.bincount(gm, weights=mass * (gp - rate[gm]) ** 2, minlength=m)
         se = np.sqrt(dev / (n - 1.0) / n)
+    wk = w[keep] * c[keep]
     se = np.where(n > 1, se, np.nan)
     rate[baseline], se[baseline], n[baseline] = 0.5, 0.0, 0.0
     k_units = units.n_units
@@ -248,6 +258,21 @@ def length_controlled_win_rates(wr: BaselineWinRates, length_difference, n_model
     ----------
     Dubois, Y., Galambosi, B., Liang, P. & Hashimoto, T. (2024). Length-controlled AlpacaEval: a simple way to
     debias automatic evaluators. arXiv:2404.04475.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.preferences import (BattleTable, baseline_win_rates, length_controlled_win_rates,
+    ...                                   resampling_units)
+    >>> t = BattleTable.build(["m"] * 8, ["base"] * 8, [1, 1, 1, 0, 1, 0, 1, 0.0])
+    >>> base = t.models.index("base")
+    >>> wr = baseline_win_rates(t.model_a, t.model_b, t.outcome, t.weight, resampling_units(t), t.n_models, base)
+    >>> length_difference = [300, 250, -40, 200, 120, -100, 80, 60]
+    >>> lc, beta, scale = length_controlled_win_rates(wr, length_difference, t.n_models)
+    >>> t.models, wr.win_rate.round(3)
+    (('base', 'm'), array([0.5  , 0.625]))
+    >>> lc.round(3), beta.round(3)
+    (array([[0.5  , 0.512]]), array([[0.   , 1.122]]))
     """
     delta = np.asarray(length_difference, dtype=np.float64)
     model = wr.model

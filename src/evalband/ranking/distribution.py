@@ -11,12 +11,34 @@ __all__ = ["ranks", "rank_distribution", "marginal_rank_intervals", "probability
 
 def ranks(values, *, higher_is_better: bool = True) -> np.ndarray:
     """Competition ranks ('1224') along the last axis: 1 + the number of models strictly better
-    (:func:`evalband._ranks.ranks` with ``ties='min'``; values equal to 12 significant digits tie)."""
+    (:func:`evalband._ranks.ranks` with ``ties='min'``; values equal to 12 significant digits tie).
+
+    Examples
+    --------
+    >>> from evalband.ranking import ranks
+    >>> ranks([0.71, 0.84, 0.71, 0.65])
+    array([2, 1, 2, 4])
+    >>> ranks([[0.7, 0.8], [0.9, 0.6]])
+    array([[2, 1],
+           [1, 2]])
+    """
     return _ranks(values, axis=-1, higher_is_better=higher_is_better, ties="min")
 
 
 def rank_distribution(rank_samples, n_models: int | None = None) -> np.ndarray:
-    """``P[m, r - 1]`` = share of replicates in which model m has rank r, from (B, M) ranks."""
+    """``P[m, r - 1]`` = share of replicates in which model m has rank r, from (B, M) ranks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.ranking import rank_distribution, ranks
+    >>> rng = np.random.default_rng(0)
+    >>> samples = np.array([0.70, 0.68, 0.60]) + rng.normal(0, 0.02, size=(200, 3))
+    >>> rank_distribution(ranks(samples))
+    array([[0.765, 0.235, 0.   ],
+           [0.235, 0.76 , 0.005],
+           [0.   , 0.005, 0.995]])
+    """
     r = np.asarray(rank_samples, dtype=np.int64)
     b, m = r.shape
     k = n_models or m
@@ -35,6 +57,16 @@ def marginal_rank_intervals(rank_samples, *, confidence_level: float = 0.95) -> 
     Each interval is for one model on its own, as Longjohn et al. (2025) report them; they do not hold jointly,
     and the bootstrap of a rank is inconsistent when models are (nearly) tied, where these intervals can be too
     narrow (Hall & Miller 2009). Use the simultaneous intervals for statements about several models at once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.ranking import marginal_rank_intervals, ranks
+    >>> rng = np.random.default_rng(0)
+    >>> samples = np.array([0.70, 0.68, 0.60]) + rng.normal(0, 0.02, size=(200, 3))
+    >>> low, high = marginal_rank_intervals(ranks(samples))
+    >>> low, high
+    (array([1, 1, 3]), array([2, 2, 3]))
     """
     level = check_confidence_level(confidence_level)
     r = np.asarray(rank_samples)
@@ -55,6 +87,15 @@ def probability_best(samples, *, higher_is_better: bool = True) -> np.ndarray:
     -------
     numpy.ndarray, shape (M,)
         Sums to 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.ranking import probability_best
+    >>> rng = np.random.default_rng(0)
+    >>> samples = np.array([0.70, 0.68, 0.60]) + rng.normal(0, 0.02, size=(200, 3))
+    >>> probability_best(samples)
+    array([0.765, 0.235, 0.   ])
     """
     s = np.asarray(samples, dtype=np.float64)
     best = s.max(axis=1, keepdims=True) if higher_is_better else s.min(axis=1, keepdims=True)

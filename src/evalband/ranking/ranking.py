@@ -12,6 +12,8 @@ from ..estimation.confidence import ConfidenceInterval
 from .distribution import marginal_rank_intervals, probability_best, rank_distribution, ranks
 from .simultaneous import better_matrix, simultaneous_rank_intervals, tiers
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["rank", "Ranking", "ModelRanking", "rank_models", "SIMULTANEOUS"]
 
@@ -21,6 +23,8 @@ SIMULTANEOUS = ("max-t", "bonferroni", "holm", "bh", "none")
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class ModelRanking:
     """Ranking of the models under one aggregate.
@@ -108,6 +112,8 @@ class ModelRanking:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class Ranking:
     """Result of :func:`rank`: one :class:`ModelRanking` per aggregate, all from one replicate set.
@@ -144,6 +150,20 @@ def rank_models(observed, samples, models, *, aggregate: str = "statistic", high
     units, or a zero-width interval for a difference, the pair is not separated
     (:func:`evalband.comparison.verdict.withhold`). ``decision_level`` (default: ``confidence_level``) is the level
     of the pairwise intervals behind the tiers and simultaneous rank intervals.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.ranking import rank_models
+    >>> rng = np.random.default_rng(0)
+    >>> observed = np.array([0.70, 0.68, 0.60])
+    >>> samples = observed + rng.normal(0, 0.02, size=(200, 3))
+    >>> ranking = rank_models(observed, samples, ["a", "b", "c"])
+    >>> ranking.to_frame()[["model", "rank", "rank_low", "rank_high", "tier"]]
+      model  rank  rank_low  rank_high  tier
+    0     a     1         1          2     1
+    1     b     2         1          2     1
+    2     c     3         3          3     2
     """
     from ..comparison.pairwise import pairwise_differences
     from ..resample import interval
@@ -179,6 +199,23 @@ def rank_models(observed, samples, models, *, aggregate: str = "statistic", high
         probability_best(s, higher_is_better=higher_is_better), tiers(obs, better, higher_is_better=higher_is_better),
         rank_distribution(r_s, m), r_s, s, better, level, method, simultaneous, bool(higher_is_better),
         float(margin), float(scale))
+
+
+NOTE_REPLICATES_GIVEN_ASSUMED_BETWEEN = NoteKind(
+    'ranking.replicates-given-assumed-between', 'caveat',
+    'replicates given an assumed between-model correlation of {correlation:g}')
+NOTE_MODEL_COUNTS_BETTER_THAN = NoteKind(
+    'ranking.model-counts-better-than', 'caveat',
+    'with the {value}: a model counts as better than another (tiers, simultaneous rank intervals) only when the '
+    'interval of their difference lies beyond the margin')
+NOTE_CONFIDENCE_OVERLAP_APPLIES_EACH = NoteKind(
+    'ranking.confidence-overlap-applies-each', 'caveat',
+    "confidence 'overlap' (83.4%) applies to each model's interval and its marginal rank interval (two such "
+    "intervals that do not overlap suggest a difference at about 5%); the tiers and simultaneous rank intervals "
+    "judge differences and stay at 95%")
+NOTE_SUMMARY_LEVEL_DATA_MODELS = NoteKind(
+    'ranking.summary-level-data-models', 'caveat',
+    'summary-level data: models resampled independently (binomially), i.e. assumed uncorrelated')
 
 
 def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=None, tasks=None, replicates=None,
@@ -267,7 +304,7 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
 
     missing = check_choice(missing, MISSING, "missing")
     if missing == "ability":
-        raise ArgumentError("`missing='ability'` ranks latent abilities: evalband.ability(data).ranking")
+        raise ArgumentError(words("`{arg:missing='ability'}` ranks latent abilities: evalband.ability(data).ranking"))
     if missing == "common" and replicates is None:
         from ..comparison.shared import lacks_tasks
         from ..selection import select
@@ -295,21 +332,17 @@ def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=Non
                              " item-level data the correlation is measured.")
         if correlation > 0:
             corr_reps = correlated_replicates(reps.observed, reps.replicates, correlation, rng=gen)
-        notes.append(f"replicates given an assumed between-model correlation of {correlation:g}")
+        notes.append(NOTE_REPLICATES_GIVEN_ASSUMED_BETWEEN(correlation=correlation))
     elif summary:
-        notes.append("summary-level data: models resampled independently (binomially), i.e. assumed uncorrelated")
+        notes.append(NOTE_SUMMARY_LEVEL_DATA_MODELS())
     if margin > 0:  # otherwise nothing in the output shows that the margin changed the tiers
         from ..comparison.verdict import margin_text
 
-        notes.append(f"with the {margin_text(margin, scale=aggs[0].scale)}: a model counts as better than another"
-                     " (tiers, simultaneous rank intervals) only when the interval of their difference lies"
-                     " beyond the margin")
+        notes.append(NOTE_MODEL_COUNTS_BETTER_THAN(value=margin_text(margin, scale=aggs[0].scale)))
     decision_level = None
     if abs(level - OVERLAP_CONFIDENCE) < 1e-9:  # overlap displays are per model; tiers judge differences
         decision_level = 0.95
-        notes.append("confidence 'overlap' (83.4%) applies to each model's interval and its marginal rank interval"
-                     " (two such intervals that do not overlap suggest a difference at about 5%); the tiers and"
-                     " simultaneous rank intervals judge differences and stay at 95%")
+        notes.append(NOTE_CONFIDENCE_OVERLAP_APPLIES_EACH())
     strata = reps.jackknife_strata() if method == "bca" else None
     out = []
     for av in aggs:
@@ -339,10 +372,9 @@ def _rank_common(sel, *, aggregate, resampling, n_resamples, method, level, marg
     from .from_pairs import rank_from_pairs
 
     if abs(level - OVERLAP_CONFIDENCE) < 1e-9:
-        raise ArgumentError("`confidence_level='overlap'` does not apply to ranks from pairs (missing='common')")
+        raise ArgumentError(words("`{arg:confidence_level='overlap'}` does not apply to ranks from pairs ({arg:missing='common'})"))
     if margin > 0:
-        raise ArgumentError("`margin` does not apply to ranks from pairs (missing='common', decided by the pairs'"
-                            " p-values); use missing='ability', or compare with missing='common' and a margin")
+        raise ArgumentError(words("`{arg:margin}` does not apply to ranks from pairs ({arg:missing='common'}, decided by the pairs' p-values); use {arg:missing='ability'}, or compare with {arg:missing='common'} and a margin"))
     comparison = compare(sel, aggregate=aggregate, resampling=resampling, n_resamples=n_resamples,
                          method="percentile" if method == "bca" else method, confidence_level=level,
                          correction="none", margin=margin, per_task=False, cluster=cluster,
@@ -350,8 +382,8 @@ def _rank_common(sel, *, aggregate, resampling, n_resamples, method, level, marg
     counts = pair_tasks(sel)
     rankings = rank_from_pairs(comparison, np.diag(counts), confidence_level=level)
     notes = list(comparison.notes) + [
-        "missing='common': ranks from every pair compared on the tasks both models have; rank_low/rank_high hold"
-        " for one model at a time (Bonferroni over its pairs), rank_sim_low/rank_sim_high for all models at once"
-        " (Holm over every pair); no P(best) without a replicate set shared by every model (missing='ability'"
-        " gives one)"]
+        words("{arg:missing='common'}: ranks from every pair compared on the tasks both models have;"
+              " rank_low/rank_high hold for one model at a time (Bonferroni over its pairs),"
+              " rank_sim_low/rank_sim_high for all models at once (Holm over every pair); no P(best) without a"
+              " replicate set shared by every model ({arg:missing='ability'} gives one)")]
     return Ranking(rankings, comparison.replicates, tuple(dict.fromkeys(notes)), {}, sel)

@@ -24,6 +24,15 @@ def better_matrix(low, high, ia, ib, n_models: int, *, higher_is_better: bool = 
     low, high : array_like, shape (P,)
         Interval for ``theta[ia] - theta[ib]`` of each pair.
     ia, ib : array_like of int, shape (P,)
+
+    Examples
+    --------
+    >>> from evalband.ranking import better_matrix
+    >>> low, high = [-0.01, 0.03, 0.01], [0.05, 0.09, 0.06]
+    >>> better_matrix(low, high, [0, 0, 1], [1, 2, 2], 3)
+    array([[False, False,  True],
+           [False, False,  True],
+           [False, False, False]])
     """
     low = np.asarray(low, dtype=np.float64)
     high = np.asarray(high, dtype=np.float64)
@@ -48,6 +57,14 @@ def simultaneous_rank_intervals(better) -> tuple[np.ndarray, np.ndarray]:
     JRSS C 69(3), 589-606.
     Mogstad, M., Romano, J. P., Shaikh, A. M. & Wilhelm, D. (2024). Inference for ranks with applications to
     mobility across neighbourhoods and academic achievement across countries. Rev. Econ. Stud. 91(1), 476-518.
+
+    Examples
+    --------
+    >>> from evalband.ranking import better_matrix, simultaneous_rank_intervals
+    >>> better = better_matrix([-0.01, 0.03, 0.01], [0.05, 0.09, 0.06], [0, 0, 1], [1, 2, 2], 3)
+    >>> low, high = simultaneous_rank_intervals(better)
+    >>> low, high
+    (array([1, 1, 3]), array([2, 2, 3]))
     """
     s = np.asarray(better, dtype=bool)
     m = s.shape[0]
@@ -71,6 +88,13 @@ def tiers(estimates, better, *, higher_is_better: bool = True) -> np.ndarray:
     -----
     Indistinguishability is not transitive (A ~ B and B ~ C while A > C), so tiers are one readable partition
     among several; the simultaneous rank intervals are the complete statement.
+
+    Examples
+    --------
+    >>> from evalband.ranking import better_matrix, tiers
+    >>> better = better_matrix([-0.01, 0.03, 0.01], [0.05, 0.09, 0.06], [0, 0, 1], [1, 2, 2], 3)
+    >>> tiers([0.80, 0.78, 0.74], better)
+    array([1, 1, 2])
     """
     est = np.asarray(estimates, dtype=np.float64)
     s = np.asarray(better, dtype=bool)

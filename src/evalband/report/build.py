@@ -19,6 +19,8 @@ __all__ = ["Report", "Figure", "build_report"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class Figure:
     """A report figure: a key (file name), title, caption and the matplotlib Figure."""
@@ -30,6 +32,8 @@ class Figure:
 
 
 @dataclass
+
+
 class Report:
     """Everything one report shows. Build with :func:`build_report`; render with ``evalband.report.writers``."""
 
@@ -286,9 +290,9 @@ def _stamp(timestamp) -> str:
 
 def _table_notes(table, *, paired: bool) -> tuple:
     """The table's notes, without the one on items left out of paired analyses where nothing is paired."""
-    from ..data.table import UNSHARED_NOTE
+    from ..data.table import COVERAGE_UNSHARED
 
-    return tuple(n for n in table.notes if paired or not n.startswith(UNSHARED_NOTE))
+    return tuple(n for n in table.notes if paired or getattr(n, "code", None) != COVERAGE_UNSHARED.code)
 
 
 def _weights_caption(ws) -> str:

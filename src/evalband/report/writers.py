@@ -171,7 +171,19 @@ def _md_figure(f, figure_paths) -> list:
 
 def render_markdown(report, *, figure_paths: dict | None = None) -> str:
     """The report as Markdown; ``figure_paths`` (key -> relative path) links saved figures. Without them the
-    report says how many figures there are and how to get them."""
+    report says how many figures there are and how to get them.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalband.report import build_report, render_markdown
+    >>> df = pd.DataFrame({"model": ["A"] * 20 + ["B"] * 20, "task": "qa", "item": list(range(20)) * 2,
+    ...                    "score": [1] * 16 + [0] * 4 + [1] * 11 + [0] * 9})
+    >>> rep = build_report(df, n_resamples=200, rng=0, bayes=False)
+    >>> md = render_markdown(rep)
+    >>> [line[3:] for line in md.splitlines() if line.startswith("## ")]
+    ['Findings', 'Data', 'Scores and ranks', 'Pairwise comparisons', 'Per task', 'Methods', 'Reproduce']
+    """
     figure_paths = figure_paths or {}
     sections = outline(report)
     r = report.reproduce
@@ -237,7 +249,21 @@ def _paper_tables(report, sections) -> list:
 
 def render_latex(report, *, figure_paths: dict | None = None) -> str:
     """The report's main tables as LaTeX (booktabs) table environments, ready for a paper; with ``figure_paths``
-    (key -> path relative to the .tex file, as ``--figures DIR`` saves them) a figure environment for each."""
+    (key -> path relative to the .tex file, as ``--figures DIR`` saves them) a figure environment for each.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalband.report import build_report, render_latex
+    >>> df = pd.DataFrame({"model": ["A"] * 20 + ["B"] * 20, "task": "qa", "item": list(range(20)) * 2,
+    ...                    "score": [1] * 16 + [0] * 4 + [1] * 11 + [0] * 9})
+    >>> rep = build_report(df, n_resamples=200, rng=0, bayes=False)
+    >>> tex = render_latex(rep)
+    >>> tex.count("\\\\begin{table}")
+    2
+    >>> print(next(line for line in tex.splitlines() if line.startswith("\\\\caption")))
+    \\caption{mean over tasks (points), best first (95\\% bootstrap intervals).}
+    """
     r = report.reproduce
     level = format_level(r["confidence_level"])
     figure_paths = figure_paths or {}
@@ -295,7 +321,23 @@ def write_report(report, path, *, format: str = "html", figures_dir=None, figure
 
     ``path`` is never one of ``inputs`` (the files the run read), a symbolic link is written through only with
     ``force``, existing figure files are overwritten only with ``force``, and every file is written to a
-    temporary file renamed into place (:mod:`evalband._files`). All checks run before anything is written."""
+    temporary file renamed into place (:mod:`evalband._files`). All checks run before anything is written.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> from evalband.report import build_report, write_report
+    >>> df = pd.DataFrame({"model": ["A"] * 20 + ["B"] * 20, "task": "qa", "item": list(range(20)) * 2,
+    ...                    "score": [1] * 16 + [0] * 4 + [1] * 11 + [0] * 9})
+    >>> rep = build_report(df, n_resamples=200, rng=0, bayes=False)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "report.md")
+    ...     write_report(rep, path, format="markdown")
+    ...     with open(path, encoding="utf-8") as f:
+    ...         print(f.readline().strip())
+    # evalband report: &lt;DataFrame>
+    """
     fmt = {"md": "markdown", "tex": "latex"}.get(format, format)
     if fmt not in ("html", "markdown", "latex"):
         raise ArgumentError(f"`format` must be 'html', 'markdown' or 'latex'; got {format!r}.")

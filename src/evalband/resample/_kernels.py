@@ -25,6 +25,7 @@ import numpy as np
 
 from .._random import block_generator, name_key  # noqa: F401  (re-exported: the engine's streams)
 from .._validate import ArgumentError, MissingExtraError
+from .._words import words
 
 __all__ = ["block_size", "block_generator", "name_key", "draw_indices", "draw_counts", "use_backend",
            "backend", "HAVE_NUMBA"]
@@ -80,6 +81,15 @@ def draw_indices(gen: np.random.Generator, n_units: int, shape: tuple[int, ...])
     References
     ----------
     Lemire, D. (2019). Fast random integer generation in an interval. ACM TOMACS 29(1), 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.resample import draw_indices
+    >>> draw_indices(np.random.default_rng(0), 5, (3,))
+    array([[4, 3, 2, 1, 1],
+           [0, 0, 0, 0, 4],
+           [3, 4, 2, 3, 4]])
     """
     need = int(np.prod(shape, dtype=np.int64)) * n_units
     if _word_bits(n_units) is None:
@@ -104,7 +114,7 @@ def use_backend(name: str):
     """Temporarily force the count kernel ('numba', 'numpy' or 'auto'); used by tests and benchmarks."""
     global _BACKEND
     if name not in ("numba", "numpy", "auto"):
-        raise ArgumentError(f"`name` must be 'numba', 'numpy' or 'auto'; got {name!r}.")
+        raise ArgumentError(words("`{arg:name}` must be 'numba', 'numpy' or 'auto'; got {name!r}.", name=name))
     if name == "numba" and not HAVE_NUMBA:
         raise MissingExtraError("the numba kernel needs numba: pip install 'evalband[fast]'")
     old, _BACKEND = _BACKEND, name
@@ -174,6 +184,18 @@ def draw_counts(gen: np.random.Generator, n_units: int, n_rows: int, dtype=np.fl
     drawn by :func:`draw_indices` and counted with ``numpy.bincount``. Both give the same integers for the same generator state. The generator's own state is
     not advanced by the kernel (each block uses its own generator). ``buffer`` (at least ``n_rows * n_units``
     elements of ``dtype``) is reused for the result when given, saving an allocation per block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.resample import draw_counts
+    >>> counts = draw_counts(np.random.default_rng(0), 5, 3)
+    >>> counts
+    array([[0., 2., 1., 1., 1.],
+           [4., 0., 0., 0., 1.],
+           [0., 0., 1., 2., 2.]])
+    >>> counts.sum(axis=1)
+    array([5., 5., 5.])
     """
     need = n_rows * n_units
     if (backend() == "numba" and _word_bits(n_units) is not None

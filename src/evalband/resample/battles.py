@@ -20,8 +20,10 @@ from ._kernels import draw_counts
 from ..data.battles import LABELS, BattleTable
 from ..display.reprs import displayed
 from .._validate import ArgumentError, ArgumentTypeError
+from ..display.notes import NoteKind
+from .._words import words
 
-__all__ = ["CLUSTERS", "Units", "resampling_units", "ClusterBootstrap", "block_size", "MIN_CLUSTERS"]
+__all__ = ["CLUSTERS", "Units", "resampling_units", "unit_column", "ClusterBootstrap", "block_size", "MIN_CLUSTERS"]
 
 #: values of ``cluster`` besides a label column's name
 CLUSTERS = ("auto", "none")
@@ -38,6 +40,8 @@ def block_size(n_units: int) -> int:
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Units:
     """The resampling unit of every battle.
@@ -67,12 +71,26 @@ class Units:
                 None: "battles"}[self.column]
 
 
+NOTE_ONLY_CLUSTER_BOOTSTRAP_UNDERSTATES = NoteKind(
+    'resample.only-cluster-bootstrap-understates', 'caveat',
+    'only {k} {unit}: the cluster bootstrap understates the uncertainty with fewer than about {min_clusters} '
+    'clusters')
+NOTE_BATTLES_RESAMPLED_QUESTION_JUDGES = NoteKind(
+    'resample.battles-resampled-question-judges', 'caveat',
+    "battles resampled by question; judges who rated several questions are not resampled as a unit "
+    "({arg:cluster='judge'} resamples them instead)")
+NOTE_NO_QUESTION_OR_CLUSTER = NoteKind(
+    'resample.no-question-or-cluster', 'caveat',
+    'no question or cluster labels: battles resampled as if independent, which understates the uncertainty when '
+    'battles share a prompt')
+
+
 def resampling_units(table: BattleTable, cluster="auto") -> Units:
     """The resampling units for ``cluster``.
 
     Parameters
     ----------
-    table : BattleTable
+    table : BattleTable or BattleCounts
     cluster : str or None
         'auto' (the default): the table's 'cluster' labels if it has them, else its questions, else independent
         battles; 'none' or None: independent battles; 'question', 'judge', 'cluster': that label column.
@@ -89,21 +107,10 @@ def resampling_units(table: BattleTable, cluster="auto") -> Units:
     >>> u.column, u.n_units, u.codes.tolist()
     ('question', 2, [1, 0, 1])
     """
-    if cluster is None:
-        cluster = "none"
-    if not isinstance(cluster, str):
-        raise ArgumentTypeError(f"`cluster` must be 'auto', 'none' or a label column name; got {cluster!r}.")
-    key = cluster.strip().lower()
+    key = unit_column(table, cluster)
     notes = []
-    if key in ("question_id", "prompt", "questions"):
-        key = "question"
-    if key in ("worker", "annotator", "judges"):
-        key = "judge"
-    if key == "auto":
-        key = "cluster" if "cluster" in table.labels else "question" if "question" in table.labels else "none"
-        if key == "none":
-            notes.append("no question or cluster labels: battles resampled as if independent, which understates"
-                         " the uncertainty when battles share a prompt")
+    if key == "none" and str(cluster).strip().lower() == "auto":
+        notes.append(NOTE_NO_QUESTION_OR_CLUSTER())
     if key == "none":
         order = table.canonical_order()
         codes = np.empty(table.n_battles, dtype=np.int64)
@@ -117,25 +124,49 @@ def resampling_units(table: BattleTable, cluster="auto") -> Units:
     k = names.size
     unit = {"question": "question", "judge": "judge"}.get(key, "cluster") + ("s" if k != 1 else "")
     if k < MIN_CLUSTERS:
-        notes.append(f"only {k} {unit}: the cluster bootstrap understates the uncertainty with fewer than about"
-                     f" {MIN_CLUSTERS} clusters")
+        notes.append(NOTE_ONLY_CLUSTER_BOOTSTRAP_UNDERSTATES(k=k, unit=unit, min_clusters=MIN_CLUSTERS))
     if key == "question" and "judge" in table.labels and _judges_span_questions(table):
-        notes.append("battles resampled by question; judges who rated several questions are not resampled as a"
-                     " unit (cluster='judge' resamples them instead)")
+        notes.append(NOTE_BATTLES_RESAMPLED_QUESTION_JUDGES())
     return Units(codes, names, key, int(k), tuple(notes))
 
 
-def _judges_span_questions(table: BattleTable) -> bool:
+def unit_column(table, cluster="auto") -> str:
+    """The label column ``cluster`` resamples by ('question', 'judge', 'cluster', 'turn'), or 'none' for
+    independent battles (aliases and 'auto' resolved as :func:`resampling_units` does).
+
+    Examples
+    --------
+    >>> t = BattleTable.build(["x", "y"], ["y", "x"], [1.0, 0.0], labels={"question": ["q1", "q2"]})
+    >>> unit_column(t), unit_column(t, "prompt"), unit_column(t, None)
+    ('question', 'question', 'none')
+    """
+    if cluster is None:
+        cluster = "none"
+    if not isinstance(cluster, str):
+        raise ArgumentTypeError(words("`{arg:cluster}` must be 'auto', 'none' or a label column name; got {cluster!r}.", cluster=cluster))
+    key = cluster.strip().lower()
+    if key in ("question_id", "prompt", "questions"):
+        key = "question"
+    if key in ("worker", "annotator", "judges"):
+        key = "judge"
+    if key == "auto":
+        key = "cluster" if "cluster" in table.labels else "question" if "question" in table.labels else "none"
+    return key
+
+
+def _judges_span_questions(table) -> bool:
     """Whether several judges each rated more than one question (so judges link questions)."""
-    judges, jc = np.unique(table.labels["judge"].astype(str), return_inverse=True)
+    jc, judges = table.label_codes("judge")
     if judges.size < 2:
         return False
-    _, qc = np.unique(table.labels["question"].astype(str), return_inverse=True)
+    qc = table.label_codes("question")[0]
     pairs = np.unique(jc.astype(np.int64) * (qc.max() + 1) + qc)
     return bool((np.bincount(pairs // (qc.max() + 1)) > 1).sum() > 1)
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class ClusterBootstrap:
     """Bootstrap counts of the units, block by block, from streams keyed by name and block.

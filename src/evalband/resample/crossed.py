@@ -20,6 +20,8 @@ from .floors import CellCounts
 from ..selection.facet_design import TaskDesign, facet_design, facet_table
 from ..estimation.small_clusters import bell_mccaffrey_df, cr2_factors
 from ..estimation.crossed import FEW_LEVELS, facet_family, crossed_pieces, _plural, unit_family, few_levels_notes  # noqa: F401
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["CROSSED_METHODS", "crossed_bootstrap", "multiplier_replicates", "FEW_LEVELS", "few_levels_notes"]
 
@@ -84,6 +86,23 @@ def multiplier_replicates(observed, families, *, gen: np.random.Generator, n_res
         out += z @ infl.T
     return out
 
+
+CROSSED_BOOTSTRAP = NoteKind("resample.crossed-bootstrap", "info",
+                             "crossed {scheme} bootstrap: {units}s{levels} resampled independently, paired across"
+                             " models{fixed}")
+_SMALL_SAMPLE = ("small-sample correction: CR2 rescaling and a t scale mixture on Bell-McCaffrey degrees of freedom"
+                 " per family of units, so percentile intervals keep their level with few clusters or facet levels")
+SMALL_SAMPLE = NoteKind("resample.small-sample-correction", "info", _SMALL_SAMPLE)
+SMALL_SAMPLE_POOLED = NoteKind("resample.small-sample-correction-pooled", "info",
+                               _SMALL_SAMPLE + " (units: one scale for all tasks, {df:.3g} degrees of freedom of the"
+                               " mean over tasks; per-task intervals with few clusters need {arg:scale='task'} or"
+                               " cluster_robust)")
+NOTE_PIGEONHOLE_BOOTSTRAP_CONSERVATIVE_INTERACTION = NoteKind(
+    'resample.pigeonhole-bootstrap-conservative-interaction', 'caveat',
+    'pigeonhole bootstrap: conservative for the interaction variance (McCullagh 2000), and without small-sample '
+    'correction it under-covers with few facet levels')
+NOTE_FACETS_NESTED_ITEMS_STAY = NoteKind('resample.facets-nested-items-stay', 'info',
+                                          'facets nested in items ({value}) stay with their item, as trials do')
 
 
 def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "wild", small_sample: bool = True,
@@ -169,20 +188,19 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
     scale = check_choice(scale, ("pooled", "task"), "scale")
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     if cluster not in (None, True, False):
-        raise ArgumentTypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
+        raise ArgumentTypeError(words('`{arg:cluster}` must be None, True or False; got {cluster!r}.', cluster=cluster))
     if not isinstance(small_sample, bool):
         raise ArgumentTypeError(f"`small_sample` must be True or False; got {small_sample!r}.")
     design = facet_design(data, facets=facets, nested=nested, models=models, tasks=tasks)
     fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed)
     bad = [f for f in fixed if f not in design.facets]
     if bad:
-        raise ArgumentError(f"`fixed`: {', '.join(map(repr, bad))} is not among the facets"
-                         f" ({', '.join(map(repr, design.facets)) or 'none'}).")
+        raise ArgumentError(words('`{arg:fixed}`: {value} is not among the facets ({value2}).', value=', '.join(map(repr, bad)), value2=', '.join(map(repr, design.facets)) or 'none'))
     entropy = run_entropy(gen)
     n_m, n_t = len(design.models), len(design.tasks)
     use_clusters = cluster is not False
     if cluster is True and not any(d.clusters is not None for d in design.designs):
-        raise ArgumentError("`cluster=True`, but the data have no cluster column.")
+        raise ArgumentError(words('`{arg:cluster=True}`, but the data have no cluster column.'))
     pieces = [crossed_pieces(d, fixed, use_clusters) for d in design.designs]
     # facet levels shared across tasks by label: tasks with the same set of level labels share one family
     labels, pooled, where = {}, {}, {}
@@ -250,24 +268,18 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
     notes = list(design.notes)
     random_f = sorted({f for p in pieces for f, *_ in p[5]})
     unit_names = sorted({p[2] for p in pieces})
-    notes.append(f"crossed {'wild multiplier' if method == 'wild' else 'pigeonhole'} bootstrap: "
-                 f"{' and '.join(unit_names)}s" + (f" and levels of {', '.join(random_f)}" if random_f else "")
-                 + " resampled independently, paired across models" + (f"; fixed: {', '.join(fixed)}" if fixed
-                                                                        else ""))
+    notes.append(CROSSED_BOOTSTRAP(scheme="wild multiplier" if method == "wild" else "pigeonhole",
+                                   units=" and ".join(unit_names),
+                                   levels=f" and levels of {', '.join(random_f)}" if random_f else "",
+                                   fixed=f"; fixed: {', '.join(fixed)}" if fixed else ""))
     if method == "wild" and small_sample:
-        notes.append("small-sample correction: CR2 rescaling and a t scale mixture on Bell-McCaffrey degrees of"
-                     " freedom per family of units, so percentile intervals keep their level with few clusters or"
-                     " facet levels" + (f" (units: one scale for all tasks, {unit_df[0]:.3g} degrees of freedom of"
-                                        " the mean over tasks; per-task intervals with few clusters need"
-                                        " scale='task' or cluster_robust)" if scale == "pooled" and n_t > 1
-                                        else ""))
+        notes.append(SMALL_SAMPLE_POOLED(df=unit_df[0]) if scale == "pooled" and n_t > 1 else SMALL_SAMPLE())
     if method == "pigeonhole":
-        notes.append("pigeonhole bootstrap: conservative for the interaction variance (McCullagh 2000), and without"
-                     " small-sample correction it under-covers with few facet levels")
+        notes.append(NOTE_PIGEONHOLE_BOOTSTRAP_CONSERVATIVE_INTERACTION())
     notes += few_levels_notes(pieces)
     nested_f = sorted({d.factors[a] for d in design.designs for a in range(1, len(d.factors)) if 0 in d.parents[a]})
     if nested_f:
-        notes.append(f"facets nested in items ({', '.join(nested_f)}) stay with their item, as trials do")
+        notes.append(NOTE_FACETS_NESTED_ITEMS_STAY(value=', '.join(nested_f)))
     n_units = np.array([p[3].shape[1] for p in pieces], dtype=np.int64)
     table_groups = None
     if hasattr(data, "task_groups"):
@@ -280,7 +292,6 @@ def crossed_bootstrap(data, *, facets=None, fixed=(), nested=(), method: str = "
     return Replicates(design.models, design.tasks, observed, out, "paired", unit_names[0] if len(unit_names) == 1
                       else "mixed", n_resamples, n_units, table_groups, seed, tuple(dict.fromkeys(notes)), "mean",
                       cells=cells, heavy_tails=method == "wild" and small_sample, facets=tuple(random_f))
-
 
 
 def _pigeonhole_means(d: TaskDesign, w_item: np.ndarray, fams, counts, where, c: int) -> np.ndarray:

@@ -21,10 +21,11 @@ from dataclasses import replace
 import numpy as np
 
 from .._validate import ArgumentError
-from .crossed import crossed_bootstrap
+from .crossed import CROSSED_BOOTSTRAP, SMALL_SAMPLE, SMALL_SAMPLE_POOLED, crossed_bootstrap
 from ..selection.facet_design import facet_table
 from ..estimation.small_clusters import bell_mccaffrey_df
 from ..selection.facet_design import check_fixed, random_facets  # noqa: F401
+from .._words import words
 
 __all__ = ["SMALL_CLUSTER_DF", "BCA_FEW_CLUSTERS_NOTE", "check_fixed", "cluster_df", "default_replicates", "few_clusters",
            "random_facets"]
@@ -34,10 +35,20 @@ __all__ = ["SMALL_CLUSTER_DF", "BCA_FEW_CLUSTERS_NOTE", "check_fixed", "cluster_
 SMALL_CLUSTER_DF = 30.0
 
 
-
 def cluster_df(data) -> float:
     """Bell-McCaffrey degrees of freedom of the CR2 variance of the equally weighted mean over tasks, from the
-    cluster sizes of the items every model has (``inf`` without clusters)."""
+    cluster sizes of the items every model has (``inf`` without clusters).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from evalband.facets import cluster_df
+    >>> df = pd.DataFrame({"model": "m", "task": "t", "item": np.arange(60), "cluster": np.arange(60) // 10,
+    ...                    "score": np.random.default_rng(0).integers(0, 2, 60)})
+    >>> round(cluster_df(df), 2)
+    5.0
+    """
     table = facet_table(data)
     if table.level != "item" or not table.has_clusters:
         return float("inf")
@@ -60,6 +71,15 @@ def few_clusters(data, *, cluster=None) -> bool:
     if table.level != "item" or not table.has_clusters or cluster is False:
         return False
     return bool(cluster_df(table) < SMALL_CLUSTER_DF)
+
+
+#: the crossed bootstrap's own notes, replaced by the few-clusters note when it stands in for the cluster bootstrap
+_WILD_CODES = (SMALL_SAMPLE.code, SMALL_SAMPLE_POOLED.code)
+
+
+def _wild(note) -> bool:
+    code = getattr(note, "code", None)
+    return code in _WILD_CODES or (code == CROSSED_BOOTSTRAP.code and note.params["scheme"] == "wild multiplier")
 
 
 #: said when BCa intervals are asked for with few clusters (the wild replicates have no jackknife)
@@ -120,17 +140,14 @@ def default_replicates(data, *, fixed=None, cluster=None, n_resamples: int = 10_
     facets = random_facets(table, fixed)
     use_clusters = table.has_clusters and cluster is not False
     if facets and jackknife:
-        raise ArgumentError(f"BCa intervals (`method='bca'`) need the jackknife of an ordinary bootstrap, which the"
-                            f" crossed bootstrap over the random facet{'s' if len(facets) > 1 else ''}"
-                            f" {', '.join(facets)} does not have: use percentile intervals (the default), or"
-                            f" condition on the facets with `fixed`")
+        raise ArgumentError(words("BCa intervals (`{arg:method='bca'}`) need the jackknife of an ordinary bootstrap, which the crossed bootstrap over the random facet{value} {value2} does not have: use percentile intervals (the default), or condition on the facets with `{arg:fixed}`", value='s' if len(facets) > 1 else '', value2=', '.join(facets)))
     if facets:
         reps = crossed_bootstrap(data, fixed=fixed, cluster=None if use_clusters else False,
                                  n_resamples=n_resamples, rng=rng)
-        note = (f"facet{'s' if len(facets) > 1 else ''} {', '.join(facets)} random (the default): replicates"
-                f" resample {'clusters' if reps.unit == 'cluster' else 'items'} and the levels of"
-                f" {', '.join(facets)} independently, so intervals generalize to new levels; `fixed` conditions"
-                " on the levels used")
+        note = words("facet{s} {facets} random (the default): replicates resample {units} and the levels of"
+                     " {facets} independently, so intervals generalize to new levels; `{arg:fixed}` conditions on"
+                     " the levels used", s="s" if len(facets) > 1 else "", facets=", ".join(facets),
+                     units="clusters" if reps.unit == "cluster" else "items")
         return replace(reps, notes=tuple(dict.fromkeys((*reps.notes, note))))
     if not use_clusters:
         return None
@@ -138,7 +155,7 @@ def default_replicates(data, *, fixed=None, cluster=None, n_resamples: int = 10_
     if not df < SMALL_CLUSTER_DF or jackknife:  # BCa: the engine's cluster bootstrap (see BCA_FEW_CLUSTERS_NOTE)
         return None
     reps = crossed_bootstrap(data, facets=(), cluster=True, n_resamples=n_resamples, rng=rng)
-    kept = [n for n in reps.notes if not n.startswith(("crossed wild", "small-sample correction"))]
+    kept = [n for n in reps.notes if not _wild(n)]
     n_min = int(np.min(reps.n_units))
     note = (f"few clusters (as few as {n_min} in a task; {df:.3g} Bell-McCaffrey degrees of freedom for the mean"
             f" over tasks, below {SMALL_CLUSTER_DF:g}): replicates are the wild cluster bootstrap with CR2"

@@ -25,6 +25,8 @@ from .._random import run_entropy
 from .columns import ItemColumns
 from .replicates import CountUnits, Replicates, TaskUnits
 from .statistics import get_statistic
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["bootstrap", "RESAMPLING", "available_cores", "use_executor", "use_threads"]
 
@@ -34,6 +36,8 @@ MAX_SUMMARY_BLOCK = 10_000
 
 
 @dataclass(frozen=True)
+
+
 class _Spec:
     """Everything one worker needs for one task (picklable, for process or Dask executors)."""
 
@@ -130,11 +134,24 @@ _DEFAULT_EXECUTOR: contextvars.ContextVar = contextvars.ContextVar("evalband_exe
 
 
 @contextlib.contextmanager
+
+
 def use_executor(executor):
     """Run every :func:`bootstrap` inside the ``with`` block on ``executor`` unless a call names its own.
 
     This is how the command line's ``--scheduler`` reaches the engine through compare, rank, weights and the
     report without each of them passing an executor along. Results do not depend on the executor.
+
+    Examples
+    --------
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> import numpy as np
+    >>> from evalband.resample import bootstrap, use_executor
+    >>> plain = bootstrap("example:vtab", models=["Rotation", "VAE"], n_resamples=200, rng=0)
+    >>> with ThreadPoolExecutor(2) as pool, use_executor(pool):
+    ...     pooled = bootstrap("example:vtab", models=["Rotation", "VAE"], n_resamples=200, rng=0)
+    >>> bool(np.array_equal(plain.replicates, pooled.replicates))
+    True
     """
     if executor is not None and not callable(getattr(executor, "map", None)):
         raise ArgumentTypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
@@ -151,7 +168,14 @@ _DEFAULT_THREADS: contextvars.ContextVar = contextvars.ContextVar("evalband_thre
 
 
 def available_cores() -> int:
-    """The number of cores this process may run on (its CPU affinity; ``os.cpu_count()`` where unknown)."""
+    """The number of cores this process may run on (its CPU affinity; ``os.cpu_count()`` where unknown).
+
+    Examples
+    --------
+    >>> from evalband.resample import available_cores
+    >>> available_cores() >= 1
+    True
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
@@ -159,10 +183,22 @@ def available_cores() -> int:
 
 
 @contextlib.contextmanager
+
+
 def use_threads(threads: int | None):
     """Run every :func:`bootstrap` inside the ``with`` block on ``threads`` threads unless a call names its own
     (None: every core). This is how the command line's ``--threads`` reaches the engine. Results do not depend on
-    the number of threads."""
+    the number of threads.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.resample import bootstrap, use_threads
+    >>> with use_threads(1):
+    ...     reps = bootstrap("example:vtab", models=["Rotation", "VAE"], n_resamples=200, rng=0)
+    >>> reps.replicates.shape
+    (200, 2, 19)
+    """
     if threads is not None:
         threads = check_positive_int(threads, "threads")
     token = _DEFAULT_THREADS.set(threads)
@@ -178,6 +214,31 @@ def _thread_count(threads) -> int:
     if threads is None:
         return available_cores()
     return check_positive_int(threads, "threads")
+
+
+NOTE_SUMMARY_COUNTS_RESAMPLED_BINOMIAL = NoteKind(
+    'resample.summary-counts-resampled-binomial', 'caveat',
+    "summary counts resampled by a binomial draw per model and task (equivalent to resampling each model's 0/1 "
+    "items); models are necessarily treated as independent, which overstates the uncertainty of differences "
+    "between models that share test items")
+NOTE_JACKKNIFE_BCA_UNAVAILABLE_TEST = NoteKind(
+    'resample.jackknife-bca-unavailable-test', 'caveat',
+    'jackknife (for BCa) unavailable: test-set sizes differ between models within a task')
+NOTE_CLUSTERS_IGNORED_CLUSTER_FALSE = NoteKind(
+    'resample.clusters-ignored-cluster-false', 'excluded',
+    'clusters ignored (cluster=False): items resampled as if independent, which understates the uncertainty when '
+    'items within a cluster are correlated')
+NOTE_REPEATED_TRIALS_STAY_THEIR = NoteKind(
+    'resample.repeated-trials-stay-their', 'info',
+    'repeated trials stay with their item: items are resampled with their trial average')
+NOTE_INDEPENDENT_RESAMPLING_EACH_MODEL = NoteKind(
+    'resample.independent-resampling-each-model', 'caveat',
+    'independent resampling: each model resampled on all of its own items in {n_ragged} task(s) where models '
+    'have different items; jackknife (for BCa) unavailable there')
+NOTE_SOME_TASKS_HAVE_FEW = NoteKind(
+    'resample.some-tasks-have-few', 'caveat',
+    'some tasks have few clusters (as few as {value}): the cluster bootstrap understates uncertainty with fewer '
+    'than about 20 clusters')
 
 
 def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: int = 10_000, rng=None,
@@ -273,7 +334,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     if chunk_size is not None:
         chunk_size = check_positive_int(chunk_size, "chunk_size")
     if cluster not in (None, True, False):
-        raise ArgumentTypeError(f"`cluster` must be None, True or False; got {cluster!r}.")
+        raise ArgumentTypeError(words('`{arg:cluster}` must be None, True or False; got {cluster!r}.', cluster=cluster))
     if executor is None:
         executor = _DEFAULT_EXECUTOR.get()
     if executor is not None and not callable(getattr(executor, "map", None)):
@@ -309,44 +370,38 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     cell_n = np.zeros((n_m, n_t))  # items behind each (model, task) mean, for the floor of intervals (floors.py)
     if data.level == "summary":
         if resampling == "paired":
-            raise InputError("paired resampling needs item-level data; summary counts can only be resampled"
-                             " independently (resampling='binomial')", source=data.source)
+            raise InputError(words("paired resampling needs item-level data; summary counts can only be resampled independently ({arg:resampling='binomial'})"), source=data.source)
         if stat.name != "mean":
             raise InputError(f"statistic '{stat.name}' needs item-level data", source=data.source)
         resampling, unit = "binomial", "item"
         counts = data.counts(models=list(model_names), tasks=list(task_names))
         n_units = counts.n.max(axis=0).astype(np.int64)
         cell_n = np.asarray(counts.n, dtype=np.float64)
-        notes.append("summary counts resampled by a binomial draw per model and task (equivalent to resampling"
-                     " each model's 0/1 items); models are necessarily treated as independent, which overstates"
-                     " the uncertainty of differences between models that share test items")
+        notes.append(NOTE_SUMMARY_COUNTS_RESAMPLED_BINOMIAL())
         for t in range(n_t):
             units.append(_virtual_units(task_names[t], counts.correct[:, t], counts.n[:, t], stat))
             specs.append(_Spec(t, keys[t], entropy, "binomial", n_resamples, MAX_SUMMARY_BLOCK, n_m,
                                model_keys=tuple(model_keys), correct=counts.correct[:, t], n=counts.n[:, t]))
         if any(u is None for u in units):
-            notes.append("jackknife (for BCa) unavailable: test-set sizes differ between models within a task")
+            notes.append(NOTE_JACKKNIFE_BCA_UNAVAILABLE_TEST())
             units = None
     else:
         if resampling == "binomial":
-            raise ArgumentError("`resampling='binomial'` is for summary counts; use 'paired' or 'independent' for"
-                             " item-level data.")
+            raise ArgumentError(words("`{arg:resampling='binomial'}` is for summary counts; use 'paired' or 'independent' for item-level data."))
         paired_items = data.paired_items
         if resampling == "auto":
             resampling = "paired" if paired_items else "independent"
         elif resampling == "paired" and not paired_items:
-            raise InputError("items are not the same across models here (e.g. runs of independent seeds), so"
-                             " they cannot be paired; use resampling='independent'", source=data.source)
+            raise InputError(words("items are not the same across models here (e.g. runs of independent seeds), so they cannot be paired; use {arg:resampling='independent'}"), source=data.source)
         has_clusters = data.has_clusters
         if cluster is True and not has_clusters:
-            raise InputError("cluster=True, but the data have no cluster column", source=data.source)
+            raise InputError(words('{arg:cluster=True}, but the data have no cluster column'), source=data.source)
         use_clusters = has_clusters and cluster is not False
         unit = "cluster" if use_clusters else "item"
         if has_clusters and not use_clusters:
-            notes.append("clusters ignored (cluster=False): items resampled as if independent, which understates"
-                         " the uncertainty when items within a cluster are correlated")
+            notes.append(NOTE_CLUSTERS_IGNORED_CLUSTER_FALSE())
         if data.has_trials:
-            notes.append("repeated trials stay with their item: items are resampled with their trial average")
+            notes.append(NOTE_REPEATED_TRIALS_STAY_THEIR())
         ragged, ragged_observed = [], {}
         for t, task in enumerate(task_names):
             if isinstance(data, ItemColumns):
@@ -398,12 +453,9 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
                                    model_keys=tuple(model_keys), dtype=dtype))
         n_units = np.array([u.n_units for u in units], dtype=np.int64)
         if ragged:
-            notes.append(f"independent resampling: each model resampled on all of its own items in"
-                         f" {len(ragged)} task(s) where models have different items; jackknife (for BCa)"
-                         " unavailable there")
+            notes.append(NOTE_INDEPENDENT_RESAMPLING_EACH_MODEL(n_ragged=len(ragged)))
         if use_clusters and n_units.min() < 20:
-            notes.append(f"some tasks have few clusters (as few as {int(n_units.min())}): the cluster bootstrap"
-                         " understates uncertainty with fewer than about 20 clusters")
+            notes.append(NOTE_SOME_TASKS_HAVE_FEW(value=int(n_units.min())))
 
     observed = np.empty((n_m, n_t))
     if units is not None:
@@ -439,7 +491,6 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
     return Replicates(model_names, task_names, observed, out, resampling, unit, n_resamples, n_units,
                       data.task_groups, seed, tuple(notes), stat.name,
                       tuple(units) if units is not None else None, entropy, cells)
-
 
 
 def _jobs(specs: list, n_resamples: int, chunk_size, executor: bool, n_threads: int) -> list:

@@ -32,6 +32,7 @@ from .._random import block_generator, name_key
 from .._validate import check_confidence_level
 from ..estimation.edges import degenerate
 from ..estimation.confidence import ConfidenceInterval
+from ..display.notes import NoteKind
 
 __all__ = ["FLOOR_METHOD", "CellCounts", "Widened", "MIN_ITEMS", "MIN_COUNT", "widen_tasks", "widen_aggregate", "withhold_degenerate",
            "degenerate", "OWN_SCALE_AGGREGATES"]
@@ -53,6 +54,8 @@ _ENTROPY = (0x57494C53, 0x4F4E)
 
 
 @dataclass(frozen=True)
+
+
 class CellCounts:
     """The units behind each per-task statistic of a replicate set whose statistic is a mean of scores in [0, 1].
 
@@ -73,6 +76,8 @@ class CellCounts:
 
 
 @dataclass(frozen=True)
+
+
 class Widened:
     """Intervals and standard errors after the floor (shaped as given), what changed, and the note that says so."""
 
@@ -194,6 +199,13 @@ def widen_tasks(reps, low, high, se, *, confidence_level=0.95) -> Widened:
     return Widened(ConfidenceInterval(lo, hi), sd, floor, gone, tuple(notes))
 
 
+NOTE_INTERVALS_OVER_TASKS_WIDENED = NoteKind(
+    'resample.intervals-over-tasks-widened', 'caveat',
+    'intervals of the {name} over tasks of {value}{value2}: widened to contain the interval from Wilson '
+    'intervals of the tasks with few items, or with every item alike (there the bootstrap of a proportion is too '
+    'narrow, or of zero width)')
+
+
 def widen_aggregate(reps, aggregate, observed, samples, low, high, se, *, confidence_level=0.95) -> Widened:
     """Each model's aggregate interval over tasks with the floor of this module (see the module doc).
 
@@ -253,10 +265,7 @@ def widen_aggregate(reps, aggregate, observed, samples, low, high, se, *, confid
             widened[rows] = changed
             if changed.any():
                 names = [reps.models[r] for r in rows[changed]]
-                notes.append(f"intervals of the {name} over tasks of {', '.join(names[:4])}"
-                             f"{f' and {len(names) - 4} more' if len(names) > 4 else ''}: widened to contain the"
-                             " interval from Wilson intervals of the tasks with few items, or with every item alike"
-                             " (there the bootstrap of a proportion is too narrow, or of zero width)")
+                notes.append(NOTE_INTERVALS_OVER_TASKS_WIDENED(name=name, value=', '.join(names[:4]), value2=f' and {len(names) - 4} more' if len(names) > 4 else ''))
     gone = degenerate(lo, hi, sd) & np.isfinite(np.asarray(observed, dtype=np.float64))
     if gone.any():
         lo[gone] = hi[gone] = sd[gone] = np.nan

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._validate import ArgumentError, check_alternative, check_choice, check_confidence_level
 from ..estimation.confidence import ConfidenceInterval
+from .._words import words
 
 __all__ = ["interval", "INTERVAL_METHODS", "bca_acceleration", "bias_correction", "central_se"]
 
@@ -91,6 +92,15 @@ def bca_acceleration(jackknife: np.ndarray, strata=None) -> np.ndarray:
     -------
     array (...)
         0 where the jackknife values do not vary (the statistic is then locally constant).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.resample import bca_acceleration
+    >>> scores = np.array([1, 1, 0, 1, 1, 1, 0, 1, 1, 1.0])
+    >>> jackknife = np.array([np.delete(scores, i).mean() for i in range(scores.size)])
+    >>> round(float(bca_acceleration(jackknife)), 4)
+    -0.0791
     """
     jack = np.asarray(jackknife, dtype=np.float64)
     if strata is None:
@@ -185,7 +195,7 @@ def interval(samples, observed, *, method: str = "percentile", confidence_level=
     q_hi = np.full(observed.shape, 1.0 - tail)
     if method == "bca":
         if jackknife is None:
-            raise ArgumentError("`method='bca'` needs `jackknife` (delete-one values, e.g. agg(reps.jackknife())).")
+            raise ArgumentError(words("`{arg:method='bca'}` needs `jackknife` (delete-one values, e.g. agg(reps.jackknife()))."))
         jack = np.asarray(jackknife, dtype=np.float64)
         if jack.shape[1:] != observed.shape:
             raise ArgumentError(f"`jackknife` must have shape (n_jack, {', '.join(map(str, observed.shape))}); got"

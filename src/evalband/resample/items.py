@@ -23,6 +23,8 @@ from ._kernels import block_generator, draw_indices, name_key
 from .._progress import track
 from .._random import run_entropy
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["bootstrap_items", "ItemReplicates", "item_array"]
 
@@ -31,6 +33,8 @@ ITEM_BLOCK_ELEMENTS = 1 << 20
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class ItemReplicates(ReplicateSet):
     """Bootstrap replicates of a statistic of the resampled item scores.
@@ -96,6 +100,10 @@ class ItemReplicates(ReplicateSet):
         return self._jack_rows()[:, 0]
 
 
+NOTE_REPEATED_TRIALS_AVERAGED_WITHIN = NoteKind('resample.repeated-trials-averaged-within', 'info',
+                                                 'repeated trials averaged within each item')
+
+
 def item_array(table, *, paired: bool) -> tuple[tuple, tuple, np.ndarray, list]:
     """(models, tasks, scores (M, T, n_max) NaN-padded, notes) from an item-level table (trials averaged)."""
     if table.level != "item":
@@ -116,7 +124,7 @@ def item_array(table, *, paired: bool) -> tuple[tuple, tuple, np.ndarray, list]:
     out = np.full((len(models), len(tasks), int(pos.max()) + 1), np.nan)
     out[m_code, t_code, pos] = g["score"].to_numpy()
     if table.has_trials:
-        notes.append("repeated trials averaged within each item")
+        notes.append(NOTE_REPEATED_TRIALS_AVERAGED_WITHIN())
     return models, tasks, out, notes
 
 
@@ -131,7 +139,7 @@ def _from_mapping(data: Mapping, tasks):
     n_t = n_tasks.pop()
     tasks = tuple(map(str, tasks)) if tasks is not None else tuple(f"task{k}" for k in range(n_t))
     if len(tasks) != n_t:
-        raise ArgumentError(f"`tasks` names {len(tasks)} tasks; the arrays have {n_t}.")
+        raise ArgumentError(words('`{arg:tasks}` names {n_tasks} tasks; the arrays have {n_t}.', n_tasks=len(tasks), n_t=n_t))
     n_max = max(m.shape[0] for m in mats)
     out = np.full((len(models), n_t, n_max), np.nan)
     for k, m in enumerate(mats):
@@ -140,6 +148,8 @@ def _from_mapping(data: Mapping, tasks):
 
 
 @dataclass(frozen=True)
+
+
 class _ItemSpec:
     scores: np.ndarray
     counts: np.ndarray
@@ -181,6 +191,12 @@ def _named(name):
              "optimality-gap": rliable.optimality_gap}
     key = check_choice(name, table, "statistic")
     return key, table[key]
+
+
+NOTE_RESAMPLING_ITEMS_RUNS_WITHIN = NoteKind('resample.resampling-items-runs-within', 'info',
+                                              '{resampling} resampling of items (runs) within each task')
+NOTE_PAIRED_RUNS_MISSING_SOME = NoteKind('resample.paired-runs-missing-some', 'excluded',
+                                          'paired: runs missing for some model are left out of every model')
 
 
 def bootstrap_items(data, statistic, *, resampling: str = "independent", n_resamples: int = 10_000, rng=None,
@@ -243,7 +259,7 @@ def bootstrap_items(data, statistic, *, resampling: str = "independent", n_resam
         if resampling == "paired":
             keep = ~np.isnan(scores).any(axis=0)
             if not keep.all():
-                notes.append("paired: runs missing for some model are left out of every model")
+                notes.append(NOTE_PAIRED_RUNS_MISSING_SOME())
                 scores = np.where(keep[None], scores, np.nan)
     else:
         from ..selection import select
@@ -276,6 +292,6 @@ def bootstrap_items(data, statistic, *, resampling: str = "independent", n_resam
     mapper = map if executor is None else executor.map
     for b, vals in track(iter(mapper(_run_item_job, jobs)), n_blocks, progress=progress):
         out[b * block:b * block + vals.shape[0]] = vals
-    notes.append(f"{resampling} resampling of items (runs) within each task")
+    notes.append(NOTE_RESAMPLING_ITEMS_RUNS_WITHIN(resampling=resampling))
     return ItemReplicates(models, task_names, observed, out, resampling, n_resamples, counts, seed, tuple(notes),
                           stat_name, scores, fn)

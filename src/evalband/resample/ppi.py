@@ -30,12 +30,16 @@ from .replicates import Replicates
 from .statistics import Statistic
 from ..display.reprs import displayed
 from ..selection.judgements import FEW_LABELS, MIN_LABELS, PPI_CHOICES, check_ppi, ppi_method, ppi_rule_note, uses_ppi  # noqa: F401
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["PPI_CHOICES", "check_ppi", "uses_ppi", "ppi_method", "PPIReplicates", "ppi_replicates",
            "ppi_rule_note", "MIN_LABELS"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class PPIReplicates(Replicates):
     """Bootstrap replicates of every model's PPI estimate per task (a :class:`~evalband.resample.Replicates`).
@@ -68,6 +72,23 @@ def _columns(cols):
 def ppi_statistic(method: str) -> Statistic:
     """The PPI estimate as a statistic of four summed item columns (``lab``, ``res``, ``unl``, ``fun``)."""
     return Statistic(method, ("lab", "res", "unl", "fun"), _columns, _finish)
+
+
+NOTE_PPI_REPLICATES_EVERY_TASK = NoteKind(
+    'resample.ppi-replicates-every-task', 'info',
+    "PPI replicates: every {unit} of a task is resampled for every model at once (zero for a model on items it "
+    "lacks), with each model's lambda held fixed")
+NOTE_FEWER_THAN_HUMAN_LABELS = NoteKind(
+    'resample.fewer-than-human-labels', 'caveat',
+    'fewer than {few_labels} human labels on a task for {value}{value2}: their bootstrap intervals rest on so few '
+    'labels that they cover less than they say (about 0.8 for a 95% interval at 20 labels); the t interval of '
+    '`summarize` (labelled items minus one degrees of freedom) is the small-sample one; label more items to firm '
+    'them up')
+NOTE_REPLICATES_DREW_NONE_SOME = NoteKind(
+    'resample.replicates-drew-none-some', 'caveat',
+    "{value:,} of {n_resamples:,} replicates drew none of some model's labelled items (most often {value2}: "
+    "{value3:,}); such a model keeps its observed estimate there, which understates the uncertainty of models "
+    "with very few labels")
 
 
 def ppi_replicates(data, *, ppi="ppi++", resampling: str = "auto", n_resamples: int = 10_000, rng=None,
@@ -117,21 +138,18 @@ def ppi_replicates(data, *, ppi="ppi++", resampling: str = "auto", n_resamples: 
 
     method = check_ppi(ppi)
     if method == "none":
-        raise InputError("ppi='none' takes the judge's scores at face value: use evalband.resample.bootstrap")
+        raise InputError(words("{arg:ppi='none'} takes the judge's scores at face value: use evalband.resample.bootstrap"))
     from ..selection.judgements import labelled_results
 
     table = labelled_results(data, models=models, tasks=tasks)
     if cluster is True and not table.has_clusters:
-        raise InputError("cluster=True, but the data have no cluster column", source=table.source)
+        raise InputError(words('{arg:cluster=True}, but the data have no cluster column'), source=table.source)
     use_clusters = table.has_clusters and cluster is not False
     est = ppi_estimate(table, method=method, cluster=use_clusters)
     few = np.argwhere(est.n_labelled < MIN_LABELS)
     if few.size:
         i, t = few[0]
-        raise InputError(f"model '{est.models[i]}' has {int(est.n_labelled[i, t])} human label(s) on task"
-                         f" '{est.tasks[t]}': PPI needs at least {MIN_LABELS} per model and task (label more"
-                         " items, leave the model out with `models`, or use ppi='none' for the judge's scores at"
-                         " face value)", source=table.source)
+        raise InputError(words("model '{value}' has {value2} human label(s) on task '{value3}': PPI needs at least {min_labels} per model and task (label more items, leave the model out with `{arg:models}`, or use {arg:ppi='none'} for the judge's scores at face value)", value=est.models[i], value2=int(est.n_labelled[i, t]), value3=est.tasks[t], min_labels=MIN_LABELS), source=table.source)
     data_cols, clusters = {}, ({} if use_clusters else None)
     for t, task in enumerate(est.tasks):
         judge, human, codes = _task_matrices(table, task, est.models, use_clusters)
@@ -153,15 +171,11 @@ def ppi_replicates(data, *, ppi="ppi++", resampling: str = "auto", n_resamples: 
     n_rows = len(table.data)
     n_lab_rows = int(np.isfinite(table.data["human"].to_numpy(dtype=np.float64)).sum())
     notes = [ppi_rule_note(method, n_lab_rows, n_rows)]
-    notes.append(f"PPI replicates: every {reps.unit} of a task is resampled for every model at once (zero for a"
-                 " model on items it lacks), with each model's lambda held fixed")
+    notes.append(NOTE_PPI_REPLICATES_EVERY_TASK(unit=reps.unit))
     few = [f"{m} ({int(k)})" for m, k in zip(est.models, est.n_labelled.min(axis=1)) if k < FEW_LABELS]
     if few:  # percentile intervals of PPI replicates from 20 labels cover 0.77-0.82 (tests/judges)
-        notes.append(f"fewer than {FEW_LABELS} human labels on a task for {', '.join(few[:6])}"
-                     f"{' and more' if len(few) > 6 else ''}: their bootstrap intervals rest on so few labels that"
-                     " they cover less than they say (about 0.8 for a 95% interval at 20 labels); the t interval"
-                     " of `summarize` (labelled items minus one degrees of freedom) is the small-sample one; label"
-                     " more items to firm them up")
+        notes.append(NOTE_FEWER_THAN_HUMAN_LABELS(few_labels=FEW_LABELS, value=', '.join(few[:6]),
+                                                  value2=' and more' if len(few) > 6 else ''))
     notes += [n for n in est.notes if n not in table.notes]
     notes += [n for n in reps.notes if n not in table.notes]
     values = {f.name: getattr(reps, f.name) for f in fields(Replicates)}
@@ -170,9 +184,7 @@ def ppi_replicates(data, *, ppi="ppi++", resampling: str = "auto", n_resamples: 
         draws = np.where(empty, reps.observed[None], reps.replicates)
         counts = empty.sum(axis=0)
         worst = np.unravel_index(np.argmax(counts), counts.shape)
-        notes.append(f"{int(empty.any(axis=(1, 2)).sum()):,} of {n_resamples:,} replicates drew none of some model's"
-                     f" labelled items (most often {est.models[worst[0]]}: {int(counts[worst]):,}); such a model keeps"
-                     " its observed estimate there, which understates the uncertainty of models with very few labels")
+        notes.append(NOTE_REPLICATES_DREW_NONE_SOME(value=int(empty.any(axis=(1, 2)).sum()), n_resamples=n_resamples, value2=est.models[worst[0]], value3=int(counts[worst])))
         values["replicates"] = draws
     values.update(notes=tuple(dict.fromkeys(notes)), seed=reps.seed)
     return PPIReplicates(**values, ppi=est)

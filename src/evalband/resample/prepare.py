@@ -9,6 +9,7 @@ from .._validate import ArgumentError, ArgumentTypeError, InputError, as_generat
 from ..selection import select, selection_of_labels
 from .engine import bootstrap
 from .replicates import ReplicateSet
+from .._words import words
 
 __all__ = ["require_clusters", "replicates_for", "ANALYSIS_RESAMPLING"]
 
@@ -122,8 +123,4 @@ def require_clusters(selection, *, cluster=None, what: str = "a comparison") -> 
     (first,) = table.task_codes(few[0], "cluster")
     label = str(table.data["cluster"].cat.categories[first[0]]) if first.size else ""
     tasks = ", ".join(f"'{t}'" for t in few[:5]) + (f" and {len(few) - 5} more" if len(few) > 5 else "")
-    raise InputError(f"{what} needs at least 2 clusters in every task, and task{'s' if len(few) > 1 else ''} {tasks}"
-                     f" {'have' if len(few) > 1 else 'has'} all {'their' if len(few) > 1 else 'its'} items in one"
-                     f" cluster{f' (first: {label!r})' if label else ''}: its uncertainty cannot be estimated, so no"
-                     " difference or rank could be decided. Treat the items as independent (`cluster=False`), or"
-                     " leave the task out (`tasks`)", source=table.source)
+    raise InputError(words('{what} needs at least 2 clusters in every task, and task{value} {tasks} {value2} all {value3} items in one cluster{value4}: its uncertainty cannot be estimated, so no difference or rank could be decided. Treat the items as independent (`{arg:cluster=False}`), or leave the task out (`{arg:tasks}`)', what=what, value='s' if len(few) > 1 else '', tasks=tasks, value2='have' if len(few) > 1 else 'has', value3='their' if len(few) > 1 else 'its', value4=f' (first: {label!r})' if label else ''), source=table.source)

@@ -143,6 +143,15 @@ def get_statistic(statistic) -> Statistic:
     and no positive label (scikit-learn's ``zero_division=0``). 'macro-f1' averages per-class F1 over the classes
     present (as label or prediction) in the replicate, as ``sklearn.metrics.f1_score(average='macro')`` does on
     the resampled items.
+
+    Examples
+    --------
+    >>> from evalband.resample import get_statistic
+    >>> f1 = get_statistic("f1")
+    >>> f1.name, f1.requires
+    ('f1', ('prediction', 'label'))
+    >>> get_statistic(f1) is f1
+    True
     """
     if isinstance(statistic, Statistic):
         return statistic

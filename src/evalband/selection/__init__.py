@@ -25,15 +25,19 @@ import numpy as np
 from .._lists import and_names, lacks_text, names_text
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_names
 from .coverage import missing_tasks, pair_items
-from .weights import (EQUAL_WORDS, GROUP_WORDS, parse_weights, resolve_weights, restrict_weights,
+from .weights import (WEIGHT_ZERO_CODES, EQUAL_WORDS, GROUP_WORDS, parse_weights, resolve_weights, restrict_weights,
                       weights_and_notes)
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import concat, words
 
 __all__ = ["select", "Selection", "LeftOut", "missing_tasks", "pair_items", "parse_weights", "resolve_weights",
            "restrict_weights", "weights_and_notes", "GROUP_WORDS", "EQUAL_WORDS"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class LeftOut:
     """What a selection left out, and why.
@@ -89,22 +93,26 @@ class LeftOut:
             else:
                 out.append(f"{which} left out: the selected models share no item on {it}")
         kept = n_tasks - len(self.lacking)
-        text = (f"aggregates over tasks are over the {kept} task{'s' if kept != 1 else ''} every selected model"
-                f" has ({len(self.lacking)} of {n_tasks} left out; choose with `tasks` or `models`)")
+        text = words("aggregates over tasks are over the {kept} task{s} every selected model has ({n_lacking} of"
+                     " {n_tasks} left out; choose with `{arg:tasks}` or `{arg:models}`)", kept=kept,
+                     s="s" if kept != 1 else "", n_lacking=len(self.lacking), n_tasks=n_tasks)
         if self.independent:
-            text += ("; the models are resampled independently, but an aggregate over tasks still needs every"
-                     " model on the same tasks")
+            text = concat(text, "; the models are resampled independently, but an aggregate over tasks still"
+                                " needs every model on the same tasks")
         if n_models is not None:
             cells = self.cells_left_out(n_models)
             if cells:
-                text += (f"; {cells:,} measured (model, task) cell{'s' if cells != 1 else ''} left out with them:"
-                         " rank and compare take `missing='common'` (each pair on the tasks both have) or"
-                         " `missing='ability'` (every cell, through a latent-ability model)")
+                text = concat(text, words("; {cells:,} measured (model, task) cell{s} left out with them: rank and"
+                                          " compare take `{arg:missing='common'}` (each pair on the tasks both"
+                                          " have) or `{arg:missing='ability'}` (every cell, through a"
+                                          " latent-ability model)", cells=cells, s="s" if cells != 1 else ""))
         out.append(text)
         return out
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Selection:
     """The models, tasks and task weights an analysis uses, and what was left out.
@@ -237,7 +245,7 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
         if not given and (not complete or data.complete):
             return data
         merged = {**data._spec, **given}
-        if type(data.source).__name__ == "BattleTable":  # battles are narrowed by models alone
+        if type(data.source).__name__ in ("BattleTable", "BattleCounts"):  # battles are narrowed by models alone
             return _battles(data.source, models=merged.get("models"), spec=merged)
         if complete:
             merged.update(complete=True, shared_items=shared_items, independent=independent)
@@ -248,33 +256,37 @@ def select(data, *, models=None, tasks=None, weights=None, group_weights=None, c
     from ..data.table import ResultsTable
 
     if not isinstance(data, (ResultsTable, str, os.PathLike, list, tuple)) and type(data).__name__ not in (
-            "DataFrame", "BattleTable", "RatingsTable", "CostTable"):
+            "DataFrame", "BattleTable", "BattleCounts", "RatingsTable", "CostTable"):
         raise ArgumentTypeError("`data` must be a ResultsTable (from evalband.read or evalband.load_example), a Selection,"
                         f" a DataFrame or a path; got {type(data).__name__}.")
     from ..data.battles import BattleTable
+    from ..data.battle_counts import BattleCounts
     from ..data.costs import CostTable
     from ..data.ratings import RatingsTable
 
-    if isinstance(data, (BattleTable, RatingsTable, CostTable)) and not read_options:
+    if isinstance(data, (BattleTable, BattleCounts, RatingsTable, CostTable)) and not read_options:
         table = data
     elif isinstance(data, ResultsTable) and not read_options:
         return _run(data, **spec)
     else:
         table = read(data, **read_options)
-    if isinstance(table, BattleTable):
+    if isinstance(table, (BattleTable, BattleCounts)):
         return _battles(table, models=models, spec=spec)
     if isinstance(table, CostTable):  # per-model costs: models only
         if tasks is not None or weights is not None or group_weights is not None:
-            raise ArgumentTypeError("a cost table has models, not tasks or weights: choose models with `models`.")
+            raise ArgumentTypeError(words('a cost table has models, not tasks or weights: choose models with `{arg:models}`.'))
         chosen = table if models is None else table.select(models)
         gone = tuple(m for m in table.models if m not in chosen.models)
         return Selection(chosen, chosen.models, (), None, None, LeftOut(gone), (), False, table, dict(spec))
     if isinstance(table, RatingsTable):
         if models is not None or tasks is not None or weights is not None or group_weights is not None:
-            raise ArgumentTypeError("ratings have raters and units, not models, tasks or weights: choose raters in"
-                                    " the analysis (evalband.judges.agreement(raters=...)).")
+            raise ArgumentTypeError(words('ratings have raters and units, not models, tasks or weights: choose raters in the analysis (evalband.judges.agreement({arg:raters=...})).'))
         return Selection(table, (), (), None, None, LeftOut(), tuple(table.notes), False, table, {})
     return _run(table, **spec)
+
+
+NOTE_TASK_WEIGHT = NoteKind('selection.weight-zero-named-tasks', 'info',
+                             '{n_zero} task{value} {value2} weight 0: {value3}')
 
 
 def _run(table, *, models, tasks, weights, group_weights, complete, shared_items, independent) -> Selection:
@@ -286,9 +298,9 @@ def _run(table, *, models, tasks, weights, group_weights, complete, shared_items
     chosen_models = check_names(models, table.models, "models") if models is not None else None
     chosen_tasks = check_names(tasks, table.tasks, "tasks") if tasks is not None else None
     if models is not None and not chosen_models:
-        raise ArgumentError("`models` is empty; give model names (or leave the argument out).")
+        raise ArgumentError(words('`{arg:models}` is empty; give model names (or leave the argument out).'))
     if tasks is not None and not chosen_tasks:
-        raise ArgumentError("`tasks` is empty; give task names (or leave the argument out).")
+        raise ArgumentError(words('`{arg:tasks}` is empty; give task names (or leave the argument out).'))
     weights, group_weights = _weight_spec(weights, group_weights, all_tasks, table.groups if table.has_groups
                                           else ())
     if chosen_models is not None or chosen_tasks is not None:
@@ -306,14 +318,12 @@ def _run(table, *, models, tasks, weights, group_weights, complete, shared_items
         if lacking:
             if chosen_tasks is not None:
                 t = next(iter(lacking))
-                raise InputError(f"task '{t}' (in `tasks`): {_who(lacking[t])}; leave the task out of `tasks`, or"
-                                 " such models out with `models`", source=table.source)
+                raise InputError(words("task '{t}' (in `{arg:tasks}`): {value}; leave the task out of `{arg:tasks}`, or such models out with `{arg:models}`", t=t, value=_who(lacking[t])), source=table.source)
             rest = [t for t in kept if t not in lacking]
             if not rest:
                 who = (lacks_text({m: [t for t, ms in lacking.items() if m in ms] for m in table.models})
                        or "the selected models share no item on any task")
-                raise InputError(f"no task has results for every selected model ({who}); choose models with"
-                                 f" `models`{_sharing_pairs(table) if shared_items else ''}", source=table.source)
+                raise InputError(words('no task has results for every selected model ({who}); choose models with `{arg:models}`{value}', who=who, value=_sharing_pairs(table) if shared_items else ''), source=table.source)
             groups_now = table.task_groups
             table = table.select(tasks=rest)
             weights, group_weights, more = restrict_weights(
@@ -328,9 +338,8 @@ def _run(table, *, models, tasks, weights, group_weights, complete, shared_items
                                                  group_weights=group_weights, task_groups=table.task_groups)
         notes += list(weight_notes)
         zero = [t for t, w in zip(kept, vector) if w == 0]
-        if zero and not any("weight 0" in n for n in weight_notes):
-            notes.append(f"{len(zero)} task{'s' if len(zero) != 1 else ''} {'get' if len(zero) != 1 else 'gets'}"
-                         f" weight 0: {names_text(zero)}")
+        if zero and not any(getattr(n, "code", None) in WEIGHT_ZERO_CODES for n in weight_notes):
+            notes.append(NOTE_TASK_WEIGHT(n_zero=len(zero), value='s' if len(zero) != 1 else '', value2='get' if len(zero) != 1 else 'gets', value3=names_text(zero)))
     not_models = tuple(m for m in source.models if m not in table.models) if chosen_models is not None else ()
     not_tasks = tuple(t for t in all_tasks if t not in (chosen_tasks or all_tasks))
     left_out = LeftOut(not_models, not_tasks, lacking, independent)
@@ -355,24 +364,28 @@ def _sharing_pairs(table, limit: int = 6) -> str:
             " each pair on the items both have)")
 
 
+NOTE_BATTLE_MODEL_OUTSIDE_LEFT = NoteKind('selection.battle-model-outside-left', 'excluded',
+                                           '{left:,} battle{value} with a model outside `{arg:models}` left out')
+
+
 def _battles(table, *, models, spec) -> Selection:
     """The selection of pairwise battles: the battles between two of ``models`` (the others counted)."""
     if spec.get("tasks") is not None or spec.get("weights") is not None or spec.get("group_weights") is not None:
-        raise ArgumentTypeError("battles have models, not tasks or weights: choose models with `models`.")
+        raise ArgumentTypeError(words('battles have models, not tasks or weights: choose models with `{arg:models}`.'))
     source = table
     notes = []
     if models is not None:
         chosen = check_names(models, table.models, "models")
         if len(chosen) < 2:
-            raise ArgumentError(f"`models` must name at least two models; got {chosen!r}.")
+            raise ArgumentError(words('`{arg:models}` must name at least two models; got {chosen!r}.', chosen=chosen))
         pos = np.array([table.models.index(m) for m in chosen])
         keep = np.isin(table.model_a, pos) & np.isin(table.model_b, pos)
         if not keep.any():
-            raise InputError(f"no battle between two of the models in `models` ({and_names(chosen)})",
+            raise InputError(words('no battle between two of the models in `{arg:models}` ({value})', value=and_names(chosen)),
                              source=table.source)
-        left = int((~keep).sum())
+        left = table.battles(~keep)
         if left:
-            notes.append(f"{left:,} battle{'s' if left != 1 else ''} with a model outside `models` left out")
+            notes.append(NOTE_BATTLE_MODEL_OUTSIDE_LEFT(left=left, value='s' if left != 1 else ''))
         table = table.subset(keep)
     not_models = tuple(m for m in source.models if m not in table.models)
     return Selection(table, tuple(table.models), (), None, None, LeftOut(not_models), tuple(notes), False, source,
@@ -383,17 +396,17 @@ def _weight_spec(weights, group_weights, tasks, groups):
     """Weights as given -> (task weights, group weights) checked against every task and group of the data."""
     if isinstance(weights, str):
         if group_weights is not None:
-            raise ArgumentError("give `weights` as text or `group_weights`, not both.")
+            raise ArgumentError(words('give `{arg:weights}` as text or `{arg:group_weights}`, not both.'))
         return parse_weights(weights, tasks, groups)
     if isinstance(weights, Mapping):
         given = {str(k): v for k, v in weights.items()}
         unknown = [k for k in given if k not in tasks]
         if unknown:
-            raise ArgumentError(f"`weights` names unknown task(s) {unknown!r}.")
+            raise ArgumentError(words('`{arg:weights}` names unknown task(s) {unknown!r}.', unknown=unknown))
         weights = given
     if isinstance(group_weights, str) and group_weights.strip().lower() in GROUP_WORDS + EQUAL_WORDS[:1]:
         if not groups:
-            raise ArgumentError("`group_weights` needs task groups in the data (a group column).")
+            raise ArgumentError(words('`{arg:group_weights}` needs task groups in the data (a group column).'))
         group_weights = "equal"
     return weights, group_weights
 
@@ -405,24 +418,28 @@ def _who(models) -> str:
 
 def _refuse_not_chosen(kind, name):
     if kind == "group":
-        return ArgumentError(f"`weights` gives group '{name}' a positive weight, but none of its tasks is among"
-                          " `tasks`; give it weight 0, or add some of its tasks to `tasks`")
+        return ArgumentError(words("`{arg:weights}` gives group '{name}' a positive weight, but none of its tasks is"
+                                   " among `{arg:tasks}`; give it weight 0, or add some of its tasks to"
+                                   " `{arg:tasks}`", name=name))
     if kind == "none":
-        return ArgumentError("`weights` names only tasks that are not among `tasks`; no weighted task remains")
-    return ArgumentError(f"`weights` gives task '{name}' a positive weight, but it is not among `tasks`; give it"
-                      " weight 0 (or leave it out of `weights`), or add it to `tasks`")
+        return ArgumentError(words("`{arg:weights}` names only tasks that are not among `{arg:tasks}`; no weighted task"
+                                   " remains"))
+    return ArgumentError(words("`{arg:weights}` gives task '{name}' a positive weight, but it is not among"
+                               " `{arg:tasks}`; give it weight 0 (or leave it out of `{arg:weights}`), or add it to"
+                               " `{arg:tasks}`", name=name))
 
 
 def _refuse_lacking(lacking):
     def refuse(kind, name):
         if kind == "group":
-            return InputError(f"`weights` gives group '{name}' a positive weight, but none of its tasks has"
-                              " results for every selected model; give it weight 0, or leave such models out"
-                              " with `models`")
+            return InputError(words("`{arg:weights}` gives group '{name}' a positive weight, but none of its tasks"
+                                    " has results for every selected model; give it weight 0, or leave such"
+                                    " models out with `{arg:models}`", name=name))
         if kind == "none":
-            return InputError("`weights` names only tasks that were left out; no weighted task remains")
-        return InputError(f"`weights` gives task '{name}' a positive weight, but {_who(lacking[name])}; give it"
-                          " weight 0 (or leave it out of `weights`), or leave such models out with `models`")
+            return InputError(words("`{arg:weights}` names only tasks that were left out; no weighted task remains"))
+        return InputError(words("`{arg:weights}` gives task '{name}' a positive weight, but {who}; give it weight 0"
+                                " (or leave it out of `{arg:weights}`), or leave such models out with"
+                                " `{arg:models}`", name=name, who=_who(lacking[name])))
 
     return refuse
 

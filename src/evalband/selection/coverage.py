@@ -13,6 +13,19 @@ def missing_tasks(table, *, shared_items: bool = True) -> dict:
 
     Item level: one task at a time on the table's integer codes (:meth:`ResultsTable.task_codes`), so memory
     holds one task's codes, not copies of every row.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import evalband as eb
+    >>> from evalband.selection import missing_tasks
+    >>> df = pd.DataFrame({"model": ["A", "A", "B", "B", "A", "B", "A"],
+    ...                    "task": ["t1", "t1", "t1", "t1", "t2", "t2", "t3"],
+    ...                    "item": ["x", "y", "x", "y", "u", "v", "w"],
+    ...                    "score": [1, 0, 1, 1, 1, 0, 1]})
+    >>> table = eb.read(df)
+    >>> missing_tasks(table)
+    {'t3': ('B',), 't2': ()}
     """
     if table.level != "item":
         d = table.data.loc[table.data["n"] > 0]
@@ -47,7 +60,19 @@ def _shares_an_item(m_code, i_code, n_m: int, n_i: int) -> bool:
 def pair_items(table) -> dict:
     """Task -> (models x models) counts of the items each pair of models both have (item level; the diagonal:
     each model's items), on the table's integer codes, one task at a time (a sparse product: the models' item
-    sets are never formed as a dense matrix). Summary level: 1 where both models have the task (n > 0)."""
+    sets are never formed as a dense matrix). Summary level: 1 where both models have the task (n > 0).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import evalband as eb
+    >>> from evalband.selection import pair_items
+    >>> df = pd.DataFrame({"model": ["A", "A", "A", "B", "B"], "task": "t1",
+    ...                    "item": ["x", "y", "z", "x", "y"], "score": [1, 0, 1, 1, 1]})
+    >>> pair_items(eb.read(df))
+    {'t1': array([[3, 2],
+           [2, 2]])}
+    """
     from scipy import sparse
 
     if table.level != "item":

@@ -18,6 +18,8 @@ import pandas as pd
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_names
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["ITEM", "FacetDesign", "TaskDesign", "facet_design", "facet_table", "term_name", "check_fixed", "random_facets"]
 
@@ -36,6 +38,8 @@ def term_name(factors, term, parents=None) -> str:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class TaskDesign:
     """One task's cells, paired across models on the items every model has.
@@ -211,6 +215,8 @@ class TaskDesign:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class PairCells:
     """Cells shared by two models, and their trial counts."""
@@ -255,6 +261,8 @@ def _combine(codes: np.ndarray) -> np.ndarray:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class FacetDesign:
     """The design of every task of a table: see :class:`TaskDesign`.
@@ -367,8 +375,7 @@ def facet_design(data, *, facets=None, nested=(), cluster: bool = False, models=
     facets = [facets] if isinstance(facets, str) else list(facets)
     unknown = [f for f in facets if f not in table.facets]
     if unknown:
-        raise ArgumentError(f"`facets`: {', '.join(map(repr, unknown))} is not a facet column of the table; its facets"
-                         f" are {', '.join(map(repr, table.facets)) or '(none)'} (read with facets=[...]).")
+        raise ArgumentError(words('`{arg:facets}`: {value} is not a facet column of the table; its facets are {value2} (read with {arg:facets=}[...]).', value=', '.join(map(repr, unknown)), value2=', '.join(map(repr, table.facets)) or '(none)'))
     nested = [nested] if isinstance(nested, str) else list(nested)
     bad = [f for f in nested if f not in facets]
     if bad:
@@ -379,9 +386,9 @@ def facet_design(data, *, facets=None, nested=(), cluster: bool = False, models=
     notes = []
     designs = []
     if not isinstance(cluster, bool):
-        raise ArgumentTypeError(f"`cluster` must be True or False; got {cluster!r}.")
+        raise ArgumentTypeError(words('`{arg:cluster}` must be True or False; got {cluster!r}.', cluster=cluster))
     if cluster and not table.has_clusters:
-        raise ArgumentError("`cluster=True`, but the table has no cluster column.")
+        raise ArgumentError(words('`{arg:cluster=True}`, but the table has no cluster column.'))
     coded = {c: _coded(table.data[c]) for c in ("model", "task", ITEM, *facets)
              + (("cluster",) if table.has_clusters else ())}
     m_lookup = np.full(len(coded["model"][1]), -1, dtype=np.int64)
@@ -423,6 +430,19 @@ def _coded(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return rank[col.cat.codes.to_numpy()], cats[order]
 
 
+NOTE_TASK_ROWS_ITEMS_NOT = NoteKind('selection.task-rows-items-not', 'excluded',
+                                     "task '{task}': rows of items not shared by every model left out ({lost})")
+NOTE_TASK_SINGLE_SHARED_ITEM = NoteKind('selection.task-single-shared-item', 'caveat',
+                                         "task '{task}': a single shared item; item variance cannot be estimated")
+NOTE_TASK_FACET_HAS_SINGLE = NoteKind(
+    'selection.task-facet-has-single', 'excluded',
+    "task '{task}': facet '{value}' has a single level, so its variance cannot be estimated; left out of the design")
+NOTE_TASK_FACET_ONLY_RELABELS = NoteKind(
+    'selection.task-facet-only-relabels', 'excluded',
+    "task '{task}': facet '{value}' only relabels '{value2}' (one level per {value2} and back); left out of the "
+    "design")
+
+
 def _task_design(task, models, facets, nested, rows, m_code, score, coded, source, cluster=False) -> TaskDesign:
     notes = []
     item_g = coded[ITEM][0][rows]
@@ -437,7 +457,7 @@ def _task_design(task, models, facets, nested, rows, m_code, score, coded, sourc
     left_out = {m: int(((~keep) & (m_code == k)).sum()) for k, m in enumerate(models)}
     if any(left_out.values()):
         lost = ", ".join(f"{m}: {v:,}" for m, v in left_out.items() if v)
-        notes.append(f"task '{task}': rows of items not shared by every model left out ({lost})")
+        notes.append(NOTE_TASK_ROWS_ITEMS_NOT(task=task, lost=lost))
     rows, m_code, score, item_g = rows[keep], m_code[keep], score[keep], item_g[keep]
 
     factors = [ITEM]
@@ -468,8 +488,7 @@ def _task_design(task, models, facets, nested, rows, m_code, score, coded, sourc
     keep_f = list(range(len(factors)))
     for a in range(1, len(factors)):
         if len(levels[a]) < 2:
-            notes.append(f"task '{task}': facet '{factors[a]}' has a single level, so its variance cannot be"
-                         " estimated; left out of the design")
+            notes.append(NOTE_TASK_FACET_HAS_SINGLE(task=task, value=factors[a]))
             keep_f.remove(a)
     for a in list(keep_f):
         if a == 0:
@@ -480,15 +499,14 @@ def _task_design(task, models, facets, nested, rows, m_code, score, coded, sourc
             if b == a:
                 continue
             if _nested(codes_rows[:, a], codes_rows[:, b]) and _nested(codes_rows[:, b], codes_rows[:, a]):
-                notes.append(f"task '{task}': facet '{factors[a]}' only relabels '{factors[b]}' (one level per"
-                             f" {factors[b]} and back); left out of the design")
+                notes.append(NOTE_TASK_FACET_ONLY_RELABELS(task=task, value=factors[a], value2=factors[b]))
                 keep_f.remove(a)
                 break
     factors = [factors[a] for a in keep_f]
     levels = [levels[a] for a in keep_f]
     codes_rows = codes_rows[:, keep_f]
     if len(levels[0]) < 2:
-        notes.append(f"task '{task}': a single shared item; item variance cannot be estimated")
+        notes.append(NOTE_TASK_SINGLE_SHARED_ITEM(task=task))
 
     cell, cell_of_row = unique_rows(codes_rows)
     cell_of_row = cell_of_row.reshape(-1)
@@ -538,18 +556,31 @@ def check_fixed(table, fixed) -> tuple:
     try:
         fixed = tuple(str(f) for f in fixed)
     except TypeError:
-        raise ArgumentTypeError(f"`fixed` must be facet names (a string or a sequence); got {fixed!r}.") from None
+        raise ArgumentTypeError(words('`{arg:fixed}` must be facet names (a string or a sequence); got {fixed!r}.', fixed=fixed)) from None
     bad = [f for f in fixed if f not in facets]
     if bad:
-        raise ArgumentError(f"`fixed`: {', '.join(map(repr, bad))} is not a facet column of the table; its facets"
-                            f" are {', '.join(map(repr, facets)) or '(none)'}.")
+        raise ArgumentError(words('`{arg:fixed}`: {value} is not a facet column of the table; its facets are {value2}.', value=', '.join(map(repr, bad)), value2=', '.join(map(repr, facets)) or '(none)'))
     return fixed
-
 
 
 def random_facets(data, fixed=()) -> tuple:
     """The facets a default analysis generalizes over: facet columns of the selected table, not ``fixed``, with
-    more than one level and not nested in items (those stay with their item, as trials do)."""
+    more than one level and not nested in items (those stay with their item, as trials do).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from evalband.facets import random_facets
+    >>> rng = np.random.default_rng(0)
+    >>> item, prompt = np.repeat(np.arange(20), 3), np.tile(np.arange(3), 20)
+    >>> df = pd.DataFrame({"model": "m", "task": "t", "item": item, "prompt": prompt, "seed": 0,
+    ...                    "score": rng.integers(0, 2, 60)})
+    >>> random_facets(df)
+    ('prompt',)
+    >>> random_facets(df, fixed="prompt")
+    ()
+    """
     table = facet_table(data)
     if table.level != "item" or not table.facets:
         return ()

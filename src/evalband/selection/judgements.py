@@ -4,6 +4,7 @@ reference analysis, item-level results with human labels for prediction-powered 
 from __future__ import annotations
 
 from .._validate import InputError, check_choice
+from .._words import words
 
 __all__ = ["ratings_of", "labelled_results", "PPI_CHOICES", "MIN_LABELS", "check_ppi", "uses_ppi", "ppi_method", "FEW_LABELS",
            "ppi_rule_note"]
@@ -22,8 +23,7 @@ def ratings_of(data, *, level: str = "auto", **read_options):
     else:
         table = select(data, source="ratings", measurement=level, **read_options).table
     if not isinstance(table, RatingsTable):
-        raise InputError("agreement needs ratings (unit, rater, value); read them with source='ratings'"
-                         f" (got a {type(table).__name__})", source=getattr(table, "source", None))
+        raise InputError(words("agreement needs ratings (unit, rater, value); read them with {arg:source='ratings'} (got a {name})", name=type(table).__name__), source=getattr(table, "source", None))
     return table.with_level(level)
 
 
@@ -37,8 +37,7 @@ def labelled_results(data, *, models=None, tasks=None):
         raise InputError("prediction-powered inference needs item-level scores (a judge score per item); summary"
                          " counts have no items to label", source=getattr(table, "source", None))
     if "human" not in table.measures:
-        raise InputError("no human labels: PPI needs a 'human' column holding the human label where there is one"
-                         " (blank elsewhere); map another column with read(..., human_col=NAME)",
+        raise InputError(words("no human labels: PPI needs a 'human' column holding the human label where there is one (blank elsewhere); map another column with read(..., {arg:human_col=NAME})"),
                          source=table.source)
     return table
 
@@ -82,7 +81,7 @@ def ppi_rule_note(method: str, n_labelled: int, n_rows: int) -> str:
     how = {"ppi++": "PPI++ (power-tuned lambda; Angelopoulos, Duchi & Zrnic 2023)",
            "classic": "classic PPI (lambda = 1; Angelopoulos et al. 2023)",
            "labelled": "the human labels alone (lambda = 0)"}[method]
-    return (f"human labels on {n_labelled:,} of {n_rows:,} rows: estimates target the human-scale mean by {how},"
-            " from the judge's score on every item corrected by its error on the labelled ones; the labelled"
-            " items must be a random sample (`ppi='classic'`: lambda = 1; `ppi='none'`: the judge's scores at"
-            " face value)")
+    return words("human labels on {n_labelled:,} of {n_rows:,} rows: estimates target the human-scale mean by"
+                 " {how}, from the judge's score on every item corrected by its error on the labelled ones; the"
+                 " labelled items must be a random sample (`{arg:ppi='classic'}`: lambda = 1; `{arg:ppi='none'}`:"
+                 " the judge's scores at face value)", n_labelled=n_labelled, n_rows=n_rows, how=how)

@@ -23,6 +23,8 @@ from .choose import MAX_BINS, _stratum_sd
 from .design import difficulty_strata, draw, neyman_allocation
 from .estimate import sample_estimates
 from .population import population_of
+from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["backtest", "SubsetBacktest", "BUDGETS"]
 
@@ -111,6 +113,12 @@ def _summary(runs: pd.DataFrame, N: int) -> pd.DataFrame:
                 "mean_abs_error", "mean_se", "effective_n", "fraction_evaluated"]]
 
 
+NOTE_ITEMS_LACK_SOME_MODEL = NoteKind(
+    'subset.items-lack-some-model', 'info',
+    "{value:,} of {n_items:,} items lack some model's score: the backtest uses the {value2:,} items every model "
+    "answered")
+
+
 def backtest(reference, budgets=BUDGETS, *, method: str = "random", against: str = "nearest",
              n_repeats: int = 10, anchors: bool = False, models=None, confidence_level: float = 0.95, rng=None,
              progress=None, **read_options) -> SubsetBacktest:
@@ -176,8 +184,7 @@ def backtest(reference, budgets=BUDGETS, *, method: str = "random", against: str
     notes = list(pop.notes)
     complete = np.isfinite(pop.scores).all(axis=0)
     if not complete.all():
-        notes.append(f"{int((~complete).sum()):,} of {pop.n_items:,} items lack some model's score: the backtest"
-                     f" uses the {int(complete.sum()):,} items every model answered")
+        notes.append(NOTE_ITEMS_LACK_SOME_MODEL(value=int((~complete).sum()), n_items=pop.n_items, value2=int(complete.sum())))
     S = pop.scores[:, complete]
     codes = pop.task_codes[complete]
     N = S.shape[1]
@@ -191,7 +198,7 @@ def backtest(reference, budgets=BUDGETS, *, method: str = "random", against: str
     held = names if models is None else [str(m) for m in models]
     unknown = [m for m in held if m not in names]
     if unknown:
-        raise ArgumentError(f"`models`: {', '.join(map(repr, unknown))} not in the reference.")
+        raise ArgumentError(words('`{arg:models}`: {value} not in the reference.', value=', '.join(map(repr, unknown))))
     if against not in AGAINST and against not in names:
         raise ArgumentError(f"`against` must be 'nearest', 'none' or a model of the reference; got {against!r}.")
     full = S.mean(axis=1)

@@ -12,6 +12,8 @@ from ..display.reprs import displayed
 from .anchors import anchor_points
 from .design import difficulty_strata, draw, neyman_allocation
 from .population import population_of
+from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["choose", "SubsetChoice", "METHODS"]
 
@@ -78,6 +80,19 @@ def _stratum_sd(scores, strata, H):
     return out
 
 
+NOTE_ANCHOR_POINTS_NOT_RANDOM = NoteKind(
+    'subset.anchor-points-not-random', 'caveat',
+    "anchor points are not a random sample: the intervals come from the random sample's items only; the anchors' "
+    "point estimates have no valid interval")
+NOTE_ANCHOR_POINTS_REFERENCE_MODELS = NoteKind(
+    'subset.anchor-points-reference-models', 'caveat',
+    "{value} anchor points: the reference models' response patterns form fewer than {n_anchors} distinct clusters")
+NOTE_BUDGET_CANNOT_GIVE_ITEMS = NoteKind(
+    'subset.budget-cannot-give-items', 'caveat',
+    'a budget of {budget} cannot give 2 items to each of {t} tasks: strata are {n_bins} difficulty bins across '
+    'tasks')
+
+
 def choose(reference, budget: int, *, method: str = "random", n_bins: int | None = None,
            n_anchors: int | None = None, rng=None, **read_options) -> SubsetChoice:
     """Draw ``budget`` items of a benchmark at random, each with its inclusion probability.
@@ -135,28 +150,24 @@ def choose(reference, budget: int, *, method: str = "random", n_bins: int | None
         n_anchors = check_positive_int(n_anchors, "n_anchors")
         if budget - n_anchors < 12:
             from .._validate import ArgumentError
-            raise ArgumentError(f"`budget` {budget} leaves {budget - n_anchors} items for the random sample beside"
-                                f" {n_anchors} anchors; the intervals need at least 12 (raise the budget or lower"
-                                " `n_anchors`).")
+            raise ArgumentError(words('`budget` {budget} leaves {value} items for the random sample beside {n_anchors} anchors; the intervals need at least 12 (raise the budget or lower `{arg:n_anchors}`).', budget=budget, value=budget - n_anchors, n_anchors=n_anchors))
         anchors = anchor_points(pop.scores, n_anchors, rng=gen)
         if len(anchors[0]) < n_anchors:
-            notes.append(f"{len(anchors[0])} anchor points: the reference models' response patterns form fewer than"
-                         f" {n_anchors} distinct clusters")
+            notes.append(NOTE_ANCHOR_POINTS_REFERENCE_MODELS(value=len(anchors[0]), n_anchors=n_anchors))
         budget -= n_anchors
     if method in ("random", "anchors"):
         strata = np.zeros(N, dtype=np.int64)
         n_h = np.array([budget])
     else:
         if n_bins is not None and (isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer))):
-            raise ArgumentTypeError(f"`n_bins` must be a positive integer; got {n_bins!r}.")
+            raise ArgumentTypeError(words('`{arg:n_bins}` must be a positive integer; got {n_bins!r}.', n_bins=n_bins))
         T = len(pop.tasks)
         if n_bins is None:
             n_bins = max((b for b in range(1, MAX_BINS + 1) if 2 * T * b <= budget), default=0)
             if n_bins == 0:
                 task_codes = np.zeros(N, dtype=np.int64)
                 n_bins = max(1, min(MAX_BINS, budget // 2))
-                notes.append(f"a budget of {budget} cannot give 2 items to each of {T} tasks: strata are"
-                             f" {n_bins} difficulty bins across tasks")
+                notes.append(NOTE_BUDGET_CANNOT_GIVE_ITEMS(budget=budget, t=T, n_bins=n_bins))
         n_bins = check_positive_int(n_bins, "n_bins")
         strata = difficulty_strata(task_codes, pop.reference_mean(), n_bins)
         H = int(strata.max()) + 1
@@ -171,8 +182,7 @@ def choose(reference, budget: int, *, method: str = "random", n_bins: int | None
                           "inclusion_prob": prob, "stratum": strata[picked], "order": np.arange(1, budget + 1)})
     if anchors is not None:
         frame = _with_anchors(frame, picked, anchors, pop, gen)
-        notes.append("anchor points are not a random sample: the intervals come from the random sample's items"
-                     " only; the anchors' point estimates have no valid interval")
+        notes.append(NOTE_ANCHOR_POINTS_NOT_RANDOM())
     first_task = np.array([pop.task_codes[np.argmax(strata == h)] for h in range(H)])
     one_task = np.array([len(np.unique(pop.task_codes[strata == h])) == 1 for h in range(H)])
     sd = _stratum_sd(pop.scores, strata, H)

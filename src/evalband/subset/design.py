@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import ArgumentError
+from .._words import words
 
 __all__ = ["difficulty_strata", "neyman_allocation", "draw", "stratified_mean", "regression_mean"]
 
@@ -45,8 +46,7 @@ def neyman_allocation(sizes: np.ndarray, sds: np.ndarray, budget: int, *, minimu
     sizes = np.asarray(sizes, dtype=np.int64)
     floor = np.minimum(sizes, minimum)
     if budget < floor.sum():
-        raise ArgumentError(f"`budget` {budget} is below {int(floor.sum())}, the {minimum} items per stratum the"
-                            f" {len(sizes)} strata need; use fewer strata or method='random'.")
+        raise ArgumentError(words("`budget` {budget} is below {value}, the {minimum} items per stratum the {n_sizes} strata need; use fewer strata or {arg:method='random'}.", budget=budget, value=int(floor.sum()), minimum=minimum, n_sizes=len(sizes)))
     if budget > sizes.sum():
         raise ArgumentError(f"`budget` {budget} exceeds the {int(sizes.sum())} items of the benchmark.")
     weight = sizes * np.maximum(np.asarray(sds, dtype=np.float64), 1e-9)

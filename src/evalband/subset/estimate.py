@@ -19,6 +19,7 @@ from .anchors import NO_INTERVAL, anchor_estimates, fit_reference_irt
 from .design import regression_mean, stratified_mean
 from .population import Population, population_of, scores_on
 from .predict import cross_fitted
+from ..display.notes import NoteKind
 
 __all__ = ["estimate", "SubsetEstimate", "ESTIMATE_COLUMNS"]
 
@@ -116,23 +117,23 @@ def _read_items(items, pop: Population) -> tuple[np.ndarray, np.ndarray, np.ndar
         bad_w = ~blank & ~((weight > 0) & (weight <= 1))
         if bad_w.any():
             i = int(np.argmax(bad_w))
-            raise InputError(f"{source}: row {i + 2}, column 'anchor_weight': {frame['anchor_weight'].iloc[i]!r} is"
-                             " not a weight in (0, 1].")
+            raise InputError(f"{_shown(frame['anchor_weight'].iloc[i])} is not a weight in (0, 1].", source=source,
+                             row=i + 2, column="anchor_weight")
         anchor_only = frame["inclusion_prob"].isna().to_numpy() & ~blank
     bad = ~((prob > 0) & (prob <= 1)) & ~anchor_only
     if bad.any():
         i = int(np.argmax(bad))
-        raise InputError(f"{source}: row {i + 2}, column 'inclusion_prob': {frame['inclusion_prob'].iloc[i]!r} is"
-                         " not a probability in (0, 1].")
+        raise InputError(f"{_shown(frame['inclusion_prob'].iloc[i])} is not a probability in (0, 1].",
+                         source=source, row=i + 2, column="inclusion_prob")
     keys = pd.MultiIndex.from_arrays([frame["task"].astype(str), frame["item"].astype(str)])
     if keys.duplicated().any():
         i = int(np.argmax(keys.duplicated()))
-        raise InputError(f"{source}: row {i + 2}: task {keys[i][0]!r}, item {keys[i][1]!r} is listed twice.")
+        raise InputError(f"task {keys[i][0]!r}, item {keys[i][1]!r} is listed twice.", source=source, row=i + 2)
     pos = pd.Series(np.arange(pop.n_items), index=pop.index()).reindex(keys)
     if pos.isna().any():
         i = int(np.argmax(pos.isna().to_numpy()))
-        raise InputError(f"{source}: row {i + 2}: task {keys[i][0]!r}, item {keys[i][1]!r} is not an item of the"
-                         " reference benchmark.")
+        raise InputError(f"task {keys[i][0]!r}, item {keys[i][1]!r} is not an item of the reference benchmark.",
+                         source=source, row=i + 2)
     anchors = None
     if "anchor_weight" in frame.columns:
         is_anchor = frame["anchor_weight"].notna().to_numpy()
@@ -149,12 +150,12 @@ def _read_items(items, pop: Population) -> tuple[np.ndarray, np.ndarray, np.ndar
         if np.ptp(p) > 1e-9:
             i = int(np.flatnonzero(strata == h)[np.argmax(np.abs(p - p[0]) > 1e-9)])
             where = "within a stratum" if "stratum" in frame.columns else "without a 'stratum' column"
-            raise InputError(f"{source}: row {i + 2}, column 'inclusion_prob': {prob[i]:g} differs from"
-                             f" {p[0]:g} {where}; the estimators need a simple random sample within each stratum.")
+            raise InputError(f"{prob[i]:g} differs from {p[0]:g} {where}; the estimators need a simple random sample"
+                             " within each stratum.", source=source, row=i + 2, column="inclusion_prob")
         N_h[h] = np.round(len(p) / p[0])
     if abs(N_h.sum() - pop.n_items) > 0.5:
-        raise InputError(f"{source}: the inclusion probabilities imply a benchmark of {int(N_h.sum()):,} items;"
-                         f" the reference has {pop.n_items:,} (was the file chosen from this reference?).")
+        raise InputError(f"the inclusion probabilities imply a benchmark of {int(N_h.sum()):,} items; the reference"
+                         f" has {pop.n_items:,} (was the file chosen from this reference?).", source=source)
     return pos.to_numpy(dtype=np.int64), strata, N_h, source, anchors
 
 
@@ -164,6 +165,11 @@ def _interval(est, var, df, n, *, bounded, level):
     lo, hi, sd, _, _ = edge_intervals([est], [se], [est - q * se], [est + q * se], [n], bounded=bounded,
                                       confidence_level=level)
     return float(lo[0]), float(hi[0]), float(sd[0])
+
+
+def _shown(value) -> str:
+    """A cell of the items file as the message shows it (a number as written, text quoted)."""
+    return f"{float(value):g}" if isinstance(value, (int, float, np.number)) else repr(value)
 
 
 def sample_estimates(ref_scores: np.ndarray, pos: np.ndarray, y: np.ndarray, strata: np.ndarray,
@@ -226,6 +232,28 @@ def sample_estimates(ref_scores: np.ndarray, pos: np.ndarray, y: np.ndarray, str
         out["difference"] = {"design": stratified_mean(y - rs, strata, N_h),
                              "prediction-assisted": (est - float(r.mean()), var, df)}
     return out
+
+
+NOTE_NO_ITEMS_FILE_EACH = NoteKind(
+    'subset.no-items-file-each', 'info',
+    "no items file: each model's evaluated items are taken as a simple random sample of the benchmark's items")
+NOTE_EVALUATED_ITEM_S_OUTSIDE = NoteKind(
+    'subset.evaluated-item-s-outside', 'excluded',
+    '{model}: {value:,} evaluated item(s) outside the sample in the items file left out (not drawn at random)')
+NOTE_ALSO_REFERENCE_MODEL_ITS = NoteKind(
+    'subset.also-reference-model-its', 'excluded',
+    '{model} is also a reference model: its reference results are not used to predict it')
+NOTE_ANCHOR_ITEM_S_OUTSIDE = NoteKind(
+    'subset.anchor-item-s-outside', 'caveat',
+    '{model}: {value:,} anchor item(s) outside the random sample used for the anchor point estimates only')
+NOTE_EVALUATED_CHOSEN_ITEMS_REST = NoteKind(
+    'subset.evaluated-chosen-items-rest', 'info',
+    '{model}: evaluated on {n:,} of the {n_chosen:,} chosen items; the rest treated as missing at random within '
+    'their stratum')
+NOTE_DIFFERENCE_FROM_HAS_NO = NoteKind(
+    'subset.difference-from-has-no', 'info',
+    '{model}: the {method} difference from {against} has no interval (every evaluated item gives the same '
+    'difference)')
 
 
 def estimate(reference, new, *, items=None, against: str | None = None, margin: float = 0.0,
@@ -309,8 +337,7 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
         stratum = np.zeros(pop.n_items, dtype=np.int64)
         N_h = np.array([float(pop.n_items)])
         design = "simple random"
-        notes.append("no items file: each model's evaluated items are taken as a simple random sample of the"
-                     " benchmark's items")
+        notes.append(NOTE_NO_ITEMS_FILE_EACH())
     ref_rows = np.arange(len(pop.models))
     r_scores = None
     if against is not None:
@@ -330,12 +357,10 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
             outside = (stratum[pos] < 0) & np.isin(pos, anchors[0])
             pos, y = pos[~outside], y[~outside]  # anchors outside the random sample: for the anchor estimates only
             if outside.any():
-                notes.append(f"{model}: {int(outside.sum()):,} anchor item(s) outside the random sample used for the"
-                             " anchor point estimates only")
+                notes.append(NOTE_ANCHOR_ITEM_S_OUTSIDE(model=model, value=int(outside.sum())))
         keep = stratum[pos] >= 0
         if not keep.all():
-            notes.append(f"{model}: {int((~keep).sum()):,} evaluated item(s) outside the sample in the items file"
-                         " left out (not drawn at random)")
+            notes.append(NOTE_EVALUATED_ITEM_S_OUTSIDE(model=model, value=int((~keep).sum())))
         pos, y = pos[keep], y[keep]
         order = np.argsort(pos, kind="stable")  # the benchmark's order, whatever the order of the rows
         pos, y = pos[order], y[order]
@@ -346,12 +371,11 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
         if items is not None:
             n_chosen = int(len(sample_pos))
             if n < n_chosen:
-                notes.append(f"{model}: evaluated on {n:,} of the {n_chosen:,} chosen items; the rest treated as"
-                             " missing at random within their stratum")
+                notes.append(NOTE_EVALUATED_CHOSEN_ITEMS_REST(model=model, n=n, n_chosen=n_chosen))
         h = stratum[pos]
         use = ref_rows if model not in pop.models else ref_rows[np.asarray(pop.models) != model]
         if model in pop.models:
-            notes.append(f"{model} is also a reference model: its reference results are not used to predict it")
+            notes.append(NOTE_ALSO_REFERENCE_MODEL_ITS(model=model))
         res = sample_estimates(pop.scores[use], pos, y, h, N_h, bounded=pop.bounded,
                                rng=block_generator(entropy, (name_key(model),)), against_scores=r_scores)
         f_sample, f_all = res["f_sample"], res["f_all"]
@@ -373,8 +397,7 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
                                                          bounded=False, confidence_level=level)
                 lo_d, hi_d, sd = float(lo_d[0]), float(hi_d[0]), float(sd[0])
                 if gone[0]:
-                    notes.append(f"{model}: the {method} difference from {against} has no interval (every"
-                                 " evaluated item gives the same difference)")
+                    notes.append(NOTE_DIFFERENCE_FROM_HAS_NO(model=model, method=method, against=against))
                 diffs.append({"model": model, "against": against, "method": method, "difference": dd,
                               "ci_low": lo_d, "ci_high": hi_d, "se": sd, "df": dfd,
                               "verdict": str(verdict([lo_d], [hi_d], margin=margin)[0]),
@@ -393,13 +416,17 @@ def estimate(reference, new, *, items=None, against: str | None = None, margin: 
 ANCHOR_COLUMNS = ("model", "method", "estimate", "interval", "n_anchors")
 
 
+NOTE_ANCHOR_ITEMS_NOT_EVALUATED = NoteKind(
+    'subset.anchor-items-not-evaluated', 'caveat',
+    '{model}: {value} of the {n_apos} anchor items not evaluated: no anchor point estimate')
+
+
 def _anchor_rows(model, pos, y, anchors, pop, irt_cache, notes) -> list:
     """tinyBenchmarks-style point estimates of one model from its scores on the anchors (none if it lacks one)."""
     apos, weight = anchors
     got = pd.Series(y, index=pos).reindex(apos)
     if got.isna().any():
-        notes.append(f"{model}: {int(got.isna().sum())} of the {len(apos)} anchor items not evaluated: no anchor"
-                     " point estimate")
+        notes.append(NOTE_ANCHOR_ITEMS_NOT_EVALUATED(model=model, value=int(got.isna().sum()), n_apos=len(apos)))
         return []
     use = [i for i, m in enumerate(pop.models) if m != model]
     key = tuple(use)

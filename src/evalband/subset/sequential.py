@@ -23,6 +23,7 @@ from ..display.reprs import displayed
 from ..plan.sequential import betting_confidence_sequence
 from .estimate import estimate
 from .population import population_of, scores_on
+from .._words import words
 
 __all__ = ["Subset", "SubsetDecision"]
 
@@ -118,10 +119,9 @@ class Subset:
                  margin: float = 0.0, batch: int = 20, min_items: int = 20, confidence_level: float = 0.95,
                  rng=None, **read_options):
         if target_se is None and against is None:
-            raise ArgumentError("give `target_se` (stop when the SE is small enough) or `against` (stop when the"
-                                " difference from that model is decided), or both.")
+            raise ArgumentError(words('give `{arg:target_se}` (stop when the SE is small enough) or `against` (stop when the difference from that model is decided), or both.'))
         if target_se is not None and not (isinstance(target_se, (int, float)) and 0 < target_se < 1):
-            raise ArgumentError(f"`target_se` must be a number in (0, 1); got {target_se!r}.")
+            raise ArgumentError(words('`{arg:target_se}` must be a number in (0, 1); got {target_se!r}.', target_se=target_se))
         self.target_se = target_se
         self.margin = check_margin(margin, scale=100.0)
         self.batch = check_positive_int(batch, "batch")

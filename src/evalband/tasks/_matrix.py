@@ -17,11 +17,15 @@ import pandas as pd
 
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_names
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import concat, words
 
 __all__ = ["ScoreMatrix", "as_score_matrix", "score_matrix", "complete_cases", "rank_matrix"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class ScoreMatrix:
     """One number per model and task.
@@ -62,6 +66,12 @@ class ScoreMatrix:
                              "score": self.scores.ravel()})
 
 
+NOTE_PER_TASK_SCORE_CORRECT = NoteKind('tasks.per-task-score-correct', 'info',
+                                        'per-task score = correct / n')
+NOTE_MODEL_TASK_CELL_S = NoteKind('tasks.model-task-cell-s', 'info',
+                                   '{n_missing} (model, task) cell(s) have no result')
+
+
 def score_matrix(table, *, models=None, tasks=None) -> ScoreMatrix:
     """Per-task scores of each model from a :class:`~evalband.data.table.ResultsTable`.
 
@@ -77,6 +87,18 @@ def score_matrix(table, *, models=None, tasks=None) -> ScoreMatrix:
     Returns
     -------
     ScoreMatrix
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import evalband as eb
+    >>> from evalband.tasks import score_matrix
+    >>> m = score_matrix(eb.load_example("vtab"), models=["Rotation", "VAE"], tasks=["DTD", "SVHN"])
+    >>> m.models, m.tasks
+    (('Rotation', 'VAE'), ('DTD', 'SVHN'))
+    >>> np.round(m.scores, 3)
+    array([[0.514, 0.894],
+           [0.103, 0.493]])
     """
     models = check_names(models, table.models, "models")
     tasks = check_names(tasks, table.tasks, "tasks")
@@ -86,7 +108,7 @@ def score_matrix(table, *, models=None, tasks=None) -> ScoreMatrix:
     if table.level == "summary":
         cell = d.groupby(["model", "task"], observed=True)[["correct", "n"]].sum()
         values = cell["correct"] / cell["n"]
-        notes.append("per-task score = correct / n")
+        notes.append(NOTE_PER_TASK_SCORE_CORRECT())
     else:
         per_item = d.groupby(["model", "task", "item"], observed=True)["score"].mean()
         grouped = per_item.groupby(level=["model", "task"], observed=True)
@@ -103,12 +125,25 @@ def score_matrix(table, *, models=None, tasks=None) -> ScoreMatrix:
     scores = wide.to_numpy(dtype=np.float64)
     n_missing = int(np.isnan(scores).sum())
     if n_missing:
-        notes.append(f"{n_missing} (model, task) cell(s) have no result")
+        notes.append(NOTE_MODEL_TASK_CELL_S(n_missing=n_missing))
     return ScoreMatrix(scores, tuple(models), tuple(tasks), table.source, tuple(notes))
 
 
 def as_score_matrix(data, models=None, tasks=None) -> ScoreMatrix:
-    """Accept a ResultsTable, a ScoreMatrix, a wide DataFrame (models x tasks) or an array (models x tasks)."""
+    """Accept a ResultsTable, a ScoreMatrix, a wide DataFrame (models x tasks) or an array (models x tasks).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalband.tasks import as_score_matrix
+    >>> wide = pd.DataFrame({"math": [0.61, 0.55], "code": [0.48, 0.52]}, index=["A", "B"])
+    >>> m = as_score_matrix(wide)
+    >>> m.models, m.tasks
+    (('A', 'B'), ('math', 'code'))
+    >>> m.scores
+    array([[0.61, 0.48],
+           [0.55, 0.52]])
+    """
     if isinstance(data, ScoreMatrix):
         if models is None and tasks is None:
             return data
@@ -146,11 +181,11 @@ def as_score_matrix(data, models=None, tasks=None) -> ScoreMatrix:
     models = tuple(map(str, models)) if models is not None else tuple(f"model {i}" for i in range(scores.shape[0]))
     tasks = tuple(map(str, tasks)) if tasks is not None else tuple(f"task {j}" for j in range(scores.shape[1]))
     if len(models) != scores.shape[0]:
-        raise ArgumentError(f"`models` has {len(models)} names for {scores.shape[0]} rows of `scores`.")
+        raise ArgumentError(words('`{arg:models}` has {n_models} names for {value} rows of `scores`.', n_models=len(models), value=scores.shape[0]))
     if len(tasks) != scores.shape[1]:
-        raise ArgumentError(f"`tasks` has {len(tasks)} names for {scores.shape[1]} columns of `scores`.")
+        raise ArgumentError(words('`{arg:tasks}` has {n_tasks} names for {value} columns of `scores`.', n_tasks=len(tasks), value=scores.shape[1]))
     if len(set(models)) != len(models) or len(set(tasks)) != len(tasks):
-        raise ArgumentError("`models` and `tasks` must not repeat a name.")
+        raise ArgumentError(words('`{arg:models}` and `{arg:tasks}` must not repeat a name.'))
     if np.isinf(scores).any():
         raise ArgumentError("`scores` holds an infinite value.")
     return ScoreMatrix(scores, models, tasks)
@@ -161,6 +196,12 @@ def _is_numbers(data) -> bool:
     return isinstance(data, (list, tuple)) and bool(data) and not isinstance(data[0], (str, os.PathLike))
 
 
+NOTE_COMPLETE_CASE_ANALYSIS_TEST = NoteKind(
+    'tasks.complete-case-analysis-test', 'excluded',
+    'complete-case analysis: the test is over the {value} task(s) every model has ({n_dropped} of {n_tasks} left '
+    'out)')
+
+
 def complete_cases(matrix: ScoreMatrix, *, min_tasks: int = 2, what: str = "this test") -> ScoreMatrix:
     """Keep the tasks on which every model has a score; name and count the tasks dropped, in the words of the
     selection layer (:class:`evalband.selection.LeftOut`).
@@ -169,6 +210,18 @@ def complete_cases(matrix: ScoreMatrix, *, min_tasks: int = 2, what: str = "this
     ------
     InputError
         When fewer than ``min_tasks`` tasks remain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.tasks import as_score_matrix, complete_cases
+    >>> m = as_score_matrix(np.array([[0.61, 0.48, 0.70], [0.55, np.nan, 0.66]]))
+    >>> kept = complete_cases(m)
+    >>> kept.tasks, kept.dropped_tasks
+    (('task 0', 'task 2'), ('task 1',))
+    >>> kept.scores
+    array([[0.61, 0.7 ],
+           [0.55, 0.66]])
     """
     from ..selection import LeftOut
 
@@ -180,11 +233,10 @@ def complete_cases(matrix: ScoreMatrix, *, min_tasks: int = 2, what: str = "this
         lacking = {t: tuple(m for m, g in zip(matrix.models, gaps[:, j]) if g)
                    for j, t in enumerate(matrix.tasks) if not keep[j]}
         notes += LeftOut(lacking=lacking).lacking_notes(matrix.n_tasks)[:-1]
-        notes.append(f"complete-case analysis: the test is over the {int(keep.sum())} task(s) every model has"
-                     f" ({len(dropped)} of {matrix.n_tasks} left out)")
+        notes.append(NOTE_COMPLETE_CASE_ANALYSIS_TEST(value=int(keep.sum()), n_dropped=len(dropped), n_tasks=matrix.n_tasks))
     if keep.sum() < min_tasks:
-        raise InputError(f"{what} needs at least {min_tasks} tasks with a result for every model; found"
-                         f" {int(keep.sum())} of {matrix.n_tasks}{_lacking(matrix)}", source=matrix.source)
+        raise InputError(concat(f"{what} needs at least {min_tasks} tasks with a result for every model; found"
+                                f" {int(keep.sum())} of {matrix.n_tasks}", _lacking(matrix)), source=matrix.source)
     return ScoreMatrix(matrix.scores[:, keep], matrix.models, tuple(t for t, k in zip(matrix.tasks, keep) if k),
                        matrix.source, tuple(notes), matrix.dropped_tasks + dropped)
 
@@ -196,12 +248,23 @@ def _lacking(matrix: ScoreMatrix) -> str:
 
     gaps = np.isnan(matrix.scores)
     who = lacks_text({m: [t for t, g in zip(matrix.tasks, row) if g] for m, row in zip(matrix.models, gaps)})
-    return f" ({who}); choose models with `models`" if who else ""
+    return words(" ({who}); choose models with `{arg:models}`", who=who) if who else ""
 
 
 def rank_matrix(scores: np.ndarray, *, higher_is_better: bool = True) -> np.ndarray:
     """Ranks of the models within each task (axis 0), 1 = best, ties given their mean rank (midranks;
-    :func:`evalband._ranks.ranks` with ``ties='average'``)."""
+    :func:`evalband._ranks.ranks` with ``ties='average'``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.tasks import rank_matrix
+    >>> scores = np.array([[0.61, 0.48, 0.70], [0.55, 0.52, 0.70], [0.40, 0.45, 0.66]])
+    >>> rank_matrix(scores)
+    array([[1. , 2. , 1.5],
+           [2. , 1. , 1.5],
+           [3. , 3. , 3. ]])
+    """
     from .._ranks import ranks
 
     return ranks(scores, axis=0, higher_is_better=higher_is_better, ties="average")

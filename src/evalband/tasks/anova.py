@@ -18,6 +18,7 @@ from .._validate import ArgumentError, check_confidence_level
 from ._matrix import as_score_matrix, complete_cases
 from ..comparison.verdict import VERDICTS
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["RMAnovaResult", "rm_anova", "mauchly", "greenhouse_geisser", "tukey_hsd_from_mse"]
 
@@ -32,7 +33,17 @@ def _contrast_cov(x: np.ndarray) -> np.ndarray:
 
 
 def greenhouse_geisser(x) -> float:
-    """Greenhouse-Geisser epsilon of a (models x tasks) matrix: 1 under sphericity, down to 1 / (k - 1)."""
+    """Greenhouse-Geisser epsilon of a (models x tasks) matrix: 1 under sphericity, down to 1 / (k - 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.tasks import greenhouse_geisser
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.uniform(0.4, 0.9, size=(4, 12))
+    >>> round(greenhouse_geisser(x), 3)
+    0.838
+    """
     s = _contrast_cov(np.asarray(x, dtype=float))
     p = s.shape[0]
     tr = np.trace(s)
@@ -46,6 +57,16 @@ def mauchly(x) -> tuple[float, float, float, float]:
     With 2 models sphericity holds trivially (W = 1, p = 1). With no more tasks than models - 1 the contrast
     covariance is singular and the test is undefined (NaN). The p-value uses the chi-square approximation with
     its second-order correction (Anderson 2003, section 10.7.4), as R's ``mauchly.test`` does.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.tasks import mauchly
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.uniform(0.4, 0.9, size=(4, 12))
+    >>> w, chi2, df, p = mauchly(x)
+    >>> round(w, 3), round(chi2, 3), df, round(p, 3)
+    (0.718, 3.22, 5.0, 0.668)
     """
     x = np.asarray(x, dtype=float)
     k, n = x.shape
@@ -92,6 +113,8 @@ def tukey_hsd_from_mse(means, mse: float, n: int, df: float, *, confidence_level
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class RMAnovaResult:
     """One-way repeated-measures ANOVA (tasks as subjects) with assumption checks and Tukey HSD.
@@ -164,6 +187,18 @@ class RMAnovaResult:
                 f" W = {self.shapiro_w:.3g}, p = {self.shapiro_p_value:.3g}: assumptions {verdict}")
 
 
+NOTE_NO_RESIDUAL_VARIATION_F = NoteKind('tasks.no-residual-variation-f', 'info',
+                                         'no residual variation: F is undefined or infinite')
+NOTE_MAUCHLY_S_TEST_NEEDS = NoteKind(
+    'tasks.mauchly-s-test-needs', 'caveat',
+    "Mauchly's test needs more tasks than models - 1 ({n} tasks, {k} models): not computed")
+NOTE_SHAPIRO_WILK_NEEDS_LEAST = NoteKind('tasks.shapiro-wilk-needs-least', 'caveat',
+                                          'Shapiro-Wilk needs at least 3 non-constant residuals: not computed')
+NOTE_SPHERICITY_JUDGED_FROM_GREENHOUSE = NoteKind(
+    'tasks.sphericity-judged-from-greenhouse', 'info',
+    'sphericity judged from the Greenhouse-Geisser epsilon ({eps:.3g}; >= 0.75 taken as near-spherical)')
+
+
 def rm_anova(scores, models=None, tasks=None, *, confidence_level=0.95) -> RMAnovaResult:
     """Repeated-measures ANOVA of models over tasks, with sphericity and normality checks and Tukey HSD.
 
@@ -222,26 +257,25 @@ def rm_anova(scores, models=None, tasks=None, *, confidence_level=0.95) -> RMAno
         f_stat = (ss_models / df1) / mse
     else:
         f_stat = np.inf if ss_models > 0 else np.nan
-        notes.append("no residual variation: F is undefined or infinite")
+        notes.append(NOTE_NO_RESIDUAL_VARIATION_F())
     p = float(stats.f.sf(f_stat, df1, df2)) if np.isfinite(f_stat) else (0.0 if f_stat == np.inf else np.nan)
     eps = greenhouse_geisser(x) if k > 2 else 1.0
     p_gg = float(stats.f.sf(f_stat, eps * df1, eps * df2)) if np.isfinite(f_stat) else p
     w, chi2, mdf, mp = mauchly(x)
     if np.isnan(mp):
-        notes.append(f"Mauchly's test needs more tasks than models - 1 ({n} tasks, {k} models): not computed")
+        notes.append(NOTE_MAUCHLY_S_TEST_NEEDS(n=n, k=k))
     r = resid.ravel()
     if r.size >= 3 and np.ptp(r) > 0:
         sw = stats.shapiro(r)
         sw_w, sw_p = float(sw.statistic), float(sw.pvalue)
     else:
         sw_w, sw_p = np.nan, np.nan
-        notes.append("Shapiro-Wilk needs at least 3 non-constant residuals: not computed")
+        notes.append(NOTE_SHAPIRO_WILK_NEEDS_LEAST())
     alpha = 1 - level
     if np.isnan(mp):
         # Mauchly's test is undefined: fall back on the size of the Greenhouse-Geisser epsilon
         spherical = eps >= 0.75
-        notes.append(f"sphericity judged from the Greenhouse-Geisser epsilon ({eps:.3g}; >= 0.75 taken as"
-                     " near-spherical)")
+        notes.append(NOTE_SPHERICITY_JUDGED_FROM_GREENHOUSE(eps=eps))
     else:
         spherical = mp > alpha
     holds = bool(spherical and not np.isnan(sw_p) and sw_p > alpha)

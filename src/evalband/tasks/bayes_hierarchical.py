@@ -23,9 +23,14 @@ from scipy import stats
 from .._validate import ArgumentError, as_generator, check_confidence_level, check_positive_int
 from ..bayes.numpyro_models import require_numpyro
 from .bayes_signedrank import BayesSignedRankResult, _check, _decide
+from ..display.notes import NoteKind
 
 __all__ = ["hierarchical_bayes", "task_differences"]
 
+
+NOTE_SUMMARY_LEVEL_STANDARD_ERRORS = NoteKind(
+    'tasks.summary-level-standard-errors', 'caveat',
+    'summary level: standard errors assume independent test sets (pairing unknown)')
 
 
 def task_differences(table, model_a: str, model_b: str, *, tasks=None):
@@ -37,6 +42,19 @@ def task_differences(table, model_a: str, model_b: str, *, tasks=None):
     Returns
     -------
     (dbar, se, tasks, notes)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import evalband as eb
+    >>> from evalband.tasks import task_differences
+    >>> df = pd.DataFrame({"model": ["A"] * 8 + ["B"] * 8, "task": (["t1"] * 4 + ["t2"] * 4) * 2,
+    ...                    "item": list("abcdefgh") * 2,
+    ...                    "score": [1, 1, 0, 1, 1, 0, 1, 1] + [0, 1, 0, 1, 1, 0, 0, 0]})
+    >>> dbar, se, tasks, notes = task_differences(eb.read(df), "A", "B")
+    >>> tasks, np.round(dbar, 3), np.round(se, 3)
+    (('t1', 't2'), array([0.25, 0.5 ]), array([0.25 , 0.289]))
     """
     from .._validate import check_names
 
@@ -48,7 +66,7 @@ def task_differences(table, model_a: str, model_b: str, *, tasks=None):
         p = c.correct / c.n
         dbar = p[0] - p[1]
         se = np.sqrt(p[0] * (1 - p[0]) / c.n[0] + p[1] * (1 - p[1]) / c.n[1])
-        notes.append("summary level: standard errors assume independent test sets (pairing unknown)")
+        notes.append(NOTE_SUMMARY_LEVEL_STANDARD_ERRORS())
         return dbar, se, tuple(tasks), notes
     dbar, se = np.empty(len(tasks)), np.empty(len(tasks))
     for j, t in enumerate(tasks):  # tasks (tens), not items or replicates
@@ -57,6 +75,15 @@ def task_differences(table, model_a: str, model_b: str, *, tasks=None):
         dbar[j] = d.mean()
         se[j] = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
     return dbar, se, tuple(tasks), notes
+
+
+NOTE_NUTS_CHAIN_S_X = NoteKind(
+    'tasks.nuts-chain-s-x', 'info',
+    'NUTS: {num_chains} chain(s) x {num_samples} draws; max R-hat {rhat:.3f}, min ESS {ess:.0f}')
+NOTE_TASK_S_WITHOUT_MEAN = NoteKind('tasks.task-s-without-mean', 'excluded',
+                                     '{value} task(s) without a mean difference and standard error dropped')
+NOTE_R_HAT_ABOVE_CHAINS = NoteKind('tasks.r-hat-above-chains', 'caveat',
+                                    'R-hat above 1.01: the chains have not mixed; raise num_warmup/num_samples')
 
 
 def hierarchical_bayes(dbar, se, *, rope: float = 0.0, bound: float = 1.0, num_warmup: int = 1000,
@@ -112,7 +139,7 @@ def hierarchical_bayes(dbar, se, *, rope: float = 0.0, bound: float = 1.0, num_w
     keep = np.isfinite(dbar) & np.isfinite(se)
     notes = []
     if (~keep).any():
-        notes.append(f"{int((~keep).sum())} task(s) without a mean difference and standard error dropped")
+        notes.append(NOTE_TASK_S_WITHOUT_MEAN(value=int((~keep).sum())))
     dbar, se = dbar[keep], np.maximum(se[keep], 1e-6 * bound)
     if np.any(np.abs(dbar) > bound):
         raise ArgumentError(f"`dbar` holds a difference larger than `bound` = {bound:g}; raise `bound`.")
@@ -141,9 +168,9 @@ def hierarchical_bayes(dbar, se, *, rope: float = 0.0, bound: float = 1.0, num_w
     diag = summary({k: np.asarray(grouped[k]) for k in ("delta0", "sigma0", "nu")})
     rhat = max(float(v["r_hat"]) for v in diag.values())
     ess = min(float(v["n_eff"]) for v in diag.values())
-    notes.append(f"NUTS: {num_chains} chain(s) x {num_samples} draws; max R-hat {rhat:.3f}, min ESS {ess:.0f}")
+    notes.append(NOTE_NUTS_CHAIN_S_X(num_chains=num_chains, num_samples=num_samples, rhat=rhat, ess=ess))
     if rhat > 1.01 * (1 + 0.02 * (num_chains == 1)):
-        notes.append("R-hat above 1.01: the chains have not mixed; raise num_warmup/num_samples")
+        notes.append(NOTE_R_HAT_ABOVE_CHAINS())
     post = mcmc.get_samples()
     d0 = np.asarray(post["delta0"], dtype=float)
     s0 = np.asarray(post["sigma0"], dtype=float)

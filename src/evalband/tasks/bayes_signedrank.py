@@ -25,6 +25,8 @@ from ..comparison.verdict import VERDICTS
 from ._matrix import as_score_matrix, complete_cases
 from .signedrank import pairs_for
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["BayesSignedRankResult", "BayesSignedRankTests", "bayes_signed_rank", "bayes_signed_rank_tests"]
 
@@ -59,8 +61,7 @@ def _posterior_samples(diff: np.ndarray, rope: float, prior_strength: float, n_d
 
 def _check(rope, prior_strength, n_draws):
     if isinstance(rope, bool) or not np.isscalar(rope) or not np.isfinite(rope) or rope < 0:
-        raise ArgumentError(f"`rope` must be a number >= 0 (half-width of the region of practical equivalence);"
-                         f" got {rope!r}.")
+        raise ArgumentError(words('`{arg:rope}` must be a number >= 0 (half-width of the region of practical equivalence); got {rope!r}.', rope=rope))
     if isinstance(prior_strength, bool) or not np.isscalar(prior_strength) or not prior_strength > 0:
         raise ArgumentError(f"`prior_strength` must be a number > 0; got {prior_strength!r}.")
     return float(rope), float(prior_strength), check_positive_int(n_draws, "n_draws")
@@ -79,6 +80,8 @@ def _decide(p_a, p_eq, p_b, level):
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class BayesSignedRankResult:
     """Posterior of the Bayesian signed-rank test for one pair of models.
@@ -120,6 +123,10 @@ class BayesSignedRankResult:
                              "prob_a_better": [self.prob_a_better], "prob_equivalent": [self.prob_equivalent],
                              "prob_b_better": [self.prob_b_better], "rope": [self.rope], "n_tasks": [self.n_tasks],
                              "decision": [self.decision]})
+
+
+NOTE_TASK_S_WITHOUT_SCORE = NoteKind('tasks.task-s-without-score', 'excluded',
+                                      '{value} task(s) without a score for both models dropped')
 
 
 def bayes_signed_rank(a, b, *, rope: float = 0.0, prior_strength: float = 0.5, n_draws: int = 50_000,
@@ -182,7 +189,7 @@ def bayes_signed_rank(a, b, *, rope: float = 0.0, prior_strength: float = 0.5, n
     keep = ~(np.isnan(a) | np.isnan(b))
     notes = []
     if (~keep).any():
-        notes.append(f"{int((~keep).sum())} task(s) without a score for both models dropped")
+        notes.append(NOTE_TASK_S_WITHOUT_SCORE(value=int((~keep).sum())))
     diff = (a - b)[keep] * (1.0 if higher_is_better else -1.0)
     samples = _posterior_samples(diff, rope, prior_strength, n_draws, gen)
     p = samples.mean(axis=0)
@@ -192,6 +199,8 @@ def bayes_signed_rank(a, b, *, rope: float = 0.0, prior_strength: float = 0.5, n
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class BayesSignedRankTests:
     """Bayesian signed-rank tests for several pairs (against a control or all pairs).
@@ -218,6 +227,19 @@ def bayes_signed_rank_tests(scores, models=None, tasks=None, *, control=None, ro
 
     Tasks where some model has no score are dropped first (complete cases over all models), so every pair is
     judged on the same tasks. Parameters are those of :func:`bayes_signed_rank`; one generator feeds all pairs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.tasks import bayes_signed_rank_tests
+    >>> scores = np.array([[0.71, 0.64, 0.80, 0.55, 0.62, 0.77, 0.69, 0.58],
+    ...                    [0.68, 0.60, 0.79, 0.50, 0.60, 0.71, 0.66, 0.57],
+    ...                    [0.70, 0.65, 0.78, 0.56, 0.61, 0.76, 0.70, 0.59]])
+    >>> res = bayes_signed_rank_tests(scores, ["A", "B", "C"], control="A", rope=0.01, n_draws=2000, rng=0)
+    >>> res.to_frame()[["model_a", "model_b", "prob_a_better", "prob_equivalent", "decision"]].round(3)
+      model_a model_b  prob_a_better  prob_equivalent         decision
+    0       A       B          0.965            0.035         A better
+    1       A       C          0.261            0.491  not yet decided
     """
     gen = as_generator(rng)
     m = complete_cases(as_score_matrix(scores, models, tasks), min_tasks=1, what="the Bayesian signed-rank test")

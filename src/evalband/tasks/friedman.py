@@ -19,11 +19,14 @@ from .nemenyi_exact import max_rank_difference_test
 from .skillings_mack import skillings_mack_statistic
 from ..comparison.verdict import VERDICTS
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["FriedmanResult", "NemenyiResult", "friedman", "nemenyi", "cliques_from_significance"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class FriedmanResult:
     """Friedman chi-square and Iman-Davenport F over tasks.
@@ -117,6 +120,8 @@ class FriedmanResult:
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class NemenyiResult:
     """All-pairs Nemenyi comparison of mean ranks with the critical difference.
@@ -222,6 +227,23 @@ def _prepare(scores, models, tasks, what):
     return complete_cases(matrix, min_tasks=2, what=what)
 
 
+NOTE_EVERY_TASK_RANKS_MODELS = NoteKind(
+    'tasks.every-task-ranks-models', 'info',
+    'every task ranks the models identically: Iman-Davenport F is infinite and has no p-value; see the '
+    'permutation p-value')
+NOTE_EXACT_ENUMERATION_OUT_REACH = NoteKind(
+    'tasks.exact-enumeration-out-reach', 'info',
+    'exact enumeration out of reach ({k} models, {n} tasks): the permutation p-value is a Monte Carlo estimate '
+    'from {n_arrangements:,} random arrangements')
+NOTE_ONLY_TASKS_CHI_SQUARE = NoteKind(
+    'tasks.only-tasks-chi-square', 'caveat',
+    'only {n} tasks: the chi-square and F approximations are poor below about {small_n_tasks}; use the '
+    'permutation p-value ({method})')
+NOTE_ONLY_TASKS_CHI_SQUARE_2 = NoteKind(
+    'tasks.only-tasks-chi-square-2', 'caveat',
+    'only {n} tasks: the chi-square and F approximations are poor below about {small_n_tasks}')
+
+
 def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
              tie_correction: bool = True, missing: str = "complete-case", method: str = "auto",
              n_resamples: int = 9_999, rng=None) -> FriedmanResult:
@@ -305,8 +327,7 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
     denom = n * (k - 1.0) - chi2
     if denom <= 1e-12 * n * k:
         f_stat, f_p = np.inf, np.nan
-        notes.append("every task ranks the models identically: Iman-Davenport F is infinite and has no p-value;"
-                     " see the permutation p-value")
+        notes.append(NOTE_EVERY_TASK_RANKS_MODELS())
     else:
         f_stat = (n - 1.0) * chi2 / denom
         f_p = float(stats.f.sf(f_stat, df1, df2))
@@ -314,17 +335,23 @@ def friedman(scores, models=None, tasks=None, *, higher_is_better: bool = True,
     if method in ("exact", "monte-carlo") or (method == "auto" and (n < SMALL_N_TASKS or np.isinf(f_stat))):
         exact = friedman_permutation_p_value(ranks, method=method, n_resamples=n_resamples, rng=rng)
         if method == "auto" and exact.method == "monte-carlo":
-            notes.append(f"exact enumeration out of reach ({k} models, {n} tasks): the permutation p-value is a"
-                         f" Monte Carlo estimate from {exact.n_arrangements:,} random arrangements")
+            notes.append(NOTE_EXACT_ENUMERATION_OUT_REACH(k=k, n=n, n_arrangements=exact.n_arrangements))
         if n < SMALL_N_TASKS:
-            notes.append(f"only {n} tasks: the chi-square and F approximations are poor below about"
-                         f" {SMALL_N_TASKS}; use the permutation p-value ({exact.method})")
+            notes.append(NOTE_ONLY_TASKS_CHI_SQUARE(n=n, small_n_tasks=SMALL_N_TASKS, method=exact.method))
     elif n < SMALL_N_TASKS:
-        notes.append(f"only {n} tasks: the chi-square and F approximations are poor below about {SMALL_N_TASKS}")
+        notes.append(NOTE_ONLY_TASKS_CHI_SQUARE_2(n=n, small_n_tasks=SMALL_N_TASKS))
     extra = {} if exact is None else dict(p_value_exact=exact.p_value, p_value_exact_se=exact.se,
                                           exact_method=exact.method, n_arrangements=exact.n_arrangements)
     return FriedmanResult(chi2, p, df, float(f_stat), f_p, df1, df2, mean_ranks, m.models, m.tasks,
                           m.dropped_tasks, bool(tie_correction), tuple(notes), **extra)
+
+
+NOTE_SKILLINGS_MACK_MISSING_CELL = NoteKind(
+    'tasks.skillings-mack-missing-cell', 'caveat',
+    'Skillings-Mack: {n_missing} missing cell(s) kept (assumed missing at random)')
+NOTE_TASK_S_FEWER_THAN = NoteKind(
+    'tasks.task-s-fewer-than', 'excluded',
+    '{n_dropped} task(s) with fewer than two scores carry no information and were left out')
 
 
 def _skillings_mack(scores, models, tasks, higher_is_better) -> FriedmanResult:
@@ -335,16 +362,26 @@ def _skillings_mack(scores, models, tasks, higher_is_better) -> FriedmanResult:
     have = (~np.isnan(m.scores)).sum(axis=0) >= 2
     notes = list(m.notes)
     n_missing = int(np.isnan(m.scores[:, have]).sum())
-    notes.append(f"Skillings-Mack: {n_missing} missing cell(s) kept (assumed missing at random)")
+    notes.append(NOTE_SKILLINGS_MACK_MISSING_CELL(n_missing=n_missing))
     dropped = tuple(t for t, h in zip(m.tasks, have) if not h)
     if dropped:
-        notes.append(f"{len(dropped)} task(s) with fewer than two scores carry no information and were left out")
+        notes.append(NOTE_TASK_S_FEWER_THAN(n_dropped=len(dropped)))
     if n_used < 2:
         raise InputError(f"the Skillings-Mack test needs at least 2 tasks with two or more scores; found {n_used}",
                          source=m.source)
     return FriedmanResult(stat, p, df, np.nan, np.nan, np.nan, np.nan, mean_ranks, m.models,
                           tuple(t for t, h in zip(m.tasks, have) if h), dropped, False, tuple(notes),
                           "skillings-mack")
+
+
+NOTE_TASKS_NO_DIFFERENCE_BETWEEN = NoteKind(
+    'tasks.tasks-no-difference-between', 'info',
+    'with {n} tasks no difference between mean ranks is significant at {value:.3g}: even models ranked alike in '
+    'every task could be chance')
+NOTE_ONLY_TASKS_NEMENYI_P = NoteKind(
+    'tasks.only-tasks-nemenyi-p', 'caveat',
+    "only {n} tasks: the Nemenyi p-values and critical difference are asymptotic (studentized range) and "
+    "unreliable below about {small_n_tasks} tasks; {arg:method='exact'} gives exact ones")
 
 
 def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95, higher_is_better: bool = True,
@@ -436,11 +473,9 @@ def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95, higher_is
                      f" difference between mean ranks ({how}); the studentized-range approximation is poor with"
                      f" {n} tasks (it gives CD {extra['critical_difference_asymptotic']:.3g})")
         if not np.isfinite(cd):
-            notes.append(f"with {n} tasks no difference between mean ranks is significant at"
-                         f" {1.0 - level:.3g}: even models ranked alike in every task could be chance")
+            notes.append(NOTE_TASKS_NO_DIFFERENCE_BETWEEN(n=n, value=1.0 - level))
     elif n < SMALL_N_TASKS:
-        notes.append(f"only {n} tasks: the Nemenyi p-values and critical difference are asymptotic (studentized"
-                     f" range) and unreliable below about {SMALL_N_TASKS} tasks; method='exact' gives exact ones")
+        notes.append(NOTE_ONLY_TASKS_NEMENYI_P(n=n, small_n_tasks=SMALL_N_TASKS))
     np.fill_diagonal(significant, False)
     cl = cliques_from_significance(mean_ranks, significant, m.models)
     return NemenyiResult(mean_ranks, float(cd), q, p_values, significant, cl, level, m.models, m.tasks,
@@ -452,6 +487,17 @@ def cliques_from_significance(mean_ranks, significant, models) -> tuple[tuple[st
 
     Works for any post-hoc verdict (Nemenyi, Holm-corrected signed-rank), not only for a critical difference.
     Single models are not cliques.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.tasks import cliques_from_significance
+    >>> mean_ranks = np.array([1.4, 1.9, 3.1, 3.6])
+    >>> significant = np.zeros((4, 4), dtype=bool)
+    >>> significant[0, 2:] = significant[2:, 0] = True
+    >>> significant[1, 3] = significant[3, 1] = True
+    >>> cliques_from_significance(mean_ranks, significant, ["A", "B", "C", "D"])
+    (('A', 'B'), ('B', 'C'), ('C', 'D'))
     """
     mean_ranks = np.asarray(mean_ranks, dtype=float)
     sig = np.asarray(significant, dtype=bool)

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._validate import ArgumentError, as_generator, check_choice, check_positive_int
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["PermutationPValue", "friedman_permutation_p_value", "EXACT_MAX_WORK", "SMALL_N_TASKS"]
 
@@ -190,6 +191,17 @@ def friedman_permutation_p_value(ranks, *, method: str = "auto", n_resamples: in
     variance. JASA 32, 675-701.
     Hollander, M., Wolfe, D. A. & Chicken, E. (2014). Nonparametric Statistical Methods, 3rd ed. Wiley.
     Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero. Stat. Appl. Genet. Mol. Biol. 9.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.tasks import friedman_permutation_p_value, rank_matrix
+    >>> scores = np.array([[0.71, 0.64, 0.80, 0.55, 0.62, 0.77],
+    ...                    [0.68, 0.60, 0.79, 0.50, 0.60, 0.71],
+    ...                    [0.70, 0.65, 0.78, 0.51, 0.61, 0.70]])
+    >>> res = friedman_permutation_p_value(rank_matrix(scores))
+    >>> round(res.p_value, 4), res.method
+    (0.0289, 'enumeration')
     """
     method = check_choice(method, ("auto", "exact", "monte-carlo"), "method")
     r = _check_ranks(ranks)
@@ -197,8 +209,7 @@ def friedman_permutation_p_value(ranks, *, method: str = "auto", n_resamples: in
     observed = int(_statistic(r))
     work, distinct = _work(r)
     if method == "exact" and work > max_work:
-        raise ArgumentError(f"exact enumeration is too large here ({r.shape[0]} models, {r.shape[1]} tasks); use "
-                         "method='monte-carlo'.")
+        raise ArgumentError(words("exact enumeration is too large here ({value} models, {value2} tasks); use {arg:method='monte-carlo'}.", value=r.shape[0], value2=r.shape[1]))
     k, n = r.shape
     distinct_ranks = bool(np.all(np.sort(r, axis=0) == np.arange(k)[:, None]))
     if method != "monte-carlo" and distinct_ranks and np.all(r == r[:, :1]):

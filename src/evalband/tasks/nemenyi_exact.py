@@ -19,6 +19,7 @@ import numpy as np
 from .._validate import ArgumentError, as_generator, check_choice, check_positive_int
 from .friedman_exact import EXACT_MAX_WORK, _check_ranks, _rank_sum_distribution, _scaled_integer_ranks, _work
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["RangePermutationTest", "max_rank_difference_test"]
 
@@ -131,7 +132,7 @@ def max_rank_difference_test(ranks, *, alpha: float = 0.05, method: str = "auto"
     observed = np.abs(sums[:, None] - sums[None, :])  # (k, k) integer differences of rank sums
     work, _ = _work(r)
     if method == "exact" and work > max_work:
-        raise ArgumentError(f"exact enumeration is too large here ({k} models, {n} tasks); use method='monte-carlo'.")
+        raise ArgumentError(words("exact enumeration is too large here ({k} models, {n} tasks); use {arg:method='monte-carlo'}.", k=k, n=n))
     if method != "monte-carlo" and work <= max_work:
         values, probs, n_arr = _range_distribution(r)
         sf = np.cumsum(probs[::-1])[::-1]  # P(range >= values[i])

@@ -15,6 +15,8 @@ import pandas as pd
 
 from .._validate import ArgumentError, as_generator, check_choice, check_confidence_level, check_positive_int
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["PerformanceProfile", "performance_profile", "run_scores"]
 
@@ -24,6 +26,8 @@ _BLOCK = 2_000_000
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class PerformanceProfile:
     """Fraction of runs (or tasks) above each threshold, with pointwise bootstrap bands.
@@ -92,8 +96,7 @@ def _as_runs(runs, models, tasks):
         models = [f"model {i}" for i in range(x.shape[0])] if models is None else list(models)
     tasks = [f"task {j}" for j in range(x.shape[2])] if tasks is None else list(tasks)
     if len(models) != x.shape[0] or len(tasks) != x.shape[2]:
-        raise ArgumentError(f"`models`/`tasks`: {len(models)} and {len(tasks)} names for runs shaped"
-                         f" {x.shape} (models x runs x tasks).")
+        raise ArgumentError(words('`{arg:models}`/`{arg:tasks}`: {n_models} and {n_tasks} names for runs shaped {shape} (models x runs x tasks).', n_models=len(models), n_tasks=len(tasks), shape=x.shape))
     if np.isinf(x).any():
         raise ArgumentError("`runs` holds an infinite score.")
     return x, tuple(map(str, models)), tuple(map(str, tasks))
@@ -113,6 +116,20 @@ def run_scores(table, *, models=None, tasks=None, run: str = "auto"):
     -------
     (runs, models, tasks)
         ``runs`` shaped (n_models, max_runs, n_tasks), NaN where a model has fewer runs.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import evalband as eb
+    >>> from evalband.tasks import run_scores
+    >>> df = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "task": "t1", "item": ["x", "x", "y", "y"] * 2,
+    ...                    "trial": [0, 1] * 4, "score": [1, 0, 1, 1, 0, 0, 1, 0]})
+    >>> runs, models, tasks = run_scores(eb.read(df))
+    >>> runs.shape, models, tasks
+    ((2, 2, 1), ('A', 'B'), ('t1',))
+    >>> runs[:, :, 0]
+    array([[1. , 0.5],
+           [0.5, 0. ]])
     """
     from .._validate import check_names
 
@@ -137,6 +154,10 @@ def run_scores(table, *, models=None, tasks=None, run: str = "auto"):
     ti = pd.Categorical(per.index.get_level_values("task"), categories=tasks).codes
     x[mi, ri, ti] = per.to_numpy()
     return x, tuple(models), tuple(tasks)
+
+
+NOTE_MODELS_HAVE_DIFFERENT_NUMBERS = NoteKind('tasks.models-have-different-numbers', 'info',
+                                               'models have different numbers of runs ({value} to {value2} per task)')
 
 
 def performance_profile(runs, models=None, tasks=None, *, taus=None, kind: str = "runs",
@@ -249,7 +270,7 @@ def performance_profile(runs, models=None, tasks=None, *, taus=None, kind: str =
         resampling = (f"stratified bootstrap over tasks: runs resampled within each task, {n_resamples}"
                       f" resamples ({where})")
         if len(set(n_runs.ravel().tolist())) > 1:
-            notes.append(f"models have different numbers of runs ({n_runs.min()} to {n_runs.max()} per task)")
+            notes.append(NOTE_MODELS_HAVE_DIFFERENT_NUMBERS(value=n_runs.min(), value2=n_runs.max()))
     alpha = 1 - level
     low, high = np.quantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
     return PerformanceProfile(models, tasks, taus, profile, low, high, kind, n_runs, int(n_resamples), level,

@@ -19,6 +19,7 @@ from .bayes_signedrank import bayes_signed_rank_tests
 from .friedman import friedman, nemenyi
 from .signedrank import signed_rank_tests
 from ..display.reprs import displayed
+from .._words import words
 
 __all__ = ["TESTS", "TaskTestResult", "run_test"]
 
@@ -180,10 +181,9 @@ def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=N
                          f" ({', '.join(map(str, m.models))})", source=m.source)
     full = m
     if control is not None and test in ("friedman", "rm-anova"):
-        raise ArgumentError(f"`control` applies to the wilcoxon, sign and bayes-signed-rank tests, not to {test!r}"
-                         " (which compares all pairs).")
+        raise ArgumentError(words('`{arg:control}` applies to the wilcoxon, sign and bayes-signed-rank tests, not to {test!r} (which compares all pairs).', test=test))
     if rope and test != "bayes-signed-rank":
-        raise ArgumentError("`rope` applies to the bayes-signed-rank test only.")
+        raise ArgumentError(words('`{arg:rope}` applies to the bayes-signed-rank test only.'))
     m = complete_cases(m, min_tasks=2, what=f"the {test} test")
     omnibus = None
     omnibus_data, sm = (full, "skillings-mack") if missing == "skillings-mack" else (m, "complete-case")

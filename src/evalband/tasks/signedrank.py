@@ -19,6 +19,8 @@ from ..comparison.verdict import VERDICTS
 from ..comparison.pairs import control_pairs, pair_indices
 from ._matrix import as_score_matrix, complete_cases
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["SignedRankResult", "signed_rank_tests", "pairs_for"]
 
@@ -34,12 +36,14 @@ def pairs_for(models, control=None) -> list[tuple[int, int]]:
     else:
         if control not in models:
             shown = ", ".join(map(repr, models[:12])) + (" ..." if len(models) > 12 else "")
-            raise ArgumentError(f"`control`: unknown model {control!r}; available: {shown}.")
+            raise ArgumentError(words('`{arg:control}`: unknown model {control!r}; available: {shown}.', control=control, shown=shown))
         a, b = control_pairs(len(models), models.index(control))
     return [(int(i), int(j)) for i, j in zip(a, b)]
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class SignedRankResult:
     """Pairwise tests over tasks, Holm-corrected.
@@ -115,6 +119,12 @@ class SignedRankResult:
                              "losses": self.losses, "statistic": self.statistic, "p_value": self.p_value,
                              "p_value_holm": self.p_value_adjusted, "significant": self.reject,
                              "verdict": self.verdict})
+
+
+NOTE_PAIR_S_IDENTICAL_SCORES = NoteKind('tasks.pair-s-identical-scores', 'info',
+                                         '{value} pair(s) with identical scores on every task: p = 1')
+NOTE_SIGN_TEST_TIED_TASKS = NoteKind('tasks.sign-test-tied-tasks', 'excluded',
+                                      'sign test: tied tasks dropped ({value} pair-task ties in all)')
 
 
 def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: str = "wilcoxon",
@@ -194,7 +204,7 @@ def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: 
         if (~nonzero).any():
             pval[~nonzero] = 1.0
             stat[~nonzero] = 0.0
-            notes.append(f"{int((~nonzero).sum())} pair(s) with identical scores on every task: p = 1")
+            notes.append(NOTE_PAIR_S_IDENTICAL_SCORES(value=int((~nonzero).sum())))
     else:
         n_eff = wins + losses
         stat = wins.astype(float)
@@ -202,7 +212,7 @@ def signed_rank_tests(scores, models=None, tasks=None, *, control=None, method: 
         for i in np.flatnonzero(n_eff > 0):  # one exact binomial test per pair (pairs, not replicates)
             pval[i] = stats.binomtest(int(wins[i]), int(n_eff[i]), 0.5, alternative=alternative).pvalue
         if ties.any():
-            notes.append(f"sign test: tied tasks dropped ({int(ties.sum())} pair-task ties in all)")
+            notes.append(NOTE_SIGN_TEST_TIED_TASKS(value=int(ties.sum())))
     padj = adjust_p_values(pval, method="holm")
     names = np.asarray(m.models, dtype=object)
     return SignedRankResult(tuple(names[ia]), tuple(names[ib]), stat, pval, padj, padj <= 1 - level,

@@ -23,6 +23,8 @@ import pandas as pd
 from .._validate import ArgumentError, as_generator, check_choice, check_positive_int
 from ._grid import dirichlet_points, line_grid, simplex_lattice
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
+from .._words import words
 
 __all__ = ["weight_sensitivity", "best_model_map", "WeightSensitivity", "Z_PRESETS", "group_covariance"]
 
@@ -35,6 +37,8 @@ _METHODS = ("auto", "bootstrap", "analytic")
 
 
 @displayed
+
+
 @dataclass(frozen=True, repr=False)
 class WeightSensitivity:
     """The best model, and whether it is significantly best, at each point of the weight simplex.
@@ -120,7 +124,7 @@ class WeightSensitivity:
         """Index of the evaluated weighting closest to ``weights`` (given in group order)."""
         w = np.asarray(weights, dtype=np.float64)
         if w.shape != (len(self.groups),):
-            raise ArgumentError(f"`weights` must have one entry per group ({len(self.groups)}); got shape {w.shape}.")
+            raise ArgumentError(words('`{arg:weights}` must have one entry per group ({n_groups}); got shape {shape}.', n_groups=len(self.groups), shape=w.shape))
         return int(np.argmin(((self.weights - w / w.sum()) ** 2).sum(axis=1)))
 
 
@@ -140,6 +144,19 @@ def best_model_map(group_scores, group_cov, weights, *, z: float):
     Returns
     -------
     dict of arrays: scores (P, M), best, runner_up, lead, se, correlation, decided (each (P,)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.weights import best_model_map, group_covariance, line_grid
+    >>> group_scores = np.array([[0.80, 0.60], [0.72, 0.70]])
+    >>> task_cov = np.array([[[4e-4, 2e-4], [2e-4, 4e-4]]] * 2)
+    >>> cov = group_covariance(task_cov, np.eye(2))
+    >>> out = best_model_map(group_scores, cov, line_grid(4), z=1.96)
+    >>> out["best"], out["decided"]
+    (array([0, 0, 1, 1, 1]), array([ True,  True, False,  True,  True]))
+    >>> np.round(out["lead"], 3)
+    array([0.08 , 0.035, 0.01 , 0.055, 0.1  ])
     """
     Y = np.asarray(group_scores, dtype=np.float64)
     C = np.asarray(group_cov, dtype=np.float64)
@@ -175,6 +192,19 @@ def group_covariance(task_cov, membership):
     Returns
     -------
     numpy.ndarray, shape (M, G, M, G)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.weights import group_covariance
+    >>> task_cov = np.array([[[4e-4, 2e-4], [2e-4, 4e-4]]] * 3)
+    >>> membership = np.array([[0.5, 0.0], [0.5, 0.0], [0.0, 1.0]])
+    >>> cov = group_covariance(task_cov, membership)
+    >>> cov.shape
+    (2, 2, 2, 2)
+    >>> cov[0, :, 0, :]
+    array([[0.0002, 0.    ],
+           [0.    , 0.0004]])
     """
     A = np.asarray(membership, dtype=np.float64)
     # Cov(sum_t A_tg Y_at, sum_s A_sh Y_bs) = sum_t A_tg A_th Cov_t(a, b)   (tasks independent)
@@ -182,6 +212,19 @@ def group_covariance(task_cov, membership):
 
 
 # ---------------------------------------------------------------------------------------------- front end
+NOTE_NO_TASK_GROUPS_EACH = NoteKind('weights.no-task-groups-each', 'info',
+                                     'no task groups: each task is its own group')
+NOTE_CORRELATION_BETWEEN_MODELS_ASSUMED = NoteKind('weights.correlation-between-models-assumed', 'caveat',
+                                                    'correlation between models assumed to be {rho:g}')
+NOTE_WEIGHTS_OVER_TASK_EVERY = NoteKind(
+    'weights.weights-over-task-every', 'excluded',
+    'the weights are over the {n_tasks} task{value} every model has ({n_lacking} of {total} left out; select '
+    'models with evalband.select(data, {arg:models=...}) to keep them)')
+NOTE_Z_ALLOWS_CORRELATION_SE = NoteKind(
+    'weights.z-allows-correlation-se', 'info',
+    'z = 1.4 allows for a correlation the SE already measures; z = 2 is the matching threshold')
+
+
 def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, method="auto",
                        resolution=None, n_points=20_000, n_resamples=2_000, rng=None) -> WeightSensitivity:
     """Map which model is significantly best over all weightings of the task groups.
@@ -263,9 +306,7 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
             lacking = sel.left_out.lacking
             total = len(lacking) + len(sel.tasks)
             notes.extend(sel.left_out.lacking_notes(total)[:-1])
-            notes.append(f"the weights are over the {len(sel.tasks)} task{'s' if len(sel.tasks) != 1 else ''}"
-                         f" every model has ({len(lacking)} of {total} left out; select models with"
-                         " evalband.select(data, models=...) to keep them)")
+            notes.append(NOTE_WEIGHTS_OVER_TASK_EVERY(n_tasks=len(sel.tasks), value='s' if len(sel.tasks) != 1 else '', n_lacking=len(lacking), total=total))
     if len(data.models) < 2:
         raise ArgumentError(f"`data` must hold at least two models; got {len(data.models)}.")
     tasks = tuple(data.tasks)
@@ -273,7 +314,7 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
     mapping = groups if groups is not None else data.task_groups
     if mapping is None:
         mapping = {t: t for t in tasks}
-        notes.append("no task groups: each task is its own group")
+        notes.append(NOTE_NO_TASK_GROUPS_EACH())
     missing = [t for t in tasks if t not in mapping]
     if missing:
         raise ArgumentError(f"`groups` lacks task(s) {', '.join(map(repr, missing[:5]))}.")
@@ -296,7 +337,7 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
         group_cov = None
     else:
         if method == "analytic":
-            raise ArgumentError("`method='analytic'` needs a ResultsTable; Replicates carry bootstrap replicates.")
+            raise ArgumentError(words("`{arg:method='analytic'}` needs a ResultsTable; Replicates carry bootstrap replicates."))
         observed = np.asarray(data.observed, dtype=np.float64)
         reps = np.asarray(data.replicates, dtype=np.float64)
         measured = data.resampling == "paired"
@@ -310,15 +351,14 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
         rho = 0.0
     if rho is not None:
         group_cov = group_covariance(_impose_correlation(task_cov, rho), membership)
-        notes.append(f"correlation between models assumed to be {rho:g}")
+        notes.append(NOTE_CORRELATION_BETWEEN_MODELS_ASSUMED(rho=rho))
     else:
         if group_cov is None:
             group_cov = group_covariance(task_cov, membership)
         notes.append("correlation between models measured from paired "
                      + ("bootstrap replicates" if se_source == "bootstrap" else "items"))
         if isinstance(z, str) and z.strip().lower() == "correlated":
-            notes.append("z = 1.4 allows for a correlation the SE already measures; z = 2 is the matching"
-                         " threshold")
+            notes.append(NOTE_Z_ALLOWS_CORRELATION_SE())
 
     group_scores = observed @ membership                       # (M, G)
     if G == 2:

@@ -15,6 +15,7 @@ import numpy as np
 from ..._validate import ArgumentError, MissingExtraError
 
 from .style import text_only
+from ..._words import words
 
 __all__ = ["cd_diagram"]
 
@@ -59,7 +60,7 @@ def _unpack(result, mean_ranks, models, critical_difference, significant, clique
     k = mean_ranks.size
     models = tuple(map(str, models)) if models is not None else tuple(f"model {i}" for i in range(k))
     if len(models) != k:
-        raise ArgumentError(f"`models` has {len(models)} names for {k} mean ranks.")
+        raise ArgumentError(words('`{arg:models}` has {n_models} names for {k} mean ranks.', n_models=len(models), k=k))
     if cliques is None:
         if significant is None:
             if critical_difference is None:

@@ -11,6 +11,7 @@ import io
 
 import numpy as np
 from ..._validate import ArgumentError, MissingExtraError
+from ..._words import words
 
 __all__ = ["require_matplotlib", "new_axes", "OKABE_ITO", "GREY", "categorical_colors", "save_figure",
            "figure_bytes", "label_fontsize", "rc", "text_only", "plain_text", "TEXT_ONLY"]
@@ -158,5 +159,5 @@ def as_pair(interval, n: int, name: str):
     low = np.asarray(low, dtype=np.float64).reshape(-1)
     high = np.asarray(high, dtype=np.float64).reshape(-1)
     if low.shape != (n,) or high.shape != (n,):
-        raise ArgumentError(f"`{name}` must hold {n} lows and {n} highs; got shapes {low.shape} and {high.shape}.")
+        raise ArgumentError(words('`{arg:{name}}` must hold {n} lows and {n} highs; got shapes {shape} and {shape2}.', name=name, n=n, shape=low.shape, shape2=high.shape))
     return low, high

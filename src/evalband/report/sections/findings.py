@@ -6,6 +6,7 @@ import numpy as np
 
 from ...resample.floors import FLOOR_METHOD
 from ...display import difference_text, estimate_text, format_level, format_percent, margin_text
+from ...display.notes import NoteKind
 
 __all__ = ["findings_for", "method_notes", "references", "detectable_difference"]
 
@@ -211,21 +212,36 @@ def _weights_finding(name, ws, rk, order) -> str:
     return f"{head}, the significantly best model is " + "; ".join(parts) + f"; {undecided:.0%} {unit} is undecided."
 
 
+NOTE_BOOTSTRAP_REPLICATES_WITHIN_EACH = NoteKind(
+    'report.bootstrap-replicates-within-each', 'info',
+    'Bootstrap: {n_resamples:,} replicates; within each task the same {unit} are drawn for every model (paired), '
+    'so differences keep the between-model correlation (Miller 2024).')
+NOTE_BAYESIAN_INTERVALS_BETA_BINOMIAL = NoteKind(
+    'report.bayesian-intervals-beta-binomial', 'info',
+    'Bayesian intervals: Beta-Binomial hierarchy per model (theta_ij ~ Beta(alpha_i, beta_i), exponential '
+    'priors), sampled exactly on a grid; equal-tailed credible intervals.')
+NOTE_BOOTSTRAP_REPLICATES_WITHIN_EACH_2 = NoteKind(
+    'report.bootstrap-replicates-within-each-2', 'info',
+    "Bootstrap: {n_resamples:,} replicates; within each task every model's own {unit}s are resampled "
+    "independently of the other models' (unpaired: the models share no item there), so differences carry no "
+    "between-model correlation.")
+NOTE_BOOTSTRAP_REPLICATES_PER_TASK = NoteKind(
+    'report.bootstrap-replicates-per-task', 'info',
+    "Bootstrap: {n_resamples:,} replicates; per-task summaries are resampled as a binomial draw of each model's "
+    "correct count (equivalent to resampling its 0/1 items), independently across models, as in Longjohn et al. "
+    "(2025).")
+
+
 def method_notes(f) -> list[str]:
     reps, level = f["reps"], f["level"]
     notes = []
     if reps.resampling == "paired":
         unit = "clusters (whole clusters kept together)" if reps.unit == "cluster" else "items"
-        notes.append(f"Bootstrap: {reps.n_resamples:,} replicates; within each task the same {unit} are drawn for "
-                     "every model (paired), so differences keep the between-model correlation (Miller 2024).")
+        notes.append(NOTE_BOOTSTRAP_REPLICATES_WITHIN_EACH(n_resamples=reps.n_resamples, unit=unit))
     elif reps.resampling == "independent":
-        notes.append(f"Bootstrap: {reps.n_resamples:,} replicates; within each task every model's own "
-                     f"{reps.unit}s are resampled independently of the other models' (unpaired: the models share "
-                     "no item there), so differences carry no between-model correlation.")
+        notes.append(NOTE_BOOTSTRAP_REPLICATES_WITHIN_EACH_2(n_resamples=reps.n_resamples, unit=reps.unit))
     else:
-        notes.append(f"Bootstrap: {reps.n_resamples:,} replicates; per-task summaries are resampled as a binomial "
-                     "draw of each model's correct count (equivalent to resampling its 0/1 items), independently "
-                     "across models, as in Longjohn et al. (2025).")
+        notes.append(NOTE_BOOTSTRAP_REPLICATES_PER_TASK(n_resamples=reps.n_resamples))
     notes += [
         f"Intervals: bootstrap percentile intervals at {format_level(level)}; per-model plots add 83.4% intervals, whose "
         "non-overlap corresponds to a difference at about the 5% level for independent, equally precise estimates "
@@ -241,8 +257,7 @@ def method_notes(f) -> list[str]:
         "detects with 80% power.",
     ]
     if f["bayes"] is not None:
-        notes.append("Bayesian intervals: Beta-Binomial hierarchy per model (theta_ij ~ Beta(alpha_i, beta_i), "
-                     "exponential priors), sampled exactly on a grid; equal-tailed credible intervals.")
+        notes.append(NOTE_BAYESIAN_INTERVALS_BETA_BINOMIAL())
     return notes
 
 

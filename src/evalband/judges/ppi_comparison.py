@@ -18,11 +18,14 @@ from ..display.reprs import html_head, titled_repr
 from ..estimation.ppi import cluster_variance, t_interval, t_p_value
 from ..estimation.ppi_table import PPI_CORRECTIONS, PPIEstimates, ppi_estimate
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["PPIComparison", "ppi_compare"]
 
 
 @displayed
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class PPIComparison:
     """Paired PPI differences between models, one :class:`~evalband.comparison.PairwiseComparison` per task.
@@ -75,6 +78,11 @@ class PPIComparison:
     def _repr_html_(self) -> str:
         return html_head(self.to_frame())
 
+
+NOTE_VERDICTS_FROM_T_INTERVALS = NoteKind(
+    'judges.verdicts-from-t-intervals', 'caveat',
+    "verdicts from t intervals of the paired PPI differences (same items, same judge; Student's t on the fewer "
+    "labelled items of the two, minus one); a model with fewer than 10 human labels gets none")
 
 
 def ppi_compare(data, *, method: str = "ppi++", correction: str = "none", margin: float = 0.0,
@@ -177,7 +185,5 @@ def ppi_compare(data, *, method: str = "ppi++", correction: str = "none", margin
                                       float(level_used), correction, estimates.method, margin, True, None, scale,
                                       None, None, n_units, basis_words, details))
     notes = list(estimates.notes)
-    notes.append("verdicts from t intervals of the paired PPI differences (same items, same judge; Student's t on"
-                 " the fewer labelled items of the two, minus one); a model with fewer than 10 human labels gets"
-                 " none")
+    notes.append(NOTE_VERDICTS_FROM_T_INTERVALS())
     return PPIComparison(estimates.tasks, tuple(out), estimates, estimates.method, correction, tuple(notes))
