@@ -20,6 +20,8 @@ SECTIONS: dict = {
     "arena": "evalband.report.sections.preferences:arena_section",
     "judges": "evalband.report.sections.judges:ppi_section",
     "costs": "evalband.report.sections.costs:cost_section",
+    "sparse": "evalband.report.sections.sparse:sparse_section",
+    "items": "evalband.report.sections.items:items_section",
 }
 
 
