@@ -20,7 +20,17 @@ HOLDOUT = 0.1
 def all_cells(selection):
     """The selection's models on its tasks and on the tasks it left out because some model lacks them: every
     measured cell, for an analysis that does not need every model on every task. The table itself when nothing
-    was left out."""
+    was left out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import evalband as eb
+    >>> df = pd.DataFrame({"model": ["a", "a", "b"], "task": ["x", "y", "x"], "n": 100, "correct": [70, 40, 60]})
+    >>> sel = eb.select(df, complete=True)       # the comparison's tasks: x only
+    >>> sel.tasks, all_cells(sel).tasks
+    (('x',), ('x', 'y'))
+    """
     table = selection.table
     lacking = selection.left_out.lacking
     source = getattr(selection, "source", None)

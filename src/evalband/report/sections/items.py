@@ -45,7 +45,20 @@ def _digits_of(low, high) -> int:
 
 def flagged_rows(frame: pd.DataFrame, limit: int = MAX_ITEMS_SHOWN) -> pd.DataFrame:
     """The flagged items of :meth:`ItemsResult.to_frame` as display strings, sorted by their flag
-    (:data:`FLAG_ORDER`), then by discrimination (lowest first) within a flag; at most ``limit`` rows."""
+    (:data:`FLAG_ORDER`), then by discrimination (lowest first) within a flag; at most ``limit`` rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"task": "t", "item": ["i1", "i2", "i3"], "difficulty": [0.1, -3.0, 0.5],
+    ...     "difficulty_ci_low": [-0.2, -4.0, 0.2], "difficulty_ci_high": [0.4, -2.0, 0.8],
+    ...     "discrimination": [1.2, 0.3, -1.5], "discrimination_ci_low": [0.8, -0.5, -2.2],
+    ...     "discrimination_ci_high": [1.6, 1.1, -0.8], "item_total": [0.4, 0.0, -0.3], "p_correct": [0.5, 1.0, 0.4],
+    ...     "n_models": 20, "flag": ["", "saturated: every model right", "negative discrimination: likely a wrong"
+    ...     " answer key"], "confidence_level": 0.95})
+    >>> flagged_rows(frame)["item"].tolist()
+    ['i3', 'i2']
+    """
     flagged = frame[frame["flag"] != ""]
     if flagged.empty:
         return pd.DataFrame()
@@ -68,7 +81,17 @@ def flagged_rows(frame: pd.DataFrame, limit: int = MAX_ITEMS_SHOWN) -> pd.DataFr
 
 def information_rows(info: pd.DataFrame) -> pd.DataFrame:
     """Per task: items, flagged items, mean discrimination, the peak of its information curve and the ability
-    range above half the peak, and its mean information at the models' abilities (display strings)."""
+    range above half the peak, and its mean information at the models' abilities (display strings).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> info = pd.DataFrame({"task": ["t"], "n_items": [40], "n_flagged": [2], "mean_discrimination": [1.1],
+    ...     "peak_ability": [0.2], "peak_information": [9.5], "half_low": [-1.0], "half_high": [1.3],
+    ...     "information_at_models": [6.2]})
+    >>> information_rows(info).iloc[0]["information ≥ half its peak"]
+    '-1.0 to 1.3'
+    """
     rows = []
     for x in info.itertuples():
         span = ("" if not (np.isfinite(x.half_low) and np.isfinite(x.half_high))
