@@ -77,11 +77,11 @@ def test_threads_do_the_work(monkeypatch):
 
 def test_default_is_every_core_and_use_threads_sets_it(monkeypatch):
     assert available_cores() >= 1
-    assert engine._thread_count(None) == available_cores()
+    assert engine.thread_count(None) == available_cores()
     with use_threads(1):
-        assert engine._thread_count(None) == 1
-        assert engine._thread_count(3) == 3  # a call's own threads= wins
-    assert engine._thread_count(None) == available_cores()
+        assert engine.thread_count(None) == 1
+        assert engine.thread_count(3) == 3  # a call's own threads= wins
+    assert engine.thread_count(None) == available_cores()
     with pytest.raises(ArgumentError, match="`threads`"):
         bootstrap(ResultsTable.from_items(_items(5)), n_resamples=10, threads=0)
     with pytest.raises(ArgumentError, match="`threads`"):

@@ -166,7 +166,7 @@ class Analysis:
 
 def analyze(data, *, aggregate: str = "mean", n_resamples: int | None = None, confidence_level=0.95, rng=None,
             bayes: bool = True, models=None, tasks=None, weights=None, group_weights=None, fixed=None,
-            ppi: str = "ppi++") -> Analysis:
+            ppi: str = "ppi++", sections=None) -> Analysis:
     """Run every analysis a report shows, on one selection and one replicate set.
 
     Parameters
@@ -200,6 +200,11 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int | None = None, co
         from one replicate set of prediction-powered estimates (:mod:`evalband.resample.ppi`); the
         sections that read the judge's item scores as they are (Bayes, tests over tasks, pass@k) are skipped with
         the reason. 'none': the judge's scores at face value.
+    sections : str or sequence of str, optional
+        Capability sections shown only when asked (:data:`~evalband.analysis.extensions.ON_REQUEST`): 'items'
+        adds the item diagnostics of item-level results (:func:`evalband.items`). The other capabilities
+        (variance, judges, costs, the sparse leaderboard of data with missing cells) run whenever their data are
+        present.
 
     Returns
     -------
@@ -221,8 +226,10 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int | None = None, co
     ('comparison', 16)
     """
     from ..selection import missing_tasks, select
+    from .extensions import check_sections
 
     level = check_confidence_level(confidence_level)
+    sections = check_sections(sections)
     if n_resamples is not None:  # else by the kind of work (evalband._defaults): 10,000 re-averaged, 2,000 refits
         n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=100)
     seed = _seed(rng)
@@ -240,7 +247,7 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int | None = None, co
         reason = (f"There is one model ({sel.models[0]}), so there is nothing to compare or rank: the report "
                   "shows its scores with their intervals, and leaves out the sections on pairwise "
                   "comparisons, ranks, task weights and tests over tasks.")
-        return _summary(sel, reason, aggregate, n_resamples, level, seed)
+        return _summary(sel, reason, aggregate, n_resamples, level, seed, sections)
     lacking = missing_tasks(table, shared_items=False)  # the rule of compare and rank
     if len(lacking) == len(sel.tasks):
         own = "; ".join(f"{m}: {_names([t for t in sel.tasks if m not in lacking.get(t, ())], 3)}"
@@ -249,8 +256,8 @@ def analyze(data, *, aggregate: str = "mean", n_resamples: int | None = None, co
                   "there is no common ground to compare or rank them: the report shows each model's scores on "
                   "its own tasks, and leaves out the sections on pairwise comparisons, ranks, task weights and "
                   "tests over tasks. Choose models that share tasks with --models to compare them.")
-        return _summary(sel, reason, aggregate, n_resamples, level, seed)
-    return _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed, ppi)
+        return _summary(sel, reason, aggregate, n_resamples, level, seed, sections)
+    return _comparison(sel, aggregate, n_resamples, level, seed, bayes, fixed, ppi, sections)
 
 
 def _seed(rng) -> int:
@@ -277,7 +284,7 @@ NOTE_MODELS_SHARE_NO_ITEM = NoteKind(
     'would make them')
 
 
-def _comparison(sel, aggregate, requested, level, seed, bayes, fixed=None, ppi="ppi++") -> Analysis:
+def _comparison(sel, aggregate, requested, level, seed, bayes, fixed=None, ppi="ppi++", sections=()) -> Analysis:
     from .._defaults import n_resamples_for
 
     n_resamples = n_resamples_for("average", requested)  # the one replicate set re-averages the scores
@@ -341,7 +348,7 @@ def _comparison(sel, aggregate, requested, level, seed, bayes, fixed=None, ppi="
         maps = _weight_maps(sel, reps, seed, skipped)
     with status("analysis: further sections"):
         extras, more = run_extensions(sel, aggregate=aggregate, n_resamples=requested, confidence_level=level,
-                                      rng=seed, replicates=reps)
+                                      rng=seed, replicates=reps, sections=sections)
     skipped += more
     notes += [*sel.notes, *(n for n in comparison.notes if n not in table.notes)]
     return Analysis("comparison", sel, aggregate, level, n_resamples, seed, reps, comparison, ranking, overlap,
@@ -435,11 +442,11 @@ def _passk(sel, level, skipped):
     return passk(sel, k=passk_ks(table), confidence_level=level)
 
 
-def _summary(sel, reason, aggregate, n_resamples, level, seed) -> Analysis:
+def _summary(sel, reason, aggregate, n_resamples, level, seed, sections=()) -> Analysis:
     from .summary import summary_analysis
 
     return summary_analysis(sel, reason=reason, aggregate=aggregate, n_resamples=n_resamples, level=level,
-                            seed=seed)
+                            seed=seed, sections=sections)
 
 
 def _mean_of_tasks(x) -> np.ndarray:

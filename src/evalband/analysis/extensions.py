@@ -19,8 +19,9 @@ only when called, so an unused capability costs nothing.
 from __future__ import annotations
 
 import importlib
+from .._words import words
 
-__all__ = ["EXTENSIONS", "Skip", "run_extensions"]
+__all__ = ["EXTENSIONS", "ON_REQUEST", "Skip", "check_sections", "run_extensions"]
 
 #: key -> (title used when skipped, "module:function" or the function); the order is the order of the
 #: report's sections.
@@ -29,13 +30,19 @@ EXTENSIONS: dict[str, tuple] = {
     "arena": ("Preference leaderboard", "evalband.analysis.preferences:arena_extension"),
     "judges": ("Judge and human labels", "evalband.analysis.judges:human_labels"),
     "costs": ("Cost and quality", "evalband.analysis.costs:cost_analysis"),
+    "sparse": ("Sparse leaderboard", "evalband.analysis.latent:sparse_extension"),
+    "items": ("Items", "evalband.analysis.latent:items_extension"),
 }
+
+#: capabilities a report shows only when asked (``sections=`` of :func:`evalband.analyze`, ``--sections``): the
+#: others run whenever their data are present.
+ON_REQUEST = frozenset({"items"})
 
 
 #: capabilities whose replicates refit a model (ratings, variance components); the others re-average the scores.
 #: With no replicate count given, each gets the count of its kind (:mod:`evalband._defaults`: 2,000 refits,
 #: 10,000 re-averaged), the count its own command uses, so the report's section and the command agree.
-REFITS = frozenset({"variance", "arena"})
+REFITS = frozenset({"variance", "arena", "sparse", "items"})
 
 
 class Skip(Exception):
@@ -63,10 +70,42 @@ def _seed_keyword(function, rng) -> dict:
     return {"rng": rng}
 
 
+def check_sections(sections) -> tuple:
+    """The sections asked for (``sections=`` / ``--sections``) as a tuple of keys of :data:`ON_REQUEST`; an
+    unknown name is an error listing the valid ones.
+
+    Examples
+    --------
+    >>> check_sections("items")
+    ('items',)
+    >>> check_sections(None)
+    ()
+    """
+    from .._lists import split_names
+    from .._validate import ArgumentError, ArgumentTypeError, closest_name
+
+    if sections is None:
+        return ()
+    if isinstance(sections, str):
+        names = split_names(sections)
+    elif isinstance(sections, (list, tuple, set, frozenset)) and all(isinstance(s, str) for s in sections):
+        names = [s.strip() for s in sections]
+    else:
+        raise ArgumentTypeError(words('`{arg:sections}` must be a section name or a sequence of them ({value}); got {sections!r}.', value=', '.join(sorted(ON_REQUEST)), sections=sections))
+    valid = sorted(ON_REQUEST)
+    for name in names:
+        if name not in ON_REQUEST:
+            close = closest_name(name, valid)
+            hint = f"; did you mean {close!r}?" if close else ""
+            raise ArgumentError(words('`{arg:sections}` names {name!r}, which is not a section shown on request; the sections shown on request are {value} (the others appear whenever their data are present){hint}', name=name, value=', '.join(map(repr, valid)), hint=hint))
+    return tuple(dict.fromkeys(names))
+
+
 def run_extensions(selection, *, aggregate, n_resamples, confidence_level, rng=None, replicates=None,
-                   registry=None, **deprecated) -> tuple[tuple, list]:
+                   registry=None, sections=(), **deprecated) -> tuple[tuple, list]:
     """``(extras, skipped)``: each registered analysis's result as ``(key, result)`` pairs, and the
-    ``(title, reason)`` of those that were skipped. ``n_resamples`` None: each its kind's count (:data:`REFITS`)."""
+    ``(title, reason)`` of those that were skipped. ``n_resamples`` None: each its kind's count (:data:`REFITS`).
+    The analyses of :data:`ON_REQUEST` run only when ``sections`` names them."""
     from .._defaults import n_resamples_for
     from .._validate import no_other_keywords, renamed
 
@@ -74,6 +113,8 @@ def run_extensions(selection, *, aggregate, n_resamples, confidence_level, rng=N
     no_other_keywords(deprecated, "run_extensions")
     extras, skipped = [], []
     for key, (title, target) in (EXTENSIONS if registry is None else registry).items():
+        if key in ON_REQUEST and key not in sections:
+            continue
         count = n_resamples_for("refit" if key in REFITS else "average", n_resamples)
         try:
             function = _function(target)

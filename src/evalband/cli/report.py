@@ -29,6 +29,10 @@ AggregateOpt = Annotated[str, typer.Option("--aggregate", help="Aggregate over t
                                            " mean-rank, ... (evalband.aggregate.AGGREGATES).")]
 BayesOpt = Annotated[bool, typer.Option("--bayes/--no-bayes", help="Add Beta-Binomial credible intervals (0/1"
                                         " scores or counts).")]
+SectionsOpt = Annotated[Optional[str], typer.Option(
+    "--sections", help="Sections shown only when asked, comma-separated: items (item diagnostics of item-level"
+                       " results: flagged items sorted by flag, each task's information). Data with missing cells"
+                       " get the sparse-leaderboard section without asking.", show_default=False)]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Write -o through a symbolic link, and overwrite figure"
                                         " files already in --figures (an input file is never overwritten).")]
 
@@ -51,6 +55,7 @@ def report(
     fixed: FixedOpt = None,
     bayes: BayesOpt = True,
     ppi: PpiOpt = "ppi++",
+    sections: SectionsOpt = None,
     scheduler: SchedulerOpt = None,
     threads: ThreadsOpt = None,
     force: ForceOpt = False,
@@ -66,9 +71,10 @@ def report(
     from .. import _files
     from ..io.folders import input_files
     from .._validate import check_confidence_level
+    from ..analysis.extensions import check_sections
     from ..report import build_report, write_report
 
-    with errors(), executor_for(scheduler, threads):
+    with errors(sections="--sections"), executor_for(scheduler, threads):
         started = time.perf_counter()
         kind = report_format(fmt, output)
         fig_formats = tuple(f.lower() for f in parse_list(figure_format, name="figure-format"))
@@ -79,14 +85,15 @@ def report(
             raise ArgumentError("`--source ratings`: a report analyses results (models scored on items); for raters'"
                                 " ratings run evalband agreement FILE (its --format markdown gives the tables)")
         level = check_confidence_level(parse_confidence(confidence))
+        asked = check_sections(sections)
         check_output(output, figures)  # before the 10-20 s of computing, not after
         read = input_files(inputs.path, inputs.baselines, inputs.models, inputs.tasks, inputs.weights)
         _files.check_output(output, inputs=read, force=force)  # never over an input, nor through a link unasked
         sel = inputs.selection(battles=True)  # pairwise battles make a preference report
         command = _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate,
-                           bayes, fixed, ppi)
+                           bayes, fixed, ppi, asked)
         rep = build_report(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level, rng=seed,
-                           bayes=bayes, command=command, fixed=parse_fixed(fixed), ppi=ppi)
+                           bayes=bayes, command=command, fixed=parse_fixed(fixed), ppi=ppi, sections=asked)
         write_report(rep, output, format=kind, figures_dir=figures, figure_formats=fig_formats, force=force,
                      inputs=read)
         size = os.path.getsize(output)
@@ -156,7 +163,7 @@ _NOT_REPRODUCED = ("path", "example")
 
 
 def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate, bayes,
-             fixed=None, ppi="ppi++") -> str:
+             fixed=None, ppi="ppi++", sections=()) -> str:
     """The command line that reproduces this report (only options that differ from the defaults, plus the seed)."""
     q = shlex.quote
     path, example = inputs.path, inputs.example
@@ -180,6 +187,8 @@ def _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, conf
         parts.append("--no-bayes")
     if ppi != "ppi++":
         parts.append(f"--ppi {q(ppi)}")
+    if sections:
+        parts.append(f"--sections {q(','.join(sections))}")
     names = [f.name for f in dataclasses.fields(inputs) if f.name not in _NOT_REPRODUCED]
     for key, value in inputs.changed(*names).items():  # every input option given (--models, --metric, ...)
         flag = "--" + key.strip("_").replace("_", "-")

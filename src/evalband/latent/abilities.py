@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from .._blas import single_threaded_blas
 from .._progress import track as _track
 from .._random import run_entropy
 from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice,
@@ -290,7 +291,14 @@ def _anchor(anchor, cells: Cells):
 
 def _fit(cells: Cells, *, slopes, loss, prior, n_resamples, entropy, track, method="bootstrap") -> _Fit:
     """The full-data fit and its bootstrap refits (or draws from the observed information), on the standardized
-    scale."""
+    scale. BLAS runs on one thread: the systems are small (a thread per core buys nothing), and the last bits of
+    a batched solve then do not depend on the machine's BLAS thread count."""
+    with single_threaded_blas():
+        return _fit_on_one_blas_thread(cells, slopes=slopes, loss=loss, prior=prior, n_resamples=n_resamples,
+                                       entropy=entropy, track=track, method=method)
+
+
+def _fit_on_one_blas_thread(cells, *, slopes, loss, prior, n_resamples, entropy, track, method) -> _Fit:
     d = sf.design(cells.model, cells.task, len(cells.models), len(cells.tasks), slopes=slopes)
     start = sf.start_values(d, cells.y)
     w = cells.n if loss == "binomial" else 1.0
@@ -361,13 +369,15 @@ def rank_and_compare(C, Cs, models, level, simultaneous, correction, units=None,
     from ..ranking import rank_models
 
     per_pair = None if units is None else pair_units(C, np.asarray(units, dtype=float))
-    ranking = rank_models(C, Cs, models, aggregate="ability", confidence_level=level, simultaneous=simultaneous,
-                          scale=1.0, n_units=per_pair)
     if correction == "auto":
         correction = "max-t" if len(models) > 2 else "none"
     comparisons = pairwise_differences(C, Cs, models, statistic="ability", confidence_level=level,
                                        correction=correction, scale=1.0, unit="", keep_replicates="auto",
                                        n_units=per_pair, unit_name=unit_name)
+    # the ranking's simultaneous intervals are these pairs' when the corrections agree: formed once, not twice
+    same = comparisons if correction == simultaneous and len(models) > 1 else None
+    ranking = rank_models(C, Cs, models, aggregate="ability", confidence_level=level, simultaneous=simultaneous,
+                          scale=1.0, n_units=per_pair, pairs=same)
     return ranking, comparisons
 
 

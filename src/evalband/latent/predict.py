@@ -21,6 +21,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..display.reprs import displayed
+from ..resample.engine import thread_count
 from .cells import components
 from .resampling import cell_streams, variance_function
 
@@ -42,8 +43,8 @@ def predictive_intervals(params, samples, model, task, *, n, residuals, loss: st
     k = model.size
     low, high = np.empty(k), np.empty(k)
     alpha = 1.0 - confidence_level
-    for lo in range(0, k, _CHUNK):
-        sl = slice(lo, min(lo + _CHUNK, k))
+
+    def chunk(sl):
         m, t = model[sl], task[sl]
         p = expit(np.exp(Bs[:, t]) * (Cs[:, m] - Ds[:, t]))
         idx = np.empty(p.shape, dtype=np.int64)
@@ -51,8 +52,18 @@ def predictive_intervals(params, samples, model, task, *, n, residuals, loss: st
             idx[:, j] = gen.integers(0, residuals.size, size=p.shape[0])
         nn = None if n is None else n[sl]
         y = np.clip(p + np.sqrt(variance_function(p, loss, nn)) * residuals[idx], 0.0, 1.0)
-        low[sl] = np.quantile(y, alpha / 2, axis=0)
-        high[sl] = np.quantile(y, 1 - alpha / 2, axis=0)
+        low[sl], high[sl] = np.quantile(y, [alpha / 2, 1 - alpha / 2], axis=0)  # one partition for both ends
+
+    chunks = [slice(lo, min(lo + _CHUNK, k)) for lo in range(0, k, _CHUNK)]
+    threads = min(thread_count(), len(chunks))
+    if threads > 1:  # each chunk's cells draw from their own streams: the same numbers on any thread
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(threads, thread_name_prefix="evalband-predict") as pool:
+            list(pool.map(chunk, chunks))
+    else:
+        for sl in chunks:
+            chunk(sl)
     return point, low, high
 
 

@@ -20,9 +20,13 @@ Each replicate is refitted from the full-data fit (a warm start), in batches of 
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
+from .._blas import single_threaded_blas
 from .._random import block_generator, name_key
+from ..resample.engine import thread_count
 from . import sigmoid_fit as sf
 
 __all__ = ["cell_streams", "replicate_scores", "pearson_residuals", "refit", "variance_function", "item_weights"]
@@ -115,10 +119,26 @@ def refit(d, y, w, *, loss: str, prior: dict, start, track=None):
     beta = np.empty((b, d.n_tasks))
     conv = np.empty(b, dtype=bool)
     batches = [slice(k, min(k + size, b)) for k in range(0, b, size)]
-    it = batches if track is None else track(iter(batches), len(batches))
-    for sl in it:
+
+    def one(sl):
         wb = w[sl] if np.ndim(w) == 2 else w
         c, dd, bb, ok = sf.fit(d, y[sl], wb, loss=loss, prior=prior, start=start, scale_tol=REFIT_SCALE_TOL)
         C[sl], D[sl], beta[sl] = sf.standardize(c, dd, bb, scale=d.slopes)
         conv[sl] = ok
+        return sl
+
+    threads = min(thread_count(), len(batches))
+    with contextlib.ExitStack() as stack:
+        # batches on threads of their own (NumPy's array work runs outside the GIL), each product on one BLAS
+        # thread (BLAS threads on top of them oversubscribe the cores, see evalband._blas); a replicate's refit is
+        # the same whichever thread runs it and whatever else runs beside it, so the numbers do not change
+        stack.enter_context(single_threaded_blas())
+        mapper = map
+        if threads > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            mapper = stack.enter_context(ThreadPoolExecutor(threads, thread_name_prefix="evalband-refit")).map
+        done = mapper(one, batches)
+        for _ in (done if track is None else track(iter(done), len(batches))):
+            pass
     return C, D, beta, conv

@@ -91,21 +91,36 @@ def predict_eta(d: Design, C, D, beta, model=None, task=None) -> np.ndarray:
     return np.exp(beta[..., t]) * (C[..., m] - D[..., t])
 
 
-def _loss_terms(eta, y, w, loss):
-    """Per cell: loss, its derivative in eta, and the Fisher (Gauss-Newton) weight."""
+def _loss_value(eta, y, w, loss):
+    """Per cell: the loss (the objective's terms)."""
+    if loss == "least-squares":
+        r = expit(eta) - y
+        return 0.5 * w * r * r
+    # -[y log p + (1 - y) log(1 - p)] = -log sigmoid(eta) + (1 - y) eta
+    return w * ((1.0 - y) * eta - log_expit(eta))
+
+
+def _loss_slopes(eta, y, w, loss):
+    """Per cell: the loss's derivative in eta and the Fisher (Gauss-Newton) weight (a step needs no loss)."""
     p = expit(eta)
     v = p * (1.0 - p)
     if loss == "least-squares":
         r = p - y
-        return 0.5 * w * r * r, w * r * v, w * v * v
-    # -[y log p + (1 - y) log(1 - p)] = -log sigmoid(eta) + (1 - y) eta
-    f = (1.0 - y) * eta - log_expit(eta)
-    return w * f, w * (p - y), w * v
+        return w * r * v, w * v * v
+    return w * (p - y), w * v
 
 
-def _objective(d, C, D, beta, y, w, loss, prior):
+def _slope_eta(d, C, D, beta):
+    """The cells' slopes ``alpha_b`` and linear predictors (as :func:`predict_eta`), for replicates as rows."""
+    a = np.exp(beta[..., d.task])
+    return a, a * (C[..., d.model] - D[..., d.task])
+
+
+def _objective(d, C, D, beta, y, w, loss, prior, eta=None):
+    """The penalized loss of each replicate; ``eta``: the cells' linear predictors when already formed."""
     with np.errstate(over="ignore", invalid="ignore"):  # a trial step may overflow: it is then refused
-        f = _loss_terms(predict_eta(d, C, D, beta), y, w, loss)[0].sum(axis=-1)
+        eta = predict_eta(d, C, D, beta) if eta is None else eta
+        f = _loss_value(eta, y, w, loss).sum(axis=-1)
     f = np.where(np.isfinite(f), f, np.inf)
     f += 0.5 * (C * C).sum(axis=-1) / prior["ability"] ** 2 + 0.5 * (D * D).sum(axis=-1) / prior["difficulty"] ** 2
     if d.slopes:
@@ -118,12 +133,11 @@ def _sum(mat, values):
     return np.asarray((mat @ values.T).T)
 
 
-def _step(d, C, D, beta, y, w, loss, prior, lam):
-    """The damped Fisher-scoring step of every replicate (R at once), through the Schur complement."""
+def _step(d, C, D, beta, y, w, loss, prior, lam, a, eta):
+    """The damped Fisher-scoring step of every replicate (R at once), through the Schur complement; ``a`` and
+    ``eta`` are the cells' slopes and linear predictors at ``(C, D, beta)`` (:func:`_slope_eta`)."""
     r_, t_ = C.shape[0], d.n_tasks
-    a = np.exp(beta[:, d.task])
-    eta = a * (C[:, d.model] - D[:, d.task])
-    _, g, h = _loss_terms(eta, y, w, loss)
+    g, h = _loss_slopes(eta, y, w, loss)
     # h is the Fisher weight; the exact Hessian adds g times the second derivatives of eta = exp(beta) (C - D)
     # (d2 eta / dC dbeta = alpha, d2 eta / dD dbeta = -alpha, d2 eta / dbeta2 = eta), which makes the steps
     # Newton's (quadratic convergence where the cells fit loosely); the damping adds multiples of the Fisher
@@ -182,33 +196,45 @@ def fit(d: Design, y, w, *, loss: str, prior: dict, start, max_iter: int = 100, 
     if not d.slopes:
         beta[:] = 0.0
     lam = np.full(r_, float(damping))
-    f = _objective(d, C, D, beta, y, w, loss, prior)
+    a_cur, eta_cur = _slope_eta(d, C, D, beta)  # kept for the next step: an accepted trial's, not formed again
+    f = _objective(d, C, D, beta, y, w, loss, prior, eta=eta_cur)
     active = np.ones(r_, dtype=bool)
+    # the standardized current state (scale_tol): each accepted step's standardized parameters are the next
+    # step's starting point, kept rather than computed again
+    std_c = std_d = None
+    if scale_tol is not None:
+        std_c, std_d, _ = standardize(C, D, beta, scale=d.slopes)
     for _ in range(max_iter):
         idx = np.flatnonzero(active)
         if idx.size == 0:
             break
-        dc, dd, dbeta = _step(d, C[idx], D[idx], beta[idx], y[idx], w[idx], loss, prior, lam[idx])
+        C_prev, D_prev, beta_prev = C[idx], D[idx], beta[idx]
+        y_i, w_i = y[idx], w[idx]
+        dc, dd, dbeta = _step(d, C_prev, D_prev, beta_prev, y_i, w_i, loss, prior, lam[idx], a_cur[idx],
+                              eta_cur[idx])
         # a trust region: no parameter moves by more than MAX_STEP in one step (the first steps from a cold start)
         big = np.maximum(np.abs(dc).max(axis=1), np.maximum(np.abs(dd).max(axis=1), np.abs(dbeta).max(axis=1)))
         shrink = np.minimum(1.0, MAX_STEP / np.maximum(big, 1e-300))[:, None]
         dc, dd, dbeta = dc * shrink, dd * shrink, dbeta * shrink
-        C_prev, D_prev, beta_prev = C[idx], D[idx], beta[idx]
         c_new, d_new, b_new = C_prev + dc, D_prev + dd, beta_prev + dbeta
-        f_new = _objective(d, c_new, d_new, b_new, y[idx], w[idx], loss, prior)
+        with np.errstate(over="ignore", invalid="ignore"):  # a trial step may overflow: it is then refused
+            a_new, eta_new = _slope_eta(d, c_new, d_new, b_new)
+        f_new = _objective(d, c_new, d_new, b_new, y_i, w_i, loss, prior, eta=eta_new)
         ok = np.isfinite(f_new) & (f_new <= f[idx] + 1e-12 * np.abs(f[idx]))
         acc = idx[ok]
         C[acc], D[acc], beta[acc] = c_new[ok], d_new[ok], b_new[ok]
+        a_cur[acc], eta_cur[acc] = a_new[ok], eta_new[ok]
         size = np.maximum(np.abs(dc).max(axis=1), np.maximum(np.abs(dd).max(axis=1), np.abs(dbeta).max(axis=1)))
         gain = f[idx] - f_new
         # converged: a step (taken or not) too small to matter, or an accepted step that no longer lowers the
         # objective by more than rounding
         small = (size < tol * (1.0 + np.abs(c_new).max(axis=1))) | (ok & (gain <= 1e-11 * (1.0 + np.abs(f[idx]))))
         if scale_tol is not None:  # converged on the standardized scale: the moves left are along the scale
-            before = standardize(C_prev, D_prev, beta_prev, scale=d.slopes)  # (location and spread) that only the
-            after = standardize(c_new, d_new, b_new, scale=d.slopes)        # priors pin down, which refits discard
-            moved = np.maximum(np.abs(after[0] - before[0]).max(axis=1), np.abs(after[1] - before[1]).max(axis=1))
+            after = standardize(c_new, d_new, b_new, scale=d.slopes)  # (location and spread) that only the priors
+            moved = np.maximum(np.abs(after[0] - std_c[idx]).max(axis=1),  # pin down, which refits discard
+                               np.abs(after[1] - std_d[idx]).max(axis=1))
             small |= ok & (moved < scale_tol)
+            std_c[acc], std_d[acc] = after[0][ok], after[1][ok]
         stalled = ~ok & (lam[idx] > 1e10)
         f[acc] = f_new[ok]
         lam[idx] = np.where(ok, np.maximum(lam[idx] / 3.0, 1e-9), lam[idx] * 4.0)
@@ -268,7 +294,7 @@ def _information(d: Design, C, D, beta, y, w, loss: str, prior: dict):
     Fisher information with the priors ``J' diag(h) J + prior precision`` (dense)."""
     a = np.exp(beta[d.task])
     eta = a * (C[d.model] - D[d.task])
-    h = _loss_terms(eta, y, w, loss)[2]
+    h = _loss_slopes(eta, y, w, loss)[1]
     m, t = d.n_models, d.n_tasks
     cols = [d.model, m + d.task]
     vals = [a, -a]

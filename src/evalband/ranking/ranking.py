@@ -141,7 +141,7 @@ class Ranking:
 def rank_models(observed, samples, models, *, aggregate: str = "statistic", higher_is_better: bool = True,
                 confidence_level=0.95, method: str = "percentile", simultaneous: str = "max-t", margin: float = 0.0,
                 jackknife=None, jackknife_strata=None, scale: float = 100.0, n_units=None,
-                decision_level=None) -> ModelRanking:
+                decision_level=None, pairs=None) -> ModelRanking:
     """Rank models from a statistic's observed values (M,) and joint bootstrap replicates (B, M).
 
     See :func:`rank` for the meaning of each output. This array-level function is what :func:`rank` calls for
@@ -149,7 +149,10 @@ def rank_models(observed, samples, models, *, aggregate: str = "statistic", high
     units behind the statistic) lets tiers ignore separations the bootstrap cannot support: with fewer than 10
     units, or a zero-width interval for a difference, the pair is not separated
     (:func:`evalband.comparison.verdict.withhold`). ``decision_level`` (default: ``confidence_level``) is the level
-    of the pairwise intervals behind the tiers and simultaneous rank intervals.
+    of the pairwise intervals behind the tiers and simultaneous rank intervals. ``pairs``: the
+    :class:`~evalband.comparison.PairwiseComparison` of these same ``observed`` and ``samples`` that a caller has
+    already made with ``correction=simultaneous`` at the decision level (and the same ``n_units``), used instead of
+    forming every pair's replicates a second time (its intervals are the ones this function would compute).
 
     Examples
     --------
@@ -181,10 +184,14 @@ def rank_models(observed, samples, models, *, aggregate: str = "statistic", high
     r_s = ranks(s, higher_is_better=higher_is_better)
     low, high = marginal_rank_intervals(r_s, confidence_level=level)
     if m > 1:
-        pairs = pairwise_differences(obs, s, models, statistic=aggregate, higher_is_better=higher_is_better,
-                                     method="percentile" if method == "bca" else method,
-                                     confidence_level=level if decision_level is None else decision_level,
-                                     correction=simultaneous, keep_replicates=False, n_units=n_units)
+        decide = level if decision_level is None else check_confidence_level(decision_level)
+        if pairs is not None:
+            _check_pairs(pairs, m, simultaneous, decide, higher_is_better)
+        else:
+            pairs = pairwise_differences(obs, s, models, statistic=aggregate, higher_is_better=higher_is_better,
+                                         method="percentile" if method == "bca" else method,
+                                         confidence_level=decide, correction=simultaneous, keep_replicates=False,
+                                         n_units=n_units)
         better = better_matrix(pairs.ci.low, pairs.ci.high, pairs.index_a, pairs.index_b, m,
                                higher_is_better=higher_is_better, margin=margin)
         withheld = np.asarray(pairs.verdict_basis) != "bootstrap"
@@ -216,6 +223,15 @@ NOTE_CONFIDENCE_OVERLAP_APPLIES_EACH = NoteKind(
 NOTE_SUMMARY_LEVEL_DATA_MODELS = NoteKind(
     'ranking.summary-level-data-models', 'caveat',
     'summary-level data: models resampled independently (binomially), i.e. assumed uncorrelated')
+
+
+def _check_pairs(pairs, m: int, simultaneous: str, level: float, higher_is_better: bool) -> None:
+    """``pairs`` given to :func:`rank_models` must be the comparison it would make: every pair of the ``m`` models,
+    with the simultaneous correction at the decision level, in the same direction."""
+    n = m * (m - 1) // 2
+    if (len(pairs.index_a) != n or pairs.correction != simultaneous or float(pairs.confidence_level) != level
+            or bool(pairs.higher_is_better) != bool(higher_is_better) or pairs.method not in ("percentile", "basic")):
+        raise ArgumentError(words('`pairs` must compare all {n:,} pairs with {arg:correction={simultaneous!r}} at confidence level {level:g} (the intervals behind the simultaneous rank intervals); got {n_index_a:,} pairs, {arg:correction={correction!r}}, level {value:g}.', n=n, simultaneous=simultaneous, level=level, n_index_a=len(pairs.index_a), correction=pairs.correction, value=float(pairs.confidence_level)))
 
 
 def rank(data, *, aggregate="mean", weights=None, group_weights=None, models=None, tasks=None, replicates=None,

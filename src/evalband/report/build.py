@@ -72,7 +72,7 @@ class Report:
 
 def build_report(data, *, aggregate: str = "mean", n_resamples: int | None = None, confidence_level=0.95, rng=None,
                  bayes: bool = True, command: str | None = None, timestamp: str | None = None,
-                 max_pairs_shown: int = 30, fixed=None, ppi: str = "ppi++") -> Report:
+                 max_pairs_shown: int = 30, fixed=None, ppi: str = "ppi++", sections=None) -> Report:
     """The report of an analysis: figures, tables and sentences, computed from one :class:`Analysis`.
 
     Parameters
@@ -100,6 +100,9 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int | None = Non
         Facets to condition on (by default facet columns are random; see :func:`evalband.analyze`).
     ppi : {'ppi++', 'classic', 'labelled', 'none'}
         Results with human labels: the report is of the human-scale means (see :func:`evalband.analyze`).
+    sections : str or sequence of str, optional
+        Sections shown only when asked: 'items' (item diagnostics of item-level results; see
+        :func:`evalband.analyze`). Data with missing cells get the sparse-leaderboard section without asking.
 
     Returns
     -------
@@ -117,7 +120,7 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int | None = Non
 
     a = data if isinstance(data, Analysis) else analyze(
         data, aggregate=aggregate, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
-        bayes=bayes, fixed=fixed, ppi=ppi)
+        bayes=bayes, fixed=fixed, ppi=ppi, sections=sections)
     if a.kind == "preference":  # pairwise battles: the leaderboard's sections (report/sections/preferences.py)
         from .sections.preferences import preference_report
 

@@ -28,7 +28,7 @@ from .statistics import get_statistic
 from ..display.notes import NoteKind
 from .._words import words
 
-__all__ = ["bootstrap", "RESAMPLING", "available_cores", "use_executor", "use_threads"]
+__all__ = ["bootstrap", "RESAMPLING", "available_cores", "thread_count", "use_executor", "use_threads"]
 
 RESAMPLING = ("auto", "paired", "independent", "binomial")
 #: replicates per block for binomial draws (cheap: one number per model and replicate)
@@ -208,7 +208,16 @@ def use_threads(threads: int | None):
         _DEFAULT_THREADS.reset(token)
 
 
-def _thread_count(threads) -> int:
+def thread_count(threads=None) -> int:
+    """The threads a call runs on: ``threads`` when given, else the count :func:`use_threads` set, else every core
+    this process may use (:func:`available_cores`).
+
+    Examples
+    --------
+    >>> with use_threads(1):
+    ...     thread_count()
+    1
+    """
     if threads is None:
         threads = _DEFAULT_THREADS.get()
     if threads is None:
@@ -339,7 +348,7 @@ def bootstrap(data, *, statistic="mean", resampling: str = "auto", n_resamples: 
         executor = _DEFAULT_EXECUTOR.get()
     if executor is not None and not callable(getattr(executor, "map", None)):
         raise ArgumentTypeError("`executor` must have a map(fn, iterable) method (e.g. a concurrent.futures executor).")
-    n_threads = _thread_count(threads) if executor is None else 1
+    n_threads = thread_count(threads) if executor is None else 1
 
     if not isinstance(data, ItemColumns):
         from .ppi import ppi_replicates

@@ -21,6 +21,8 @@ SECTIONS: dict = {
     "judges": "evalband.report.sections.judges:ppi_section",
     "costs": "evalband.report.sections.costs:cost_section",
     "subset": "evalband.report.sections.subset:subset_section",
+    "sparse": "evalband.report.sections.sparse:sparse_section",
+    "items": "evalband.report.sections.items:items_section",
 }
 
 
