@@ -58,7 +58,18 @@ class AggregateValues:
 
 
 def aggregate_specs(aggregate) -> list:
-    """``aggregate`` as a list of specifications ('mean', 'mean,mean-rank', a callable or a list)."""
+    """``aggregate`` as a list of specifications ('mean', 'mean,mean-rank', a callable or a list).
+
+    Examples
+    --------
+    >>> from evalband.aggregate import aggregate_specs
+    >>> aggregate_specs("mean, mean-rank")
+    ['mean', 'mean-rank']
+    >>> aggregate_specs(None)
+    ['mean']
+    >>> aggregate_specs(["mean", "binned-rank:0.01"])
+    ['mean', 'binned-rank:0.01']
+    """
     if aggregate is None:
         return ["mean"]
     if isinstance(aggregate, str):
@@ -161,7 +172,26 @@ def _scale_note(name, observed, tasks) -> tuple[str, ...]:
 
 
 def aggregate_notes(aggs) -> list[str]:
-    """The aggregates' notes, each once."""
+    """The aggregates' notes, each once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.aggregate import aggregate_notes, evaluate_aggregates
+    >>> from evalband.resample import ItemColumns, bootstrap
+    >>> rng = np.random.default_rng(0)
+    >>> tasks = ["math", "code", "chat"]
+    >>> scores = {t: {"score": rng.binomial(1, 0.6, size=(2, 30)).astype(float)} for t in tasks}
+    >>> reps = bootstrap(ItemColumns(["A", "B"], tasks, scores), n_resamples=100, rng=0)
+    >>> aggs = evaluate_aggregates(reps, "iqm,optimality-gap,median")
+    >>> notes = aggregate_notes(aggs + aggs)  # a note shared by several aggregates is said once
+    >>> len(notes)
+    2
+    >>> print(notes[0])
+    'iqm' is the interquartile (25%-trimmed) mean of the per-task scores (each task's mean over its items or runs);
+    rliable's IQM pools every run of every task (evalband.aggregate.rliable.iqm) and differs when tasks have
+    several runs
+    """
     out = []
     for av in aggs:
         for n in av.notes:
@@ -196,6 +226,17 @@ def linear_weights(fn, observed) -> np.ndarray | None:
     """Weights W (M, T) when ``fn`` is affine in the scores (``fn(x) = c + sum_t W[:, t] x[:, t]``), else None.
 
     Found by probing: unit steps from a central point give W; two fixed points then check affinity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalband.aggregate import get_aggregate, linear_weights
+    >>> observed = np.array([[0.8, 0.6, 0.7], [0.5, 0.9, 0.4]])  # 2 models x 3 tasks
+    >>> linear_weights(get_aggregate("mean", weights=[2, 1, 1]), observed)
+    array([[0.5 , 0.25, 0.25],
+           [0.5 , 0.25, 0.25]])
+    >>> linear_weights(get_aggregate("median"), observed) is None  # not affine in the scores
+    True
     """
     m, t = np.shape(observed)
     base = np.full((m, t), 0.5)

@@ -274,7 +274,34 @@ def _repr_html(obj) -> str:
 
 def displayed(cls):
     """Class decorator (outside ``@dataclass``): the short repr, the notebook HTML and, for classes with
-    ``to_frame()``, ``str()`` as the terminal table."""
+    ``to_frame()``, ``str()`` as the terminal table.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from evalband.display import displayed
+    >>> @displayed
+    ... @dataclass(frozen=True, repr=False)
+    ... class Scores:
+    ...     models: tuple
+    ...     score: np.ndarray
+    ...     def to_frame(self):
+    ...         return pd.DataFrame({"model": list(self.models), "score": self.score})
+    >>> s = Scores(("A", "B"), np.array([0.81, 0.74]))
+    >>> s
+    Scores(
+        models=('A', 'B'; 2), score=[0.81, 0.74]
+    )
+    >>> print(s)
+    model  score
+    ────────────
+    A       0.81
+    B       0.74
+    >>> s._repr_html_().startswith("<p><code>Scores</code></p><table")  # the notebook view
+    True
+    """
     params = cls.__dict__.get("__dataclass_params__")
     # a repr @dataclass wrote (it prints every array) is replaced; dataclasses wrap it for recursion (__wrapped__)
     generated = params is not None and params.repr and hasattr(cls.__dict__.get("__repr__"), "__wrapped__")

@@ -35,7 +35,7 @@ def crossed_variance(pieces, weights) -> tuple[np.ndarray, np.ndarray, dict]:
     Parameters
     ----------
     pieces : sequence
-        Per task, the observed means, units and facet families of :func:`evalband.resample.crossed.crossed_pieces`.
+        Per task, the observed means, units and facet families of :func:`crossed_pieces`.
     weights : array_like, shape (T,)
         Weight of each task's mean (one 1 for a per-task interval; items' shares for the mean over items).
 
@@ -55,6 +55,28 @@ def crossed_variance(pieces, weights) -> tuple[np.ndarray, np.ndarray, dict]:
     with 3 prompts). Weighting each family's degrees of freedom by its share instead of the square of its share
     gives at most Satterthwaite's degrees of freedom and at least the fewest of the families'; with 3, 5 and 10
     prompts it keeps the level (``tests/facets/test_crossed_coverage.py``).
+
+    Examples
+    --------
+    One model, 30 items under 3 prompts: the prompts carry much of the variance, and their 3 levels leave the t
+    reference few degrees of freedom. The standard error is the one :func:`crossed_estimates` shows.
+
+    >>> import numpy as np, pandas as pd
+    >>> from evalband.estimation.crossed import crossed_pieces
+    >>> from evalband.facets import crossed_estimates, crossed_variance, facet_design
+    >>> rng = np.random.default_rng(0)
+    >>> item, prompt = np.repeat(np.arange(30), 3), np.tile(np.arange(3), 30)
+    >>> p = 1 / (1 + np.exp(-(rng.normal(size=30)[item] + rng.normal(size=3)[prompt])))
+    >>> df = pd.DataFrame({"model": "m", "task": "t", "item": item, "prompt": prompt,
+    ...                    "score": (rng.random(90) < p).astype(int)})
+    >>> pieces = [crossed_pieces(d, fixed=(), use_clusters=False) for d in facet_design(df).designs]
+    >>> var, dof, parts = crossed_variance(pieces, [1.0])
+    >>> np.sqrt(var).round(4), dof.round(1)
+    (array([0.0701]), array([3.8]))
+    >>> {family: v.round(5) for family, v in parts.items()}
+    {'units': array([0.00293]), 'prompt': array([0.00198])}
+    >>> bool(np.allclose(np.sqrt(var), crossed_estimates(df).se[:, 0]))
+    True
     """
     w = np.asarray(weights, dtype=np.float64)
     use = np.flatnonzero(w != 0)

@@ -120,7 +120,22 @@ def _reproduce_text(report) -> str:
 
 
 def render_html(report, *, images: dict | None = None) -> str:
-    """The report as one HTML document (a string); ``images`` (key -> PNG bytes) reuses rendered figures."""
+    """The report as one HTML document (a string); ``images`` (key -> PNG bytes) reuses rendered figures.
+
+    Examples
+    --------
+    >>> import re
+    >>> import pandas as pd
+    >>> from evalband.report import build_report, render_html
+    >>> df = pd.DataFrame({"model": ["A"] * 20 + ["B"] * 20, "task": "qa", "item": list(range(20)) * 2,
+    ...                    "score": [1] * 16 + [0] * 4 + [1] * 11 + [0] * 9})
+    >>> rep = build_report(df, n_resamples=200, rng=0, bayes=False)
+    >>> page = render_html(rep)
+    >>> page.splitlines()[0]
+    '<!DOCTYPE html>'
+    >>> re.findall("<h2>(.*?)</h2>", page)
+    ['Findings', 'Data', 'Scores and ranks', 'Pairwise comparisons', 'Per task', 'Methods', 'Reproduce']
+    """
     sections = outline(report)
     r = report.reproduce
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',

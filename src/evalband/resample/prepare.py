@@ -48,6 +48,21 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
         Item-level results with human labels: replicates of each model's prediction-powered estimate (see
         :func:`evalband.resample.bootstrap`); every item of a task counts for the models that have it, so tasks
         are not left out for sharing no item.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from evalband.resample import replicates_for
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"model": np.repeat(["A", "B"], 60), "task": np.tile(np.repeat(["math", "code"], 30), 2),
+    ...                    "item": np.tile(np.arange(60), 2), "score": rng.integers(0, 2, 120)})
+    >>> sel, reps, gen = replicates_for(df, n_resamples=200, rng=0)
+    >>> sel.models, sel.tasks, reps.replicates.shape
+    (('A', 'B'), ('code', 'math'), (200, 2, 2))
+    >>> reps.observed.round(3)
+    array([[0.467, 0.667],
+           [0.467, 0.6  ]])
     """
     resampling = check_choice(resampling, ANALYSIS_RESAMPLING, "resampling")
     gen = as_generator(rng)
@@ -109,6 +124,25 @@ def require_clusters(selection, *, cluster=None, what: str = "a comparison") -> 
     and every verdict would look decided. An :class:`~evalband._validate.InputError` names the file, the tasks and
     their cluster, and the ways out (items as independent with ``cluster=False`` / ``--cluster none``, or the
     task left out). ``cluster=False`` (items resampled on their own) passes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from evalband import select
+    >>> from evalband.resample import require_clusters
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"model": np.repeat(["A", "B"], 40), "task": np.tile(np.repeat(["math", "code"], 20), 2),
+    ...                    "item": np.tile(np.arange(40), 2), "score": rng.integers(0, 2, 80),
+    ...                    "cluster": np.tile(np.repeat(["p1", "p2", "p3", "p4"], 10), 2)})
+    >>> require_clusters(select(df))  # 2 clusters in each task: passes
+    >>> one = df.assign(cluster=np.where(df.task == "math", "p1", df.cluster))
+    >>> require_clusters(select(one))
+    Traceback (most recent call last):
+    ...
+    evalband._validate.InputError: <DataFrame>: a comparison needs at least 2 clusters in every task, and task 'math'
+    has all its items in one cluster (first: 'p1'): ...
+    >>> require_clusters(select(one), cluster=False)  # items treated as independent
     """
     table = selection.table
     if cluster is False or table is None or table.level != "item" or not table.has_clusters:

@@ -314,7 +314,18 @@ class FacetDesign:
 
 def facet_table(data, facets=None):
     """The selected table of ``data`` through :func:`evalband.select` (a Selection's table as it is; a path or
-    frame is read with ``facets=`` when given). Facets read nothing themselves."""
+    frame is read with ``facets=`` when given). Facets read nothing themselves.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalband.facets import facet_table
+    >>> df = pd.DataFrame({"model": "m", "task": "t", "item": [1, 1, 2, 2], "prompt": ["a", "b", "a", "b"],
+    ...                    "score": [1, 0, 1, 1]})
+    >>> table = facet_table(df, facets="prompt")
+    >>> table.level, table.facets
+    ('item', ('prompt',))
+    """
     from . import Selection, select
     from ..data.table import ResultsTable
 
@@ -545,7 +556,22 @@ def _nested(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def check_fixed(table, fixed) -> tuple:
-    """``fixed`` (None, a name, names, or True for every facet) as a tuple of the table's facets."""
+    """``fixed`` (None, a name, names, or True for every facet) as a tuple of the table's facets.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalband.facets import check_fixed, facet_table
+    >>> df = pd.DataFrame({"model": "m", "task": "t", "item": [1, 1, 2, 2], "prompt": ["a", "b", "a", "b"],
+    ...                    "seed": [0, 1, 1, 0], "score": [1, 0, 1, 1]})
+    >>> table = facet_table(df, facets=["prompt", "seed"])
+    >>> check_fixed(table, None), check_fixed(table, "prompt"), check_fixed(table, True)
+    ((), ('prompt',), ('prompt', 'seed'))
+    >>> check_fixed(table, "judge")
+    Traceback (most recent call last):
+    ...
+    evalband._validate.ArgumentError: `fixed`: 'judge' is not a facet column of the table; its facets are 'prompt', ...
+    """
     if fixed is None or fixed is False:
         return ()
     facets = tuple(getattr(table, "facets", ()) or ())

@@ -272,6 +272,24 @@ def restrict_weights(weights, group_weights, tasks, task_groups, kept, *, refuse
     note naming the tasks ``where`` they remain); a group left without tasks is refused when a mapping gives it a
     positive weight, and left out (with a note, ``why`` after "tasks") under 'equal'. ``refuse(kind, name)`` returns the exception to
     raise: kind 'task' or 'group' (a positive weight on one left out) or 'none' (no weighted task remains).
+
+    Examples
+    --------
+    >>> from evalband.selection import restrict_weights
+    >>> refuse = lambda kind, name: ValueError(f"{kind} {name!r} has a positive weight but is left out")
+    >>> restrict_weights({"math": 2, "code": 1, "chat": 0}, None, ["math", "code", "chat"], None,
+    ...                  ["math", "code"], refuse=refuse)
+    ({'math': 2, 'code': 1}, None, [])
+    >>> restrict_weights({"math": 2, "code": 1, "chat": 1}, None, ["math", "code", "chat"], None,
+    ...                  ["math", "code"], refuse=refuse)
+    Traceback (most recent call last):
+    ...
+    ValueError: task 'chat' has a positive weight but is left out
+    >>> groups = {"algebra": "math", "geometry": "math", "python": "code"}
+    >>> _, group_weights, notes = restrict_weights(None, "equal", list(groups), groups, ["algebra", "python"],
+    ...                                            refuse=refuse)
+    >>> group_weights, [str(n) for n in notes]
+    ('equal', ["group 'math' keeps its weight, shared among the 1 of its 2 tasks left"])
     """
     tasks = [str(t) for t in tasks]
     gone_tasks = set(tasks) - {str(t) for t in kept}
