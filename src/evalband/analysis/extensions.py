@@ -23,15 +23,22 @@ from .._words import words
 
 __all__ = ["EXTENSIONS", "ON_REQUEST", "Skip", "check_sections", "run_extensions"]
 
-#: key -> (title used when skipped, "module:function" or the function); the order is the order of the
-#: report's sections.
+from .costs import cost_analysis
+from .judges import human_labels
+from .latent import items_extension, sparse_extension
+from .preferences import arena_extension
+from .variance import variance_extension
+
+#: key -> (title used when skipped, the function); the order is the order of the report's sections. Each adapter
+#: imports its capability when called, so registering it costs an import of the adapter module only. (A
+#: ``"module:function"`` string is still accepted for an adapter registered from outside the package.)
 EXTENSIONS: dict[str, tuple] = {
-    "variance": ("Where the variance comes from", "evalband.analysis.variance:variance_extension"),
-    "arena": ("Preference leaderboard", "evalband.analysis.preferences:arena_extension"),
-    "judges": ("Judge and human labels", "evalband.analysis.judges:human_labels"),
-    "costs": ("Cost and quality", "evalband.analysis.costs:cost_analysis"),
-    "sparse": ("Sparse leaderboard", "evalband.analysis.latent:sparse_extension"),
-    "items": ("Items", "evalband.analysis.latent:items_extension"),
+    "variance": ("Where the variance comes from", variance_extension),
+    "arena": ("Preference leaderboard", arena_extension),
+    "judges": ("Judge and human labels", human_labels),
+    "costs": ("Cost and quality", cost_analysis),
+    "sparse": ("Sparse leaderboard", sparse_extension),
+    "items": ("Items", items_extension),
 }
 
 #: capabilities a report shows only when asked (``sections=`` of :func:`evalband.analyze`, ``--sections``): the

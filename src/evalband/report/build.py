@@ -12,7 +12,6 @@ import pandas as pd
 from ..display import format_level, format_p, format_short
 from ..display.reprs import displayed
 from .plots.matrices import annotates
-from .sections import sections_for
 
 
 __all__ = ["Report", "Figure", "build_report"]
@@ -134,6 +133,8 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int | None = Non
             report = summary_report(a, command=command, timestamp=timestamp)
         else:
             report = _comparison_report(a, command=command, timestamp=timestamp)
+        from .sections import sections_for  # (the sections build on this module's Figure and Table)
+
         for section in sections_for(a):  # what the capabilities that apply add (report.sections)
             report.add_section(section)
     return report

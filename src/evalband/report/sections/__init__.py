@@ -5,7 +5,7 @@ Each builder reads its analysis result and the :class:`~evalband.analysis.Analys
 
     builder(result, analysis) -> Section or None
 
-Builders are imported only when their result is present.
+The builders are imported with this registry, when a report is built.
 """
 
 from __future__ import annotations
@@ -14,15 +14,25 @@ import importlib
 
 __all__ = ["SECTIONS", "sections_for"]
 
-#: key -> "module:function" (or the function)
+from .costs import cost_section
+from .items import items_section
+from .judges import ppi_section
+from .preferences import arena_section
+from .sparse import sparse_section
+from .subset import subset_section
+from .variance import variance_section
+
+#: key -> the section builder of the capability registered under the same key in
+#: :data:`evalband.analysis.extensions.EXTENSIONS` (a ``"module:function"`` string is still accepted for a
+#: section registered from outside the package)
 SECTIONS: dict = {
-    "variance": "evalband.report.sections.variance:variance_section",
-    "arena": "evalband.report.sections.preferences:arena_section",
-    "judges": "evalband.report.sections.judges:ppi_section",
-    "costs": "evalband.report.sections.costs:cost_section",
-    "subset": "evalband.report.sections.subset:subset_section",
-    "sparse": "evalband.report.sections.sparse:sparse_section",
-    "items": "evalband.report.sections.items:items_section",
+    "variance": variance_section,
+    "arena": arena_section,
+    "judges": ppi_section,
+    "costs": cost_section,
+    "subset": subset_section,
+    "sparse": sparse_section,
+    "items": items_section,
 }
 
 
