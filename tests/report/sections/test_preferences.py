@@ -32,7 +32,9 @@ def test_sections_figures_and_findings(llmfao_report):
     assert rep.findings[0].startswith("Bradley-Terry (a tie counts as half a win) of 59 models from 8,931 battles")
     assert any(f.startswith("GPT 4 ranks first") for f in rep.findings)
     assert "8,931 pairwise battles among 59 models (3,471 ties); 13 questions" in rep.description
-    assert SECTIONS["arena"] == "evalband.report.sections.preferences:arena_section"
+    from evalband.report.sections.preferences import arena_section
+
+    assert SECTIONS["arena"] is arena_section
 
 
 def test_the_ratings_table_shows_the_results_numbers_by_the_digit_rule(llmfao_report):

@@ -60,10 +60,13 @@ def sparse_report():
 
 
 def test_registered_like_every_capability():
-    assert EXTENSIONS["sparse"][1] == "evalband.analysis.latent:sparse_extension"
-    assert EXTENSIONS["items"][1] == "evalband.analysis.latent:items_extension"
-    assert SECTIONS["sparse"] == "evalband.report.sections.sparse:sparse_section"
-    assert SECTIONS["items"] == "evalband.report.sections.items:items_section"
+    from evalband.analysis import latent as latent_adapters
+    from evalband.report.sections import items as items_sections, sparse as sparse_sections
+
+    assert EXTENSIONS["sparse"][1] is latent_adapters.sparse_extension
+    assert EXTENSIONS["items"][1] is latent_adapters.items_extension
+    assert SECTIONS["sparse"] is sparse_sections.sparse_section
+    assert SECTIONS["items"] is items_sections.items_section
     assert ON_REQUEST == {"items"}
 
 
