@@ -24,6 +24,8 @@ def parsed(stdout: str) -> dict:
         end = len(lines) - 1 - lines[::-1].index("}")
         out = json.loads("\n".join(lines[start:end + 1]), object_pairs_hook=_once)
     assert isinstance(out, dict) and isinstance(out.get("notes"), list), "JSON output is one object with notes"
+    assert all(isinstance(n, dict) and set(n) == {"code", "severity", "text", "params"} for n in out["notes"]), \
+        "notes in JSON are records"
     return out
 
 

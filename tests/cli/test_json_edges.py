@@ -106,6 +106,11 @@ def _intervals(obj, path=""):
 
 def _check_json(text: str, where: str):
     doc = json.loads(text)
+    # issue 23: one object, its notes as records (a code where the note is data, its words, its parameters)
+    assert isinstance(doc, dict) and isinstance(doc.get("notes"), list), f"{where}: JSON is not one object with notes"
+    for note in doc["notes"]:
+        assert isinstance(note, dict) and set(note) == {"code", "severity", "text", "params"}, \
+            f"{where}: a note that is not a record: {note!r}"
     for kind, path, a, b in _intervals(doc):
         if kind == "ci" and isinstance(a, (int, float)) and isinstance(b, (int, float)):
             assert not (math.isfinite(a) and a == b), f"{where}: zero-width interval at {path}: ({a}, {b})"

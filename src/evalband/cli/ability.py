@@ -14,8 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, NResamplesOpt, SeedOpt, WideOpt, emit,
-                      errors, note_lines, output_format, parse_confidence, reads_input, resolve_seed, show,
+from ._common import (emit_json, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, NResamplesOpt, SeedOpt, WideOpt, errors, output_format, parse_confidence, reads_input, resolve_seed, show,
                       n_resamples_for)
 from .compare import CorrectionOpt
 from .._validate import ArgumentError
@@ -213,9 +212,7 @@ def _print(result, fmt, notes, *, predict, task_table, pairs):
             extra["pairs"] = json_records(comparisons)
         if check is not None:
             extra["holdout"] = json_records(check.to_frame())
-        extra["notes"] = list(notes)
-        emit(to_json(frame, **extra))
-        note_lines(notes)
+        emit_json(to_json(frame, **extra), notes)
         return
     if fmt == "csv":
         show(preds if preds is not None else frame, fmt, notes=notes)

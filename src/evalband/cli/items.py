@@ -12,8 +12,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import (TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, NResamplesOpt, SeedOpt, WideOpt, emit,
-                      errors, note_lines, output_format, parse_confidence, reads_input, resolve_seed, show,
+from ._common import (emit_json, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, NResamplesOpt, SeedOpt, WideOpt, errors, output_format, parse_confidence, reads_input, resolve_seed, show,
                       n_resamples_for)
 from ..display.notes import NoteKind
 
@@ -69,10 +68,9 @@ def items(
         tasks = result.tasks_frame()
         notes = [result.headline(), *result.notes, seed_text]
         if fmt == "json":
-            emit(to_json(frame, latent_model=result.model, confidence_level=result.confidence_level,
-                         converged=bool(result.converged), tasks=json_records(tasks),
-                         abilities=json_records(result.abilities_frame()), notes=notes))
-            note_lines(notes)
+            emit_json(to_json(frame, latent_model=result.model, confidence_level=result.confidence_level,
+                              converged=bool(result.converged), tasks=json_records(tasks),
+                              abilities=json_records(result.abilities_frame())), notes)
             return
         if fmt == "csv":
             show(frame, fmt, notes=notes)

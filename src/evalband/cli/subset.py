@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, emit, errors, note_lines,
+from ._common import (emit_json, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, errors, note_lines,
                       output_format, parse_confidence, reads_input, resolve_seed, show)
 from .compare import MarginOpt, parse_margin
 
@@ -121,8 +121,7 @@ def estimate(
             extra = {} if diffs is None else {"differences": json_records(diffs)}
             if anchor_est is not None:
                 extra["anchor_estimates"] = json_records(anchor_est)
-            emit(to_json(frame, design=result.design, **extra, notes=notes))
-            note_lines(notes)
+            emit_json(to_json(frame, design=result.design, **extra), notes)
             return
         if fmt == "csv":
             show(frame, fmt, notes=notes)
@@ -185,7 +184,8 @@ def next_(
             if fmt == "json":
                 from ..display import json_records, to_json
 
-                emit(to_json(decision.to_frame(), next_items=json_records(decision.next_items), notes=[seed_text]))
+                emit_json(to_json(decision.to_frame(), next_items=json_records(decision.next_items)),
+                          [decision.headline(), seed_text])
                 return
             show(decision.to_frame(), fmt, notes=[decision.headline()], title="decision",
                  value_cols=("estimate", "se", "ci_low", "ci_high"))
