@@ -53,10 +53,7 @@ def test_examples_are_found_in_every_module_that_has_them():
 
 #: curated functions (of ``evalband.__all__`` and each subpackage's ``__all__``) that have no Examples section yet;
 #: the list only shrinks: a function given one must leave it (test below)
-LACKING = frozenset({
-    "evalband.bayes.nuts_beta_binomial",  # NUTS takes too long for an example
-    "evalband.tasks.hierarchical_bayes",  # NUTS takes too long for an example
-})
+LACKING = frozenset()
 
 
 def _curated():

@@ -18,7 +18,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "agreement": ["Agreement", "compare_with_bootstrap"],
     "diagnostics": ["diagnose"],
     "exact": ["beta_binomial"],
-    "numpyro_models": ["logistic", "nuts_beta_binomial"],
+    "numpyro_models": ["logistic"],  # (nuts_beta_binomial: the MCMC reference of the tests, in its module)
     "posterior": ["BayesResult"],
     "priors": ["Prior", "custom", "exponential", "gamma", "half_normal", "parse_prior", "sensitivity_priors"],
     "sensitivity": ["PriorSensitivity", "prior_sensitivity"],
