@@ -141,3 +141,13 @@ def test_item_level_2pl_coverage(mnar):
 if __name__ == "__main__":
     for mnar in (False, True):
         print("MNAR" if mnar else "MCAR", simulate(mnar), simulate_items(mnar))
+
+
+def test_item_level_2pl_results_say_their_intervals_under_cover():
+    """Until the shortfall above is fixed, an item-level 2PL result says so (a caveat note with its code); the
+    Rasch fit, which the simulations did not measure, does not claim it."""
+    df, _, _ = item_population(1, False)
+    res = eb.ability(df, model="2pl", uncertainty="bootstrap", n_resamples=20, rng=0)
+    assert any(getattr(n, "code", None) == "latent.item-intervals-cover-less" for n in res.notes)
+    rasch = eb.ability(df, model="rasch", uncertainty="bootstrap", n_resamples=20, rng=0)
+    assert not any(getattr(n, "code", None) == "latent.item-intervals-cover-less" for n in rasch.notes)
