@@ -48,8 +48,6 @@ def test_style_features_in_the_battles_are_controlled_for():
 
 
 def test_the_capability_is_registered_and_absent_for_results_tables():
-    from evalband.analysis.preferences import arena_extension
-
     assert EXTENSIONS["arena"][1] is arena_extension
     sel = eb.select("example:vtab")
     assert arena_extension(sel, aggregate="mean", n_resamples=100, confidence_level=0.95, rng=0) is None

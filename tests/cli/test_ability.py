@@ -173,3 +173,14 @@ def test_items_json_contract_and_flags(tmp_path):
 def test_items_formats(tmp_path, fmt):
     res = run("items", item_file(tmp_path), "-f", fmt, "--flagged", "--task-table")
     assert "i004" in res.stdout
+
+
+def test_a_file_of_cell_scores_in_rank_points_to_the_latent_model(tmp_path):
+    """A file of one score per (model, task), without items or counts, is not a results table: rank says how to
+    read it (evalband ability, or --missing ability) in the command line's words."""
+    path = tmp_path / "cells.csv"
+    path.write_text("model,task,score,source\na,t1,0.5,x\nb,t1,0.7,x\na,t2,0.4,x\nc,t2,0.9,x\n")
+    res = CliRunner().invoke(app, ["rank", str(path)])
+    assert res.exit_code == 2
+    assert "read it as latent abilities with `evalband ability FILE` or `--missing ability`" in res.output
+    assert "--item-col" in res.output and "item_col" not in res.output

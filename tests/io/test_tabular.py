@@ -42,7 +42,7 @@ def test_duplicate_rows_in_a_file_name_both_lines(tmp_path):
 def test_missing_columns_suggest_mapping(tmp_path):
     path = write(tmp_path, "m.csv", "name,task,score\na,t,1\n")
     with pytest.raises(InputError, match=r"m\.csv: missing columns 'model', 'item'; found 'name', 'task', 'score'"
-                                         r" \(map names with --model-col"):
+                                         r" \(map names with model_col"):  # the Python keyword (the CLI says --model-col)
         read(path)
     path = write(tmp_path, "m.csv", "name,task,item,score\na,t,1,1\n")
     with pytest.raises(InputError, match=r"m\.csv: column 'who' \(named with `model_col`\) is not in the file; its"

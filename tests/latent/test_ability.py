@@ -161,3 +161,27 @@ def test_dense_mmlu_pro_items_agree_with_rank():
     ranked = eb.rank(sel, n_resamples=200, rng=0)["mean"]
     theirs = dict(zip(ranked.models, ranked.estimate))
     assert spearmanr(res.ability, [theirs[m] for m in res.models])[0] >= 0.95
+
+
+def test_chosen_models_keep_the_scale_of_every_model():
+    """``models=`` chooses what is reported, not the scale: the chosen models' abilities, intervals and pairs
+    are those of the fit on every measured model (before, re-standardizing over 4 models capped every difference
+    at sqrt(8) and moved the gaps by a factor of 4)."""
+    full = eb.ability(EPOCH, n_resamples=60, rng=3)
+    chosen = list(full.models[:4])
+    sub = eb.ability(EPOCH, models=chosen, n_resamples=60, rng=3)
+    f = full.to_frame().set_index("model").loc[sorted(chosen)]
+    s = sub.to_frame().set_index("model").loc[sorted(chosen)]
+    np.testing.assert_allclose(s[["ability", "ci_low", "ci_high"]], f[["ability", "ci_low", "ci_high"]])
+    assert set(sub.models) == set(chosen) and len(sub.comparisons.to_frame()) == 6
+    assert sub.notes[0].code == "latent.fit-on-every-model"
+    assert set(sub.cells["model"].astype(str)) == set(chosen)
+
+
+def test_a_keyword_of_another_function_is_named_with_the_right_one():
+    from evalband._validate import ArgumentTypeError
+
+    with pytest.raises(ArgumentTypeError, match=r"unexpected keyword `seed`.*did you mean `rng`\?"):
+        eb.ability(EPOCH, seed=1)
+    with pytest.raises(ArgumentTypeError, match=r"unexpected keyword `scor_col`.*did you mean `score_col`\?"):
+        eb.read(str(EPOCH), scor_col="x")

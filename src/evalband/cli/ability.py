@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Annotated, Optional
 
+import dataclasses
+
 import typer
 
 from ._common import (emit_json, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, NResamplesOpt, SeedOpt, WideOpt, errors, output_format, parse_confidence, reads_input, resolve_seed, show,
@@ -78,8 +80,13 @@ def latent_input(inputs: InputOptions):
     data = f"example:{inputs.example}" if inputs.example is not None else inputs.path
     frame = cell_scores_input(data, model_col=inputs.model_col, task_col=inputs.task_col,
                               item_col=inputs.item_col, score_col=inputs.score_col) if data is not None else None
-    if frame is None:
-        return inputs.selection(weights=False), None
+    if frame is None:  # every model in the fit (one scale), --models chooses the ones reported (latent.ability)
+        if inputs.models is None:
+            return inputs.selection(weights=False), None
+        from .._lists import split_names
+
+        every = dataclasses.replace(inputs, models=None).selection(weights=False)
+        return every, dict(models=split_names(inputs.models, name="models"))
     if inputs.weights is not None:
         raise ArgumentError("`--weights` does not apply to latent abilities: every measured cell informs the fit")
     from .._lists import split_names

@@ -97,7 +97,7 @@ def estimate(
     """The full-benchmark score of the model(s) in NEW, evaluated on a random subset of the items of REFERENCE:
     design-based and prediction-assisted estimates with intervals, the items evaluated and effective_n (the items
     a simple random sample would need for the same standard error)."""
-    with errors(confidence_level="--confidence"):
+    with errors(confidence_level="--confidence", against="--against"):
         fmt = output_format(fmt, wide)
         seed, seed_text = resolve_seed(seed)
         from ..display import json_records, to_json
@@ -167,7 +167,7 @@ def next_(
     (the first items of that order; none yet: give no NEW), say whether to stop (--target-se reached, or the
     difference from --against decided by an anytime-valid confidence sequence, so looking after every batch is
     allowed) and which items to run next. Keep the same --seed at every look."""
-    with errors(confidence_level="--confidence", target_se="--target-se"):
+    with errors(confidence_level="--confidence", target_se="--target-se", against="--against"):
         fmt = output_format(fmt, wide)
         seed, seed_text = resolve_seed(seed)
         from ..subset import Subset

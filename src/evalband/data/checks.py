@@ -11,6 +11,7 @@ import pandas as pd
 
 from .._cells import check_cells
 from .labels import label_column, natural_permutation
+from .._words import words
 from .._validate import InputError
 from ..display.notes import NoteKind
 
@@ -160,11 +161,10 @@ _COVERAGE_PREFIX = "coverage:"
 def _require(df: pd.DataFrame, cols, source: str) -> None:
     missing = [c for c in cols if c not in df.columns]
     if missing:
-        raise InputError(
-            f"missing column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))};"
-            f" found {', '.join(map(repr, map(str, df.columns)))} (map names with --model-col, --score-col, ...)",
-            source=source,
-        )
+        raise InputError(words("missing column{s} {names}; found {found} (map names with {arg:model_col},"
+                               " {arg:score_col}, ...)", s="s" if len(missing) > 1 else "",
+                               names=", ".join(map(repr, missing)), found=", ".join(map(repr, map(str, df.columns)))),
+                         source=source)
 
 
 def _labels(col: pd.Series, name: str, source: str, row_word: str, notes: list | None = None) -> pd.Series:

@@ -235,7 +235,7 @@ class ResultsTable:
             if bad.size:
                 pos = bad[0]
                 raise InputError(
-                    words('score {value!r} lies outside [0, 1] ({size} such row{value2}); if the score is not a proportion, declare it unbounded ({py:unbounded=True, }--unbounded)', value=float(score[pos]), size=bad.size, value2='s' if bad.size > 1 else ''),
+                    words('score {value!r} lies outside [0, 1] ({size} such row{value2}); if the score is not a proportion, declare it unbounded ({py:unbounded=True}{cli:--unbounded})', value=float(score[pos]), size=bad.size, value2='s' if bad.size > 1 else ''),
                     source=source, row=_row_name(df.index[pos], row_word), column="score",
                 )
         if _owned:

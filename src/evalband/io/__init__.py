@@ -112,15 +112,15 @@ def read(data, *, source: str = "auto", executor=None, client=None, storage_opti
         return load_example(data.split(":", 1)[1])
     if source == "auto":
         if _battle_input(data, options):
-            return read_battles(data, **options)
+            return _read_with(read_battles, data, options)
         if isinstance(data, pd.DataFrame):
-            return read_tabular(data, **options)
+            return _read_with(read_tabular, data, options)
         if not isinstance(data, (str, os.PathLike, list, tuple)):
             raise ArgumentTypeError(f"`data` must be a path, a DataFrame or a ResultsTable; got {type(data).__name__}.")
         if isinstance(data, str) and data == STDIN:
-            return read_tabular(data, **options)
+            return _read_with(read_tabular, data, options)
         detected = _detect(data)
-        return SOURCES[detected](data, **options)
+        return _read_with(SOURCES[detected], data, options)
     if source not in SOURCES:
         raise ArgumentError(words("`{arg:source}` must be 'auto' or one of {value}; got {source!r}.", value=', '.join(map(repr, SOURCES)), source=source))
     reader = SOURCES[source]
@@ -129,6 +129,33 @@ def read(data, *, source: str = "auto", executor=None, client=None, storage_opti
                          " a folder or a glob.")
     if reader is read_tabular and source in TABULAR_SUFFIXES.values():
         options.setdefault("file_format", source)
+    return _read_with(reader, data, options)
+
+
+#: keywords of other tools (and of other functions) a user may reach for, and evalband's name for each
+_ALIASES = {"seed": "rng", "random_state": "rng", "random_seed": "rng", "confidence": "confidence_level",
+            "alpha": "confidence_level", "level": "confidence_level", "n_boot": "n_resamples",
+            "n_bootstrap": "n_resamples", "B": "n_resamples", "resamples": "n_resamples"}
+
+
+def _read_with(reader, data, options: dict):
+    """``reader(data, **options)``, a keyword it does not take refused first, by name, with the likely one
+    (``seed`` -> ``rng``): options a public function does not know itself reach the reader, and a bare
+    TypeError naming the reader would not tell the user what to write."""
+    import inspect
+
+    from .._validate import closest_name
+
+    parameters = inspect.signature(reader).parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        known = [n for n, p in parameters.items() if p.kind is p.KEYWORD_ONLY or (p.kind is p.POSITIONAL_OR_KEYWORD
+                                                                                   and n != "data")]
+        for key in options:
+            if key not in parameters:
+                close = _ALIASES.get(key) or closest_name(key, known)
+                raise ArgumentTypeError(f"unexpected keyword `{key}`: not an option of this function nor of reading"
+                                        f" the data" + (f"; did you mean `{close}`?" if close else
+                                                        f" (reading takes {', '.join(known[:12])})"))
     return reader(data, **options)
 
 

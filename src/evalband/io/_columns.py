@@ -77,7 +77,7 @@ def refuse_splits(df: pd.DataFrame, candidates, source: str) -> None:
     """Refuse the first column among ``candidates`` (columns no role uses) that looks like a data split."""
     for c in candidates:
         if is_split(c, df[c]):
-            raise InputError(words("column '{c}' looks like a data split (values {value}): its rows would be pooled into one test set; keep one split ({py:split='...', }--split NAME), or leave the column out ({py:drop_cols=, }--drop-cols {c}) to pool them on purpose", c=c, value=_shown(_values(df[c]))),
+            raise InputError(words("column '{c}' looks like a data split (values {value}): its rows would be pooled into one test set; keep one split ({py:split='...'}{cli:--split NAME}), or leave the column out ({py:drop_cols=}{cli:--drop-cols {c}}) to pool them on purpose", c=c, value=_shown(_values(df[c]))),
                              source=source, column=str(c))
 
 
@@ -87,7 +87,7 @@ def keep_split(df: pd.DataFrame, split: str, source: str, *, taken=()) -> tuple[
     named = [c for c in df.columns if str(c).strip().casefold() in SPLIT_NAMES and c not in taken]
     cols = named or [c for c in df.columns if c not in taken and is_split(c, df[c])]
     if not cols:
-        raise InputError(words("no split column to choose '{split}' from ({py:split=, }--split: a column named {value} or holding dev/test/... values); found {value2}", split=split, value=', '.join(map(repr, SPLIT_NAMES[:2])), value2=', '.join(map(repr, map(str, df.columns)))), source=source)
+        raise InputError(words("no split column to choose '{split}' from ({py:split=}{cli:--split}: a column named {value} or holding dev/test/... values); found {value2}", split=split, value=', '.join(map(repr, SPLIT_NAMES[:2])), value2=', '.join(map(repr, map(str, df.columns)))), source=source)
     if len(cols) > 1:
         raise InputError(f"several columns look like data splits ({', '.join(map(repr, cols))}); leave the others"
                          " out with --drop-cols", source=source)

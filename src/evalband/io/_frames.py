@@ -86,7 +86,7 @@ def load_frame(path, *, file_format: str = "auto", skip=(), compact: bool = Fals
                          " as one", source=source)
     fmt = TABULAR_SUFFIXES.get(_suffix(path)) if file_format == "auto" else file_format
     if fmt is None:
-        raise InputError(words('cannot tell the format from the name; give it with --source{py: (source=)}, one of {value}', value=', '.join(sorted(set(TABULAR_SUFFIXES.values())))), source=source)
+        raise InputError(words('cannot tell the format from the name; give it with {py:source=}{cli:--source}, one of {value}', value=', '.join(sorted(set(TABULAR_SUFFIXES.values())))), source=source)
     from . import columnar
 
     if compact and columnar.wanted(path, fmt):

@@ -273,9 +273,14 @@ def read_tabular(
         if missing:
             several = " (several files are read as one table: each needs a model column)" if stems is not None \
                 and model_col in missing and model_col == "model" else ""
-            raise InputError(f"missing column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))};"
-                             f" found {', '.join(map(repr, original))} (map names with --model-col, --item-col,"
-                             f" --score-col, ...){several}", source=source)
+            cell_scores = missing == [item_col] and {model_col, task_col, score_col} <= set(original)
+            hint = (" (one score per model and task without items or counts: a results table needs either; read"
+                    " it as latent abilities with {cli:`evalband ability FILE` or `--missing ability`}"
+                    "{py:evalband.ability(data)})") if cell_scores else ""
+            raise InputError(words("missing column{s} {names}; found {found} (map names with {arg:model_col},"
+                                   " {arg:item_col}, {arg:score_col}, ...){several}" + hint,
+                                   s="s" if len(missing) > 1 else "", names=", ".join(map(repr, missing)),
+                                   found=", ".join(map(repr, original)), several=several), source=source)
         if "task" not in df.columns:
             df["task"] = _constant(default_task, len(df))
             notes.append(NOTE_NO_COLUMN_ONE_TASK(task_col=task_col, default_task=default_task))
@@ -385,7 +390,7 @@ def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_c
                      {"C": "1", "I": "0", "P": "0.5", "N": "0", "True": "1", "False": "0",
                       "true": "1", "false": "0"}), errors="coerce").isna().any()]
         if texty:
-            raise InputError(words('column{value} {value2} hold{value3} text, not scores; name the model columns ({py:models=..., }--models) or the id columns (--item-col, --task-col, --group-col, --cluster)', value='s' if len(texty) > 1 else '', value2=', '.join(map(repr, texty)), value3='' if len(texty) > 1 else 's'), source=source)
+            raise InputError(words('column{value} {value2} hold{value3} text, not scores; name the model columns ({py:models=...}{cli:--models}) or the id columns (--item-col, --task-col, --group-col, --cluster)', value='s' if len(texty) > 1 else '', value2=', '.join(map(repr, texty)), value3='' if len(texty) > 1 else 's'), source=source)
     else:
         models = [models] if isinstance(models, str) else list(models)
         missing = [m for m in models if m not in df.columns]

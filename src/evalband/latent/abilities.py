@@ -174,12 +174,22 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
         if holdout >= 0.5:
             raise ArgumentError(words('`{arg:holdout}` is the share of measured cells held out for the check; {holdout:g} leaves too few to fit (use e.g. 0.1).', holdout=holdout))
     prior = _prior(prior)
-    gen = as_generator(rng)
-    entropy = run_entropy(gen)
     cells = cells_from(data, models=models, tasks=tasks, **read_options)
+    chosen = None
+    if models is not None:  # the scale of every model measured: fitted on all, the chosen ones reported
+        every = cells_from(data, tasks=tasks, **read_options)
+        if len(every.models) > len(cells.models) and _connected(every):
+            cells, chosen = every, cells.models
     check_connected(cells)
     if len(cells.models) < 2:
         raise InputError("a latent-ability model needs at least 2 models", source=cells.source)
+    if chosen is not None:
+        result = ability(cells, model=model, anchor=anchor, loss=loss, n_resamples=n_resamples,
+                         uncertainty=uncertainty, confidence_level=level, correction=correction,
+                         simultaneous=simultaneous, holdout=holdout, prior=prior, rng=rng, progress=progress)
+        return _for_models(result, chosen, cells, level, simultaneous, correction)
+    gen = as_generator(rng)
+    entropy = run_entropy(gen)
     if cells.kind == "items" and model in ("2pl", "rasch"):
         if loss != "auto":
             raise ArgumentError(words('`{arg:loss}` applies to the task-level model; the item-level {model} model has the Bernoulli likelihood of each response (got {arg:loss={loss!r}}).', model=model, loss=loss))
@@ -362,6 +372,40 @@ def pair_units(observed, units) -> np.ndarray:
 
     ia, ib = pair_indices(np.argsort(-np.asarray(observed, dtype=float), kind="stable"))
     return np.minimum(units[ia], units[ib])
+
+
+def _connected(cells) -> bool:
+    try:
+        check_connected(cells)
+    except InputError:
+        return False
+    return True
+
+
+NOTE_FIT_ON_EVERY_MODEL = NoteKind(
+    'latent.fit-on-every-model', 'info',
+    'abilities of the {n_chosen} chosen model{s} on the scale of all {n_all} models measured (fitted on every '
+    'measured cell, so the scale and the intervals do not depend on which models are shown)')
+
+
+def _for_models(result, chosen, cells, level, simultaneous, correction):
+    """``result`` (fitted on every model of ``cells``) for the ``chosen`` models only: their abilities on the
+    common scale, ranks and pairs among them."""
+    import dataclasses
+
+    idx = np.array([result.models.index(m) for m in chosen])
+    C, Cs = result.ability[idx], result.samples[:, idx]
+    units, unit_name = model_units(cells)
+    ranking, comparisons = rank_and_compare(C, Cs, tuple(chosen), level, simultaneous, correction,
+                                            np.asarray(units)[idx], unit_name)
+    frame = result.cells[result.cells["model"].astype(str).isin(chosen)].reset_index(drop=True)
+    flags = tuple(result.model_flags[i] for i in idx) if len(result.model_flags) == len(result.models) \
+        else result.model_flags
+    note = NOTE_FIT_ON_EVERY_MODEL(n_chosen=len(chosen), s="s" if len(chosen) != 1 else "",
+                                   n_all=len(result.models))
+    return dataclasses.replace(result, models=tuple(chosen), ability=C, samples=Cs, ranking=ranking,
+                               comparisons=comparisons, n_tasks=result.n_tasks[idx], model_flags=flags, cells=frame,
+                               notes=(note, *result.notes))
 
 
 def rank_and_compare(C, Cs, models, level, simultaneous, correction, units=None, unit_name="items"):

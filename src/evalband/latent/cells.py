@@ -197,6 +197,9 @@ def cells_from(data, *, models=None, tasks=None, **read_options) -> Cells:
 
     from ..selection.cell_scores import cell_scores_input
 
+    if isinstance(data, Cells) and models is None and tasks is None and not read_options:
+        return data  # (already read: the fit on every model of a selection, latent.abilities)
+
     cols = {k: read_options[k] for k in ("model_col", "task_col", "item_col", "score_col") if k in read_options}
     frame = cell_scores_input(data, **cols) if set(read_options) <= set(cols) else None
     if frame is not None:  # a file (or bundled example) of cell scores: read as the frame below

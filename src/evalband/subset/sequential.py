@@ -119,7 +119,7 @@ class Subset:
                  margin: float = 0.0, batch: int = 20, min_items: int = 20, confidence_level: float = 0.95,
                  rng=None, **read_options):
         if target_se is None and against is None:
-            raise ArgumentError(words('give `{arg:target_se}` (stop when the SE is small enough) or `against` (stop when the difference from that model is decided), or both.'))
+            raise ArgumentError(words('give `{arg:target_se}` (stop when the SE is small enough) or `{arg:against}` (stop when the difference from that model is decided), or both.'))
         if target_se is not None and not (isinstance(target_se, (int, float)) and 0 < target_se < 1):
             raise ArgumentError(words('`{arg:target_se}` must be a number in (0, 1); got {target_se!r}.', target_se=target_se))
         self.target_se = target_se
