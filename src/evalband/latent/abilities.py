@@ -61,7 +61,7 @@ NOTE_CELLS_VARY_TIMES_MUCH = NoteKind(
 
 
 def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", models=None, tasks=None,
-            n_resamples: int = 1000, uncertainty: str = "auto", confidence_level=0.95, correction: str = "auto",
+            n_resamples: int | None = None, uncertainty: str = "auto", confidence_level=0.95, correction: str = "auto",
             simultaneous: str = "max-t", holdout: float | None = None, prior=None, rng=None, progress=None,
             **read_options) -> AbilityResult:
     """Latent abilities of models measured on different tasks, on one scale, with intervals and ranks.
@@ -94,9 +94,11 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
         The cell likelihood (see :mod:`evalband.latent.sigmoid_fit`): 'auto' is 'binomial' with counts and
         'fraction' (quasi-binomial) for scores without counts; 'least-squares' is Epoch's loss.
     models, tasks : sequence of str, optional
-        Restrict the data.
-    n_resamples : int
-        Bootstrap replicates (each a refit), or draws from the observed information.
+        The models reported (the fit uses every measured model, so the scale does not depend on the choice) and
+        the tasks used.
+    n_resamples : int, optional
+        Bootstrap replicates (each a refit), or draws from the observed information; by default 2,000, the count
+        of every refitting command (``evalband ability`` gives the same numbers for the same seed).
     uncertainty : {'auto', 'bootstrap', 'information'}
         'bootstrap': refits of resampled data (below). 'information': draws from the normal approximation at the
         fit (the inverse Fisher information of the task-level model; at item level the sandwich over items
@@ -168,7 +170,9 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
     uncertainty = check_choice(uncertainty, UNCERTAINTY, "uncertainty")
     correction = check_choice(correction, CORRECTIONS, "correction")
     level = check_confidence_level(confidence_level)
-    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
+    from .._defaults import n_resamples_for
+
+    n_resamples = check_positive_int(n_resamples_for("refit", n_resamples), "n_resamples", minimum=2)
     if holdout is not None:
         holdout = check_probability(holdout, "holdout")
         if holdout >= 0.5:

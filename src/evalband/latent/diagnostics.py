@@ -104,7 +104,7 @@ NOTE_FIT_STOPPED_AFTER_STEPS = NoteKind('latent.fit-stopped-after-steps', 'info'
                                          'the fit stopped after {iterations} steps before converging')
 
 
-def items(data, *, model: str = "2pl", models=None, tasks=None, confidence_level=0.95, n_draws: int = 1000,
+def items(data, *, model: str = "2pl", models=None, tasks=None, confidence_level=0.95, n_draws: int | None = None,
           rng=None, **read_options) -> ItemsResult:
     """Item diagnostics: 2PL difficulty and discrimination with intervals, item-total correlations and flags.
 
@@ -116,8 +116,9 @@ def items(data, *, model: str = "2pl", models=None, tasks=None, confidence_level
     model : {'2pl', 'rasch'}
     models, tasks : sequence of str, optional
     confidence_level : float
-    n_draws : int
-        Draws of the abilities from their (sandwich) normal approximation, for rank intervals and P(best).
+    n_draws : int, optional
+        Draws of the abilities from their (sandwich) normal approximation, for rank intervals and P(best); by
+        default 2,000, as ``evalband items``.
     rng : None, int or numpy.random.Generator
     **read_options
         Options of :func:`evalband.read`.
@@ -158,7 +159,9 @@ def items(data, *, model: str = "2pl", models=None, tasks=None, confidence_level
     """
     model = check_choice(model, ("2pl", "rasch"), "model")
     level = check_confidence_level(confidence_level)
-    n_draws = check_positive_int(n_draws, "n_draws", minimum=2)
+    from .._defaults import n_resamples_for
+
+    n_draws = check_positive_int(n_resamples_for("refit", n_draws), "n_draws", minimum=2)
     entropy = run_entropy(as_generator(rng))
     cells = cells_from(data, models=models, tasks=tasks, **read_options)
     if cells.responses is None:
