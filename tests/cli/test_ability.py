@@ -184,3 +184,25 @@ def test_a_file_of_cell_scores_in_rank_points_to_the_latent_model(tmp_path):
     assert res.exit_code == 2
     assert "read it as latent abilities with `evalband ability FILE` or `--missing ability`" in res.output
     assert "--item-col" in res.output and "item_col" not in res.output
+
+
+def test_items_table_lists_flagged_items_first(tmp_path):
+    """The terminal table of `evalband items` shows the flagged items first, by flag (as its help and the report
+    say); JSON keeps every item in the data's order."""
+    rng = np.random.default_rng(0)
+    theta = rng.normal(size=20)
+    rows = []
+    for i in range(30):
+        b = rng.normal()
+        for m in range(20):
+            p = 1 / (1 + np.exp(-(theta[m] - b)))
+            y = int(rng.random() < p) if i not in (3, 17) else int(theta[m] < 0)  # items 3 and 17: a wrong key
+            rows.append((f"m{m:02d}", "t", f"q{i:02d}", y))
+    path = tmp_path / "items.csv"
+    pd.DataFrame(rows, columns=["model", "task", "item", "score"]).to_csv(path, index=False)
+    res = CliRunner().invoke(app, ["items", str(path), "--n-resamples", "50", "-f", "csv"])
+    assert res.exit_code == 0, res.output
+    table = CliRunner().invoke(app, ["items", str(path), "--n-resamples", "50", "--wide"])
+    lines = [ln for ln in table.stdout.splitlines() if ln.startswith("t ")]
+    first = lines[0]
+    assert "q03" in first or "q17" in first, table.stdout[:800]

@@ -59,6 +59,7 @@ def items(
         seed, seed_text = resolve_seed(seed)
         from ..display import json_records, to_json
         from ..latent import items as run
+        from ..latent.diagnostics import flag_rank
 
         result = run(inputs.selection(weights=False), model=model, confidence_level=parse_confidence(confidence),
                      n_draws=n_resamples_for("refit", n_resamples), rng=seed)
@@ -76,6 +77,8 @@ def items(
             show(frame, fmt, notes=notes)
             return
         shown = frame[frame["flag"] != ""] if flagged else frame
+        # flagged items first, the likely wrong keys at the top (the order of the report's items section)
+        shown = shown.iloc[sorted(range(len(shown)), key=lambda i: flag_rank(shown["flag"].iloc[i]))]
         if flagged:
             notes.append(NOTE_ITEMS_FLAGGED_FLAGGED_SHOWS(n_shown=len(shown), n_frame=len(frame)))
         shown = shown.drop(columns=[c for c in ("confidence_level",) if c in shown.columns])

@@ -81,6 +81,8 @@ def needs_pairs(sel, *, resampling: str, ppi: str) -> bool:
     return all(t in lacking for t in sel.tasks)
 
 
+NOTE_NOT_COMPARED_NO_TASK = NoteKind('comparison.not-compared-no-task', 'excluded',
+                                      'not compared, no task in common: {value}')
 NOTE_NOT_COMPARED_NO_ITEM = NoteKind('comparison.not-compared-no-item', 'excluded',
                                       'not compared, no item in common: {value}')
 NOTE_AGGREGATES_PAIR_OVER_TASKS = NoteKind(
@@ -166,7 +168,8 @@ def compare_pairs(sel, compare, *, correction: str, per_task, permutation: bool,
                  f" ({len(subs)} of {len(pairs)} pairs; n_units gives each pair's count), from its own paired"
                  " bootstrap; pairs rest on different items, so their differences are not on one common test set"]
     if none_share:
-        notes.append(NOTE_NOT_COMPARED_NO_ITEM(value=and_names(none_share, limit=8, noun='pairs')))
+        kind = NOTE_NOT_COMPARED_NO_TASK if common_tasks else NOTE_NOT_COMPARED_NO_ITEM
+        notes.append(kind(value=and_names(none_share, limit=8, noun='pairs')))
     if not_compared:
         notes.append(f"not compared: {'; '.join(not_compared[:5])}" + (" ..." if len(not_compared) > 5 else ""))
     fewer = [f"{a} vs {b} ({len(shared)} of {len(sel.tasks)})" for a, b, shared in comparable

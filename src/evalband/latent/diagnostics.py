@@ -16,7 +16,27 @@ from .cells import cells_from, check_connected
 from .irt_fit import fit_irt
 from ..display.notes import NoteKind
 
-__all__ = ["items", "ItemsResult", "item_total_correlation", "duplicate_patterns"]
+__all__ = ["items", "ItemsResult", "item_total_correlation", "duplicate_patterns", "FLAG_ORDER", "flag_rank"]
+
+#: flags in the order a maintainer should read them (a likely wrong key first); the first words of each flag
+FLAG_ORDER = ("negative discrimination: likely a wrong answer key", "negative discrimination (within noise)",
+              "no information", "near-duplicate response pattern", "saturated")
+
+
+def flag_rank(flag: str) -> int:
+    """The place of an item's (first) flag in :data:`FLAG_ORDER`; an item without a flag comes after them all.
+
+    Examples
+    --------
+    >>> flag_rank("saturated: every model right"), flag_rank("negative discrimination: likely a wrong answer key")
+    (4, 0)
+    >>> flag_rank("")
+    5
+    """
+    for k, start in enumerate(FLAG_ORDER):
+        if flag.startswith(start):
+            return k
+    return len(FLAG_ORDER)
 
 #: the ability grid (standardized) on which task information is summarized
 GRID = np.linspace(-4.0, 4.0, 161)

@@ -11,12 +11,10 @@ import pandas as pd
 
 from ...display import decimals_for, format_interval, format_level, format_percent, format_value
 from ..section import Section, Table
+from ...latent.diagnostics import FLAG_ORDER, flag_rank
 
 __all__ = ["items_section", "flagged_rows", "information_rows", "FLAG_ORDER", "MAX_ITEMS_SHOWN"]
 
-#: flags in the order a maintainer should read them (a likely wrong key first); the first words of each flag
-FLAG_ORDER = ("negative discrimination: likely a wrong answer key", "negative discrimination (within noise)",
-              "no information", "near-duplicate response pattern", "saturated")
 #: flagged items listed in the report (all of them with ``evalband items FILE``)
 MAX_ITEMS_SHOWN = 200
 
@@ -28,14 +26,6 @@ _REFERENCES = (
     ("Hofmann, V. et al. (2025). Fluid language model benchmarking. Conference on Language Modeling (COLM).",
      None),
 )
-
-
-def _kind(flag: str) -> int:
-    """The place of an item's (first) flag in :data:`FLAG_ORDER`."""
-    for k, start in enumerate(FLAG_ORDER):
-        if flag.startswith(start):
-            return k
-    return len(FLAG_ORDER)
 
 
 def _digits_of(low, high) -> int:
@@ -62,7 +52,7 @@ def flagged_rows(frame: pd.DataFrame, limit: int = MAX_ITEMS_SHOWN) -> pd.DataFr
     flagged = frame[frame["flag"] != ""]
     if flagged.empty:
         return pd.DataFrame()
-    key = np.array([_kind(f) for f in flagged["flag"]])
+    key = np.array([flag_rank(f) for f in flagged["flag"]])
     order = np.lexsort((np.arange(len(flagged)), flagged["discrimination"].to_numpy(dtype=float), key))
     level = format_level(float(frame["confidence_level"].iloc[0]))
     rows = []
@@ -111,11 +101,11 @@ def _findings(result) -> list:
         counts: dict = {}
         for f in flags:
             for part in f.split("; "):
-                k = _kind(part)
+                k = flag_rank(part)
                 name = FLAG_ORDER[k] if k < len(FLAG_ORDER) else part
                 counts[name] = counts.get(name, 0) + 1
         out.append("Flags: " + "; ".join(f"{name} ({n:,})" for name, n in
-                                        sorted(counts.items(), key=lambda kv: _kind(kv[0]))) + ".")
+                                        sorted(counts.items(), key=lambda kv: flag_rank(kv[0]))) + ".")
         wrong = frame[frame["flag"].str.startswith(FLAG_ORDER[0])]
         if len(wrong):
             shown = ", ".join(f"{t} / {i}" for t, i in zip(wrong["task"].head(5), wrong["item"].head(5)))
