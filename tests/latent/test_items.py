@@ -77,3 +77,15 @@ def test_rasch_and_errors():
     assert spearmanr(res.to_frame().set_index("item").loc[[f"i{k:03d}" for k in range(60)], "difficulty"], b)[0] > 0.9
     with pytest.raises(InputError, match="item-level"):
         eb.items("example:vtab")
+
+
+def test_clusters_the_item_model_does_not_use_are_said():
+    """Nothing given is dropped silently: item data with clusters get a caveat that the item-level latent model
+    treats items as independent."""
+    rng = np.random.default_rng(0)
+    rows = [(f"m{m}", "t", f"q{i}", f"c{i // 5}", int(rng.random() < 0.5)) for m in range(8) for i in range(40)]
+    df = pd.DataFrame(rows, columns=["model", "task", "item", "cluster", "score"])
+    assert any(getattr(n, "code", None) == "latent.clusters-not-used" for n in eb.items(df, n_draws=50, rng=0).notes)
+    plain = df.drop(columns="cluster")
+    assert not any(getattr(n, "code", None) == "latent.clusters-not-used"
+                   for n in eb.items(plain, n_draws=50, rng=0).notes)

@@ -242,8 +242,18 @@ def cells_from(data, *, models=None, tasks=None, **read_options) -> Cells:
     resp = _responses(table)
     m, t, s, n = resp.cell_counts()
     order = np.argsort(m * len(resp.tasks) + t, kind="stable")
+    if table.has_clusters:  # nothing a user gave is dropped silently
+        notes = (*notes, NOTE_CLUSTERS_NOT_USED(n_clusters=int(table.data.groupby(["task", "cluster"],
+                                                                                 observed=True).ngroups)))
     return Cells(resp.models, resp.tasks, m[order], t[order], s[order] / n[order], n[order], "items",
                  table.source, resp, notes, table.attribution)
+
+
+NOTE_CLUSTERS_NOT_USED = NoteKind(
+    'latent.clusters-not-used', 'caveat',
+    'the item-level latent model treats items as independent: the {n_clusters:,} clusters of the data are not '
+    'used, so intervals are too narrow where items within a cluster are correlated (`compare` and `rank` '
+    'resample whole clusters)')
 
 
 NOTE_NO_MEASURED_CELL_CHOSEN = NoteKind(
