@@ -102,6 +102,13 @@ class InputError(ArgumentError):
         self.where = ", ".join(where)
         super().__init__(f"{self.where}: {problem}" if self.where else problem)
 
+    def __reduce__(self):  # pickled (a Dask worker's error): rebuilt with its parts, its problem in words kept
+        return (_input_error, (type(self), self.problem, self.source, self.row, self.column))
+
+
+def _input_error(cls, problem, source, row, column):
+    return cls(problem, source=source, row=row, column=column)
+
 
 #: the exceptions that are a user's mistake (one line, exit 2 on the command line); anything else is a bug
 USER_ERRORS = (ArgumentError, ArgumentTypeError, MissingExtraError)

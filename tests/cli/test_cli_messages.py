@@ -67,3 +67,17 @@ def test_error_text_names_the_commands_own_options():
     # the file, row and column of an input error are printed as written, the problem in the command's words
     exc = InputError(words("give `{arg:rng}`"), source="rng=1.csv", row=3, column="method=joint")
     assert error_text(exc) == "rng=1.csv, row 3, column 'method=joint': give `--seed`"
+
+
+def test_an_input_error_from_a_worker_keeps_its_words():
+    """An InputError pickled (raised on a Dask worker) keeps its file, row and column and its problem as words,
+    so the command line still says the option, not the keyword."""
+    import pickle
+
+    from evalband._validate import InputError
+    from evalband._words import words
+    from evalband.cli._common import error_text
+
+    exc = pickle.loads(pickle.dumps(InputError(words("give `{arg:rng}`"), source="s.csv", row=4, column="score")))
+    assert str(exc) == "s.csv, row 4, column 'score': give `rng`"
+    assert error_text(exc) == "s.csv, row 4, column 'score': give `--seed`"
