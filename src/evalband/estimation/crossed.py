@@ -20,7 +20,8 @@ from .._validate import ArgumentError, check_confidence_level
 from ..display.reprs import displayed
 from .confidence import ConfidenceInterval
 
-from ..selection.facet_design import ITEM, TaskDesign, facet_design, facet_table
+from ..selection.facet_design import facet_design, facet_table
+from ..selection.task_design import ITEM, TaskDesign
 from .small_clusters import bell_mccaffrey_df, cr2_factors
 from ..display.notes import NoteKind
 from .._words import words

@@ -18,7 +18,8 @@ from .._random import block_generator, name_key, run_entropy
 from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice, check_confidence_level,
                          check_positive_int)
 from .anova import anova_components
-from ..selection.facet_design import ITEM, FacetDesign, TaskDesign, facet_design, term_name, unique_rows
+from ..selection.facet_design import facet_design
+from ..selection.task_design import ITEM, FacetDesign, TaskDesign, term_name, unique_rows
 from .profile import profile_intervals
 from .reml import reml_components
 from ..display.reprs import displayed

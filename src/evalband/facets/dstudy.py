@@ -14,7 +14,7 @@ import pandas as pd
 from scipy.special import ndtri
 
 from .._validate import ArgumentError, check_confidence_level, check_probability
-from ..selection.facet_design import ITEM
+from ..selection.task_design import ITEM
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
 from .._words import words

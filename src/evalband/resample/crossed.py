@@ -17,7 +17,8 @@ from .._validate import ArgumentError, ArgumentTypeError, as_generator, check_ch
 from .replicates import Replicates
 from ._kernels import draw_counts
 from .floors import CellCounts
-from ..selection.facet_design import TaskDesign, facet_design, facet_table
+from ..selection.facet_design import facet_design, facet_table
+from ..selection.task_design import TaskDesign
 from ..estimation.small_clusters import bell_mccaffrey_df, cr2_factors
 from ..estimation.crossed import FEW_LEVELS, facet_family, crossed_pieces, _plural, unit_family, few_levels_notes  # noqa: F401
 from ..display.notes import NoteKind
