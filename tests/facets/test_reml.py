@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from evalband.facets import facet_design, reml_components, variance_components
-from evalband.facets.components import _compact, _entity_cells
+from evalband.facets.component_fits import _compact, _entity_cells
 from evalband.io import read
 
 R1 = Path(__file__).resolve().parents[1] / "fixtures" / "facets" / "reml_r1.csv"
