@@ -24,12 +24,11 @@ import pandas as pd
 from .checks import (_COVERAGE_PREFIX, ITEM_COLUMNS, SCORE_LETTERS, SUMMARY_COLUMNS,  # noqa: F401
                             MAX_MAGNITUDE, _at, _constant_within, _labels, _measure, _require, _row_name, natural_labels,
                             parse_scores, row_order, same_as_previous, sort_rows)
-from .codes import codes_of, combined_key, run_bounds, distinct_pairs, first_duplicate, small_int
+from .codes import codes_of, combined_key, run_bounds, distinct_pairs
 from .labels import natural_order
 from .._validate import ArgumentError, InputError, check_names
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
-from .._words import words
 from .._words import concat
 
 __all__ = ["ResultsTable", "TaskData", "Counts", "SCORE_LETTERS", "parse_scores"]
@@ -112,12 +111,6 @@ class Counts:
         return self.correct / self.n
 
 
-NOTE_FACET_ANALYSES_OVER_ITEMS = NoteKind(
-    'data.facet-analyses-over-items', 'info',
-    "facet{value} {value2}: analyses over items average each item's rows over its facet levels")
-NOTE_SCORES_DECLARED_UNBOUNDED_PROPORTION = NoteKind(
-    'data.scores-declared-unbounded-proportion', 'caveat',
-    'scores declared unbounded: proportion intervals and pass@k do not apply')
 #: the coverage notes of a table (said again whenever its rows change: :meth:`ResultsTable._with_coverage_notes`)
 COVERAGE_UNSHARED = NoteKind("data.coverage-unshared-items", "excluded",
                              UNSHARED_NOTE + " ({shown}); analyses that resample each model independently keep them")
@@ -199,87 +192,10 @@ class ResultsTable:
         passes over arrays. ``_owned``: the frame is the reader's own, and its columns are released as they are
         read (memory for one copy of the data, not two).
         """
-        notes = list(notes)
-        facets = tuple(str(f) for f in ([facets] if isinstance(facets, str) else facets))
-        _require(df, ("model", "task", "item", "score", *facets), source)
-        reserved = [f for f in facets if f in RESERVED]
-        if reserved or len(set(facets)) != len(facets):
-            raise InputError(f"facet column {reserved[0] if reserved else facets[0]!r} "
-                             + ("has a role of its own" if reserved else "is named twice")
-                             + "; facets are other label columns (prompt, judge, run, ...)", source=source)
-        if len(df) == 0:
-            raise InputError("no rows to analyse", source=source)
+        from .items import item_frame
 
-        def column(name):
-            return df.pop(name) if _owned else df[name]
-
-        out = pd.DataFrame(index=df.index)
-        for col in ("model", "task", "item"):
-            out[col] = _labels(column(col), col, source, row_word, notes)
-        has_trials = "trial" in df.columns
-        trial_order = None
-        if has_trials:
-            trial_text = _labels(column("trial"), "trial", source, row_word, notes)
-            trial_order = natural_order(trial_text.cat.categories)
-            rank = small_int(pd.Index(trial_order).get_indexer(list(trial_text.cat.categories)))
-            out["trial"] = rank[trial_text.cat.codes.to_numpy()]
-            del trial_text
-        else:
-            out["trial"] = np.zeros(len(df), dtype=np.int8)
-        for col in ("cluster", "group", *facets):
-            if col in df.columns:
-                out[col] = _labels(column(col), col, source, row_word, notes)
-        score = parse_scores(df["score"], source=source, row_word=row_word)
-        if not unbounded:
-            bad = np.flatnonzero((score < 0) | (score > 1))
-            if bad.size:
-                pos = bad[0]
-                raise InputError(
-                    words('score {value!r} lies outside [0, 1] ({size} such row{value2}); if the score is not a proportion, declare it unbounded ({py:unbounded=True}{cli:--unbounded})', value=float(score[pos]), size=bad.size, value2='s' if bad.size > 1 else ''),
-                    source=source, row=_row_name(df.index[pos], row_word), column="score",
-                )
-        if _owned:
-            del df["score"]
-        out["score"] = score
-        del score
-        for col in MEASURES:
-            if col in df.columns:
-                out[col], note = _measure(df[col], col, source, row_word, unbounded=unbounded)
-                notes += note
-        scores = out["score"].to_numpy()
-        if not unbounded and bool(np.all((scores == 0.0) | (scores == 1.0))):
-            kind = "binary"
-        elif unbounded:
-            kind = "unbounded"
-            notes.append(NOTE_SCORES_DECLARED_UNBOUNDED_PROPORTION())
-        else:
-            kind = "bounded"
-        del scores
-
-        keys = ("task", "model", "item", *facets, "trial")
-        out = natural_labels(out, keys, ("cluster", "group"))
-        order = row_order(out, keys)  # the canonical order; the checks below name rows in the source's order
-        same = same_as_previous(out, keys, order)
-        dup = first_duplicate(same, order)
-        if dup is not None:
-            first, second, count = dup
-            row = out.iloc[first]
-            what = f"model '{row['model']}', task '{row['task']}', item '{row['item']}'"
-            what += "".join(f", {f} '{row[f]}'" for f in facets)
-            if has_trials:
-                what += f", trial '{trial_order[int(row['trial'])]}'"
-            raise InputError(
-                f"duplicate result for {what} (also {_at(out.index[second], row_word)}; {count} duplicated rows)"
-                + ("" if has_trials else "; repeated trials need a trial column"),
-                source=source, row=_row_name(out.index[first], row_word),
-            )
-        del same
-        _constant_within(out, "cluster", ["task", "item"], "item", source, row_word)
-        _constant_within(out, "group", ["task"], "task", source, row_word)
-        out = sort_rows(out, order)
-        del order
-        if facets:
-            notes.append(NOTE_FACET_ANALYSES_OVER_ITEMS(value='s' if len(facets) > 1 else '', value2=', '.join(facets)))
+        out, kind, notes, has_trials, facets = item_frame(df, source=source, unbounded=unbounded, row_word=row_word,
+                                                          notes=notes, facets=facets, owned=_owned)
         table = cls(out, "item", kind, source, tuple(notes), attribution, has_trials, True, facets)
         return table._with_coverage_notes()
 
