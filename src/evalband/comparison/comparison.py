@@ -13,15 +13,15 @@ from ..aggregate import aggregate_notes, evaluate_aggregates
 from ..resample import ReplicateSet, replicates_for
 from ..selection import select
 from .exact import mcnemar_exact
+from .few_discordant import exact_when_few_discordant
 from .multiplicity import CORRECTIONS
 from ._analytic import analytic as _analytic, pooled_item_correlation as _pooled_item_correlation, \
     task_variances as _task_variances
-from .pairs import pair_position
-from .pairwise import PairwiseComparison, adjusted, interval_label, pairwise_differences
-from .permutation import paired_permutation_test
+from .pairwise import PairwiseComparison, pairwise_differences
+from .per_task import task_comparison
 from .p_values import INTERVAL_METHODS, p_floor
 from .sensitivity import DEFAULT_CORRELATIONS, correlated_replicates, describe_sweep
-from .verdict import MIN_DISCORDANT, check_margin, reading, verdict_detail
+from .verdict import check_margin
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
 from .._words import words
@@ -398,7 +398,7 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
                 and table.binary_items and reps.unit == "item":
             # one task: a weighted mean of it is its mean, so the exact test of the task applies to the aggregate
             sc = per_task_var[0]["scores"]
-            aggregates = [_exact_when_few_discordant(replace(
+            aggregates = [exact_when_few_discordant(replace(
                 pc, p_mcnemar=mcnemar_exact(sc[pc.index_a], sc[pc.index_b],
                                             alternative=alternative).p_value.astype(float)),
                 sc[pc.index_a], sc[pc.index_b], options) if aggs[k].linear_weights is not None else pc
@@ -418,9 +418,9 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     if per_task:
         for t, task in enumerate(reps.tasks):
             task_options = {**options, "family": family.get("tasks", {}).get(task)}
-            task_results.append(_task_comparison(t, task, table, reps, main_reps, paired, summary, rho,
-                                                 per_task_var, permutation, n_permutations, gen, task_options,
-                                                 strata, jk_all, binomial))
+            task_results.append(task_comparison(t, task, table, reps, main_reps, paired, summary, rho,
+                                                per_task_var, permutation, n_permutations, gen, task_options,
+                                                strata, jk_all, binomial))
     if getattr(reps, "heavy_tails", False):
         aggregates = [_central(pc, av.samples, reps) for pc, av in zip(aggregates, aggs)]
         task_results = [_central(pc, main_reps[:, :, t], reps) for t, pc in enumerate(task_results)]
@@ -456,101 +456,3 @@ PER_TASK_ROWS = 1_000_000
 #: what `missing` may be: tasks some model lacks are dropped, each pair uses the tasks both have, or the
 #: latent-ability model uses every cell
 MISSING = ("drop", "common", "ability")
-
-
-def _task_comparison(t, task, table, reps, main_reps, paired, summary, rho, per_task_var, permutation,
-                     n_permutations, gen, options, strata=None, jk_all=None, binomial=False):
-    m = len(reps.models)
-    obs = np.asarray(reps.observed[:, t], dtype=np.float64)
-    samples = main_reps[:, :, t]
-    jk = None if jk_all is None else jk_all[:, :, t]
-    info = None if per_task_var is None else per_task_var[t]
-
-    if info is not None:
-        def se_fn(ia, ib):
-            pos, _ = pair_position(ia, ib, m)
-            return np.sqrt(info["vd"][pos])
-
-        def corr_fn(ia, ib):
-            pos, _ = pair_position(ia, ib, m)
-            return info["corr"][pos]
-    elif summary and binomial:
-        var = obs * (1 - obs) / float(np.asarray(reps.n_units)[t])
-
-        def se_fn(ia, ib):
-            return np.sqrt(np.maximum(var[ia] + var[ib] - 2 * rho * np.sqrt(var[ia] * var[ib]), 0.0))
-
-        def corr_fn(ia, ib):
-            return np.full(ia.shape, rho, dtype=float)
-    else:
-        se_fn = corr_fn = None
-    res = pairwise_differences(obs, samples, reps.models, statistic=str(task), scope="task", jackknife=jk,
-                               jackknife_strata=strata, n_units=float(np.asarray(reps.n_units)[t]),
-                               se_analytic=se_fn, correlation=corr_fn, keep_replicates=False,
-                               assumed_correlation=rho if summary else None, **options)
-    if info is not None and table is not None:
-        scores = info["scores"]
-        a, b = scores[res.index_a], scores[res.index_b]
-        extra = {}
-        if table.binary_items:
-            extra["p_mcnemar"] = mcnemar_exact(a, b, alternative=options["alternative"]).p_value.astype(float)
-        if permutation:
-            perm = paired_permutation_test(a, b, n_resamples=n_permutations, alternative=options["alternative"],
-                                           rng=gen)
-            extra["p_permutation"] = np.asarray(perm.p_value, dtype=float)
-        if extra:
-            res = replace(res, **extra)
-        if "p_mcnemar" in extra and reps.unit == "item":
-            res = _exact_when_few_discordant(res, a, b, options)
-    return res
-
-
-def _exact_when_few_discordant(res, a, b, options):
-    """Binary paired scores with fewer than MIN_DISCORDANT discordant items, or a bootstrap that never varies (every
-    discordant item favours one model): exact McNemar p-value and verdict.
-
-    Only discordant items carry information about a difference in accuracy; with few of them the bootstrap
-    distribution of the difference is coarse (all 3 discordant items favouring A give the interval (100, 100)),
-    while McNemar's test is exact for any number. The verdict is 'A better'/'B better' when the (corrected)
-    McNemar p-value is at most ``1 - confidence_level`` and the margin is 0; McNemar's test says nothing about a
-    margin, so with a margin the pair stays 'not yet decided'. The interval shown is still the bootstrap one.
-    """
-    disc = np.sum(np.asarray(a) != np.asarray(b), axis=-1)
-    flat = ~(np.isfinite(res.ci.low) & np.isfinite(res.ci.high)) & np.isfinite(res.difference) & (
-        np.asarray(res.verdict_basis) == "degenerate interval")  # every item discordant the same way, say
-    use = (disc < MIN_DISCORDANT) | flat
-    if not use.any():
-        return res
-    p = res.p_value.copy()
-    p[use] = res.p_mcnemar[use]
-    correction = options["correction"]
-    if correction in ("bonferroni", "holm", "bh"):
-        p_adj = adjusted(p, correction, options.get("family"))
-    elif correction == "max-t":  # Bonferroni for the exact p-values (max-t needs replicates)
-        p_adj = res.p_adjusted.copy()
-        p_adj[use] = np.minimum(1.0, p[use] * p.size)
-    else:
-        p_adj = p.copy()
-    alpha = 1 - options["confidence_level"]
-    verdicts = res.verdict.copy()
-    basis = list(res.verdict_basis)
-    readings = list(res.readings)
-    details = list(res.verdict_detail) if res.verdict_detail is not None else None
-    label = interval_label(correction)
-    for k in np.flatnonzero(use):
-        decided = p_adj[k] <= alpha and options["margin"] == 0 and res.difference[k] != 0
-        verdicts[k] = ("A better" if res.difference[k] > 0 else "B better") if decided else "not yet decided"
-        basis[k] = "exact McNemar"
-        reason = (f"with fewer than {MIN_DISCORDANT} the bootstrap is unreliable" if disc[k] < MIN_DISCORDANT
-                  else "every discordant item favours one model (the bootstrap never varies)")
-        why = (f"(exact McNemar p = {p[k]:.2g} on {int(disc[k])} discordant item{'s' if disc[k] != 1 else ''}:"
-               f" {reason}, so the verdict follows the exact test"
-               f"{'; it does not test a margin' if options['margin'] > 0 else ''})")
-        readings[k] = reading(res.model_a[k], res.model_b[k], res.difference[k], res.ci.low[k], res.ci.high[k],
-                              verdicts[k], se=res.se[k], confidence_level=res.interval_level, scale=res.scale,
-                              unit="points", label=label, extra=why)
-        if details is not None:  # the exact test decides at a zero margin only: the verdict's words, no more
-            details[k] = verdict_detail(verdicts[k], res.ci.low[k], res.ci.high[k], model_a=res.model_a[k],
-                                        model_b=res.model_b[k])
-    return replace(res, p_value=p, p_adjusted=p_adj, verdict=verdicts, verdict_basis=tuple(basis),
-                   readings=tuple(readings), verdict_detail=None if details is None else tuple(details))
