@@ -157,7 +157,7 @@ NOTE_NO_UNIT_RATED_BOTH = NoteKind('judges.no-unit-rated-both', 'info',
 
 def _judge_reference(table, *, reference, judges=None, crowd=None, entropy, seed=None, n_resamples=2000,
                      method="percentile", confidence_level=0.95) -> ReferenceResult:
-    from .interrater import evaluate
+    from .agreement_intervals import evaluate
 
     notes = []
     raters = table.raters
