@@ -7,7 +7,8 @@
 
 from ._kernels import draw_counts, draw_indices
 from .columns import ItemColumns
-from .engine import RESAMPLING, available_cores, bootstrap, use_executor, use_threads
+from .engine import RESAMPLING, bootstrap
+from .execution import available_cores, use_executor, use_threads
 from .items import ItemReplicates, bootstrap_items
 from .intervals import INTERVAL_METHODS, bca_acceleration, central_se, interval
 from .replicates import Replicates, ReplicateSet
