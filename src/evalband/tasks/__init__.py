@@ -18,7 +18,8 @@ from .anova import RMAnovaResult, greenhouse_geisser, mauchly, rm_anova
 from .bayes_hierarchical import hierarchical_bayes, task_differences
 from .bayes_signedrank import (BayesSignedRankResult, BayesSignedRankTests, bayes_signed_rank,
                                bayes_signed_rank_tests)
-from .friedman import FriedmanResult, NemenyiResult, cliques_from_significance, friedman, nemenyi
+from .friedman import FriedmanResult, friedman
+from .posthoc import NemenyiResult, cliques_from_significance, nemenyi
 from .friedman_exact import PermutationPValue, friedman_permutation_p_value
 from .profiles import PerformanceProfile, performance_profile, run_scores
 from .run import TESTS, TaskTestResult, run_test

@@ -241,6 +241,14 @@ def complete_cases(matrix: ScoreMatrix, *, min_tasks: int = 2, what: str = "this
                        matrix.source, tuple(notes), matrix.dropped_tasks + dropped)
 
 
+def ranked_cases(scores, models, tasks, what: str) -> ScoreMatrix:
+    """The complete-case score matrix of a test on mean ranks (Friedman, Nemenyi): at least 2 models and 2 tasks."""
+    matrix = as_score_matrix(scores, models, tasks)
+    if matrix.n_models < 2:
+        raise ArgumentError(f"{what} needs at least 2 models; got {matrix.n_models}.")
+    return complete_cases(matrix, min_tasks=2, what=what)
+
+
 def _lacking(matrix: ScoreMatrix) -> str:
     """' (B lacks 'law'; C lacks 'law', 'math'); choose models with `models`', as compare says it; '' when every
     model has every task."""

@@ -16,7 +16,8 @@ from .._validate import ArgumentError, InputError, check_choice, check_confidenc
 from ._matrix import as_score_matrix, complete_cases
 from .anova import rm_anova
 from .bayes_signedrank import bayes_signed_rank_tests
-from .friedman import friedman, nemenyi
+from .friedman import friedman
+from .posthoc import nemenyi
 from .signedrank import signed_rank_tests
 from ..display.reprs import displayed
 from .._words import words

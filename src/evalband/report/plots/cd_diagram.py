@@ -30,7 +30,7 @@ def _require_matplotlib():
 
 def _unpack(result, mean_ranks, models, critical_difference, significant, cliques):
     """Take what the diagram needs from a result object, or from the keyword arguments."""
-    from ...tasks.friedman import cliques_from_significance
+    from ...tasks.posthoc import cliques_from_significance
 
     if result is not None:
         posthoc = getattr(result, "posthoc", result)
