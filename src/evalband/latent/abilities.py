@@ -16,7 +16,7 @@ from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_genera
                          check_confidence_level, check_positive_int, check_probability)
 from ..estimation.confidence import ConfidenceInterval
 from . import sigmoid_fit as sf
-from .cells import Cells, cells_from, check_connected
+from .cells import Cells, _choose, cells_from, check_connected
 from .predict import choose_holdout, holdout_summary, predictive_intervals
 from .resampling import pearson_residuals, refit, replicate_scores, item_weights
 from .item_abilities import UNCERTAINTY
@@ -178,12 +178,15 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
         if holdout >= 0.5:
             raise ArgumentError(words('`{arg:holdout}` is the share of measured cells held out for the check; {holdout:g} leaves too few to fit (use e.g. 0.1).', holdout=holdout))
     prior = _prior(prior)
-    cells = cells_from(data, models=models, tasks=tasks, **read_options)
+    # the data are read once: every model's cells; the chosen models' cells are taken from them
+    cells = cells_from(data, tasks=tasks, **read_options)
     chosen = None
     if models is not None:  # the scale of every model measured: fitted on all, the chosen ones reported
-        every = cells_from(data, tasks=tasks, **read_options)
-        if len(every.models) > len(cells.models) and _connected(every):
-            cells, chosen = every, cells.models
+        sub = _choose(cells, models, None)
+        if len(cells.models) > len(sub.models) and _connected(cells):
+            chosen = sub.models
+        else:
+            cells = sub
     check_connected(cells)
     if len(cells.models) < 2:
         raise InputError("a latent-ability model needs at least 2 models", source=cells.source)
