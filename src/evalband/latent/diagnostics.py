@@ -38,6 +38,59 @@ def flag_rank(flag: str) -> int:
             return k
     return len(FLAG_ORDER)
 
+
+
+def flag_name(flag: str) -> str:
+    """The kind of one flag, as counted: the flag's words without the item it names (every near-duplicate pattern is
+    one kind, ``'near-duplicate response pattern'``).
+
+    Examples
+    --------
+    >>> flag_name("near-duplicate response pattern (same as item 'q7')"), flag_name("saturated: every model right")
+    ('near-duplicate response pattern', 'saturated: every model right')
+    """
+    return FLAG_ORDER[3] if flag.startswith(FLAG_ORDER[3]) else flag
+
+
+def flag_counts(flags) -> tuple[int, int, dict]:
+    """Items counted by flag: ``(items flagged, items with more than one flag, {flag kind: items carrying it})``,
+    kinds (:func:`flag_name`) in the order of :data:`FLAG_ORDER`. An item is counted once in the first number and
+    under each of its flags in the last, so the counts by flag add up to more than the items flagged when some item
+    carries several flags (the second number says by how many items).
+
+    Examples
+    --------
+    >>> flag_counts(["", "saturated: every model wrong", "near-duplicate response pattern (same as item 'a')",
+    ...              "negative discrimination (within noise); near-duplicate response pattern (same as item 'b')"])
+    (3, 1, {'negative discrimination (within noise)': 1, 'near-duplicate response pattern': 2, 'saturated: every model wrong': 1})
+    """
+    counts: dict = {}
+    n_flagged = several = 0
+    for f in flags:
+        if not f:
+            continue
+        parts = {flag_name(p) for p in str(f).split("; ")}
+        n_flagged += 1
+        several += len(parts) > 1
+        for name in parts:
+            counts[name] = counts.get(name, 0) + 1
+    order = sorted(counts, key=lambda k: (flag_rank(k), k))
+    return n_flagged, several, {k: counts[k] for k in order}
+
+
+NOTE_ITEMS_FLAGGED = NoteKind("latent.items-flagged", "caveat", "{n:,} item{s} flagged{several}; items per flag: {counts}")
+
+
+def flag_note(flags):
+    """The note counting the flagged items and the items per flag (None when no item is flagged)."""
+    n, several, counts = flag_counts(flags)
+    if not n:
+        return None
+    return NOTE_ITEMS_FLAGGED(n=n, s="s" if n != 1 else "",
+                              several="" if not several else f" ({several:,} with more than one flag, counted under each)",
+                              counts=", ".join(f"{k} ({v:,})" for k, v in counts.items()))
+
+
 #: the ability grid (standardized) on which task information is summarized
 GRID = np.linspace(-4.0, 4.0, 161)
 
@@ -213,11 +266,9 @@ def items(data, *, model: str = "2pl", models=None, tasks=None, confidence_level
         "item_total": itc, "p_correct": p_correct, "n_models": n_models, "information": fit.a ** 2 / 4,
         "flag": flags, "confidence_level": level})
     frame = frame.iloc[np.lexsort((np.arange(len(frame)), frame["flag"].eq("").to_numpy()))].reset_index(drop=True)
-    n_flag = int((frame["flag"] != "").sum())
-    if n_flag:
-        counts = frame.loc[frame["flag"] != "", "flag"].str.split(";").str[0].value_counts()
-        notes.append(f"{n_flag:,} item{'s' if n_flag != 1 else ''} flagged: "
-                     + ", ".join(f"{k} ({v:,})" for k, v in counts.items()))
+    note = flag_note(frame["flag"])
+    if note is not None:
+        notes.append(note)
     info = _task_information(fit, resp, flags)
     draws = _ability_draws(fit.theta, fit.cov_theta, n_draws, entropy)
     from ..ranking import rank_models
