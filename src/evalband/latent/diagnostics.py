@@ -208,7 +208,14 @@ def items(data, *, model: str = "2pl", models=None, tasks=None, confidence_level
 
     * *negative discrimination: likely a wrong answer key*: the whole interval of ``a`` lies below 0 (stronger
       models get the item wrong more often); *negative discrimination (within noise)* when only the estimate is;
-    * *saturated*: every model right (or every model wrong): the item carries no information at these abilities;
+    * *saturated*: every model right (or every model wrong): the item carries no information at these abilities.
+      Its likelihood keeps rising as its difficulty moves past the models (to infinity), so the fit's difficulty
+      and discrimination there rest on the prior alone and are not reported: ``difficulty`` and
+      ``discrimination`` (with their intervals) are NaN, and the one-sided statement the data support is given
+      instead: every model wrong, ``difficulty_bound = 'above'`` and ``difficulty_ci_low`` the highest ability of
+      the models that answered it (the difficulty lies above the abilities measured; ``difficulty_ci_high`` NaN);
+      every model right, ``'below'`` and ``difficulty_ci_high`` the lowest such ability. (Rasch: the
+      discrimination stays the fixed 1.);
     * *no information*: the discrimination's interval covers 0 and the item-total correlation is below 0.1;
     * *near-duplicate response pattern*: the same responses as another item on at least 20 shared models, with at
       least 10% of them (and 3) in the minority, which chance rarely produces.
@@ -265,7 +272,10 @@ def items(data, *, model: str = "2pl", models=None, tasks=None, confidence_level
         "discrimination_ci_low": fit.a - z * se_a, "discrimination_ci_high": fit.a + z * se_a,
         "item_total": itc, "p_correct": p_correct, "n_models": n_models, "information": fit.a ** 2 / 4,
         "flag": flags, "confidence_level": level})
+    frame = _saturated_bounds(frame, fit.theta, resp.y, obs, estimated_slopes=model == "2pl")
     frame = frame.iloc[np.lexsort((np.arange(len(frame)), frame["flag"].eq("").to_numpy()))].reset_index(drop=True)
+    if frame["difficulty_bound"].notna().any():
+        notes.append(NOTE_SATURATED_BOUNDS(n=int(frame["difficulty_bound"].notna().sum())))
     note = flag_note(frame["flag"])
     if note is not None:
         notes.append(note)
@@ -326,6 +336,37 @@ def duplicate_patterns(y, obs, *, min_models: int = 20) -> np.ndarray:
     dup = firsts != cols
     out[cols[dup]] = firsts[dup]
     return out
+
+
+NOTE_SATURATED_BOUNDS = NoteKind(
+    "latent.saturated-difficulty-bounds", "caveat", "{n:,} saturated item(s) (every model right or every model wrong):"
+    " no difficulty or discrimination estimate (the fit there rests on the prior alone); their difficulty is only"
+    " known to lie above the highest ability measured (every model wrong) or below the lowest (every model right),"
+    " given as a one-sided interval (difficulty_bound)")
+
+
+def _saturated_bounds(frame, theta, y, obs, *, estimated_slopes: bool) -> pd.DataFrame:
+    """The saturated items' one-sided statement (see :func:`items`, Notes): no estimate, the difficulty above the
+    highest (every model wrong) or below the lowest (every model right) ability of the models that answered."""
+    yo = np.where(obs, y, np.nan)
+    with np.errstate(invalid="ignore"):
+        wrong = np.nanmax(yo, axis=0) <= 0
+        right = (np.nanmin(yo, axis=0) >= 1) & ~wrong
+    th = np.asarray(theta, dtype=float)[:, None]
+    top = np.where(obs, th, -np.inf).max(axis=0)
+    bottom = np.where(obs, th, np.inf).min(axis=0)
+    sat = wrong | right
+    out = frame.copy()
+    out["difficulty_bound"] = np.where(wrong, "above", np.where(right, "below", None))
+    out.loc[sat, "difficulty"] = np.nan
+    out["difficulty_ci_low"] = np.where(wrong, top, np.where(right, np.nan, out["difficulty_ci_low"]))
+    out["difficulty_ci_high"] = np.where(right, bottom, np.where(wrong, np.nan, out["difficulty_ci_high"]))
+    if estimated_slopes:
+        for c in ("discrimination", "discrimination_ci_low", "discrimination_ci_high", "information"):
+            out.loc[sat, c] = np.nan
+    cols = list(frame.columns)
+    cols.insert(cols.index("difficulty_ci_high") + 1, "difficulty_bound")
+    return out[cols]
 
 
 def _flags(a, a_low, a_high, y, obs, itc, dup, labels, model) -> list:

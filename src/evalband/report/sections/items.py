@@ -59,11 +59,15 @@ def flagged_rows(frame: pd.DataFrame, limit: int = MAX_ITEMS_SHOWN) -> pd.DataFr
     for x in flagged.iloc[order[:limit]].itertuples():
         da = _digits_of(x.discrimination_ci_low, x.discrimination_ci_high)
         db = _digits_of(x.difficulty_ci_low, x.difficulty_ci_high)
+        # a saturated item: no estimate, its difficulty beyond the abilities measured ('> x' / '< x')
+        bound = getattr(x, "difficulty_bound", None) in ("above", "below")
         rows.append({"task": str(x.task), "item": str(x.item), "flag": str(x.flag),
-                     "discrimination": format_value(float(x.discrimination), da),
-                     f"{level} CI": format_interval(float(x.discrimination_ci_low), float(x.discrimination_ci_high),
-                                                    da),
-                     "difficulty": format_value(float(x.difficulty), db),
+                     "discrimination": "" if not np.isfinite(x.discrimination) else
+                     format_value(float(x.discrimination), da),
+                     f"{level} CI": "" if not np.isfinite(x.discrimination_ci_low) else
+                     format_interval(float(x.discrimination_ci_low), float(x.discrimination_ci_high), da),
+                     "difficulty": format_interval(float(x.difficulty_ci_low), float(x.difficulty_ci_high), 2)
+                     if bound else format_value(float(x.difficulty), db),
                      "item-total r": "" if not np.isfinite(x.item_total) else f"{x.item_total:.2f}",
                      "share right": format_percent(x.p_correct), "models": f"{int(x.n_models):,}"})
     return pd.DataFrame(rows)
