@@ -95,6 +95,10 @@ def flag_note(flags):
 GRID = np.linspace(-4.0, 4.0, 161)
 
 
+NOTE_ITEMS_HEADLINE = NoteKind("latent.items-headline", "info",
+                               "{n_items:,} items of {n_tasks} tasks, {n_models} models ({model}); {flagged:,} item{s} flagged")
+
+
 @displayed
 
 
@@ -160,8 +164,8 @@ class ItemsResult:
 
     def headline(self) -> str:
         flagged = int((self.frame["flag"] != "").sum())
-        return (f"{len(self.frame):,} items of {len(self.tasks)} tasks, {len(self.models)} models ({self.model});"
-                f" {flagged:,} item{'s' if flagged != 1 else ''} flagged")
+        return NOTE_ITEMS_HEADLINE(n_items=len(self.frame), n_tasks=len(self.tasks), n_models=len(self.models),
+                                   model=self.model, flagged=flagged, s="s" if flagged != 1 else "")
 
 
 NOTE_SCALE_ABILITIES_STANDARDIZED_MEAN = NoteKind(
