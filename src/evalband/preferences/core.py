@@ -414,6 +414,12 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
     elif method == "elo":
         res = elo_ratings(table, units, boot, k=k)
     elif style is not None:
+        partial = [n for n in getattr(table, "notes", ()) if getattr(n, "code", None) == "io.partial-conv-metadata"]
+        if partial and not table.features:  # Chatbot Arena records with style counts on some battles only
+            raise ArgumentError(words(
+                "`{arg:style}` needs style counts on every battle, and {n_missing:,} of {n:,} battles have no"
+                " conv_metadata (at {at}{more}): run without `{arg:style}`, or leave the battles without"
+                " conv_metadata out of the file (FastChat's add_markdown_info.py writes it)", **partial[0].params))
         names = style_names(style, list(table.features))
         if not names:
             raise ArgumentError(words('`{arg:style}` names no feature.'))
