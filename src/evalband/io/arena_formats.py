@@ -32,6 +32,7 @@ import pandas as pd
 from .._cells import check_cells
 from .._validate import ArgumentError, InputError
 from .battles import battles_from_frame
+from ..data.battles import partial_style_error
 from ..display.notes import NoteKind
 from .._words import words
 
@@ -69,13 +70,6 @@ NOTE_BATTLES_PUT_TIME_ORDER = NoteKind('io.battles-put-time-order', 'info',
 NOTE_PARTIAL_CONV_METADATA = NoteKind(
     "io.partial-conv-metadata", "excluded", "{n_missing:,} of {n:,} battles have no conv_metadata (style counts; at"
     " {at}{more}): no style features read, since style control (`{arg:style}`) needs them on every battle")
-
-
-def partial_style_error(params):
-    """The message when style control is asked for on battles with style counts on some battles only."""
-    return words("`{arg:style}` needs style counts on every battle, and {n_missing:,} of {n:,} battles have no"
-                 " conv_metadata (at {at}{more}): run without `{arg:style}`, or leave the battles without"
-                 " conv_metadata out of the file (FastChat's add_markdown_info.py writes it)", **params)
 
 
 def read_fastchat(records, where, source: str, *, anonymous_only: bool = True, style_cols=None) -> "BattleTable":
