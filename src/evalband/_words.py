@@ -83,7 +83,10 @@ def _fill(template: str, params: Mapping, audience: str, vocabulary: Vocabulary)
         if whole in ("{{", "}}"):
             return whole[0]
         if m.group(3):
-            return _param(params[m.group(3)], m.group(4), m.group(5))
+            value = params[m.group(3)]
+            if isinstance(value, Words) and not m.group(4) and not m.group(5) and audience != "python":
+                return _fill(value.template, value.params, audience, vocabulary)  # a message said in its words
+            return _param(value, m.group(4), m.group(5))
         body = _fill(m.group(2), params, audience, vocabulary)
         if m.group(1) in ("py", "cli"):
             return body if (audience == "python") == (m.group(1) == "py") else ""

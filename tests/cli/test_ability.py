@@ -163,10 +163,33 @@ def test_items_json_contract_and_flags(tmp_path):
     assert any(r["flag"] == "" for r in records)
     lib = eb.items(str(path), n_draws=200, rng=0).to_frame()
     assert [r["item"] for r in records] == lib["item"].astype(str).tolist()
-    np.testing.assert_allclose([r["discrimination"] for r in records], lib["discrimination"], rtol=1e-12)
+    # a saturated item has no discrimination (null in JSON, NaN in the library)
+    np.testing.assert_allclose([np.nan if r["discrimination"] is None else r["discrimination"] for r in records],
+                               lib["discrimination"], rtol=1e-12)
     flagged = [r["flag"] != "" for r in records]
     assert flagged == sorted(flagged, reverse=True)  # flagged items first
     assert {t["task"] for t in out["tasks"]} == {"t0", "t1", "t2"} and len(out["abilities"]) == 25
+
+
+def test_items_saturated_difficulty_is_one_sided(tmp_path):
+    """An item every model got right (or wrong) has no difficulty estimate (the fit's is the prior's: before, an
+    interval like (-32, 26)): JSON gives difficulty and discrimination null and the one-sided statement, the
+    difficulty below the lowest (above the highest) ability measured, as difficulty_ci_high (ci_low) with
+    difficulty_bound 'below' ('above'); the table says it as '< x' / '> x'."""
+    path = item_file(tmp_path)
+    out = json.loads(run("items", path, "-f", "json", "--n-resamples", 50).stdout)
+    abilities = [a["ability"] for a in out["abilities"]]
+    by = {r["item"]: r for r in out["records"]}
+    right = by["always"]
+    assert right["flag"] == "saturated: every model right" and right["difficulty_bound"] == "below"
+    assert right["difficulty"] is None and right["discrimination"] is None and right["difficulty_ci_low"] is None
+    assert right["difficulty_ci_high"] == pytest.approx(min(abilities))
+    assert all(r["difficulty_bound"] is None and r["difficulty"] is not None for r in out["records"]
+               if not r["flag"].startswith("saturated"))
+    assert "latent.saturated-difficulty-bounds" in {n["code"] for n in out["notes"]}
+    table = run("items", path, "--flagged").stdout
+    row = next(line for line in table.splitlines() if " always " in f" {line} ")
+    assert "< " in row and "(-" not in row.split("saturated")[0].split("always")[1]
 
 
 @pytest.mark.parametrize("fmt", ["table", "markdown", "csv"])

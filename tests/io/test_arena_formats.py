@@ -127,3 +127,34 @@ def test_arena_hard_through_arena_uses_the_baseline_for_the_reader():
     assert any("strong votes" in n for n in res.notes) and any("count battles, not weights" in n for n in res.notes)
     bt = arena(ARENA_HARD, baseline="gpt-4-0314", rng=1, n_resamples=100).to_frame()
     assert "predicted_win_rate" in bt.columns
+
+
+def test_fastchat_with_style_counts_on_some_battles_only(tmp_path):
+    """Chatbot Arena records where some battles lack ``conv_metadata`` (QA: ``arena`` refused the file, naming one
+    record and no remedy): without style control the battles are read and a counted note names those records;
+    with style control (``--style``, or ``style=`` in Python) the error says how many lack it, where, and what to
+    do."""
+    import evalband as eb
+    from typer.testing import CliRunner
+
+    from evalband._validate import ArgumentError
+    from evalband.cli.main import app
+
+    records = json.loads(FASTCHAT.read_text())
+    for k in (3, 7, 11):
+        records[k].pop("conv_metadata")
+    path = tmp_path / "battles.json"
+    path.write_text(json.dumps(records))
+    table = read_battles(path)
+    note = next(n for n in table.notes if getattr(n, "code", None) == "io.partial-conv-metadata")
+    assert note.params["n_missing"] == 3 and not table.features and note.params["at"].count(",") == 2
+    res = CliRunner().invoke(app, ["arena", str(path), "--n-resamples", "50", "--format", "json"])
+    assert res.exit_code == 0, res.stderr
+    assert "io.partial-conv-metadata" in {n["code"] for n in json.loads(res.stdout)["notes"]}
+    for style in ("length", "markdown"):
+        res = CliRunner().invoke(app, ["arena", str(path), "--n-resamples", "50", "--style", style])
+        assert res.exit_code == 2
+        assert "3 of 38 battles have no conv_metadata (at record" in res.stderr
+        assert "run without `--style`, or leave the battles without conv_metadata out" in res.stderr
+    with pytest.raises(ArgumentError, match=r"3 of 38 battles have no conv_metadata .*run without `style`"):
+        eb.arena(str(path), style="length", n_resamples=20)

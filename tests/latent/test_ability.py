@@ -185,3 +185,28 @@ def test_a_keyword_of_another_function_is_named_with_the_right_one():
         eb.ability(EPOCH, seed=1)
     with pytest.raises(ArgumentTypeError, match=r"unexpected keyword `scor_col`.*did you mean `score_col`\?"):
         eb.read(str(EPOCH), scor_col="x")
+
+
+def test_chosen_models_read_the_data_once(tmp_path, monkeypatch):
+    """``models=`` fits on every model and reports the chosen ones from one reading of the file (before, the file
+    was read twice: once for the chosen models, once for all); with item data the chosen models' responses are
+    kept, so an item-level fit on the chosen models alone (a graph the others do not connect) still runs."""
+    import evalband.io
+
+    rows = [(m, t, i, int((i * 7 + k * 3 + len(t)) % 5 < 2 + k % 3)) for k, m in enumerate("abcd") for t in "xy"
+            for i in range(15)]
+    path = tmp_path / "items.csv"
+    pd.DataFrame(rows, columns=["model", "task", "item", "score"]).to_csv(path, index=False)
+    real, calls = evalband.io.read, []
+    monkeypatch.setattr(evalband.io, "read", lambda *a, **k: calls.append(a) or real(*a, **k))
+    res = eb.ability(str(path), models=["b", "d"], n_resamples=30, rng=0)
+    assert len(calls) == 1 and res.models == ("b", "d") and res.notes[0].code == "latent.fit-on-every-model"
+    # two components (a, b on x; c, d on z): the chosen models' own component is fitted, from their responses
+    rows = [(m, t, i, int((i * 5 + k) % 3 == 0)) for k, (m, t) in enumerate(zip("aabbccdd", "xyxyzwzw"))
+            for i in range(12)]
+    pd.DataFrame(rows, columns=["model", "task", "item", "score"]).to_csv(path, index=False)
+    calls.clear()
+    for model in ("sigmoid", "2pl"):
+        sub = eb.ability(str(path), models=["b", "a"], model=model, n_resamples=30, rng=0)
+        assert set(sub.models) == {"a", "b"} and set(sub.tasks) == {"x", "y"}
+    assert len(calls) == 2

@@ -89,3 +89,36 @@ def test_clusters_the_item_model_does_not_use_are_said():
     plain = df.drop(columns="cluster")
     assert not any(getattr(n, "code", None) == "latent.clusters-not-used"
                    for n in eb.items(plain, n_draws=50, rng=0).notes)
+
+
+def test_flag_counts_are_items_and_agree_between_the_note_and_the_report():
+    """The flag summary counts items: every near-duplicate pattern is one kind (before, each pattern was its own
+    line, 'same as item i050 (1)', 'same as item i060 (1)', ...), and an item with several flags is counted under
+    each, said beside the number of items flagged; the items command's note and the report's items section give
+    the same numbers (before, the note counted each item's first flag and the report every flag: 3,279 vs 3,291
+    on MMLU-Pro)."""
+    import re
+
+    from evalband.latent.diagnostics import flag_counts
+    from evalband.report.sections.items import _findings
+
+    rng = np.random.default_rng(5)
+    theta, b = rng.normal(size=40), rng.normal(size=120)
+    y = (rng.random((40, 120)) < 1 / (1 + np.exp(-1.5 * (theta[:, None] - b)))).astype(float)
+    for k, src in ((2, 50), (3, 60), (4, 70), (5, 80)):  # four copies of four different items
+        y[:, k] = y[:, src]
+    y[:, 6] = 1 - y[:, 90]  # miskeyed, and so with a pattern of its own
+    y[:, 7] = y[:, 6]  # a copy of the miskeyed item: two flags
+    res = eb.items(frame(y), rng=0)
+    f = res.to_frame()
+    n, several, counts = flag_counts(f["flag"])
+    assert n == int((f["flag"] != "").sum()) and several >= 1
+    dup = int(f["flag"].str.contains("near-duplicate").sum())
+    assert counts["near-duplicate response pattern"] == dup >= 5
+    assert sum(counts.values()) == n + several + sum(f["flag"].str.count("; ") > 1)
+    note = next(x for x in res.notes if x.code == "latent.items-flagged")
+    assert f"near-duplicate response pattern ({dup:,})" in note and "same as item" not in note
+    assert note.startswith(f"{n:,} items flagged ({several:,} with more than one flag, counted under each)")
+    line = next(x for x in _findings(res) if x.startswith("Items per flag"))
+    assert re.findall(r"\(([\d,]+)\)", line.split("): ", 1)[1]) == re.findall(r"\(([\d,]+)\)", note.split(
+        "items per flag: ")[1])

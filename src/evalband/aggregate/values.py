@@ -16,6 +16,7 @@ from .core import get_aggregate
 from .._validate import ArgumentError
 from ..display.reprs import displayed
 from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["AggregateValues", "evaluate_aggregates", "aggregate_specs", "aggregate_notes", "linear_weights"]
 
@@ -153,6 +154,10 @@ def evaluate_aggregates(reps, aggregate="mean", *, weights=None, higher_is_bette
 SCALE_SPREAD = 10.0
 
 
+NOTE_SCALES_DIFFER = NoteKind('aggregate.unbounded-scales-differ', 'caveat',
+                              "'{name}' averages unbounded scores whose scales differ by a factor of {value:,.0f} across tasks (typical |score| {value2:.3g} on '{value3}', {value4:.3g} on '{value5}'): the tasks with large scores decide it; unless the scores are already normalized, normalize them (human and random baselines, as rliable does) or use a rank-based aggregate (mean-rank)")
+
+
 def _scale_note(name, observed, tasks) -> tuple[str, ...]:
     """A note when unbounded per-task scores live on scales so different that an aggregate on the score scale is
     decided by the tasks with large scores (raw Atari returns: Pong's +-21 beside Breakout's hundreds)."""
@@ -164,11 +169,7 @@ def _scale_note(name, observed, tasks) -> tuple[str, ...]:
     if ok.sum() < 2 or size[ok].max() <= SCALE_SPREAD * size[ok].min():
         return ()
     big, small = int(np.nanargmax(np.where(ok, size, np.nan))), int(np.nanargmin(np.where(ok, size, np.nan)))
-    return (f"'{name}' averages unbounded scores whose scales differ by a factor of {size[big] / size[small]:,.0f}"
-            f" across tasks (typical |score| {size[small]:.3g} on '{tasks[small]}', {size[big]:.3g} on"
-            f" '{tasks[big]}'): the tasks with large scores decide it; unless the scores are already normalized,"
-            " normalize them (human and random baselines, as rliable does) or use a rank-based aggregate"
-            " (mean-rank)",)
+    return (NOTE_SCALES_DIFFER(name=name, value=size[big] / size[small], value2=size[small], value3=tasks[small], value4=size[big], value5=tasks[big]),)
 
 
 def aggregate_notes(aggs) -> list[str]:

@@ -107,6 +107,20 @@ NOTE_CLUSTERS_IGNORED_ITEMS_TREATED = NoteKind('bayes.clusters-ignored-items-tre
                                                 'clusters ignored: items treated as independent (see the warning)')
 
 
+#: what the exact Beta-Binomial posterior rests on
+NOTE_CLUSTERS = NoteKind("bayes.clusters", "info", "clusters: {note}")
+NOTE_EXACT_GRID = NoteKind(
+    "bayes.exact-grid", "info", "exact Beta-Binomial posterior on a {grid_size} x {grid_size} grid per model; refining"
+    " the grid moves posterior means by at most {worst:.2g} posterior sd; the grid's edges lie at least {edge:.3g}"
+    " below the maximum log density")
+NOTE_PRIOR = NoteKind("bayes.prior", "info", "prior on each model's alpha and beta: {prior}")
+NOTE_AGGREGATE = NoteKind("bayes.aggregate", "info", "aggregate: {aggregate}")
+NOTE_INTERVALS_KINDS = NoteKind(
+    "bayes.interval-kinds", "info", "ci = equal-tailed credible interval of the true accuracy; hdi = highest-density"
+    " interval; pred = posterior predictive interval of the accuracy on a new test set of the same sizes (wider; what"
+    " published Bayesian analyses report)")
+
+
 def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0.95, weights=None,
                   group_weights=None, aggregate: str = "mean", models=None, tasks=None, grid_size: int = 96,
                   clusters: str | None = None, rng=None) -> BayesResult:
@@ -217,7 +231,7 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
             cluster_notes.append(NOTE_CLUSTERS_IGNORED_ITEMS_TREATED())
         else:
             cluster_notes.append(ignored_clusters_warning(effects, factor, chosen=True))
-        cluster_notes += [f"clusters: {note}" for note in effects.notes]
+        cluster_notes += [NOTE_CLUSTERS(note=note) for note in effects.notes]
     y, n = counts.correct, counts.n
     grid = fit_grid(y, n, prior, size=grid_size)
     alpha, beta = grid.sample(n_draws, gen)
@@ -238,15 +252,11 @@ def beta_binomial(data, *, prior=None, n_draws: int = 10_000, confidence_level=0
     if worst > SHIFT_TOLERANCE:
         warnings.append(f"refining the grid moved a posterior mean by {worst:.3g} posterior sd; raise grid_size")
     edge = float(grid.edge_drop[~grid.at_limit].min()) if (~grid.at_limit).any() else float("nan")
-    notes = [f"exact Beta-Binomial posterior on a {grid_size} x {grid_size} grid per model; refining the grid"
-             f" moves posterior means by at most {worst:.2g} posterior sd; the grid's edges lie at least"
-             f" {edge:.3g} below the maximum log density",
-             f"prior on each model's alpha and beta: {prior.label}",
-             f"aggregate: {agg_name}",
+    notes = [NOTE_EXACT_GRID(grid_size=grid_size, worst=worst, edge=edge),
+             NOTE_PRIOR(prior=prior.label),
+             NOTE_AGGREGATE(aggregate=agg_name),
              *left_notes,
-             "ci = equal-tailed credible interval of the true accuracy; hdi = highest-density interval;"
-             " pred = posterior predictive interval of the accuracy on a new test set of the same sizes"
-             " (wider; what published Bayesian analyses report)",
+             NOTE_INTERVALS_KINDS(),
              *cluster_notes, *table_notes]
     return BayesResult(
         method="beta-binomial", models=counts.models, tasks=counts.tasks, theta=theta,

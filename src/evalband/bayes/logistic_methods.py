@@ -9,6 +9,7 @@ import numpy as np
 from ._nuts import run_nuts
 from .logistic_terms import CENTRED_MIN_RATIO, _logistic_model
 from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["METHODS", "HMC_MIN_EFFECTS", "NUTS_WARMUP", "fit", "hmc_unconverged", "auto_method", "posterior_in_order",
            "inference_data", "LazyInferenceData"]
@@ -22,6 +23,15 @@ METHODS = ("auto", "hmc", "nuts", "laplace")
 #: level's scale has a wide, skewed posterior that no Gaussian whitens: HMC's trajectories of fixed length then
 #: mix it slowly (R-hat 1.02-1.03 in the tests), while NUTS adapts its trajectories, and such problems are small.
 HMC_MIN_EFFECTS = 10
+
+
+#: why the logistic model was fitted with NUTS rather than whitened HMC
+NOTE_NUTS_CHOSEN = NoteKind("bayes.nuts-chosen", "info", "NUTS (not HMC): {why}: no Gaussian whitens that posterior"
+                            " well; {arg:method='hmc'} forces HMC")
+NOTE_NUTS_NO_MODE = NoteKind("bayes.nuts-no-mode", "info", "NUTS (not HMC): {exc}")
+NOTE_NUTS_UNCONVERGED = NoteKind("bayes.nuts-hmc-unconverged", "caveat", "NUTS (not HMC): HMC's chains ({num_chains} x"
+                                 " {num_samples} after {num_warmup} warm-up) failed the convergence checks ({checks}),"
+                                 " so the posterior was refitted with NUTS")
 
 
 def auto_method(obs, n_models, n_tasks, info):
@@ -42,8 +52,7 @@ def auto_method(obs, n_models, n_tasks, info):
         why.append(f"{', '.join(few)} (fewer than HMC_MIN_EFFECTS = {HMC_MIN_EFFECTS})")
     if weak:
         why.append(f"weakly informed {', '.join(weak)}")
-    return "nuts", words("NUTS (not HMC): {why}: no Gaussian whitens that posterior well; {arg:method='hmc'}"
-                         " forces HMC", why="; ".join(why))
+    return "nuts", NOTE_NUTS_CHOSEN(why="; ".join(why))
 
 
 #: NUTS's warm-up when ``method='auto'`` falls back to it and no ``num_warmup`` was given.
@@ -100,11 +109,10 @@ def fit(method, obs, fit_m, fit_t, centred, info, *, num_warmup, num_samples, nu
         except ModeNotFound as exc:
             if not auto:
                 raise ValueError(words("`{arg:method}`={method!r} needs the posterior's mode, which was not found ({exc}); use {arg:method='nuts'}", method=method, exc=exc)) from None
-            fallback = [f"NUTS (not HMC): {exc}"]
+            fallback = [NOTE_NUTS_NO_MODE(exc=exc)]
         except _Unconverged as exc:
-            fallback = [f"NUTS (not HMC): HMC's chains ({num_chains} x {num_samples} after {num_warmup} warm-up)"
-                        f" failed the convergence checks ({str(exc)[:160]}), so the posterior was refitted with"
-                        " NUTS"]
+            fallback = [NOTE_NUTS_UNCONVERGED(num_chains=num_chains, num_samples=num_samples, num_warmup=num_warmup,
+                                              checks=str(exc)[:160])]
         if nuts_warmup is not None:
             num_warmup = nuts_warmup
     import jax.numpy as jnp

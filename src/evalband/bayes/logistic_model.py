@@ -56,7 +56,7 @@ from .._validate import InputError, check_choice, check_names, check_probability
 from ..data.table import Counts, ResultsTable
 from ._nuts import mcmc_options, require_numpyro
 from .diagnostics import diagnose
-from .exact import as_counts
+from .exact import NOTE_AGGREGATE, as_counts
 from .logistic_methods import (HMC_MIN_EFFECTS, METHODS, NUTS_WARMUP, auto_method, fit,  # noqa: F401
                                inference_data, posterior_in_order)
 from .logistic_terms import (CENTRED_MIN_RATIO, LEVELS, _effect, _logistic_model,  # noqa: F401
@@ -230,6 +230,9 @@ def _resolve_item_effects(data, m_names, t_names, item_effects):
                    " with item_effects=True (CLI: --item-effects)")
 
 
+NOTE_PARAMETRISATION = NoteKind("bayes.parametrisation", "info", "parametrisation: {text}")
+
+
 def _resolve_centred(parametrization, info):
     """Level -> centred (bool), and a note naming the choice."""
     parametrization = check_choice(parametrization, ("auto", "centered", "non-centered"), "parametrization")
@@ -241,7 +244,7 @@ def _resolve_centred(parametrization, info):
     text = ", ".join(f"{lv.replace('_', ' x ')} {label(c)}" + (f" (ratio {info[lv]:.3g})"
                                                                if parametrization == "auto" else "")
                      for lv, c in centred.items())
-    return centred, f"parametrisation: {text}"
+    return centred, NOTE_PARAMETRISATION(text=text)
 
 
 # --------------------------------------------------------------------------------------------- posterior
@@ -276,6 +279,11 @@ def _predictive_probs(eta, var, chunk=256):
         special.expit(x, out=x)
         out[s:s + chunk] = x @ w
     return out
+
+
+NOTE_LOGISTIC_MODEL = NoteKind("bayes.logistic-model", "info", "logistic model with {levels} effects, {fit}")
+NOTE_LOGISTIC_THETA = NoteKind("bayes.logistic-theta", "info", "theta = expected accuracy on the task's own items;"
+                               " pred = accuracy on a new test set of the same size from the same item population")
 
 
 def logistic(data, *, method="auto", item_effects=None, cluster_effects=None, parametrization="auto",
@@ -440,10 +448,9 @@ def logistic(data, *, method="auto", item_effects=None, cluster_effects=None, pa
     agg, agg_name = make_aggregator(t_names, task_groups, aggregate=aggregate, weights=weights,
                                     group_weights=group_weights)
     names = {"model": "model", "task": "task", "model_task": "model x task", "cluster": "cluster", "item": "item"}
-    notes = [f"logistic model with {', '.join(names[lv] for lv in levels)} effects, {fit_notes[0]}", param_note,
-             "theta = expected accuracy on the task's own items; pred = accuracy on a new test set of the same size"
-             " from the same item population", *fit_notes[1:], *([item_note] if item_note else []), *level_notes,
-             f"aggregate: {agg_name}", *table_notes]
+    notes = [NOTE_LOGISTIC_MODEL(levels=", ".join(names[lv] for lv in levels), fit=fit_notes[0]), param_note,
+             NOTE_LOGISTIC_THETA(), *fit_notes[1:], *([item_note] if item_note else []), *level_notes,
+             NOTE_AGGREGATE(aggregate=agg_name), *table_notes]
     return BayesResult(
         method="logistic", models=tuple(m_names), tasks=tuple(t_names), theta=theta,
         aggregate=agg(theta), observed=observed,

@@ -9,12 +9,13 @@ import numpy as np
 
 from ._nuts import EXTRA_MESSAGE, mcmc_options, require_numpyro, run_nuts
 from .diagnostics import diagnose
-from .exact import as_counts
+from .exact import NOTE_AGGREGATE, NOTE_PRIOR, as_counts
 from .logistic_model import ITEM_EFFECTS_MAX_ITEMS, logistic
 from .posterior import BayesResult, make_aggregator
 from .priors import parse_prior
 from .._validate import ArgumentError
 from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["nuts_beta_binomial", "logistic", "require_numpyro", "EXTRA_MESSAGE", "ITEM_EFFECTS_MAX_ITEMS"]
 
@@ -37,6 +38,10 @@ def _bb_model(y, n, family, params):
         with numpyro.plate("task", t):
             theta = numpyro.sample("theta", dist.Beta(alpha, beta))  # (T, M)
             numpyro.sample("y", dist.Binomial(n.T, probs=theta), obs=y.T)
+
+
+NOTE_NUTS_FIT = NoteKind("bayes.nuts-fit", "info", "Beta-Binomial hierarchy fitted with NUTS: {num_chains} chains x"
+                         " {num_samples} draws after {num_warmup} warm-up")
 
 
 def nuts_beta_binomial(data, *, prior=None, num_warmup: int = 1000, num_samples: int = 1000, num_chains: int = 4,
@@ -91,9 +96,8 @@ def nuts_beta_binomial(data, *, prior=None, num_warmup: int = 1000, num_samples:
     agg, agg_name = make_aggregator(counts.tasks, task_groups, aggregate=aggregate, weights=weights,
                                     group_weights=group_weights)
     pred_seed = int(gen.integers(0, 2**63 - 1))
-    notes = [f"Beta-Binomial hierarchy fitted with NUTS: {num_chains} chains x {num_samples} draws after"
-             f" {num_warmup} warm-up", f"prior on each model's alpha and beta: {prior.label}",
-             f"aggregate: {agg_name}", *table_notes]
+    notes = [NOTE_NUTS_FIT(num_chains=num_chains, num_samples=num_samples, num_warmup=num_warmup),
+             NOTE_PRIOR(prior=prior.label), NOTE_AGGREGATE(aggregate=agg_name), *table_notes]
     return BayesResult(
         method="beta-binomial (NUTS)", models=counts.models, tasks=counts.tasks, theta=theta,
         aggregate=agg(theta), observed=y / n,

@@ -567,13 +567,16 @@ def load_input(path, example, **options):
 #: the seed and the replicates of a command's run; the example data's source and licence
 SEED_REPLICATES = NoteKind("cli.seed-replicates", "info", "{seed_text}, {n_resamples:,} replicates")
 ATTRIBUTION = NoteKind("cli.data-attribution", "info", "{attribution}")
+SEED_NOTE = NoteKind("cli.seed", "info", "seed {seed}")
+#: the human formats' values in points (every command that scales proportions by 100)
+POINTS = NoteKind("cli.values-in-points", "info", "values in points (x100); JSON and CSV give fractions")
 
 
 def resolve_seed(seed: int | None) -> tuple[int, str]:
     """``--seed``, or the default seed of every command (:data:`evalband._defaults.SEED`, 0) when it is not given,
     and how to name it in notes (``"seed 0"``). The seed is passed to the library as ``rng``; the same command on
     the same data prints the same numbers, and commands agree with each other and with the report."""
-    return (SEED if seed is None else seed), f"seed {SEED if seed is None else seed}"
+    return (SEED if seed is None else seed), SEED_NOTE(seed=SEED if seed is None else seed)
 
 
 @contextlib.contextmanager

@@ -16,7 +16,7 @@ import dataclasses
 
 import typer
 
-from ._common import (emit_json, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, NResamplesOpt, SeedOpt, WideOpt, errors, output_format, parse_confidence, reads_input, resolve_seed, show,
+from ._common import (ATTRIBUTION, emit_json, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, NResamplesOpt, SeedOpt, WideOpt, errors, output_format, parse_confidence, reads_input, resolve_seed, show,
                       n_resamples_for)
 from .compare import CorrectionOpt
 from .._validate import ArgumentError
@@ -140,7 +140,7 @@ def ability(
         notes = [result.headline()] + [n for n in result.notes if not n.startswith("held-out check")]
         notes.append(NOTE_NOTE(seed_text=seed_text, n_resamples=result.n_resamples, value=_replicate_word(result)))
         if result.attribution:
-            notes.append(result.attribution)
+            notes.append(ATTRIBUTION(attribution=result.attribution))
         _print(result, fmt, notes, predict=predict, task_table=task_table, pairs=pairs)
 
 
@@ -148,6 +148,10 @@ MissingOpt = Annotated[str, typer.Option(
     "--missing", help="Tasks some model has no result on: drop (leave them out, the default), common (each pair"
                       " of models on the tasks both have; n_tasks per pair) or ability (ranks and differences from"
                       " the latent-ability model on every cell: evalband ability).")]
+
+
+NOTE_MISSING_ABILITY = NoteKind('cli.missing-ability', 'info',
+                                '--missing ability: every measured cell counts; ranks and differences of latent abilities ({model} model: score = sigmoid(slope_t (ability - difficulty_t)); evalband ability shows the fit, its predictions and --holdout check)')
 
 
 def latent_ranking(inputs: InputOptions, *, n_resamples, seed, confidence, correction: str, simultaneous: str):
@@ -160,12 +164,10 @@ def latent_ranking(inputs: InputOptions, *, n_resamples, seed, confidence, corre
     result = run(data, n_resamples=n_resamples_for("refit", n_resamples),
                  confidence_level=parse_confidence(confidence), correction=correction, simultaneous=simultaneous,
                  rng=seed, **(choose or {}))
-    notes = [f"--missing ability: every measured cell counts; ranks and differences of latent abilities"
-             f" ({result.model} model: score = sigmoid(slope_t (ability - difficulty_t)); evalband ability shows"
-             " the fit, its predictions and --holdout check)", *result.notes,
-             f"{seed_text}, {result.n_resamples:,} {_replicate_word(result)}"]
+    notes = [NOTE_MISSING_ABILITY(model=result.model), *result.notes,
+             NOTE_NOTE(seed_text=seed_text, n_resamples=result.n_resamples, value=_replicate_word(result))]
     if result.attribution:
-        notes.append(result.attribution)
+        notes.append(ATTRIBUTION(attribution=result.attribution))
     return result, notes
 
 
@@ -194,6 +196,10 @@ def holdout_fields(check) -> dict:
             "holdout_p_value": check.p_value, "holdout_rmse": check.rmse, "holdout_mae": check.mae,
             "holdout_baseline_rmse": check.baseline_rmse, "holdout_cells": check.n_cells,
             "holdout_skipped": check.skipped, "holdout_fraction": check.fraction}
+
+
+NOTE_PREDICTIONS_POINTS = NoteKind('cli.predictions-in-points', 'info',
+                                   'predicted scores and predictive intervals in points (x100)')
 
 
 def _print(result, fmt, notes, *, predict, task_table, pairs):
@@ -245,6 +251,6 @@ def _print(result, fmt, notes, *, predict, task_table, pairs):
              title=check.headline().replace("held-out check", "held-out cells"),
              value_cols=("observed", "predicted", "pi_low", "pi_high"), se_col=None, scale=100.0)
     if preds is not None:
-        show(preds, fmt, notes=notes + ["predicted scores and predictive intervals in points (x100)"],
+        show(preds, fmt, notes=notes + [NOTE_PREDICTIONS_POINTS()],
              value_cols=("predicted", "pi_low", "pi_high"), se_col=None, scale=100.0,
              title="predictions of the cells not measured")

@@ -18,6 +18,7 @@ from ._common import (ConfidenceOpt, FormatOpt, ModelsOpt, SchedulerOpt, SeedOpt
 from ._common import SEED_REPLICATES
 from .compare import CorrectionOpt, points_note
 from .._validate import ArgumentError
+from ..display.notes import NoteKind
 
 BattlesArg = Annotated[str, typer.Argument(
     help="Battles: a CSV/TSV/JSONL/Parquet table (model_a, model_b, winner; or left, right, winner), a Chatbot"
@@ -271,6 +272,10 @@ def _title(result) -> str:
     return f"{METHOD_NAMES[result.method]} ratings ({result.scale} scale)"
 
 
+NOTE_ARENA_UNITS = NoteKind('cli.arena-units', 'info',
+                            "{what}; rank CI: each model's bootstrap rank interval (1 = best); P(best): share of replicates in which it ranks first; {cluster}")
+
+
 def _unit_note(result) -> str:
     cluster = (f"{result.n_units:,} {result.unit_name} resampled whole" if result.cluster else
                f"{result.n_units:,} battles resampled independently")
@@ -283,8 +288,15 @@ def _unit_note(result) -> str:
         what = "ratings are log-strengths (logits, mean 0)"
     else:
         what = "ratings are strengths summing to 1, shown in points"
-    return (f"{what}; rank CI: each model's bootstrap rank interval (1 = best); P(best): share of replicates in"
-            f" which it ranks first; {cluster}")
+    return (NOTE_ARENA_UNITS(what=what, cluster=cluster))
+
+
+NOTE_ARENA_PAIRS_SHOWN = NoteKind('cli.arena-pairs-shown', 'info',
+                                  '{value} of {value2:,} pairs shown (neighbours in the ranking); JSON and CSV have them all; --models narrows the battles to some models')
+
+
+NOTE_WIN_PROBABILITY = NoteKind('cli.win-probability-column', 'info',
+                                'P(A wins): predicted probability that model_a beats model_b (a tie counting half), with its bootstrap interval')
 
 
 def _pairs(result, fmt: str, correction: str, notes: list) -> None:
@@ -302,8 +314,7 @@ def _pairs(result, fmt: str, correction: str, notes: list) -> None:
     readings = []
     if len(frame) > PAIRS_SHOWN:
         rows = np.flatnonzero(_neighbours(comp, order))
-        readings.append(f"{len(rows)} of {len(frame):,} pairs shown (neighbours in the ranking); JSON and CSV have"
-                        " them all; --models narrows the battles to some models")
+        readings.append(NOTE_ARENA_PAIRS_SHOWN(value=len(rows), value2=len(frame)))
     readings = [comp.readings[i] for i in rows[:10]] + [comp.decided_text()] + readings
     cols = ["model_a", "model_b", "difference", "se", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict",
             "win_probability", "win_probability_low", "win_probability_high", "confidence_level",
@@ -312,8 +323,7 @@ def _pairs(result, fmt: str, correction: str, notes: list) -> None:
     if fmt != "table-wide" and (shown["p_adjusted"] == shown["p_value"]).all():
         shown = shown.drop(columns="p_adjusted")
     if "win_probability" in shown:  # headed P(A wins), as in every table (evalband.display.HEADERS)
-        readings.append("P(A wins): predicted probability that model_a beats model_b (a tie counting half), with its"
-                        " bootstrap interval")
+        readings.append(NOTE_WIN_PROBABILITY())
     points = points_note([(comp.statistic, result.display_scale)])
     from ..comparison.p_values import p_floor
 

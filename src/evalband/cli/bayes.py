@@ -6,9 +6,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from .._words import concat
+from ..display.notes import NoteKind
 
-from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, note_text, emit,
+from ._common import (POINTS, LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, note_text, emit,
                       emit_json, errors, note_lines, output_format, reads_input, resolve_seed)
 from .._validate import ArgumentError
 
@@ -149,9 +149,13 @@ def best_first(frame, result):
 _OPTIONS = {"clusters": "--clusters", "method": "--method"}
 
 
+#: the data a Bayesian result rests on (its description says its arguments in the audience's words)
+DATA = NoteKind("cli.data", "info", "data: {description}")
+
+
 def _notes(result, table, extra_notes) -> list[str]:
     """The notes under the output: the library's (in command-line words), the command's, and the data."""
-    return [*(note_text(n, _OPTIONS) for n in result.notes), *extra_notes, note_text(concat("data: ", table.describe()), _OPTIONS)]
+    return [*(note_text(n, _OPTIONS) for n in result.notes), *extra_notes, note_text(DATA(description=table.describe()), _OPTIONS)]
 
 
 def _output(frames, fmt, result, table, extra_notes=()) -> str:
@@ -179,7 +183,7 @@ def _output(frames, fmt, result, table, extra_notes=()) -> str:
         last = i == len(frames) - 1
         notes = _notes(result, table, extra_notes) if last else ()
         if last and scale == 100.0:
-            notes = ["values in points (x100); JSON and CSV give fractions", *notes]
+            notes = [POINTS(), *notes]
         shown = frame.assign(confidence_level=result.confidence_level) if "ci_low" in frame.columns else frame
         parts.append(render(shown, fmt, value_cols=value_cols, se_col=se_col, scale=scale, title=titles.get(kind),
                             notes=notes))

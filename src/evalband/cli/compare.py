@@ -9,9 +9,10 @@ import typer
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SchedulerOpt, ThreadsOpt, SeedOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, reads_input, resolve_seed,
                       show, FixedOpt, parse_fixed, NResamplesOpt, n_resamples_for)
-from ._common import ATTRIBUTION, SEED_REPLICATES
+from ._common import ATTRIBUTION, POINTS, SEED_REPLICATES
 from ._judges import PpiOpt, ppi_line, ppi_records
 from .._validate import ArgumentError
+from ..display.notes import NoteKind
 
 AggregateOpt = Annotated[str, typer.Option(
     "--aggregate", help="Aggregate over tasks: mean, geometric, harmonic, minmax, mean-rank, win-rate, median, iqm,"
@@ -50,10 +51,14 @@ def points_note(scales) -> str | None:
     if not hundred:
         return None
     rest = [a for a, s in scales if s != 100.0]
-    note = ("values in points (x100)" if not rest else
-            f"{', '.join(hundred)} in points (x100); {', '.join(rest)} on {'its' if len(rest) == 1 else 'their'} own"
-            " scale")
-    return note + "; JSON and CSV give fractions"
+    if not rest:
+        return POINTS()
+    return NOTE_POINTS_AND_OWN_SCALE(hundred=", ".join(hundred), rest=", ".join(rest),
+                                     its="its" if len(rest) == 1 else "their")
+
+
+NOTE_POINTS_AND_OWN_SCALE = NoteKind("cli.points-and-own-scale", "info",
+                                     "{hundred} in points (x100); {rest} on {its} own scale; JSON and CSV give fractions")
 
 
 #: pairs above which the default table shows only neighbours in the ranking and undecided pairs
@@ -110,6 +115,10 @@ def readings_shown(pc, order, *, verbose: bool) -> list[str]:
     near = _neighbours(pc, order)
     ranked = [k for group in (open_ & near, open_ & ~near, ~open_ & near) for k in np.flatnonzero(group)]
     return [readings[k] for k in ranked[:READINGS_SHOWN]]
+
+
+NOTE_PAIRS_SHOWN = NoteKind('cli.pairs-shown', 'info',
+                            '{statistic}: {value:,} of {value2:,} pairs shown (neighbours in the ranking and pairs not yet decided{top}); --all-pairs shows every pair, JSON has them all')
 
 
 @reads_input("path example models tasks drop_cols accuracy_scale",
@@ -197,9 +206,7 @@ def compare(
             readings += readings_shown(pc, order, verbose=verbose) + [pc.decided_text()]
             if len(rows) < len(pc.verdict):
                 top = " from the top of the ranking" if capped(pc, order) else ""
-                readings.append(f"{pc.statistic}: {len(rows):,} of {len(pc.verdict):,} pairs shown (neighbours in"
-                                f" the ranking and pairs not yet decided{top}); --all-pairs shows every pair,"
-                                " JSON has them all")
+                readings.append(NOTE_PAIRS_SHOWN(statistic=pc.statistic, value=len(rows), value2=len(pc.verdict), top=top))
         import pandas as pd
 
         shown = pd.concat(parts, ignore_index=True)

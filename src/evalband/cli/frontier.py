@@ -15,7 +15,7 @@ import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, emit, emit_json, errors,
                       note_lines, output_format, parse_confidence, parse_list, reads_input, resolve_seed)
-from ._common import SEED_REPLICATES
+from ._common import ATTRIBUTION, SEED_REPLICATES
 from .compare import AggregateOpt, MarginOpt, parse_margin
 from ._common import NResamplesOpt, n_resamples_for
 from .._validate import ArgumentError
@@ -109,7 +109,7 @@ def frontier(
         notes.append(SEED_REPLICATES(seed_text=seed_text, n_resamples=n_resamples))
         attribution = getattr(sel.table, "attribution", None)
         if attribution:
-            notes.append(attribution)
+            notes.append(ATTRIBUTION(attribution=attribution))
         _print(result, decision, fmt, notes)
 
 

@@ -53,6 +53,11 @@ def items(
     Flags: negative discrimination (a likely wrong answer key when its whole interval is below 0), saturated
     (every model right or every model wrong: no information at these abilities), near-duplicate response
     patterns. Intervals from the observed information; --n-resamples draws of the abilities give their ranks.
+
+    A saturated item has no difficulty estimate (its fit rests on the prior): the table shows its difficulty as
+    "> x" (every model wrong: above the highest ability measured) or "< x" (every model right: below the lowest);
+    JSON and CSV give difficulty and discrimination null, difficulty_bound "above" or "below", and x as
+    difficulty_ci_low or difficulty_ci_high (the other end null).
     """
     with errors(model="--model", n_draws="--n-resamples"):
         fmt = output_format(fmt, wide)
@@ -81,7 +86,8 @@ def items(
         shown = shown.iloc[sorted(range(len(shown)), key=lambda i: flag_rank(shown["flag"].iloc[i]))]
         if flagged:
             notes.append(NOTE_ITEMS_FLAGGED_FLAGGED_SHOWS(n_shown=len(shown), n_frame=len(frame)))
-        shown = shown.drop(columns=[c for c in ("confidence_level",) if c in shown.columns])
+        # a saturated item's difficulty reads '> x' / '< x' in its interval column (difficulty_bound in JSON and CSV)
+        shown = shown.drop(columns=[c for c in ("confidence_level", "difficulty_bound") if c in shown.columns])
         show(shown, fmt, notes=() if task_table else notes, title="items", se_col=None,
              value_cols=("difficulty", "difficulty_ci_low", "difficulty_ci_high", "discrimination",
                          "discrimination_ci_low", "discrimination_ci_high", "item_total", "p_correct",

@@ -6,12 +6,17 @@ from typing import Annotated
 
 import typer
 
-from ._common import (LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, WideOpt, errors, output_format,
+from ._common import (POINTS, LOG_INPUT, ConfidenceOpt, FormatOpt, InputOptions, WideOpt, errors, output_format,
                       parse_confidence, parse_list, reads_input, show)
 from .._validate import ArgumentError
+from ..display.notes import NoteKind
 
 KOpt = Annotated[str, typer.Option("--k", "-k", help="Comma-separated k values, e.g. 1,5,10 (each at most the"
                                    " number of samples per item).")]
+
+
+NOTE_PASSK_INTERVALS = NoteKind('cli.passk-intervals', 'info',
+                                '{value} t intervals over items; pass@k = 1 - C(n-c,k)/C(n,k), pass^k = C(c,k)/C(n,k), per item then averaged')
 
 
 @reads_input(after={"fmt": f"source shape model_col task_col item_col score_col trial_col models tasks weights"
@@ -40,9 +45,8 @@ def passk(
         result = passk_estimate(inputs.selection(), k=ks, confidence_level=parse_confidence(confidence))
         frame = result.to_frame().drop(columns="method")
         level = result.pass_at_k.confidence_level
-        notes = list(result.notes) + [f"{format_level(level)} t intervals over items; pass@k = 1 - C(n-c,k)/C(n,k),"
-                                      " pass^k = C(c,k)/C(n,k), per item then averaged"]
+        notes = list(result.notes) + [NOTE_PASSK_INTERVALS(value=format_level(level))]
         if fmt not in ("csv", "json"):
-            notes.insert(0, "values in points (x100); JSON and CSV give fractions")
+            notes.insert(0, POINTS())
             frame = frame.assign(confidence_level=level)
         show(frame, fmt, notes=notes, scale=100.0)

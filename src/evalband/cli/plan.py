@@ -75,9 +75,17 @@ _SHOWN = ("effect", "n", "se_difference", "ci_low", "ci_high", "n_required", "cl
           "n_required_recommended_trials", "alpha_per_comparison")
 
 
+
+#: the units of plan's human tables
+NOTE_PLAN_UNITS = NoteKind("cli.plan-units", "info", "differences {scale}; n = items per model")
+NOTE_PREDICTED_SE_POINTS = NoteKind("cli.plan-predicted-se-points", "info",
+                                    "predicted_se in points (x100); --format json gives fractions")
+
+
 @reads_input(after={"multiplicity": "models", "cost": "facets",
                     "fmt": "tasks weights drop_cols cluster source shape model_col task_col"
                            f" item_col score_col trial_col unbounded count_rule {LOG_INPUT}"})
+
 
 
 def plan(
@@ -230,8 +238,8 @@ def _text(result, header: str, fmt: str) -> str:
         for k in ("n", "trials", "n_clusters"):
             rows.append((f"pilot {k}", f"{pilot[k]:,}"))
     notes = list(result.notes)
-    notes.append(("differences in points (0.04 = 4 points); --format json gives fractions" if binary else
-                  "differences on the score's own scale") + "; n = items per model")
+    notes.append(NOTE_PLAN_UNITS(scale="in points (0.04 = 4 points); --format json gives fractions" if binary else
+                                 "on the score's own scale"))
     import textwrap
 
     from ..display import terminal_width
@@ -309,6 +317,6 @@ def _dstudy(inputs, *, target_se, effect, power, alpha, cost, fmt):
     if len(frame) > 20:
         notes.append(NOTE_DESIGNS_REACH_TARGET_FIRST(n_frame=len(frame)))
     if scale == 100:
-        notes.insert(0, "predicted_se in points (x100); --format json gives fractions")
+        notes.insert(0, NOTE_PREDICTED_SE_POINTS())
     emit(render(shown, fmt, value_cols=("predicted_se",), se_col=None, scale=scale, title=head,
                 notes=notes))

@@ -168,7 +168,7 @@ def _run_task_test(sel, *, test, control, rope, confidence, seed, fmt):
     result = run_test(sel, test=test, control=control, rope=rope, confidence_level=parse_confidence(confidence),
                       rng=seed)
     scale = scale_for(table.score_kind)
-    notes = result.summary(scale=scale if fmt not in ("csv", "json") else 1.0).splitlines()
+    notes = result.summary_notes(scale=scale if fmt not in ("csv", "json") else 1.0)
     if result.test == "bayes-signed-rank" or getattr(result.omnibus, "exact_method", "") == "monte-carlo":
         notes.append(seed_text)
     if table.attribution:

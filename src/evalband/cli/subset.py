@@ -17,6 +17,7 @@ import typer
 from ._common import (emit_json, ConfidenceOpt, FormatOpt, InputOptions, SeedOpt, WideOpt, errors, note_lines,
                       output_format, parse_confidence, reads_input, resolve_seed, show)
 from .compare import MarginOpt, parse_margin
+from ..display.notes import NoteKind
 
 BudgetOpt = Annotated[int, typer.Option("--budget", help="Items to draw.")]
 MethodOpt = Annotated[str, typer.Option(
@@ -41,6 +42,9 @@ AgainstOpt = Annotated[Optional[str], typer.Option(
 #: the estimate's columns: the contract's JSON fields first
 ESTIMATE_FIELDS = ("model", "method", "estimate", "ci_low", "ci_high", "se", "n_evaluated", "n_items", "effective_n",
                    "df", "confidence_level")
+
+
+NOTE_ITEMS_WRITTEN = NoteKind('cli.subset-items-written', 'info', '{value:,} items written to {output}')
 
 
 @reads_input("path example models tasks")
@@ -75,7 +79,7 @@ def choose(
 
             target = check_output(output, inputs=input_files(inputs.path), force=force, what="the items file")
             write_atomic(target, to_csv(frame))
-            note_lines([*notes, f"{len(frame):,} items written to {output}"])
+            note_lines([*notes, NOTE_ITEMS_WRITTEN(value=len(frame), output=output)])
             return
         show(frame, fmt, notes=notes, title="items", se_col=None,
              value_cols=("inclusion_prob", "anchor_weight") if "anchor_weight" in frame else ("inclusion_prob",))
@@ -147,6 +151,14 @@ NextOutputOpt = Annotated[Optional[str], typer.Option("--output", "-o", help="CS
                                                                              " (default: print them).")]
 
 
+NOTE_NO_RESULTS_YET = NoteKind('cli.subset-no-results-yet', 'info',
+                               'no results yet: the first items to evaluate')
+
+
+NOTE_ITEMS_NEXT = NoteKind('cli.subset-items-next', 'info',
+                           '{value} items next')
+
+
 @reads_input("path example models tasks")
 def next_(
     new: NewArg = None,
@@ -178,7 +190,7 @@ def next_(
                      margin=parse_margin(margin), batch=batch, confidence_level=parse_confidence(confidence),
                      rng=seed)
         if new is None:
-            frame, notes = run.next_items(), ["no results yet: the first items to evaluate", seed_text]
+            frame, notes = run.next_items(), [NOTE_NO_RESULTS_YET(), seed_text]
         else:
             decision = run.update(dataclasses.replace(inputs, path=new, example=None, models=None, tasks=None).read())
             if fmt == "json":
@@ -189,7 +201,7 @@ def next_(
                 return
             show(decision.to_frame(), fmt, notes=[decision.headline()], title="decision",
                  value_cols=("estimate", "se", "ci_low", "ci_high"))
-            frame, notes = decision.next_items, [f"{len(decision.next_items)} items next", seed_text]
+            frame, notes = decision.next_items, [NOTE_ITEMS_NEXT(value=len(decision.next_items)), seed_text]
         if output is not None:
             from .._files import check_output, write_atomic
             from ..display import to_csv
@@ -197,7 +209,7 @@ def next_(
 
             target = check_output(output, inputs=input_files(inputs.path), force=force, what="the items file")
             write_atomic(target, to_csv(frame))
-            note_lines([*notes, f"{len(frame):,} items written to {output}"])
+            note_lines([*notes, NOTE_ITEMS_WRITTEN(value=len(frame), output=output)])
             return
         show(frame, fmt, notes=notes, title="next items", se_col=None, value_cols=())
 

@@ -9,7 +9,7 @@ import typer
 
 from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FixedOpt, FormatOpt, InputOptions, SchedulerOpt,
                       WideOpt, errors, executor_for, output_format, parse_confidence, parse_fixed, reads_input, show)
-from ._common import ATTRIBUTION
+from ._common import ATTRIBUTION, POINTS
 from typing import Annotated
 
 from ._judges import PpiOpt
@@ -26,6 +26,10 @@ NOTE_OVERLAP_INTERVALS_DISPLAYS_ONLY = NoteKind(
     "83.4% ('overlap') intervals are for displays only: two independent estimates whose intervals do not overlap "
     "differ at about the 5% level (Goldstein & Healy 1995); this is not a 95% statement, and for models scored "
     "on the same items use evalband compare")
+
+
+NOTE_SUMMARIZE_INTERVALS = NoteKind('cli.summarize-intervals', 'info',
+                                    "{value} intervals, method {method}; '(pooled)' rows pool every item of the model ({pooled})")
 
 
 @reads_input(after={"method": "cluster", "fixed": "facets", "ppi": "human_col",
@@ -68,16 +72,16 @@ def summarize(
             return _show_ppi(result, table, fmt)
         frame = result.to_frame(pooled=True)
         notes = list(result.notes)
-        notes.append(f"{format_level(result.confidence_level)} intervals, method {result.method}; '(pooled)' rows pool"
-                     " every item of the model" + (" (summary counts: sum(correct) / sum(n))"
-                                                   if table.level == "summary" else " (micro average)"))
+        notes.append(NOTE_SUMMARIZE_INTERVALS(
+            value=format_level(result.confidence_level), method=result.method,
+            pooled="summary counts: sum(correct) / sum(n)" if table.level == "summary" else "micro average"))
         if abs(result.confidence_level - OVERLAP_CONFIDENCE) < 1e-9:
             notes.append(NOTE_OVERLAP_INTERVALS_DISPLAYS_ONLY())
         if table.attribution:
             notes.append(ATTRIBUTION(attribution=table.attribution))
         scale = scale_for(table.score_kind)
         if scale == 100 and fmt not in ("csv", "json"):
-            notes.insert(0, "values in points (x100); JSON and CSV give fractions")
+            notes.insert(0, POINTS())
         shown = frame if fmt in ("csv", "json") else frame.assign(confidence_level=result.confidence_level)
         show(shown, fmt, notes=notes, scale=scale)
 
@@ -103,7 +107,7 @@ def _show_ppi(result, table, fmt):
         show(frame, fmt, notes=notes)
         return
     if scale == 100:
-        notes.insert(0, "values in points (x100); JSON and CSV give fractions")
+        notes.insert(0, POINTS())
     shown = frame[["model", "task", "estimate", "se", "ci_low", "ci_high", "labelled_ci_low", "labelled_ci_high",
                    "judge_mean", "lambda", "n_labelled", "n_unlabelled", "ess", "confidence_level"]]
     title = None

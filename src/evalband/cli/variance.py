@@ -13,8 +13,13 @@ from ._common import (LOG_INPUT, TABLE_INPUT, ConfidenceOpt, FixedOpt, FormatOpt
                       emit, emit_json, errors, output_format, parse_confidence, parse_fixed, reads_input,
                       resolve_seed, NResamplesOpt, n_resamples_for)
 from ._common import ATTRIBUTION
+from ..display.notes import NoteKind
 DifferencesOpt = Annotated[bool, typer.Option("--differences/--no-differences", help="Also show the components"
                                               " of every pair's difference (JSON always has them).")]
+
+
+NOTE_SEED_PIVOTAL_DRAWS = NoteKind('cli.seed-pivotal-draws', 'info',
+                                   '{seed_text}, {n_resamples:,} pivotal draws per model and task')
 
 
 @reads_input(after={"fixed": "facets models tasks", "fmt": f"cluster {TABLE_INPUT} drop_cols {LOG_INPUT}"})
@@ -49,7 +54,7 @@ def variance(
         result = facet_summary(sel, fixed=parse_fixed(fixed) or (), n_resamples=n_resamples_for("refit", n_resamples),
                                confidence_level=parse_confidence(confidence), rng=seed)
         vc = result.components
-        notes = list(result.notes) + [f"{seed_text}, {vc.n_resamples:,} pivotal draws per model and task"]
+        notes = list(result.notes) + [NOTE_SEED_PIVOTAL_DRAWS(seed_text=seed_text, n_resamples=vc.n_resamples)]
         if sel.table.attribution:
             notes.append(ATTRIBUTION(attribution=sel.table.attribution))
         if fmt == "json":

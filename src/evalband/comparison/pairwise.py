@@ -16,8 +16,14 @@ from .p_values import INTERVAL_METHODS, bootstrap_p_value
 from ..estimation.edges import degenerate
 from .verdict import MIN_UNITS, check_margin, reading, verdict, verdict_detail, withhold, withheld_text
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["PairwiseComparison", "pairwise_differences"]
+
+
+#: how many pairs are decided (PairwiseComparison.decided_text)
+NOTE_PAIRS_DECIDED = NoteKind("comparison.pairs-decided", "info",
+                              "{statistic}: {n_decided:,} of {n:,} pair{s} decided{equivalent}{open}")
 
 
 @displayed
@@ -142,11 +148,11 @@ class PairwiseComparison:
         text = f"{self.statistic}: {n - len(open_):,} of {n:,} pair{'s' if n != 1 else ''} decided"
         if not undecided:
             return text
-        if (v == "equivalent").any():
-            text += f" ({int((v == 'equivalent').sum()):,} equivalent within the margin)"
-        if open_:
-            text += f"; {len(open_):,} not yet decided: {and_names(open_, limit=5, noun='pairs')}"
-        return text
+        return NOTE_PAIRS_DECIDED(
+            statistic=self.statistic, n_decided=n - len(open_), n=n, s="s" if n != 1 else "",
+            equivalent=(f" ({int((v == 'equivalent').sum()):,} equivalent within the margin)"
+                        if (v == "equivalent").any() else ""),
+            open=f"; {len(open_):,} not yet decided: {and_names(open_, limit=5, noun='pairs')}" if open_ else "")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: model_a, model_b, difference, se, ci_low, ci_high, p_value, p_adjusted, verdict, ..."""

@@ -108,6 +108,9 @@ def pair_tasks(sel) -> np.ndarray:
     return sum((counts[t] > 0).astype(np.int64) for t in sel.tasks)
 
 
+NOTE_NOT_COMPARED = NoteKind("comparison.not-compared", "excluded", "not compared: {pairs}{more}")
+
+
 def compare_pairs(sel, compare, *, correction: str, per_task, permutation: bool, rng, common_tasks: bool = False,
                   **options):
     """:func:`~evalband.comparison.compare` of every pair of ``sel``'s models on the items both have (see the
@@ -171,7 +174,7 @@ def compare_pairs(sel, compare, *, correction: str, per_task, permutation: bool,
         kind = NOTE_NOT_COMPARED_NO_TASK if common_tasks else NOTE_NOT_COMPARED_NO_ITEM
         notes.append(kind(value=and_names(none_share, limit=8, noun='pairs')))
     if not_compared:
-        notes.append(f"not compared: {'; '.join(not_compared[:5])}" + (" ..." if len(not_compared) > 5 else ""))
+        notes.append(NOTE_NOT_COMPARED(pairs="; ".join(not_compared[:5]), more=" ..." if len(not_compared) > 5 else ""))
     fewer = [f"{a} vs {b} ({len(shared)} of {len(sel.tasks)})" for a, b, shared in comparable
              if len(shared) < len(sel.tasks)]
     if fewer and len(sel.tasks) > 1 and not common_tasks:

@@ -15,6 +15,7 @@ import pandas as pd
 from .._validate import ArgumentTypeError, InputError
 from ..display.reprs import displayed
 from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["TaskMeasure", "task_measures", "check_measure", "results_selection"]
 
@@ -110,6 +111,10 @@ def task_measures(table, measure: str, *, models=None, use_clusters: bool = True
     return out
 
 
+NOTE_ITEMS_UNMEASURED = NoteKind("costs.items-unmeasured", "excluded", "{measure}: items without any measured value"
+                                 " are left out of that model's {measure} ({parts})")
+
+
 def missing_note(measure: str, models, missing_items, n_items, missing_rows) -> list[str]:
     """Notes counting, per model, the items (and blank rows) without a measured value."""
     if not (np.any(missing_items) or np.any(missing_rows)):
@@ -119,5 +124,4 @@ def missing_note(measure: str, models, missing_items, n_items, missing_rows) -> 
         if k or r:
             rows = f"{int(r):,} blank row{'s' if r != 1 else ''}"
             parts.append(f"{m}: {int(k):,} of {int(n):,} items" + (f", {rows}" if r else ""))
-    return [f"{measure}: items without any measured value are left out of that model's {measure} ("
-            + "; ".join(parts) + ")"]
+    return [NOTE_ITEMS_UNMEASURED(measure=measure, parts="; ".join(parts))]

@@ -159,6 +159,9 @@ NOTE_RESPONSES_ITEMS_BATTLES_DO = NoteKind('costs.responses-items-battles-do', '
                                             '{dropped:,} responses to items the battles do not ask left out')
 
 
+NOTE_LATENCY_FROM = NoteKind("costs.latency-from", "info", "latency median and p95 from {source}{how}")
+
+
 def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="percentile", cost_method="bca",
                   confidence_level=0.95, rng=None, need_latency=True, arena_options=None):
     """``(Quality, CostEstimates, LatencyEstimates or None, notes, paired)`` for battles (see the module docs).
@@ -243,9 +246,9 @@ def battle_inputs(sel, *, cost="cost", latency=None, n_resamples=2000, method="p
             lat_boot = boot
             if lat_cells is None:
                 lat_cells, lat_boot = _own_units(per_model, "latency", models, n_resamples, gen)
-            notes.append(f"latency median and p95 from {per_model.source}"
-                         + (", matched to the battles' questions (paired)" if lat_boot is boot else
-                            ", resampled by its own items (not paired with the ratings)"))
+            notes.append(NOTE_LATENCY_FROM(source=per_model.source,
+                                           how=", matched to the battles' questions (paired)" if lat_boot is boot else
+                                           ", resampled by its own items (not paired with the ratings)"))
         if lat_cells is not None:
             _check_cover(lat_cells, models, lname, table.source)
             lat = _latency_estimates(lat_cells, lat_boot, models, lname, confidence_level, [])

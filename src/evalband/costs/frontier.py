@@ -75,6 +75,16 @@ class Reach:
         return f"Reach: {self.sentence}"
 
 
+#: the readings of a frontier (FrontierResult.readings) and how domination was tested
+NOTE_ON_FRONTIER = NoteKind("costs.on-frontier", "info", "on the frontier (point estimates), cheapest first: {models}")
+NOTE_DOMINATED_BY = NoteKind("costs.dominated-by", "info", "{name} is dominated with confidence by {by}: at least as"
+                             " good in quality{within} and cheaper, both at {level} ({adjusted} p {p})")
+NOTE_NONE_DOMINATED = NoteKind("costs.none-dominated", "info", "no model is dominated with confidence at {level}")
+NOTE_DOMINATION_TESTS = NoteKind(
+    "costs.domination-tests", "info", "domination: both one-sided tests at {level} (intersection-union), {correction}"
+    " over the {n_pairs} ordered pairs; quality by {method} bootstrap, cost by {cost_method}{margin}")
+
+
 @displayed
 
 
@@ -202,15 +212,15 @@ class FrontierResult:
         quality level."""
         lvl = format_level(self.confidence_level)
         within = f" (within the {margin_text(self.margin, scale=self.scale)})" if self.margin > 0 else ""
-        out = [f"on the frontier (point estimates), cheapest first: {', '.join(self.frontier_models)}"]
+        out = [NOTE_ON_FRONTIER(models=", ".join(self.frontier_models))]
         for name, by in zip(self.models, self.dominated_by):
             if by:
                 k = self.models.index(name)
                 p = max(self.p_adjusted[self.models.index(b), k] for b in by)
-                out.append(f"{name} is dominated with confidence by {', '.join(by)}: at least as good in quality"
-                           f"{within} and cheaper, both at {lvl} ({_adjusted(self.correction)} p {_p_bound(p)})")
+                out.append(NOTE_DOMINATED_BY(name=name, by=", ".join(by), within=within, level=lvl,
+                                             adjusted=_adjusted(self.correction), p=_p_bound(p)))
         if not any(self.dominated_by):
-            out.append(f"no model is dominated with confidence at {lvl}")
+            out.append(NOTE_NONE_DOMINATED(level=lvl))
         if self.reach is not None:
             out.append(self.reach.sentence)
         return out
@@ -425,10 +435,10 @@ def frontier(data=None, *, cost="cost", latency=None, quality=None, aggregate="m
     reach = None
     if min_quality is not None:
         reach = _reach(q, costs, pc, min_quality, method=method, level=level, correction=correction)
-    notes.append(f"domination: both one-sided tests at {format_level(level)} (intersection-union),"
-                 f" {CORRECTION_NAMES[correction]} over the {j.size} ordered pairs; quality by {method} bootstrap,"
-                 f" cost by {_METHOD_NAMES.get(costs.method, costs.method)}"
-                 + (f"; with the {margin_text(margin, scale=q.scale)} in quality" if margin > 0 else ""))
+    notes.append(NOTE_DOMINATION_TESTS(
+        level=format_level(level), correction=CORRECTION_NAMES[correction], n_pairs=j.size, method=method,
+        cost_method=_METHOD_NAMES.get(costs.method, costs.method),
+        margin=f"; with the {margin_text(margin, scale=q.scale)} in quality" if margin > 0 else ""))
     return FrontierResult(q.models, q.observed, q_w.se, q_ci, costs, lat, on, dominated_by,
                           decided, pq, pc, p, p_adj, reach, q.name, q.higher_is_better, q.scale, margin, level,
                           method, correction, paired, tuple(notes), q)

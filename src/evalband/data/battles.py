@@ -27,7 +27,7 @@ from .._validate import ArgumentError, InputError
 from ..display.reprs import displayed
 from .._words import words
 
-__all__ = ["BattleTable", "PairSums", "LABELS", "pair_sums"]
+__all__ = ["BattleTable", "PairSums", "LABELS", "pair_sums", "partial_style_error"]
 
 #: optional per-battle label columns (text), in the order they are shown
 LABELS = ("question", "judge", "cluster", "turn")
@@ -35,6 +35,20 @@ LABELS = ("question", "judge", "cluster", "turn")
 
 def _count(k: int, noun: str) -> str:
     return f"{k:,} {noun}{'' if k == 1 else 's'}"
+
+
+def partial_style_error(params):
+    """The message when style control is asked for on battles with style counts on some battles only (``params``:
+    those of the note ``io.partial-conv-metadata``; said by the Chatbot Arena reader and by :func:`evalband.arena`).
+
+    Examples
+    --------
+    >>> partial_style_error({"n_missing": 3, "n": 38, "at": "record 4, record 8", "more": ""})[:58]
+    '`style` needs style counts on every battle, and 3 of 38 ba'
+    """
+    return words("`{arg:style}` needs style counts on every battle, and {n_missing:,} of {n:,} battles have no"
+                 " conv_metadata (at {at}{more}): run without `{arg:style}`, or leave the battles without"
+                 " conv_metadata out of the file (FastChat's add_markdown_info.py writes it)", **params)
 
 
 @displayed

@@ -30,6 +30,7 @@ import pandas as pd
 
 from .._cells import NESTED, check_cells, describe
 from .._validate import ArgumentTypeError, InputError
+from ..display.notes import NoteKind
 
 __all__ = ["JSONFloat", "label_text", "label_column", "natural_key", "natural_order", "natural_permutation", "shown"]
 
@@ -124,6 +125,10 @@ def _why(a: str, b: str) -> str:
     return "differ only by the kind of space or invisible characters"
 
 
+NOTE_INVISIBLE = NoteKind("data.invisible-characters", "caveat", "{name} {first}{hold} invisible characters (kept as"
+                          " written; type them the same way in --models and --tasks)")
+
+
 def _check_lookalikes(uniq: list[str], col: pd.Series, name: str, source, row_word: str) -> list[str]:
     """Refuse labels that look alike (same skeleton, different text); return notes on labels holding invisible
     characters. ``uniq`` are the distinct labels before NFC normalization."""
@@ -151,9 +156,8 @@ def _check_lookalikes(uniq: list[str], col: pd.Series, name: str, source, row_wo
                              row=f"{row_word} {col.index[pos]}", column=name)
     hidden = [u for u in odd if any(_invisible(ch) for ch in u)]
     if hidden:
-        notes.append(f"{name} {shown(hidden[0])}" + (f" and {len(hidden) - 1} more hold" if len(hidden) > 1
-                                                       else " holds")
-                     + " invisible characters (kept as written; type them the same way in --models and --tasks)")
+        notes.append(NOTE_INVISIBLE(name=name, first=shown(hidden[0]),
+                                    hold=f" and {len(hidden) - 1} more hold" if len(hidden) > 1 else " holds"))
     return notes
 
 
@@ -278,13 +282,16 @@ def _texts(codes: np.ndarray, distinct: list, col: pd.Series, name: str, source,
     return as_raw, notes
 
 
+NOTE_NFC = NoteKind('data.nfc-normalized', 'info',
+                    "{name} {value} is written with combining marks (decomposed Unicode, NFD) and shown as '{nfc}' (normalized to NFC, the one spelling of labels){more}")
+
+
 def nfc_note(name: str, changed: list) -> str:
     """The note on labels written with combining marks (decomposed Unicode) and shown in NFC: the first spelling as
     written (its combining marks escaped, :func:`shown`) and as shown, and how many more."""
     written, nfc = changed[0]
     more = f" (and {len(changed) - 1:,} more {name} label{'s' if len(changed) > 2 else ''})" if len(changed) > 1 else ""
-    return (f"{name} {shown(written)} is written with combining marks (decomposed Unicode, NFD) and shown as"
-            f" '{nfc}' (normalized to NFC, the one spelling of labels){more}")
+    return (NOTE_NFC(name=name, value=shown(written), nfc=nfc, more=more))
 
 
 def _raw_error(value) -> str:

@@ -122,9 +122,27 @@ def format_interval(low, high, decimals: int, *, signed: bool = False) -> str:
     '(-0.40, +1.25)'
     >>> format_interval(0.2, float("inf"), 2)
     '(0.20, inf)'
+
+    An interval with one end known and the other missing (NaN) is a one-sided statement, ``'> x'`` or ``'< x'``
+    (a saturated item's difficulty, :func:`evalband.latent.items`):
+
+    >>> format_interval(1.968, float("nan"), 2), format_interval(float("nan"), -0.8, 2)
+    ('> 1.97', '< -0.80')
     """
     f = format_signed if signed else format_value
+    low_missing, high_missing = _missing(low), _missing(high)
+    if high_missing and not low_missing:
+        return f"> {f(low, decimals)}"
+    if low_missing and not high_missing:
+        return f"< {f(high, decimals)}"
     return f"({f(low, decimals)}, {f(high, decimals)})"
+
+
+def _missing(x) -> bool:
+    try:
+        return x is None or math.isnan(float(x))
+    except (TypeError, ValueError):
+        return False
 
 
 def format_rank_interval(low, high) -> str:

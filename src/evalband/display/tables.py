@@ -242,7 +242,9 @@ def _merge_intervals(shown: pd.DataFrame, raw: pd.DataFrame, level) -> pd.DataFr
                 name = "CI" if stem == "ci" else f"{HEADERS[stem]} CI" if stem in HEADERS else stem.replace("_", " ")
                 if stem == "ci" and level is not None:
                     name = level if isinstance(level, str) else f"{format_level(level)} CI"
-                out[name] = [f"({a}, {b})" if (a or b) else "" for a, b in zip(shown[c], shown[other])]
+                # one end missing: a one-sided statement ('> x', '< x'; as format_interval says it)
+                out[name] = [f"({a}, {b})" if (a and b) else f"> {a}" if a else f"< {b}" if b else ""
+                             for a, b in zip(shown[c], shown[other])]
             continue
         out[c] = list(shown[c])
     return pd.DataFrame(out, index=shown.index)

@@ -202,6 +202,13 @@ class CrossedEstimates:
         return "\n".join([head, *rows])
 
 
+NOTE_CROSSED_SE = NoteKind(
+    "estimation.crossed-standard-errors", "info", "facet{s} {facets} random: standard errors add the CR2 variance of"
+    " the {unit}s and of the levels of {facets} (crossed), on a t reference whose degrees of freedom weigh each"
+    " family's by its share of the variance (never more than Satterthwaite's), so intervals generalize to new"
+    " levels{fixed}")
+
+
 def crossed_estimates(data, *, fixed=(), nested=(), cluster=None, confidence_level=0.95, models=None,
                       tasks=None) -> CrossedEstimates:
     """Each model's per-task mean with a standard error that generalizes to new items and new facet levels.
@@ -311,11 +318,8 @@ def crossed_estimates(data, *, fixed=(), nested=(), cluster=None, confidence_lev
     notes = list(design.notes)
     unit = units.pop() if len(units) == 1 else "unit"
     if facets:
-        notes.append(f"facet{'s' if len(facets) > 1 else ''} {', '.join(sorted(facets))} random: standard errors"
-                     f" add the CR2 variance of the {unit}s and of the levels of {', '.join(sorted(facets))}"
-                     " (crossed), on a t reference whose degrees of freedom weigh each family's by its share of the"
-                     " variance (never more than Satterthwaite's), so intervals generalize to new levels"
-                     + (f"; fixed: {', '.join(fixed)}" if fixed else ""))
+        notes.append(NOTE_CROSSED_SE(s="s" if len(facets) > 1 else "", facets=", ".join(sorted(facets)), unit=unit,
+                                     fixed=f"; fixed: {', '.join(fixed)}" if fixed else ""))
     notes += few
     return CrossedEstimates(tuple(design.models), tuple(design.tasks), tuple(sorted(facets)), fixed, unit, est, se,
                             df, ci, n_items, n_units, share, p_est, p_se, p_df, p_ci, level,

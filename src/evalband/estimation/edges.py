@@ -17,6 +17,7 @@ import numpy as np
 
 from .._distributions import norm_ppf
 from .proportion import wilson_bounds
+from ..display.notes import NoteKind
 
 __all__ = ["degenerate", "edge_intervals", "edge_notes", "implied_se"]
 
@@ -83,15 +84,22 @@ def edge_intervals(estimate, se, low, high, n, *, bounded: bool, confidence_leve
     return lo, hi, sd, at_edge, gone
 
 
+NOTE_AT_EDGE_WILSON = NoteKind(
+    "estimation.at-edge-wilson", "caveat", "{at_edge} estimate(s) at 0 or 1 (every item scored alike): the {method}"
+    " interval has zero width there, so the Wilson interval on the items is shown (a valid bound for scores in"
+    " [0, 1]), with the standard error it implies")
+NOTE_NO_INTERVAL_ALIKE = NoteKind(
+    "estimation.no-interval-alike", "caveat", "{gone} estimate(s) without an interval: every item scored the same"
+    " (and not at 0 or 1), so the data say nothing about their uncertainty; the interval and standard error are"
+    " left empty")
+
+
 def edge_notes(at_edge: int, gone: int, *, method: str) -> list[str]:
     """The notes of :func:`edge_intervals` for ``at_edge`` and ``gone`` cells."""
     out = []
     if at_edge:
-        out.append(f"{at_edge} estimate(s) at 0 or 1 (every item scored alike): the {method} interval has zero width"
-                   " there, so the Wilson interval on the items is shown (a valid bound for scores in [0, 1]), with"
-                   " the standard error it implies")
+        out.append(NOTE_AT_EDGE_WILSON(at_edge=at_edge, method=method))
     if gone:
-        out.append(f"{gone} estimate(s) without an interval: every item scored the same (and not at 0 or 1), so"
-                   " the data say nothing about their uncertainty; the interval and standard error are left empty")
+        out.append(NOTE_NO_INTERVAL_ALIKE(gone=gone))
     return out
 

@@ -102,6 +102,11 @@ NOTE_FACETS_NOT_GENERALIZED_OVER = NoteKind(
     "(method 'auto' or 'crossed' treats them as random)")
 
 
+NOTE_FEW_CLUSTERS_TASKS = NoteKind(
+    "estimation.few-clusters-tasks", "caveat", "few clusters: {n_few} of {n_tasks} task(s) have fewer than 30 (as"
+    " few as {worst}); cluster-robust intervals are unreliable there{badly}")
+
+
 def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool | None = None,
              tolerance: float = 0.1, models=None, tasks=None, weights=None, group_weights=None,
              fixed=None, ppi: str = "ppi++") -> TaskEstimates:
@@ -227,8 +232,8 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
     few = [c for c in cells if any(getattr(n, "code", None) not in own for n in c.notes)]  # below into one each
     if few:
         worst = min(int(np.nanmin(c.extras["n_clusters"])) for c in few)
-        message = (f"few clusters: {len(few)} of {len(cells)} task(s) have fewer than 30 (as few as {worst});"
-                   " cluster-robust intervals are unreliable there" + (" and can be badly off" if worst < 10 else ""))
+        message = NOTE_FEW_CLUSTERS_TASKS(n_few=len(few), n_tasks=len(cells), worst=worst,
+                                          badly=" and can be badly off" if worst < 10 else "")
         notes.append(message)
         warnings.warn(message, UserWarning, stacklevel=2)
     pooled_notes = [n for n in pooled.notes if getattr(n, "code", None) not in own]
@@ -355,6 +360,16 @@ def _crossed(sel, fixed, level, cluster) -> TaskEstimates:
                          tuple(dict.fromkeys(notes)))
 
 
+#: the trial notes of the rows of a table (the per-cell ones are estimation.trials')
+NOTE_NEGATIVE_ROWS = NoteKind("estimation.negative-between-variance-rows", "caveat", NEGATIVE_NOTE + " in {negative}"
+                              " row(s) (the unbiased method-of-moments estimate can be negative when items barely"
+                              " differ relative to the output noise): var_between is shown as 0, the unbiased value is"
+                              " in var_between_raw")
+NOTE_NO_K_ROWS = NoteKind("estimation.no-k-enough-rows", "caveat", NO_K_NOTE + " in {no_k} row(s): there the measured"
+                          " variance is all output noise, so no number of trials is enough by the tolerance rule; each"
+                          " more trial helps about as much as another item")
+
+
 def _trial_notes(extras: dict, pooled: dict) -> list[str]:
     """One note each for negative between-item variances (shown as 0) and undefined ``k_enough``, over the
     model-task cells and the pooled rows."""
@@ -363,14 +378,17 @@ def _trial_notes(extras: dict, pooled: dict) -> list[str]:
     out = []
     negative = int(np.sum(raw < 0))
     if negative:
-        out.append(f"{NEGATIVE_NOTE} in {negative} row(s) (the unbiased method-of-moments estimate can be negative"
-                   " when items barely differ relative to the output noise): var_between is shown as 0, the unbiased"
-                   " value is in var_between_raw")
+        out.append(NOTE_NEGATIVE_ROWS(negative=negative))
     no_k = int(np.sum((raw <= 0) & (within > 0)))
     if no_k:
-        out.append(f"{NO_K_NOTE} in {no_k} row(s): there the measured variance is all output noise, so no number"
-                   " of trials is enough by the tolerance rule; each more trial helps about as much as another item")
+        out.append(NOTE_NO_K_ROWS(no_k=no_k))
     return out
+
+
+NOTE_CLIPPED_TO_RANGE = NoteKind(
+    "estimation.clipped-to-range", "caveat", "{out} interval(s) reached past the score range [0, 1] and are shown"
+    " clipped to it (the {method} interval is symmetric around the mean; the unclipped ends are in ci_low_raw and"
+    " ci_high_raw); near 0 or 1 such intervals are unreliable")
 
 
 def _clip_to_range(ci, pooled, extras):
@@ -386,9 +404,7 @@ def _clip_to_range(ci, pooled, extras):
     ci = ConfidenceInterval(np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0))
     pooled = replace(pooled, ci=ConfidenceInterval(np.clip(p_low, 0.0, 1.0), np.clip(p_high, 0.0, 1.0)),
                      extras={**pooled.extras, "ci_low_raw": p_low, "ci_high_raw": p_high})
-    note = (f"{out} interval(s) reached past the score range [0, 1] and are shown clipped to it (the {pooled.method}"
-            " interval is symmetric around the mean; the unclipped ends are in ci_low_raw and ci_high_raw); near 0"
-            " or 1 such intervals are unreliable")
+    note = NOTE_CLIPPED_TO_RANGE(out=out, method=pooled.method)
     return ci, pooled, extras, [note]
 
 
@@ -433,9 +449,13 @@ def _summary(table, key: str, level: float, notes: list) -> TaskEstimates:
     return TaskEstimates(models, tasks, cells.estimate, se, ci, cells.n, key, level, {}, pooled, tuple(notes))
 
 
+NOTE_EMPTY_CELLS = NoteKind("estimation.empty-cells", "excluded",
+                            "{n_empty} model-task cell(s) have no result and are left empty (NaN): {shown}")
+
+
 def _empty_cells(models, tasks, n) -> list[str]:
     empty = np.argwhere(np.asarray(n) == 0)
     if not len(empty):
         return []
     shown = ", ".join(f"{models[i]} on {tasks[j]}" for i, j in empty[:5]) + (" ..." if len(empty) > 5 else "")
-    return [f"{len(empty)} model-task cell(s) have no result and are left empty (NaN): {shown}"]
+    return [NOTE_EMPTY_CELLS(n_empty=len(empty), shown=shown)]

@@ -17,6 +17,7 @@ from ..data.labels import natural_order
 from .._lists import check_named_columns
 from .._validate import InputError
 from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["find_column", "keep_split", "refuse_splits", "unused_note", "SPLIT_NAMES"]
 
@@ -104,12 +105,14 @@ def keep_split(df: pd.DataFrame, split: str, source: str, *, taken=()) -> tuple[
     return df.loc[keep], col, notes
 
 
+NOTE_COLUMNS_UNUSED = NoteKind("io.columns-not-used", "excluded", "column{s} not used: {shown} (no role reads {them};"
+                               " map a role with --cluster, --group-col, --facets, ..., or leave it out with --drop-cols)")
+
+
 def unused_note(columns, used, *, limit: int = 8) -> list[str]:
     """A note naming the columns no role uses (in the order of the file), or nothing."""
     unused = [str(c) for c in columns if c not in used]
     if not unused:
         return []
     shown = ", ".join(unused[:limit]) + (f" and {len(unused) - limit} more" if len(unused) > limit else "")
-    return [f"column{'s' if len(unused) > 1 else ''} not used: {shown} (no role reads"
-            f" {'them' if len(unused) > 1 else 'it'}; map a role with --cluster, --group-col, --facets, ..., or"
-            " leave it out with --drop-cols)"]
+    return [NOTE_COLUMNS_UNUSED(s="s" if len(unused) > 1 else "", shown=shown, them="them" if len(unused) > 1 else "it")]

@@ -167,6 +167,10 @@ NOTE_FILE_WITHOUT_ROWS_LEFT = NoteKind('io.file-without-rows-left', 'excluded',
                                         'file{value} without rows left out: {value2}')
 
 
+NOTE_NAMED_TWICE = NoteKind("io.file-named-twice", "info",
+                            "{n} file{s} named more than once in the list {were} read once: {files}{more}")
+
+
 def load(data, file_format: str, skip=()):
     """(frame, source, row_word, stems, notes): one file, standard input, or several files (a glob or a list) read
     as one table. With several files every row is named by its file and line (row_word 'at') and ``stems`` holds
@@ -182,9 +186,9 @@ def load(data, file_format: str, skip=()):
         named = [f for entry in data for f in expand(entry)[1]]
         twice = sorted({str(f) for f in named if named.count(f) > 1})
         if twice:
-            notes.append(f"{len(twice)} file{'s' if len(twice) > 1 else ''} named more than once in the list"
-                         f" {'were' if len(twice) > 1 else 'was'} read once: {', '.join(twice[:5])}"
-                         + (" ..." if len(twice) > 5 else ""))
+            notes.append(NOTE_NAMED_TWICE(n=len(twice), s="s" if len(twice) > 1 else "",
+                                          were="were" if len(twice) > 1 else "was", files=", ".join(twice[:5]),
+                                          more=" ..." if len(twice) > 5 else ""))
     if len(files) == 1:
         df, src, row_word, more = load_frame(files[0], file_format=file_format, skip=skip, compact=True)
         return df, src, row_word, None, notes + list(more)

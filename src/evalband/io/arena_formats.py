@@ -32,6 +32,7 @@ import pandas as pd
 from .._cells import check_cells
 from .._validate import ArgumentError, InputError
 from .battles import battles_from_frame
+from ..data.battles import partial_style_error
 from ..display.notes import NoteKind
 from .._words import words
 
@@ -64,6 +65,13 @@ NOTE_BATTLES_PUT_TIME_ORDER = NoteKind('io.battles-put-time-order', 'info',
                                         'battles put in time order (tstamp), as FastChat does before online Elo')
 
 
+#: some battles carry FastChat's style counts and others do not: the battles are read without style features (a
+#: style model needs them on every battle; preferences.core says so when one is asked for)
+NOTE_PARTIAL_CONV_METADATA = NoteKind(
+    "io.partial-conv-metadata", "excluded", "{n_missing:,} of {n:,} battles have no conv_metadata (style counts; at"
+    " {at}{more}): no style features read, since style control (`{arg:style}`) needs them on every battle")
+
+
 def read_fastchat(records, where, source: str, *, anonymous_only: bool = True, style_cols=None) -> "BattleTable":
     """Chatbot Arena / FastChat clean battle records -> BattleTable (see the module docs)."""
     frame = pd.DataFrame.from_records(records)
@@ -84,9 +92,13 @@ def read_fastchat(records, where, source: str, *, anonymous_only: bool = True, s
         missing = np.flatnonzero([not isinstance(m, dict) for m in meta])
         if missing.size == len(meta):
             pass
-        elif missing.size:
-            raise InputError("has no conv_metadata (style counts) while other battles have it", source=source,
-                             row=str(frame.index[missing[0]]), column="conv_metadata")
+        elif missing.size:  # style counts on some battles only: the battles are read, no style feature is
+            note = NOTE_PARTIAL_CONV_METADATA(n_missing=int(missing.size), n=len(meta),
+                                              at=", ".join(str(frame.index[i]) for i in missing[:5]),
+                                              more=" ..." if missing.size > 5 else "")
+            if style_cols is not None:  # style control asked for at read time (the command line's --style)
+                raise InputError(partial_style_error(note.params), source=source)
+            notes.append(note)
         else:
             for name, pattern in FASTCHAT_STYLE.items():
                 for side in ("a", "b"):

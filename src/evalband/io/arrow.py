@@ -25,6 +25,7 @@ import numpy as np
 from ..data.labels import label_text, natural_order
 from .._validate import InputError
 from ..display.reprs import displayed
+from ..display.notes import NoteKind
 
 __all__ = ["ScoreMatrices", "read_score_matrices"]
 
@@ -118,6 +119,10 @@ class _Codes:
         return self._lookup[column.indices.to_numpy(zero_copy_only=False)]
 
 
+NOTE_ITEMS_NOT_SHARED = NoteKind("io.items-not-shared", "excluded",
+                                 "items not shared by every model are left out of paired analyses ({counts})")
+
+
 def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task", item_col: str = "item",
                         score_col: str = "score", group_col: str | None = None, unbounded: bool = False,
                         batch_size: int = 1 << 20) -> ScoreMatrices:
@@ -166,8 +171,8 @@ def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task
     >>> mats.scores["qa"]
     array([[1., 0.],
            [1., 1.]])
-    >>> mats.notes
-    ('items not shared by every model are left out of paired analyses (b: 1)',)
+    >>> [str.__str__(n) for n in mats.notes]
+    ['items not shared by every model are left out of paired analyses (b: 1)']
     """
     pa, pc, ds = _pyarrow()
     source = os.fspath(path)
@@ -276,8 +281,8 @@ def read_score_matrices(path, *, model_col: str = "model", task_col: str = "task
         out_items[label] = items_all.slice(lo, hi - lo).filter(pa.array(common)).to_numpy(zero_copy_only=False)
     del seen
     if lost.any():
-        notes.append("items not shared by every model are left out of paired analyses ("
-                     + ", ".join(f"{model_names[i]}: {int(v):,}" for i, v in enumerate(lost) if v) + ")")
+        notes.append(NOTE_ITEMS_NOT_SHARED(counts=", ".join(f"{model_names[i]}: {int(v):,}"
+                                                           for i, v in enumerate(lost) if v)))
     kind = "unbounded" if unbounded else (
         "binary" if all(((v == 0.0) | (v == 1.0)).all() for v in out_scores.values()) else "bounded")
     task_groups = {tasks.labels[c]: g for c, g in groups.items()} if group_col else None

@@ -40,6 +40,12 @@ NOTE_STORES = NoteKind('io.stores', 'info',
                         '{name} stores {value} ({name2}, {task})')
 
 
+NOTE_CRUXEVAL_ITEMS = NoteKind("io.cruxeval-items", "info",
+                               "items are problems and trials the sampled answers (pass@k applies)")
+NOTE_CRUXEVAL_TEMPERATURE = NoteKind("io.cruxeval-temperature", "info",
+                                     "sampling temperature from the file names: {temperatures}")
+
+
 def read_cruxeval(data, *, unbounded: bool = False, **tabular) -> ResultsTable:
     """Read CRUXEval scored-generation files (a file, a folder, a glob or a list) into one item-level table.
 
@@ -84,7 +90,7 @@ def read_cruxeval(data, *, unbounded: bool = False, **tabular) -> ResultsTable:
     for _, model, temp, *_ in parsed:
         temps.setdefault(model, set()).add(temp)
     rows = {k: [] for k in ("model", "task", "item", "trial", "score", "where")}
-    notes = ["items are problems and trials the sampled answers (pass@k applies)"]
+    notes = [NOTE_CRUXEVAL_ITEMS()]
     for path, model, temp, task, scored, doc in parsed:
         # several temperatures: each is its own model; a file whose name gives none keeps the bare model name
         name = f"{model} (temp {temp})" if len(temps[model]) > 1 and temp is not None else model
@@ -108,6 +114,6 @@ def read_cruxeval(data, *, unbounded: bool = False, **tabular) -> ResultsTable:
     single = sorted({f"{m} at temperature {next(iter(t))}" for m, t in temps.items()
                      if len(t) == 1 and next(iter(t)) is not None})
     if single:
-        notes.append("sampling temperature from the file names: " + ", ".join(single))
+        notes.append(NOTE_CRUXEVAL_TEMPERATURE(temperatures=", ".join(single)))
     return build_table(rows, source=source, notes=notes, skipped=skipped, unbounded=unbounded,
                        what="CRUXEval files")

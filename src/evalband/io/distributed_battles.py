@@ -33,6 +33,7 @@ from ._battle_shards import battle_labels, battle_table, combine_counts, count_s
 from ._shards import list_shards, tree
 from .distributed_read import _client_of, _gather
 from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["read_battles_distributed", "shards_hold_battles", "merge_notes"]
 
@@ -113,6 +114,9 @@ def _count_parameter(note) -> str | None:
     return None
 
 
+NOTE_NO_BATTLES = NoteKind("io.files-without-battles", "excluded", "file{s} without battles left out: {parts}")
+
+
 def read_battles_distributed(data, *, client=None, executor=None, storage_options: dict | None = None,
                              reread: bool = False, source: str = "auto", **options) -> BattleCounts:
     """Read sharded battles on a Dask cluster into counts per question and ordered pair of models.
@@ -183,8 +187,8 @@ def read_battles_distributed(data, *, client=None, executor=None, storage_option
     skipped = [(k, sorted(empty.get(k, []))) for k in ("empty", "header only") if empty.get(k)]
     if skipped:
         parts = [f"{len(v)} {k} ({', '.join(v[:5])}{' ...' if len(v) > 5 else ''})" for k, v in skipped]
-        notes.insert(0, f"file{'s' if sum(len(v) for _, v in skipped) > 1 else ''} without battles left out:"
-                        f" {'; '.join(parts)}")
+        notes.insert(0, NOTE_NO_BATTLES(s="s" if sum(len(v) for _, v in skipped) > 1 else "",
+                                        parts="; ".join(parts)))
     models = sorted(summary["models"])
     names = {k: sorted(v) for k, v in summary["labels"].items()}
     plan = {"models": {m: k for k, m in enumerate(models)},

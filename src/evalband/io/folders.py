@@ -31,6 +31,7 @@ from .._validate import ArgumentError, ArgumentTypeError, InputError, MissingExt
 from ..data.table import ResultsTable
 from ._text import utf8_problem
 from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["expand", "input_files", "classify", "detect", "load_json", "iter_jsonl", "field", "Skipped", "build_table",
            "check_tabular_unused", "places", "HARNESS_SOURCES"]
@@ -222,6 +223,9 @@ def _is_table_name(name: str) -> bool:
     return _TABLE_NAME.fullmatch(name) is not None
 
 
+NOTE_SKIPPED = NoteKind("io.skipped-files", "excluded", "skipped {n} ({reason}): {shown}{more}")
+
+
 class Skipped:
     """What a reader left out, with the reason, for ``ResultsTable.notes``."""
 
@@ -241,7 +245,7 @@ class Skipped:
         for reason, whats in by_reason.items():
             shown = ", ".join(self._show(w) for w in whats[:limit])
             more = f" and {len(whats) - limit} more" if len(whats) > limit else ""
-            out.append(f"skipped {len(whats)} ({reason}): {shown}{more}")
+            out.append(NOTE_SKIPPED(n=len(whats), reason=reason, shown=shown, more=more))
         return out
 
 

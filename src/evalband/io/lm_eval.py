@@ -288,6 +288,9 @@ NOTE_LM_EVAL_USED = NoteKind('io.lm-eval-used', 'info',
                               'lm-eval {what} used: {value}')
 
 
+NOTE_PAIRED_BY_DOC_ID = NoteKind("io.lm-eval-paired-by-doc-id", "info", "documents paired by doc_id (no doc_hash) in {tasks}")
+
+
 def _choice_notes(chosen, metrics_pref, filters_pref) -> list[str]:
     notes = []
     for what, prefs, flag in (("metric", metrics_pref, "--metric"), ("filter", filters_pref, "--filter")):
@@ -299,5 +302,5 @@ def _choice_notes(chosen, metrics_pref, filters_pref) -> list[str]:
         else:
             notes.append(NOTE_LM_EVAL_USED(what=what, value=', '.join(used)))
     if chosen.get("doc_id"):
-        notes.append("documents paired by doc_id (no doc_hash) in " + ", ".join(sorted(chosen["doc_id"])))
+        notes.append(NOTE_PAIRED_BY_DOC_ID(tasks=", ".join(sorted(chosen["doc_id"]))))
     return notes

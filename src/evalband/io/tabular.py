@@ -369,6 +369,14 @@ def _rename(df: pd.DataFrame, mapping: dict, source: str) -> pd.DataFrame:
     return df.rename(columns=mapping)
 
 
+NOTE_WIDE_NOT_MODELS = NoteKind("io.wide-columns-not-models", "excluded",
+                                "wide table: {n} column{s} not read as models (not in --models): {columns}")
+
+
+NOTE_BLANK_CELLS = NoteKind("io.blank-cells-left-out", "excluded",
+                            "blank cells read as 'no result' and left out ({counts})")
+
+
 def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_col, models, task, unbounded,
                notes=(), facets=()):
     if item_col not in df.columns:
@@ -399,8 +407,8 @@ def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_c
         others = [c for c in df.columns if c not in id_cols and c not in models]
         refuse_splits(df, others, source)
         if others:  # selected at read time: the coverage notes count only the chosen models
-            notes = [*notes, f"wide table: {len(others)} column{'s' if len(others) > 1 else ''} not read as"
-                             f" models (not in --models): {', '.join(map(str, others))}"]
+            notes = [*notes, NOTE_WIDE_NOT_MODELS(n=len(others), s="s" if len(others) > 1 else "",
+                                                  columns=", ".join(map(str, others)))]
     if not models:
         raise InputError("wide shape found no model columns", source=source)
     long = df.melt(id_vars=id_cols, value_vars=list(models), var_name="model", value_name="score",
@@ -409,8 +417,7 @@ def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_c
     notes = list(notes)
     if blank.any():
         per = long.loc[blank, "model"].value_counts()
-        notes.append("blank cells read as 'no result' and left out (" +
-                     ", ".join(f"{m}: {int(v):,}" for m, v in per.items()) + ")")
+        notes.append(NOTE_BLANK_CELLS(counts=", ".join(f"{m}: {int(v):,}" for m, v in per.items())))
         long = long.loc[~blank]
     if task_col in df.columns:
         empty = sorted(set(df[task_col].dropna().astype(str)) - set(long[task_col].dropna().astype(str)))

@@ -16,7 +16,7 @@ from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_genera
                          check_confidence_level, check_positive_int, check_probability)
 from ..estimation.confidence import ConfidenceInterval
 from . import sigmoid_fit as sf
-from .cells import Cells, cells_from, check_connected
+from .cells import Cells, _choose, cells_from, check_connected
 from .predict import choose_holdout, holdout_summary, predictive_intervals
 from .resampling import pearson_residuals, refit, replicate_scores, item_weights
 from .item_abilities import UNCERTAINTY
@@ -58,6 +58,15 @@ NOTE_CELLS_VARY_TIMES_MUCH = NoteKind(
     'the cells vary {dispersion:.3g} times as much around the fit as binomial sampling of their items explains '
     '(Pearson dispersion): the ability intervals cover item sampling on these tasks, the predictive intervals '
     'include the extra spread')
+
+
+#: how the scale of the abilities is fixed
+NOTE_SCALE_ANCHOR = NoteKind("latent.scale-anchor", "info", "scale fixed by the anchor task '{task}' (difficulty"
+                             " {difficulty:g}, slope {slope:g}); the anchor's own difficulty and slope carry no interval")
+NOTE_SCALE_STANDARDIZED = NoteKind("latent.scale-standardized", "info",
+                                   "abilities standardized to mean 0 and variance 1 over the models (no anchor given)")
+NOTE_SCALE_RASCH = NoteKind("latent.scale-rasch", "info",
+                            "abilities on the logit scale (Rasch: every slope 1), centred at mean 0 over the models")
 
 
 def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", models=None, tasks=None,
@@ -178,12 +187,15 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
         if holdout >= 0.5:
             raise ArgumentError(words('`{arg:holdout}` is the share of measured cells held out for the check; {holdout:g} leaves too few to fit (use e.g. 0.1).', holdout=holdout))
     prior = _prior(prior)
-    cells = cells_from(data, models=models, tasks=tasks, **read_options)
+    # the data are read once: every model's cells; the chosen models' cells are taken from them
+    cells = cells_from(data, tasks=tasks, **read_options)
     chosen = None
     if models is not None:  # the scale of every model measured: fitted on all, the chosen ones reported
-        every = cells_from(data, tasks=tasks, **read_options)
-        if len(every.models) > len(cells.models) and _connected(every):
-            cells, chosen = every, cells.models
+        sub = _choose(cells, models, None)
+        if len(cells.models) > len(sub.models) and _connected(cells):
+            chosen = sub.models
+        else:
+            cells = sub
     check_connected(cells)
     if len(cells.models) < 2:
         raise InputError("a latent-ability model needs at least 2 models", source=cells.source)
@@ -221,12 +233,11 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
         a = cells.tasks.index(anchor[0])
         C, D, beta = sf.to_anchor(C, D, beta, a, anchor[1], anchor[2])
         Cs, Ds, Bs = sf.to_anchor(Cs, Ds, Bs, a, anchor[1], anchor[2])
-        ident = (f"scale fixed by the anchor task '{anchor[0]}' (difficulty {anchor[1]:g}, slope {anchor[2]:g});"
-                 " the anchor's own difficulty and slope carry no interval")
+        ident = NOTE_SCALE_ANCHOR(task=anchor[0], difficulty=anchor[1], slope=anchor[2])
     elif slopes:
-        ident = "abilities standardized to mean 0 and variance 1 over the models (no anchor given)"
+        ident = NOTE_SCALE_STANDARDIZED()
     else:
-        ident = "abilities on the logit scale (Rasch: every slope 1), centred at mean 0 over the models"
+        ident = NOTE_SCALE_RASCH()
     notes.append(ident)
     failed = int((~fit.converged).sum())
     if failed:
@@ -347,15 +358,22 @@ def _fit_on_one_blas_thread(cells, *, slopes, loss, prior, n_resamples, entropy,
     return _Fit((C, D, beta), samples[:3], samples[3], resid, w, phi, d)
 
 
+NOTE_BOOTSTRAP_REFITS = NoteKind("latent.bootstrap-refits", "info", "intervals from {b:,} bootstrap refits"
+                                 " ({what}), each started from the full-data fit; loss {loss}")
+
+
+NOTE_INFORMATION_DRAWS = NoteKind(
+    "latent.information-draws", "info", "intervals from {b:,} draws from the normal approximation at the fit"
+    " (inverse Fisher information, loss {loss}; {arg:uncertainty='bootstrap'} resamples the data instead)")
+
+
 def _uncertainty_note(kind, loss, b, method="bootstrap") -> str:
     if method == "information":
-        return words("intervals from {b:,} draws from the normal approximation at the fit (inverse Fisher"
-                     " information, loss {loss}; {arg:uncertainty='bootstrap'} resamples the data instead)", b=b,
-                     loss=loss)
+        return NOTE_INFORMATION_DRAWS(b=b, loss=loss)
     what = {"counts": "binomial counts redrawn within cells", "items": "items resampled within tasks, paired"
             " across models", "scores": "a residual bootstrap of the cells' deviations from the fit (scores"
             " without counts: the cells' spread around the fit is the only measure of their noise)"}[kind]
-    return f"intervals from {b:,} bootstrap refits ({what}), each started from the full-data fit; loss {loss}"
+    return NOTE_BOOTSTRAP_REFITS(b=b, what=what, loss=loss)
 
 
 def model_units(cells: Cells) -> tuple[np.ndarray, str]:
@@ -454,22 +472,28 @@ def weak_flags(cells: Cells, n_tasks, n_models) -> tuple[tuple, tuple]:
     return tuple(mflags), tuple(tflags)
 
 
+#: weak identification, in words (weak_flags)
+NOTE_WEAK_ONE_TASK = NoteKind("latent.weak-one-task", "caveat", "weakly identified: {n} model{s} measured on one task"
+                              " ({names}): such an ability rests on one task's curve")
+NOTE_WEAK_SATURATED = NoteKind("latent.weak-saturated", "caveat", "weakly identified: every model saturates {names}:"
+                               " its difficulty and slope rest on the prior")
+NOTE_WEAK_ONE_MODEL = NoteKind("latent.weak-one-model", "caveat", "weakly identified: {names} measured on one model:"
+                               " it says nothing about the abilities")
+
+
 def _flag_notes(mflags, tflags, cells) -> list:
     from .._lists import names_text
 
     out = []
     one = [m for m, f in zip(cells.models, mflags) if "one task" in f]
     if one:
-        out.append(f"weakly identified: {len(one)} model{'s' if len(one) != 1 else ''} measured on one task"
-                   f" ({names_text(one, 5)}): such an ability rests on one task's curve")
+        out.append(NOTE_WEAK_ONE_TASK(n=len(one), s="s" if len(one) != 1 else "", names=names_text(one, 5)))
     sat = [t for t, f in zip(cells.tasks, tflags) if "every model" in f]
     if sat:
-        out.append(f"weakly identified: every model saturates {names_text(sat, 5)}: its difficulty and slope"
-                   " rest on the prior")
+        out.append(NOTE_WEAK_SATURATED(names=names_text(sat, 5)))
     single = [t for t, f in zip(cells.tasks, tflags) if "one model" in f]
     if single:
-        out.append(f"weakly identified: {names_text(single, 5)} measured on one model: it says nothing about"
-                   " the abilities")
+        out.append(NOTE_WEAK_ONE_MODEL(names=names_text(single, 5)))
     return out
 
 

@@ -292,8 +292,25 @@ def _choose(cells: Cells, models, tasks) -> Cells:
     tnew = (np.cumsum(has_t) - 1)[np.clip(tnew, 0, None)]
     order = np.argsort(mnew[keep] * len(ta) + tnew[keep], kind="stable")
     return Cells(tuple(mo), tuple(ta), mnew[keep][order], tnew[keep][order], cells.y[keep][order],
-                 None if cells.n is None else cells.n[keep][order], cells.kind, cells.source, None, tuple(notes),
-                 cells.attribution)
+                 None if cells.n is None else cells.n[keep][order], cells.kind, cells.source,
+                 _choose_responses(cells.responses, mo, ta), tuple(notes), cells.attribution)
+
+
+def _choose_responses(resp: ItemResponses | None, models, tasks) -> ItemResponses | None:
+    """The item responses of the chosen ``models`` on the chosen ``tasks`` (items none of them answered left
+    out), as reading only those would give them."""
+    if resp is None:
+        return None
+    rows = np.array([resp.models.index(m) for m in models], dtype=np.int64)
+    tpos = np.full(len(resp.tasks), -1, dtype=np.int64)
+    tpos[[resp.tasks.index(t) for t in tasks]] = np.arange(len(tasks))
+    y = resp.y[rows]
+    cols = np.flatnonzero((tpos[resp.item_task] >= 0) & ~np.isnan(y).all(axis=0))
+    item_task = tpos[resp.item_task[cols]]
+    order = np.argsort(item_task, kind="stable")  # items sorted by task, as cell_counts needs
+    cols = cols[order]
+    return ItemResponses(tuple(models), tuple(tasks), tuple(resp.items[c] for c in cols), item_task[order],
+                         y[:, cols])
 
 
 def _responses(table) -> ItemResponses:

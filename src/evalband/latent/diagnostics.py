@@ -38,8 +38,65 @@ def flag_rank(flag: str) -> int:
             return k
     return len(FLAG_ORDER)
 
+
+
+def flag_name(flag: str) -> str:
+    """The kind of one flag, as counted: the flag's words without the item it names (every near-duplicate pattern is
+    one kind, ``'near-duplicate response pattern'``).
+
+    Examples
+    --------
+    >>> flag_name("near-duplicate response pattern (same as item 'q7')"), flag_name("saturated: every model right")
+    ('near-duplicate response pattern', 'saturated: every model right')
+    """
+    return FLAG_ORDER[3] if flag.startswith(FLAG_ORDER[3]) else flag
+
+
+def flag_counts(flags) -> tuple[int, int, dict]:
+    """Items counted by flag: ``(items flagged, items with more than one flag, {flag kind: items carrying it})``,
+    kinds (:func:`flag_name`) in the order of :data:`FLAG_ORDER`. An item is counted once in the first number and
+    under each of its flags in the last, so the counts by flag add up to more than the items flagged when some item
+    carries several flags (the second number says by how many items).
+
+    Examples
+    --------
+    >>> flag_counts(["", "saturated: every model wrong", "near-duplicate response pattern (same as item 'a')",
+    ...              "negative discrimination (within noise); near-duplicate response pattern (same as item 'b')"])
+    (3, 1, {'negative discrimination (within noise)': 1, 'near-duplicate response pattern': 2, 'saturated: every model wrong': 1})
+    """
+    counts: dict = {}
+    n_flagged = several = 0
+    for f in flags:
+        if not f:
+            continue
+        parts = {flag_name(p) for p in str(f).split("; ")}
+        n_flagged += 1
+        several += len(parts) > 1
+        for name in parts:
+            counts[name] = counts.get(name, 0) + 1
+    order = sorted(counts, key=lambda k: (flag_rank(k), k))
+    return n_flagged, several, {k: counts[k] for k in order}
+
+
+NOTE_ITEMS_FLAGGED = NoteKind("latent.items-flagged", "caveat", "{n:,} item{s} flagged{several}; items per flag: {counts}")
+
+
+def flag_note(flags):
+    """The note counting the flagged items and the items per flag (None when no item is flagged)."""
+    n, several, counts = flag_counts(flags)
+    if not n:
+        return None
+    return NOTE_ITEMS_FLAGGED(n=n, s="s" if n != 1 else "",
+                              several="" if not several else f" ({several:,} with more than one flag, counted under each)",
+                              counts=", ".join(f"{k} ({v:,})" for k, v in counts.items()))
+
+
 #: the ability grid (standardized) on which task information is summarized
 GRID = np.linspace(-4.0, 4.0, 161)
+
+
+NOTE_ITEMS_HEADLINE = NoteKind("latent.items-headline", "info",
+                               "{n_items:,} items of {n_tasks} tasks, {n_models} models ({model}); {flagged:,} item{s} flagged")
 
 
 @displayed
@@ -107,8 +164,8 @@ class ItemsResult:
 
     def headline(self) -> str:
         flagged = int((self.frame["flag"] != "").sum())
-        return (f"{len(self.frame):,} items of {len(self.tasks)} tasks, {len(self.models)} models ({self.model});"
-                f" {flagged:,} item{'s' if flagged != 1 else ''} flagged")
+        return NOTE_ITEMS_HEADLINE(n_items=len(self.frame), n_tasks=len(self.tasks), n_models=len(self.models),
+                                   model=self.model, flagged=flagged, s="s" if flagged != 1 else "")
 
 
 NOTE_SCALE_ABILITIES_STANDARDIZED_MEAN = NoteKind(
@@ -155,7 +212,14 @@ def items(data, *, model: str = "2pl", models=None, tasks=None, confidence_level
 
     * *negative discrimination: likely a wrong answer key*: the whole interval of ``a`` lies below 0 (stronger
       models get the item wrong more often); *negative discrimination (within noise)* when only the estimate is;
-    * *saturated*: every model right (or every model wrong): the item carries no information at these abilities;
+    * *saturated*: every model right (or every model wrong): the item carries no information at these abilities.
+      Its likelihood keeps rising as its difficulty moves past the models (to infinity), so the fit's difficulty
+      and discrimination there rest on the prior alone and are not reported: ``difficulty`` and
+      ``discrimination`` (with their intervals) are NaN, and the one-sided statement the data support is given
+      instead: every model wrong, ``difficulty_bound = 'above'`` and ``difficulty_ci_low`` the highest ability of
+      the models that answered it (the difficulty lies above the abilities measured; ``difficulty_ci_high`` NaN);
+      every model right, ``'below'`` and ``difficulty_ci_high`` the lowest such ability. (Rasch: the
+      discrimination stays the fixed 1.);
     * *no information*: the discrimination's interval covers 0 and the item-total correlation is below 0.1;
     * *near-duplicate response pattern*: the same responses as another item on at least 20 shared models, with at
       least 10% of them (and 3) in the minority, which chance rarely produces.
@@ -212,12 +276,13 @@ def items(data, *, model: str = "2pl", models=None, tasks=None, confidence_level
         "discrimination_ci_low": fit.a - z * se_a, "discrimination_ci_high": fit.a + z * se_a,
         "item_total": itc, "p_correct": p_correct, "n_models": n_models, "information": fit.a ** 2 / 4,
         "flag": flags, "confidence_level": level})
+    frame = _saturated_bounds(frame, fit.theta, resp.y, obs, estimated_slopes=model == "2pl")
     frame = frame.iloc[np.lexsort((np.arange(len(frame)), frame["flag"].eq("").to_numpy()))].reset_index(drop=True)
-    n_flag = int((frame["flag"] != "").sum())
-    if n_flag:
-        counts = frame.loc[frame["flag"] != "", "flag"].str.split(";").str[0].value_counts()
-        notes.append(f"{n_flag:,} item{'s' if n_flag != 1 else ''} flagged: "
-                     + ", ".join(f"{k} ({v:,})" for k, v in counts.items()))
+    if frame["difficulty_bound"].notna().any():
+        notes.append(NOTE_SATURATED_BOUNDS(n=int(frame["difficulty_bound"].notna().sum())))
+    note = flag_note(frame["flag"])
+    if note is not None:
+        notes.append(note)
     info = _task_information(fit, resp, flags)
     draws = _ability_draws(fit.theta, fit.cov_theta, n_draws, entropy)
     from ..ranking import rank_models
@@ -275,6 +340,37 @@ def duplicate_patterns(y, obs, *, min_models: int = 20) -> np.ndarray:
     dup = firsts != cols
     out[cols[dup]] = firsts[dup]
     return out
+
+
+NOTE_SATURATED_BOUNDS = NoteKind(
+    "latent.saturated-difficulty-bounds", "caveat", "{n:,} saturated item(s) (every model right or every model wrong):"
+    " no difficulty or discrimination estimate (the fit there rests on the prior alone); their difficulty is only"
+    " known to lie above the highest ability measured (every model wrong) or below the lowest (every model right),"
+    " given as a one-sided interval (difficulty_bound)")
+
+
+def _saturated_bounds(frame, theta, y, obs, *, estimated_slopes: bool) -> pd.DataFrame:
+    """The saturated items' one-sided statement (see :func:`items`, Notes): no estimate, the difficulty above the
+    highest (every model wrong) or below the lowest (every model right) ability of the models that answered."""
+    yo = np.where(obs, y, np.nan)
+    with np.errstate(invalid="ignore"):
+        wrong = np.nanmax(yo, axis=0) <= 0
+        right = (np.nanmin(yo, axis=0) >= 1) & ~wrong
+    th = np.asarray(theta, dtype=float)[:, None]
+    top = np.where(obs, th, -np.inf).max(axis=0)
+    bottom = np.where(obs, th, np.inf).min(axis=0)
+    sat = wrong | right
+    out = frame.copy()
+    out["difficulty_bound"] = np.where(wrong, "above", np.where(right, "below", None))
+    out.loc[sat, "difficulty"] = np.nan
+    out["difficulty_ci_low"] = np.where(wrong, top, np.where(right, np.nan, out["difficulty_ci_low"]))
+    out["difficulty_ci_high"] = np.where(right, bottom, np.where(wrong, np.nan, out["difficulty_ci_high"]))
+    if estimated_slopes:
+        for c in ("discrimination", "discrimination_ci_low", "discrimination_ci_high", "information"):
+            out.loc[sat, c] = np.nan
+    cols = list(frame.columns)
+    cols.insert(cols.index("difficulty_ci_high") + 1, "difficulty_bound")
+    return out[cols]
 
 
 def _flags(a, a_low, a_high, y, obs, itc, dup, labels, model) -> list:

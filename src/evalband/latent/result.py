@@ -15,8 +15,14 @@ import pandas as pd
 
 from ..display.reprs import displayed
 from ..estimation.confidence import ConfidenceInterval
+from ..display.notes import NoteKind
 
 __all__ = ["AbilityResult"]
+
+
+NOTE_ABILITY_HEADLINE = NoteKind(
+    "latent.ability-headline", "info", "{n_models} models on {n_tasks} tasks ({measured:,} of {n_cells:,} cells"
+    " measured), {model} model; best: {best} (P(best) {p_best:.2f}){holdout}")
 
 
 @displayed
@@ -143,9 +149,7 @@ class AbilityResult:
     def headline(self) -> str:
         r = self.ranking
         best = int(np.argmin(r.rank_mean))
-        text = (f"{len(self.models)} models on {len(self.tasks)} tasks ({int(self.cells['measured'].sum()):,} of"
-                f" {len(self.cells):,} cells measured), {self.model} model; best: {self.models[best]}"
-                f" (P(best) {r.p_best[best]:.2f})")
-        if self.holdout is not None:
-            text += "; " + self.holdout.headline()
-        return text
+        return NOTE_ABILITY_HEADLINE(
+            n_models=len(self.models), n_tasks=len(self.tasks), measured=int(self.cells['measured'].sum()),
+            n_cells=len(self.cells), model=self.model, best=self.models[best], p_best=r.p_best[best],
+            holdout="" if self.holdout is None else "; " + self.holdout.headline())

@@ -51,6 +51,10 @@ EXIT_CODES = {"pass": 0, "fail": 1, "undecided": 3}
 MIN_UNITS = 10
 
 
+NOTE_GATE_MEANS = NoteKind("plan.gate-means", "info", "candidate {candidate} and baseline {baseline} points on {n:,}"
+                           " paired items; margin {margin:g} points{more}")
+
+
 @displayed
 
 
@@ -154,13 +158,12 @@ class GateResult:
         from ..display import format_value
 
         d = self._decimals()
-        text = (f"candidate {format_value(100 * self.candidate_mean, d)} and baseline"
-                f" {format_value(100 * self.baseline_mean, d)} points on {self.n:,} paired items; margin"
-                f" {100 * self.margin:g} points")
+        more = ""
         if self.decision == "undecided" and self.more_items_basis and math.isfinite(self.more_items):
-            text += (f"; more items: {self.more_items_basis}, for 80% power if the observed difference is the true"
-                     " one")
-        return text
+            more = f"; more items: {self.more_items_basis}, for 80% power if the observed difference is the true one"
+        return NOTE_GATE_MEANS(candidate=format_value(100 * self.candidate_mean, d),
+                               baseline=format_value(100 * self.baseline_mean, d), n=self.n,
+                               margin=100 * self.margin, more=more)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -332,6 +335,15 @@ NOTE_BETTING_INTERVAL_TREATS_ITEMS = NoteKind(
     'the betting interval treats items as independent; clusters are not used')
 
 
+NOTE_GATE_UNPAIRED = NoteKind("plan.gate-unpaired-items", "excluded", "items left out of the pairing:"
+                              " {baseline_only:,} only in the baseline, {candidate_only:,} only in the candidate")
+
+
+NOTE_MORE_ITEMS_ROUGH = NoteKind("plan.more-items-rough", "caveat", "more items: a rough figure from the"
+                                 " fixed-sample normal formula; the anytime-valid interval narrows more slowly{here},"
+                                 " so expect to need more")
+
+
 def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=0.95, method: str = "t",
                  power: float = 0.8, models=None, tasks=None, rng=0) -> GateResult:
     """Decide whether a candidate run may replace a baseline run (paired non-inferiority).
@@ -398,8 +410,7 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
     frame, names, left = paired_runs(baseline, candidate, models=models, tasks=tasks)
     notes = [frame.attrs["note"]] if frame.attrs.get("note") else []
     if left["baseline_only"] or left["candidate_only"]:
-        notes.append(f"items left out of the pairing: {left['baseline_only']:,} only in the baseline,"
-                     f" {left['candidate_only']:,} only in the candidate")
+        notes.append(NOTE_GATE_UNPAIRED(baseline_only=left["baseline_only"], candidate_only=left["candidate_only"]))
     b = frame["baseline"].to_numpy(float)
     c = frame["candidate"].to_numpy(float)
     d = c - b
@@ -482,10 +493,9 @@ def release_gate(baseline, candidate, *, margin: float = 0.01, confidence_level=
                      "fixed-sample normal formula (rough for the betting interval)")
             if method == "betting":
                 ratio = (high - low) / float(est.ci.high - est.ci.low) if est.ci.high > est.ci.low else math.nan
-                notes.append("more items: a rough figure from the fixed-sample normal formula; the anytime-valid"
-                             " interval narrows more slowly"
-                             + (f" (here it is {ratio:.1f} times as wide as the fixed-sample interval)"
-                                if math.isfinite(ratio) else "") + ", so expect to need more")
+                notes.append(NOTE_MORE_ITEMS_ROUGH(
+                    here=f" (here it is {ratio:.1f} times as wide as the fixed-sample interval)"
+                    if math.isfinite(ratio) else ""))
         if units < MIN_UNITS and not G:
             if not math.isfinite(more) or more < MIN_UNITS - units:
                 more, basis = float(MIN_UNITS - units), "minimum units"

@@ -148,6 +148,10 @@ NOTE_ESTIMATED_ICC_DIFFERENCES_NEGATIVE = NoteKind(
     'the estimated ICC of the differences is negative ({icc_raw:.3g}); planned with 0')
 
 
+NOTE_PILOT_CORRELATION = NoteKind("plan.summary-correlation-assumed", "caveat",
+                                  "summary counts cannot show the per-item correlation: {assumed}")
+
+
 def estimate_pilot(table, *, models=None, correlation: float | None = None, weights=None) -> PilotEstimates:
     """Estimate the variance components of a two-model comparison from a :class:`~evalband.data.table.ResultsTable`.
 
@@ -209,8 +213,8 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None, weig
         va, vb = pa * (1 - pa), pb * (1 - pb)
         rho = 0.0 if correlation is None else float(correlation)
         vd = va + vb - 2 * rho * math.sqrt(va * vb)
-        notes.append("summary counts cannot show the per-item correlation: "
-                     + ("assumed 0 (unpaired)" if correlation is None else f"assumed {rho:g} as given"))
+        notes.append(NOTE_PILOT_CORRELATION(
+            assumed="assumed 0 (unpaired)" if correlation is None else f"assumed {rho:g} as given"))
         return PilotEstimates(chosen[0], chosen[1], "summary", nn, float(pa), float(pb), float(pa - pb),
                               float(math.sqrt(va / n[0] + vb / n[1])), float(va), float(vb),
                               math.nan if correlation is None else rho, float(vd), 1, 0.0, 0.0, 0, math.nan,

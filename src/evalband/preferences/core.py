@@ -12,7 +12,7 @@ from .._random import run_entropy
 from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice,
                          check_confidence_level, check_positive_int, renamed)
 from ..estimation.confidence import ConfidenceInterval
-from ..data.battles import BattleTable
+from ..data.battles import BattleTable, partial_style_error
 from ..data.battle_counts import BattleCounts
 from .bradley_terry import RIDGE, TIES
 from .lc_glm import LC_GLMS
@@ -414,6 +414,9 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
     elif method == "elo":
         res = elo_ratings(table, units, boot, k=k)
     elif style is not None:
+        partial = [n for n in getattr(table, "notes", ()) if getattr(n, "code", None) == "io.partial-conv-metadata"]
+        if partial and not table.features:  # Chatbot Arena records with style counts on some battles only
+            raise ArgumentError(partial_style_error(partial[0].params))
         names = style_names(style, list(table.features))
         if not names:
             raise ArgumentError(words('`{arg:style}` names no feature.'))

@@ -93,6 +93,11 @@ NOTE_NEWTON_S_METHOD_DID = NoteKind('preferences.newton-s-method-did', 'caveat',
                                      "Newton's method did not converge in {value} fit(s)")
 
 
+NOTE_DEGENERATE_REPLICATES = NoteKind(
+    "preferences.degenerate-replicates", "caveat", "in some replicates a model had only wins, only losses or no"
+    " battle (ratings set by the ridge there): {counts}{more} of {n_resamples:,} replicates")
+
+
 def bt_ratings(table, units, boot, *, model: str = "bt", ridge: float = RIDGE, jackknife: bool = False) -> Ratings:
     """Bradley-Terry ('bt': a tie is half a win), Rao-Kupper or Davidson."""
     kind = "half" if model == "bt" else "ties"
@@ -118,9 +123,9 @@ def bt_ratings(table, units, boot, *, model: str = "bt", ridge: float = RIDGE, j
         failed += int((~r.converged).sum())
     if bad.any():
         worst = np.argsort(-bad, kind="stable")[: int((bad > 0).sum())]
-        notes.append(f"in some replicates a model had only wins, only losses or no battle (ratings set by the"
-                     f" ridge there): {', '.join(f'{table.models[i]!r} {int(bad[i])}' for i in worst[:5])}"
-                     + (" ..." if (bad > 0).sum() > 5 else "") + f" of {boot.n_resamples:,} replicates")
+        notes.append(NOTE_DEGENERATE_REPLICATES(
+            counts=", ".join(f"{table.models[i]!r} {int(bad[i])}" for i in worst[:5]),
+            more=" ..." if (bad > 0).sum() > 5 else "", n_resamples=boot.n_resamples))
     if failed or not fit.converged.all():
         notes.append(NOTE_NEWTON_S_METHOD_DID(value=failed + int((~fit.converged).sum())))
     jack = None

@@ -17,11 +17,32 @@ import pandas as pd
 from ..estimation.confidence import ConfidenceInterval
 from ..display.reprs import displayed
 from .._validate import ArgumentError
+from ..display.notes import NoteKind
 
 __all__ = ["ArenaResult", "METHOD_NAMES"]
 
 METHOD_NAMES = {"bt": "Bradley-Terry", "rao-kupper": "Rao-Kupper", "davidson": "Davidson",
                 "elo": "bootstrap Elo", "win-rate": "win rate"}
+
+
+#: the readings of an arena result (ArenaResult.readings)
+NOTE_ARENA_FIT = NoteKind("preferences.arena-fit", "info", "{what} of {n_models} models from {n_battles:,} battles;"
+                          " {level} {interval} intervals from {n_resamples:,} bootstrap replicates ({clusters}{seed}).")
+NOTE_ARENA_LEADER = NoteKind(
+    "preferences.arena-leader", "info", "{model} ranks first: {statistic} {rating}{unit}{interval}, rank interval"
+    " {rank_low}-{rank_high} (simultaneous {rank_sim_low}-{rank_sim_high}), P(best) = {p_best:.2f}; {n_top} model(s)"
+    " in the top tier.")
+NOTE_ARENA_SEPARABILITY = NoteKind(
+    "preferences.arena-separability", "info", "separability: {separability:.0%} of the {n_pairs:,} model pairs are"
+    " separated pointwise (each pair's own {level} difference interval excludes 0, no multiplicity correction); the"
+    " pairwise verdicts, from simultaneous (max-t) intervals that hold for all pairs at once, decide {decided:,} of"
+    " {n_pairs:,}.")
+NOTE_ARENA_STYLE = NoteKind(
+    "preferences.arena-style", "info", "style {feature}: {coefficient:+.3f} log-odds per SD of the normalized"
+    " difference ({level} CI {ci_low:+.3f} to {ci_high:+.3f}); ratings shown are style-controlled, rating_raw without"
+    " control.")
+NOTE_ARENA_TIE_PARAMETER = NoteKind("preferences.arena-tie-parameter", "info",
+                                    "tie parameter {name} = {value:.3f} ({level} CI {low:.3f} to {high:.3f}).")
 
 
 @displayed
@@ -253,26 +274,24 @@ class ArenaResult:
         clusters = (f"{self.n_units:,} {self.unit_name} resampled whole" if self.cluster
                     else f"{self.n_units:,} battles resampled independently")
         seed = f", seed {self.seed}" if self.seed is not None else ""
-        out = [f"{what} of {len(self.models)} models from {self.n_battles:,} battles; {lvl} {self.interval}"
-               f" intervals from {self.n_resamples:,} bootstrap replicates ({clusters}{seed})."]
+        out = [NOTE_ARENA_FIT(what=what, n_models=len(self.models), n_battles=self.n_battles, level=lvl,
+                              interval=self.interval, n_resamples=self.n_resamples, clusters=clusters, seed=seed)]
         top = frame.iloc[0]
         unit = f" {self.unit}" if self.unit else ""
-        out.append(f"{top['model']} ranks first: {self._statistic.replace('_', ' ')} "
-                   f"{self._fmt(top['rating'], top['se_bootstrap'] if 'se_bootstrap' in top else top['se'])}{unit}"
-                   + (f" ({lvl} CI {self._fmt(top['ci_low'], top['se'])} to {self._fmt(top['ci_high'], top['se'])}),"
-                      if np.isfinite(top['ci_low']) and np.isfinite(top['ci_high']) else " (no interval),")
-                   + f" rank interval {int(top['rank_low'])}-{int(top['rank_high'])} (simultaneous"
-                   f" {int(top['rank_sim_low'])}-{int(top['rank_sim_high'])}), P(best) = {top['p_best']:.2f};"
-                   f" {int((r.tier == 1).sum())} model(s) in the top tier.")
+        out.append(NOTE_ARENA_LEADER(
+            model=top['model'], statistic=self._statistic.replace('_', ' '),
+            rating=self._fmt(top['rating'], top['se_bootstrap'] if 'se_bootstrap' in top else top['se']), unit=unit,
+            interval=(f" ({lvl} CI {self._fmt(top['ci_low'], top['se'])} to {self._fmt(top['ci_high'], top['se'])})"
+                      if np.isfinite(top['ci_low']) and np.isfinite(top['ci_high']) else " (no interval)"),
+            rank_low=int(top['rank_low']), rank_high=int(top['rank_high']), rank_sim_low=int(top['rank_sim_low']),
+            rank_sim_high=int(top['rank_sim_high']), p_best=top['p_best'], n_top=int((r.tier == 1).sum())))
         n_pairs = len(self.models) * (len(self.models) - 1) // 2
         comp = self.comparison(correction="max-t")
         decided = int(np.isin(np.asarray(comp.verdict), ("A better", "B better")).sum())
         # separability is pointwise; the pairwise verdicts hold for all pairs at once: both said, so the two
         # numbers never read as a contradiction
-        out.append(f"separability: {self.separability:.0%} of the {n_pairs:,} model pairs are separated pointwise"
-                   f" (each pair's own {lvl} difference interval excludes 0, no multiplicity correction); the"
-                   f" pairwise verdicts, from simultaneous (max-t) intervals that hold for all pairs at once, decide"
-                   f" {decided:,} of {n_pairs:,}.")
+        out.append(NOTE_ARENA_SEPARABILITY(separability=self.separability, n_pairs=n_pairs, level=lvl,
+                                           decided=decided))
         order = frame["model"].tolist()
         adjacent = {(order[i], order[i + 1]) for i in range(min(len(order) - 1, max_pairs))}
         for text, a, b in zip(comp.readings, comp.model_a, comp.model_b):
@@ -280,13 +299,12 @@ class ArenaResult:
                 out.append(text)
         if self.style is not None:
             for row in self.style.itertuples():
-                out.append(f"style {row.feature}: {row.coefficient:+.3f} log-odds per SD of the normalized"
-                           f" difference ({lvl} CI {row.ci_low:+.3f} to {row.ci_high:+.3f}); ratings shown are"
-                           " style-controlled, rating_raw without control.")
+                out.append(NOTE_ARENA_STYLE(feature=row.feature, coefficient=row.coefficient, level=lvl,
+                                            ci_low=row.ci_low, ci_high=row.ci_high))
         if self.tie_parameter is not None:
             name = "theta" if self.method == "rao-kupper" else "nu"
-            out.append(f"tie parameter {name} = {self.tie_parameter:.3f} ({lvl} CI {self.tie_parameter_ci.low:.3f} to"
-                       f" {self.tie_parameter_ci.high:.3f}).")
+            out.append(NOTE_ARENA_TIE_PARAMETER(name=name, value=self.tie_parameter, level=lvl,
+                                                low=self.tie_parameter_ci.low, high=self.tie_parameter_ci.high))
         return out
 
     # ------------------------------------------------------------------ display

@@ -26,6 +26,7 @@ from ..selection.facet_design import facet_table
 from ..estimation.small_clusters import bell_mccaffrey_df
 from ..selection.facet_design import check_fixed, random_facets  # noqa: F401
 from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["SMALL_CLUSTER_DF", "BCA_FEW_CLUSTERS_NOTE", "check_fixed", "cluster_df", "default_replicates", "few_clusters",
            "random_facets"]
@@ -89,6 +90,12 @@ BCA_FEW_CLUSTERS_NOTE = ("few clusters: BCa intervals need the jackknife of the 
                          " their level)")
 
 
+NOTE_FACETS_RANDOM = NoteKind(
+    "resample.facets-random", "info", "facet{s} {facets} random (the default): replicates resample {units} and the"
+    " levels of {facets} independently, so intervals generalize to new levels; `{arg:fixed}` conditions on the"
+    " levels used")
+
+
 def default_replicates(data, *, fixed=None, cluster=None, n_resamples: int = 10_000, rng=None,
                        jackknife: bool = False):
     """The replicate set a default analysis draws when facets or few clusters call for it, else None.
@@ -144,10 +151,8 @@ def default_replicates(data, *, fixed=None, cluster=None, n_resamples: int = 10_
     if facets:
         reps = crossed_bootstrap(data, fixed=fixed, cluster=None if use_clusters else False,
                                  n_resamples=n_resamples, rng=rng)
-        note = words("facet{s} {facets} random (the default): replicates resample {units} and the levels of"
-                     " {facets} independently, so intervals generalize to new levels; `{arg:fixed}` conditions on"
-                     " the levels used", s="s" if len(facets) > 1 else "", facets=", ".join(facets),
-                     units="clusters" if reps.unit == "cluster" else "items")
+        note = NOTE_FACETS_RANDOM(s="s" if len(facets) > 1 else "", facets=", ".join(facets),
+                                  units="clusters" if reps.unit == "cluster" else "items")
         return replace(reps, notes=tuple(dict.fromkeys((*reps.notes, note))))
     if not use_clusters:
         return None

@@ -122,19 +122,24 @@ def _cells_text(pairs, limit: int = 4) -> str:
     return shown + (f" and {len(pairs) - limit} more" if len(pairs) > limit else "")
 
 
+NOTE_WIDENED_TO_WILSON = NoteKind('resample.widened-to-wilson', 'caveat',
+                                  '{what} of {value}: widened to contain the Wilson interval that summarize gives (a bootstrap interval of a proportion from fewer than {min_items} items, or fewer than {min_count} right or wrong, is too narrow, and has zero width when every item scores the same); the standard error is at least the one that interval implies')
+
+
 def _widen_note(pairs, what: str) -> str:
-    return (f"{what} of {_cells_text(pairs)}: widened to contain the Wilson interval that summarize gives (a"
-            f" bootstrap interval of a proportion from fewer than {MIN_ITEMS} items, or fewer than {MIN_COUNT} right"
-            " or wrong, is too narrow, and has zero width when every item scores the same); the standard error"
-            " is at least the one that interval implies")
+    return (NOTE_WIDENED_TO_WILSON(what=what, value=_cells_text(pairs), min_items=MIN_ITEMS, min_count=MIN_COUNT))
+
+
+NOTE_WITHHELD = NoteKind("resample.no-interval-replicates-alike", "excluded",
+                         "{what} of {shown}: no interval (every bootstrap replicate is the same, from too few units or"
+                         " units that all agree, so the bootstrap says nothing about its uncertainty)")
 
 
 def _withheld_note(names, what: str) -> str:
     """``names``: (model, task) pairs or model names."""
     shown = (_cells_text(names) if isinstance(names[0], tuple)
              else ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else ""))
-    return (f"{what} of {shown}: no interval (every bootstrap replicate is the same, from too few units or units"
-            " that all agree, so the bootstrap says nothing about its uncertainty)")
+    return NOTE_WITHHELD(what=what, shown=shown)
 
 
 def widen_tasks(reps, low, high, se, *, confidence_level=0.95) -> Widened:

@@ -10,11 +10,17 @@ from ..selection import select, selection_of_labels
 from .engine import bootstrap
 from .replicates import ReplicateSet
 from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["require_clusters", "replicates_for", "ANALYSIS_RESAMPLING"]
 
 #: resampling choices of analyses over tasks ('binomial' is what summary data always get under 'auto')
 ANALYSIS_RESAMPLING = ("auto", "paired", "independent")
+
+
+NOTE_FACETS_NOT_RESAMPLED = NoteKind("resample.facets-not-resampled", "info", "facets not resampled: the models"
+                                     " are resampled independently (no shared items), which conditions on the facet"
+                                     " levels used")
 
 
 def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights=None, replicates=None,
@@ -112,8 +118,7 @@ def replicates_for(data, *, models=None, tasks=None, weights=None, group_weights
         kwargs["cluster"] = cluster
     reps = bootstrap(sel, **kwargs)
     if not paired and table.level == "item" and set(table.facets) - set(fixed):
-        reps = replace(reps, notes=(*reps.notes, "facets not resampled: the models are resampled independently"
-                                    " (no shared items), which conditions on the facet levels used"))
+        reps = replace(reps, notes=(*reps.notes, NOTE_FACETS_NOT_RESAMPLED()))
     return sel, reps, gen
 
 

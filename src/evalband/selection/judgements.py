@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .._validate import InputError, check_choice
 from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["ratings_of", "labelled_results", "PPI_CHOICES", "MIN_LABELS", "check_ppi", "uses_ppi", "ppi_method", "FEW_LABELS",
            "ppi_rule_note"]
@@ -76,12 +77,16 @@ def ppi_method(ppi: str) -> str:
 
 
 
+NOTE_PPI_RULE = NoteKind(
+    "selection.ppi-rule", "info", "human labels on {n_labelled:,} of {n_rows:,} rows: estimates target the"
+    " human-scale mean by {how}, from the judge's score on every item corrected by its error on the labelled ones;"
+    " the labelled items must be a random sample (`{arg:ppi='classic'}`: lambda = 1; `{arg:ppi='none'}`: the"
+    " judge's scores at face value)")
+
+
 def ppi_rule_note(method: str, n_labelled: int, n_rows: int) -> str:
     """The note saying that the human-scale quantity is estimated, and how."""
     how = {"ppi++": "PPI++ (power-tuned lambda; Angelopoulos, Duchi & Zrnic 2023)",
            "classic": "classic PPI (lambda = 1; Angelopoulos et al. 2023)",
            "labelled": "the human labels alone (lambda = 0)"}[method]
-    return words("human labels on {n_labelled:,} of {n_rows:,} rows: estimates target the human-scale mean by"
-                 " {how}, from the judge's score on every item corrected by its error on the labelled ones; the"
-                 " labelled items must be a random sample (`{arg:ppi='classic'}`: lambda = 1; `{arg:ppi='none'}`:"
-                 " the judge's scores at face value)", n_labelled=n_labelled, n_rows=n_rows, how=how)
+    return NOTE_PPI_RULE(n_labelled=n_labelled, n_rows=n_rows, how=how)

@@ -22,6 +22,14 @@ METHODS = ("random", "stratified", "anchors")
 MAX_BINS = 4
 
 
+#: the items chosen (SubsetChoice.headline)
+NOTE_CHOICE_ANCHORS = NoteKind(
+    "subset.choice-anchors", "info", "{n:,} of {n_items:,} items ({share:.1%}): a simple random sample of {m:,} (the"
+    " intervals) and {k:,} anchor points (point estimates with no valid interval), {both:,} in both")
+NOTE_CHOICE = NoteKind("subset.choice", "info",
+                       "{n:,} of {n_items:,} items ({share:.1%}), {method} sample in {n_strata} {strata}")
+
+
 @displayed
 @dataclass(frozen=True, eq=False, repr=False)
 class SubsetChoice:
@@ -61,11 +69,9 @@ class SubsetChoice:
         if self.method == "anchors":
             k = int(self.frame["anchor_weight"].notna().sum())
             m = int(self.frame["inclusion_prob"].notna().sum())
-            return (f"{n:,} of {self.n_items:,} items ({n / self.n_items:.1%}): a simple random sample of {m:,} (the"
-                    f" intervals) and {k:,} anchor points (point estimates with no valid interval),"
-                    f" {m + k - n:,} in both")
-        return (f"{n:,} of {self.n_items:,} items ({n / self.n_items:.1%}), {self.method}"
-                f" sample in {len(self.strata)} strat{'um' if len(self.strata) == 1 else 'a'}")
+            return NOTE_CHOICE_ANCHORS(n=n, n_items=self.n_items, share=n / self.n_items, m=m, k=k, both=m + k - n)
+        return NOTE_CHOICE(n=n, n_items=self.n_items, share=n / self.n_items, method=self.method,
+                           n_strata=len(self.strata), strata="stratum" if len(self.strata) == 1 else "strata")
 
 
 def _stratum_sd(scores, strata, H):

@@ -28,6 +28,10 @@ ESTIMATE_COLUMNS = ("model", "method", "estimate", "ci_low", "ci_high", "se", "d
                     "effective_n", "confidence_level")
 
 
+NOTE_SUBSET_HEADLINE = NoteKind("subset.estimate-headline", "info",
+                                "{n_models} model(s), {n_evaluated:,} of {n_items:,} items evaluated ({design} sample)")
+
+
 @displayed
 @dataclass(frozen=True, eq=False, repr=False)
 class SubsetEstimate:
@@ -82,8 +86,8 @@ class SubsetEstimate:
     def headline(self) -> str:
         f = self.frame
         first = f.iloc[0]
-        return (f"{f['model'].nunique()} model(s), {int(first['n_evaluated']):,} of {int(first['n_items']):,} items"
-                f" evaluated ({self.design} sample)")
+        return NOTE_SUBSET_HEADLINE(n_models=f['model'].nunique(), n_evaluated=int(first['n_evaluated']),
+                                    n_items=int(first['n_items']), design=self.design)
 
 
 def _read_items(items, pop: Population) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, tuple | None]:

@@ -24,8 +24,12 @@ from ..plan.sequential import betting_confidence_sequence
 from .estimate import estimate
 from .population import population_of, scores_on
 from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["Subset", "SubsetDecision"]
+
+
+NOTE_DECISION = NoteKind("subset.decision", "info", "{decision}: {reason}")
 
 
 @displayed
@@ -65,7 +69,7 @@ class SubsetDecision:
         return pd.DataFrame([row])
 
     def headline(self) -> str:
-        return f"{'stop' if self.stop else 'continue'}: {self.reason}"
+        return NOTE_DECISION(decision="stop" if self.stop else "continue", reason=self.reason)
 
 
 class Subset:

@@ -72,6 +72,11 @@ NOTE_MODEL_TASK_CELL_S = NoteKind('tasks.model-task-cell-s', 'info',
                                    '{n_missing} (model, task) cell(s) have no result')
 
 
+NOTE_PER_TASK_MEAN = NoteKind("tasks.per-task-mean", "info", "per-task score = mean over items{trials}")
+NOTE_ITEMS_DIFFER = NoteKind("tasks.items-differ", "caveat", "{n} task(s) where models were scored on different"
+                             " numbers of items (each model's own items were averaged): {tasks}{more}")
+
+
 def score_matrix(table, *, models=None, tasks=None) -> ScoreMatrix:
     """Per-task scores of each model from a :class:`~evalband.data.table.ResultsTable`.
 
@@ -114,13 +119,12 @@ def score_matrix(table, *, models=None, tasks=None) -> ScoreMatrix:
         grouped = per_item.groupby(level=["model", "task"], observed=True)
         values = grouped.mean()
         n_items = grouped.size().unstack("task")
-        notes.append("per-task score = mean over items" + (" (trials averaged first)" if table.has_trials else ""))
+        notes.append(NOTE_PER_TASK_MEAN(trials=" (trials averaged first)" if table.has_trials else ""))
         n_items = n_items.reindex(index=models, columns=tasks)
         differ = [t for t in tasks if n_items[t].nunique(dropna=True) > 1]
         if differ:
-            notes.append(f"{len(differ)} task(s) where models were scored on different numbers of items"
-                         f" (each model's own items were averaged): {', '.join(differ[:5])}"
-                         + (" ..." if len(differ) > 5 else ""))
+            notes.append(NOTE_ITEMS_DIFFER(n=len(differ), tasks=", ".join(differ[:5]),
+                                           more=" ..." if len(differ) > 5 else ""))
     wide = values.unstack("task").reindex(index=models, columns=tasks)
     scores = wide.to_numpy(dtype=np.float64)
     n_missing = int(np.isnan(scores).sum())

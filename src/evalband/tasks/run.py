@@ -21,10 +21,26 @@ from .posthoc import nemenyi
 from .signedrank import signed_rank_tests
 from ..display.reprs import displayed
 from .._words import words
+from ..display.notes import NoteKind
 
 __all__ = ["TESTS", "TaskTestResult", "run_test"]
 
 TESTS = ("friedman", "wilcoxon", "sign", "bayes-signed-rank", "rm-anova")
+
+
+#: the lines of a test over tasks (TaskTestResult.summary); the omnibus and post-hoc tests word their own results
+NOTE_TASKS_SAMPLE = NoteKind("tasks.tasks-are-the-sample", "info",
+                             "{k} models compared over {n} tasks (tasks are the sample).")
+NOTE_TASKS_DROPPED = NoteKind("tasks.tasks-dropped", "excluded",
+                              "{n} task(s) dropped for missing results (complete cases).")
+NOTE_OMNIBUS = NoteKind("tasks.omnibus-test", "info", "{summary}")
+NOTE_POSTHOC = NoteKind("tasks.posthoc-test", "info", "{summary}")
+NOTE_MEAN_RANKS = NoteKind("tasks.mean-ranks", "info", "Mean ranks (1 = best): {ranks}.")
+NOTE_CLIQUES = NoteKind("tasks.not-significantly-different", "info", "Not significantly different: {cliques}.")
+NOTE_SIGNED_RANK_TESTS = NoteKind("tasks.signed-rank-tests", "info", "{what} tests {scope}, Holm-corrected at"
+                                  " {level:.0%}: {decided} of {n} pairs decided.")
+NOTE_BAYES_SIGNED_RANK = NoteKind("tasks.bayes-signed-rank", "info", "Bayesian signed-rank (ROPE {rope}); decisions"
+                                  " need posterior probability >= {level:.0%}.")
 
 
 @displayed
@@ -97,34 +113,36 @@ class TaskTestResult:
     def summary(self, *, scale: float = 1.0) -> str:
         """A few lines: the omnibus test, the post-hoc method and its verdict, what was dropped. ``scale`` is the
         display multiplier of the scores (100: proportions, whose ROPE is said in points)."""
+        return "\n".join(self.summary_notes(scale=scale))
+
+    def summary_notes(self, *, scale: float = 1.0) -> list:
+        """The lines of :meth:`summary` as notes (each with its code)."""
         lines = []
         k, n = len(self.models), len(self.tasks)
-        lines.append(f"{k} models compared over {n} tasks (tasks are the sample).")
+        lines.append(NOTE_TASKS_SAMPLE(k=k, n=n))
         if self.dropped_tasks:
-            lines.append(f"{len(self.dropped_tasks)} task(s) dropped for missing results (complete cases).")
+            lines.append(NOTE_TASKS_DROPPED(n=len(self.dropped_tasks)))
         if self.omnibus is not None and hasattr(self.omnibus, "summary"):
-            lines.append(self.omnibus.summary())
+            lines += [NOTE_OMNIBUS(summary=line) for line in self.omnibus.summary().splitlines()]
         p = self.posthoc
         if self.test == "friedman":
             order = np.argsort(p.mean_ranks, kind="stable")
             ranks = ", ".join(f"{self.models[i]} {p.mean_ranks[i]:.3g}" for i in order)
-            lines.append(f"Mean ranks (1 = best): {ranks}.")
-            lines.append(p.summary())
+            lines.append(NOTE_MEAN_RANKS(ranks=ranks))
+            lines += [NOTE_POSTHOC(summary=line) for line in p.summary().splitlines()]
             if p.cliques:
-                lines.append("Not significantly different: "
-                             + "; ".join("{" + ", ".join(c) + "}" for c in p.cliques) + ".")
+                lines.append(NOTE_CLIQUES(cliques="; ".join("{" + ", ".join(c) + "}" for c in p.cliques)))
         elif self.test in ("wilcoxon", "sign"):
             what = "Wilcoxon signed-rank" if self.test == "wilcoxon" else "sign"
             scope = f"against control {p.control}" if p.control else "for all pairs"
-            lines.append(f"{what} tests {scope}, Holm-corrected at {p.confidence_level:.0%}:"
-                         f" {int(p.reject.sum())} of {len(p.reject)} pairs decided.")
+            lines.append(NOTE_SIGNED_RANK_TESTS(what=what, scope=scope, level=p.confidence_level,
+                                                decided=int(p.reject.sum()), n=len(p.reject)))
         elif self.test == "bayes-signed-rank":
             rope = (f"+/- {p.rope * scale:g} point{'s' if p.rope * scale != 1 else ''} ({p.rope:g})" if scale == 100
                     else f"+/- {p.rope:g}")
-            lines.append(f"Bayesian signed-rank (ROPE {rope}); decisions need posterior probability"
-                         f" >= {p.results[0].confidence_level:.0%}.")
+            lines.append(NOTE_BAYES_SIGNED_RANK(rope=rope, level=p.results[0].confidence_level))
         lines.extend(self.notes)
-        return "\n".join(lines)
+        return lines
 
 
 def run_test(data, models=None, tasks=None, *, test: str = "friedman", control=None, rope: float = 0.0,

@@ -225,6 +225,10 @@ NOTE_Z_ALLOWS_CORRELATION_SE = NoteKind(
     'z = 1.4 allows for a correlation the SE already measures; z = 2 is the matching threshold')
 
 
+NOTE_CORRELATION_MEASURED = NoteKind("weights.correlation-measured", "info",
+                                     "correlation between models measured from paired {units}")
+
+
 def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, method="auto",
                        resolution=None, n_points=20_000, n_resamples=2_000, rng=None) -> WeightSensitivity:
     """Map which model is significantly best over all weightings of the task groups.
@@ -355,8 +359,8 @@ def weight_sensitivity(data, *, groups=None, z="independent", correlation=None, 
     else:
         if group_cov is None:
             group_cov = group_covariance(task_cov, membership)
-        notes.append("correlation between models measured from paired "
-                     + ("bootstrap replicates" if se_source == "bootstrap" else "items"))
+        notes.append(NOTE_CORRELATION_MEASURED(
+            units="bootstrap replicates" if se_source == "bootstrap" else "items"))
         if isinstance(z, str) and z.strip().lower() == "correlated":
             notes.append(NOTE_Z_ALLOWS_CORRELATION_SE())
 

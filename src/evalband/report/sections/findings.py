@@ -232,6 +232,25 @@ NOTE_BOOTSTRAP_REPLICATES_PER_TASK = NoteKind(
     "(2025).")
 
 
+#: the methods paragraph of the findings
+NOTE_METHOD_INTERVALS = NoteKind(
+    "report.method-intervals", "info", "Intervals: bootstrap percentile intervals at {level}; per-model plots add 83.4%"
+    " intervals, whose non-overlap corresponds to a difference at about the 5% level for independent, equally precise"
+    " estimates (Goldstein & Healy 1995). Decisions use the interval of each difference itself.{floor}")
+NOTE_METHOD_VERDICTS = NoteKind("report.method-verdicts", "info", "Verdicts: a pair is decided when the interval of"
+                                " its difference excludes zero, not yet decided otherwise.")
+NOTE_METHOD_RANKS = NoteKind("report.method-ranks", "info", "Ranks: each replicate ranks the models; rank intervals are"
+                             " bootstrap percentiles, tiers come from simultaneous pairwise intervals (Klein, Wright &"
+                             " Wieczorek 2020).")
+NOTE_METHOD_WEIGHTS = NoteKind(
+    "report.method-weights", "info", "Task weights: at each weighting the leading model is significantly best when"
+    " its lead exceeds z standard errors of its difference with the runner-up (Longjohn et al. 2025); z = 2 assumes"
+    " independence, z = 1.4 allows for a moderate positive correlation; with paired replicates the correlation is"
+    " measured and z = 2.")
+NOTE_METHOD_DETECTABLE = NoteKind("report.method-detectable", "info", "Detectable difference: (z_0.975 + z_0.80) x SE"
+                                  " = 2.80 x SE, the true difference a two-sided 5% test detects with 80% power.")
+
+
 def method_notes(f) -> list[str]:
     reps, level = f["reps"], f["level"]
     notes = []
@@ -243,18 +262,9 @@ def method_notes(f) -> list[str]:
     else:
         notes.append(NOTE_BOOTSTRAP_REPLICATES_PER_TASK(n_resamples=reps.n_resamples))
     notes += [
-        f"Intervals: bootstrap percentile intervals at {format_level(level)}; per-model plots add 83.4% intervals, whose "
-        "non-overlap corresponds to a difference at about the 5% level for independent, equally precise estimates "
-        "(Goldstein & Healy 1995). Decisions use the interval of each difference itself."
-        + (f" {FLOOR_METHOD}" if getattr(getattr(reps, "cells", None), "binary", False) else ""),
-        "Verdicts: a pair is decided when the interval of its difference excludes zero, not yet decided otherwise.",
-        "Ranks: each replicate ranks the models; rank intervals are bootstrap percentiles, tiers come from "
-        "simultaneous pairwise intervals (Klein, Wright & Wieczorek 2020).",
-        "Task weights: at each weighting the leading model is significantly best when its lead exceeds z standard "
-        "errors of its difference with the runner-up (Longjohn et al. 2025); z = 2 assumes independence, z = 1.4 "
-        "allows for a moderate positive correlation; with paired replicates the correlation is measured and z = 2.",
-        "Detectable difference: (z_0.975 + z_0.80) x SE = 2.80 x SE, the true difference a two-sided 5% test "
-        "detects with 80% power.",
+        NOTE_METHOD_INTERVALS(level=format_level(level),
+                              floor=f" {FLOOR_METHOD}" if getattr(getattr(reps, "cells", None), "binary", False) else ""),
+        NOTE_METHOD_VERDICTS(), NOTE_METHOD_RANKS(), NOTE_METHOD_WEIGHTS(), NOTE_METHOD_DETECTABLE(),
     ]
     if f["bayes"] is not None:
         notes.append(NOTE_BAYESIAN_INTERVALS_BETA_BINOMIAL())

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ...display import decimals_for, format_interval, format_level, format_percent, format_value
 from ..section import Section, Table
-from ...latent.diagnostics import FLAG_ORDER, flag_rank
+from ...latent.diagnostics import FLAG_ORDER, flag_counts, flag_rank
 
 __all__ = ["items_section", "flagged_rows", "information_rows", "FLAG_ORDER", "MAX_ITEMS_SHOWN"]
 
@@ -59,11 +59,15 @@ def flagged_rows(frame: pd.DataFrame, limit: int = MAX_ITEMS_SHOWN) -> pd.DataFr
     for x in flagged.iloc[order[:limit]].itertuples():
         da = _digits_of(x.discrimination_ci_low, x.discrimination_ci_high)
         db = _digits_of(x.difficulty_ci_low, x.difficulty_ci_high)
+        # a saturated item: no estimate, its difficulty beyond the abilities measured ('> x' / '< x')
+        bound = getattr(x, "difficulty_bound", None) in ("above", "below")
         rows.append({"task": str(x.task), "item": str(x.item), "flag": str(x.flag),
-                     "discrimination": format_value(float(x.discrimination), da),
-                     f"{level} CI": format_interval(float(x.discrimination_ci_low), float(x.discrimination_ci_high),
-                                                    da),
-                     "difficulty": format_value(float(x.difficulty), db),
+                     "discrimination": "" if not np.isfinite(x.discrimination) else
+                     format_value(float(x.discrimination), da),
+                     f"{level} CI": "" if not np.isfinite(x.discrimination_ci_low) else
+                     format_interval(float(x.discrimination_ci_low), float(x.discrimination_ci_high), da),
+                     "difficulty": format_interval(float(x.difficulty_ci_low), float(x.difficulty_ci_high), 2)
+                     if bound else format_value(float(x.difficulty), db),
                      "item-total r": "" if not np.isfinite(x.item_total) else f"{x.item_total:.2f}",
                      "share right": format_percent(x.p_correct), "models": f"{int(x.n_models):,}"})
     return pd.DataFrame(rows)
@@ -98,14 +102,10 @@ def _findings(result) -> list:
     out = [result.headline()[0].upper() + result.headline()[1:] + "."]
     flags = frame.loc[frame["flag"] != "", "flag"]
     if len(flags):
-        counts: dict = {}
-        for f in flags:
-            for part in f.split("; "):
-                k = flag_rank(part)
-                name = FLAG_ORDER[k] if k < len(FLAG_ORDER) else part
-                counts[name] = counts.get(name, 0) + 1
-        out.append("Flags: " + "; ".join(f"{name} ({n:,})" for name, n in
-                                        sorted(counts.items(), key=lambda kv: flag_rank(kv[0]))) + ".")
+        n, several, counts = flag_counts(flags)  # items per flag, as the items command's note counts them
+        out.append(f"Items per flag ({n:,} item{'s' if n != 1 else ''} flagged"
+                   + (f", {several:,} with more than one flag, counted under each" if several else "") + "): "
+                   + "; ".join(f"{name} ({k:,})" for name, k in counts.items()) + ".")
         wrong = frame[frame["flag"].str.startswith(FLAG_ORDER[0])]
         if len(wrong):
             shown = ", ".join(f"{t} / {i}" for t, i in zip(wrong["task"].head(5), wrong["item"].head(5)))
