@@ -86,9 +86,6 @@ ARGS = {
 }
 
 
-#: notes still written as plain text in modules another branch is splitting (tests/display/test_notes.py
-#: PLAIN_LEFT): comparison/comparison.py's note on the central-68% se; every other note carries a code
-UNCODED = ("se: half the width of the central 68% interval of the replicates",)
 
 
 def test_every_command_is_covered():
@@ -116,7 +113,7 @@ def _check_json(text: str, where: str):
     for note in doc["notes"]:
         assert isinstance(note, dict) and set(note) == {"code", "severity", "text", "params"}, \
             f"{where}: a note that is not a record: {note!r}"
-        assert (note["code"] is not None and note["severity"] is not None) or note["text"].startswith(UNCODED), \
+        assert note["code"] is not None and note["severity"] is not None, \
             f"{where}: a note without a code: {note['text']!r}"
     for kind, path, a, b in _intervals(doc):
         if kind == "ci" and isinstance(a, (int, float)) and isinstance(b, (int, float)):

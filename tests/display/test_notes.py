@@ -136,20 +136,14 @@ def test_docs_notes_lists_every_code():
     assert notes_docs.DOC.read_text() == notes_docs.text(), "run python scripts/notes_docs.py"
 
 
-#: the plain-text notes still written in modules another branch is splitting (issue 23's leftovers): each is to
-#: become a NoteKind where the split puts its rule; nothing may be added here
-PLAIN_LEFT = {"src/evalband/comparison/comparison.py", "src/evalband/selection/facet_design.py",
-              "src/evalband/tasks/friedman.py"}
-
-
 def test_no_note_is_written_as_plain_text():
-    """Every note is a NoteKind: ``scripts/notes_inventory.py --left`` lists no site outside PLAIN_LEFT (34 sites
-    before the QA pass; headlines, readings and the command line's own notes are kinds too, checked at run time
-    by tests/cli/test_json_edges.py)."""
+    """Every note is a NoteKind: ``scripts/notes_inventory.py --left`` lists no site (34 sites before the QA pass;
+    headlines, readings and the command line's own notes are kinds too, checked at run time by
+    tests/cli/test_json_edges.py)."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "scripts/notes_inventory.py", "--left"], capture_output=True, text=True,
                          cwd=root, check=True).stdout
     left = {line.split(":", 1)[0] for line in out.splitlines() if line.strip()}
-    assert left <= PLAIN_LEFT, f"notes written as plain text (declare a NoteKind): {sorted(left - PLAIN_LEFT)}"
+    assert not left, f"notes written as plain text (declare a NoteKind): {sorted(left)}"

@@ -136,6 +136,11 @@ NOTE_INTERVALS_REST_FEWER_THAN = NoteKind(
     "{statistic}: the {correction} intervals at {interval_level:.4%} rest on fewer than 10 replicates per tail "
     "(B = {b:,}; {n_difference} pairs) and p-values cannot fall below {value:.2g}; raise {arg:n_resamples} or "
     "use {arg:correction='max-t'}")
+NOTE_SE_HALF_WIDTH_CENTRAL = NoteKind(
+    'comparison.se-half-width-central', 'info',
+    "se: half the width of the central 68% interval of the replicates, stable from seed to seed; the replicates of"
+    " the small-sample correction (few facet levels or clusters) are a t scale mixture whose standard deviation is"
+    " not (se_bootstrap){facets}")
 NOTE_PER_TASK_COMPARISONS_LEFT = NoteKind(
     'comparison.per-task-comparisons-left', 'excluded',
     'per-task comparisons left out: {n_pairs:,} pairs x {n_tasks} tasks is {value:,} pair rows (more than '
@@ -424,11 +429,9 @@ def compare(data, *, aggregate="mean", weights=None, group_weights=None, models=
     if getattr(reps, "heavy_tails", False):
         aggregates = [_central(pc, av.samples, reps) for pc, av in zip(aggregates, aggs)]
         task_results = [_central(pc, main_reps[:, :, t], reps) for t, pc in enumerate(task_results)]
-        notes.append("se: half the width of the central 68% interval of the replicates, stable from seed to seed;"
-                     " the replicates of the small-sample correction (few facet levels or clusters) are a t scale"
-                     " mixture whose standard deviation is not (se_bootstrap)"
-                     + ("; se_analytic is left empty: it counts the items only, not the levels of "
-                        + ", ".join(reps.facets) if reps.facets else ""))
+        notes.append(NOTE_SE_HALF_WIDTH_CENTRAL(
+            facets=("; se_analytic is left empty: it counts the items only, not the levels of "
+                    + ", ".join(reps.facets) if reps.facets else "")))
     return Comparison(tuple(reps.models), tuple(aggregates), tuple(task_results), tuple(sens), reps, paired,
                       tuple(notes), sel.tasks_left_out, sel, tuple(aggs))
 

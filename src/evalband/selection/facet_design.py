@@ -152,6 +152,9 @@ def _coded(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return rank[col.cat.codes.to_numpy()], cats[order]
 
 
+NOTE_TASK_MISSING_CELLS = NoteKind('selection.task-missing-cells', 'info',
+                                   "task '{task}': missing cells (combinations of item and facet levels without a"
+                                   " result): {counts}")
 NOTE_TASK_ROWS_ITEMS_NOT = NoteKind('selection.task-rows-items-not', 'excluded',
                                      "task '{task}': rows of items not shared by every model left out ({lost})")
 NOTE_TASK_SINGLE_SHARED_ITEM = NoteKind('selection.task-single-shared-item', 'caveat',
@@ -254,8 +257,8 @@ def _task_design(task, models, facets, nested, rows, m_code, score, coded, sourc
                    parents, terms, clusters, cluster_labels, left_out, ())
     missing = d.missing_cells
     if missing.any():
-        notes.append(f"task '{task}': missing cells (combinations of item and facet levels without a result): "
-                     + ", ".join(f"{m}: {int(v):,} of {d.full_cells:,}" for m, v in zip(models, missing) if v))
+        notes.append(NOTE_TASK_MISSING_CELLS(task=task, counts=", ".join(
+            f"{m}: {int(v):,} of {d.full_cells:,}" for m, v in zip(models, missing) if v)))
     object.__setattr__(d, "notes", tuple(notes))
     return d
 

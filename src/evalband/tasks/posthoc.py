@@ -129,6 +129,10 @@ NOTE_TASKS_NO_DIFFERENCE_BETWEEN = NoteKind(
     'tasks.tasks-no-difference-between', 'info',
     'with {n} tasks no difference between mean ranks is significant at {value:.3g}: even models ranked alike in '
     'every task could be chance')
+NOTE_NEMENYI_PERMUTATION = NoteKind(
+    'tasks.nemenyi-permutation', 'info',
+    "Nemenyi p-values and critical difference from the permutation distribution of the largest difference between"
+    " mean ranks ({how}); the studentized-range approximation is poor with {n} tasks (it gives CD {cd:.3g})")
 NOTE_ONLY_TASKS_NEMENYI_P = NoteKind(
     'tasks.only-tasks-nemenyi-p', 'caveat',
     "only {n} tasks: the Nemenyi p-values and critical difference are asymptotic (studentized range) and "
@@ -220,9 +224,7 @@ def nemenyi(scores, models=None, tasks=None, *, confidence_level=0.95, higher_is
         how = (f"all {exact.n_arrangements:,} equally likely within-task arrangements of the ranks"
                if exact.method == "enumeration" else
                f"{exact.n_arrangements:,} random within-task arrangements of the ranks (Monte Carlo)")
-        notes.append(f"Nemenyi p-values and critical difference from the permutation distribution of the largest"
-                     f" difference between mean ranks ({how}); the studentized-range approximation is poor with"
-                     f" {n} tasks (it gives CD {extra['critical_difference_asymptotic']:.3g})")
+        notes.append(NOTE_NEMENYI_PERMUTATION(how=how, n=n, cd=extra['critical_difference_asymptotic']))
         if not np.isfinite(cd):
             notes.append(NOTE_TASKS_NO_DIFFERENCE_BETWEEN(n=n, value=1.0 - level))
     elif n < SMALL_N_TASKS:
