@@ -44,7 +44,16 @@ def task_data(table, task: str, *, models=None, items: str = "common"):
     item_labels = np.asarray(categories[item_uniques].astype(str))  # canonical item order
     n_m, n_i = len(models), len(item_labels)
     flat = m_code * n_i + i_code
-    count = np.bincount(flat, minlength=n_m * n_i).reshape(n_m, n_i)
+    averaged = bool(table.averaged_trials)  # a row per (model, item): its trials' mean and count
+    if averaged and items == "all":
+        table.require_trial_rows("an estimate of the trial variance")
+    if averaged:
+        per_row = table.data["trials"].to_numpy()[table._task_rows[task]]
+        if m_code.size != per_row.size:  # models left out of the selection
+            per_row = per_row[keep]
+        count = np.bincount(flat, weights=per_row, minlength=n_m * n_i).astype(np.int64).reshape(n_m, n_i)
+    else:
+        count = np.bincount(flat, minlength=n_m * n_i).reshape(n_m, n_i)
     total = np.bincount(flat, weights=score, minlength=n_m * n_i).reshape(n_m, n_i)
     have = count > 0
     if items == "all":
@@ -58,12 +67,14 @@ def task_data(table, task: str, *, models=None, items: str = "common"):
     # the column selection also gives the arrays the (Fortran) layout the estimators' sums have always run over
     c_have, c_total, trials = have[:, common], total[:, common], count[:, common]
     with np.errstate(invalid="ignore", divide="ignore"):
-        if c_have.all():  # complete: a count of at least 1 everywhere
+        if averaged:  # the means themselves (the mean of the exact sum of an item's trials, as below)
+            scores = c_total if c_have.all() else np.where(c_have, c_total, np.nan)
+        elif c_have.all():  # complete: a count of at least 1 everywhere
             scores = c_total / trials
         else:
             scores = np.where(c_have, c_total / np.maximum(trials, 1), np.nan)
     trial_scores = None
-    if table.has_trials or items == "all":
+    if (table.has_trials or items == "all") and not averaged:
         kmax = int(trials.max())
         position = row_positions(flat, count)
         full = np.full((n_m, n_i, kmax), np.nan)
