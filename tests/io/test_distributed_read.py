@@ -327,3 +327,22 @@ def test_duplicate_trial_across_shards_named_with_trials_averaged(tmp_path, thre
     with pytest.raises(InputError) as average:
         read_distributed(pattern, client=client, trials="average")
     assert str(keep.value) == str(average.value) and "trial '" in str(average.value)
+
+
+def test_commands_ask_for_the_trials_they_read(trial_shards, trial_expected, threads_cluster, monkeypatch):
+    """On the cluster compare and rank read the trials averaged (a row per item on the client), summarize keeps
+    every trial; the JSON is the single-machine one either way."""
+    import evalband.io.distributed_read as dr
+
+    seen, original = [], dr.read_distributed
+
+    def spy(*args, **kwargs):
+        table = original(*args, **kwargs)
+        seen.append(table.averaged_trials)
+        return table
+
+    monkeypatch.setattr(dr, "read_distributed", spy)
+    cluster, _ = threads_cluster
+    for command in ("compare", "rank", "summarize"):
+        assert _cli_json(command, trial_shards, cluster.scheduler_address) == trial_expected[command], command
+    assert seen == [4, 4, 0]
