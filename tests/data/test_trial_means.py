@@ -91,9 +91,27 @@ def test_trials_kept_where_a_sum_could_round_or_a_trial_is_read():
     df = _frame()
     df["score"] = df["score"] * 0.1  # sums of tenths depend on their order
     assert eb.read(df, trials="average").averaged_trials == 0
-    facets = _frame().assign(prompt="p")  # facet levels are rows of their own
-    assert eb.read(facets, facets=["prompt"], trials="average").averaged_trials == 0
+    costs = _frame().assign(cost=0.5)  # per-row measures need the rows
+    assert eb.read(costs, trials="average").averaged_trials == 0
     averaged = eb.read(_frame(), trials="average")
     for call in (lambda: eb.estimate(averaged), lambda: averaged.task_data("t1", items="all")):
         with pytest.raises(InputError, match="needs each trial's score"):
             call()
+
+
+@pytest.mark.parametrize("fixed", [None, "prompt"])
+def test_trials_averaged_within_facet_levels_same_numbers(fixed):
+    """With a facet, the trials of each (item, prompt) become one row; the crossed bootstrap over items and
+    prompts (random prompts) and the engine's (fixed prompts) read the same sums, counts and sums of squares."""
+    df = _frame(clusters=False)
+    gen = np.random.default_rng(5)
+    df = pd.concat([df.assign(prompt="p1"), df.assign(prompt="p2", score=1 - df["score"]), df.assign(prompt="p3")],
+                   ignore_index=True)
+    df = df.drop(index=df.index[gen.random(len(df)) < 0.05]).sample(frac=1, random_state=2)
+    rows, averaged = eb.read(df, facets=["prompt"]), eb.read(df, facets=["prompt"], trials="average")
+    assert averaged.averaged_trials == 5 and len(averaged.data) == 64 * 3 * 3 and averaged.facets == ("prompt",)
+    assert averaged.describe() == rows.describe() and averaged.notes == rows.notes
+    for run in (eb.compare, eb.rank):
+        a, b = run(rows, n_resamples=150, rng=4, fixed=fixed), run(averaged, n_resamples=150, rng=4, fixed=fixed)
+        pd.testing.assert_frame_equal(a.to_frame(), b.to_frame(), check_exact=True)
+        assert list(a.notes) == list(b.notes)

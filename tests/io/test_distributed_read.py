@@ -93,8 +93,8 @@ def test_same_table_as_the_single_machine_reader(tmp_path, threads_cluster, opti
     _same_table(read(pattern, **extra), read_distributed(pattern, client=client, reread=reread, **extra))
 
 
-def _cli_json(command, pattern, scheduler=None):
-    args = [command, pattern, "--format", "json"]
+def _cli_json(command, pattern, scheduler=None, extra=()):
+    args = [command, pattern, "--format", "json", *extra]
     if command in ("compare", "rank"):
         args += ["--n-resamples", "300", "--seed", "7"]
     if scheduler:
@@ -250,10 +250,10 @@ def test_shards_without_a_task_column_are_one_task_each(tmp_path, threads_cluste
 
 
 # ------------------------------------------------------------------------------------------ repeated trials
-def _trial_rows(seed=8, scores="binary"):
+def _trial_rows(seed=8, scores="binary", facets=False):
     """Four trials per item with some left out (uneven trial counts), rows shuffled; scores 0/1, quarters or
-    tenths (whose sums depend on their order)."""
-    df = _rows(seed=seed, trials=4)
+    tenths (whose sums depend on their order); with ``facets``, two prompts."""
+    df = _rows(seed=seed, trials=4, facets=facets)
     gen = np.random.default_rng(seed)
     df = df.drop(index=df.index[gen.random(len(df)) < 0.08]).reset_index(drop=True)
     if scores == "quarters":
@@ -269,27 +269,34 @@ def trial_shards(tmp_path_factory):
     return _write(df, str(tmp_path_factory.mktemp("trials")), [3, 400, 401, 1200, 1210])
 
 
-@pytest.mark.parametrize("scores", ["binary", "quarters", "tenths"])
+@pytest.mark.parametrize("scores", ["binary", "quarters", "tenths", "facets"])
 def test_trials_averaged_on_the_workers(tmp_path, threads_cluster, scores, monkeypatch):
-    """trials='average': one row per (model, task, item), the single-machine table averaged the same way; scores
-    whose sums depend on their order keep their trials."""
+    """trials='average': one row per (model, task, item) (and facet levels), the single-machine table averaged
+    the same way; scores whose sums depend on their order keep their trials."""
     monkeypatch.setattr("evalband.io.distributed_read.RANGE_CELLS", 300)  # several ranges, trials never split
-    df = _trial_rows(seed=9, scores=scores)
+    facets = scores == "facets"
+    df = _trial_rows(seed=9, scores="binary" if facets else scores, facets=facets)
     pattern = _write(df, str(tmp_path), [5, 300, 302, len(df) // 2])
     _, client = threads_cluster
-    single, dist = read(pattern, trials="average"), read_distributed(pattern, client=client, trials="average")
+    extra = {"facets": ["prompt"]} if facets else {}
+    single = read(pattern, trials="average", **extra)
+    dist = read_distributed(pattern, client=client, trials="average", **extra)
     _same_table(single, dist)
     assert dist.averaged_trials == (0 if scores == "tenths" else 4)
     if dist.averaged_trials:
-        kept = read(pattern)
-        assert len(dist.data) == int(kept._cells[0].size) < len(kept.data)
+        kept = read(pattern, **extra)
+        assert len(dist.data) == int(kept._cells[0].size) * (2 if facets else 1) < len(kept.data)
         assert int(dist.data["trials"].sum()) == len(kept.data) and "trial" not in dist.data.columns
         assert dist.describe().replace(dist.source, "") == kept.describe().replace(kept.source, "")
         assert any(getattr(n, "code", "") == "data.coverage-trial-counts-differ" for n in dist.notes)
-        with pytest.raises(InputError, match="needs each trial's score"):
-            import evalband
+        import evalband
 
-            evalband.estimate(dist)
+        if facets:  # intervals over items and prompts: from the sums per (item, prompt), as from the rows
+            pd.testing.assert_frame_equal(evalband.estimate(dist).to_frame(), evalband.estimate(kept).to_frame(),
+                                          check_exact=True)
+        else:
+            with pytest.raises(InputError, match="needs each trial's score"):  # the trial variance
+                evalband.estimate(dist)
 
 
 @pytest.fixture(scope="module")
@@ -346,3 +353,14 @@ def test_commands_ask_for_the_trials_they_read(trial_shards, trial_expected, thr
     for command in ("compare", "rank", "summarize"):
         assert _cli_json(command, trial_shards, cluster.scheduler_address) == trial_expected[command], command
     assert seen == [4, 4, 0]
+
+
+def test_trials_within_facet_levels_json_byte_identical(tmp_path, threads_cluster):
+    """Trials and a prompt facet: compare and rank average the trials of each (item, prompt) on the workers and
+    resample items and prompts (the crossed bootstrap) from their sums; the JSON is the single-machine one."""
+    pattern = _write(_trial_rows(seed=12, facets=True), str(tmp_path), [10, 900, 901, 2000])
+    cluster, _ = threads_cluster
+    for command in ("compare", "rank", "summarize"):
+        for extra in ((), ("--fixed", "prompt")) if command != "summarize" else ((),):
+            want = _cli_json(command, pattern, extra=("--facets", "prompt", *extra))
+            assert _cli_json(command, pattern, cluster.scheduler_address, ("--facets", "prompt", *extra)) == want

@@ -444,8 +444,12 @@ class ResultsTable:
         t, m, i = (codes_of(d[c]) for c in ("task", "model", "item"))
         if not (self.has_trials or self.facets):  # one row per cell (duplicates were refused)
             return t, m, i, np.broadcast_to(np.int64(1), t.shape)  # (a read-only view: no array of ones)
-        if self.averaged_trials:  # one row per cell, with the count of its trials
+        if self.averaged_trials and not self.facets:  # one row per cell, with the count of its trials
             return t, m, i, d["trials"].to_numpy()
+        if self.averaged_trials:  # a row per facet level of a cell (sorted): the trials of its rows
+            key = combined_key([t, m, i], [len(d[c].cat.categories) for c in ("task", "model", "item")])
+            starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+            return t[starts], m[starts], i[starts], np.add.reduceat(d["trials"].to_numpy().astype(np.int64), starts)
         radices = [len(d[c].cat.categories) for c in ("task", "model", "item")]
         key = combined_key([t, m, i], radices)
         if key is None:

@@ -44,13 +44,14 @@ def task_data(table, task: str, *, models=None, items: str = "common"):
     item_labels = np.asarray(categories[item_uniques].astype(str))  # canonical item order
     n_m, n_i = len(models), len(item_labels)
     flat = m_code * n_i + i_code
-    averaged = bool(table.averaged_trials)  # a row per (model, item): its trials' mean and count
+    averaged = bool(table.averaged_trials)  # rows of averaged trials: their count and (exact) sum
     if averaged and items == "all":
         table.require_trial_rows("an estimate of the trial variance")
     if averaged:
-        per_row = table.data["trials"].to_numpy()[table._task_rows[task]]
+        rows = table._task_rows[task]
+        per_row, score = (table.data[c].to_numpy()[rows] for c in ("trials", "score_sum"))
         if m_code.size != per_row.size:  # models left out of the selection
-            per_row = per_row[keep]
+            per_row, score = per_row[keep], score[keep]
         count = np.bincount(flat, weights=per_row, minlength=n_m * n_i).astype(np.int64).reshape(n_m, n_i)
     else:
         count = np.bincount(flat, minlength=n_m * n_i).reshape(n_m, n_i)
@@ -67,9 +68,7 @@ def task_data(table, task: str, *, models=None, items: str = "common"):
     # the column selection also gives the arrays the (Fortran) layout the estimators' sums have always run over
     c_have, c_total, trials = have[:, common], total[:, common], count[:, common]
     with np.errstate(invalid="ignore", divide="ignore"):
-        if averaged:  # the means themselves (the mean of the exact sum of an item's trials, as below)
-            scores = c_total if c_have.all() else np.where(c_have, c_total, np.nan)
-        elif c_have.all():  # complete: a count of at least 1 everywhere
+        if c_have.all():  # complete: a count of at least 1 everywhere
             scores = c_total / trials
         else:
             scores = np.where(c_have, c_total / np.maximum(trials, 1), np.nan)

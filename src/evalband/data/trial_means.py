@@ -77,9 +77,8 @@ def count_dtype(n_trials: int):
 
 
 def average_trials(table):
-    """The table with each item's trials as one row (mean score, ``trials`` count, ``score_sum``,
-    ``score_sumsq``), or the table itself when it
-    has no trials, has facets (their levels are rows of their own) or per-row measures, or when a sum could depend on its order
+    """The table with the trials of each item (of each item and facet levels) as one row (mean score, ``trials``
+    count, ``score_sum``, ``score_sumsq``), or the table itself when it has no trials or per-row measures, or when a sum could depend on its order
     (:func:`sums_exact`). Single-machine form of the reduction a sharded read makes on its workers; the paired
     analyses give the same numbers on both tables.
 
@@ -92,7 +91,7 @@ def average_trials(table):
     >>> average_trials(t).data[["model", "item", "score", "trials"]].to_numpy().tolist()
     [['a', '1', 0.5, 2], ['a', '2', 1.0, 2], ['b', '1', 0.0, 2], ['b', '2', 0.5, 2]]
     """
-    if table.level != "item" or not table.has_trials or table.facets or table.measures or table.averaged_trials:
+    if table.level != "item" or not table.has_trials or table.measures or table.averaged_trials:
         return table
     d = table.data
     score = d["score"].to_numpy()
@@ -101,7 +100,7 @@ def average_trials(table):
         return table
     from .codes import combined_key
 
-    columns = ("task", "model", "item")
+    columns = ("task", "model", "item", *table.facets)
     key = combined_key([codes_of(d[c]) for c in columns] + [d["trial"].to_numpy()],
                        [len(d[c].cat.categories) for c in columns] + [n_trials])
     if key is None:  # too many labels for one key: the trials stay rows
@@ -123,4 +122,4 @@ def average_trials(table):
     from .table import ResultsTable
 
     return ResultsTable(frame, "item", table.score_kind, table.source, table.notes, table.attribution, True,
-                        table.paired_items, (), n_trials)
+                        table.paired_items, table.facets, n_trials)

@@ -132,8 +132,9 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
         trial (compare, rank), the workers reduce each item's trials to their mean and count, so that the client
         holds one row per (model, task, item) whatever the number of trials
         (:func:`evalband.data.trial_means.average_trials`, the same table the single-machine reader gives with
-        ``trials='average'``). The trials are kept all the same with facets, and when a sum of scores could
-        depend on its order (scores such as 0.1: :func:`evalband.data.trial_means.sums_exact`).
+        ``trials='average'``; with facets, a row per item and facet levels). The trials are kept all the same
+        when a sum of scores could depend on its order (scores such as 0.1:
+        :func:`evalband.data.trial_means.sums_exact`).
     **options
         The options of :func:`evalband.io.tabular.read_tabular` (``model_col=``, ``unbounded=``, ``facets=``,
         ``cluster_col=``, ...), applied to every shard as to one file.
@@ -213,8 +214,7 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
     bounds = [round(k * prefixes / n_ranges) * stride for k in range(n_ranges + 1)]
     # (a list: a dict would be scattered value by value under its own keys, shared between calls)
     n_trials = len(codes["trial"])
-    average = trials == "average" and bool(summary["trials"]) and not facets and sums_exact(*summary["quantum"],
-                                                                                           n_trials)
+    average = trials == "average" and bool(summary["trials"]) and sums_exact(*summary["quantum"], n_trials)
     (plan,) = client.scatter([{"keys": keys, "radices": radices, "codes": codes, "bounds": bounds,
                                "average": n_trials if average else 0}],
                              broadcast=True, hash=False)
