@@ -199,7 +199,8 @@ def distributed_trials(args) -> dict:
                 r["read"] = rd = _run_stage("read", a)
                 print(_line("single read", rd, "evalband.read of the one file: a row per trial"))
             r["dist-read"], r["dist-read-cluster"] = dr, drc = _on_cluster("dist-read", a)
-            kept = "a row per trial (--dist-keep-trials)" if args.dist_keep_trials else f"a row per item ({dr['cells']:,})"
+            kept = ("a row per trial (--dist-keep-trials)" if args.dist_keep_trials
+                    else f"a row per item ({dr['cells']:,})")
             print(_line("dist read", dr, f"client, {kept}; workers' peaks"
                                          f" {', '.join(f'{x:,.0f}' for x in drc['workers_mb'])} MB"))
             if dr["rows"] != a.rows or dr["cells"] != cells or (single and dr["checksum"] != rd["checksum"]):

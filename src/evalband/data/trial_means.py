@@ -1,15 +1,15 @@
-"""Repeated trials averaged per item when no analysis reads a single trial: one row per (task, model, item).
+"""Repeated trials averaged per item when no analysis reads a single trial: a row per (task, model, item).
 
-Analyses that resample items (compare, rank: the paired bootstrap, the analytic paired SEs, the rank
-distributions) read each item's mean over its trials and the count behind it, never a trial's own score; estimators
-of the trial variance (``summarize``'s ``var_within`` / ``var_between`` / ``k_enough``, pass@k, the pilot of
-``plan``, per-trial runs of score profiles) read every trial. A table with its trials averaged holds, per (task,
-model, item), the mean score over its trials (column ``score``), their count (``trials``), their sum
-(``score_sum``) and sum of squares (``score_sumsq``): what :meth:`~evalband.data.table.ResultsTable.task_data`
+Analyses that resample items (compare, rank: the paired bootstrap, the analytic paired SEs, the rank distributions)
+read each item's mean over its trials and the count behind it, never a trial's own score; estimators of the trial
+variance (``summarize``'s ``var_within`` / ``var_between`` / ``k_enough``, pass@k, the pilot of ``plan``, per-trial
+runs of score profiles) read every trial. A table with its trials averaged holds, per (task, model, item) (and
+facet levels: they stay rows), the mean score over its trials (column ``score``), their count (``trials``), their
+sum (``score_sum``) and sum of squares (``score_sumsq``): what :meth:`~evalband.data.table.ResultsTable.task_data`
 (means and counts) and :func:`evalband.selection.facet_design.facet_design` (sums, sums of squares and counts per
-cell, read by the crossed and small-sample wild bootstraps) make of the trial rows, so the paired analyses get
-the very same arrays. A sharded read reduces its trials this way on the workers (:mod:`evalband.io.distributed_read`), so
-that the client's memory follows the items, not the trials.
+cell, read by the crossed and small-sample wild bootstraps) make of the trial rows, so the paired analyses get the
+very same arrays. A sharded read reduces its trials this way on the workers (:mod:`evalband.io.distributed_read`),
+so that the client's memory follows the items, not the trials.
 
 **Same numbers.** The table of trial rows sums each item's trials in the order of its rows; a sum merged from
 shards in a tree adds them in another order, which for scores such as 0.1 can differ in the last bit. Trials are
@@ -78,9 +78,9 @@ def count_dtype(n_trials: int):
 
 def average_trials(table):
     """The table with the trials of each item (of each item and facet levels) as one row (mean score, ``trials``
-    count, ``score_sum``, ``score_sumsq``), or the table itself when it has no trials or per-row measures, or when a sum could depend on its order
-    (:func:`sums_exact`). Single-machine form of the reduction a sharded read makes on its workers; the paired
-    analyses give the same numbers on both tables.
+    count, ``score_sum``, ``score_sumsq``), or the table itself when it has no trials or per-row measures, or
+    when a sum could depend on its order (:func:`sums_exact`). Single-machine form of the reduction a sharded read
+    makes on its workers; the paired analyses give the same numbers on both tables.
 
     Examples
     --------

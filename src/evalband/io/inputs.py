@@ -53,7 +53,8 @@ def read_input(path=None, example=None, *, source: str = "auto", battles: bool =
     trials : {'keep', 'average'}
         'average': the command reads no single trial (compare, rank), so sharded input read on ``executor``'s
         cluster has each item's trials reduced to their mean and count on the workers
-        (:func:`evalband.data.trial_means.average_trials`; same numbers). Input read here keeps its trials.
+        (:func:`evalband.data.trial_means.average_trials`; same numbers), and a single file read with an
+        executor is averaged the same way here; without an executor the trials are kept.
     **options
         The reader's options as given: ``shape``, ``model_col``, ..., ``cluster`` ('none': items independent),
         ``drop_cols`` and ``facets`` as comma-separated text (``facets='none'``: no facet), and reader-specific
