@@ -56,7 +56,7 @@ def stage_generate(args) -> dict:
     import pyarrow.parquet as pq
 
     t0 = time.perf_counter()
-    n_items = args.rows // args.models
+    n_items = args.rows // args.trials // args.models  # (with --trials, rows = cells x trials)
     per_task = n_items // args.tasks
     n_items = per_task * args.tasks
     gen = np.random.default_rng(args.seed)
@@ -71,6 +71,8 @@ def stage_generate(args) -> dict:
     items = pa.array(np.arange(n_items, dtype=np.int32))
     clusters = pa.array(np.arange(n_items, dtype=np.int32) // args.cluster_size)  # nested in tasks
     tasks = pa.DictionaryArray.from_arrays(pa.array(task_idx), task_dict)
+    if args.trials > 1:
+        return _generate_trials(args, gen, ability, difficulty, task_idx, task_dict, model_dict, n_items)
     with pq.ParquetWriter(args.path, schema, compression="zstd") as writer:
         for m in range(args.models):
             p = 1.0 / (1.0 + np.exp(-(ability[m] - difficulty)))
@@ -79,6 +81,33 @@ def stage_generate(args) -> dict:
             cols = [model, tasks, items] + ([clusters] if args.clusters else []) + [pa.array(score)]
             writer.write_batch(pa.record_batch(cols, schema=schema), row_group_size=n_items)
     return {"seconds": time.perf_counter() - t0, "rows": args.models * n_items,
+            "file_mb": os.path.getsize(args.path) / 2**20}
+
+
+def _generate_trials(args, gen, ability, difficulty, task_idx, task_dict, model_dict, n_items) -> dict:
+    """``--trials K``: every (model, task, item) cell K times (a ``trial`` column), written trial by trial (one
+    batch of every model's items per trial), so that shards cut from the file hold an item's trials apart."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    t0 = time.perf_counter()
+    fields = [("model", pa.dictionary(pa.int16(), pa.string())), ("task", pa.dictionary(pa.int8(), pa.string())),
+              ("item", pa.int32()), ("trial", pa.int16())] + ([("cluster", pa.int32())] if args.clusters else []) \
+        + [("score", pa.int8())]
+    schema = pa.schema(fields)
+    p = 1.0 / (1.0 + np.exp(-(ability[:, None] - difficulty[None, :])))  # (models, items)
+    model = pa.DictionaryArray.from_arrays(pa.array(np.repeat(np.arange(args.models, dtype=np.int16), n_items)),
+                                           model_dict)
+    tasks = pa.DictionaryArray.from_arrays(pa.array(np.tile(task_idx, args.models)), task_dict)
+    items = pa.array(np.tile(np.arange(n_items, dtype=np.int32), args.models))
+    clusters = pa.array(np.tile(np.arange(n_items, dtype=np.int32) // args.cluster_size, args.models))
+    with pq.ParquetWriter(args.path, schema, compression="zstd") as writer:
+        for k in range(args.trials):
+            score = (gen.random(p.shape) < p).astype(np.int8).ravel()
+            trial = pa.array(np.full(score.size, k, dtype=np.int16))
+            cols = [model, tasks, items, trial] + ([clusters] if args.clusters else []) + [pa.array(score)]
+            writer.write_batch(pa.record_batch(cols, schema=schema), row_group_size=1 << 20)
+    return {"seconds": time.perf_counter() - t0, "rows": args.models * n_items * args.trials,
             "file_mb": os.path.getsize(args.path) / 2**20}
 
 
@@ -194,84 +223,25 @@ def stage_cli_compare(args) -> dict:
     return _cli(argv)
 
 
-# ------------------------------------------------------------------------------------------------ distributed
-def _shard_dir(args) -> Path:
-    return args.path.with_name(args.path.stem + f"_shards{args.shards}")
-
-
-def stage_shard(args) -> dict:
-    """Split the file into ``--shards`` Parquet shards of uneven sizes (rows in the file's order, shard k of about
-    (k % 3 + 1) parts in 2 of the rows), as a harness writing per-job files would."""
-    import pyarrow.parquet as pq
-
-    t0 = time.perf_counter()
-    out = _shard_dir(args)
-    out.mkdir(exist_ok=True)
-    for old in out.glob("part*.parquet"):
-        old.unlink()
-    pf = pq.ParquetFile(args.path)
-    n = pf.metadata.num_rows
-    weights = np.array([k % 3 + 1 for k in range(args.shards)], dtype=np.float64)
-    cuts = np.r_[0, np.round(np.cumsum(weights) / weights.sum() * n).astype(np.int64)]
-    table = pf.read()
-    for k in range(args.shards):
-        pq.write_table(table.slice(int(cuts[k]), int(cuts[k + 1] - cuts[k])), out / f"part{k:03d}.parquet",
-                       compression="zstd")
-    return {"seconds": time.perf_counter() - t0, "shards": args.shards,
-            "shard_rows": [int(cuts[1] - cuts[0]), int(max(np.diff(cuts)))],
-            "mb": sum(f.stat().st_size for f in out.glob("*.parquet")) / 2**20}
-
-
-def stage_cluster(args) -> dict:
-    """A LocalCluster of ``--dist-workers`` worker processes (one thread each, ``--worker-memory`` each), in its own
-    process: prints its address, serves until its standard input closes, then reports the peak memory of each
-    worker process (max RSS) and of its own (the scheduler)."""
-    from distributed import Client, LocalCluster
-
-    with LocalCluster(n_workers=args.dist_workers, threads_per_worker=1, processes=True,
-                      memory_limit=args.worker_memory, dashboard_address=None) as cluster, Client(cluster) as client:
-        print(json.dumps({"address": cluster.scheduler_address}), flush=True)
-        sys.stdin.read()
-        peaks = client.run(_peak_mb)  # (a worker its nanny restarted reports its new process only)
-        return {"workers_mb": sorted(peaks.values()), "n_workers": len(peaks), "seconds": 0.0}
-
-
-def stage_dist_read(args) -> dict:
-    """The distributed read alone (API): the shards read and reduced on the cluster into the table."""
-    from distributed import Client
-
-    from evalband.io.distributed_read import read_distributed
-
-    with Client(args.scheduler) as client:
-        t0 = time.perf_counter()
-        table = read_distributed(str(_shard_dir(args) / "part*.parquet"), client=client, reread=args.reread)
-        seconds = time.perf_counter() - t0
-    return {"seconds": seconds, "rows": len(table.data), "checksum": float(table.data["score"].sum())}
-
-
-def stage_dist_compare(args) -> dict:
-    """``evalband compare 'SHARDS/part*.parquet' --scheduler ADDRESS --format json``: read and reduced on the
-    workers, the bootstrap there too; the analysis in this process."""
-    argv = ["compare", str(_shard_dir(args) / "part*.parquet"), "--scheduler", args.scheduler,
-            "--n-resamples", str(args.n_resamples), "--seed", str(args.seed), "--format", "json"]
-    if args.compare_models:
-        argv += ["--models", ",".join(f"model{m:04d}" for m in range(min(args.compare_models, args.models)))]
-    return _cli(argv)
-
-
 def stage_read(args) -> dict:
     """The single-process read alone: ``evalband.read`` of the one file (the columnar reader above 1e6 rows)."""
     from evalband.io import read
 
     t0 = time.perf_counter()
     table = read(str(args.path))
-    return {"seconds": time.perf_counter() - t0, "rows": len(table.data),
-            "checksum": float(table.data["score"].sum())}
+    return {"seconds": time.perf_counter() - t0, **_sums(table)}
 
 
-STAGES = {"generate": stage_generate, "shard": stage_shard, "cluster": stage_cluster, "dist-read": stage_dist_read,
-          "dist-compare": stage_dist_compare, "read": stage_read, "pandas": stage_pandas, "evalband": stage_evalband, "table": stage_table,
-          "cli-summarize": stage_cli_summarize, "cli-compare": stage_cli_compare}
+def _sums(table) -> dict:
+    """Rows (the trial rows behind averaged ones), cells and the sum of the scores: equal on both paths."""
+    d = table.data
+    if table.averaged_trials:
+        return {"rows": int(d["trials"].sum()), "cells": len(d), "checksum": float(d["score_sum"].sum())}
+    return {"rows": len(d), "cells": int(table._cells[0].size), "checksum": float(d["score"].sum())}
+
+
+STAGES = {"generate": stage_generate, "read": stage_read, "pandas": stage_pandas, "evalband": stage_evalband,
+          "table": stage_table, "cli-summarize": stage_cli_summarize, "cli-compare": stage_cli_compare}
 
 
 # ------------------------------------------------------------------------------------------------ driver
@@ -280,91 +250,15 @@ def _run_stage(name: str, args) -> dict:
            "--models", str(args.models), "--tasks", str(args.tasks), "--seed", str(args.seed),
            "--n-resamples", str(args.n_resamples), "--batch-size", str(args.batch_size),
            "--workers", str(args.workers), "--cluster-size", str(args.cluster_size),
-           "--compare-models", str(args.compare_models)]
+           "--compare-models", str(args.compare_models), "--trials", str(args.trials)]
     cmd += (["--scheduler", args.scheduler] if args.scheduler else []) + ([] if args.clusters else ["--no-clusters"])
     cmd += ["--shards", str(args.shards), "--dist-workers", str(args.dist_workers), "--worker-memory",
-            args.worker_memory] + (["--reread"] if args.reread else [])
+            args.worker_memory] + (["--reread"] if args.reread else []) \
+        + (["--dist-keep-trials"] if args.dist_keep_trials else [])
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"stage {name} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def _on_cluster(name: str, args) -> tuple[dict, dict]:
-    """Run stage ``name`` as a client of a fresh cluster (its own process): (stage result, cluster result with the
-    workers' peaks)."""
-    cmd = [sys.executable, __file__, "--stage", "cluster", "--dist-workers", str(args.dist_workers),
-           "--worker-memory", args.worker_memory, "--path", str(args.path)]
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        address = json.loads(proc.stdout.readline())["address"]
-        client_args = argparse.Namespace(**vars(args))
-        client_args.scheduler = address
-        result = _run_stage(name, client_args)
-    finally:
-        proc.stdin.close()
-    cluster = json.loads(proc.stdout.read().strip().splitlines()[-1])
-    proc.wait()
-    return result, cluster
-
-
-def _distributed(args) -> dict:
-    """``--distributed``: for each size of ``--dist-sizes``, the file split into ``--shards`` shards; the
-    single-process read and compare beside the distributed read and compare on a LocalCluster of
-    ``--dist-workers`` processes (``--worker-memory`` each), each stage in its own process and each distributed
-    stage on a fresh cluster; the client's and every worker's peak memory; then the client's peak across sizes."""
-    out = {}
-    sizes = [int(float(x)) for x in args.dist_sizes.split(",")]
-    print(f"\ndistributed: {args.shards} shards, LocalCluster of {args.dist_workers} worker processes x 1 thread,"
-          f" memory limit {args.worker_memory} each; B = {args.n_resamples:,}")
-    base = args.path
-    for rows in sizes:
-        a = argparse.Namespace(**vars(args))
-        a.rows = rows
-        a.path = base.with_name(f"evalband_scale_dist_{rows}.parquet")
-        r = out[rows] = {}
-        try:
-            if not (args.reuse and a.path.exists()):
-                r["generate"] = _run_stage("generate", a)
-            r["shard"] = sh = _run_stage("shard", a)
-            k = min(a.compare_models or a.models, a.models)
-            print(f"\n{rows:,} rows = {a.models:,} models x {rows // a.models:,} items in {a.tasks} tasks; {k * (k - 1) // 2:,}"
-                  f" pairs; {sh['shards']} shards of {sh['shard_rows'][0]:,} to {sh['shard_rows'][1]:,} rows"
-                  f" ({sh['mb']:,.0f} MB)")
-            r["read"] = rd = _run_stage("read", a)
-            print(_line("single read", rd, "evalband.read of the one file"))
-            r["dist-read"], r["dist-read-cluster"] = dr, drc = _on_cluster("dist-read", a)
-            print(_line("dist read", dr, f"client; workers' peaks {', '.join(f'{x:,.0f}' for x in drc['workers_mb'])}"
-                                         " MB"))
-            if dr["checksum"] != rd["checksum"] or dr["rows"] != rd["rows"]:
-                raise SystemExit("the distributed table differs from the single-process one")
-            if not args.dist_compare:
-                print(f"read cost on the workers {dr['seconds'] * args.dist_workers / rows * 1e6:.2f} worker-seconds"
-                      f" per million rows; client peak {dr['peak_mb'] / rd['peak_mb']:.2f}x the single read's")
-                continue
-            r["cli-compare"] = c = _run_stage("cli-compare", a)
-            print(_line("single compare", c, "evalband compare FILE --format json"))
-            r["dist-compare"], r["dist-compare-cluster"] = dc, dcc = _on_cluster("dist-compare", a)
-            print(_line("dist compare", dc, "evalband compare 'SHARDS/*' --scheduler ADDR --format json: client;"
-                                            f" workers' peaks {', '.join(f'{x:,.0f}' for x in dcc['workers_mb'])} MB"))
-            print(f"ratios (distributed / single process): read time {dr['seconds'] / rd['seconds']:.2f}x, client"
-                  f" peak {dr['peak_mb'] / rd['peak_mb']:.2f}x; compare time {dc['seconds'] / c['seconds']:.2f}x,"
-                  f" client peak {dc['peak_mb'] / c['peak_mb']:.2f}x; read cost on the workers"
-                  f" {dr['seconds'] * args.dist_workers / rows * 1e6:.2f} worker-seconds per million rows")
-        finally:
-            if not args.keep and not args.reuse:
-                for f in list(_shard_dir(a).glob("*.parquet")) + [a.path]:
-                    if f.exists():
-                        f.unlink()
-    if len(sizes) > 1:
-        lo, hi = sizes[0], sizes[-1]
-        for stage in ("dist-read", "dist-compare") if args.dist_compare else ("dist-read",):
-            ratio = out[hi][stage]["peak_mb"] / out[lo][stage]["peak_mb"]
-            single = {"dist-read": "read", "dist-compare": "cli-compare"}[stage]
-            ratio1 = out[hi][single]["peak_mb"] / out[lo][single]["peak_mb"]
-            print(f"client peak of {stage}, {hi:,} vs {lo:,} rows: {ratio:.2f}x"
-                  f" ({'within' if ratio <= 1.5 else 'OVER'} the 1.5x target); single process {ratio1:.2f}x")
-    return out
 
 
 def _versions() -> str:
@@ -410,6 +304,10 @@ def _summarize_section(args) -> dict:
     return out
 
 
+#: the --distributed stages (benchmarks/scale_distributed.py), looked up by name when a stage process runs
+DIST_STAGES = dict.fromkeys(("shard", "cluster", "dist-read", "dist-compare"))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=float, default=1e8, help="total rows (models x items); default 1e8")
@@ -448,7 +346,18 @@ def main(argv=None):
                    help="--distributed: the reads only (no compare stages)")
     p.add_argument("--dist-workers", type=int, default=2, help="--distributed: worker processes")
     p.add_argument("--worker-memory", default="6GB", help="--distributed: memory limit of each worker")
-    p.add_argument("--stage", choices=sorted(STAGES), help=argparse.SUPPRESS)
+    p.add_argument("--dist-trials", default=None,
+                   help="--distributed: repeated-trials mode, trials per cell, comma-separated (e.g. 10,100) at a"
+                        " fixed --dist-cells")
+    p.add_argument("--dist-cells", type=float, default=1e6,
+                   help="--dist-trials: (model, task, item) cells; --models of them (default 100 then)")
+    p.add_argument("--single-max-rows", type=float, default=2e7,
+                   help="--dist-trials: the single-process read and compare run up to this many rows")
+    p.add_argument("--dist-keep-trials", action="store_true",
+                   help="--dist-trials: the distributed read keeps a row per trial (trials='keep', the path before"
+                        " trials were averaged on the workers), for the before/after figures")
+    p.add_argument("--trials", type=int, default=1, help=argparse.SUPPRESS)
+    p.add_argument("--stage", choices=sorted(STAGES) + sorted(DIST_STAGES), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     args.rows = int(args.rows)
     args.summarize_rows = int(args.summarize_rows)
@@ -458,7 +367,11 @@ def main(argv=None):
         args.path = Path(os.environ.get("TMPDIR", "/tmp")) / f"evalband_scale_{args.rows}.parquet"
 
     if args.stage:
-        result = STAGES[args.stage](args)
+        if args.stage in DIST_STAGES:
+            import scale_distributed
+
+            DIST_STAGES.update(scale_distributed.STAGES)
+        result = {**STAGES, **DIST_STAGES}[args.stage](args)
         result["peak_mb"] = _peak_mb()
         print(json.dumps(result))
         return
@@ -467,14 +380,17 @@ def main(argv=None):
 
     threads = args.workers or available_cores()
     print(f"evalband scale benchmark: {args.rows:,} rows = {args.models:,} models x"
-          f" {args.rows // args.models:,} items in {args.tasks} tasks"
+          f" {args.rows // args.models:,} items in {args.tasks} tasks" if not args.dist_trials else
+          f"evalband scale benchmark, repeated trials: {args.models:,} models in {args.tasks} tasks"
           f"{f', clusters of {args.cluster_size} items' if args.clusters else ''}; B = {args.n_resamples:,};"
           f" seed {args.seed}")
     print(f"CPU count {os.cpu_count()} (this process may use {available_cores()}); bootstrap threads {threads};"
           f" load average {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(_versions())
     if args.distributed:
-        result = _distributed(args)
+        from scale_distributed import distributed, distributed_trials
+
+        result = distributed_trials(args) if args.dist_trials else distributed(args)
         print(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "distributed": result}))
         return
     results = {}

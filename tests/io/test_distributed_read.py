@@ -93,8 +93,8 @@ def test_same_table_as_the_single_machine_reader(tmp_path, threads_cluster, opti
     _same_table(read(pattern, **extra), read_distributed(pattern, client=client, reread=reread, **extra))
 
 
-def _cli_json(command, pattern, scheduler=None):
-    args = [command, pattern, "--format", "json"]
+def _cli_json(command, pattern, scheduler=None, extra=()):
+    args = [command, pattern, "--format", "json", *extra]
     if command in ("compare", "rank"):
         args += ["--n-resamples", "300", "--seed", "7"]
     if scheduler:
@@ -247,3 +247,120 @@ def test_shards_without_a_task_column_are_one_task_each(tmp_path, threads_cluste
     single, dist = read(pattern), read_distributed(pattern, client=client)
     _same_table(single, dist)
     assert dist.tasks == ("t1", "t2", "t10") and any("each file is one task" in n for n in dist.notes)
+
+
+# ------------------------------------------------------------------------------------------ repeated trials
+def _trial_rows(seed=8, scores="binary", facets=False):
+    """Four trials per item with some left out (uneven trial counts), rows shuffled; scores 0/1, quarters or
+    tenths (whose sums depend on their order); with ``facets``, two prompts."""
+    df = _rows(seed=seed, trials=4, facets=facets)
+    gen = np.random.default_rng(seed)
+    df = df.drop(index=df.index[gen.random(len(df)) < 0.08]).reset_index(drop=True)
+    if scores == "quarters":
+        df["score"] = gen.integers(0, 5, len(df)) / 4
+    elif scores == "tenths":
+        df["score"] = gen.integers(0, 11, len(df)) / 10
+    return df
+
+
+@pytest.fixture(scope="module")
+def trial_shards(tmp_path_factory):
+    df = _trial_rows()
+    return _write(df, str(tmp_path_factory.mktemp("trials")), [3, 400, 401, 1200, 1210])
+
+
+@pytest.mark.parametrize("scores", ["binary", "quarters", "tenths", "facets"])
+def test_trials_averaged_on_the_workers(tmp_path, threads_cluster, scores, monkeypatch):
+    """trials='average': one row per (model, task, item) (and facet levels), the single-machine table averaged
+    the same way; scores whose sums depend on their order keep their trials."""
+    monkeypatch.setattr("evalband.io.distributed_read.RANGE_CELLS", 300)  # several ranges, trials never split
+    facets = scores == "facets"
+    df = _trial_rows(seed=9, scores="binary" if facets else scores, facets=facets)
+    pattern = _write(df, str(tmp_path), [5, 300, 302, len(df) // 2])
+    _, client = threads_cluster
+    extra = {"facets": ["prompt"]} if facets else {}
+    single = read(pattern, trials="average", **extra)
+    dist = read_distributed(pattern, client=client, trials="average", **extra)
+    _same_table(single, dist)
+    assert dist.averaged_trials == (0 if scores == "tenths" else 4)
+    if dist.averaged_trials:
+        kept = read(pattern, **extra)
+        assert len(dist.data) == int(kept._cells[0].size) * (2 if facets else 1) < len(kept.data)
+        assert int(dist.data["trials"].sum()) == len(kept.data) and "trial" not in dist.data.columns
+        assert dist.describe().replace(dist.source, "") == kept.describe().replace(kept.source, "")
+        assert any(getattr(n, "code", "") == "data.coverage-trial-counts-differ" for n in dist.notes)
+        import evalband
+
+        if facets:  # intervals over items and prompts: from the sums per (item, prompt), as from the rows
+            pd.testing.assert_frame_equal(evalband.estimate(dist).to_frame(), evalband.estimate(kept).to_frame(),
+                                          check_exact=True)
+        else:
+            with pytest.raises(InputError, match="needs each trial's score"):  # the trial variance
+                evalband.estimate(dist)
+
+
+@pytest.fixture(scope="module")
+def trial_expected(trial_shards):
+    """Single-machine JSON (every trial a row) of each command on the trial shards."""
+    return {c: _cli_json(c, trial_shards) for c in ("compare", "rank", "summarize")}
+
+
+@pytest.mark.parametrize("workers", [1, 2, 4])
+def test_trials_json_byte_identical_on_processes(trial_shards, trial_expected, workers):
+    """compare and rank read each item's trials averaged on the workers, summarize every trial (its trial
+    variance); the JSON is the single-machine one, on clusters of 1, 2 and 4 worker processes."""
+    with distributed.LocalCluster(n_workers=workers, processes=True, threads_per_worker=1,
+                                  dashboard_address=None, scheduler_port=0) as cluster:
+        for command, want in trial_expected.items():
+            assert _cli_json(command, trial_shards, cluster.scheduler_address) == want, command
+    assert "var_within" in trial_expected["summarize"]
+
+
+def test_trials_of_tenths_kept_same_json(tmp_path, threads_cluster):
+    """Scores such as 0.1 keep their trials on the cluster (a tree's sums would change the last bit)."""
+    pattern = _write(_trial_rows(seed=10, scores="tenths"), str(tmp_path), [200, 201, 700])
+    cluster, _ = threads_cluster
+    for command in ("compare", "rank"):
+        assert _cli_json(command, pattern, cluster.scheduler_address) == _cli_json(command, pattern)
+
+
+def test_duplicate_trial_across_shards_named_with_trials_averaged(tmp_path, threads_cluster):
+    _, client = threads_cluster
+    df = _trial_rows(seed=11)
+    df = pd.concat([df, df.iloc[[3]]], ignore_index=True)  # row 3 again, in the last shard
+    pattern = _write(df, str(tmp_path), [200, 500], kinds=("csv",))
+    with pytest.raises(InputError) as keep:
+        read_distributed(pattern, client=client)
+    with pytest.raises(InputError) as average:
+        read_distributed(pattern, client=client, trials="average")
+    assert str(keep.value) == str(average.value) and "trial '" in str(average.value)
+
+
+def test_commands_ask_for_the_trials_they_read(trial_shards, trial_expected, threads_cluster, monkeypatch):
+    """On the cluster compare and rank read the trials averaged (a row per item on the client), summarize keeps
+    every trial; the JSON is the single-machine one either way."""
+    import evalband.io.distributed_read as dr
+
+    seen, original = [], dr.read_distributed
+
+    def spy(*args, **kwargs):
+        table = original(*args, **kwargs)
+        seen.append(table.averaged_trials)
+        return table
+
+    monkeypatch.setattr(dr, "read_distributed", spy)
+    cluster, _ = threads_cluster
+    for command in ("compare", "rank", "summarize"):
+        assert _cli_json(command, trial_shards, cluster.scheduler_address) == trial_expected[command], command
+    assert seen == [4, 4, 0]
+
+
+def test_trials_within_facet_levels_json_byte_identical(tmp_path, threads_cluster):
+    """Trials and a prompt facet: compare and rank average the trials of each (item, prompt) on the workers and
+    resample items and prompts (the crossed bootstrap) from their sums; the JSON is the single-machine one."""
+    pattern = _write(_trial_rows(seed=12, facets=True), str(tmp_path), [10, 900, 901, 2000])
+    cluster, _ = threads_cluster
+    for command in ("compare", "rank", "summarize"):
+        for extra in ((), ("--fixed", "prompt")) if command != "summarize" else ((),):
+            want = _cli_json(command, pattern, extra=("--facets", "prompt", *extra))
+            assert _cli_json(command, pattern, cluster.scheduler_address, ("--facets", "prompt", *extra)) == want

@@ -428,6 +428,7 @@ def _bayes(sel, aggregate, level, seed, skipped):
 
 def passk_ks(table) -> tuple:
     """The k values a pass@k curve shows: 1, 2, 3, 5, 10, ... up to the fewest trials of an item."""
+    table.require_trial_rows("pass@k")
     kmax = int(table.data.groupby(["model", "task", "item"], observed=True).size().min())
     return tuple(k for k in (1, 2, 3, 4, 5, 8, 10, 16, 20, 50, 100) if k <= kmax)
 

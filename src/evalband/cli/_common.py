@@ -189,10 +189,11 @@ class InputOptions:
     latency_col: Optional[str] = dataclasses.field(default=None, metadata=_cli(LatencyColOpt))
     facets: Optional[str] = dataclasses.field(default=None, metadata=_cli(FacetsOpt))
 
-    def read(self, *, battles: bool = False):
+    def read(self, *, battles: bool = False, trials: str = "keep"):
         """Read PATH or --example into a ResultsTable (:func:`load_input`); nothing is selected here. With
         ``battles``, a file of pairwise battles (detected, or --source naming a battle format) is read as a
-        BattleTable."""
+        BattleTable; ``trials='average'``: the command reads no single trial (sharded input read on a cluster
+        then reduces each item's trials on the workers, :func:`evalband.io.read_input`)."""
         options = dataclasses.asdict(self)
         path, example = options.pop("path"), options.pop("example")
         for key in ("tasks", "weights"):
@@ -201,16 +202,16 @@ class InputOptions:
         from .._progress import status
 
         with status(f"reading {path if path is not None else 'example ' + str(example)}"):
-            return load_input(path, example, battles=battles, **options)
+            return load_input(path, example, battles=battles, trials=trials, **options)
 
-    def selection(self, *, weights: bool = True, battles: bool = False, **options):
+    def selection(self, *, weights: bool = True, battles: bool = False, trials: str = "keep", **options):
         """The library's selection (:func:`evalband.select`) of --models, --tasks and --weights on the table
         read: the command line parses the text, the library applies its one rule. ``weights=False`` for commands
-        whose analysis takes no weights; ``battles`` for commands that also read pairwise battles; ``options`` go
-        to ``select`` (``complete=``, ...)."""
+        whose analysis takes no weights; ``battles`` for commands that also read pairwise battles; ``trials``
+        as in :meth:`read`; ``options`` go to ``select`` (``complete=``, ...)."""
         from ..selection import select
 
-        table = self.read(battles=battles)
+        table = self.read(battles=battles, trials=trials)
         return select(table, models=parse_list(self.models, name="models"),
                       tasks=parse_list(self.tasks, name="tasks"),
                       weights=self.weights if weights else None, **options)

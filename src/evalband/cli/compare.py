@@ -172,7 +172,7 @@ def compare(
         if missing == "ability":
             return _compare_abilities(inputs, fmt=fmt, n_resamples=n_resamples, seed=seed, confidence=confidence,
                                       correction=correction)
-        sel = inputs.selection()
+        sel = inputs.selection(trials="average")  # the comparison reads each item's mean over its trials
         table = sel.table
         seed, seed_text = resolve_seed(seed)
         result = compare_models(sel, aggregate=aggregate, resampling=resampling,

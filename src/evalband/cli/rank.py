@@ -91,7 +91,7 @@ def rank(
         options = dict(aggregate=aggregate, resampling=resampling, n_resamples=n_resamples, seed=seed,
                        confidence=confidence, interval=interval, correction=correction, margin=margin,
                        fixed=parse_fixed(fixed), ppi=ppi, missing=missing)
-        frame, notes, scales, cells = _run(inputs.selection(), **options)
+        frame, notes, scales, cells = _run(inputs.selection(trials="average"), **options)  # item means only
         if fmt in ("csv", "json"):
             from ..display import to_json
 

@@ -164,6 +164,10 @@ class ResultsTable:
         Item level: the label columns of the other sources of variation beside items (prompt template, judge,
         training run, harness, ...), in the order given. Each (model, task, item, facet levels, trial) has one
         row; analyses that know nothing of facets average an item's rows over its facet levels (and trials).
+    averaged_trials : int
+        0: one row per trial. Else each row is one (model, task, item) holding the mean of its trials (``score``)
+        and their count (column ``trials``, no ``trial`` column), and this is the number of trial labels; analyses
+        that read single trials refuse such a table (:func:`evalband.data.trial_means.average_trials`).
     """
 
     data: pd.DataFrame
@@ -175,6 +179,7 @@ class ResultsTable:
     has_trials: bool = False
     paired_items: bool = True
     facets: tuple[str, ...] = ()
+    averaged_trials: int = 0
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -286,7 +291,7 @@ class ResultsTable:
                 data[col] = data[col].cat.remove_unused_categories()
         notes = tuple(n for n in self.notes if not _coverage(n))
         out = ResultsTable(data, self.level, self.score_kind, self.source, notes, self.attribution, self.has_trials,
-                           self.paired_items, self.facets)
+                           self.paired_items, self.facets, self.averaged_trials)
         return out._with_coverage_notes()
 
     # ---------------------------------------------------------------- views
@@ -355,6 +360,12 @@ class ResultsTable:
         t, m, i = (codes_of(d[c]) for c in ("task", "model", "item"))
         if not (self.has_trials or self.facets):  # one row per cell (duplicates were refused)
             return t, m, i, np.broadcast_to(np.int64(1), t.shape)  # (a read-only view: no array of ones)
+        if self.averaged_trials and not self.facets:  # one row per cell, with the count of its trials
+            return t, m, i, d["trials"].to_numpy()
+        if self.averaged_trials:  # a row per facet level of a cell (sorted): the trials of its rows
+            key = combined_key([t, m, i], [len(d[c].cat.categories) for c in ("task", "model", "item")])
+            starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+            return t[starts], m[starts], i[starts], np.add.reduceat(d["trials"].to_numpy().astype(np.int64), starts)
         radices = [len(d[c].cat.categories) for c in ("task", "model", "item")]
         key = combined_key([t, m, i], radices)
         if key is None:
@@ -403,10 +414,12 @@ class ResultsTable:
         """One paragraph saying what was read."""
         d = self.data
         if self.level == "item":
-            parts = [_count(len(d), "item-level row"), _count(len(self.models), "model"),
+            rows = int(d["trials"].sum()) if self.averaged_trials else len(d)
+            parts = [_count(rows, "item-level row"), _count(len(self.models), "model"),
                      _count(len(self.tasks), "task"), _count(distinct_pairs(d, "task", "item"), "item")]
             if self.has_trials:
-                parts.append(f"up to {_count(int(d['trial'].max()) + 1, 'trial')} per item")
+                k = self.averaged_trials or int(d['trial'].max()) + 1
+                parts.append(f"up to {_count(k, 'trial')} per item")
             if self.has_clusters:
                 parts.append(_count(distinct_pairs(d, "task", "cluster"), "cluster"))
             for f in self.facets:
@@ -447,6 +460,14 @@ class ResultsTable:
         if self.level != "item":
             raise InputError(f"{what} needs item-level data; this table holds per-task summaries",
                              source=self.source)
+
+    def require_trial_rows(self, what: str) -> None:
+        """Raise a clear error when the table's trials were averaged per item (``averaged_trials``) and ``what``
+        reads each trial's score."""
+        if self.averaged_trials:
+            from .trial_means import TRIALS_NEEDED
+
+            raise InputError(TRIALS_NEEDED.format(what=what), source=self.source)
 
     def _with_coverage_notes(self) -> "ResultsTable":
         notes = [n for n in self.notes if not _coverage(n)]

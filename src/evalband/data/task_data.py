@@ -44,7 +44,17 @@ def task_data(table, task: str, *, models=None, items: str = "common"):
     item_labels = np.asarray(categories[item_uniques].astype(str))  # canonical item order
     n_m, n_i = len(models), len(item_labels)
     flat = m_code * n_i + i_code
-    count = np.bincount(flat, minlength=n_m * n_i).reshape(n_m, n_i)
+    averaged = bool(table.averaged_trials)  # rows of averaged trials: their count and (exact) sum
+    if averaged and items == "all":
+        table.require_trial_rows("an estimate of the trial variance")
+    if averaged:
+        rows = table._task_rows[task]
+        per_row, score = (table.data[c].to_numpy()[rows] for c in ("trials", "score_sum"))
+        if m_code.size != per_row.size:  # models left out of the selection
+            per_row, score = per_row[keep], score[keep]
+        count = np.bincount(flat, weights=per_row, minlength=n_m * n_i).astype(np.int64).reshape(n_m, n_i)
+    else:
+        count = np.bincount(flat, minlength=n_m * n_i).reshape(n_m, n_i)
     total = np.bincount(flat, weights=score, minlength=n_m * n_i).reshape(n_m, n_i)
     have = count > 0
     if items == "all":
@@ -63,7 +73,7 @@ def task_data(table, task: str, *, models=None, items: str = "common"):
         else:
             scores = np.where(c_have, c_total / np.maximum(trials, 1), np.nan)
     trial_scores = None
-    if table.has_trials or items == "all":
+    if (table.has_trials or items == "all") and not averaged:
         kmax = int(trials.max())
         position = row_positions(flat, count)
         full = np.full((n_m, n_i, kmax), np.nan)

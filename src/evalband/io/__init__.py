@@ -9,6 +9,7 @@ import os
 import pandas as pd
 
 from ..data.table import ResultsTable
+from .._validate import check_choice
 from .folders import detect as _detect_harness
 from .cruxeval import read_cruxeval
 from .examples import load_example
@@ -72,6 +73,11 @@ def read(data, *, source: str = "auto", executor=None, client=None, storage_opti
         shards are counted there (:func:`evalband.io.distributed_battles.read_battles_distributed`, a BattleCounts).
     storage_options : dict, optional
         fsspec options (credentials, endpoint) for URLs read on a cluster.
+    trials : {'keep', 'average'}, optional
+        Item-level results with repeated trials: 'keep' (the default) one row per trial; 'average' each item's
+        trials as one row (their mean and count), for analyses that read no single trial (compare, rank), and
+        only where no sum depends on its order (:func:`evalband.data.trial_means.average_trials`). On a cluster
+        the workers reduce the trials, so the table read holds one row per item.
 
     Returns
     -------
@@ -92,6 +98,13 @@ def read(data, *, source: str = "auto", executor=None, client=None, storage_opti
     >>> eb.read("example:vtab").level
     'summary'
     """
+    trials = check_choice(options.pop("trials", "keep"), ("keep", "average"), "trials")
+    if trials == "average" and not _on_cluster(data, source, executor, client, options):
+        from ..data.trial_means import average_trials
+
+        table = read(data, source=source, executor=executor, client=client, storage_options=storage_options,
+                     **options)
+        return average_trials(table) if isinstance(table, ResultsTable) else table
     if isinstance(data, (ResultsTable, BattleTable, BattleCounts, RatingsTable, CostTable)):
         return data
     if _on_cluster(data, source, executor, client, options):
@@ -105,7 +118,8 @@ def read(data, *, source: str = "auto", executor=None, client=None, storage_opti
 
         if source in TABULAR_SUFFIXES.values():
             options.setdefault("file_format", source)
-        return read_distributed(data, executor=executor, client=client, storage_options=storage_options, **options)
+        return read_distributed(data, executor=executor, client=client, storage_options=storage_options,
+                                trials=trials, **options)
     if isinstance(data, str) and data.startswith("example:"):
         from .examples import load_example
 

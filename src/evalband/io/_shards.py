@@ -217,7 +217,10 @@ def labels_of(shard: Shard, options: dict, storage_options, task_column: bool, g
     if not task_column:
         one_task = f"no '{options.get('task_col') or 'task'}' column: one task named"
         notes = [n for n in notes if not n.startswith(one_task)]
+    from ..data.trial_means import score_quantum
+
     return {"failure": None, "empty": {}, "labels": labels, "odd": odd, "notes": [notes],
+            "quantum": score_quantum(d["score"].to_numpy()),
             "kinds": {table.score_kind}, "trials": table.has_trials, "facets": {table.facets},
             "columns": {tuple(d.columns)}, "groups": groups, "rows": len(d), "measures": set(table.measures)}
 
@@ -245,7 +248,9 @@ def _merge_two(a: dict, b: dict) -> dict:
     for c in {*a["odd"], *b["odd"]}:
         odd[c] = {**b["odd"].get(c, {}), **a["odd"].get(c, {})}
     groups = {t: {**b["groups"].get(t, {}), **a["groups"].get(t, {})} for t in {*a["groups"], *b["groups"]}}
+    quantum = (min(a["quantum"][0], b["quantum"][0]), max(a["quantum"][1], b["quantum"][1]))
     return {"failure": None, "empty": empty, "labels": labels, "odd": odd, "notes": a["notes"] + b["notes"],
+            "quantum": quantum,
             "kinds": a["kinds"] | b["kinds"], "trials": a["trials"] or b["trials"], "facets": a["facets"] | b["facets"],
             "columns": a["columns"] | b["columns"], "groups": groups, "rows": a["rows"] + b["rows"],
             "measures": a["measures"] | b["measures"]}
@@ -377,10 +382,33 @@ def cells(reduced, plan: dict):
         rest = rest // radix
     del rest
     out["score"] = reduced.total
+    if plan.get("average"):
+        out = _averaged(reduced, out, plan["average"])
+        reduced = reduced.take(out.pop("first"))
     if (reduced.cluster >= 0).any():
         out["cluster"] = reduced.cluster.astype(code_dtype(len(plan["codes"]["cluster"])))
         out["cluster_shard"], out["cluster_row"] = reduced.shard, reduced.row
     return out
+
+
+def _averaged(reduced: Reduced, out: dict, n_trials: int) -> dict:
+    """The cells of a range with each item's trials as one: the trial digit of the key dropped, the mean of the
+    trials' scores (their sum is exact in any order: :func:`evalband.data.trial_means.sums_exact`), their count
+    (``trials``), sum and sum of squares; ``first``: the first trial cell of each."""
+    from ..data.trial_means import count_dtype
+
+    cell = reduced.key // n_trials
+    starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if cell.size else np.zeros(0, dtype=np.int64)
+    del cell
+    counts = np.diff(np.r_[starts, reduced.key.size])
+    averaged = {c: v[starts] for c, v in out.items() if c not in ("trial", "score")}
+    total = np.add.reduceat(reduced.total, starts) if starts.size else reduced.total
+    averaged["score"] = total / counts
+    averaged["trials"] = counts.astype(count_dtype(n_trials))
+    averaged["score_sum"] = total
+    averaged["score_sumsq"] = np.add.reduceat(reduced.total * reduced.total, starts) if starts.size else total
+    averaged["first"] = starts
+    return averaged
 
 
 #: partial results merged by one task of the tree (a wide tree: few levels, each partial moved once or twice)

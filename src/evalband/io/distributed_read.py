@@ -37,7 +37,8 @@ import pandas as pd
 
 from ..data.labels import _skeleton, natural_order, shown
 from ..data.codes import small_int
-from .._validate import ArgumentError, ArgumentTypeError, InputError, require_extra
+from ..data.trial_means import count_dtype, sums_exact
+from .._validate import ArgumentError, ArgumentTypeError, InputError, check_choice, require_extra
 from ._frames import NOTE_FILE_WITHOUT_ROWS_LEFT
 from .tabular import NOTE_NO_COLUMN_EACH_FILE
 from ._shards import (Failure, Shard, cells, combine, is_sharded, is_url, labels_of, list_shards, local_copy,
@@ -106,7 +107,7 @@ def _check_lookalikes(odd: dict, labels: dict, source: str) -> None:
 
 
 def read_distributed(data, *, client=None, executor=None, storage_options: dict | None = None, reread: bool = False,
-                     **options):
+                     trials: str = "keep", **options):
     """Read sharded item-level results on a Dask cluster into the table the single-machine reader builds.
 
     Parameters
@@ -126,6 +127,14 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
         Read each shard twice (once for its labels, once for its cells), so that a worker holds one shard at a
         time. Default: each shard is read once and its table stays on its worker until its cells are reduced (a
         worker then holds its shards' tables, about 20 bytes a row, between the two passes).
+    trials : {'keep', 'average'}
+        'keep': one row per trial, as the single-machine table. 'average': for analyses that read no single
+        trial (compare, rank), the workers reduce each item's trials to their mean and count, so that the client
+        holds one row per (model, task, item) whatever the number of trials
+        (:func:`evalband.data.trial_means.average_trials`, the same table the single-machine reader gives with
+        ``trials='average'``; with facets, a row per item and facet levels). The trials are kept all the same
+        when a sum of scores could depend on its order (scores such as 0.1:
+        :func:`evalband.data.trial_means.sums_exact`).
     **options
         The options of :func:`evalband.io.tabular.read_tabular` (``model_col=``, ``unbounded=``, ``facets=``,
         ``cluster_col=``, ...), applied to every shard as to one file.
@@ -157,6 +166,7 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
     ...     table = read_distributed("s3://bucket/evals/*.parquet", executor=ex)
     ...     result = evalband.compare(table, rng=1, executor=ex)
     """
+    trials = check_choice(trials, ("keep", "average"), "trials")
     client = _client_of(client, executor)
     for name in _MEASURE_OPTIONS:
         if options.get(name) is not None and name in options:
@@ -203,7 +213,10 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
     n_ranges = max(1, min(prefixes, -(-summary["rows"] // RANGE_CELLS)))
     bounds = [round(k * prefixes / n_ranges) * stride for k in range(n_ranges + 1)]
     # (a list: a dict would be scattered value by value under its own keys, shared between calls)
-    (plan,) = client.scatter([{"keys": keys, "radices": radices, "codes": codes, "bounds": bounds}],
+    n_trials = len(codes["trial"])
+    average = trials == "average" and bool(summary["trials"]) and sums_exact(*summary["quantum"], n_trials)
+    (plan,) = client.scatter([{"keys": keys, "radices": radices, "codes": codes, "bounds": bounds,
+                               "average": n_trials if average else 0}],
                              broadcast=True, hash=False)
     second = [client.submit(reduce_shard, k, s, options, storage_options, task_column, plan, t, pure=False)
               for k, (s, t) in enumerate(zip(shards, read))]
@@ -211,7 +224,7 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
     ranges = [client.submit(cells, tree(client, [client.submit(part, f, r, pure=False) for f in second], combine),
                             plan, pure=False) for r in range(n_ranges)]
     del second
-    return _table(client, ranges, summary, keys, facets, notes, source, shards)
+    return _table(client, ranges, summary, keys, facets, notes, source, shards, n_trials if average else 0)
 
 def _has_task_column(shard: Shard, options: dict, storage_options) -> bool:
     """Whether the shards carry a task column (else each shard is one task, as with several files)."""
@@ -289,7 +302,7 @@ def _size(got):
     return len(got["score"])
 
 
-def _table(client, ranges, summary, keys, facets, notes, source, shards):
+def _table(client, ranges, summary, keys, facets, notes, source, shards, averaged: int = 0):
     """The results table from the reduced ranges, fetched one at a time into preallocated columns (rows in the
     canonical order, as ``ResultsTable.from_items`` leaves them)."""
     from ..data.table import ResultsTable
@@ -304,8 +317,12 @@ def _table(client, ranges, summary, keys, facets, notes, source, shards):
             _duplicate(got, labels, keys, facets, summary["trials"], shards)
     n = int(sum(sizes))
     has_clusters = "cluster" in labels
-    columns = {c: np.empty(n, dtype=code_dtype(len(labels[c]))) for c in keys}
+    columns = {c: np.empty(n, dtype=code_dtype(len(labels[c]))) for c in keys if not (averaged and c == "trial")}
     columns["score"] = np.empty(n, dtype=np.float64)
+    if averaged:  # each item's trials as one row: their mean (score), count, sum and sum of squares
+        columns["trials"] = np.empty(n, dtype=count_dtype(averaged))
+        columns["score_sum"] = np.empty(n, dtype=np.float64)
+        columns["score_sumsq"] = np.empty(n, dtype=np.float64)
     if has_clusters:
         columns["cluster"] = np.empty(n, dtype=code_dtype(len(labels["cluster"])))
         check = _ClusterCheck(len(labels["task"]), len(labels["item"]), labels, shards)
@@ -328,7 +345,8 @@ def _table(client, ranges, summary, keys, facets, notes, source, shards):
     out = {}  # the columns, then one frame over them (copy=False: setting a column would copy its array)
     for col in ("model", "task", "item"):
         out[col] = pd.Categorical.from_codes(columns.pop(col), categories=labels[col], validate=False)
-    out["trial"] = small_int(columns.pop("trial"))
+    if not averaged:
+        out["trial"] = small_int(columns.pop("trial"))
     if has_clusters:
         out["cluster"] = pd.Categorical.from_codes(columns.pop("cluster"), categories=labels["cluster"],
                                                    validate=False)
@@ -341,12 +359,15 @@ def _table(client, ranges, summary, keys, facets, notes, source, shards):
     for f in facets:
         out[f] = pd.Categorical.from_codes(columns.pop(f), categories=labels[f], validate=False)
     out["score"] = columns.pop("score")
+    if averaged:
+        for c in ("trials", "score_sum", "score_sumsq"):
+            out[c] = columns.pop(c)
     out = pd.DataFrame(out, index=pd.RangeIndex(n), copy=False)
     kinds = summary["kinds"]
     kind = "unbounded" if "unbounded" in kinds else "binary" if kinds == {"binary"} else "bounded"
     # (every label column is built on its labels in natural order: the single reader's natural_labels is a no-op)
     table = ResultsTable(out, "item", kind, source, tuple(notes), None, bool(summary["trials"]), True,
-                         tuple(facets))
+                         tuple(facets), averaged)
     return table._with_coverage_notes()
 
 

@@ -31,7 +31,7 @@ def _given(options: dict) -> list[str]:
 
 
 def read_input(path=None, example=None, *, source: str = "auto", battles: bool = False, models=None,
-               executor=None, **options):
+               executor=None, trials: str = "keep", **options):
     """Read a results file or a bundled example under the command line's rules.
 
     Parameters
@@ -50,6 +50,11 @@ def read_input(path=None, example=None, *, source: str = "auto", battles: bool =
     executor : optional
         A Dask executor (``--scheduler``): sharded input (a folder, glob or URL) is read and reduced on its
         cluster (:mod:`evalband.io.distributed_read`); other input is read here.
+    trials : {'keep', 'average'}
+        'average': the command reads no single trial (compare, rank), so sharded input read on ``executor``'s
+        cluster has each item's trials reduced to their mean and count on the workers
+        (:func:`evalband.data.trial_means.average_trials`; same numbers), and a single file read with an
+        executor is averaged the same way here; without an executor the trials are kept.
     **options
         The reader's options as given: ``shape``, ``model_col``, ..., ``cluster`` ('none': items independent),
         ``drop_cols`` and ``facets`` as comma-separated text (``facets='none'``: no facet), and reader-specific
@@ -120,4 +125,6 @@ def read_input(path=None, example=None, *, source: str = "auto", battles: bool =
     options = {k: v for k, v in options.items() if v is not None}
     if executor is not None:
         options["executor"] = executor
+        if trials != "keep":
+            options["trials"] = trials
     return read(path, source=source, cluster_col=cluster, shape=shape, **options)

@@ -222,6 +222,7 @@ def estimate_pilot(table, *, models=None, correlation: float | None = None, weig
     if correlation is not None:
         raise ArgumentError("`correlation` is estimated from item-level data; give it only for summary tables.")
 
+    table.require_trial_rows("the pilot's output variance")
     a_parts, b_parts, k_parts, out_parts, cl_parts, w_parts = [], [], [], [], [], []
     offset = 0
     left = 0

@@ -120,15 +120,19 @@ def facet_design(data, *, facets=None, nested=(), cluster: bool = False, models=
     t_codes = coded["task"][0]
     order = np.argsort(t_codes, kind="stable")
     bounds = np.searchsorted(t_codes[order], np.arange(len(coded["task"][1]) + 1))
-    score = table.data["score"].to_numpy(dtype=np.float64)
+    if table.averaged_trials:  # a row per item holding its trials' count, sum and sum of squares
+        score = tuple(table.data[c].to_numpy() for c in ("score_sum", "trials", "score_sumsq"))
+    else:
+        score = table.data["score"].to_numpy(dtype=np.float64)
     for task in tasks:
         t = int(np.searchsorted(coded["task"][1], task))
         rows = order[bounds[t]:bounds[t + 1]]
         rows = rows[m_code[rows] >= 0]
         if rows.size == 0:
             raise InputError(f"task '{task}' has no rows for the selected models", source=table.source)
-        d = _task_design(task, models, facets, nested, rows, m_code[rows], score[rows], coded, table.source,
-                         cluster)
+        d = _task_design(task, models, facets, nested, rows, m_code[rows],
+                         tuple(a[rows] for a in score) if isinstance(score, tuple) else score[rows], coded,
+                         table.source, cluster)
         if table.score_kind != "unbounded":
             d = replace(d, score_range=(0.0, 1.0))
         designs.append(d)
@@ -179,11 +183,19 @@ def _task_design(task, models, facets, nested, rows, m_code, score, coded, sourc
     if not common.any():
         raise InputError(f"task '{task}': the selected models share no item", source=source)
     keep = common[i_inv]
-    left_out = {m: int(((~keep) & (m_code == k)).sum()) for k, m in enumerate(models)}
+    # ``score``: each row's score, or (sum, count, sum of squares) of the trials of each row of averaged trials
+    sum_, count, sumsq = score if isinstance(score, tuple) else (score, None, None)
+    if count is None:
+        left_out = {m: int(((~keep) & (m_code == k)).sum()) for k, m in enumerate(models)}
+    else:  # the trial rows behind the rows left out
+        lost = np.bincount(m_code[~keep], weights=count[~keep], minlength=len(models)).astype(np.int64)
+        left_out = {m: int(lost[k]) for k, m in enumerate(models)}
     if any(left_out.values()):
         lost = ", ".join(f"{m}: {v:,}" for m, v in left_out.items() if v)
         notes.append(NOTE_TASK_ROWS_ITEMS_NOT(task=task, lost=lost))
-    rows, m_code, score, item_g = rows[keep], m_code[keep], score[keep], item_g[keep]
+    rows, m_code, sum_, item_g = rows[keep], m_code[keep], sum_[keep], item_g[keep]
+    if count is not None:
+        count, sumsq = count[keep], sumsq[keep]
 
     factors = [ITEM]
     codes, levels = [], []
@@ -237,9 +249,13 @@ def _task_design(task, models, facets, nested, rows, m_code, score, coded, sourc
     cell_of_row = cell_of_row.reshape(-1)
     n_c, n_m = cell.shape[0], len(models)
     flat = m_code * n_c + cell_of_row
-    n = np.bincount(flat, minlength=n_m * n_c).reshape(n_m, n_c)
-    sums = np.bincount(flat, weights=score, minlength=n_m * n_c).reshape(n_m, n_c)
-    sumsq = np.bincount(flat, weights=score * score, minlength=n_m * n_c).reshape(n_m, n_c)
+    if count is None:
+        n = np.bincount(flat, minlength=n_m * n_c).reshape(n_m, n_c)
+        sumsq = sum_ * sum_
+    else:  # (the sums of averaged trials are exact: the same numbers as from their rows)
+        n = np.bincount(flat, weights=count, minlength=n_m * n_c).astype(np.int64).reshape(n_m, n_c)
+    sums = np.bincount(flat, weights=sum_, minlength=n_m * n_c).reshape(n_m, n_c)
+    sumsq = np.bincount(flat, weights=sumsq, minlength=n_m * n_c).reshape(n_m, n_c)
 
     k = len(factors)
     parents = tuple(frozenset(b for b in range(k) if b != a and _nested(cell[:, a], cell[:, b])) for a in range(k))

@@ -143,6 +143,7 @@ def run_scores(table, *, models=None, tasks=None, run: str = "auto"):
     d = table.data
     d = d.loc[d["model"].isin(models) & d["task"].isin(tasks)]
     if run == "trial":
+        table.require_trial_rows("a run per trial")
         per = d.groupby(["model", "task", "trial"], observed=True)["score"].mean()
         ri = per.index.get_level_values("trial").to_numpy()
     else:
