@@ -140,13 +140,6 @@ def facet_design(data, *, facets=None, nested=(), cluster: bool = False, models=
     return FacetDesign(models, tasks, tuple(facets), tuple(designs), tuple(dict.fromkeys(notes)))
 
 
-def _sorted_codes(values) -> tuple[np.ndarray, np.ndarray]:
-    """Codes 0 .. L-1 of labels sorted as text (so that row order never matters), and the sorted labels."""
-    labels = np.asarray(values).astype(str)
-    uniq, inv = np.unique(labels, return_inverse=True)
-    return inv.reshape(-1).astype(np.int64), uniq
-
-
 def _coded(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Codes of a categorical column in the sorted order of its labels (as text), and the sorted labels."""
     cats = np.asarray(col.cat.categories.astype(str))
