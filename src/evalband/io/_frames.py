@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from .._validate import ArgumentError, InputError
-from ._text import (Raw, check_column_names, decompress, is_parquet, open_text, read_delimited, read_json_lines,
-                    read_json_table)
+from ._json_text import read_json_lines, read_json_table
+from ._text import Raw, check_column_names, decompress, is_parquet, open_text, read_delimited
 from .folders import _is_glob, expand
 from ..display.notes import NoteKind
 from .._words import words
