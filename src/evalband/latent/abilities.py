@@ -147,6 +147,9 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
     *Uncertainty.* A bootstrap at the level the data were sampled (:mod:`.resampling`): binomial counts within
     cells, items within tasks (paired across models), or, for scores without counts, a residual bootstrap of the
     cells' deviations from the fit; each replicate is refitted from the full-data fit and put on the same scale.
+    Item-level '2pl' / 'rasch' fits correct their scale for the shrinkage that standardizing a noisy estimate
+    causes, as their refits measure it (:func:`~evalband.latent.item_abilities.scale_correction`), and their
+    predictive intervals add the items' estimation error; their simulated coverage is in :mod:`.item_abilities`.
     Verdicts on pairs of models rest on the resampling units behind both abilities (items for counts and item
     data, the pooled cells for scores without counts): with fewer than 10 none is given.
     With counts the tasks are fixed: the intervals cover the sampling of items, not how a model would fare on

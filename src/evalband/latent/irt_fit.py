@@ -56,6 +56,9 @@ class IrtFit:
         Sandwich covariance of the abilities (items within tasks).
     cov_theta_model : (M, M)
         Model-based (inverse information) covariance of the abilities.
+    cov_theta_raw : (M, M)
+        The sandwich before standardization, in the units of the standardized scale: the noise of the abilities
+        on the fit's own scale, which standardizing each refit (or draw) then shrinks towards the mean.
     var_a, var_b, var_d, cov_ad : (I,)
         Variances of the discrimination, difficulty and intercept, and the covariance of discrimination and
         intercept (each item's block of the inverse information).
@@ -75,6 +78,7 @@ class IrtFit:
     cov_ad: np.ndarray
     converged: bool
     iterations: int
+    cov_theta_raw: np.ndarray | None = None
 
 
 def _eta(theta, a, d):
@@ -262,4 +266,4 @@ def fit_irt(y, obs, item_task, n_tasks: int, *, rasch: bool = False, prior=None,
     var_d2 = var_d + mu * mu * var_a + 2 * mu * cov_ad
     cov_ad2 = sd * (cov_ad + mu * var_a)
     return IrtFit(z, a * sd, (b - mu) / sd, d + a * mu, G @ sandwich @ G.T, G @ cov_t @ G.T, var_a * sd * sd,
-                  var_b / (sd * sd), var_d2, cov_ad2, bool(conv[0]), it)
+                  var_b / (sd * sd), var_d2, cov_ad2, bool(conv[0]), it, sandwich / (sd * sd))
