@@ -73,7 +73,8 @@ def stage_dist_read(args) -> dict:
 
     with Client(args.scheduler) as client:
         t0 = time.perf_counter()
-        table = read_distributed(str(_shard_dir(args) / "part*.parquet"), client=client, reread=args.reread,
+        table = read_distributed(str(_shard_dir(args) / "part*.parquet"), client=client,
+                                 reread={"on": True, "off": False}.get(args.reread, "auto"),
                                  trials="average" if args.trials > 1 and not args.dist_keep_trials else "keep")
         seconds = time.perf_counter() - t0
     return {"seconds": seconds, **_sums(table)}
