@@ -305,7 +305,7 @@ def _summarize_section(args) -> dict:
 
 
 #: the --distributed stages (benchmarks/scale_distributed.py), looked up by name when a stage process runs
-DIST_STAGES = dict.fromkeys(("shard", "cluster", "dist-read", "dist-compare"))
+DIST_STAGES = dict.fromkeys(("shard", "cluster", "dist-read", "dist-compare", "dist-summarize"))
 
 
 def main(argv=None):
@@ -358,6 +358,9 @@ def main(argv=None):
     p.add_argument("--dist-keep-trials", action="store_true",
                    help="--dist-trials: the distributed read keeps a row per trial (trials='keep', the path before"
                         " trials were averaged on the workers), for the before/after figures")
+    p.add_argument("--dist-summarize", action="store_true",
+                   help="--dist-trials: also evalband summarize on the cluster (the trial variance from the trials"
+                        " averaged on the workers)")
     p.add_argument("--trials", type=int, default=1, help=argparse.SUPPRESS)
     p.add_argument("--stage", choices=sorted(STAGES) + sorted(DIST_STAGES), help=argparse.SUPPRESS)
     args = p.parse_args(argv)

@@ -93,6 +93,13 @@ def stage_dist_compare(args) -> dict:
 
 
 
+def stage_dist_summarize(args) -> dict:
+    """``evalband summarize 'SHARDS/part*.parquet' --scheduler ADDRESS --format json``: the trial variance from
+    each item's trials averaged on the workers (their exact count, sum and sum of squares)."""
+    return _cli(["summarize", str(_shard_dir(args) / "part*.parquet"), "--scheduler", args.scheduler,
+                 "--format", "json"])
+
+
 def _on_cluster(name: str, args) -> tuple[dict, dict]:
     """Run stage ``name`` as a client of a fresh cluster (its own process): (stage result, cluster result with the
     workers' peaks)."""
@@ -214,6 +221,11 @@ def distributed_trials(args) -> dict:
                 print(_line("dist compare", dc, "evalband compare 'SHARDS/*' --scheduler ADDR --format json: client;"
                                                 f" workers' peaks {', '.join(f'{x:,.0f}' for x in dcc['workers_mb'])}"
                                                 " MB"))
+            if args.dist_summarize:
+                r["dist-summarize"], r["dist-summarize-cluster"] = ds, dsc = _on_cluster("dist-summarize", a)
+                print(_line("dist summarize", ds, "evalband summarize 'SHARDS/*' --scheduler ADDR --format json:"
+                                                  f" client; workers' peaks {', '.join(f'{x:,.0f}' for x in dsc['workers_mb'])}"
+                                                  " MB"))
             if not single:
                 print(f"single process skipped above --single-max-rows {args.single_max_rows:,.0f}")
             print(f"read cost on the workers {dr['seconds'] * args.dist_workers / a.rows * 1e6:.2f} worker-seconds"
@@ -225,7 +237,9 @@ def distributed_trials(args) -> dict:
                         f.unlink()
     if len(ks) > 1:
         lo, hi = ks[0], ks[-1]
-        for stage in ("dist-read", "dist-compare") if args.dist_compare else ("dist-read",):
+        stages = ("dist-read",) + (("dist-compare",) if args.dist_compare else ()) \
+            + (("dist-summarize",) if args.dist_summarize else ())
+        for stage in stages:
             ratio = out[hi][stage]["peak_mb"] / out[lo][stage]["peak_mb"]
             workers = max(out[hi][stage + "-cluster"]["workers_mb"]) / max(out[lo][stage + "-cluster"]["workers_mb"])
             print(f"{stage}, {hi} vs {lo} trials ({cells * hi:,} vs {cells * lo:,} rows): client peak {ratio:.2f}x"
@@ -234,4 +248,4 @@ def distributed_trials(args) -> dict:
 
 
 STAGES = {"shard": stage_shard, "cluster": stage_cluster, "dist-read": stage_dist_read,
-          "dist-compare": stage_dist_compare}
+          "dist-compare": stage_dist_compare, "dist-summarize": stage_dist_summarize}

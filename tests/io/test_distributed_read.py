@@ -330,12 +330,9 @@ def test_trials_averaged_on_the_workers(tmp_path, threads_cluster, scores, monke
         assert any(getattr(n, "code", "") == "data.coverage-trial-counts-differ" for n in dist.notes)
         import evalband
 
-        if facets:  # intervals over items and prompts: from the sums per (item, prompt), as from the rows
-            pd.testing.assert_frame_equal(evalband.estimate(dist).to_frame(), evalband.estimate(kept).to_frame(),
-                                          check_exact=True)
-        else:
-            with pytest.raises(InputError, match="needs each trial's score"):  # the trial variance
-                evalband.estimate(dist)
+        # intervals over items (and prompts), the trial variance: from the exact sums, as from the rows
+        pd.testing.assert_frame_equal(evalband.estimate(dist).to_frame(pooled=True),
+                                      evalband.estimate(kept).to_frame(pooled=True), check_exact=True)
 
 
 @pytest.fixture(scope="module")
@@ -346,8 +343,8 @@ def trial_expected(trial_shards):
 
 @pytest.mark.parametrize("workers", [1, 2, 4])
 def test_trials_json_byte_identical_on_processes(trial_shards, trial_expected, workers):
-    """compare and rank read each item's trials averaged on the workers, summarize every trial (its trial
-    variance); the JSON is the single-machine one, on clusters of 1, 2 and 4 worker processes."""
+    """compare, rank and summarize read each item's trials averaged on the workers (summarize's trial variance
+    from their exact sums); the JSON is the single-machine one, on clusters of 1, 2 and 4 worker processes."""
     with distributed.LocalCluster(n_workers=workers, processes=True, threads_per_worker=1,
                                   dashboard_address=None, scheduler_port=0) as cluster:
         for command, want in trial_expected.items():
@@ -356,10 +353,11 @@ def test_trials_json_byte_identical_on_processes(trial_shards, trial_expected, w
 
 
 def test_trials_of_tenths_kept_same_json(tmp_path, threads_cluster):
-    """Scores such as 0.1 keep their trials on the cluster (a tree's sums would change the last bit)."""
+    """Scores such as 0.1 keep their trials on the cluster (a tree's sums would change the last bit); summarize's
+    trial variance then reads every trial, as before."""
     pattern = _write(_trial_rows(seed=10, scores="tenths"), str(tmp_path), [200, 201, 700])
     cluster, _ = threads_cluster
-    for command in ("compare", "rank"):
+    for command in ("compare", "rank", "summarize"):
         assert _cli_json(command, pattern, cluster.scheduler_address) == _cli_json(command, pattern)
 
 
@@ -376,8 +374,8 @@ def test_duplicate_trial_across_shards_named_with_trials_averaged(tmp_path, thre
 
 
 def test_commands_ask_for_the_trials_they_read(trial_shards, trial_expected, threads_cluster, monkeypatch):
-    """On the cluster compare and rank read the trials averaged (a row per item on the client), summarize keeps
-    every trial; the JSON is the single-machine one either way."""
+    """On the cluster compare, rank and summarize read the trials averaged (a row per item on the client: no
+    command here reads a single trial); the JSON is the single-machine one."""
     import evalband.io.distributed_read as dr
 
     seen, original = [], dr.read_distributed
@@ -391,7 +389,7 @@ def test_commands_ask_for_the_trials_they_read(trial_shards, trial_expected, thr
     cluster, _ = threads_cluster
     for command in ("compare", "rank", "summarize"):
         assert _cli_json(command, trial_shards, cluster.scheduler_address) == trial_expected[command], command
-    assert seen == [4, 4, 0]
+    assert seen == [4, 4, 4]
 
 
 def test_trials_within_facet_levels_json_byte_identical(tmp_path, threads_cluster):
