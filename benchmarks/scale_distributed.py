@@ -223,9 +223,9 @@ def distributed_trials(args) -> dict:
                                                 " MB"))
             if args.dist_summarize:
                 r["dist-summarize"], r["dist-summarize-cluster"] = ds, dsc = _on_cluster("dist-summarize", a)
+                peaks = ", ".join(f"{x:,.0f}" for x in dsc["workers_mb"])
                 print(_line("dist summarize", ds, "evalband summarize 'SHARDS/*' --scheduler ADDR --format json:"
-                                                  f" client; workers' peaks {', '.join(f'{x:,.0f}' for x in dsc['workers_mb'])}"
-                                                  " MB"))
+                                                  f" client; workers' peaks {peaks} MB"))
             if not single:
                 print(f"single process skipped above --single-max-rows {args.single_max_rows:,.0f}")
             print(f"read cost on the workers {dr['seconds'] * args.dist_workers / a.rows * 1e6:.2f} worker-seconds"

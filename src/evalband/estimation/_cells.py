@@ -18,7 +18,8 @@ def task_arrays(table):
 
 def concat_tasks(arrays: list[TaskData]) -> TaskData:
     """All tasks side by side on the item axis (clusters made unique per task), for pooled estimates. Tasks
-    without ``trials`` and ``trial_scores`` (or ``score_sums``) (left out where the pooled estimate does not read them) give none."""
+    without ``trials`` and ``trial_scores`` or ``score_sums`` (left out where the pooled estimate does not read
+    them) give none."""
     trials = trial_scores = None
     if all(a.trial_scores is not None for a in arrays):
         kmax = max(a.trial_scores.shape[-1] for a in arrays)

@@ -133,8 +133,8 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
         without a limit), with a note saying so (:mod:`evalband.io._reread`).
     trials : {'keep', 'average'}
         'keep': one row per trial, as the single-machine table. 'average': for analyses that read no single
-        trial (compare, rank), the workers reduce each item's trials to their mean and count, so that the client
-        holds one row per (model, task, item) whatever the number of trials
+        trial (compare, rank, summarize), the workers reduce each item's trials to their mean and count, so that
+        the client holds one row per (model, task, item) whatever the number of trials
         (:func:`evalband.data.trial_means.average_trials`, the same table the single-machine reader gives with
         ``trials='average'``; with facets, a row per item and facet levels). The trials are kept all the same
         when a sum of scores could depend on its order (scores such as 0.1:
