@@ -253,7 +253,7 @@ def _run_stage(name: str, args) -> dict:
            "--compare-models", str(args.compare_models), "--trials", str(args.trials)]
     cmd += (["--scheduler", args.scheduler] if args.scheduler else []) + ([] if args.clusters else ["--no-clusters"])
     cmd += ["--shards", str(args.shards), "--dist-workers", str(args.dist_workers), "--worker-memory",
-            args.worker_memory] + (["--reread"] if args.reread else []) \
+            args.worker_memory, "--reread", args.reread] \
         + (["--dist-keep-trials"] if args.dist_keep_trials else [])
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
@@ -305,7 +305,7 @@ def _summarize_section(args) -> dict:
 
 
 #: the --distributed stages (benchmarks/scale_distributed.py), looked up by name when a stage process runs
-DIST_STAGES = dict.fromkeys(("shard", "cluster", "dist-read", "dist-compare"))
+DIST_STAGES = dict.fromkeys(("shard", "cluster", "dist-read", "dist-compare", "dist-summarize"))
 
 
 def main(argv=None):
@@ -340,8 +340,10 @@ def main(argv=None):
                         " beside the single-process path (--dist-sizes, --shards, --dist-workers, --worker-memory)")
     p.add_argument("--dist-sizes", default="1e7,1e8", help="--distributed: row counts, comma-separated")
     p.add_argument("--shards", type=int, default=64, help="--distributed: shards per file")
-    p.add_argument("--reread", action="store_true",
-                   help="--distributed: the API read reads each shard twice (a worker holds one shard at a time)")
+    p.add_argument("--reread", choices=("auto", "on", "off"), nargs="?", const="on", default="auto",
+                   help="--distributed: whether the API read reads each shard twice (a worker then holds one shard"
+                        " at a time): 'on' (the flag alone), 'off', or 'auto' (the library's default: when the rows"
+                        " a worker would hold exceed its budget); default auto")
     p.add_argument("--no-dist-compare", dest="dist_compare", action="store_false",
                    help="--distributed: the reads only (no compare stages)")
     p.add_argument("--dist-workers", type=int, default=2, help="--distributed: worker processes")
@@ -356,6 +358,9 @@ def main(argv=None):
     p.add_argument("--dist-keep-trials", action="store_true",
                    help="--dist-trials: the distributed read keeps a row per trial (trials='keep', the path before"
                         " trials were averaged on the workers), for the before/after figures")
+    p.add_argument("--dist-summarize", action="store_true",
+                   help="--dist-trials: also evalband summarize on the cluster (the trial variance from the trials"
+                        " averaged on the workers)")
     p.add_argument("--trials", type=int, default=1, help=argparse.SUPPRESS)
     p.add_argument("--stage", choices=sorted(STAGES) + sorted(DIST_STAGES), help=argparse.SUPPRESS)
     args = p.parse_args(argv)

@@ -73,7 +73,8 @@ def stage_dist_read(args) -> dict:
 
     with Client(args.scheduler) as client:
         t0 = time.perf_counter()
-        table = read_distributed(str(_shard_dir(args) / "part*.parquet"), client=client, reread=args.reread,
+        table = read_distributed(str(_shard_dir(args) / "part*.parquet"), client=client,
+                                 reread={"on": True, "off": False}.get(args.reread, "auto"),
                                  trials="average" if args.trials > 1 and not args.dist_keep_trials else "keep")
         seconds = time.perf_counter() - t0
     return {"seconds": seconds, **_sums(table)}
@@ -90,6 +91,13 @@ def stage_dist_compare(args) -> dict:
     return _cli(argv)
 
 
+
+
+def stage_dist_summarize(args) -> dict:
+    """``evalband summarize 'SHARDS/part*.parquet' --scheduler ADDRESS --format json``: the trial variance from
+    each item's trials averaged on the workers (their exact count, sum and sum of squares)."""
+    return _cli(["summarize", str(_shard_dir(args) / "part*.parquet"), "--scheduler", args.scheduler,
+                 "--format", "json"])
 
 
 def _on_cluster(name: str, args) -> tuple[dict, dict]:
@@ -213,6 +221,11 @@ def distributed_trials(args) -> dict:
                 print(_line("dist compare", dc, "evalband compare 'SHARDS/*' --scheduler ADDR --format json: client;"
                                                 f" workers' peaks {', '.join(f'{x:,.0f}' for x in dcc['workers_mb'])}"
                                                 " MB"))
+            if args.dist_summarize:
+                r["dist-summarize"], r["dist-summarize-cluster"] = ds, dsc = _on_cluster("dist-summarize", a)
+                peaks = ", ".join(f"{x:,.0f}" for x in dsc["workers_mb"])
+                print(_line("dist summarize", ds, "evalband summarize 'SHARDS/*' --scheduler ADDR --format json:"
+                                                  f" client; workers' peaks {peaks} MB"))
             if not single:
                 print(f"single process skipped above --single-max-rows {args.single_max_rows:,.0f}")
             print(f"read cost on the workers {dr['seconds'] * args.dist_workers / a.rows * 1e6:.2f} worker-seconds"
@@ -224,7 +237,9 @@ def distributed_trials(args) -> dict:
                         f.unlink()
     if len(ks) > 1:
         lo, hi = ks[0], ks[-1]
-        for stage in ("dist-read", "dist-compare") if args.dist_compare else ("dist-read",):
+        stages = ("dist-read",) + (("dist-compare",) if args.dist_compare else ()) \
+            + (("dist-summarize",) if args.dist_summarize else ())
+        for stage in stages:
             ratio = out[hi][stage]["peak_mb"] / out[lo][stage]["peak_mb"]
             workers = max(out[hi][stage + "-cluster"]["workers_mb"]) / max(out[lo][stage + "-cluster"]["workers_mb"])
             print(f"{stage}, {hi} vs {lo} trials ({cells * hi:,} vs {cells * lo:,} rows): client peak {ratio:.2f}x"
@@ -233,4 +248,4 @@ def distributed_trials(args) -> dict:
 
 
 STAGES = {"shard": stage_shard, "cluster": stage_cluster, "dist-read": stage_dist_read,
-          "dist-compare": stage_dist_compare}
+          "dist-compare": stage_dist_compare, "dist-summarize": stage_dist_summarize}

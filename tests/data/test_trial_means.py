@@ -94,9 +94,24 @@ def test_trials_kept_where_a_sum_could_round_or_a_trial_is_read():
     costs = _frame().assign(cost=0.5)  # per-row measures need the rows
     assert eb.read(costs, trials="average").averaged_trials == 0
     averaged = eb.read(_frame(), trials="average")
-    for call in (lambda: eb.estimate(averaged), lambda: averaged.task_data("t1", items="all")):
-        with pytest.raises(InputError, match="needs each trial's score"):
-            call()
+    with pytest.raises(InputError, match="pass@k needs each trial's score"):
+        eb.passk(averaged, k=1)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("method", ["t", "cluster"])
+def test_trial_variance_from_the_sums_of_averaged_trials_same_bits(method):
+    """summarize's trial variance (var_within, var_between, k_enough) reads each item's exact count, sum and sum
+    of squares: the same bits from a table of averaged trials as from its rows, whatever their order."""
+    rows = eb.read(_frame().sample(frac=1, random_state=3))
+    averaged = eb.read(_frame(), trials="average")
+    assert averaged.averaged_trials
+    a, b = eb.estimate(averaged, method=method), eb.estimate(rows, method=method)
+    pd.testing.assert_frame_equal(a.to_frame(pooled=True), b.to_frame(pooled=True), check_exact=True)
+    assert a.notes == b.notes and set(a.extras) >= {"var_within", "var_between", "k_enough"}
+    td = averaged.task_data("t1", items="all")
+    assert td.trial_scores is None and td.score_sums is not None
+    assert np.array_equal(td.score_sums, np.nansum(rows.task_data("t1", items="all").trial_scores, axis=-1))
 
 
 @pytest.mark.parametrize("fixed", [None, "prompt"])

@@ -84,3 +84,28 @@ def test_trial_interval_arguments():
         trial_interval(np.ones((3, 2)), method="cluster")
     with pytest.raises(ValueError, match="`method` must be one of 't', 'normal', 'cluster'"):
         trial_interval(np.ones((3, 2)), method="wilson")
+
+
+@pytest.mark.parametrize("scale, trials, python_ints", [(1, 5, False), (2 ** 20, 2048, False), (2 ** 20, 2048, True)])
+def test_within_item_variance_from_exact_sums_is_the_exact_value(scale, trials, python_ints, monkeypatch):
+    """Scores whose sums are exact in any order (integers here) give each item's sample variance from its count,
+    sum and sum of squares: sumsq - sum**2 / k as an exact integer, rounded once (checked against fractions)."""
+    from fractions import Fraction
+
+    from evalband.estimation.trials import exact_sums, variance_from_sums
+
+    if python_ints:  # the products beyond int64: Python integers (forced here)
+        monkeypatch.setattr("evalband.estimation.trials._INT64_ROOM", 0.0)
+    gen = np.random.default_rng(3)
+    x = gen.integers(0, scale + 1, size=(4, trials)).astype(np.float64)
+    x[1, : trials // 2] = np.nan  # fewer trials on one item
+    sums = exact_sums(x)
+    assert sums is not None
+    tv = variance_from_sums(*sums)
+    exact = []
+    for row in x:
+        v = [Fraction(int(a)) for a in row[~np.isnan(row)]]
+        m = sum(v) / len(v)
+        exact.append(sum((a - m) ** 2 for a in v) / (len(v) - 1))
+    assert float(tv.var_within) == pytest.approx(float(sum(exact) / len(exact)), rel=4e-16)
+    assert tv.var_within == trial_variance(x).var_within  # trial_variance takes the same path

@@ -81,7 +81,7 @@ def _same_table(a, b):
 
 
 @pytest.mark.parametrize("options", [{}, {"trials": 3}, {"facets": True}, {"range_cells": 60},
-                                     {"reread": True}])
+                                     {"reread": True}, {"reread": "auto", "trials": 3}])
 def test_same_table_as_the_single_machine_reader(tmp_path, threads_cluster, options, monkeypatch):
     if "range_cells" in options:  # many key ranges, each merged in its own tree and fetched on its own
         monkeypatch.setattr("evalband.io.distributed_read.RANGE_CELLS", options.pop("range_cells"))
@@ -91,6 +91,45 @@ def test_same_table_as_the_single_machine_reader(tmp_path, threads_cluster, opti
     _, client = threads_cluster
     extra = {"facets": ["prompt"]} if options.get("facets") else {}
     _same_table(read(pattern, **extra), read_distributed(pattern, client=client, reread=reread, **extra))
+
+
+def test_reread_auto_reads_twice_above_the_budget_and_says_why(tmp_path, threads_cluster, monkeypatch):
+    """reread='auto' (the default): shards read once while a worker's share of the rows fits its budget (an
+    eighth of its memory limit), twice above it, with a note giving the rows and the budget; the same table."""
+    from evalband.io import _reread
+
+    df = _rows(seed=5, trials=2)
+    pattern = _write(df, str(tmp_path), [40, 90, 300], kinds=("parquet",))  # rows counted from the footers
+    _, client = threads_cluster
+    once = read_distributed(pattern, client=client)
+    assert not any(getattr(n, "code", None) == "io.shards-read-twice" for n in once.notes)
+    calls = []
+    real = _reread.decide
+    monkeypatch.setattr("evalband.io.distributed_read.decide",
+                        lambda *a: calls.append(real(*a)) or calls[-1])
+    monkeypatch.setattr(_reread, "BUDGET_SHARE", 1e-9)  # a budget of a few bytes: every read is over it
+    twice = read_distributed(pattern, client=client, trials="average")
+    assert calls[-1][0] is True
+    note = [n for n in twice.notes if getattr(n, "code", None) == "io.shards-read-twice"]
+    assert len(note) == 1 and note[0].params["rows"] == len(df)
+    assert note[0].params["per_worker"] == max(-(-len(df) // 4), len(df) - 300)  # 4 workers, or the largest shard
+    assert "an eighth of the smallest worker's memory limit" in note[0]
+    kept = read(pattern, trials="average")
+    pd.testing.assert_frame_equal(kept.data.reset_index(drop=True), twice.data.reset_index(drop=True))
+    assert tuple(n for n in twice.notes if n not in note) == kept.notes
+
+
+def test_shard_rows_from_parquet_footers_and_csv_sizes(tmp_path):
+    from evalband.io._reread import CSV_ROW_BYTES, check_reread, shard_rows
+
+    df = _rows(seed=6)
+    _, shards = list_shards(_write(df, str(tmp_path), [100, 250]))
+    rows = shard_rows(shards, None)
+    assert rows[0] == 100 and rows[2] == len(df) - 250  # Parquet: the footer's count
+    size = os.path.getsize(os.path.join(tmp_path, "shard01.csv"))
+    assert rows[1] == -(-size // CSV_ROW_BYTES) >= 150  # CSV: from its bytes, never fewer than its rows
+    with pytest.raises(ArgumentError, match="`reread` must be True, False or 'auto'"):
+        check_reread("yes")
 
 
 def _cli_json(command, pattern, scheduler=None, extra=()):
@@ -291,12 +330,9 @@ def test_trials_averaged_on_the_workers(tmp_path, threads_cluster, scores, monke
         assert any(getattr(n, "code", "") == "data.coverage-trial-counts-differ" for n in dist.notes)
         import evalband
 
-        if facets:  # intervals over items and prompts: from the sums per (item, prompt), as from the rows
-            pd.testing.assert_frame_equal(evalband.estimate(dist).to_frame(), evalband.estimate(kept).to_frame(),
-                                          check_exact=True)
-        else:
-            with pytest.raises(InputError, match="needs each trial's score"):  # the trial variance
-                evalband.estimate(dist)
+        # intervals over items (and prompts), the trial variance: from the exact sums, as from the rows
+        pd.testing.assert_frame_equal(evalband.estimate(dist).to_frame(pooled=True),
+                                      evalband.estimate(kept).to_frame(pooled=True), check_exact=True)
 
 
 @pytest.fixture(scope="module")
@@ -307,8 +343,8 @@ def trial_expected(trial_shards):
 
 @pytest.mark.parametrize("workers", [1, 2, 4])
 def test_trials_json_byte_identical_on_processes(trial_shards, trial_expected, workers):
-    """compare and rank read each item's trials averaged on the workers, summarize every trial (its trial
-    variance); the JSON is the single-machine one, on clusters of 1, 2 and 4 worker processes."""
+    """compare, rank and summarize read each item's trials averaged on the workers (summarize's trial variance
+    from their exact sums); the JSON is the single-machine one, on clusters of 1, 2 and 4 worker processes."""
     with distributed.LocalCluster(n_workers=workers, processes=True, threads_per_worker=1,
                                   dashboard_address=None, scheduler_port=0) as cluster:
         for command, want in trial_expected.items():
@@ -317,10 +353,11 @@ def test_trials_json_byte_identical_on_processes(trial_shards, trial_expected, w
 
 
 def test_trials_of_tenths_kept_same_json(tmp_path, threads_cluster):
-    """Scores such as 0.1 keep their trials on the cluster (a tree's sums would change the last bit)."""
+    """Scores such as 0.1 keep their trials on the cluster (a tree's sums would change the last bit); summarize's
+    trial variance then reads every trial, as before."""
     pattern = _write(_trial_rows(seed=10, scores="tenths"), str(tmp_path), [200, 201, 700])
     cluster, _ = threads_cluster
-    for command in ("compare", "rank"):
+    for command in ("compare", "rank", "summarize"):
         assert _cli_json(command, pattern, cluster.scheduler_address) == _cli_json(command, pattern)
 
 
@@ -337,8 +374,8 @@ def test_duplicate_trial_across_shards_named_with_trials_averaged(tmp_path, thre
 
 
 def test_commands_ask_for_the_trials_they_read(trial_shards, trial_expected, threads_cluster, monkeypatch):
-    """On the cluster compare and rank read the trials averaged (a row per item on the client), summarize keeps
-    every trial; the JSON is the single-machine one either way."""
+    """On the cluster compare, rank and summarize read the trials averaged (a row per item on the client: no
+    command here reads a single trial); the JSON is the single-machine one."""
     import evalband.io.distributed_read as dr
 
     seen, original = [], dr.read_distributed
@@ -352,7 +389,7 @@ def test_commands_ask_for_the_trials_they_read(trial_shards, trial_expected, thr
     cluster, _ = threads_cluster
     for command in ("compare", "rank", "summarize"):
         assert _cli_json(command, trial_shards, cluster.scheduler_address) == trial_expected[command], command
-    assert seen == [4, 4, 0]
+    assert seen == [4, 4, 4]
 
 
 def test_trials_within_facet_levels_json_byte_identical(tmp_path, threads_cluster):

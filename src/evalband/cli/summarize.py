@@ -60,7 +60,7 @@ def summarize(
 
     with errors(), executor_for(scheduler):
         fmt = output_format(fmt, wide)
-        sel = inputs.selection()
+        sel = inputs.selection(trials="average")  # the trial variance reads each item's exact sums (trial_means)
         table = sel.table
         level = parse_confidence(confidence)
         with warnings.catch_warnings():

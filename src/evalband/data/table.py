@@ -73,6 +73,9 @@ class TaskData:
     cluster_labels : tuple of str
     left_out : dict
         For each model, how many of its items in this task were left out because not every model has them.
+    score_sums, score_sumsqs : numpy.ndarray or None, shape (n_models, n_items)
+        With the trials averaged (``averaged_trials``), the exact sum and sum of squares of the trials behind each
+        entry (``trial_scores`` is then None); None otherwise.
     """
 
     task: str
@@ -84,6 +87,8 @@ class TaskData:
     clusters: np.ndarray | None = None
     cluster_labels: tuple[str, ...] = ()
     left_out: dict = field(default_factory=dict)
+    score_sums: np.ndarray | None = None
+    score_sumsqs: np.ndarray | None = None
 
     @property
     def n_items(self) -> int:

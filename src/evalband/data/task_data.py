@@ -44,14 +44,12 @@ def task_data(table, task: str, *, models=None, items: str = "common"):
     item_labels = np.asarray(categories[item_uniques].astype(str))  # canonical item order
     n_m, n_i = len(models), len(item_labels)
     flat = m_code * n_i + i_code
-    averaged = bool(table.averaged_trials)  # rows of averaged trials: their count and (exact) sum
-    if averaged and items == "all":
-        table.require_trial_rows("an estimate of the trial variance")
+    averaged = bool(table.averaged_trials)  # rows of averaged trials: their count and (exact) sums
     if averaged:
         rows = table._task_rows[task]
-        per_row, score = (table.data[c].to_numpy()[rows] for c in ("trials", "score_sum"))
+        per_row, score, sumsq = (table.data[c].to_numpy()[rows] for c in ("trials", "score_sum", "score_sumsq"))
         if m_code.size != per_row.size:  # models left out of the selection
-            per_row, score = per_row[keep], score[keep]
+            per_row, score, sumsq = per_row[keep], score[keep], sumsq[keep]
         count = np.bincount(flat, weights=per_row, minlength=n_m * n_i).astype(np.int64).reshape(n_m, n_i)
     else:
         count = np.bincount(flat, minlength=n_m * n_i).reshape(n_m, n_i)
@@ -72,7 +70,10 @@ def task_data(table, task: str, *, models=None, items: str = "common"):
             scores = c_total / trials
         else:
             scores = np.where(c_have, c_total / np.maximum(trials, 1), np.nan)
-    trial_scores = None
+    trial_scores = sums = sumsqs = None
+    if averaged and items == "all":  # the trial variance reads each item's sums (exact: the same in any order)
+        sums = c_total
+        sumsqs = np.bincount(flat, weights=sumsq, minlength=n_m * n_i).reshape(n_m, n_i)[:, common]
     if (table.has_trials or items == "all") and not averaged:
         kmax = int(trials.max())
         position = row_positions(flat, count)
@@ -93,4 +94,4 @@ def task_data(table, task: str, *, models=None, items: str = "common"):
         labels = table.data["cluster"].cat.categories
         clusters, cluster_labels = cluster_codes.astype(np.int64), tuple(str(labels[c]) for c in uniq)
     return TaskData(task, tuple(models), item_labels[common], scores, trials, trial_scores, clusters,
-                    cluster_labels, left_out)
+                    cluster_labels, left_out, sums, sumsqs)

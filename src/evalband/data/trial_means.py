@@ -1,9 +1,10 @@
 """Repeated trials averaged per item when no analysis reads a single trial: a row per (task, model, item).
 
 Analyses that resample items (compare, rank: the paired bootstrap, the analytic paired SEs, the rank distributions)
-read each item's mean over its trials and the count behind it, never a trial's own score; estimators of the trial
-variance (``summarize``'s ``var_within`` / ``var_between`` / ``k_enough``, pass@k, the pilot of ``plan``, per-trial
-runs of score profiles) read every trial. A table with its trials averaged holds, per (task, model, item) (and
+read each item's mean over its trials and the count behind it, never a trial's own score; ``summarize``'s trial
+variance (``var_within`` / ``var_between`` / ``k_enough``) reads each item's count, sum and sum of squares
+(:func:`evalband.estimation.trials.variance_from_sums`); pass@k, the pilot of ``plan`` and per-trial runs of
+score profiles read every trial. A table with its trials averaged holds, per (task, model, item) (and
 facet levels: they stay rows), the mean score over its trials (column ``score``), their count (``trials``), their
 sum (``score_sum``) and sum of squares (``score_sumsq``): what :meth:`~evalband.data.table.ResultsTable.task_data`
 (means and counts) and :func:`evalband.selection.facet_design.facet_design` (sums, sums of squares and counts per

@@ -18,7 +18,8 @@ def task_arrays(table):
 
 def concat_tasks(arrays: list[TaskData]) -> TaskData:
     """All tasks side by side on the item axis (clusters made unique per task), for pooled estimates. Tasks
-    without ``trials`` and ``trial_scores`` (left out where the pooled estimate does not read them) give none."""
+    without ``trials`` and ``trial_scores`` or ``score_sums`` (left out where the pooled estimate does not read
+    them) give none."""
     trials = trial_scores = None
     if all(a.trial_scores is not None for a in arrays):
         kmax = max(a.trial_scores.shape[-1] for a in arrays)
@@ -30,9 +31,14 @@ def concat_tasks(arrays: list[TaskData]) -> TaskData:
     if all(a.clusters is not None for a in arrays):
         offsets = np.cumsum([0] + [int(a.clusters.max()) + 1 for a in arrays[:-1]])
         clusters = np.concatenate([a.clusters + off for a, off in zip(arrays, offsets)])
+    sums = sumsqs = None
+    if all(a.score_sums is not None for a in arrays):  # averaged trials: their exact sums, in C order as the
+        # sums of the concatenated trial_scores above (the estimators' sums over items then run in the same order)
+        sums, sumsqs, trials = (np.ascontiguousarray(np.concatenate([getattr(a, c) for a in arrays], axis=1))
+                                for c in ("score_sums", "score_sumsqs", "trials"))
     items = np.concatenate([a.items for a in arrays])
     return TaskData("(pooled)", arrays[0].models, items, np.concatenate([a.scores for a in arrays], axis=1),
-                    trials, trial_scores, clusters)
+                    trials, trial_scores, clusters, score_sums=sums, score_sumsqs=sumsqs)
 
 
 def cell_counts(table) -> tuple[np.ndarray, np.ndarray] | None:

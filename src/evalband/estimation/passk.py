@@ -280,6 +280,7 @@ def passk(data, *, k=(1,), confidence_level=0.95, models=None, tasks=None, weigh
     if table.level != "item" or not table.has_trials:
         raise InputError("pass@k needs item-level data with several samples per item (a trial column, e.g."
                          " --trial-col trial)", source=table.source)
+    table.require_trial_rows("pass@k")
     if not table.is_binary:
         raise InputError(f"pass@k needs 0/1 scores; these are {table.score_kind}", source=table.source)
     arrays = list(task_arrays(table))

@@ -224,7 +224,8 @@ def estimate(data, *, method: str = "auto", confidence_level=0.95, cluster: bool
             cells, parts = [], []
             for a in task_arrays(table):
                 cells.append(_one(a, key, level, clustered, table.has_trials, tolerance))
-                parts.append(a if table.has_trials else replace(a, trials=None, trial_scores=None))
+                parts.append(a if table.has_trials else replace(a, trials=None, trial_scores=None, score_sums=None,
+                                                                score_sumsqs=None))
                 del a
             pooled = _one(concat_tasks(parts), key, level, clustered, table.has_trials, tolerance)
             del parts
@@ -415,8 +416,9 @@ def _one(arr, key: str, level: float, clustered: bool, has_trials: bool, toleran
         correct = np.nansum(scores, axis=1)
         return _proportion_cells(correct, n, key, level)
     if has_trials:
-        return trial_interval(arr.trial_scores, method=key, confidence_level=level,
-                              clusters=arr.clusters if key == "cluster" else None, tolerance=tolerance)
+        sums = None if arr.score_sums is None else (arr.trials, arr.score_sums, arr.score_sumsqs)
+        return trial_interval(None if sums else arr.trial_scores, method=key, confidence_level=level,
+                              clusters=arr.clusters if key == "cluster" else None, tolerance=tolerance, sums=sums)
     if key == "cluster":
         return cluster_interval(arr.scores, arr.clusters, confidence_level=level)
     return mean_interval(arr.scores, method=key, confidence_level=level)

@@ -14,9 +14,10 @@ from .mean import MEAN_METHODS, mean_interval
 from .result import Estimate
 from ..display.reprs import displayed
 from ..display.notes import NoteKind
+from ..data.trial_means import score_quantum, sums_exact
 from .._words import words
 
-__all__ = ["trial_interval", "trial_variance", "TrialVariance", "DEFAULT_KS"]
+__all__ = ["trial_interval", "trial_variance", "variance_from_sums", "TrialVariance", "DEFAULT_KS"]
 
 #: Trial counts shown by :meth:`TrialVariance.to_frame`.
 DEFAULT_KS = (1, 2, 4, 8, 16, 32)
@@ -119,6 +120,11 @@ def trial_variance(trial_scores) -> TrialVariance:
     var_between (e.g. 0/1 scores with item success rates uniform on [0, 1]), two trials remove a third of the
     variance, four a half, and no number more than two thirds.
 
+    Where every sum of an item's scores is exact in any order (:func:`evalband.data.trial_means.sums_exact`:
+    0/1, integer or quarter scores), s_i^2 is computed from the item's count, sum and sum of squares
+    (:func:`variance_from_sums`, the same bits as from a table of averaged trials or a cluster's sums);
+    otherwise from each trial's deviation from its item's mean.
+
     References
     ----------
     Miller, E. (2024). Adding Error Bars to Evals: A Statistical Approach to Language Model Evaluations.
@@ -135,6 +141,9 @@ def trial_variance(trial_scores) -> TrialVariance:
     x = np.asarray(trial_scores, dtype=np.float64)
     if x.ndim < 2:
         raise ArgumentError(f"`trial_scores` must have shape (..., n_items, max_trials); got shape {x.shape}.")
+    sums = exact_sums(x)
+    if sums is not None:
+        return variance_from_sums(*sums)
     valid = ~np.isnan(x)
     k = valid.sum(axis=-1).astype(np.float64)
     has = k > 0
@@ -142,6 +151,69 @@ def trial_variance(trial_scores) -> TrialVariance:
         ybar = np.where(has, np.nansum(x, axis=-1) / k, np.nan)
         resid = np.where(valid, x - ybar[..., None], 0.0)
         s2 = np.where(k > 1, np.sum(resid * resid, axis=-1) / (k - 1), np.nan)
+    return _components(k, ybar, s2)
+
+
+def exact_sums(x: np.ndarray):
+    """``(count, sum, sum of squares)`` of each item's trials (NaN-padded ``x``) when every such sum is exact in
+    any order (:func:`evalband.data.trial_means.sums_exact`: the sums a table of averaged trials holds), else None."""
+    valid = ~np.isnan(x)
+    if not sums_exact(*score_quantum(x[valid]), x.shape[-1]):
+        return None
+    return valid.sum(axis=-1), np.nansum(x, axis=-1), np.nansum(x * x, axis=-1)
+
+
+#: products of integers-in-units up to which int64 holds ``k * sumsq - sum**2`` (beyond: Python integers)
+_INT64_ROOM = 2.0 ** 62
+
+
+def _within(k: np.ndarray, total: np.ndarray, sumsq: np.ndarray) -> np.ndarray:
+    """Each item's sample variance ``(sumsq - sum**2 / k) / (k - 1)`` (NaN below two trials) from exact sums: in
+    units of the largest power of two q dividing every sum (and q**2 every sum of squares) the sums are integers,
+    so ``k * sumsq - sum**2`` is an exact integer, rounded once to a float and once by the division; the same
+    bits whatever the order of the trials (the rows of one machine or the sums of a cluster)."""
+    e = min(score_quantum(total)[0], score_quantum(sumsq)[0] // 2)
+    kf = k.astype(np.float64)
+    if e >= 1100:  # every sum 0: every trial 0
+        return np.where(k > 1, 0.0, np.nan)
+    s_units, q_units = np.ldexp(total, -e), np.ldexp(sumsq, -2 * e)
+    big = float(np.max(np.abs(s_units), initial=0.0)) ** 2 >= _INT64_ROOM or \
+        float(np.max(kf, initial=0.0)) * float(np.max(q_units, initial=0.0)) >= _INT64_ROOM
+    if big:  # beyond int64: Python integers (exact, slower)
+        num = (k.astype(object) * q_units.astype(np.int64).astype(object)
+               - s_units.astype(np.int64).astype(object) ** 2).astype(np.float64)
+    else:
+        si = s_units.astype(np.int64)
+        num = (k.astype(np.int64) * q_units.astype(np.int64) - si * si).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(k > 1, np.ldexp(num, 2 * e) / (kf * (kf - 1.0)), np.nan)
+
+
+def variance_from_sums(count, total, sumsq) -> TrialVariance:
+    """:func:`trial_variance` from each item's trial count, sum and sum of squares, shape (..., n_items), when
+    the sums are exact (a table of averaged trials, :mod:`evalband.data.trial_means`): the same numbers, to the
+    last bit, as from the trials themselves.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tv = variance_from_sums(np.array([3, 3, 3, 3]), np.array([2., 3., 1., 1.]), np.array([2., 3., 1., 1.]))
+    >>> round(float(tv.var_between), 4), round(float(tv.var_within), 4)
+    (0.0185, 0.25)
+    """
+    k = np.asarray(count)
+    total, sumsq = np.asarray(total, dtype=np.float64), np.asarray(sumsq, dtype=np.float64)
+    kf = k.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ybar = np.where(kf > 0, total / kf, np.nan)
+    return _components(kf, ybar, _within(k, total, sumsq))
+
+
+def _components(k: np.ndarray, ybar: np.ndarray, s2: np.ndarray) -> TrialVariance:
+    """The variance components from each item's trial count ``k`` (float), mean ``ybar`` and sample variance
+    ``s2`` (NaN below two trials)."""
+    has = k > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
         multi = k > 1
         n_multi = multi.sum(axis=-1)
         var_within = np.where(n_multi > 0, np.nansum(np.where(multi, s2, 0.0), axis=-1) / n_multi, np.nan)
@@ -166,8 +238,8 @@ NOTE_CELL_S_MEASURED_VARIANCE = NoteKind(
     'enough by the tolerance rule; each more trial helps about as much as another item')
 
 
-def trial_interval(trial_scores, *, method: str = "t", confidence_level=0.95, clusters=None,
-                   tolerance: float = 0.1) -> Estimate:
+def trial_interval(trial_scores=None, *, method: str = "t", confidence_level=0.95, clusters=None,
+                   tolerance: float = 0.1, sums=None) -> Estimate:
     """Mean score over items with repeated trials: average within item, standard error across items.
 
     Parameters
@@ -181,6 +253,10 @@ def trial_interval(trial_scores, *, method: str = "t", confidence_level=0.95, cl
     clusters : array_like of int, shape (n_items,), optional
     tolerance : float
         For ``k_enough``, see :meth:`TrialVariance.k_enough`.
+    sums : tuple of three array_like, shape (..., n_items), optional
+        Instead of ``trial_scores``: each item's trial count, sum and sum of squares, exact (the columns of a table
+        of averaged trials, :mod:`evalband.data.trial_means`); the same numbers as from the trials
+        (:func:`variance_from_sums`).
 
     Returns
     -------
@@ -218,12 +294,22 @@ def trial_interval(trial_scores, *, method: str = "t", confidence_level=0.95, cl
     """
     check_confidence_level(confidence_level)
     method = check_choice(method, MEAN_METHODS + ("cluster",), "method")
-    x = np.asarray(trial_scores, dtype=np.float64)
-    if x.ndim < 2:
-        raise ArgumentError(f"`trial_scores` must have shape (..., n_items, max_trials); got shape {x.shape}.")
-    k = np.sum(~np.isnan(x), axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        item_means = np.where(k > 0, np.nansum(x, axis=-1) / k, np.nan)
+    if sums is not None:  # each item's trials as their exact count, sum and sum of squares
+        if trial_scores is not None:
+            raise ArgumentError("give `trial_scores` or `sums`, not both")
+        # (in the layout the trials' sums have: the sums over items below then run in the same order)
+        k, total, sumsq = (np.asarray(a) for a in sums)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            item_means = np.where(k > 0, total / k, np.nan)
+        tv = variance_from_sums(k, total, sumsq)
+    else:
+        x = np.asarray(trial_scores, dtype=np.float64)
+        if x.ndim < 2:
+            raise ArgumentError(f"`trial_scores` must have shape (..., n_items, max_trials); got shape {x.shape}.")
+        k = np.sum(~np.isnan(x), axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            item_means = np.where(k > 0, np.nansum(x, axis=-1) / k, np.nan)
+        tv = trial_variance(x)
     if method == "cluster":
         if clusters is None:
             raise ArgumentError(words("`{arg:clusters}` must be given with {arg:method='cluster'}."))
@@ -232,7 +318,6 @@ def trial_interval(trial_scores, *, method: str = "t", confidence_level=0.95, cl
         if clusters is not None:
             raise ArgumentError(words("`{arg:clusters}` applies only with {arg:method='cluster'}; got {arg:method={method!r}.}", method=method))
         est = mean_interval(item_means, method=method, confidence_level=confidence_level)
-    tv = trial_variance(x)
     extras = dict(est.extras)
     k_enough = tv.k_enough(tolerance=tolerance)
     extras.update(mean_trials=tv.mean_trials, var_between=np.maximum(tv.var_between, 0.0),

@@ -31,6 +31,7 @@ from ..data.battle_counts import BattleCounts
 from ._battle_shards import battle_labels, battle_table, combine_counts, count_shard, holds_battles, \
     merge_battle_labels
 from ._shards import list_shards, tree
+from ._reread import check_reread, decide
 from .distributed_read import _client_of, _gather
 from .._words import words
 from ..display.notes import NoteKind
@@ -118,7 +119,7 @@ NOTE_NO_BATTLES = NoteKind("io.files-without-battles", "excluded", "file{s} with
 
 
 def read_battles_distributed(data, *, client=None, executor=None, storage_options: dict | None = None,
-                             reread: bool = False, source: str = "auto", **options) -> BattleCounts:
+                             reread="auto", source: str = "auto", **options) -> BattleCounts:
     """Read sharded battles on a Dask cluster into counts per question and ordered pair of models.
 
     Parameters
@@ -130,9 +131,11 @@ def read_battles_distributed(data, *, client=None, executor=None, storage_option
         The cluster (as :func:`evalband.io.distributed_read.read_distributed` takes them).
     storage_options : dict, optional
         Passed to fsspec on the workers.
-    reread : bool
-        Read each shard twice (labels, then counts) so that a worker holds one shard at a time. Default: each
-        shard is read once and kept on its worker between the passes.
+    reread : {'auto', True, False}
+        True: read each shard twice (labels, then counts) so that a worker holds one shard at a time. False:
+        each shard is read once and kept on its worker between the passes. 'auto' (default): True when the rows
+        a worker would hold exceed its budget, as :func:`evalband.io.distributed_read.read_distributed` decides
+        (:mod:`evalband.io._reread`), with a note.
     source : {'auto', 'battles', 'columns'}
         Only column layouts are read on a cluster.
     **options
@@ -158,6 +161,7 @@ def read_battles_distributed(data, *, client=None, executor=None, storage_option
     ...     counts = read_battles_distributed("s3://bucket/battles/*.parquet", executor=ex)
     ...     board = evalband.arena(counts, rng=1)
     """
+    reread = check_reread(reread)
     client = _client_of(client, executor)
     if source not in ("auto", "battles", "columns"):
         raise ArgumentError(words('`{arg:source}`: only battles in a column layout (Parquet, CSV, TSV shards) are read on a cluster; got {source!r} (read that format without --scheduler)', source=source))
@@ -169,6 +173,7 @@ def read_battles_distributed(data, *, client=None, executor=None, storage_option
     if options.get("file_format") == "auto":
         del options["file_format"]
     where, shards = list_shards(data, storage_options=storage_options)
+    reread, twice = decide(client, shards, storage_options, reread)
     read = [None] * len(shards) if reread else \
         [client.submit(battle_table, s, options, storage_options, pure=False) for s in shards]
     first = [client.submit(battle_labels, s, options, storage_options, t, pure=False) for s, t in zip(shards, read)]
@@ -183,7 +188,7 @@ def read_battles_distributed(data, *, client=None, executor=None, storage_option
         (a, sa), (b, sb) = sorted(summary["columns"].items())[:2]
         raise InputError(f"shards differ in their columns ({_columns(a)} in {sa}; {_columns(b)} in {sb});"
                          " battles read together need the same columns", source=where)
-    notes = merge_notes(summary["notes"])
+    notes = merge_notes(summary["notes"]) + ([twice] if twice is not None else [])
     skipped = [(k, sorted(empty.get(k, []))) for k in ("empty", "header only") if empty.get(k)]
     if skipped:
         parts = [f"{len(v)} {k} ({', '.join(v[:5])}{' ...' if len(v) > 5 else ''})" for k, v in skipped]

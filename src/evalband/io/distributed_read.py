@@ -40,6 +40,7 @@ from ..data.codes import small_int
 from ..data.trial_means import count_dtype, sums_exact
 from .._validate import ArgumentError, ArgumentTypeError, InputError, check_choice, require_extra
 from ._frames import NOTE_FILE_WITHOUT_ROWS_LEFT
+from ._reread import check_reread, decide
 from .tabular import NOTE_NO_COLUMN_EACH_FILE
 from ._shards import (Failure, Shard, cells, combine, is_sharded, is_url, labels_of, list_shards, local_copy,
                       merge_labels, part, reduce_shard, shard_table, tree)
@@ -106,7 +107,7 @@ def _check_lookalikes(odd: dict, labels: dict, source: str) -> None:
                                  column=col)
 
 
-def read_distributed(data, *, client=None, executor=None, storage_options: dict | None = None, reread: bool = False,
+def read_distributed(data, *, client=None, executor=None, storage_options: dict | None = None, reread="auto",
                      trials: str = "keep", **options):
     """Read sharded item-level results on a Dask cluster into the table the single-machine reader builds.
 
@@ -123,14 +124,17 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
         The executor of ``--scheduler`` (:func:`evalband.resample.distributed.dask_executor`): its client reads.
     storage_options : dict, optional
         Passed to fsspec (credentials, endpoint, ...); the workers open the shards with them.
-    reread : bool
-        Read each shard twice (once for its labels, once for its cells), so that a worker holds one shard at a
-        time. Default: each shard is read once and its table stays on its worker until its cells are reduced (a
-        worker then holds its shards' tables, about 20 bytes a row, between the two passes).
+    reread : {'auto', True, False}
+        True: read each shard twice (once for its labels, once for its cells), so that a worker holds one shard
+        and one key range at a time. False: each shard is read once and its table stays on its worker until its
+        cells are reduced (a worker then holds its shards' tables, about 24 bytes a row, between the two passes).
+        'auto' (default): True when the rows a worker would hold (the Parquet footers' row counts, or the CSV
+        files' sizes, over the workers) would take more than an eighth of its memory limit (25 million rows
+        without a limit), with a note saying so (:mod:`evalband.io._reread`).
     trials : {'keep', 'average'}
         'keep': one row per trial, as the single-machine table. 'average': for analyses that read no single
-        trial (compare, rank), the workers reduce each item's trials to their mean and count, so that the client
-        holds one row per (model, task, item) whatever the number of trials
+        trial (compare, rank, summarize), the workers reduce each item's trials to their mean and count, so that
+        the client holds one row per (model, task, item) whatever the number of trials
         (:func:`evalband.data.trial_means.average_trials`, the same table the single-machine reader gives with
         ``trials='average'``; with facets, a row per item and facet levels). The trials are kept all the same
         when a sum of scores could depend on its order (scores such as 0.1:
@@ -167,6 +171,7 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
     ...     result = evalband.compare(table, rng=1, executor=ex)
     """
     trials = check_choice(trials, ("keep", "average"), "trials")
+    reread = check_reread(reread)
     client = _client_of(client, executor)
     for name in _MEASURE_OPTIONS:
         if options.get(name) is not None and name in options:
@@ -176,13 +181,14 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
     source, shards = list_shards(data, storage_options=storage_options)
     # (on a worker: the client reads no shard)
     task_column = client.submit(_has_task_column, shards[0], options, storage_options, pure=False).result()
+    reread, twice = decide(client, shards, storage_options, reread)
     read = [None] * len(shards) if reread else \
         [client.submit(shard_table, s, options, storage_options, task_column, pure=False) for s in shards]
     first = [client.submit(labels_of, s, options, storage_options, task_column, t, pure=False)
              for s, t in zip(shards, read)]
     summary = _gather(tree(client, first, merge_labels))
     del first
-    notes = _notes(summary, source, options, shards, task_column)
+    notes = _notes(summary, source, options, shards, task_column) + ([twice] if twice is not None else [])
     labels = summary["labels"]
     columns = summary["columns"]
     if len(columns) > 1:
