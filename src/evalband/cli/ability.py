@@ -78,8 +78,12 @@ def latent_input(inputs: InputOptions):
     from ..selection.cell_scores import cell_scores_input
 
     data = f"example:{inputs.example}" if inputs.example is not None else inputs.path
+    from .._lists import split_names
+
+    drop = None if inputs.drop_cols is None else split_names(inputs.drop_cols, name="--drop-cols")
     frame = cell_scores_input(data, model_col=inputs.model_col, task_col=inputs.task_col,
-                              item_col=inputs.item_col, score_col=inputs.score_col) if data is not None else None
+                              item_col=inputs.item_col, score_col=inputs.score_col,
+                              drop_cols=drop) if data is not None else None
     if frame is None:  # every model in the fit (one scale), --models chooses the ones reported (latent.ability)
         if inputs.models is None:
             return inputs.selection(weights=False), None
