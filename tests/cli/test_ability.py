@@ -5,6 +5,7 @@ library on the same seed (the command prints what :func:`evalband.ability` / :fu
 """
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -229,3 +230,30 @@ def test_items_table_lists_flagged_items_first(tmp_path):
     lines = [ln for ln in table.stdout.splitlines() if ln.startswith("t ")]
     first = lines[0]
     assert "q03" in first or "q17" in first, table.stdout[:800]
+
+
+def test_interval_headers_say_their_level_and_estimates_stay(tmp_path):
+    """QA pass: the abilities' interval was headed 'CI' (ability, rank --missing ability), the task table showed
+    the difficulty and slope intervals in place of their estimates, the items' interval read 'difficulty ci'."""
+    path = sparse_counts(tmp_path)
+    env = {"COLUMNS": "160"}
+    res = runner.invoke(app, ["ability", str(path), "--n-resamples", "30", "--task-table", "--confidence", "0.9"],
+                        env=env)
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    heads = [lines[i - 1].split() for i, line in enumerate(lines) if line.startswith("─")]  # the line above a rule
+    assert heads[0][:5] == ["model", "ability", "se", "90%", "CI"], heads
+    assert heads[1][:7] == ["task", "difficulty", "difficulty", "90%", "CI", "slope", "slope"], heads
+    doc = json.loads(run("ability", path, "--n-resamples", 30, "--task-table", "-f", "json", "--confidence",
+                         "0.9").stdout)
+    task = doc["tasks"][0]
+    first = next(line for line in lines if line.startswith(task["task"] + " "))
+    cells = re.split(r"\s{2,}", first.strip())  # task, difficulty, its interval, slope, its interval, ...
+    assert float(cells[1]) == pytest.approx(task["difficulty"], abs=0.06) and cells[2].startswith("("), cells
+    assert float(cells[3]) == pytest.approx(task["slope"], abs=0.06) and cells[4].startswith("("), cells
+    rank = runner.invoke(app, ["rank", str(path), "--missing", "ability", "--n-resamples", "30"], env=env)
+    assert rank.exit_code == 0, rank.output
+    assert "95% CI" in rank.stdout.splitlines()[1]  # (title, header, rule, ...)
+    items = runner.invoke(app, ["items", str(item_file(tmp_path))], env=env)
+    assert items.exit_code == 0, items.output
+    assert "difficulty 95% CI" in items.stdout.splitlines()[1]

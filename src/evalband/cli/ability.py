@@ -235,14 +235,14 @@ def _print(result, fmt, notes, *, predict, task_table, pairs):
         show(preds if preds is not None else frame, fmt, notes=notes)
         return
     value = ("ability", "ci_low", "ci_high")
-    shown = frame.drop(columns=[c for c in ("tier", "confidence_level") if c in frame.columns])
+    shown = frame.drop(columns=[c for c in ("tier",) if c in frame.columns])  # the level heads the CI column
     if fmt == "table":  # simultaneous rank intervals in table-wide and the other formats
         shown = shown.drop(columns=["rank_sim_low", "rank_sim_high"])
     last = not (task_table or preds is not None or comparisons is not None or check is not None)
     show(shown, fmt, notes=notes if last else (), value_cols=value, se_col="se", title="abilities")
     if task_table:
         se = (tasks["difficulty_high"] - tasks["difficulty_low"]) / 3.92
-        t = tasks.drop(columns=["confidence_level"]).assign(se=se)
+        t = tasks.assign(se=se)
         last = not (preds is not None or comparisons is not None or check is not None)
         show(t, fmt, notes=notes if last else (), value_cols=("difficulty", "difficulty_low", "difficulty_high",
                                                                  "slope", "slope_low", "slope_high"),
