@@ -289,3 +289,8 @@ def test_style_coefficients_with_intervals_in_the_table_and_the_json(tmp_path):
     plain = jsonout.records(CliRunner().invoke(app, ["arena", str(path), "--seed", "1", "--n-resamples", "200", "-f",
                                                 "json"]).stdout)
     assert isinstance(plain, list)  # without --style, the JSON is the list of records it always was
+    # QA pass: without --style (or with fewer features than the file has) the reader's note listed the style
+    # features as if the ratings controlled for them; it says they are controlled only where --style names them
+    out = CliRunner().invoke(app, ["arena", str(path), "--seed", "1", "--n-resamples", "50", "-f", "json"])
+    said = [n for n in jsonout.note_texts(out.stdout) if n.startswith("style features")]
+    assert said and all("only for the ones `--style` names" in n for n in said), said
