@@ -257,3 +257,13 @@ def test_interval_headers_say_their_level_and_estimates_stay(tmp_path):
     items = runner.invoke(app, ["items", str(item_file(tmp_path))], env=env)
     assert items.exit_code == 0, items.output
     assert "difficulty 95% CI" in items.stdout.splitlines()[1]
+
+
+def test_the_uncertainty_note_names_the_loss_as_its_option(tmp_path):
+    """QA pass: the note ended '...each started from the full-data fit; loss fraction', which reads as a
+    truncated sentence; it names the option and its value ('--loss fraction', in Python loss='fraction')."""
+    path = sparse_counts(tmp_path)
+    res = runner.invoke(app, ["ability", str(path), "--n-resamples", "30", "-f", "json"])
+    (note,) = [n for n in json.loads(res.stdout)["notes"] if n["code"] == "latent.bootstrap-refits"]
+    assert note["text"].endswith("; --loss binomial") and note["params"]["loss"] == "binomial", note
+    assert any(str(n).endswith("; loss='binomial'") for n in eb.ability(str(path), n_resamples=30, rng=0).notes)
