@@ -267,3 +267,25 @@ def test_the_uncertainty_note_names_the_loss_as_its_option(tmp_path):
     (note,) = [n for n in json.loads(res.stdout)["notes"] if n["code"] == "latent.bootstrap-refits"]
     assert note["text"].endswith("; --loss binomial") and note["params"]["loss"] == "binomial", note
     assert any(str(n).endswith("; loss='binomial'") for n in eb.ability(str(path), n_resamples=30, rng=0).notes)
+
+
+def test_predictions_and_task_table_digits_follow_their_intervals(tmp_path):
+    """QA pass: predictions and held-out cells were printed with three decimals in points ('13.941 (3.228,
+    30.971)') under a 'pi' header, and the task table showed a column 'se' that was the difficulty interval's
+    width / 3.92 (no standard error of anything); the digits now follow each interval's width, the header says
+    '95% PI', and no made-up column is shown."""
+    path = sparse_counts(tmp_path)
+    res = runner.invoke(app, ["ability", str(path), "--n-resamples", "30", "--task-table", "--predict", "--holdout",
+                              "0.2"], env={"COLUMNS": "160"})
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    heads = {lines[i - 2] if lines[i - 2] else lines[i - 1]: lines[i - 1].split()
+             for i, line in enumerate(lines) if line.startswith("─")}
+    tasks = next(h for h in heads.values() if h[0] == "task" and "difficulty" in h)
+    assert "se" not in tasks, tasks
+    preds = next(h for t, h in heads.items() if t.startswith("predictions"))
+    assert preds[preds.index("PI") - 1] == "95%", preds
+    rows = lines[lines.index(next(t for t in heads if t.startswith("predictions"))) + 3:]
+    for row in rows[:5]:
+        for number in re.findall(r"-?\d+\.\d+", row):
+            assert len(number.split(".")[1]) <= 2, row  # SEs of several points: at most two decimals

@@ -243,7 +243,8 @@ def _merge_intervals(shown: pd.DataFrame, raw: pd.DataFrame, level) -> pd.DataFr
                 # 'predicted_win_rate'): named '<estimate> CI', never after the estimate itself, which it would
                 # replace; a '<name>_ci_low/high' pair likewise reads '<name> CI'
                 ci = f"{format_level(level)} CI" if isinstance(level, float) else "CI"
-                name = ("CI" if stem == "ci" else f"{HEADERS[stem]} CI" if stem in HEADERS
+                name = ("CI" if stem == "ci" else ci.replace("CI", "PI") if stem == "pi"  # a predictive interval
+                        else f"{HEADERS[stem]} CI" if stem in HEADERS
                         else f"{stem.replace('_', ' ')} {ci}" if stem in shown.columns
                         else f"{stem[:-3].replace('_', ' ')} {ci}" if stem.endswith("_ci")
                         else stem.replace("_", " "))
