@@ -4,7 +4,7 @@
     python scripts/notes_inventory.py --left     # only the sites still writing plain text
     python scripts/notes_inventory.py --summary  # counts by package
 
-A site is a ``notes.append(...)``, ``notes += [...]`` / ``notes.extend(...)`` or a ``notes=`` keyword in
+A site is a ``notes.append(...)``, ``notes += [...]`` / ``notes.extend(...)`` or a ``notes=`` (or ``note=``) keyword in
 ``src/evalband``. It is *structured* when what it adds is a :class:`evalband.display.notes.NoteKind` call (or
 notes passed on from another result), *plain* when it is a string literal or f-string; for a plain site the
 proposed code is ``<package>.<slug of its first words>``. Standard library only; run from the repository root.
@@ -85,6 +85,27 @@ def _literal(node) -> str | None:
     return None
 
 
+def _holds_list(node) -> bool:
+    return any(isinstance(n, (ast.List, ast.Tuple, ast.ListComp)) for n in ast.walk(node))
+
+
+def _added(value):
+    """The notes an added expression holds: the elements of a list (or tuple), through ``+`` of lists and
+    conditional lists (``list(notes) + ([f"..."] if unused else [])``); a ``+`` of strings is one note."""
+    if isinstance(value, (ast.List, ast.Tuple)):
+        yield from value.elts
+    elif isinstance(value, ast.ListComp):
+        yield value.elt
+    elif isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and _holds_list(value):
+        yield from _added(value.left)
+        yield from _added(value.right)
+    elif isinstance(value, ast.IfExp) and _holds_list(value):
+        yield from _added(value.body)
+        yield from _added(value.orelse)
+    else:
+        yield value
+
+
 def sites():
     """(file, line, kind: 'structured'|'plain'|'passed', text)."""
     for f in sorted(SRC.rglob("*.py")):
@@ -100,11 +121,10 @@ def sites():
             elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
                     and getattr(node.target, "id", getattr(node.target, "attr", "")).endswith("notes"):
                 added = [node.value]
-            elif isinstance(node, ast.keyword) and node.arg == "notes":
+            elif isinstance(node, ast.keyword) and node.arg in ("notes", "note"):
                 added = [node.value]
             for value in added:
-                elts = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
-                for e in elts:
+                for e in _added(value):
                     if isinstance(e, ast.Starred):
                         continue
                     text = _literal(e)

@@ -5,6 +5,7 @@ library on the same seed (the command prints what :func:`evalband.ability` / :fu
 """
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -229,3 +230,62 @@ def test_items_table_lists_flagged_items_first(tmp_path):
     lines = [ln for ln in table.stdout.splitlines() if ln.startswith("t ")]
     first = lines[0]
     assert "q03" in first or "q17" in first, table.stdout[:800]
+
+
+def test_interval_headers_say_their_level_and_estimates_stay(tmp_path):
+    """QA pass: the abilities' interval was headed 'CI' (ability, rank --missing ability), the task table showed
+    the difficulty and slope intervals in place of their estimates, the items' interval read 'difficulty ci'."""
+    path = sparse_counts(tmp_path)
+    env = {"COLUMNS": "160"}
+    res = runner.invoke(app, ["ability", str(path), "--n-resamples", "30", "--task-table", "--confidence", "0.9"],
+                        env=env)
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    heads = [lines[i - 1].split() for i, line in enumerate(lines) if line.startswith("─")]  # the line above a rule
+    assert heads[0][:5] == ["model", "ability", "se", "90%", "CI"], heads
+    assert heads[1][:7] == ["task", "difficulty", "difficulty", "90%", "CI", "slope", "slope"], heads
+    doc = json.loads(run("ability", path, "--n-resamples", 30, "--task-table", "-f", "json", "--confidence",
+                         "0.9").stdout)
+    task = doc["tasks"][0]
+    first = next(line for line in lines if line.startswith(task["task"] + " "))
+    cells = re.split(r"\s{2,}", first.strip())  # task, difficulty, its interval, slope, its interval, ...
+    assert float(cells[1]) == pytest.approx(task["difficulty"], abs=0.06) and cells[2].startswith("("), cells
+    assert float(cells[3]) == pytest.approx(task["slope"], abs=0.06) and cells[4].startswith("("), cells
+    rank = runner.invoke(app, ["rank", str(path), "--missing", "ability", "--n-resamples", "30"], env=env)
+    assert rank.exit_code == 0, rank.output
+    assert "95% CI" in rank.stdout.splitlines()[1]  # (title, header, rule, ...)
+    items = runner.invoke(app, ["items", str(item_file(tmp_path))], env=env)
+    assert items.exit_code == 0, items.output
+    assert "difficulty 95% CI" in items.stdout.splitlines()[1]
+
+
+def test_the_uncertainty_note_names_the_loss_as_its_option(tmp_path):
+    """QA pass: the note ended '...each started from the full-data fit; loss fraction', which reads as a
+    truncated sentence; it names the option and its value ('--loss fraction', in Python loss='fraction')."""
+    path = sparse_counts(tmp_path)
+    res = runner.invoke(app, ["ability", str(path), "--n-resamples", "30", "-f", "json"])
+    (note,) = [n for n in json.loads(res.stdout)["notes"] if n["code"] == "latent.bootstrap-refits"]
+    assert note["text"].endswith("; --loss binomial") and note["params"]["loss"] == "binomial", note
+    assert any(str(n).endswith("; loss='binomial'") for n in eb.ability(str(path), n_resamples=30, rng=0).notes)
+
+
+def test_predictions_and_task_table_digits_follow_their_intervals(tmp_path):
+    """QA pass: predictions and held-out cells were printed with three decimals in points ('13.941 (3.228,
+    30.971)') under a 'pi' header, and the task table showed a column 'se' that was the difficulty interval's
+    width / 3.92 (no standard error of anything); the digits now follow each interval's width, the header says
+    '95% PI', and no made-up column is shown."""
+    path = sparse_counts(tmp_path)
+    res = runner.invoke(app, ["ability", str(path), "--n-resamples", "30", "--task-table", "--predict", "--holdout",
+                              "0.2"], env={"COLUMNS": "160"})
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    heads = {lines[i - 2] if lines[i - 2] else lines[i - 1]: lines[i - 1].split()
+             for i, line in enumerate(lines) if line.startswith("─")}
+    tasks = next(h for h in heads.values() if h[0] == "task" and "difficulty" in h)
+    assert "se" not in tasks, tasks
+    preds = next(h for t, h in heads.items() if t.startswith("predictions"))
+    assert preds[preds.index("PI") - 1] == "95%", preds
+    rows = lines[lines.index(next(t for t in heads if t.startswith("predictions"))) + 3:]
+    for row in rows[:5]:
+        for number in re.findall(r"-?\d+\.\d+", row):
+            assert len(number.split(".")[1]) <= 2, row  # SEs of several points: at most two decimals

@@ -279,6 +279,18 @@ def test_style_coefficients_with_intervals_in_the_table_and_the_json(tmp_path):
     assert style["feature"] == "length" and style["ci_low"] == pytest.approx(res["ci_low"], abs=0, rel=1e-12)
     assert style["coefficient"] > 0 and {"se", "ci_high", "confidence_level"} <= set(style)
     assert [r["model"] for r in doc["records"]][0] == "a"  # the records as before, beside the style
+    # the note says "rating_raw is the fit without style": the records carry it (with its interval), as CSV does
+    raw = eb.arena(str(path), style="length", rng=1, n_resamples=200).to_frame().set_index("model")
+    for rec in doc["records"]:
+        assert list(rec)[:len(FIELDS)] == FIELDS and {"rating_raw", "ci_low_raw", "ci_high_raw"} <= set(rec)
+        assert rec["rating_raw"] == raw.loc[rec["model"], "rating_raw"]
+        assert rec["ci_low_raw"] == raw.loc[rec["model"], "ci_low_raw"]
+    assert any("rating_raw" in n["text"] for n in jsonout.notes(out.stdout))
     plain = jsonout.records(CliRunner().invoke(app, ["arena", str(path), "--seed", "1", "--n-resamples", "200", "-f",
                                                 "json"]).stdout)
     assert isinstance(plain, list)  # without --style, the JSON is the list of records it always was
+    # QA pass: without --style (or with fewer features than the file has) the reader's note listed the style
+    # features as if the ratings controlled for them; it says they are controlled only where --style names them
+    out = CliRunner().invoke(app, ["arena", str(path), "--seed", "1", "--n-resamples", "50", "-f", "json"])
+    said = [n for n in jsonout.note_texts(out.stdout) if n.startswith("style features")]
+    assert said and all("only for the ones `--style` names" in n for n in said), said

@@ -159,3 +159,38 @@ def test_json_path_on_the_smallest_inputs(command, inputs, tmp_path, monkeypatch
         _check_markdown((tmp_path / "r.md").read_text(), where)
     else:
         _check_json(res.stdout, where)
+
+
+#: option paths that add notes the smallest inputs never reach (found in the QA pass on real data): a file of cell
+#: scores with a column no role reads (and --drop-cols on it), arena's own subsets of the battles (--ties drop,
+#: battles without the --baseline and the models left out with them)
+OPTION_PATHS = {
+    "cells-extra-column": ["ability", "cells.csv", "--n-resamples", "50"],
+    "cells-drop-cols": ["ability", "cells.csv", "--n-resamples", "50", "--drop-cols", "source"],
+    "arena-ties-baseline": ["arena", "battles.csv", "--model", "win-rate", "--baseline", "x", "--ties", "drop",
+                            "--n-resamples", "50"],
+    "arena-ties-bt": ["arena", "battles.csv", "--ties", "drop", "--n-resamples", "50"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(OPTION_PATHS))
+def test_every_note_has_a_code_on_option_paths(case, tmp_path, monkeypatch):
+    (tmp_path / "cells.csv").write_text("model,task,score,source\n" + "".join(
+        f"m{m},t{t},{(m + 1) / (m + t + 3):.3f},paper\n" for m in range(5) for t in range(4) if (m + t) % 3))
+    (tmp_path / "battles.csv").write_text("model_a,model_b,winner,question_id\n" + "".join(
+        f"{a},{b},{w},q{i}\n" for i, (a, b, w) in enumerate(
+            [("x", "y", "model_a"), ("y", "z", "tie"), ("x", "z", "model_b"), ("z", "w", "model_a"),
+             ("y", "x", "tie"), ("w", "z", "model_b"), ("y", "x", "model_a"), ("x", "z", "model_a"),
+             ("z", "x", "tie"), ("x", "y", "model_b"), ("z", "y", "model_a"), ("y", "z", "model_a")] * 3)))
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, [*OPTION_PATHS[case], "--seed", "1", "--format", "json"])
+    assert res.exit_code == 0, f"{case}: {res.stderr}"
+    notes = json.loads(res.stdout)["notes"]
+    for note in notes:
+        assert note["code"] is not None and note["severity"] is not None, f"{case}: a note without a code: {note!r}"
+    codes = [n["code"] for n in notes]
+    expected = {"cells-extra-column": ["io.columns-not-used"], "cells-drop-cols": ["io.column-left-out-asked"],
+                "arena-ties-baseline": ["preferences.ties-dropped", "preferences.battles-without-baseline",
+                                        "preferences.models-left-with-battles"],
+                "arena-ties-bt": ["preferences.ties-dropped"]}[case]
+    assert set(expected) <= set(codes), f"{case}: {codes}"

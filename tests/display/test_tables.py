@@ -333,3 +333,30 @@ def test_ranks_read_like_their_rank_intervals_and_counts_get_separators():
     assert "1,000" in text and "12,000" in text  # the counts
     row = text.splitlines()[-1].split()
     assert row[:2] == ["b", "1000"] and "1,200" not in text
+
+
+def test_an_interval_beside_its_own_estimate_keeps_the_estimate():
+    """QA pass: `ability --task-table` showed the difficulty and slope intervals under the names 'difficulty' and
+    'slope', in place of the estimates (the merged column took the estimate's name and replaced it); every
+    '<name>_low/_high' beside a '<name>' column (difficulty, slope, predicted_win_rate) and every
+    '<name>_ci_low/_ci_high' pair is headed '<name> 95% CI' beside the estimate."""
+    from evalband.display.tables import display_frame
+
+    frame = pd.DataFrame({"task": ["t1", "t2"], "difficulty": [-5.08, 1.2], "difficulty_low": [-6.92, 0.9],
+                          "difficulty_high": [-3.56, 1.5], "slope": [0.35, 1.1], "slope_low": [0.24, 0.8],
+                          "slope_high": [0.54, 1.4], "confidence_level": 0.95})
+    shown, _ = display_frame(frame, value_cols=("difficulty", "difficulty_low", "difficulty_high", "slope",
+                                                "slope_low", "slope_high"), se_col=None)
+    assert list(shown.columns) == ["task", "difficulty", "difficulty 95% CI", "slope", "slope 95% CI"]
+    assert shown["difficulty"].tolist() == ["-5.080", "1.200"]  # the estimates, not their intervals
+    assert shown["difficulty 95% CI"].iloc[0] == "(-6.920, -3.560)"
+    items = pd.DataFrame({"item": ["a", "b"], "difficulty": [0.5, -0.2], "difficulty_ci_low": [0.1, -0.6],
+                          "difficulty_ci_high": [0.9, 0.2], "confidence_level": 0.9})
+    shown, _ = display_frame(items, value_cols=("difficulty", "difficulty_ci_low", "difficulty_ci_high"), se_col=None)
+    assert list(shown.columns) == ["item", "difficulty", "difficulty 90% CI"]
+    # the interval of the estimate column itself keeps its name ('95% CI') and an interval without its estimate
+    # column keeps the stem's words
+    plain = pd.DataFrame({"model": ["A", "B"], "estimate": [0.7, 0.6], "ci_low": [0.6, 0.5], "ci_high": [0.8, 0.7],
+                          "pred_low": [0.5, 0.4], "pred_high": [0.9, 0.8], "confidence_level": 0.95})
+    shown, _ = display_frame(plain, value_cols=("estimate", "ci_low", "ci_high", "pred_low", "pred_high"), se_col=None)
+    assert list(shown.columns) == ["model", "estimate", "95% CI", "pred"]

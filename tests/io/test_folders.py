@@ -67,3 +67,26 @@ def test_missing_path_and_empty_pattern():
         read(LOGS / "nope", source="inspect")
     with pytest.raises(InputError, match="matches no file"):
         read(str(LOGS / "*.nothing"), source="inspect")
+
+
+def test_a_folder_of_table_shards_reads_as_its_glob(tmp_path):
+    """QA pass: `evalband compare shards/ --scheduler ...` read a folder of Parquet/CSV shards, while the same
+    command without --scheduler refused the folder ("a folder without harness logs"): a folder holding only
+    table shards (hidden files aside) reads as the glob of its files, on one machine too; any other file keeps
+    the folder refused, as on the cluster."""
+    import pandas as pd
+
+    rows = pd.DataFrame({"model": ["a", "b"] * 6, "task": "t", "item": [i // 2 for i in range(12)],
+                         "score": [1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1]})
+    folder = tmp_path / "shards"
+    (folder / "sub").mkdir(parents=True)
+    rows.iloc[:5].to_parquet(folder / "part-0.parquet", index=False)
+    rows.iloc[5:9].to_csv(folder / "part-1.csv", index=False)
+    rows.iloc[9:].to_csv(folder / "sub" / "part-2.csv", index=False)
+    (folder / ".DS_Store").write_text("hidden")
+    whole = read(folder)
+    globbed = read(str(folder / "**" / "*"))
+    assert whole.data.equals(globbed.data) and len(whole.data) == 12
+    (folder / "readme.txt").write_text("notes")
+    with pytest.raises(InputError, match="folder without harness logs"):
+        read(folder)

@@ -45,7 +45,8 @@ __all__ = [
 ]
 
 PathArg = Annotated[Optional[str], typer.Argument(help="Results file (CSV, TSV, Parquet, JSONL), a glob of them"
-                                                  " ('runs/*.csv'), a log folder, or - for standard input.",
+                                                  " ('runs/*.csv') or a folder of CSV/TSV/Parquet shards, a log"
+                                                  " folder, or - for standard input.",
                                                   show_default=False)]
 ExampleOpt = Annotated[Optional[str], typer.Option("--example", help="Bundled example instead of a file:"
                                                    " vtab or mmlu-pro (epoch: cell scores, for ability).",

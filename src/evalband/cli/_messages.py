@@ -29,7 +29,7 @@ CLI_NAMES = {"rng": "--seed", "missing": "--missing", "n_resamples": "--n-resamp
              "ppi": "--ppi", "cluster_col": "--cluster", "facets": "--facets", "split": "--split",
              "metric": "--metric", "filter": "--filter", "baselines": "--baselines", "shape": "--shape",
              "source": "--source", "count_rule": "--count-rule", "rope": "--rope", "control": "--control",
-             "unbounded": "--unbounded"}
+             "unbounded": "--unbounded", "loss": "--loss", "uncertainty": "--uncertainty"}
 #: Aggregates whose parameter the CLI gives after a colon, with an example of the syntax.
 
 

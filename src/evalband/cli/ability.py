@@ -78,8 +78,12 @@ def latent_input(inputs: InputOptions):
     from ..selection.cell_scores import cell_scores_input
 
     data = f"example:{inputs.example}" if inputs.example is not None else inputs.path
+    from .._lists import split_names
+
+    drop = None if inputs.drop_cols is None else split_names(inputs.drop_cols, name="--drop-cols")
     frame = cell_scores_input(data, model_col=inputs.model_col, task_col=inputs.task_col,
-                              item_col=inputs.item_col, score_col=inputs.score_col) if data is not None else None
+                              item_col=inputs.item_col, score_col=inputs.score_col,
+                              drop_cols=drop) if data is not None else None
     if frame is None:  # every model in the fit (one scale), --models chooses the ones reported (latent.ability)
         if inputs.models is None:
             return inputs.selection(weights=False), None
@@ -204,6 +208,7 @@ NOTE_PREDICTIONS_POINTS = NoteKind('cli.predictions-in-points', 'info',
 
 def _print(result, fmt, notes, *, predict, task_table, pairs):
     import math
+    from statistics import NormalDist
 
     from ..display import json_records, to_json
 
@@ -231,26 +236,35 @@ def _print(result, fmt, notes, *, predict, task_table, pairs):
         show(preds if preds is not None else frame, fmt, notes=notes)
         return
     value = ("ability", "ci_low", "ci_high")
-    shown = frame.drop(columns=[c for c in ("tier", "confidence_level") if c in frame.columns])
+    shown = frame.drop(columns=[c for c in ("tier",) if c in frame.columns])  # the level heads the CI column
     if fmt == "table":  # simultaneous rank intervals in table-wide and the other formats
         shown = shown.drop(columns=["rank_sim_low", "rank_sim_high"])
     last = not (task_table or preds is not None or comparisons is not None or check is not None)
     show(shown, fmt, notes=notes if last else (), value_cols=value, se_col="se", title="abilities")
+    def width_digits(frame, low, high, columns, scale=1.0):
+        """Digits of each column from its interval's width (the SE a normal interval of that width has, as the
+        digit rule reads an SE), without showing that quantity as a column."""
+        z = 2 * float(NormalDist().inv_cdf(0.5 + result.confidence_level / 2))
+        se = ((frame[high] - frame[low]) / z).to_numpy(dtype=float)
+        return {c: (se, scale) for c in columns}
+
     if task_table:
-        se = (tasks["difficulty_high"] - tasks["difficulty_low"]) / 3.92
-        t = tasks.drop(columns=["confidence_level"]).assign(se=se)
         last = not (preds is not None or comparisons is not None or check is not None)
-        show(t, fmt, notes=notes if last else (), value_cols=("difficulty", "difficulty_low", "difficulty_high",
-                                                                 "slope", "slope_low", "slope_high"),
-             se_col="se", title="tasks")
+        digits = {**width_digits(tasks, "difficulty_low", "difficulty_high",
+                                 ("difficulty", "difficulty_low", "difficulty_high")),
+                  **width_digits(tasks, "slope_low", "slope_high", ("slope", "slope_low", "slope_high"))}
+        show(tasks, fmt, notes=notes if last else (), value_cols=digits, se_col=None, title="tasks")
     if comparisons is not None:
         last = not (preds is not None or check is not None)
         show(comparisons, fmt, notes=notes if last else (), title="pairs")
     if check is not None:
-        show(check.to_frame(), fmt, notes=notes if preds is None else (),
+        held = check.to_frame().assign(confidence_level=result.confidence_level)  # the level heads the PI
+        show(held, fmt, notes=notes if preds is None else (),
              title=check.headline().replace("held-out check", "held-out cells"),
-             value_cols=("observed", "predicted", "pi_low", "pi_high"), se_col=None, scale=100.0)
+             value_cols=width_digits(held, "pi_low", "pi_high", ("observed", "predicted", "pi_low", "pi_high"),
+                                     100.0), se_col=None)
     if preds is not None:
-        show(preds, fmt, notes=notes + [NOTE_PREDICTIONS_POINTS()],
-             value_cols=("predicted", "pi_low", "pi_high"), se_col=None, scale=100.0,
-             title="predictions of the cells not measured")
+        shown = preds.assign(confidence_level=result.confidence_level)
+        show(shown, fmt, notes=notes + [NOTE_PREDICTIONS_POINTS()],
+             value_cols=width_digits(shown, "pi_low", "pi_high", ("predicted", "pi_low", "pi_high"), 100.0),
+             se_col=None, title="predictions of the cells not measured")

@@ -211,6 +211,8 @@ def _leaderboard(result, fmt: str, notes: list) -> None:
             fields += ["win_rate", "se"]
             if result.length_control:  # se is the rating's (the LC win rate's, bootstrap); the raw one's beside
                 fields += ["lc_win_rate", "se_lc", "win_rate_se", "win_rate_ci_low", "win_rate_ci_high", "lc_glm"]
+        if result.rating_raw is not None:  # style control: the note names rating_raw, the fit without style
+            fields += ["rating_raw", "ci_low_raw", "ci_high_raw"]
         if style is None:
             show(frame[fields], fmt, notes=lead + notes)
         else:  # style control: its coefficients beside the records (an object, as other commands' extras)

@@ -87,7 +87,8 @@ def items(
         if flagged:
             notes.append(NOTE_ITEMS_FLAGGED_FLAGGED_SHOWS(n_shown=len(shown), n_frame=len(frame)))
         # a saturated item's difficulty reads '> x' / '< x' in its interval column (difficulty_bound in JSON and CSV)
-        shown = shown.drop(columns=[c for c in ("confidence_level", "difficulty_bound") if c in shown.columns])
+        # (the level heads the interval columns: 'difficulty 95% CI')
+        shown = shown.drop(columns=[c for c in ("difficulty_bound",) if c in shown.columns])
         show(shown, fmt, notes=() if task_table else notes, title="items", se_col=None,
              value_cols=("difficulty", "difficulty_ci_low", "difficulty_ci_high", "discrimination",
                          "discrimination_ci_low", "discrimination_ci_high", "item_total", "p_correct",

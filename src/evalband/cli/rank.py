@@ -120,7 +120,7 @@ def _run_ability(inputs, *, fmt, n_resamples, seed, confidence, correction):
         return
     shown = frame[[c for c in ("aggregate", "model", "estimate", "se", "ci_low", "ci_high", "rank", "rank_mean",
                                "rank_low", "rank_high", "rank_sim_low", "rank_sim_high", "p_best", "tier", "n_tasks",
-                               "flag") if c in frame.columns]]
+                               "flag", "confidence_level") if c in frame.columns]]  # the level heads the CI
     show(shown, fmt, notes=notes)
 
 

@@ -46,16 +46,16 @@ _NAMES = {"bt": "Bradley-Terry rating", "rao-kupper": "Rao-Kupper rating", "davi
 def _arena_table(table, options):
     """The battles :func:`evalband.arena` will fit with ``options``: its own subsets (ties dropped, battles without
     the baseline for win rates) made here first, so that its units are ours."""
+    from ..data.battles import NOTE_BATTLES_WITHOUT_BASELINE, NOTE_TIES_DROPPED
+
     if options.get("ties") == "drop":
-        table = table.subset(~table.tie, note=words("{arg:ties='drop'}: {n:,} tied battles left out",
-                                                        n=int(table.tie.sum())))
+        table = table.subset(~table.tie, note=NOTE_TIES_DROPPED(n=int(table.tie.sum())))
     baseline = options.get("baseline")
     if options.get("method") == "win-rate" and baseline is not None and baseline in table.models:
         pos = table.models.index(baseline)
         keep = (table.model_a == pos) | (table.model_b == pos)
         if not keep.all():
-            table = table.subset(keep, note=f"{int((~keep).sum()):,} battles not involving the baseline"
-                                            f" {baseline!r} left out of the win rates")
+            table = table.subset(keep, note=NOTE_BATTLES_WITHOUT_BASELINE(n=int((~keep).sum()), baseline=baseline))
     return table
 
 

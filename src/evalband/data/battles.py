@@ -24,6 +24,7 @@ import pandas as pd
 from .._cells import check_cells
 from .labels import label_column
 from .._validate import ArgumentError, InputError
+from ..display.notes import NoteKind
 from ..display.reprs import displayed
 from .._words import words
 
@@ -35,6 +36,17 @@ LABELS = ("question", "judge", "cluster", "turn")
 
 def _count(k: int, noun: str) -> str:
     return f"{k:,} {noun}{'' if k == 1 else 's'}"
+
+
+#: what a fit's own subsets of the battles leave out (evalband.arena and the frontier's battles, which make the
+#: same subsets first): the notes :meth:`BattleTable.subset` is given
+NOTE_TIES_DROPPED = NoteKind("preferences.ties-dropped", "excluded",
+                             "{arg:ties='drop'}: {n:,} tied battles left out")
+NOTE_BATTLES_WITHOUT_BASELINE = NoteKind("preferences.battles-without-baseline", "excluded",
+                                         "{n:,} battles not involving the baseline {baseline!r} left out of the"
+                                         " win rates")
+NOTE_MODELS_LEFT_WITH_BATTLES = NoteKind("preferences.models-left-with-battles", "excluded",
+                                         "left out with them: {shown} (no battle left)")
 
 
 def partial_style_error(params):

@@ -239,7 +239,15 @@ def _merge_intervals(shown: pd.DataFrame, raw: pd.DataFrame, level) -> pd.DataFr
                 name = {"rank": "rank CI", "rank_sim": "sim. rank CI"}.get(stem, stem.replace("_", " "))
                 out[name] = [format_rank_interval(a, b) for a, b in zip(raw[c], raw[other])]
             else:
-                name = "CI" if stem == "ci" else f"{HEADERS[stem]} CI" if stem in HEADERS else stem.replace("_", " ")
+                # an interval beside the estimate it belongs to ('difficulty', 'difficulty_low/high', as
+                # 'predicted_win_rate'): named '<estimate> CI', never after the estimate itself, which it would
+                # replace; a '<name>_ci_low/high' pair likewise reads '<name> CI'
+                ci = f"{format_level(level)} CI" if isinstance(level, float) else "CI"
+                name = ("CI" if stem == "ci" else ci.replace("CI", "PI") if stem == "pi"  # a predictive interval
+                        else f"{HEADERS[stem]} CI" if stem in HEADERS
+                        else f"{stem.replace('_', ' ')} {ci}" if stem in shown.columns
+                        else f"{stem[:-3].replace('_', ' ')} {ci}" if stem.endswith("_ci")
+                        else stem.replace("_", " "))
                 if stem == "ci" and level is not None:
                     name = level if isinstance(level, str) else f"{format_level(level)} CI"
                 # one end missing: a one-sided statement ('> x', '< x'; as format_interval says it)

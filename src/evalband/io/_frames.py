@@ -171,12 +171,30 @@ NOTE_NAMED_TWICE = NoteKind("io.file-named-twice", "info",
                             "{n} file{s} named more than once in the list {were} read once: {files}{more}")
 
 
+def _shard_folder(data) -> bool:
+    """Whether ``data`` is a folder of table shards and nothing else (every file below it, hidden ones aside, a
+    Parquet, CSV or TSV shard; no harness logs): read as the glob of its files, as the cluster reads a folder
+    (:func:`evalband.io._shards.list_shards`), so that one command line works with and without ``--scheduler``."""
+    if isinstance(data, (list, tuple)) or not isinstance(data, (str, os.PathLike)) or not Path(data).is_dir():
+        return False
+    from ._shards import SHARD_SUFFIXES
+    from .folders import _walk, detect
+
+    files = _walk(Path(data))
+    if not files or not all(f.name.lower().endswith(SHARD_SUFFIXES) for f in files):
+        return False
+    try:
+        return detect(data) is None
+    except InputError:  # logs of several tools
+        return False
+
+
 def load(data, file_format: str, skip=()):
     """(frame, source, row_word, stems, notes): one file, standard input, or several files (a glob or a list) read
     as one table. With several files every row is named by its file and line (row_word 'at') and ``stems`` holds
     each row's file stem; the files must have the same columns. An empty or header-only file among several is
     left out and named in a note (alone, it is an error)."""
-    several = isinstance(data, (list, tuple)) or _is_glob(os.fspath(data))
+    several = isinstance(data, (list, tuple)) or _is_glob(os.fspath(data)) or _shard_folder(data)
     if not several:
         df, source, row_word, notes = load_frame(data, file_format=file_format, skip=skip, compact=True)
         return df, source, row_word, None, list(notes)

@@ -190,7 +190,8 @@ def _features(frame, used, style_cols, source, row_word="row"):
 NOTE_TIE_BOTHBAD_BATTLES_COUNTED = NoteKind('io.tie-bothbad-battles-counted', 'info',
                                              "{bothbad:,} 'tie (bothbad)' battles counted as ties")
 NOTE_STYLE_FEATURES = NoteKind('io.style-features', 'info',
-                                'style features: {value}')
+                                'style features: {value} (read from the battles; the ratings control only for'
+                                ' the ones `{arg:style}` names)')
 
 
 def battles_from_frame(frame: pd.DataFrame, *, source: str = "<DataFrame>", row_word: str = "row",

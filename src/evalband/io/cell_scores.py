@@ -57,9 +57,11 @@ def is_cell_scores(path, *, model_col: str = "model", task_col: str = "task", it
     return wanted <= lower and item_col.lower() not in lower and not (lower & set(COUNT_COLUMNS))
 
 
-def read_cell_scores(path, *, model_col: str = "model", task_col: str = "task", score_col: str = "score"):
+def read_cell_scores(path, *, model_col: str = "model", task_col: str = "task", score_col: str = "score",
+                     drop_cols=None):
     """A file of cell scores as a frame with columns ``model, task, score`` (the other columns are left out and
-    named in ``frame.attrs['notes']``); ``frame.attrs`` holds ``source`` (the file) and ``row_word`` ('line':
+    named in ``frame.attrs['notes']``: as not used, or as left out on purpose when ``drop_cols`` names them, the
+    rule of :func:`evalband.io.read_table`); ``frame.attrs`` holds ``source`` (the file) and ``row_word`` ('line':
     the index is the file's line, header = line 1), so errors name the file, line and column.
 
     Examples
@@ -72,6 +74,7 @@ def read_cell_scores(path, *, model_col: str = "model", task_col: str = "task", 
     [['a', '0.5'], ['b', '0.7']]
     """
     from .._validate import InputError
+    from ._columns import unused_note
     from ._frames import load_frame
 
     df, source, row_word, notes = load_frame(path)
@@ -83,9 +86,15 @@ def read_cell_scores(path, *, model_col: str = "model", task_col: str = "task", 
             raise InputError(f"no column '{col}' for the {role} of each cell; found {', '.join(map(repr, df.columns))}",
                              source=source)
         names[match[0]] = role
-    unused = [str(c) for c in df.columns if c not in names]
-    out = df[list(names)].rename(columns=names)
-    out.attrs.update(source=source, row_word=row_word,
-                     notes=list(notes) + ([f"column{'s' if len(unused) > 1 else ''} not used: {', '.join(unused)}"]
-                                          if unused else []))
+    notes = list(notes)
+    if drop_cols is not None:
+        from .._lists import check_named_columns
+        from .tabular import NOTE_COLUMN_LEFT_OUT_ASKED
+
+        drop = list(dict.fromkeys([drop_cols] if isinstance(drop_cols, str) else [str(c) for c in drop_cols]))
+        check_named_columns([("drop_cols", c) for c in drop], [str(c) for c in df.columns], source)
+        notes.append(NOTE_COLUMN_LEFT_OUT_ASKED(value="s" if len(drop) > 1 else "", value2=", ".join(drop)))
+        names.update({c: None for c in df.columns if str(c) in drop and c not in names})
+    out = df[[c for c, role in names.items() if role is not None]].rename(columns=names)
+    out.attrs.update(source=source, row_word=row_word, notes=notes + unused_note(df.columns, names))
     return out

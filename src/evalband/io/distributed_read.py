@@ -389,9 +389,10 @@ def _duplicate(got: dict, labels, keys, facets, has_trials, shards):
     what += "".join(f", {f} '{labels[f][code[f]]}'" for f in facets)
     if has_trials:
         what += f", trial '{labels['trial'][code['trial']]}'"
-    count = max(int((got["count"][got["count"] > 1] - 1).sum()), 1)
+    # the rows that have a twin, as the single-machine reader counts them (evalband.data.codes.first_duplicate)
+    count = max(int(got["count"][got["count"] > 1].sum()), 2)
     raise InputError(f"duplicate result for {what} (also {shards[s2].url} {_row_word(shards[s2])} {r2}; {count}"
-                     f" duplicated row{'s' if count > 1 else ''})"
+                     " duplicated rows)"
                      + ("" if has_trials else "; repeated trials need a trial column"),
                      source=shards[s1].url, row=f"{_row_word(shards[s1])} {r1}")
 

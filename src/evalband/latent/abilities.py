@@ -362,12 +362,12 @@ def _fit_on_one_blas_thread(cells, *, slopes, loss, prior, n_resamples, entropy,
 
 
 NOTE_BOOTSTRAP_REFITS = NoteKind("latent.bootstrap-refits", "info", "intervals from {b:,} bootstrap refits"
-                                 " ({what}), each started from the full-data fit; loss {loss}")
+                                 " ({what}), each started from the full-data fit; {arg:loss='{loss}'}")
 
 
 NOTE_INFORMATION_DRAWS = NoteKind(
     "latent.information-draws", "info", "intervals from {b:,} draws from the normal approximation at the fit"
-    " (inverse Fisher information, loss {loss}; {arg:uncertainty='bootstrap'} resamples the data instead)")
+    " (inverse Fisher information, {arg:loss='{loss}'}; {arg:uncertainty='bootstrap'} resamples the data instead)")
 
 
 def _uncertainty_note(kind, loss, b, method="bootstrap") -> str:

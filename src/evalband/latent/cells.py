@@ -200,7 +200,8 @@ def cells_from(data, *, models=None, tasks=None, **read_options) -> Cells:
     if isinstance(data, Cells) and models is None and tasks is None and not read_options:
         return data  # (already read: the fit on every model of a selection, latent.abilities)
 
-    cols = {k: read_options[k] for k in ("model_col", "task_col", "item_col", "score_col") if k in read_options}
+    cols = {k: read_options[k] for k in ("model_col", "task_col", "item_col", "score_col", "drop_cols")
+            if k in read_options}
     frame = cell_scores_input(data, **cols) if set(read_options) <= set(cols) else None
     if frame is not None:  # a file (or bundled example) of cell scores: read as the frame below
         data, read_options = frame, {}

@@ -12,7 +12,8 @@ from .._random import run_entropy
 from .._validate import (ArgumentError, ArgumentTypeError, InputError, as_generator, check_choice,
                          check_confidence_level, check_positive_int, renamed)
 from ..estimation.confidence import ConfidenceInterval
-from ..data.battles import BattleTable, partial_style_error
+from ..data.battles import (NOTE_BATTLES_WITHOUT_BASELINE, NOTE_MODELS_LEFT_WITH_BATTLES, NOTE_TIES_DROPPED,
+                            BattleTable, partial_style_error)
 from ..data.battle_counts import BattleCounts
 from .bradley_terry import RIDGE, TIES
 from .lc_glm import LC_GLMS
@@ -67,7 +68,7 @@ def _subset(table: BattleTable, keep, note: str) -> BattleTable:
     gone = [m for m in table.models if m not in out.models]
     if gone:
         shown = ", ".join(map(repr, gone[:5])) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
-        out = replace(out, notes=out.notes + (f"left out with them: {shown} (no battle left)",))
+        out = replace(out, notes=out.notes + (NOTE_MODELS_LEFT_WITH_BATTLES(shown=shown),))
     return out
 
 
@@ -384,13 +385,12 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
     if ties == "drop":
         if table.tie.all():
             raise ArgumentError(words("{arg:ties='drop'} leaves no battle: every battle is a tie."))
-        table = _subset(table, ~table.tie, words("{arg:ties='drop'}: {n:,} tied battles left out",
-                                                 n=table.battles(table.tie)))
+        table = _subset(table, ~table.tie, NOTE_TIES_DROPPED(n=table.battles(table.tie)))
     if method == "win-rate" and base_pos is not None:
         pos = table.models.index(baseline)
         involved = (table.model_a == pos) | (table.model_b == pos)
-        table = _subset(table, involved, f"{table.battles(~involved):,} battles not involving the baseline"
-                                         f" {baseline!r} left out of the win rates")
+        table = _subset(table, involved, NOTE_BATTLES_WITHOUT_BASELINE(n=table.battles(~involved),
+                                                                        baseline=baseline))
     if table.n_models < 2:
         raise ArgumentError(f"a leaderboard needs at least two models; the battles have {table.n_models}.")
     base_pos = None if baseline is None else _position(baseline, table.models, "baseline")

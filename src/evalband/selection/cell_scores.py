@@ -10,7 +10,7 @@ __all__ = ["cell_scores_input"]
 
 
 def cell_scores_input(data, *, model_col: str = "model", task_col: str = "task", item_col: str = "item",
-                      score_col: str = "score"):
+                      score_col: str = "score", drop_cols=None):
     """The frame of cell scores that ``data`` names (``'example:NAME'`` of a bundled example of cell scores, or
     one delimited text file with model, task and score columns and no item or count column), or None when
     ``data`` is anything else (a results table is then read by :func:`evalband.select`)."""
@@ -24,5 +24,6 @@ def cell_scores_input(data, *, model_col: str = "model", task_col: str = "task",
         name = text[len("example:"):]
         return cell_example(name) if is_cell_example(name) else None
     if is_cell_scores(data, model_col=model_col, task_col=task_col, item_col=item_col, score_col=score_col):
-        return read_cell_scores(data, model_col=model_col, task_col=task_col, score_col=score_col)
+        return read_cell_scores(data, model_col=model_col, task_col=task_col, score_col=score_col,
+                                drop_cols=drop_cols)
     return None
