@@ -12,6 +12,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("EVALBAND_SHARED_DATA", ROOT.parent / "shared" / "data"))
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
+try:  # unit tests never assert on time: Hypothesis's per-example deadline failed tests on a loaded machine
+    from hypothesis import settings as _settings
+
+    _settings.register_profile("evalband", deadline=None)
+    _settings.load_profile("evalband")
+except ImportError:  # pragma: no cover - hypothesis is a test dependency
+    pass
+
 
 @pytest.fixture
 def rng():
