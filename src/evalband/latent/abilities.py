@@ -91,7 +91,8 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
         'sigmoid': a curve per task (difficulty and slope) fitted to the cells' scores, at any level (item-level
         data are counted per cell). '2pl' and 'rasch' on item-level data fit the item response model to every
         response (a discrimination and intercept per item, Rasch: every discrimination 1; the fit of
-        :func:`evalband.latent.items`), so each ability rests on the items a model answered across tasks; each
+        :func:`evalband.latent.items`; item-level 'rasch' by marginal maximum likelihood with each model's
+        posterior, :mod:`.rasch_marginal`), so each ability rests on the items a model answered across tasks; each
         task is then summarized by its characteristic curve (:mod:`.item_abilities`). At summary level '2pl' is
         'sigmoid' (the tasks are the items) and 'rasch' has every slope 1 (abilities on the logit scale, only
         their mean fixed).
@@ -112,8 +113,10 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
         'bootstrap': refits of resampled data (below). 'information': draws from the normal approximation at the
         fit (the inverse Fisher information of the task-level model; at item level the sandwich over items
         within tasks, the linearized item bootstrap), much faster on large item sets. 'auto': the bootstrap,
-        except for item-level '2pl' / 'rasch' fits whose bootstrap would be long
-        (:data:`~evalband.latent.item_abilities.BOOTSTRAP_BUDGET`). The notes say which was used.
+        except for item-level '2pl' fits whose bootstrap would be long
+        (:data:`~evalband.latent.item_abilities.BOOTSTRAP_BUDGET`). Item-level 'rasch' always draws from each
+        model's posterior given the marginal-ML items (the joint fit's refits under-covered), reported as
+        'information'. The notes say which was used.
     confidence_level : float
     correction : {'auto', 'none', 'bonferroni', 'holm', 'bh', 'max-t'}
         Multiplicity control of the pairwise differences; 'auto' is max-t (simultaneous intervals from the
@@ -147,7 +150,7 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
     *Uncertainty.* A bootstrap at the level the data were sampled (:mod:`.resampling`): binomial counts within
     cells, items within tasks (paired across models), or, for scores without counts, a residual bootstrap of the
     cells' deviations from the fit; each replicate is refitted from the full-data fit and put on the same scale.
-    Item-level '2pl' / 'rasch' fits correct their scale for the shrinkage that standardizing a noisy estimate
+    Item-level '2pl' fits correct their scale for the shrinkage that standardizing a noisy estimate
     causes, as their refits measure it (:func:`~evalband.latent.item_abilities.scale_correction`), and their
     predictive intervals add the items' estimation error; their simulated coverage is in :mod:`.item_abilities`.
     Verdicts on pairs of models rest on the resampling units behind both abilities (items for counts and item

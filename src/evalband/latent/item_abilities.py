@@ -34,13 +34,20 @@ cell not measured); its predictive interval carries each replicate's ability thr
 on a grid, not a Taylor expansion: the curves bend most where predictions matter, near 0 and 1), adds the items'
 own estimation error (each item's curve rests on the few models that answered it: with 18 models per item that
 error is a tenth of the response noise, and leaving it out cost 2 points of coverage) and the sampling of the
-responses on those items given the ability, a Poisson-binomial spread (a binomial with the same variance).
+responses on those items given the ability, a Poisson-binomial spread (a binomial with the same variance, each draw
+put on the nearest of the scores ``k / n`` the cell's ``n`` items allow; the interval's ends are draws).
+
+*The Rasch model* is fitted by marginal maximum likelihood instead (:mod:`.rasch_marginal`: the abilities a
+normal population integrated out, each model's ability drawn from its posterior given the items, the items'
+estimation error carried to first order), whatever ``uncertainty`` asks: the joint fit with its item bootstrap
+pushed the abilities of models answering nearly every item right too far out and under-covered (657/720 and
+652/720 below). The predictions take the posterior draws and intercepts on their common (uncentred) scale.
 
 Coverage (tests/latent/test_coverage.py: 30 models x 4 tasks x 25 items, 40% of cells missing at random / not at
 random, 24 data sets each, B = 100): 2PL abilities 681/720 and 695/720 in their 95% intervals, every pair's
-difference in its max-t interval 23/24 and 21/24, held-out cells 244/259 and 256/276 (before the scale correction
-and the predictive terms: 646, 664, 20, 21, 227, 246). Rasch: abilities 657/720 and 652/720 (a caveat note says
-so), held-out cells 237/259 and 253/276.
+difference in its max-t interval 23/24 and 21/24, held-out cells 248/259 and 262/276 (244 and 256 before the
+lattice of scores; before the scale correction and the predictive terms: 646, 664, 20, 21, 227, 246). Rasch (B = 400): abilities 682/720 and 677/720, max-t
+23/24 and 20/24, held-out cells 245/259 and 262/276 (the joint fit at B = 100: 657, 652, 20, 19, 237, 253).
 """
 
 from __future__ import annotations
@@ -52,6 +59,7 @@ from scipy.special import expit
 
 from .._random import block_generator, name_key
 from .irt_fit import fit_irt, newton, standardize
+from .rasch_marginal import fit_marginal_rasch, posterior_draws
 from .resampling import cell_streams, item_weights
 from ..display.notes import NoteKind
 from .._words import concat, words
@@ -87,6 +95,8 @@ class ItemAbilityFit:
     cov_theta: np.ndarray
     scale: float = 1.0
     item_var: tuple | None = None
+    #: what the cells' predictions use when it differs from (theta, samples, d): (theta, samples, d)
+    predict: tuple | None = None
 
 
 def choose_uncertainty(uncertainty: str, n_models: int, n_items: int, n_resamples: int) -> str:
@@ -102,6 +112,8 @@ def fit_item_abilities(resp, *, rasch: bool, uncertainty: str, n_resamples: int,
     obs = resp.observed if obs is None else obs
     y = np.where(obs, resp.y, 0.0)
     n_tasks = len(resp.tasks)
+    if rasch and prior is None:
+        return _marginal_rasch(resp, y, obs, n_resamples, entropy, uncertainty)
     fit = fit_irt(y, obs, resp.item_task, n_tasks, rasch=rasch, prior=prior)
     D, S = task_curves(fit.a[None], fit.d[None], resp.item_task, n_tasks)
     D, S = D[0], S[0]
@@ -118,6 +130,23 @@ def fit_item_abilities(resp, *, rasch: bool, uncertainty: str, n_resamples: int,
         conv = np.ones(n_resamples, dtype=bool)
     return ItemAbilityFit(fit.theta, thetas / c, fit.a, fit.d, D, S, Ds, Ss, conv, fit.converged, uncertainty,
                           fit.cov_theta, c, (fit.var_a, fit.var_d, fit.cov_ad))
+
+
+def _marginal_rasch(resp, y, obs, n_draws, entropy, uncertainty) -> ItemAbilityFit:
+    """The Rasch fit by marginal ML with posterior draws of the abilities (:mod:`.rasch_marginal`), centred at
+    mean 0 over the models (each draw centred alike); ``predict`` keeps the uncentred posterior draws (the scale of
+    the intercepts) for the cells' predictions."""
+    n_tasks = len(resp.tasks)
+    mfit = fit_marginal_rasch(y, obs, resp.item_task, n_tasks)
+    med, draws, d_draws = posterior_draws(y, obs, mfit, n_draws, entropy)
+    shift, shifts = med.mean(), draws.mean(1, keepdims=True)
+    ones = np.ones_like(mfit.d)
+    D, S = task_curves(ones[None], mfit.d[None], resp.item_task, n_tasks)
+    Ds, Ss = _curve_shifts(mfit.d, d_draws, resp.item_task, n_tasks, D[0], S[0])
+    centred = draws - shifts
+    return ItemAbilityFit(med - shift, centred, ones, mfit.d + shift, D[0] - shift, S[0], Ds - shifts, Ss,
+                          np.ones(n_draws, dtype=bool), mfit.converged, uncertainty, np.cov(centred, rowvar=False),
+                          1.0, (np.zeros_like(ones), mfit.var_d, np.zeros_like(ones)), (med, draws, mfit.d))
 
 
 #: the scale correction is first order: it is not taken beyond this factor either way (abilities that are mostly
@@ -196,10 +225,9 @@ def task_curves(a, d, item_task, n_tasks: int, *, weights=None):
     return mid, 4.0 * _curve(mid, a, d, item_task, onehot, w, tot, slope=True)
 
 
-def _curve_draws(fit, item_task, n_tasks, D, S, n_draws, entropy):
-    """Normal draws of the task curves' difficulty and slope by the delta method (items' (a, d) blocks of the
-    inverse information, items independent)."""
-    a, d = fit.a, fit.d
+def _curve_gradients(a, d, item_task, n_tasks, D):
+    """Gradients of each task's difficulty and slope in its items' ``a`` and ``d`` (each (I,), item ``i``'s
+    task's), by implicit differentiation of ``F_t(D_t) = 1/2``."""
     t = D[item_task]
     p = expit(a * t + d)
     v = p * (1 - p)
@@ -212,6 +240,21 @@ def _curve_draws(fit, item_task, n_tasks, D, S, n_draws, entropy):
     # F'(D) = mean a v: d/da_i = (v + a t q) / n, d/dd_i = a q / n; plus F''(D) dD
     dS_a = 4 * ((v + a * t * q) / n[item_task] + f2[item_task] * dD_a)
     dS_d = 4 * (a * q / n[item_task] + f2[item_task] * dD_d)
+    return dD_a, dD_d, dS_a, dS_d
+
+
+def _curve_shifts(d, d_draws, item_task, n_tasks, D, S):
+    """The Rasch task curves' difficulty and slope at the intercept draws ``d_draws`` (R, I), to first order."""
+    _, dD_d, _, dS_d = _curve_gradients(np.ones_like(d), d, item_task, n_tasks, D)
+    onehot = _onehot(item_task, n_tasks)
+    delta = d_draws - d
+    return D + (delta * dD_d) @ onehot, np.maximum(S + (delta * dS_d) @ onehot, 0.0)
+
+
+def _curve_draws(fit, item_task, n_tasks, D, S, n_draws, entropy):
+    """Normal draws of the task curves' difficulty and slope by the delta method (items' (a, d) blocks of the
+    inverse information, items independent)."""
+    dD_a, dD_d, dS_a, dS_d = _curve_gradients(fit.a, fit.d, item_task, n_tasks, D)
     va, vd, cad = fit.var_a, fit.var_d, fit.cov_ad
 
     def var(ga, gd):
@@ -235,7 +278,8 @@ def cell_predictions(resp, theta, samples, a, d, obs, model, task, *, confidence
     spanning the model's replicates and interpolated linearly); the items' own estimation error
     (``item_var = (var_a, var_d, cov_ad)``, each item's block of the inverse information, items independent:
     the variance of the cell's mean curve by the delta method, drawn as a normal shift); and the responses'
-    Poisson-binomial spread (a binomial with the same variance).
+    Poisson-binomial spread (a binomial with the same variance, each draw put on the nearest score ``k / n`` of
+    the cell's ``n`` items; the interval's ends are draws: quantiles by the inverse CDF).
 
     Returns ``(predicted, low, high, n)``."""
     n_t = len(resp.tasks)
@@ -263,9 +307,12 @@ def cell_predictions(resp, theta, samples, a, d, obs, model, task, *, confidence
     draws = np.empty(mean.shape)
     for j, gen in enumerate(cell_streams(entropy, "predict", resp.models, resp.tasks, model, task)):
         mj = np.clip(mean[:, j] + sd_f[j] * gen.standard_normal(mean.shape[0]), 0.0, 1.0)
-        draws[:, j] = gen.binomial(n_eff[j], mj) / n_eff[j]
+        # the score's own lattice k / n: each draw put on the nearest point (the binomial's lattice is finer)
+        draws[:, j] = np.round(gen.binomial(n_eff[j], mj) * (n[j] / n_eff[j])) / n[j]
     alpha = 1 - confidence_level
-    low, high = np.quantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
+    # the draws are scores on a lattice: the quantiles are draws (the inverse of their CDF), not values
+    # interpolated between two scores, which would shut out the score at the interval's end
+    low, high = np.quantile(draws, [alpha / 2, 1 - alpha / 2], axis=0, method="inverted_cdf")
     return f0, low, high, n
 
 
@@ -310,7 +357,8 @@ def item_level_ability(cells, *, model, anchor, n_resamples, uncertainty, level,
     resp = cells.responses
     rasch = model == "rasch"
     n_m, n_i, n_t = len(resp.models), resp.y.shape[1], len(resp.tasks)
-    method = choose_uncertainty(uncertainty, n_m, n_i, n_resamples)
+    # Rasch: posterior draws given the marginal-ML items whatever was asked (module notes): draws, not refits
+    method = "information" if rasch else choose_uncertainty(uncertainty, n_m, n_i, n_resamples)
 
     def track(it, total):
         return _track(it, total, progress=progress, description="ability bootstrap (items)")
@@ -339,8 +387,6 @@ def item_level_ability(cells, *, model, anchor, n_resamples, uncertainty, level,
     if failed:
         notes.append(NOTE_BOOTSTRAP_REFITS_STOPPED_BEFORE_2(failed=failed, n_resamples=n_resamples))
     notes.append(_note(method, uncertainty, model, n_resamples, n_m, n_i, c))
-    if rasch:  # (measured by tests/latent/test_coverage.py)
-        notes.append(NOTE_RASCH_INTERVALS_COVER_LESS())
     units, unit_name = model_units(cells)
     ranking, comparisons = rank_and_compare(theta, samples, resp.models, level, simultaneous, correction, units,
                                             unit_name)
@@ -350,7 +396,7 @@ def item_level_ability(cells, *, model, anchor, n_resamples, uncertainty, level,
     m_all = np.repeat(np.arange(n_m), n_t)
     t_all = np.tile(np.arange(n_t), n_m)
     obs = resp.observed
-    pred, low, high, n = cell_predictions(resp, fit.theta, fit.samples, fit.a, fit.d, obs, m_all, t_all,
+    pred, low, high, n = cell_predictions(resp, *_for_prediction(fit), obs, m_all, t_all,
                                           confidence_level=level, entropy=entropy, item_var=fit.item_var)
     measured = np.zeros(n_m * n_t, dtype=bool)
     measured[cells.model * n_t + cells.task] = True
@@ -367,7 +413,7 @@ def item_level_ability(cells, *, model, anchor, n_resamples, uncertainty, level,
             train[m_, resp.item_task == t_] = False
         tfit = fit_item_abilities(resp, rasch=rasch, uncertainty=method, n_resamples=n_resamples,
                                   entropy=entropy, track=track, obs=train)
-        hp, hl, hh, _ = cell_predictions(resp, tfit.theta, tfit.samples, tfit.a, tfit.d, obs, cells.model[mask],
+        hp, hl, hh, _ = cell_predictions(resp, *_for_prediction(tfit), obs, cells.model[mask],
                                          cells.task[mask], confidence_level=level, entropy=entropy,
                                          item_var=tfit.item_var)
         check = holdout_summary(cells, mask, hp, hl, hh, fraction=holdout, skipped=skipped,
@@ -383,6 +429,14 @@ def item_level_ability(cells, *, model, anchor, n_resamples, uncertainty, level,
                          cells.source, cells.attribution)
 
 
+def _for_prediction(fit):
+    """``(theta, samples, a, d)`` on the scale of the items' intercepts: what a cell's prediction rests on."""
+    if fit.predict is None:
+        return fit.theta, fit.samples, fit.a, fit.d
+    theta, samples, d = fit.predict
+    return theta, samples, fit.a, d
+
+
 def _to_anchor(theta, D, S, k, difficulty, slope):
     """The scale on which task ``k``'s curve has its midpoint at ``difficulty`` and slope ``slope``."""
     f = S[..., k:k + 1] / slope
@@ -390,19 +444,13 @@ def _to_anchor(theta, D, S, k, difficulty, slope):
     return f * (theta - da) + difficulty, f * (D - da) + difficulty, S / f
 
 
-#: what the coverage simulations of tests/latent/test_coverage.py found for the Rasch model (30 models x 4 tasks x
-#: 25 items, 40% of cells missing): 657/720 (missing at random) and 652/720 (not at random) abilities in their 95%
-#: intervals; the 2PL model's cover 681/720 and 695/720. The shortfall sits in models that answer nearly every item
-#: right on few items (joint estimates pushed outwards, the refits more so)
-NOTE_RASCH_INTERVALS_COVER_LESS = NoteKind(
-    'latent.rasch-intervals-cover-less', 'caveat',
-    "item-level Rasch ability intervals cover less than they say: about 91% for a 95% interval in simulations with "
-    "40% of cells missing, short mostly for models that answer nearly every item right on few items (their "
-    "estimates are pushed outwards, and the refits do not see it); read them as approximate")
-
-
 def _note(method, asked, model, b, n_m, n_i, c=1.0) -> str:
-    name = "Rasch" if model == "rasch" else "2PL"
+    if model == "rasch":
+        return (f"Rasch model by marginal maximum likelihood (abilities a normal population of estimated spread,"
+                f" integrated out); intervals from {b:,} draws of each model's posterior ability given the items,"
+                " the items' estimation error carried to first order (in place of refits: the joint fit's refits"
+                " under-covered); predictive intervals add the items' estimation error and the responses' spread")
+    name = "2PL"
     what = "refits" if method == "bootstrap" else "draws"
     tail = (f"; the {what} reproduce the abilities {c:.3g} times as large (least-squares slope), so estimates and"
             f" {what} are divided by that factor (a first-order bias correction of the scale); predictive intervals"
