@@ -163,13 +163,18 @@ def test_json_path_on_the_smallest_inputs(command, inputs, tmp_path, monkeypatch
 
 #: option paths that add notes the smallest inputs never reach (found in the QA pass on real data): a file of cell
 #: scores with a column no role reads (and --drop-cols on it), arena's own subsets of the battles (--ties drop,
-#: battles without the --baseline and the models left out with them)
+#: battles without the --baseline and the models left out with them), item-level abilities (scale and interval notes)
 OPTION_PATHS = {
     "cells-extra-column": ["ability", "cells.csv", "--n-resamples", "50"],
     "cells-drop-cols": ["ability", "cells.csv", "--n-resamples", "50", "--drop-cols", "source"],
     "arena-ties-baseline": ["arena", "battles.csv", "--model", "win-rate", "--baseline", "x", "--ties", "drop",
                             "--n-resamples", "50"],
     "arena-ties-bt": ["arena", "battles.csv", "--ties", "drop", "--n-resamples", "50"],
+    "items-2pl": ["ability", "items.csv", "--model", "2pl", "--n-resamples", "50"],
+    "items-2pl-auto": ["ability", "items.csv", "--model", "2pl", "--uncertainty", "information", "--n-resamples",
+                       "50"],
+    "items-rasch": ["ability", "items.csv", "--model", "rasch", "--n-resamples", "50"],
+    "items-anchor": ["ability", "items.csv", "--model", "2pl", "--anchor", "t1", "--n-resamples", "50"],
 }
 
 
@@ -182,6 +187,9 @@ def test_every_note_has_a_code_on_option_paths(case, tmp_path, monkeypatch):
             [("x", "y", "model_a"), ("y", "z", "tie"), ("x", "z", "model_b"), ("z", "w", "model_a"),
              ("y", "x", "tie"), ("w", "z", "model_b"), ("y", "x", "model_a"), ("x", "z", "model_a"),
              ("z", "x", "tie"), ("x", "y", "model_b"), ("z", "y", "model_a"), ("y", "z", "model_a")] * 3)))
+    (tmp_path / "items.csv").write_text("model,task,item,score\n" + "".join(
+        f"m{m},t{t},t{t}-{i},{int((m * 7 + i * 3 + t) % 5 < 1 + m % 4)}\n"
+        for m in range(8) for t in range(3) for i in range(10) if (m + t) % 4))
     monkeypatch.chdir(tmp_path)
     res = runner.invoke(app, [*OPTION_PATHS[case], "--seed", "1", "--format", "json"])
     assert res.exit_code == 0, f"{case}: {res.stderr}"
@@ -192,5 +200,9 @@ def test_every_note_has_a_code_on_option_paths(case, tmp_path, monkeypatch):
     expected = {"cells-extra-column": ["io.columns-not-used"], "cells-drop-cols": ["io.column-left-out-asked"],
                 "arena-ties-baseline": ["preferences.ties-dropped", "preferences.battles-without-baseline",
                                         "preferences.models-left-with-battles"],
-                "arena-ties-bt": ["preferences.ties-dropped"]}[case]
+                "arena-ties-bt": ["preferences.ties-dropped"],
+                "items-2pl": ["latent.item-scale-standardized", "latent.2pl-bootstrap-intervals"],
+                "items-2pl-auto": ["latent.item-scale-standardized", "latent.2pl-normal-intervals"],
+                "items-rasch": ["latent.item-scale-rasch", "latent.rasch-posterior-intervals"],
+                "items-anchor": ["latent.item-scale-anchor"]}[case]
     assert set(expected) <= set(codes), f"{case}: {codes}"

@@ -179,4 +179,6 @@ def test_item_level_results_say_how_their_intervals_are_made():
     rasch = eb.ability(df, model="rasch", uncertainty="bootstrap", n_resamples=20, rng=0)
     text = " ".join(map(str, rasch.notes))
     assert "marginal maximum likelihood" in text and "posterior" in text and "items' estimation error" in text
-    assert not any(getattr(n, "severity", None) == "caveat" for n in rasch.notes)
+    assert not any(str(getattr(n, "code", "")).endswith("intervals-cover-less") for n in rasch.notes)
+    assert {"latent.item-scale-standardized", "latent.2pl-bootstrap-intervals"} <= {n.code for n in res.notes}
+    assert {"latent.item-scale-rasch", "latent.rasch-posterior-intervals"} <= {n.code for n in rasch.notes}

@@ -62,7 +62,6 @@ from .irt_fit import fit_irt, newton, standardize
 from .rasch_marginal import fit_marginal_rasch, posterior_draws
 from .resampling import cell_streams, item_weights
 from ..display.notes import NoteKind
-from .._words import concat, words
 
 __all__ = ["ItemAbilityFit", "fit_item_abilities", "item_level_ability", "task_curves", "ability_draws", "cell_predictions",
            "choose_uncertainty", "scale_correction", "cell_curves", "BOOTSTRAP_BUDGET", "UNCERTAINTY"]
@@ -336,6 +335,38 @@ def cell_curves(theta, samples, a, d, use, onehot, model, task) -> np.ndarray:
     return np.take_along_axis(grid, i0, axis=0) * (1 - frac) + np.take_along_axis(grid, i0 + 1, axis=0) * frac
 
 
+NOTE_ITEM_SCALE_ANCHOR = NoteKind(
+    'latent.item-scale-anchor', 'info',
+    "scale fixed by the anchor task '{task}' (the midpoint of its characteristic curve at {difficulty:g}, slope"
+    " {slope:g}); the anchor's own difficulty and slope carry no interval")
+NOTE_ITEM_SCALE_RASCH = NoteKind(
+    'latent.item-scale-rasch', 'info',
+    "abilities on the logit scale (Rasch: every discrimination 1), centred at mean 0 over the models")
+NOTE_ITEM_SCALE_STANDARDIZED = NoteKind(
+    'latent.item-scale-standardized', 'info',
+    "abilities on the scale where the models' abilities have mean 0 and variance 1 (no anchor given): the"
+    " standardized estimates times {factor:.3g}, undoing the shrinkage their noise causes")
+NOTE_RASCH_POSTERIOR_INTERVALS = NoteKind(
+    'latent.rasch-posterior-intervals', 'info',
+    "Rasch model by marginal maximum likelihood (abilities a normal population of estimated spread, integrated"
+    " out); intervals from {b:,} draws of each model's posterior ability given the items, the items' estimation"
+    " error carried to first order (in place of refits: the joint fit's refits under-covered); predictive"
+    " intervals add the items' estimation error and the responses' spread")
+_SCALE_CORRECTION = ("; the {what} reproduce the abilities {c:.3g} times as large (least-squares slope), so estimates"
+                     " and {what} are divided by that factor (a first-order bias correction of the scale); predictive"
+                     " intervals add the items' estimation error and the responses' spread")
+NOTE_2PL_BOOTSTRAP_INTERVALS = NoteKind(
+    'latent.2pl-bootstrap-intervals', 'info',
+    "intervals from {b:,} bootstrap refits of the 2PL model (items resampled within tasks, paired across models),"
+    " each started from the full-data fit" + _SCALE_CORRECTION.replace("{what}", "refits"))
+_NORMAL = ("intervals from {b:,} draws from the normal approximation of the 2PL fit (the sandwich over items within"
+           " tasks, the linearized item bootstrap), each standardized as a refit would be"
+           + _SCALE_CORRECTION.replace("{what}", "draws"))
+NOTE_2PL_NORMAL_INTERVALS = NoteKind('latent.2pl-normal-intervals', 'info', _NORMAL)
+NOTE_2PL_NORMAL_INTERVALS_AUTO = NoteKind(
+    'latent.2pl-normal-intervals-auto', 'info',
+    _NORMAL + "; the bootstrap would refit {n_m:,} models x {n_i:,} items {b:,} times: ask for it with"
+    " {arg:uncertainty='bootstrap'}")
 NOTE_ITEM_LEVEL_FIT_STOPPED = NoteKind('latent.item-level-fit-stopped', 'info',
                                         'the item-level fit stopped before converging')
 NOTE_BOOTSTRAP_REFITS_STOPPED_BEFORE_2 = NoteKind(
@@ -373,13 +404,11 @@ def item_level_ability(cells, *, model, anchor, n_resamples, uncertainty, level,
         k_a = resp.tasks.index(anchor[0])
         theta, D, S = _to_anchor(theta, D, S, k_a, anchor[1], anchor[2])
         samples, Ds, Ss = _to_anchor(samples, Ds, Ss, k_a, anchor[1], anchor[2])
-        ident = (f"scale fixed by the anchor task '{anchor[0]}' (the midpoint of its characteristic curve at"
-                 f" {anchor[1]:g}, slope {anchor[2]:g}); the anchor's own difficulty and slope carry no interval")
+        ident = NOTE_ITEM_SCALE_ANCHOR(task=anchor[0], difficulty=anchor[1], slope=anchor[2])
     elif rasch:
-        ident = "abilities on the logit scale (Rasch: every discrimination 1), centred at mean 0 over the models"
+        ident = NOTE_ITEM_SCALE_RASCH()
     else:
-        ident = ("abilities on the scale where the models' abilities have mean 0 and variance 1 (no anchor given):"
-                 f" the standardized estimates times {1 / c:.3g}, undoing the shrinkage their noise causes")
+        ident = NOTE_ITEM_SCALE_STANDARDIZED(factor=1 / c)
     notes.append(ident)
     if not fit.full_converged:
         notes.append(NOTE_ITEM_LEVEL_FIT_STOPPED())
@@ -446,21 +475,9 @@ def _to_anchor(theta, D, S, k, difficulty, slope):
 
 def _note(method, asked, model, b, n_m, n_i, c=1.0) -> str:
     if model == "rasch":
-        return (f"Rasch model by marginal maximum likelihood (abilities a normal population of estimated spread,"
-                f" integrated out); intervals from {b:,} draws of each model's posterior ability given the items,"
-                " the items' estimation error carried to first order (in place of refits: the joint fit's refits"
-                " under-covered); predictive intervals add the items' estimation error and the responses' spread")
-    name = "2PL"
-    what = "refits" if method == "bootstrap" else "draws"
-    tail = (f"; the {what} reproduce the abilities {c:.3g} times as large (least-squares slope), so estimates and"
-            f" {what} are divided by that factor (a first-order bias correction of the scale); predictive intervals"
-            " add the items' estimation error and the responses' spread")
+        return NOTE_RASCH_POSTERIOR_INTERVALS(b=b)
     if method == "bootstrap":
-        return (f"intervals from {b:,} bootstrap refits of the {name} model (items resampled within tasks, paired"
-                f" across models), each started from the full-data fit{tail}")
-    text = (f"intervals from {b:,} draws from the normal approximation of the {name} fit (the sandwich over items"
-            f" within tasks, the linearized item bootstrap), each standardized as a refit would be{tail}")
+        return NOTE_2PL_BOOTSTRAP_INTERVALS(b=b, c=c)
     if asked == "auto":
-        return concat(text, words("; the bootstrap would refit {n_m:,} models x {n_i:,} items {b:,} times: ask for"
-                                  " it with {arg:uncertainty='bootstrap'}", n_m=n_m, n_i=n_i, b=b))
-    return text
+        return NOTE_2PL_NORMAL_INTERVALS_AUTO(b=b, c=c, n_m=n_m, n_i=n_i)
+    return NOTE_2PL_NORMAL_INTERVALS(b=b, c=c)
