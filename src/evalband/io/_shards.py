@@ -295,8 +295,23 @@ def reduce_shard(index: int, shard: Shard, options: dict, storage_options, task_
         return None
     if isinstance(got, Failure):
         return got
-    table, trials = got
+    key, score, cluster, rows = _keyed(got, plan)
     del got
+    if plan.get("masks"):  # the trials of each cell as one, with a mask of their labels (:mod:`._trial_cells`)
+        from ._trial_cells import reduce_cells
+
+        return reduce_cells(index, key, score, cluster, rows, plan["average"], plan["bounds"])
+    order = np.argsort(key, kind="stable")
+    out = Reduced(key[order], score[order], np.ones(len(key), dtype=np.int32),
+                  cluster[order].astype(np.int32), np.full(len(key), index, dtype=np.int32), rows[order])
+    del key, cluster, rows
+    cuts = np.searchsorted(out.key, plan["bounds"])
+    return [out.take(slice(int(a), int(b))) if b > a else None for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+def _keyed(got, plan: dict):
+    """A shard's rows as (full cell keys on the global codes, scores, cluster codes or -1, row labels)."""
+    table, trials = got
     d = table.data
     key = np.zeros(len(d), dtype=np.int64)
     for col, radix in zip(plan["keys"], plan["radices"]):
@@ -309,14 +324,19 @@ def reduce_shard(index: int, shard: Shard, options: dict, storage_options, task_
         key += code
     cluster = _codes(d["cluster"], plan["codes"]["cluster"]) if "cluster" in d.columns else \
         np.full(len(d), -1, dtype=np.int64)
-    order = np.argsort(key, kind="stable")
     labels = d.index.to_numpy()
     rows = labels.astype(np.int64) if np.issubdtype(labels.dtype, np.integer) else np.arange(1, len(d) + 1)
-    out = Reduced(key[order], d["score"].to_numpy(np.float64)[order], np.ones(len(d), dtype=np.int32),
-                  cluster[order].astype(np.int32), np.full(len(d), index, dtype=np.int32), rows[order])
-    del table, d, key, cluster, rows
-    cuts = np.searchsorted(out.key, plan["bounds"])
-    return [out.take(slice(int(a), int(b))) if b > a else None for a, b in zip(cuts[:-1], cuts[1:])]
+    return key, d["score"].to_numpy(np.float64), cluster, rows
+
+
+def locate(shard: Shard, options: dict, storage_options, task_column: bool, plan: dict, full_key: int):
+    """The row label of the cell ``full_key`` in a shard, or None (a duplicate's rows, read again)."""
+    got = shard_table(shard, options, storage_options, task_column)
+    if isinstance(got, (str, Failure)):
+        return None
+    key, _, _, rows = _keyed(got, plan)
+    hit = np.flatnonzero(key == full_key)
+    return int(rows[hit[0]]) if hit.size else None
 
 
 def part(parts, k: int):
@@ -344,6 +364,10 @@ def combine(*partials):
     if not isinstance(done, tuple):
         return done
     (partials,) = done
+    if not isinstance(partials[0], Reduced):
+        from ._trial_cells import combine_cells
+
+        return combine_cells(partials)
     dup = next((x.dup for x in partials if x.dup is not None), None)
     key = np.concatenate([x.key for x in partials])
     order = np.argsort(key, kind="stable")
@@ -372,6 +396,8 @@ def cells(reduced, plan: dict):
     first row of each (for messages); a failure or a duplicate comes back as such."""
     if reduced is None or isinstance(reduced, Failure):
         return reduced
+    if not isinstance(reduced, Reduced):
+        return _cell_columns(reduced, plan)
     if reduced.dup is not None:
         return {"dup": reduced.dup, "key": reduced.key, "count": reduced.count}
     out = {}
@@ -385,6 +411,26 @@ def cells(reduced, plan: dict):
     if plan.get("average"):
         out = _averaged(reduced, out, plan["average"])
         reduced = reduced.take(out.pop("first"))
+    if (reduced.cluster >= 0).any():
+        out["cluster"] = reduced.cluster.astype(code_dtype(len(plan["codes"]["cluster"])))
+        out["cluster_shard"], out["cluster_row"] = reduced.shard, reduced.row
+    return out
+
+
+def _cell_columns(reduced, plan: dict) -> dict:
+    """:func:`cells` of a range whose partials averaged the trials (:class:`._trial_cells.Cells`)."""
+    from ..data.trial_means import count_dtype
+
+    if reduced.dup is not None:  # the rows beyond each cell's distinct trials, as the per-trial counts give them
+        return {"dup": reduced.dup, "key": reduced.key, "count": reduced.extra() + 1}
+    out, rest = {}, reduced.key
+    for col, radix in zip(reversed(plan["keys"][:-1]), reversed(plan["radices"][:-1])):
+        out[col] = (rest % radix).astype(code_dtype(len(plan["codes"][col])))
+        rest = rest // radix
+    del rest
+    out["score"] = reduced.total / reduced.count
+    out["trials"] = reduced.count.astype(count_dtype(plan["average"]))
+    out["score_sum"], out["score_sumsq"] = reduced.total, reduced.sumsq
     if (reduced.cluster >= 0).any():
         out["cluster"] = reduced.cluster.astype(code_dtype(len(plan["codes"]["cluster"])))
         out["cluster_shard"], out["cluster_row"] = reduced.shard, reduced.row

@@ -15,7 +15,10 @@ A folder, glob or list of Parquet / CSV / TSV shards, local or behind an fsspec 
    cell being one (task, model, item, facet levels, trial) on the global codes: sorted cell keys, sums of the
    scores and row counts (plus the cell's cluster and its first row, for messages), cut into key ranges. The
    partial reductions of each range are merged pairwise in a tree on the workers (equal keys add up; a count above
-   one is a duplicate, reported naming both rows), and turned into the table's columns there.
+   one is a duplicate, reported naming both rows), and turned into the table's columns there. With
+   ``trials='average'`` (exact sums, up to 1,024 trial labels) a cell is one (task, model, item, facet levels)
+   already in each shard's reduction, carrying a bitmask of its trial labels that the merges OR together
+   (:mod:`evalband.io._trial_cells`): a worker then holds a partial per item, not per trial.
 
 The client fetches the ranges one at a time into the columns of the very :class:`~evalband.data.table.ResultsTable` the
 single-machine reader builds (rows in the canonical order, categoricals in natural order, the same notes), so
@@ -43,7 +46,8 @@ from ._frames import NOTE_FILE_WITHOUT_ROWS_LEFT
 from ._reread import check_reread, decide
 from .tabular import NOTE_NO_COLUMN_EACH_FILE
 from ._shards import (Failure, Shard, cells, combine, is_sharded, is_url, labels_of, list_shards, local_copy,
-                      merge_labels, part, reduce_shard, shard_table, tree)
+                      locate, merge_labels, part, reduce_shard, shard_table, tree)
+from ._trial_cells import MAX_MASK_TRIALS
 from .._words import words
 
 __all__ = ["read_distributed", "list_shards", "is_sharded", "is_url", "Shard", "RANGE_CELLS"]
@@ -130,15 +134,19 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
         cells are reduced (a worker then holds its shards' tables, about 24 bytes a row, between the two passes).
         'auto' (default): True when the rows a worker would hold (the Parquet footers' row counts, or the CSV
         files' sizes, over the workers) would take more than an eighth of its memory limit (25 million rows
-        without a limit), with a note saying so (:mod:`evalband.io._reread`).
+        without a limit), with a note saying so (:mod:`evalband.io._reread`). With ``trials='average'``
+        rereading bounds a worker by about one shard and one key range's item cells (``docs/distributed.md``,
+        *Sizing*).
     trials : {'keep', 'average'}
         'keep': one row per trial, as the single-machine table. 'average': for analyses that read no single
         trial (compare, rank, summarize), the workers reduce each item's trials to their mean and count, so that
         the client holds one row per (model, task, item) whatever the number of trials
         (:func:`evalband.data.trial_means.average_trials`, the same table the single-machine reader gives with
-        ``trials='average'``; with facets, a row per item and facet levels). The trials are kept all the same
-        when a sum of scores could depend on its order (scores such as 0.1:
-        :func:`evalband.data.trial_means.sums_exact`).
+        ``trials='average'``; with facets, a row per item and facet levels). Each shard's reduction and every
+        merge already hold a cell per item with a bitmask of its trial labels (a trial in two shards is named
+        as with 'keep'), so a worker's partials follow the items too; past 1,024 trial labels the partials keep
+        a row per trial up to a range's last merge. The trials are kept all the same when a sum of scores could
+        depend on its order (scores such as 0.1: :func:`evalband.data.trial_means.sums_exact`).
     **options
         The options of :func:`evalband.io.tabular.read_tabular` (``model_col=``, ``unbounded=``, ``facets=``,
         ``cluster_col=``, ...), applied to every shard as to one file.
@@ -216,13 +224,16 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
                          " x trials); read the tasks apart", source=source)
     # key ranges on whole (task, model) prefixes, about RANGE_CELLS cells each
     prefixes, stride = radices[0] * radices[1], math.prod(radices[2:])
-    n_ranges = max(1, min(prefixes, -(-summary["rows"] // RANGE_CELLS)))
-    bounds = [round(k * prefixes / n_ranges) * stride for k in range(n_ranges + 1)]
-    # (a list: a dict would be scattered value by value under its own keys, shared between calls)
     n_trials = len(codes["trial"])
     average = trials == "average" and bool(summary["trials"]) and sums_exact(*summary["quantum"], n_trials)
+    # with the trials averaged in the partials (up to MAX_MASK_TRIALS labels) a range's cells are its items
+    masks = average and n_trials <= MAX_MASK_TRIALS
+    cells_at_most = min(summary["rows"], math.prod(radices[:-1])) if masks else summary["rows"]
+    n_ranges = max(1, min(prefixes, -(-cells_at_most // RANGE_CELLS)))
+    bounds = [round(k * prefixes / n_ranges) * stride for k in range(n_ranges + 1)]
+    # (a list: a dict would be scattered value by value under its own keys, shared between calls)
     (plan,) = client.scatter([{"keys": keys, "radices": radices, "codes": codes, "bounds": bounds,
-                               "average": n_trials if average else 0}],
+                               "average": n_trials if average else 0, "masks": masks}],
                              broadcast=True, hash=False)
     second = [client.submit(reduce_shard, k, s, options, storage_options, task_column, plan, t, pure=False)
               for k, (s, t) in enumerate(zip(shards, read))]
@@ -230,7 +241,19 @@ def read_distributed(data, *, client=None, executor=None, storage_options: dict 
     ranges = [client.submit(cells, tree(client, [client.submit(part, f, r, pure=False) for f in second], combine),
                             plan, pure=False) for r in range(n_ranges)]
     del second
-    return _table(client, ranges, summary, keys, facets, notes, source, shards, n_trials if average else 0)
+
+    def rows_of(dup):  # a duplicate found by the trial masks: its two rows, from the shards under each partial
+        key, first, second = dup
+        found = []
+        for lo, hi in (first, second):
+            got = client.gather([client.submit(locate, shards[k], options, storage_options, task_column, plan, key,
+                                               pure=False) for k in range(lo, hi + 1)])
+            k = next(k for k, r in enumerate(got) if r is not None)
+            found += [lo + k, got[k]]
+        return (key, *found)
+
+    return _table(client, ranges, summary, keys, facets, notes, source, shards, n_trials if average else 0,
+                  rows_of)
 
 def _has_task_column(shard: Shard, options: dict, storage_options) -> bool:
     """Whether the shards carry a task column (else each shard is one task, as with several files)."""
@@ -308,7 +331,7 @@ def _size(got):
     return len(got["score"])
 
 
-def _table(client, ranges, summary, keys, facets, notes, source, shards, averaged: int = 0):
+def _table(client, ranges, summary, keys, facets, notes, source, shards, averaged: int = 0, rows_of=None):
     """The results table from the reduced ranges, fetched one at a time into preallocated columns (rows in the
     canonical order, as ``ResultsTable.from_items`` leaves them)."""
     from ..data.table import ResultsTable
@@ -320,6 +343,8 @@ def _table(client, ranges, summary, keys, facets, notes, source, shards, average
         if isinstance(got, Failure):
             raise got.error()
         if isinstance(got, dict):
+            if len(got["dup"]) == 3:  # (key, shards of the first row's partial, of the second's): find the rows
+                got = {**got, "dup": rows_of(got["dup"])}
             _duplicate(got, labels, keys, facets, summary["trials"], shards)
     n = int(sum(sizes))
     has_clusters = "cluster" in labels
