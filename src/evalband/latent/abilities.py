@@ -296,6 +296,22 @@ def _few_refits_note(b: int, level: float) -> list:
                                     expected=(b - 1) * level / (b + 1), need=need)]
 
 
+def _chosen_notes(notes, chosen) -> list:
+    """The notes of a fit on every model, as the chosen models' report says them: the blank cells of a wide table
+    counted for the chosen models only (the others' are not named)."""
+    from ..io.tabular import blank_cells_note
+
+    out = []
+    for n in notes:
+        per = getattr(n, "params", {}).get("per_model") if getattr(n, "code", None) == "io.blank-cells-left-out" \
+            else None
+        if per is None:
+            out.append(n)
+        elif (kept := blank_cells_note(dict(per), chosen)) is not None:
+            out.append(kept)
+    return out
+
+
 def _prior(prior) -> dict:
     out = dict(sf.PRIOR_SD)
     if prior is None:
@@ -454,7 +470,7 @@ def _for_models(result, chosen, cells, level, simultaneous, correction):
                                    n_all=len(result.models))
     return dataclasses.replace(result, models=tuple(chosen), ability=C, samples=Cs, ranking=ranking,
                                comparisons=comparisons, n_tasks=result.n_tasks[idx], model_flags=flags, cells=frame,
-                               notes=(note, *result.notes))
+                               notes=(note, *_chosen_notes(result.notes, chosen)))
 
 
 def rank_and_compare(C, Cs, models, level, simultaneous, correction, units=None, unit_name="items"):
