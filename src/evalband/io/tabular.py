@@ -379,14 +379,9 @@ NOTE_BLANK_CELLS = NoteKind("io.blank-cells-left-out", "excluded",
                             "blank cells read as 'no result' and left out ({counts})")
 
 
-def blank_cells_note(per_model: dict, models=None):
-    """The note of the blank cells of a wide table, ``per_model`` {model: count}; with ``models``, of those models
-    only (None when they have none): a model ``--models`` left out is not named."""
-    if models is not None:
-        keep = set(map(str, models))
-        per_model = {m: v for m, v in per_model.items() if m in keep}
-        if not per_model:
-            return None
+def blank_cells_note(per_model: dict):
+    """The note of the blank cells of a wide table, ``per_model`` {model: count} (a param, so that a report of
+    some of the models counts theirs only: :func:`evalband.latent.abilities._chosen_notes`)."""
     return NOTE_BLANK_CELLS(counts=", ".join(f"{m}: {int(v):,}" for m, v in per_model.items()),
                             per_model=dict(per_model))
 

@@ -298,17 +298,18 @@ def _few_refits_note(b: int, level: float) -> list:
 
 def _chosen_notes(notes, chosen) -> list:
     """The notes of a fit on every model, as the chosen models' report says them: the blank cells of a wide table
-    counted for the chosen models only (the others' are not named)."""
-    from ..io.tabular import blank_cells_note
-
-    out = []
+    (``io.blank-cells-left-out``, counts per model) counted for the chosen models only (the others' are not
+    named)."""
+    keep, out = set(map(str, chosen)), []
     for n in notes:
         per = getattr(n, "params", {}).get("per_model") if getattr(n, "code", None) == "io.blank-cells-left-out" \
             else None
         if per is None:
             out.append(n)
-        elif (kept := blank_cells_note(dict(per), chosen)) is not None:
-            out.append(kept)
+            continue
+        per = {m: v for m, v in per.items() if m in keep}
+        if per:
+            out.append(n.kind(counts=", ".join(f"{m}: {int(v):,}" for m, v in per.items()), per_model=per))
     return out
 
 
