@@ -206,3 +206,37 @@ def test_every_note_has_a_code_on_option_paths(case, tmp_path, monkeypatch):
                 "items-rasch": ["latent.item-scale-rasch", "latent.rasch-posterior-intervals"],
                 "items-anchor": ["latent.item-scale-anchor"]}[case]
     assert set(expected) <= set(codes), f"{case}: {codes}"
+
+
+#: win rates against a baseline (the QA pass on LLMFAO): 'lucky' wins both its battles, 'unlucky' loses its three;
+#: the baseline 'base' is the reference; 'mid' has enough battles to keep AlpacaEval's standard error
+BASELINE_BATTLES = "model_a,model_b,winner,question_id\n" + "".join(
+    f"{a},{b},{w},q{i}\n" for i, (a, b, w) in enumerate(
+        [("lucky", "base", "model_a"), ("base", "lucky", "model_b")]
+        + [("unlucky", "base", "model_b")] * 3
+        + [("mid", "base", "model_a" if i % 3 else "model_b") for i in range(30)]))
+
+
+@pytest.mark.parametrize("model", ["win-rate-baseline", "win-rate-average"])
+def test_arena_win_rate_at_0_or_1_from_few_battles(model, tmp_path, monkeypatch):
+    """A win rate of 0 or 1 from few battles: no SE of 0 and no point interval (Wilson's on its battles), the
+    baseline's own row has no SE or interval, and the ranks do not claim certainty from two battles."""
+    (tmp_path / "b.csv").write_text(BASELINE_BATTLES)
+    monkeypatch.chdir(tmp_path)
+    extra = ["--baseline", "base"] if model == "win-rate-baseline" else []
+    res = runner.invoke(app, ["arena", "b.csv", "--model", "win-rate", *extra, "--n-resamples", "300", "--seed",
+                              "1", "--format", "json"])
+    assert res.exit_code == 0, res.stderr
+    _check_json(res.stdout, model)
+    doc = json.loads(res.stdout)
+    rec = {r["model"]: r for r in doc["records"]}
+    codes = [n["code"] for n in doc["notes"]]
+    lucky = rec["lucky"]
+    assert lucky["se"] is None and lucky["ci_low"] is not None and lucky["ci_low"] < 0.7 and lucky["ci_high"] == 1
+    assert lucky["p_best"] < 0.9 and lucky["rank_high"] > 1
+    assert rec["unlucky"]["se"] is None and rec["unlucky"]["ci_high"] > 0.3
+    assert "preferences.win-rate-at-edge" in codes and "preferences.few-battles" in codes
+    if model == "win-rate-baseline":
+        assert rec["base"]["se"] is None and rec["base"]["ci_low"] is None
+        assert "preferences.baseline-is-reference" in codes
+        assert rec["mid"]["se"] == pytest.approx((2 / 3 * 1 / 3 / 29) ** 0.5 * 1, rel=1e-9)  # AlpacaEval's, kept

@@ -11,7 +11,7 @@ Both run on the analysis's selection, seed and confidence level.
 
 from __future__ import annotations
 
-__all__ = ["sparse_extension", "items_extension", "all_cells", "HOLDOUT"]
+__all__ = ["sparse_extension", "items_extension", "all_cells", "cell_scores_ability", "HOLDOUT"]
 
 #: share of the measured cells the report's held-out check leaves out
 HOLDOUT = 0.1
@@ -82,3 +82,30 @@ def items_extension(selection, *, aggregate, n_resamples, confidence_level, rng,
         return items(table, confidence_level=confidence_level, n_draws=n_resamples, rng=rng)
     except InputError as exc:
         raise Skip(getattr(exc, "problem", None) or str(exc)) from None
+
+
+def cell_scores_ability(data, *, n_resamples=None, confidence_level=0.95, rng=None, models=None, tasks=None):
+    """The latent abilities of cell scores (one score in [0, 1] per model and task, no items or counts: a path,
+    ``'example:NAME'`` or such a DataFrame), with the held-out check (:data:`HOLDOUT`); None for any other data.
+
+    What a report of such data can show: the sparse leaderboard (the bootstrap comparison of scores needs items
+    or counts).
+    """
+    import os
+
+    import pandas as pd
+
+    from ..latent import ability
+    from ..selection.cell_scores import cell_scores_input
+
+    if isinstance(data, (str, os.PathLike)):
+        frame = cell_scores_input(data)
+    elif isinstance(data, pd.DataFrame) and {"model", "task", "score"} <= set(data.columns) and not (
+            {"item", "n", "correct", "accuracy"} & set(data.columns)):
+        frame = data
+    else:
+        frame = None
+    if frame is None:
+        return None
+    return ability(frame, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng, holdout=HOLDOUT,
+                   models=models, tasks=tasks)

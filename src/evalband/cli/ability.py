@@ -20,6 +20,7 @@ from ._common import (ATTRIBUTION, emit_json, TABLE_INPUT, ConfidenceOpt, Format
                       n_resamples_for)
 from .compare import CorrectionOpt
 from .._validate import ArgumentError
+from ..display.layout import HUMAN_FORMATS
 from ..display.notes import NoteKind
 
 LatentModelOpt = Annotated[str, typer.Option(
@@ -259,6 +260,8 @@ def _print(result, fmt, notes, *, predict, task_table, pairs):
         show(comparisons, fmt, notes=notes if last else (), title="pairs")
     if check is not None:
         held = check.to_frame().assign(confidence_level=result.confidence_level)  # the level heads the PI
+        if fmt in HUMAN_FORMATS:  # words for readers; True/False stay in CSV and JSON
+            held["covered"] = held["covered"].map({True: "yes", False: "no"})
         show(held, fmt, notes=notes if preds is None else (),
              title=check.headline().replace("held-out check", "held-out cells"),
              value_cols=width_digits(held, "pi_low", "pi_high", ("observed", "predicted", "pi_low", "pi_high"),

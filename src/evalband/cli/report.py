@@ -65,6 +65,8 @@ def report(
     """Write a report: data summary, findings in plain words, tables, plots, task-weight maps, methods and the
     command that reproduces it.
 
+    A file of cell scores (model, task, score; no items or counts, e.g. --example epoch) gets what such data
+    support: the data summary and the sparse leaderboard (latent abilities, coverage, held-out check).
     The HTML file works offline (inline CSS and images, no scripts). Example:
     evalband report --example vtab -o report.html
     """
@@ -89,11 +91,21 @@ def report(
         check_output(output, figures)  # before the 10-20 s of computing, not after
         read = input_files(inputs.path, inputs.baselines, inputs.models, inputs.tasks, inputs.weights)
         _files.check_output(output, inputs=read, force=force)  # never over an input, nor through a link unasked
-        sel = inputs.selection(battles=True)  # pairwise battles make a preference report
         command = _command(inputs, output, kind, figures, fig_formats, seed, n_resamples, confidence, aggregate,
                            bayes, fixed, ppi, asked)
-        rep = build_report(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level, rng=seed,
-                           bayes=bayes, command=command, fixed=parse_fixed(fixed), ppi=ppi, sections=asked)
+        from .ability import latent_input
+
+        cells, choose = latent_input(inputs) if _cell_scores(inputs) else (None, None)
+        if cells is not None:  # one score per model and task: the sparse leaderboard, what those data support
+            from ..analysis.latent import cell_scores_ability
+            from ..report.sections.sparse import cell_scores_report
+
+            fit = cell_scores_ability(cells, n_resamples=n_resamples, confidence_level=level, rng=seed, **choose)
+            rep = cell_scores_report(fit, seed=seed, command=command)
+        else:
+            sel = inputs.selection(battles=True)  # pairwise battles make a preference report
+            rep = build_report(sel, aggregate=aggregate, n_resamples=n_resamples, confidence_level=level, rng=seed,
+                               bayes=bayes, command=command, fixed=parse_fixed(fixed), ppi=ppi, sections=asked)
         write_report(rep, output, format=kind, figures_dir=figures, figure_formats=fig_formats, force=force,
                      inputs=read)
         size = os.path.getsize(output)
@@ -108,6 +120,16 @@ def report(
         typer.echo(f"evalband: wrote {output} ({size / 1024:,.0f} KiB{held}) in "
                    f"{time.perf_counter() - started:.1f} s" + (f"; figures in {figures}" if figures else ""),
                    err=True)
+
+
+def _cell_scores(inputs) -> bool:
+    """Whether the input is a file (or bundled example) of cell scores: model, task, score, no items or counts."""
+    from ..selection.cell_scores import cell_scores_input
+
+    data = f"example:{inputs.example}" if inputs.example is not None else inputs.path
+    return data is not None and cell_scores_input(
+        data, model_col=inputs.model_col, task_col=inputs.task_col, item_col=inputs.item_col,
+        score_col=inputs.score_col) is not None
 
 
 def report_format(fmt, output) -> str:

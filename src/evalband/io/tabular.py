@@ -274,11 +274,13 @@ def read_tabular(
             several = " (several files are read as one table: each needs a model column)" if stems is not None \
                 and model_col in missing and model_col == "model" else ""
             cell_scores = missing == [item_col] and {model_col, task_col, score_col} <= set(original)
-            hint = (" (one score per model and task without items or counts: a results table needs either; read"
-                    " it as latent abilities with {cli:`evalband ability FILE` or `--missing ability`}"
-                    "{py:evalband.ability(data)})") if cell_scores else ""
-            raise InputError(words("missing column{s} {names}; found {found} (map names with {arg:model_col},"
-                                   " {arg:item_col}, {arg:score_col}, ...){several}" + hint,
+            mapping_hint = " (map names with {arg:model_col}, {arg:item_col}, {arg:score_col}, ...){several}"
+            if cell_scores:  # one sentence, no second parenthesis: what the file is, then what reads it
+                mapping_hint = (": one score per model and task, without items or counts, which a results table"
+                                " needs; read it as latent abilities with {cli:`evalband ability FILE` or"
+                                " `--missing ability`}{py:evalband.ability(data)}, or name the item column with"
+                                " {arg:item_col}")
+            raise InputError(words("missing column{s} {names}; found {found}" + mapping_hint,
                                    s="s" if len(missing) > 1 else "", names=", ".join(map(repr, missing)),
                                    found=", ".join(map(repr, original)), several=several), source=source)
         if "task" not in df.columns:
@@ -377,6 +379,13 @@ NOTE_BLANK_CELLS = NoteKind("io.blank-cells-left-out", "excluded",
                             "blank cells read as 'no result' and left out ({counts})")
 
 
+def blank_cells_note(per_model: dict):
+    """The note of the blank cells of a wide table, ``per_model`` {model: count} (a param, so that a report of
+    some of the models counts theirs only: :func:`evalband.latent.abilities._chosen_notes`)."""
+    return NOTE_BLANK_CELLS(counts=", ".join(f"{m}: {int(v):,}" for m, v in per_model.items()),
+                            per_model=dict(per_model))
+
+
 def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_col, models, task, unbounded,
                notes=(), facets=()):
     if item_col not in df.columns:
@@ -417,7 +426,7 @@ def _from_wide(df, source, row_word, *, item_col, task_col, group_col, cluster_c
     notes = list(notes)
     if blank.any():
         per = long.loc[blank, "model"].value_counts()
-        notes.append(NOTE_BLANK_CELLS(counts=", ".join(f"{m}: {int(v):,}" for m, v in per.items())))
+        notes.append(blank_cells_note({str(m): int(v) for m, v in per.items()}))
         long = long.loc[~blank]
     if task_col in df.columns:
         empty = sorted(set(df[task_col].dropna().astype(str)) - set(long[task_col].dropna().astype(str)))

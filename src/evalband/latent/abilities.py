@@ -264,6 +264,7 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
         check = _holdout(cells, holdout, slopes=slopes, loss=loss, prior=prior, n_resamples=n_resamples,
                          entropy=entropy, level=level, track=track, method=method)
         notes.append(check.headline())
+        notes += _few_refits_note(n_resamples, level)
     alpha = 1 - level
     q = [alpha / 2, 1 - alpha / 2]
     slope, slope_s = np.exp(beta), np.exp(Bs)
@@ -273,6 +274,46 @@ def ability(data, *, model: str = "sigmoid", anchor=None, loss: str = "auto", mo
                          comparisons, D, slope, d_ci, s_ci, Ds, slope_s, n_tasks, n_models, mflags, tflags, frame,
                          check, fit.dispersion, method, n_resamples, level, tuple(dict.fromkeys(notes)),
                          cells.source, cells.attribution)
+
+
+#: draws wanted beyond each end of a percentile predictive interval (fewer: its ends are set by a handful of draws)
+MIN_TAIL_DRAWS = 10
+NOTE_FEW_REFITS_HOLDOUT = NoteKind(
+    "latent.few-refits-holdout", "caveat",
+    "few refits for the held-out check ({b:,}): a {level:.0%} predictive interval from the percentiles of {b:,} draws has"
+    " about {tail:.3g} draws beyond each end (fewer than {min_tail}), so its ends sit too far in: it covers a new"
+    " draw about (B - 1) / (B + 1) x {level:.0%} = {expected:.1%} of the time, and the check's coverage reads low;"
+    " use at least {need:,} refits ({arg:n_resamples})")
+
+
+def _few_refits_note(b: int, level: float) -> list:
+    """The caveat of a held-out check on too few refits for its predictive intervals' tails: fewer than
+    :data:`MIN_TAIL_DRAWS` draws beyond each end, ``B (1 - level) / 2 < 10``, i.e. ``B < 20 / (1 - level)``. The
+    interval between the sample percentiles (linear interpolation of the order statistics ``1 + (B - 1) q``) covers
+    a new draw of the same distribution with probability about ``(B - 1) level / (B + 1)``."""
+    tail = b * (1 - level) / 2
+    if tail >= MIN_TAIL_DRAWS:
+        return []
+    need = int(np.ceil(2 * MIN_TAIL_DRAWS / (1 - level) - 1e-9))
+    return [NOTE_FEW_REFITS_HOLDOUT(b=b, level=level, tail=tail, min_tail=MIN_TAIL_DRAWS,
+                                    expected=(b - 1) * level / (b + 1), need=need)]
+
+
+def _chosen_notes(notes, chosen) -> list:
+    """The notes of a fit on every model, as the chosen models' report says them: the blank cells of a wide table
+    (``io.blank-cells-left-out``, counts per model) counted for the chosen models only (the others' are not
+    named)."""
+    keep, out = set(map(str, chosen)), []
+    for n in notes:
+        per = getattr(n, "params", {}).get("per_model") if getattr(n, "code", None) == "io.blank-cells-left-out" \
+            else None
+        if per is None:
+            out.append(n)
+            continue
+        per = {m: v for m, v in per.items() if m in keep}
+        if per:
+            out.append(n.kind(counts=", ".join(f"{m}: {int(v):,}" for m, v in per.items()), per_model=per))
+    return out
 
 
 def _prior(prior) -> dict:
@@ -433,7 +474,7 @@ def _for_models(result, chosen, cells, level, simultaneous, correction):
                                    n_all=len(result.models))
     return dataclasses.replace(result, models=tuple(chosen), ability=C, samples=Cs, ranking=ranking,
                                comparisons=comparisons, n_tasks=result.n_tasks[idx], model_flags=flags, cells=frame,
-                               notes=(note, *result.notes))
+                               notes=(note, *_chosen_notes(result.notes, chosen)))
 
 
 def rank_and_compare(C, Cs, models, level, simultaneous, correction, units=None, unit_name="items"):

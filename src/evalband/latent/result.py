@@ -16,13 +16,14 @@ import pandas as pd
 from ..display.reprs import displayed
 from ..estimation.confidence import ConfidenceInterval
 from ..display.notes import NoteKind
+from ..display.numbers import format_percent
 
 __all__ = ["AbilityResult"]
 
 
 NOTE_ABILITY_HEADLINE = NoteKind(
     "latent.ability-headline", "info", "{n_models} models on {n_tasks} tasks ({measured:,} of {n_cells:,} cells"
-    " measured), {model} model; best: {best} (P(best) {p_best:.2f}){holdout}")
+    " measured), {model} model; best: {best} (P(best) {p_best_text}){holdout}")
 
 
 @displayed
@@ -152,4 +153,5 @@ class AbilityResult:
         return NOTE_ABILITY_HEADLINE(
             n_models=len(self.models), n_tasks=len(self.tasks), measured=int(self.cells['measured'].sum()),
             n_cells=len(self.cells), model=self.model, best=self.models[best], p_best=r.p_best[best],
+            p_best_text=format_percent(r.p_best[best]),
             holdout="" if self.holdout is None else "; " + self.holdout.headline())

@@ -17,6 +17,7 @@ from ..data.battles import (NOTE_BATTLES_WITHOUT_BASELINE, NOTE_MODELS_LEFT_WITH
 from ..data.battle_counts import BattleCounts
 from .bradley_terry import RIDGE, TIES
 from .lc_glm import LC_GLMS
+from .edges import edge_win_rates
 from .replicates import average_ratings, baseline_ratings, bt_ratings, elo_ratings, style_ratings
 from ..resample.battles import ClusterBootstrap, resampling_units, unit_column
 from .result import ArenaResult
@@ -135,7 +136,7 @@ def _win_probabilities(method, theta, samples, tie, tie_samples, level):
     return obs, ConfidenceInterval(out_lo, out_hi)
 
 
-def _withhold_flat(ranking, anchor_pos, label):
+def _withhold_flat(ranking, anchor_pos, label, base_pos=None):
     """No interval for a rating whose replicates never vary (one battle, or one question resampled over and
     over): the bootstrap says nothing about it (:func:`evalband.resample.floors.withhold_degenerate`); the
     anchored model's point interval is the anchor's definition and stays."""
@@ -144,6 +145,8 @@ def _withhold_flat(ranking, anchor_pos, label):
     keep = np.zeros(len(ranking.models), dtype=bool)
     if anchor_pos is not None:
         keep[anchor_pos[0]] = True
+    if base_pos is not None:  # the reference: no interval, said by edges.NOTE_BASELINE_IS_REFERENCE
+        keep[base_pos] = True
     low, high, se = (np.where(keep, np.nan, np.asarray(x, dtype=float))
                      for x in (ranking.ci.low, ranking.ci.high, ranking.se))
     w = withhold_degenerate(low, high, se, ranking.models, what=f"the {label.replace('_', ' ')}")
@@ -168,7 +171,9 @@ def _extras(method, res, scale, anchor_pos, base_pos, level) -> dict:
             est[base_pos] = low[base_pos] = high[base_pos] = 0.5
             extra.update(predicted_win_rate=est, predicted_win_rate_ci=ConfidenceInterval(low, high))
     elif base_pos is not None:
-        extra.update(win_rate=res.extras["win_rate"], win_rate_se=res.extras["se"],
+        se = np.array(res.extras["se"], dtype=float)
+        se[base_pos] = np.nan  # the reference: 0.5 by definition
+        extra.update(win_rate=res.extras["win_rate"], win_rate_se=se,
                      win_rate_ci=boot_interval(res.extras["win_rate_samples"], res.extras["win_rate"],
                                                confidence_level=level))
     if "raw" in res.extras:
@@ -434,6 +439,14 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
             unit = "points of strength share"
     else:
         rating, samples, jk, display, unit = res.observed, res.samples, res.jackknife, 100.0, "points"
+    edge = None
+    if method == "win-rate" and not length_control:  # a win rate at 0 or 1, few battles, the baseline
+        edge = edge_win_rates(table, rating, samples, base_pos)
+        samples = edge.samples
+        notes.extend(edge.notes)
+        if base_pos is not None:
+            res.extras["win_rate_samples"] = samples
+            res.extras["se"] = np.where(edge.at_edge, np.nan, res.extras["se"])
     if anchor_pos is not None:
         notes.append(NOTE_ANCHORED_EVERY_REPLICATE_SO(value=table.models[anchor_pos[0]], value2=anchor_pos[1]))
 
@@ -444,7 +457,9 @@ def arena(data, *, model: str = "bt", ties: str = "half", baseline=None, scale: 
     ranking = rank_models(rating, samples, table.models, aggregate=label, confidence_level=level,
                           method=interval, simultaneous=simultaneous, jackknife=jk, scale=display,
                           n_units=units.n_units)
-    ranking, held = _withhold_flat(ranking, anchor_pos, label)
+    if edge is not None:
+        ranking = edge.apply(ranking, rating, base_pos, level)
+    ranking, held = _withhold_flat(ranking, anchor_pos, label, base_pos if edge is not None else None)
     notes.extend(held)
     plain = pairwise_differences(rating, samples, table.models, statistic=label, confidence_level=level,
                                  correction="none", keep_replicates=False, n_units=units.n_units,

@@ -352,6 +352,13 @@ NOTE_REPLICATES_DREW_NO_BATTLE_2 = NoteKind(
     '{value:,} replicates drew no battle of some model; there its average win rate is its value on the data')
 
 
+NOTE_AVERAGE_WIN_RATE = NoteKind(
+    "preferences.average-win-rate", "info",
+    "average win rate: each model's share of wins (a tie counting half) against each opponent it met, averaged"
+    " over those opponents (evalica's average_win_rate; HELM's mean win rate on head-to-head results); it depends"
+    " on which opponents a model met")
+
+
 def average_ratings(table, units, boot, *, jackknife: bool = False) -> Ratings:
     """Average win rate against all opponents met (ties half)."""
     ps = table.pair_sums(units.codes, units.n_units, kind="half")
@@ -363,9 +370,7 @@ def average_ratings(table, units, boot, *, jackknife: bool = False) -> Ratings:
         rep = ps.replicate(counts)
         samples[start:start + counts.shape[0]] = average_win_rate_replicates(rep["n"], rep["s"], ps.pair_i,
                                                                              ps.pair_j, m)
-    notes = ["average win rate: each model's share of wins (a tie counting half) against each opponent it met,"
-             " averaged over those opponents (evalica's average_win_rate; HELM's mean win rate on head-to-head"
-             " results); it depends on which opponents a model met"]
+    notes = [NOTE_AVERAGE_WIN_RATE()]
     if np.isnan(samples).any():
         notes.append(NOTE_REPLICATES_DREW_NO_BATTLE_2(value=int(np.isnan(samples).any(axis=1).sum())))
         samples = np.where(np.isnan(samples), observed[None, :], samples)

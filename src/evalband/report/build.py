@@ -57,7 +57,8 @@ class Report:
     analysis_notes: tuple = ()
     scale: float = 100.0
     higher_is_better: bool = True
-    kind: str = "comparison"          # 'comparison', 'summary' (one model, or models sharing no task), 'preference'
+    kind: str = "comparison"          # 'comparison', 'summary' (one model, or models sharing no task), 'preference',
+    #                                   'cells' (one score per model and task: the sparse leaderboard only)
     summary_reason: str = ""          # why a summary report has no comparison
     passk: pd.DataFrame | None = None  # summary reports: pass@k and pass^k per model, task and k
     sections: list = field(default_factory=list)  # Section objects of other capabilities (report.section)
@@ -117,6 +118,15 @@ def build_report(data, *, aggregate: str = "mean", n_resamples: int | None = Non
     """
     from ..analysis import Analysis, analyze
 
+    if not isinstance(data, Analysis):  # one score per model and task: what those data support
+        from ..analysis.latent import cell_scores_ability
+
+        seed = rng if isinstance(rng, (int, np.integer)) else int(np.random.SeedSequence().entropy % 2 ** 32)
+        fit = cell_scores_ability(data, n_resamples=n_resamples, confidence_level=confidence_level, rng=seed)
+        if fit is not None:
+            from .sections.sparse import cell_scores_report
+
+            return cell_scores_report(fit, seed=seed, command=command, timestamp=timestamp)
     a = data if isinstance(data, Analysis) else analyze(
         data, aggregate=aggregate, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
         bayes=bayes, fixed=fixed, ppi=ppi, sections=sections)

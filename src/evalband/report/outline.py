@@ -51,7 +51,7 @@ def outline(report) -> list[Section]:
         out.append(Section("findings", "Findings", "What the data say, in plain words; every number comes with its"
                            f" {level} interval.", findings=tuple(report.findings)))
     out.append(_data(report))
-    if report.kind == "preference":  # pairwise battles: the leaderboard's own sections say everything
+    if report.kind in ("preference", "cells"):  # battles, cell scores: their own sections say everything
         return out + list(report.sections)
     if report.kind == "summary":
         out.append(Section("scores", "Scores", f"Each model's {aggregate} over its own tasks with its {level}"

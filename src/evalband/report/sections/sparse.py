@@ -12,9 +12,10 @@ import pandas as pd
 
 from ...display import (decimals_for, format_interval, format_level, format_p, format_percent,
                         format_rank_interval, format_signed, format_value)
+from ...display.notes import NoteKind
 from ..section import Section, Table
 
-__all__ = ["sparse_section", "ability_rows", "holdout_rows"]
+__all__ = ["sparse_section", "ability_rows", "holdout_rows", "cell_scores_report"]
 
 #: an ability table longer than this is folded (the forest shows every model)
 FOLD_ROWS = 40
@@ -228,3 +229,50 @@ def sparse_section(result, analysis=None) -> Section | None:
                    " placing all models on one scale with intervals, and checks itself on cells held out.",
                    findings=tuple(_findings(result, analysis, order, scale)), tables=tuple(tables),
                    figures=tuple(figures), methods=methods, references=_REFERENCES, notes=tuple(result.notes))
+
+
+NOTE_CELL_SCORES_REPORT = NoteKind(
+    "report.cell-scores-only", "info",
+    "one score per model and task, without items or counts: the report shows what such data support, the sparse"
+    " leaderboard (latent abilities, coverage, held-out check); {sections} need item-level results (model, task,"
+    " item, score) or counts (n, correct)")
+#: the sections of a report that cell scores cannot give, and why
+NEEDS_ITEMS = ("scores and ranks with bootstrap intervals", "pairwise comparisons", "per-task intervals",
+               "Bayesian intervals", "task weights", "item diagnostics")
+
+
+def cell_scores_report(result, *, seed: int, command=None, timestamp=None):
+    """The :class:`~evalband.report.build.Report` of cell scores (one score per model and task, no items or counts):
+    the data summary and the "Sparse leaderboard" section of the :class:`~evalband.latent.AbilityResult`
+    ``result`` (fitted with its held-out check), with a note naming the sections that need item-level data.
+    Renders only."""
+    import platform
+
+    import evalband
+
+    from ..build import Report, _stamp, report_title
+
+    cells = result.cells
+    M, T = len(result.models), len(result.tasks)
+    measured = int(cells["measured"].sum())
+    source = str(getattr(result, "source", None) or "cell scores")
+    note = NOTE_CELL_SCORES_REPORT(sections=", ".join(NEEDS_ITEMS))
+    per_model = cells.groupby("model", sort=False)["measured"].sum()
+    spread = f"{int(per_model.min())}–{int(per_model.max())}" if per_model.min() != per_model.max() else \
+        f"{int(per_model.min())}"
+    description = (f"{measured:,} measured scores of {M} models on {T} tasks ({format_percent(measured / (M * T))}"
+                   f" of the cells; {spread} tasks per model), one score in [0, 1] per model and task, without items"
+                   " or counts.")
+    reproduce = {"command": command or "(API call: evalband.report.build_report)", "seed": int(seed),
+                 "evalband": evalband.__version__, "n_resamples": result.n_resamples,
+                 "confidence_level": result.confidence_level, "aggregate": "latent ability",
+                 "python": platform.python_version(), "numpy": np.__version__}
+    report = Report(
+        title=report_title(source), source=source, description=description, notes=(note,),
+        attribution=getattr(result, "attribution", None), coverage=pd.DataFrame(), ranking=result.to_frame(),
+        pairs=pd.DataFrame(), per_task=pd.DataFrame(), weights=None, bayes=None, findings=[], methods=[],
+        references=[], figures=[], reproduce=reproduce, timestamp=_stamp(timestamp),
+        sections_skipped=[f"{s}: needs item-level results or counts." for s in NEEDS_ITEMS], scale=1.0,
+        kind="cells")
+    report.add_section(sparse_section(result))
+    return report
