@@ -8,7 +8,7 @@ battle's preference is in [0, 1]):
 * such a win rate gets Wilson's interval on its effective number of battles (Kish's ``(sum w)^2 / sum w^2``: the
   battles when unweighted), a valid bound for a mean of scores in [0, 1] at 0 or 1 (as
   :func:`evalband.estimation.edges.edge_intervals`); its bootstrap replicates are replaced by draws of Wilson's
-  confidence distribution (:func:`evalband.resample.floors._wilson_draws`, the floor of aggregates over tasks), so
+  confidence distribution (:func:`evalband.resample.floors.wilson_draws`, the floor of aggregates over tasks), so
   the rank intervals, P(best) and pairwise comparisons rest on that interval rather than on a constant;
 * its standard error is left empty (AlpacaEval's is 0, which says only that the battles agree);
 * the baseline's win rate against itself is 0.5 by definition: no standard error and no interval;
@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..display.notes import NoteKind
-from ..resample.floors import MIN_ITEMS, _wilson_draws
+from ..resample.floors import MIN_ITEMS, wilson_draws
 
 __all__ = ["EdgeWinRates", "edge_win_rates", "effective_battles"]
 
@@ -128,7 +128,7 @@ def edge_win_rates(table, observed, samples, baseline=None) -> EdgeWinRates:
     notes = []
     if at_edge.any():
         idx = np.flatnonzero(at_edge)
-        out[:, idx] = _wilson_draws(rate[idx], n_eff[idx], [models[i] for i in idx], ["win rate"] * idx.size,
+        out[:, idx] = wilson_draws(rate[idx], n_eff[idx], [models[i] for i in idx], ["win rate"] * idx.size,
                                     out.shape[0])
         notes.append(NOTE_WIN_RATE_AT_EDGE(value=_names(models, at_edge, n_eff)))
     few = (n_eff > 0) & (n_eff < MIN_ITEMS)

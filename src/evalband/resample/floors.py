@@ -35,6 +35,7 @@ from ..estimation.confidence import ConfidenceInterval
 from ..display.notes import NoteKind
 
 __all__ = ["FLOOR_METHOD", "CellCounts", "Widened", "MIN_ITEMS", "MIN_COUNT", "widen_tasks", "widen_aggregate", "withhold_degenerate",
+           "wilson_draws",
            "degenerate", "OWN_SCALE_AGGREGATES"]
 
 #: a bootstrap interval of a proportion from fewer items than this is widened to contain Wilson's
@@ -104,9 +105,17 @@ def _floor_cells(p, n, flat, binary: bool) -> np.ndarray:
     return ok & flat & ((p <= 0) | (p >= 1))
 
 
-def _wilson_draws(p, n, models, tasks, n_draws: int) -> np.ndarray:
+def wilson_draws(p, n, models, tasks, n_draws: int) -> np.ndarray:
     """``n_draws`` draws of the Wilson confidence distribution of each cell (K,) -> (n_draws, K): its quantiles at
-    an even grid of levels, in an order of their own per (model, task) name (so that tasks combine independently)."""
+    an even grid of levels, in an order of their own per (model, task) name (so that tasks combine independently).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = wilson_draws(np.array([1.0]), np.array([10.0]), ["m"], ["t"], 1000)
+    >>> d.shape, bool(d.max() <= 1.0), bool(np.quantile(d, 0.025) < 0.8)
+    ((1000, 1), True, True)
+    """
     grid = np.clip(np.linspace(0.0, 1.0, n_draws), 1e-15, 1 - 1e-15)
     from ..estimation.proportion import wilson_bounds
 
@@ -254,7 +263,7 @@ def widen_aggregate(reps, aggregate, observed, samples, low, high, se, *, confid
         if rows.size:
             hybrid = np.array(reps.replicates[:, rows, :], dtype=np.float64)
             mi, ti = np.nonzero(floor[rows])
-            draws = _wilson_draws(obs_t[rows[mi], ti], np.asarray(cells.n)[rows[mi], ti],
+            draws = wilson_draws(obs_t[rows[mi], ti], np.asarray(cells.n)[rows[mi], ti],
                                   [reps.models[r] for r in rows[mi]], [reps.tasks[t] for t in ti],
                                   hybrid.shape[0])
             hybrid[:, mi, ti] = draws
